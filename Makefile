@@ -1,0 +1,35 @@
+# The two commands a newcomer needs: `make serve` and `make test`. Both create .venv.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: serve test lint openapi clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,sim]'
+	touch $(VENV)/.installed $@
+
+serve: $(VENV)/.installed
+	$(BIN)/uvicorn --factory api.app:create_app --host $(HOST) --port $(PORT)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
+
+openapi: $(VENV)/.installed
+	$(BIN)/python -m api.openapi
+
+clean:
+	rm -rf $(VENV) build *.egg-info

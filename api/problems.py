@@ -1,0 +1,124 @@
+"""Errors as RFC 9457 problem details: one table maps every error to a status and a code."""
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from models.problem import PROBLEM_MEDIA_TYPE, PROBLEM_TYPE_BASE, FieldError, Problem, ProblemCode
+from service import errors as domain
+
+log = logging.getLogger("zeroplan.api")
+
+# The one place that knows which HTTP status each domain error becomes.
+DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
+    domain.NonMonotoneSharding: (422, ProblemCode.non_monotone_sharding),
+    domain.InvalidClusterShape: (422, ProblemCode.invalid_cluster_shape),
+    domain.EmptyGrid: (422, ProblemCode.empty_grid),
+    domain.GridTooLarge: (422, ProblemCode.grid_too_large),
+}
+
+HTTP_CODES: dict[int, ProblemCode] = {
+    401: ProblemCode.unauthorized,
+    404: ProblemCode.not_found,
+    405: ProblemCode.method_not_allowed,
+    413: ProblemCode.payload_too_large,
+    415: ProblemCode.unsupported_media_type,
+    429: ProblemCode.too_many_requests,
+}
+
+
+def _problem_content(description: str) -> dict[str, Any]:
+    return {"description": description, "model": Problem, "content": {PROBLEM_MEDIA_TYPE: {}}}
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _problem_content("Malformed JSON body."),
+    415: _problem_content("The body is not application/json."),
+    422: _problem_content("A field is invalid; `errors` points at each one."),
+    500: _problem_content("Internal error; the body carries a request id, never a stack trace."),
+}
+
+
+def problem_response(
+    request: Request, status: int, code: ProblemCode, detail: str, errors: list[FieldError] | None = None
+) -> JSONResponse:
+    body = Problem(
+        type=PROBLEM_TYPE_BASE + code.value.replace("_", "-"),
+        title=HTTPStatus(status).phrase,
+        status=status,
+        detail=detail,
+        code=code,
+        instance=request.url.path,
+        request_id=getattr(request.state, "request_id", None),
+        errors=errors,
+    )
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_MEDIA_TYPE)
+
+
+def json_pointer(loc: tuple[Any, ...]) -> str:
+    """('body', 'cluster', '~spec', 'world_size') -> '/cluster/world_size'."""
+    parts = [str(p) for p in loc[1:] if not str(p).startswith("~")] if loc and loc[0] == "body" else [str(p) for p in loc]
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _field_name(pointer: str) -> str:
+    return pointer.lstrip("/").replace("/", ".") or "body"
+
+
+def _validation_errors(exc: RequestValidationError) -> list[FieldError]:
+    out = []
+    for error in exc.errors():
+        pointer = json_pointer(tuple(error.get("loc", ())))
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        out.append(FieldError(detail=f"{_field_name(pointer)}: {message}", pointer=pointer))
+    return out
+
+
+async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    if any(e.get("type") == "json_invalid" for e in exc.errors()):
+        return problem_response(request, 400, ProblemCode.malformed_json, "the request body is not valid JSON")
+    errors = _validation_errors(exc)
+    return problem_response(
+        request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors
+    )
+
+
+async def _on_domain(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, domain.DomainError)
+    status, code = DOMAIN_STATUS.get(type(exc), (422, ProblemCode.validation_error))
+    errors = [FieldError(detail=exc.detail, pointer=exc.pointer)] if exc.pointer else None
+    return problem_response(request, status, code, exc.detail, errors)
+
+
+async def _on_http(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = HTTP_CODES.get(exc.status_code, ProblemCode.internal_error)
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == "Not Found":
+        detail = f"no route {request.method} {request.url.path}; see /docs or openapi/openapi.json"
+    elif exc.status_code == 405:
+        detail = f"{request.method} is not allowed on {request.url.path}"
+    response = problem_response(request, exc.status_code, code, detail)
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", extra={"request_id": getattr(request.state, "request_id", None)})
+    return problem_response(
+        request, 500, ProblemCode.internal_error, "internal error; quote the request id when reporting it"
+    )
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(domain.DomainError, _on_domain)
+    app.add_exception_handler(StarletteHTTPException, _on_http)
+    app.add_exception_handler(Exception, _on_unexpected)

@@ -1,0 +1,50 @@
+"""Planning routes: thin transport over service.planner."""
+
+from fastapi import APIRouter, Depends
+
+from api.problems import PROBLEM_RESPONSES
+from api.settings import Settings
+from api.deps import get_settings, require_json_body
+from models.fit import FitRequest, FitResponse
+from models.plan import PlanRequest, PlanResponse
+from models.presets import PresetsResponse
+from service import planner
+
+router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(require_json_body)])
+
+
+@router.post(
+    "/plan",
+    operation_id="plan",
+    summary="Per-GPU memory and traffic of one arrangement",
+    description="Bytes every GPU holds, state class by state class with the arithmetic, whether it "
+    "fits the card, and the collectives of one optimizer step at ring cost.",
+    response_model=PlanResponse,
+    responses=PROBLEM_RESPONSES,
+)
+async def plan(request: PlanRequest) -> PlanResponse:
+    return planner.plan(request)
+
+
+@router.post(
+    "/fit",
+    operation_id="fit",
+    summary="Which arrangements fit the card, and from how many GPUs",
+    description="For DP, ZeRO-1, ZeRO-2 and ZeRO-3: the replicated floor, the exact minimum GPU count, "
+    "the minimum on whole nodes and on the chosen grid, and a table of per-GPU bytes over the grid.",
+    response_model=FitResponse,
+    responses=PROBLEM_RESPONSES,
+)
+async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -> FitResponse:
+    return planner.fit(request, max_points=settings.max_fit_grid_points)
+
+
+@router.get(
+    "/presets",
+    operation_id="listPresets",
+    summary="GPU, precision and model presets, each with its source",
+    response_model=PresetsResponse,
+    responses={500: PROBLEM_RESPONSES[500]},
+)
+async def presets() -> PresetsResponse:
+    return planner.presets()

@@ -1,0 +1,69 @@
+"""Closed vocabularies of the contract. Every one is a ``StrEnum`` so it serialises as its value."""
+
+from enum import StrEnum
+
+
+class Dtype(StrEnum):
+    """Storage or wire format of one tensor element."""
+
+    fp64 = "fp64"
+    fp32 = "fp32"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
+    mxfp8 = "mxfp8"
+
+
+class OptimizerKind(StrEnum):
+    """The optimizer, which decides how many state tensors each weight carries."""
+
+    adam = "adam"
+    adamw = "adamw"
+    sgd_momentum = "sgd_momentum"
+    sgd = "sgd"
+
+
+class StateClass(StrEnum):
+    """A class of per-weight training state, in the order a breakdown lists them."""
+
+    parameters = "parameters"
+    gradients = "gradients"
+    optimizer_gradients = "optimizer_gradients"
+    master_weights = "master_weights"
+    momentum = "momentum"
+    variance = "variance"
+
+
+class ShardGroup(StrEnum):
+    """Which of the three sharding flags decides whether a state class is sharded."""
+
+    parameters = "parameters"
+    gradients = "gradients"
+    optimizer = "optimizer"
+
+
+class ArrangementName(StrEnum):
+    """Named arrangements; the last three are the FSDP names of the same flag sets."""
+
+    ddp = "ddp"
+    zero1 = "zero1"
+    zero2 = "zero2"
+    zero3 = "zero3"
+    no_shard = "no_shard"
+    shard_grad_op = "shard_grad_op"
+    full_shard = "full_shard"
+
+
+class CollectiveName(StrEnum):
+    """Collectives, named as NCCL names them."""
+
+    all_reduce = "all_reduce"
+    reduce_scatter = "reduce_scatter"
+    all_gather = "all_gather"
+
+
+class GpuCountGrid(StrEnum):
+    """Named grids of GPU counts that /v1/fit tabulates."""
+
+    powers_of_two = "powers_of_two"
+    whole_nodes = "whole_nodes"

@@ -1,0 +1,72 @@
+"""POST /v1/fit: which arrangements fit a card, from how many GPUs."""
+
+from typing import Annotated, Self
+
+from pydantic import BaseModel, Field, model_validator
+
+from models.common import MAX_WORLD_SIZE, Card, ModelSpec, Precision, Strict, check_world_size
+from models.enums import ArrangementName, GpuCountGrid
+from models.presets import PrecisionPresetName
+
+FIT_EXAMPLE = {
+    "model": {"parameter_count": 30_000_000_000},
+    "precision": "mixed_bf16_adam",
+    "cluster": {"gpus_per_node": 8, "gpu": "seed-80gb"},
+    "gpu_count_grid": "powers_of_two",
+    "max_gpus": 64,
+}
+
+MAX_GRID_POINTS = 4096
+
+GpuCount = Annotated[int, Field(ge=1, le=MAX_WORLD_SIZE)]
+
+
+class FitRequest(Strict):
+    model_config = Strict.model_config | {"json_schema_extra": {"examples": [FIT_EXAMPLE]}}
+
+    model: ModelSpec
+    precision: Precision = Field(default=PrecisionPresetName.mixed_bf16_adam)
+    cluster: Card
+    gpu_count_grid: GpuCountGrid | Annotated[list[GpuCount], Field(min_length=1, max_length=MAX_GRID_POINTS)] = Field(
+        default=GpuCountGrid.powers_of_two,
+        description="powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an explicit list of GPU counts.",
+    )
+    max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="Largest GPU count tabulated.")
+
+    @model_validator(mode="after")
+    def _explicit_grid(self) -> Self:
+        grid = self.gpu_count_grid
+        if isinstance(grid, list) and len(set(grid)) != len(grid):
+            raise ValueError("gpu_count_grid lists a GPU count twice")
+        if isinstance(grid, list):
+            for gpus in grid:
+                check_world_size(gpus, self.cluster.gpus_per_node)
+        return self
+
+
+class FitCell(BaseModel):
+    gpus: int
+    per_gpu_bytes: int
+    fits: bool
+
+
+class ArrangementFit(BaseModel):
+    arrangement: ArrangementName
+    replicated_bytes_per_weight: float
+    sharded_bytes_per_weight: float
+    replicated_floor_bytes: int
+    never_fits: bool
+    reason: str = Field(description="Why it fits from where it does, or the floor that stops it.")
+    min_gpus_exact: int | None = Field(description="Smallest GPU count that fits; null when none does.")
+    min_gpus_whole_nodes: int | None = Field(description="Smallest whole-node GPU count (multiple of G) that fits.")
+    min_gpus_on_grid: int | None = Field(description="Smallest grid GPU count up to max_gpus that fits.")
+    table: list[FitCell]
+
+
+class FitResponse(BaseModel):
+    parameter_count: int
+    card_bytes: int
+    card_gib: float
+    gpus_per_node: int
+    grid: list[int]
+    arrangements: list[ArrangementFit]

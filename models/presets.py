@@ -1,0 +1,293 @@
+"""Presets as data: GPUs, precisions and models, each naming its source.
+
+A preset is a plain value; the service resolves a name to one of these and never hard-codes a
+figure elsewhere.
+"""
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from models.enums import Dtype, OptimizerKind
+
+GIB_BYTES = 2**30
+MIB_BYTES = 2**20
+
+
+class GpuPresetName(StrEnum):
+    a100_40gb = "a100-40gb"
+    a100_80gb = "a100-80gb"
+    h100_80gb = "h100-80gb"
+    h200 = "h200"
+    b200 = "b200"
+    mi300x = "mi300x"
+    seed_80gb = "seed-80gb"
+
+
+class PrecisionPresetName(StrEnum):
+    mixed_bf16_adam = "mixed_bf16_adam"
+    mixed_fp16_adam = "mixed_fp16_adam"
+    fp32_adam = "fp32_adam"
+    megatron = "megatron"
+    deepspeed = "deepspeed"
+    seed_sketch = "seed_sketch"
+
+
+class ModelPresetName(StrEnum):
+    seed_30b = "seed-30b"
+    llama2_7b = "llama-2-7b"
+    llama2_13b = "llama-2-13b"
+    llama2_70b = "llama-2-70b"
+    llama3_8b = "llama-3-8b"
+    llama3_70b = "llama-3-70b"
+    llama3_405b = "llama-3.1-405b"
+
+
+class GpuPreset(BaseModel):
+    """A card: the memory the device reports, and its dense bf16 peak."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: GpuPresetName
+    description: str
+    memory_bytes: int = Field(description="Usable device memory in bytes, as the device reports it.")
+    peak_bf16_flops: float | None = Field(
+        description="Dense (no sparsity) bf16 tensor-core peak, FLOP/s; null where not a real card."
+    )
+    blackwell_class: bool = Field(description="Has native MXFP8 tensor-core support.")
+    source: str
+
+
+class PrecisionSpec(BaseModel):
+    """Dtypes of every state class and the optimizer: together they fix the bytes of one weight.
+
+    ``optimizer_gradient_dtype`` is an extra gradient copy the optimizer keeps beside its master
+    weights (DeepSpeed's fp32 gradient partition); null for none.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    parameter_dtype: Dtype = Dtype.bf16
+    gradient_dtype: Dtype = Dtype.bf16
+    master_dtype: Dtype | None = Field(
+        default=Dtype.fp32, description="Master copy of the weights kept by the optimizer; null for none."
+    )
+    optimizer: OptimizerKind = OptimizerKind.adam
+    optimizer_state_dtype: Dtype = Dtype.fp32
+    optimizer_gradient_dtype: Dtype | None = None
+
+
+class PrecisionPreset(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: PrecisionPresetName
+    description: str
+    spec: PrecisionSpec
+    source: str
+
+
+class ModelPreset(BaseModel):
+    """A published model: its exact parameter count and, where published, its architecture."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: ModelPresetName
+    description: str
+    parameter_count: int
+    layers: int | None = None
+    hidden_size: int | None = None
+    attention_heads: int | None = None
+    kv_heads: int | None = None
+    ffn_hidden_size: int | None = None
+    vocab_size: int | None = None
+    mlp: str | None = None
+    tied_embeddings: bool | None = None
+    source: str
+
+
+GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
+    p.name: p
+    for p in (
+        GpuPreset(
+            name=GpuPresetName.a100_40gb,
+            description="NVIDIA A100 SXM4 40 GB",
+            memory_bytes=40_960 * MIB_BYTES,
+            peak_bf16_flops=312e12,
+            blackwell_class=False,
+            source="nvidia-smi reports 40960 MiB; NVIDIA A100 datasheet: 312 TFLOPS dense BF16",
+        ),
+        GpuPreset(
+            name=GpuPresetName.a100_80gb,
+            description="NVIDIA A100 SXM4 80 GB",
+            memory_bytes=81_920 * MIB_BYTES,
+            peak_bf16_flops=312e12,
+            blackwell_class=False,
+            source="nvidia-smi reports 81920 MiB; NVIDIA A100 datasheet: 312 TFLOPS dense BF16",
+        ),
+        GpuPreset(
+            name=GpuPresetName.h100_80gb,
+            description="NVIDIA H100 SXM5 80 GB HBM3",
+            memory_bytes=81_559 * MIB_BYTES,
+            peak_bf16_flops=989.4e12,
+            blackwell_class=False,
+            source="nvidia-smi reports 81559 MiB; NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity, 989.4 dense",
+        ),
+        GpuPreset(
+            name=GpuPresetName.h200,
+            description="NVIDIA H200 SXM 141 GB HBM3e",
+            memory_bytes=143_771 * MIB_BYTES,
+            peak_bf16_flops=989.4e12,
+            blackwell_class=False,
+            source="nvidia-smi reports 143771 MiB; NVIDIA H200 datasheet: 1,979 TFLOPS BF16 with sparsity, 989.4 dense",
+        ),
+        GpuPreset(
+            name=GpuPresetName.b200,
+            description="NVIDIA B200 180 GB HBM3e",
+            memory_bytes=183_359 * MIB_BYTES,
+            peak_bf16_flops=2.25e15,
+            blackwell_class=True,
+            source="nvidia-smi reports 183359 MiB; NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training per 8 GPUs, 2.25 PFLOPS dense BF16 per GPU",
+        ),
+        GpuPreset(
+            name=GpuPresetName.mi300x,
+            description="AMD Instinct MI300X 192 GB HBM3",
+            memory_bytes=196_592 * MIB_BYTES,
+            peak_bf16_flops=1307.4e12,
+            blackwell_class=False,
+            source="rocm-smi reports 196592 MiB of VRAM; AMD MI300X datasheet: 1307.4 TFLOPS dense BF16",
+        ),
+        GpuPreset(
+            name=GpuPresetName.seed_80gb,
+            description="The seeds' card: 80 GB counted as 80e9 bytes (74.5 GiB)",
+            memory_bytes=80_000_000_000,
+            peak_bf16_flops=None,
+            blackwell_class=False,
+            source="DESIGN.md golden table: 80 GB = 80e9 bytes = 74.5 GiB",
+        ),
+    )
+}
+
+PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
+    p.name: p
+    for p in (
+        PrecisionPreset(
+            name=PrecisionPresetName.mixed_bf16_adam,
+            description="Mixed precision Adam: bf16 parameters and gradients, fp32 master and moments (16 B/weight)",
+            spec=PrecisionSpec(),
+            source="Rajbhandari et al. 2020 (ZeRO), section 3.1: 2 + 2 + K bytes with K = 12",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.mixed_fp16_adam,
+            description="Mixed precision Adam with fp16 instead of bf16 (16 B/weight)",
+            spec=PrecisionSpec(parameter_dtype=Dtype.fp16, gradient_dtype=Dtype.fp16),
+            source="Micikevicius et al. 2018 (Mixed Precision Training); ZeRO section 3.1",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.fp32_adam,
+            description="Plain fp32 Adam: fp32 parameters, gradients and moments, no master copy (16 B/weight)",
+            spec=PrecisionSpec(
+                parameter_dtype=Dtype.fp32, gradient_dtype=Dtype.fp32, master_dtype=None
+            ),
+            source="torch.optim.Adam on fp32 parameters: exp_avg and exp_avg_sq of the parameter's dtype",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.megatron,
+            description="Megatron-LM: bf16 parameters, an fp32 gradient buffer, fp32 master and moments (18 B/weight)",
+            spec=PrecisionSpec(gradient_dtype=Dtype.fp32),
+            source="Megatron-LM megatron/training/theoretical_memory_usage.py: 18 bytes per parameter, "
+            "6 + 12/N with the distributed optimizer",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.deepspeed,
+            description="DeepSpeed ZeRO-2 estimator: fp16 parameters and gradients plus an fp32 gradient "
+            "partition beside fp32 master and moments (2 + 18/N B/weight under ZeRO-2)",
+            spec=PrecisionSpec(
+                parameter_dtype=Dtype.fp16,
+                gradient_dtype=Dtype.fp16,
+                optimizer_gradient_dtype=Dtype.fp32,
+            ),
+            source="DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.seed_sketch,
+            description="The seeds' rough sketch: fp16 parameters and gradients, two 8-byte Adam moments, "
+            "no master copy (20 B/weight)",
+            spec=PrecisionSpec(
+                parameter_dtype=Dtype.fp16,
+                gradient_dtype=Dtype.fp16,
+                master_dtype=None,
+                optimizer_state_dtype=Dtype.fp64,
+            ),
+            source="seeds/001: optim = params * 8 * 2, 'two fp32 moments, rough'",
+        ),
+    )
+}
+
+_HF = "Hugging Face config.json of meta-llama/"
+
+
+def _llama(
+    name: ModelPresetName,
+    description: str,
+    parameter_count: int,
+    layers: int,
+    hidden_size: int,
+    attention_heads: int,
+    kv_heads: int,
+    ffn_hidden_size: int,
+    vocab_size: int,
+    repo: str,
+) -> ModelPreset:
+    return ModelPreset(
+        name=name,
+        description=description,
+        parameter_count=parameter_count,
+        layers=layers,
+        hidden_size=hidden_size,
+        attention_heads=attention_heads,
+        kv_heads=kv_heads,
+        ffn_hidden_size=ffn_hidden_size,
+        vocab_size=vocab_size,
+        mlp="swiglu",
+        tied_embeddings=False,
+        source=_HF + repo + " (architecture); parameter count as published on its model card",
+    )
+
+
+MODEL_PRESETS: dict[ModelPresetName, ModelPreset] = {
+    p.name: p
+    for p in (
+        ModelPreset(
+            name=ModelPresetName.seed_30b,
+            description="The seeds' model: 30 billion weights",
+            parameter_count=30_000_000_000,
+            source="seeds/000: 'The model has 30 billion numbers in it'",
+        ),
+        _llama(ModelPresetName.llama2_7b, "Llama 2 7B", 6_738_415_616,
+               32, 4096, 32, 32, 11008, 32000, "Llama-2-7b-hf"),
+        _llama(ModelPresetName.llama2_13b, "Llama 2 13B", 13_015_864_320,
+               40, 5120, 40, 40, 13824, 32000, "Llama-2-13b-hf"),
+        _llama(ModelPresetName.llama2_70b, "Llama 2 70B", 68_976_648_192,
+               80, 8192, 64, 8, 28672, 32000, "Llama-2-70b-hf"),
+        _llama(ModelPresetName.llama3_8b, "Llama 3 8B", 8_030_261_248,
+               32, 4096, 32, 8, 14336, 128256, "Meta-Llama-3-8B"),
+        _llama(ModelPresetName.llama3_70b, "Llama 3 70B", 70_553_706_496,
+               80, 8192, 64, 8, 28672, 128256, "Meta-Llama-3-70B"),
+        _llama(ModelPresetName.llama3_405b, "Llama 3.1 405B", 405_853_388_800,
+               126, 16384, 128, 8, 53248, 128256, "Llama-3.1-405B"),
+    )
+}
+
+
+class PrecisionPresetInfo(PrecisionPreset):
+    bytes_per_weight: float = Field(description="Bytes of one weight with nothing sharded.")
+
+
+class GpuPresetInfo(GpuPreset):
+    memory_gib: float = Field(description="memory_bytes / 2**30 (presentation).")
+
+
+class PresetsResponse(BaseModel):
+    gpus: list[GpuPresetInfo]
+    precisions: list[PrecisionPresetInfo]
+    models: list[ModelPreset]

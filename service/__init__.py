@@ -1,0 +1,1 @@
+"""The zeroplan domain core: byte counts, ring costs, fit. Knows nothing of HTTP."""
