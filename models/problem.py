@@ -23,6 +23,7 @@ class ProblemCode(StrEnum):
     payload_too_large = "payload_too_large"
     unsupported_media_type = "unsupported_media_type"
     too_many_requests = "too_many_requests"
+    simulation_unavailable = "simulation_unavailable"
     internal_error = "internal_error"
 
 
