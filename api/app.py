@@ -1,8 +1,10 @@
 """The FastAPI app factory."""
 
+from typing import Any
+
 from fastapi import FastAPI
 
-from api.problems import install_problem_handlers
+from api.problems import install_problem_handlers, problem_media_in_spec
 from api.routes import health, planning
 from api.settings import Settings
 
@@ -21,4 +23,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_problem_handlers(app)
     app.include_router(health.router)
     app.include_router(planning.router)
+    _document_problems(app)
     return app
+
+
+def _document_problems(app: FastAPI) -> None:
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = problem_media_in_spec(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

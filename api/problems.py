@@ -62,7 +62,9 @@ def problem_response(
 
 def json_pointer(loc: tuple[Any, ...]) -> str:
     """('body', 'cluster', '~spec', 'world_size') -> '/cluster/world_size'."""
-    parts = [str(p) for p in loc[1:] if not str(p).startswith("~")] if loc and loc[0] == "body" else [str(p) for p in loc]
+    parts = (
+        [str(p) for p in loc[1:] if not str(p).startswith("~")] if loc and loc[0] == "body" else [str(p) for p in loc]
+    )
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
@@ -84,9 +86,7 @@ async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
     if any(e.get("type") == "json_invalid" for e in exc.errors()):
         return problem_response(request, 400, ProblemCode.malformed_json, "the request body is not valid JSON")
     errors = _validation_errors(exc)
-    return problem_response(
-        request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors
-    )
+    return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
 
 
 async def _on_domain(request: Request, exc: Exception) -> JSONResponse:
@@ -115,6 +115,17 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     return problem_response(
         request, 500, ProblemCode.internal_error, "internal error; quote the request id when reporting it"
     )
+
+
+def problem_media_in_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI files a response model under application/json; errors are application/problem+json."""
+    for methods in spec.get("paths", {}).values():
+        for operation in methods.values():
+            for status, response in operation.get("responses", {}).items():
+                content = response.get("content", {})
+                if status[0] in "45" and PROBLEM_MEDIA_TYPE in content and "application/json" in content:
+                    content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
+    return spec
 
 
 def install_problem_handlers(app: FastAPI) -> None:

@@ -101,12 +101,12 @@ class Card(Strict):
         return self
 
 
-def check_world_size(world_size: int, gpus_per_node: int) -> int:
+def check_world_size(world_size: int, gpus_per_node: int, field: str = "world_size") -> int:
     """A job is part of one node or a whole number of nodes (torchtitan ParallelDims style)."""
     if world_size > gpus_per_node and world_size % gpus_per_node:
         nodes, rest = divmod(world_size, gpus_per_node)
         raise ValueError(
-            f"world_size {world_size} is not a whole number of nodes: {world_size} = "
+            f"{field} {world_size} is not a whole number of nodes: {world_size} = "
             f"{nodes} x gpus_per_node {gpus_per_node} + {rest}; use at most {gpus_per_node} GPUs "
             f"or a multiple of {gpus_per_node}"
         )

@@ -1,14 +1,23 @@
 """POST /v1/fit: which arrangements fit a card, from how many GPUs."""
 
-from typing import Annotated, Self
+from typing import Annotated
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag, ValidationInfo, field_validator
 
-from models.common import MAX_WORLD_SIZE, Card, ModelSpec, Precision, Strict, check_world_size
+from models.common import (
+    MAX_WORLD_SIZE,
+    NAME_TAG,
+    SPEC_TAG,
+    Card,
+    ModelSpec,
+    Precision,
+    Strict,
+    check_world_size,
+)
 from models.enums import ArrangementName, GpuCountGrid
 from models.presets import PrecisionPresetName
 
-FIT_EXAMPLE = {
+FIT_EXAMPLE: dict[str, JsonValue] = {
     "model": {"parameter_count": 30_000_000_000},
     "precision": "mixed_bf16_adam",
     "cluster": {"gpus_per_node": 8, "gpu": "seed-80gb"},
@@ -21,27 +30,47 @@ MAX_GRID_POINTS = 4096
 GpuCount = Annotated[int, Field(ge=1, le=MAX_WORLD_SIZE)]
 
 
+def _name_or_list(value: object) -> str | None:
+    if isinstance(value, str):
+        return NAME_TAG
+    return SPEC_TAG if isinstance(value, list) else None
+
+
+Grid = Annotated[
+    Annotated[GpuCountGrid, Tag(NAME_TAG)]
+    | Annotated[list[GpuCount], Tag(SPEC_TAG), Field(min_length=1, max_length=MAX_GRID_POINTS)],
+    Discriminator(
+        _name_or_list,
+        custom_error_type="grid",
+        custom_error_message="give powers_of_two, whole_nodes or a list of GPU counts",
+    ),
+]
+
+
 class FitRequest(Strict):
-    model_config = Strict.model_config | {"json_schema_extra": {"examples": [FIT_EXAMPLE]}}
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE]})
 
     model: ModelSpec
     precision: Precision = Field(default=PrecisionPresetName.mixed_bf16_adam)
     cluster: Card
-    gpu_count_grid: GpuCountGrid | Annotated[list[GpuCount], Field(min_length=1, max_length=MAX_GRID_POINTS)] = Field(
+    gpu_count_grid: Grid = Field(
         default=GpuCountGrid.powers_of_two,
         description="powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an explicit list of GPU counts.",
     )
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="Largest GPU count tabulated.")
 
-    @model_validator(mode="after")
-    def _explicit_grid(self) -> Self:
-        grid = self.gpu_count_grid
-        if isinstance(grid, list) and len(set(grid)) != len(grid):
-            raise ValueError("gpu_count_grid lists a GPU count twice")
-        if isinstance(grid, list):
+    @field_validator("gpu_count_grid")
+    @classmethod
+    def _explicit_grid(cls, grid: GpuCountGrid | list[int], info: ValidationInfo) -> GpuCountGrid | list[int]:
+        if not isinstance(grid, list):
+            return grid
+        if len(set(grid)) != len(grid):
+            raise ValueError("lists a GPU count twice")
+        cluster = info.data.get("cluster")
+        if cluster is not None:
             for gpus in grid:
-                check_world_size(gpus, self.cluster.gpus_per_node)
-        return self
+                check_world_size(gpus, cluster.gpus_per_node, field="GPU count")
+        return grid
 
 
 class FitCell(BaseModel):

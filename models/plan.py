@@ -1,12 +1,12 @@
 """POST /v1/plan: one arrangement on one cluster."""
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from models.common import Arrangement, Cluster, ModelSpec, Precision, Strict
 from models.enums import ArrangementName, CollectiveName, Dtype, StateClass
 from models.presets import PrecisionPresetName
 
-PLAN_EXAMPLE = {
+PLAN_EXAMPLE: dict[str, JsonValue] = {
     "model": {"parameter_count": 30_000_000_000},
     "precision": "mixed_bf16_adam",
     "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
@@ -15,7 +15,7 @@ PLAN_EXAMPLE = {
 
 
 class PlanRequest(Strict):
-    model_config = Strict.model_config | {"json_schema_extra": {"examples": [PLAN_EXAMPLE]}}
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE]})
 
     model: ModelSpec
     precision: Precision = Field(

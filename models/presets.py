@@ -146,7 +146,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             memory_bytes=183_359 * MIB_BYTES,
             peak_bf16_flops=2.25e15,
             blackwell_class=True,
-            source="nvidia-smi reports 183359 MiB; NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training per 8 GPUs, 2.25 PFLOPS dense BF16 per GPU",
+            source="nvidia-smi reports 183359 MiB; NVIDIA HGX B200 datasheet: 2.25 PFLOPS dense BF16 per GPU",
         ),
         GpuPreset(
             name=GpuPresetName.mi300x,
@@ -185,9 +185,7 @@ PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
         PrecisionPreset(
             name=PrecisionPresetName.fp32_adam,
             description="Plain fp32 Adam: fp32 parameters, gradients and moments, no master copy (16 B/weight)",
-            spec=PrecisionSpec(
-                parameter_dtype=Dtype.fp32, gradient_dtype=Dtype.fp32, master_dtype=None
-            ),
+            spec=PrecisionSpec(parameter_dtype=Dtype.fp32, gradient_dtype=Dtype.fp32, master_dtype=None),
             source="torch.optim.Adam on fp32 parameters: exp_avg and exp_avg_sq of the parameter's dtype",
         ),
         PrecisionPreset(
@@ -263,18 +261,40 @@ MODEL_PRESETS: dict[ModelPresetName, ModelPreset] = {
             parameter_count=30_000_000_000,
             source="seeds/000: 'The model has 30 billion numbers in it'",
         ),
-        _llama(ModelPresetName.llama2_7b, "Llama 2 7B", 6_738_415_616,
-               32, 4096, 32, 32, 11008, 32000, "Llama-2-7b-hf"),
-        _llama(ModelPresetName.llama2_13b, "Llama 2 13B", 13_015_864_320,
-               40, 5120, 40, 40, 13824, 32000, "Llama-2-13b-hf"),
-        _llama(ModelPresetName.llama2_70b, "Llama 2 70B", 68_976_648_192,
-               80, 8192, 64, 8, 28672, 32000, "Llama-2-70b-hf"),
-        _llama(ModelPresetName.llama3_8b, "Llama 3 8B", 8_030_261_248,
-               32, 4096, 32, 8, 14336, 128256, "Meta-Llama-3-8B"),
-        _llama(ModelPresetName.llama3_70b, "Llama 3 70B", 70_553_706_496,
-               80, 8192, 64, 8, 28672, 128256, "Meta-Llama-3-70B"),
-        _llama(ModelPresetName.llama3_405b, "Llama 3.1 405B", 405_853_388_800,
-               126, 16384, 128, 8, 53248, 128256, "Llama-3.1-405B"),
+        _llama(ModelPresetName.llama2_7b, "Llama 2 7B", 6_738_415_616, 32, 4096, 32, 32, 11008, 32000, "Llama-2-7b-hf"),
+        _llama(
+            ModelPresetName.llama2_13b, "Llama 2 13B", 13_015_864_320, 40, 5120, 40, 40, 13824, 32000, "Llama-2-13b-hf"
+        ),
+        _llama(
+            ModelPresetName.llama2_70b, "Llama 2 70B", 68_976_648_192, 80, 8192, 64, 8, 28672, 32000, "Llama-2-70b-hf"
+        ),
+        _llama(
+            ModelPresetName.llama3_8b, "Llama 3 8B", 8_030_261_248, 32, 4096, 32, 8, 14336, 128256, "Meta-Llama-3-8B"
+        ),
+        _llama(
+            ModelPresetName.llama3_70b,
+            "Llama 3 70B",
+            70_553_706_496,
+            80,
+            8192,
+            64,
+            8,
+            28672,
+            128256,
+            "Meta-Llama-3-70B",
+        ),
+        _llama(
+            ModelPresetName.llama3_405b,
+            "Llama 3.1 405B",
+            405_853_388_800,
+            126,
+            16384,
+            128,
+            8,
+            53248,
+            128256,
+            "Llama-3.1-405B",
+        ),
     )
 }
 

@@ -23,12 +23,9 @@ class Sharding:
     shard_parameters: bool
 
     def __post_init__(self) -> None:
-        if (self.shard_parameters and not self.shard_gradients) or (
-            self.shard_gradients and not self.shard_optimizer
-        ):
+        if (self.shard_parameters and not self.shard_gradients) or (self.shard_gradients and not self.shard_optimizer):
             raise NonMonotoneSharding(
-                "sharding flags must be monotone: shard_parameters implies shard_gradients "
-                "implies shard_optimizer"
+                "sharding flags must be monotone: shard_parameters implies shard_gradients implies shard_optimizer"
             )
 
     def shards(self, group: ShardGroup) -> bool:

@@ -7,8 +7,8 @@ value on whole blocks.
 
 from dataclasses import dataclass
 
-from service.numeric import IntLike, ceil_div
 from models.enums import Dtype
+from service.numeric import IntLike, ceil_div
 
 
 @dataclass(frozen=True)

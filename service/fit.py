@@ -42,7 +42,7 @@ def min_gpus_whole_nodes(min_exact: int | None, gpus_per_node: int) -> int | Non
     """Smallest multiple of G at or above the exact minimum."""
     if min_exact is None:
         return None
-    return ceil_div(min_exact, gpus_per_node) * gpus_per_node
+    return int(ceil_div(min_exact, gpus_per_node)) * gpus_per_node
 
 
 def gpu_count_grid(grid: GpuCountGrid | list[int], gpus_per_node: int, max_gpus: int, max_points: int) -> list[int]:

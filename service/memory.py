@@ -63,9 +63,7 @@ def model_state_bytes(
 def replicated_floor_bytes(parameter_count: IntLike, precision: PrecisionSpec, sharding: Sharding) -> IntLike:
     """Bytes of the replicated state classes: what no GPU count lowers."""
     return sum_bytes(
-        tensor_bytes(parameter_count, spec.dtype)
-        for spec in state_specs(precision)
-        if not sharding.shards(spec.group)
+        tensor_bytes(parameter_count, spec.dtype) for spec in state_specs(precision) if not sharding.shards(spec.group)
     )
 
 
@@ -111,4 +109,3 @@ def _per_value_words(dtype: Dtype) -> str:
     if _block_scaled(dtype):
         return f"({bytes_per_element(dtype):g} B incl. one shared scale per block)"
     return f"{int(bytes_per_element(dtype))} B"
-

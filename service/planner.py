@@ -14,7 +14,7 @@ from models.presets import (
 )
 from service import resolve
 from service.arrangements import CANONICAL, DDP, Sharding, canonical_name
-from service.fit import fit_table, first_fitting, fits, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
+from service.fit import first_fitting, fit_table, fits, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
 from service.memory import (
     bytes_per_weight_split,
     model_state_breakdown,
@@ -123,7 +123,9 @@ def fit(request: FitRequest, max_points: int = MAX_GRID_POINTS) -> FitResponse:
         card_gib=card / GIB_BYTES,
         gpus_per_node=g,
         grid=grid,
-        arrangements=[_arrangement_fit(name, sharding, p, precision, card, g, grid) for name, sharding in CANONICAL.items()],
+        arrangements=[
+            _arrangement_fit(name, sharding, p, precision, card, g, grid) for name, sharding in CANONICAL.items()
+        ],
     )
 
 

@@ -1,8 +1,7 @@
 """Turn the contract's names and presets into the plain numbers the formulas take."""
 
-from models.common import Card, ModelSpec
+from models.common import Card, ModelSpec, ShardingFlags
 from models.enums import ArrangementName
-from models.common import ShardingFlags
 from models.presets import (
     GPU_PRESETS,
     MODEL_PRESETS,

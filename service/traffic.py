@@ -42,8 +42,15 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
             StepCollective(CollectiveName.all_gather, "updated parameters, once per step", params, 1),
         ]
     return [
-        StepCollective(CollectiveName.all_gather, "parameters for the forward pass, every micro-batch", params, micro_batches),
-        StepCollective(CollectiveName.all_gather, "parameters again for the backward pass, every micro-batch", params, micro_batches),
+        StepCollective(
+            CollectiveName.all_gather, "parameters for the forward pass, every micro-batch", params, micro_batches
+        ),
+        StepCollective(
+            CollectiveName.all_gather,
+            "parameters again for the backward pass, every micro-batch",
+            params,
+            micro_batches,
+        ),
         StepCollective(CollectiveName.reduce_scatter, "gradients, every micro-batch", grads, micro_batches),
     ]
 

@@ -2,9 +2,9 @@
 
 from fastapi import APIRouter, Depends
 
+from api.deps import get_settings, require_json_body
 from api.problems import PROBLEM_RESPONSES
 from api.settings import Settings
-from api.deps import get_settings, require_json_body
 from models.fit import FitRequest, FitResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse

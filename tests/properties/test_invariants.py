@@ -1,0 +1,90 @@
+"""Invariants of the core, drawn by hypothesis over P, N and every arrangement and dtype."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.enums import CollectiveName, Dtype, OptimizerKind
+from models.presets import PrecisionSpec
+from service.arrangements import CANONICAL
+from service.collectives import ring_bytes_sent, ring_hops
+from service.fit import fits, min_gpus_exact
+from service.memory import model_state_bytes, replicated_floor_bytes
+
+counts = st.integers(min_value=1, max_value=10**15)
+world_sizes = st.integers(min_value=1, max_value=10**6)
+dtypes = st.sampled_from(list(Dtype))
+arrangements = st.sampled_from(list(CANONICAL.values()))
+precisions = st.builds(
+    PrecisionSpec,
+    parameter_dtype=dtypes,
+    gradient_dtype=dtypes,
+    master_dtype=st.one_of(st.none(), dtypes),
+    optimizer=st.sampled_from(list(OptimizerKind)),
+    optimizer_state_dtype=dtypes,
+    optimizer_gradient_dtype=st.one_of(st.none(), dtypes),
+)
+
+
+@given(elements=counts, n=world_sizes, dtype=dtypes)
+def test_all_reduce_is_reduce_scatter_plus_all_gather(elements, n, dtype):
+    rs = ring_bytes_sent(CollectiveName.reduce_scatter, elements, n, dtype)
+    ag = ring_bytes_sent(CollectiveName.all_gather, elements, n, dtype)
+    assert ring_bytes_sent(CollectiveName.all_reduce, elements, n, dtype) == rs + ag
+    assert ring_hops(CollectiveName.all_reduce, n) == 2 * (n - 1)
+
+
+@given(elements=counts, n=world_sizes)
+def test_ring_cost_is_the_textbook_fraction_when_it_divides(elements, n):
+    # 2(N-1)/N x M for M bytes, exactly, when N divides the element count
+    elements = elements - elements % n or n
+    assert ring_bytes_sent(CollectiveName.all_reduce, elements, n, Dtype.bf16) == 2 * (n - 1) * (2 * elements) // n
+
+
+@given(p=counts, n=world_sizes, precision=precisions, sharding=arrangements)
+def test_per_gpu_bytes_never_rise_with_n(p, n, precision, sharding):
+    assert model_state_bytes(p, n + 1, precision, sharding) <= model_state_bytes(p, n, precision, sharding)
+
+
+@given(p=counts, n=world_sizes, precision=precisions, sharding=arrangements)
+def test_floor_ignores_n_and_bounds_every_n(p, n, precision, sharding):
+    floor = replicated_floor_bytes(p, precision, sharding)
+    assert floor <= model_state_bytes(p, n, precision, sharding)
+    # at N = P every sharded class is one element per GPU: the floor plus a few bytes
+    assert model_state_bytes(p, p, precision, sharding) - floor <= 6 * 9
+
+
+@settings(max_examples=200)
+@given(p=st.integers(1, 10**13), card=st.integers(1, 10**14), precision=precisions, sharding=arrangements)
+def test_minimum_gpus_is_the_exact_integer_boundary(p, card, precision, sharding):
+    n = min_gpus_exact(p, precision, sharding, card)
+    if n is None:
+        assert not fits(model_state_bytes(p, p, precision, sharding), card)
+        return
+    assert fits(model_state_bytes(p, n, precision, sharding), card)
+    if n > 1:
+        assert not fits(model_state_bytes(p, n - 1, precision, sharding), card)
+
+
+def test_fit_boundary_is_integer_exact():
+    # 30e9 x 16 / 6 is exactly 80e9 and fits an 80e9-byte card; 1 byte less does not
+    zero3 = CANONICAL["zero3"]
+    precision = PrecisionSpec()
+    assert model_state_bytes(30 * 10**9, 6, precision, zero3) == 80 * 10**9
+    assert min_gpus_exact(30 * 10**9, precision, zero3, 80 * 10**9) == 6
+    assert min_gpus_exact(30 * 10**9, precision, zero3, 80 * 10**9 - 1) == 7
+
+
+@given(
+    p=st.lists(counts, min_size=1, max_size=50),
+    n=st.lists(world_sizes, min_size=1, max_size=50),
+    precision=precisions,
+    sharding=arrangements,
+)
+def test_arrays_equal_scalars(p, n, precision, sharding):
+    size = min(len(p), len(n))
+    p_arr, n_arr = np.array(p[:size], dtype=np.int64), np.array(n[:size], dtype=np.int64)
+    vector = model_state_bytes(p_arr, n_arr, precision, sharding)
+    assert [int(v) for v in vector] == [
+        model_state_bytes(a, b, precision, sharding) for a, b in zip(p[:size], n[:size], strict=True)
+    ]
