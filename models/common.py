@@ -4,8 +4,15 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
-from models.enums import ArrangementName
-from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName, PrecisionSpec
+from models.enums import ArrangementName, MlpKind
+from models.presets import (
+    GpuPresetName,
+    LinkPresetName,
+    LinkSpec,
+    ModelPresetName,
+    PrecisionPresetName,
+    PrecisionSpec,
+)
 
 MAX_PARAMETER_COUNT = 10**15
 MAX_WORLD_SIZE = 1_000_000
@@ -29,18 +36,48 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+ARCHITECTURE_FIELDS = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
+
+
 class ModelSpec(Strict):
-    """The model: a preset name or an explicit parameter count."""
+    """The model: a preset, a parameter count, or a transformer architecture (fields override a preset's)."""
 
     preset: ModelPresetName | None = Field(default=None, description="A model preset; see GET /v1/presets.")
     parameter_count: int | None = Field(
-        default=None, ge=1, le=MAX_PARAMETER_COUNT, description="Parameter count (elements, not bytes)."
+        default=None,
+        ge=1,
+        le=MAX_PARAMETER_COUNT,
+        description="Parameter count (elements, not bytes). Derived from the architecture when one is given; "
+        "a given count that differs by more than 1% is reported as a warning.",
     )
+    layers: int | None = Field(default=None, ge=1, le=10_000, description="Transformer layers (L).")
+    hidden_size: int | None = Field(default=None, ge=1, le=1_000_000, description="Model width (h).")
+    attention_heads: int | None = Field(default=None, ge=1, le=100_000, description="Attention heads (a).")
+    kv_heads: int | None = Field(default=None, ge=1, le=100_000, description="Key/value heads; default a (MHA).")
+    ffn_hidden_size: int | None = Field(default=None, ge=1, le=10_000_000, description="MLP inner width.")
+    vocab_size: int | None = Field(default=None, ge=1, le=100_000_000, description="Vocabulary size (V).")
+    mlp: MlpKind | None = Field(default=None, description="gelu (GPT-style, with biases) or swiglu (Llama-style).")
+    tied_embeddings: bool | None = Field(default=None, description="Output layer shares the embedding matrix.")
 
     @model_validator(mode="after")
     def _one_source(self) -> Self:
-        if self.preset is None and self.parameter_count is None:
-            raise ValueError("give model.parameter_count or model.preset")
+        given = [name for name in ARCHITECTURE_FIELDS if getattr(self, name) is not None]
+        if self.preset is None and given and len(given) < len(ARCHITECTURE_FIELDS):
+            missing = ", ".join(f"model.{n}" for n in ARCHITECTURE_FIELDS if n not in given)
+            raise ValueError(f"an architecture needs {missing} too (or a model.preset to complete it)")
+        if self.preset is None and self.parameter_count is None and not given:
+            raise ValueError("give model.parameter_count, model.preset or an architecture")
+        if self.hidden_size is not None and self.attention_heads is not None:
+            if self.hidden_size % self.attention_heads:
+                raise ValueError(
+                    f"model.hidden_size {self.hidden_size} is not a multiple of model.attention_heads "
+                    f"{self.attention_heads}"
+                )
+        if self.attention_heads is not None and self.kv_heads is not None:
+            if self.attention_heads % self.kv_heads:
+                raise ValueError(
+                    f"model.attention_heads {self.attention_heads} is not a multiple of model.kv_heads {self.kv_heads}"
+                )
         return self
 
 
@@ -85,6 +122,16 @@ Precision = Annotated[
 ]
 
 
+Links = Annotated[
+    Annotated[LinkPresetName, Tag(NAME_TAG)] | Annotated[LinkSpec, Tag(SPEC_TAG)],
+    Discriminator(
+        _name_or_object,
+        custom_error_type="name_or_spec",
+        custom_error_message="give a link preset name or an object of bandwidths and latencies",
+    ),
+]
+
+
 class Card(Strict):
     """The card and the node: a GPU preset or an explicit memory size, and GPUs per node."""
 
@@ -92,6 +139,13 @@ class Card(Strict):
     gpu: GpuPresetName | None = Field(default=None, description="A GPU preset; see GET /v1/presets.")
     gpu_memory_bytes: int | None = Field(
         default=None, ge=1, le=MAX_GPU_MEMORY_BYTES, description="Usable memory of one GPU, bytes."
+    )
+    peak_flops_per_s: float | None = Field(
+        default=None, gt=0, le=1e18, description="Dense peak FLOP/s of one GPU; default the GPU preset's."
+    )
+    links: Links = Field(
+        default=LinkPresetName.seed,
+        description="Link bandwidths and latencies: a preset name or explicit values.",
     )
 
     @model_validator(mode="after")

@@ -52,6 +52,7 @@ class ArrangementName(StrEnum):
     no_shard = "no_shard"
     shard_grad_op = "shard_grad_op"
     full_shard = "full_shard"
+    hybrid = "hybrid"
 
 
 class CollectiveName(StrEnum):
@@ -67,3 +68,35 @@ class GpuCountGrid(StrEnum):
 
     powers_of_two = "powers_of_two"
     whole_nodes = "whole_nodes"
+
+
+class ActivationModel(StrEnum):
+    """How activation memory is estimated."""
+
+    none = "none"
+    fudge = "fudge"
+    transformer = "transformer"
+
+
+class Recompute(StrEnum):
+    """Activation recomputation (Korthikanti et al. 2022)."""
+
+    none = "none"
+    selective = "selective"
+    full = "full"
+
+
+class MlpKind(StrEnum):
+    gelu = "gelu"
+    swiglu = "swiglu"
+
+
+class StateLocation(StrEnum):
+    gpu = "gpu"
+    host = "host"
+
+
+class Link(StrEnum):
+    intra_node = "intra_node"
+    inter_node = "inter_node"
+    host = "host"

@@ -15,7 +15,8 @@ from models.common import (
     check_world_size,
 )
 from models.enums import ArrangementName, GpuCountGrid
-from models.presets import PrecisionPresetName
+from models.plan import ACTIVATIONS_FIELD, PRECISION_FIELD, TRAINING_FIELD
+from models.training import Activations, Levers, Training
 
 FIT_EXAMPLE: dict[str, JsonValue] = {
     "model": {"parameter_count": 30_000_000_000},
@@ -51,13 +52,19 @@ class FitRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE]})
 
     model: ModelSpec
-    precision: Precision = Field(default=PrecisionPresetName.mixed_bf16_adam)
+    precision: Precision = PRECISION_FIELD
+    training: Training | None = TRAINING_FIELD
+    activations: Activations = ACTIVATIONS_FIELD
     cluster: Card
     gpu_count_grid: Grid = Field(
         default=GpuCountGrid.powers_of_two,
         description="powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an explicit list of GPU counts.",
     )
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="Largest GPU count tabulated.")
+    levers: Levers = Field(
+        default_factory=Levers,
+        description="Levers applied to every arrangement; offload_parameters applies to ZeRO-3 only.",
+    )
 
     @field_validator("gpu_count_grid")
     @classmethod
@@ -94,8 +101,10 @@ class ArrangementFit(BaseModel):
 
 class FitResponse(BaseModel):
     parameter_count: int
+    activations_bytes: int = Field(description="Activation bytes on every GPU, included in per_gpu_bytes.")
     card_bytes: int
     card_gib: float
     gpus_per_node: int
     grid: list[int]
     arrangements: list[ArrangementFit]
+    warnings: list[str]

@@ -1,10 +1,21 @@
 """POST /v1/plan: one arrangement on one cluster."""
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
-from models.common import Arrangement, Cluster, ModelSpec, Precision, Strict
-from models.enums import ArrangementName, CollectiveName, Dtype, StateClass
+from typing import Any
+
+from models.common import Arrangement, Cluster, ModelSpec, Precision, ShardingFlags, Strict
+from models.enums import (
+    ActivationModel,
+    ArrangementName,
+    CollectiveName,
+    Dtype,
+    Link,
+    StateClass,
+    StateLocation,
+)
 from models.presets import PrecisionPresetName
+from models.training import Activations, Levers, Training
 
 PLAN_EXAMPLE: dict[str, JsonValue] = {
     "model": {"parameter_count": 30_000_000_000},
@@ -13,20 +24,73 @@ PLAN_EXAMPLE: dict[str, JsonValue] = {
     "arrangement": "zero3",
 }
 
+LEVER_RICH_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "llama-3-70b"},
+    "precision": "mixed_bf16_adam",
+    "training": {"micro_batch_size": 1, "sequence_length": 8192, "gradient_accumulation_steps": 4,
+                 "utilisation": 0.4},
+    "activations": {"model": "transformer", "flash_attention": True},
+    "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb", "links": "nvlink4-ib400"},
+    "arrangement": "zero3",
+    "levers": {"recompute": "selective", "offload_optimizer": True, "overlap": True, "bucket_bytes": 26214400,
+               "mxfp8": False},
+}
+
+PRECISION_FIELD = Field(
+    default=PrecisionPresetName.mixed_bf16_adam,
+    description="A precision preset name or explicit dtypes and optimizer.",
+)
+TRAINING_FIELD = Field(
+    default=None, description="Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4."
+)
+ACTIVATIONS_FIELD = Field(default_factory=Activations)
+LEVERS_FIELD = Field(default_factory=Levers)
+
+
+def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
+    if isinstance(arrangement, ShardingFlags):
+        return arrangement.shard_parameters
+    return arrangement in (ArrangementName.zero3, ArrangementName.full_shard, ArrangementName.hybrid)
+
 
 class PlanRequest(Strict):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE]}
+    )
 
     model: ModelSpec
-    precision: Precision = Field(
-        default=PrecisionPresetName.mixed_bf16_adam,
-        description="A precision preset name or explicit dtypes and optimizer.",
-    )
+    precision: Precision = PRECISION_FIELD
+    training: Training | None = TRAINING_FIELD
+    activations: Activations = ACTIVATIONS_FIELD
     cluster: Cluster
     arrangement: Arrangement = Field(
         description="An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard, shard_grad_op, "
-        "full_shard) or the three sharding flags."
+        "full_shard; hybrid: ZeRO-3 inside a node, replicated across nodes) or the three sharding flags."
     )
+    levers: Levers = LEVERS_FIELD
+
+    @field_validator("arrangement")
+    @classmethod
+    def _hybrid_needs_whole_nodes(cls, arrangement: Any, info: ValidationInfo) -> Any:
+        cluster = info.data.get("cluster")
+        if arrangement == ArrangementName.hybrid and cluster is not None:
+            if cluster.world_size % cluster.gpus_per_node:
+                raise ValueError(
+                    f"hybrid shards inside a node and replicates across nodes: cluster.world_size "
+                    f"{cluster.world_size} is not a multiple of cluster.gpus_per_node {cluster.gpus_per_node}"
+                )
+        return arrangement
+
+    @field_validator("levers")
+    @classmethod
+    def _parameter_offload_needs_zero3(cls, levers: Levers, info: ValidationInfo) -> Levers:
+        arrangement = info.data.get("arrangement")
+        if levers.offload_parameters and arrangement is not None and not shards_parameters(arrangement):
+            raise ValueError(
+                "levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
+                "hybrid): a replicated parameter copy must stay on the GPU"
+            )
+        return levers
 
 
 class ResolvedArrangement(BaseModel):
@@ -34,6 +98,7 @@ class ResolvedArrangement(BaseModel):
     shard_optimizer: bool
     shard_gradients: bool
     shard_parameters: bool
+    hybrid: bool = Field(description="Sharded over the GPUs of one node, replicated across nodes.")
 
 
 class StateBytes(BaseModel):
@@ -41,22 +106,43 @@ class StateBytes(BaseModel):
     dtype: Dtype
     bytes: int = Field(description="Bytes of this state class on each GPU.")
     sharded: bool
+    location: StateLocation = Field(description="gpu, or host when offloaded (then not in per_gpu_bytes).")
     arithmetic: str = Field(description="The computation in words and numbers.")
 
 
+class ActivationComponent(BaseModel):
+    name: str
+    bytes: int
+    arithmetic: str
+
+
+class ActivationMemory(BaseModel):
+    model: ActivationModel
+    bytes: int = Field(description="Activation bytes on every GPU (replicated; sharding never touches them).")
+    fudge: float | None = Field(description="The fudge factor of the fudge model: a fudge, not a measurement.")
+    components: list[ActivationComponent]
+    source: str
+
+
 class Memory(BaseModel):
-    per_gpu_bytes: int = Field(description="Model-state bytes each GPU holds.")
+    per_gpu_bytes: int = Field(description="Bytes each GPU holds: model states on the GPU plus activations.")
+    model_state_bytes: int = Field(description="Model-state bytes on each GPU.")
+    activations_bytes: int = Field(description="Activation bytes on each GPU.")
+    host_bytes: int = Field(description="Host memory per node for offloaded state; 0 without offload.")
     per_gpu_gib: float = Field(description="per_gpu_bytes / 2**30 (presentation).")
     per_gpu_gb: float = Field(description="per_gpu_bytes / 1e9 (presentation).")
     bytes_per_weight: float = Field(description="per_gpu_bytes / parameter_count.")
     replicated_bytes_per_weight: float = Field(description="Bytes per weight that every GPU holds in full (r).")
     sharded_bytes_per_weight: float = Field(description="Bytes per weight divided among the GPUs (s, before / N).")
-    replicated_floor_bytes: int = Field(description="Replicated part: the floor no GPU count lowers.")
+    replicated_floor_bytes: int = Field(
+        description="Replicated model states plus activations: the floor no GPU count lowers."
+    )
     card_bytes: int
     card_gib: float
     fits: bool = Field(description="per_gpu_bytes <= card_bytes, decided in integer bytes.")
     headroom_bytes: int = Field(description="card_bytes - per_gpu_bytes; negative when it does not fit.")
     breakdown: list[StateBytes]
+    activations: ActivationMemory
 
 
 class Collective(BaseModel):
@@ -66,7 +152,11 @@ class Collective(BaseModel):
     buffer_bytes: int = Field(description="Bytes of the whole buffer (model-sized).")
     bytes_sent_per_gpu: int = Field(description="Bytes each GPU sends for one call, at ring cost.")
     hops: int = Field(description="Sequential ring steps of one call.")
+    ranks: int = Field(description="GPUs in the ring.")
     count_per_step: int = Field(description="Calls per optimizer step.")
+    link: Link = Field(description="The slowest link a flat ring crosses.")
+    seconds: float = Field(description="Alpha-beta time of one call on a flat ring.")
+    overlaps_with: str = Field(description="forward, backward or none: the compute it can hide under.")
     arithmetic: str
 
 
@@ -77,6 +167,23 @@ class Traffic(BaseModel):
         description="Model-sized buffers moved per step before the (N-1)/N factor: 2 for DP, "
         "ZeRO-1 and ZeRO-2, 3 for ZeRO-3."
     )
+    intra_node_bytes_per_gpu: int = Field(description="Bytes each GPU sends inside its node, hierarchical schedule.")
+    inter_node_bytes_per_gpu: int = Field(description="Bytes each GPU sends across nodes, hierarchical schedule.")
+    pcie_bytes_per_gpu: int = Field(description="Host-link bytes per GPU per step under offload, both directions.")
+
+
+class Time(BaseModel):
+    tokens_per_step: int
+    compute_flops: float = Field(description="6 x P x tokens (8 x P x tokens with full recomputation).")
+    compute_s: float
+    communication_s: float = Field(description="All communication of the step on the faster schedule.")
+    communication_flat_s: float = Field(description="On flat rings (across nodes at the inter-node speed).")
+    communication_hierarchical_s: float = Field(description="Reduce-scatter in the node, across nodes, gather.")
+    schedule: str = Field(description="flat or hierarchical: the faster one, used for the step.")
+    exposed_communication_s: float = Field(description="Communication that overlap does not hide.")
+    offload_s: float = Field(description="Host-link time of offload, not overlapped.")
+    step_s: float = Field(description="compute_s + exposed_communication_s + offload_s.")
+    assumptions: list[str]
 
 
 class PlanResponse(BaseModel):
@@ -86,3 +193,5 @@ class PlanResponse(BaseModel):
     arrangement: ResolvedArrangement
     memory: Memory
     traffic: Traffic
+    time: Time
+    warnings: list[str] = Field(description="What the caller should know: mismatches, hardware the lever needs.")

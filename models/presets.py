@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.enums import Dtype, OptimizerKind
+from models.enums import Dtype, MlpKind, OptimizerKind
 
 GIB_BYTES = 2**30
 MIB_BYTES = 2**20
@@ -43,6 +43,34 @@ class ModelPresetName(StrEnum):
     llama3_405b = "llama-3.1-405b"
 
 
+class LinkPresetName(StrEnum):
+    seed = "seed"
+    nvlink3_ib200 = "nvlink3-ib200"
+    nvlink4_ib400 = "nvlink4-ib400"
+    nvlink5_ib800 = "nvlink5-ib800"
+
+
+class LinkSpec(BaseModel):
+    """Links of a GPU, per direction, and the per-hop latency (the alpha of alpha-beta)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    intra_node_bytes_per_s: float = Field(default=450e9, gt=0, le=1e15, description="NVLink-class, per direction.")
+    inter_node_bytes_per_s: float = Field(default=50e9, gt=0, le=1e15, description="InfiniBand-class, per GPU.")
+    host_bytes_per_s: float = Field(default=60e9, gt=0, le=1e15, description="PCIe to host memory, per GPU.")
+    intra_node_latency_s: float = Field(default=3e-6, ge=0, le=1, description="Per ring hop inside a node.")
+    inter_node_latency_s: float = Field(default=10e-6, ge=0, le=1, description="Per ring hop across nodes.")
+
+
+class LinkPreset(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: LinkPresetName
+    description: str
+    spec: LinkSpec
+    source: str
+
+
 class GpuPreset(BaseModel):
     """A card: the memory the device reports, and its dense bf16 peak."""
 
@@ -51,9 +79,7 @@ class GpuPreset(BaseModel):
     name: GpuPresetName
     description: str
     memory_bytes: int = Field(description="Usable device memory in bytes, as the device reports it.")
-    peak_bf16_flops: float | None = Field(
-        description="Dense (no sparsity) bf16 tensor-core peak, FLOP/s; null where not a real card."
-    )
+    peak_bf16_flops: float = Field(description="Dense (no sparsity) bf16 tensor-core peak, FLOP/s.")
     blackwell_class: bool = Field(description="Has native MXFP8 tensor-core support.")
     source: str
 
@@ -100,7 +126,7 @@ class ModelPreset(BaseModel):
     kv_heads: int | None = None
     ffn_hidden_size: int | None = None
     vocab_size: int | None = None
-    mlp: str | None = None
+    mlp: MlpKind | None = None
     tied_embeddings: bool | None = None
     source: str
 
@@ -160,9 +186,42 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             name=GpuPresetName.seed_80gb,
             description="The seeds' card: 80 GB counted as 80e9 bytes (74.5 GiB)",
             memory_bytes=80_000_000_000,
-            peak_bf16_flops=None,
+            peak_bf16_flops=989.4e12,
             blackwell_class=False,
-            source="DESIGN.md golden table: 80 GB = 80e9 bytes = 74.5 GiB",
+            source="seeds/000: 'The largest cards available to us hold 80 GB', counted as 80e9 bytes = 74.5 GiB; "
+            "peak assumed H100-class (989.4 TFLOP/s dense bf16)",
+        ),
+    )
+}
+
+_LATENCY = "per-hop latencies 3 us inside a node and 10 us across nodes are assumptions of this service"
+
+LINK_PRESETS: dict[LinkPresetName, LinkPreset] = {
+    p.name: p
+    for p in (
+        LinkPreset(
+            name=LinkPresetName.seed,
+            description="The seeds' links: 450 GB/s NVLink, 50 GB/s InfiniBand per GPU (nine-fold gap), 60 GB/s PCIe",
+            spec=LinkSpec(),
+            source="seeds/003: 'a nine-fold difference between the two interconnects'; PCIe at 60 GB/s; " + _LATENCY,
+        ),
+        LinkPreset(
+            name=LinkPresetName.nvlink3_ib200,
+            description="A100 class: NVLink 3 (300 GB/s per direction), 200 Gb/s HDR InfiniBand per GPU, PCIe 4",
+            spec=LinkSpec(intra_node_bytes_per_s=300e9, inter_node_bytes_per_s=25e9, host_bytes_per_s=25e9),
+            source="NVIDIA A100 datasheet (600 GB/s NVLink both directions); HDR 200 Gb/s; PCIe 4.0 x16; " + _LATENCY,
+        ),
+        LinkPreset(
+            name=LinkPresetName.nvlink4_ib400,
+            description="H100/H200 class: NVLink 4 (450 GB/s per direction), 400 Gb/s NDR InfiniBand per GPU, PCIe 5",
+            spec=LinkSpec(),
+            source="NVIDIA H100 datasheet (900 GB/s NVLink both directions); NDR 400 Gb/s; PCIe 5.0 x16; " + _LATENCY,
+        ),
+        LinkPreset(
+            name=LinkPresetName.nvlink5_ib800,
+            description="B200 class: NVLink 5 (900 GB/s per direction), 800 Gb/s XDR InfiniBand per GPU, PCIe 5",
+            spec=LinkSpec(intra_node_bytes_per_s=900e9, inter_node_bytes_per_s=100e9),
+            source="NVIDIA B200 datasheet (1.8 TB/s NVLink both directions); 800 Gb/s; PCIe 5.0 x16; " + _LATENCY,
         ),
     )
 }
@@ -246,7 +305,7 @@ def _llama(
         kv_heads=kv_heads,
         ffn_hidden_size=ffn_hidden_size,
         vocab_size=vocab_size,
-        mlp="swiglu",
+        mlp=MlpKind.swiglu,
         tied_embeddings=False,
         source=_HF + repo + " (architecture); parameter count as published on its model card",
     )
@@ -308,6 +367,7 @@ class GpuPresetInfo(GpuPreset):
 
 
 class PresetsResponse(BaseModel):
+    links: list[LinkPreset]
     gpus: list[GpuPresetInfo]
     precisions: list[PrecisionPresetInfo]
     models: list[ModelPreset]

@@ -7,7 +7,8 @@
 | ZeRO-3      | yes             | yes             | yes              |
 
 Rajbhandari et al. 2020 (ZeRO) name the stages P_os, P_os+g, P_os+g+p; PyTorch FSDP names the
-same flag sets NO_SHARD, SHARD_GRAD_OP and FULL_SHARD.
+same flag sets NO_SHARD, SHARD_GRAD_OP and FULL_SHARD. Hybrid sharding (FSDP HYBRID_SHARD) is
+ZeRO-3 inside each node and replication across nodes: the shard degree is G, not N.
 """
 
 from dataclasses import dataclass
@@ -21,9 +22,14 @@ class Sharding:
     shard_optimizer: bool
     shard_gradients: bool
     shard_parameters: bool
+    hybrid: bool = False  # shard within a node, replicate across nodes
 
     def __post_init__(self) -> None:
-        if (self.shard_parameters and not self.shard_gradients) or (self.shard_gradients and not self.shard_optimizer):
+        if (
+            (self.shard_parameters and not self.shard_gradients)
+            or (self.shard_gradients and not self.shard_optimizer)
+            or (self.hybrid and not self.shard_parameters)
+        ):
             raise NonMonotoneSharding(
                 "sharding flags must be monotone: shard_parameters implies shard_gradients implies shard_optimizer"
             )
@@ -40,6 +46,7 @@ DDP = Sharding(False, False, False)
 ZERO1 = Sharding(True, False, False)
 ZERO2 = Sharding(True, True, False)
 ZERO3 = Sharding(True, True, True)
+HYBRID = Sharding(True, True, True, hybrid=True)
 
 CANONICAL: dict[ArrangementName, Sharding] = {
     ArrangementName.ddp: DDP,
@@ -47,6 +54,8 @@ CANONICAL: dict[ArrangementName, Sharding] = {
     ArrangementName.zero2: ZERO2,
     ArrangementName.zero3: ZERO3,
 }
+
+NAMED: dict[ArrangementName, Sharding] = CANONICAL | {ArrangementName.hybrid: HYBRID}
 
 ALIASES: dict[ArrangementName, ArrangementName] = {
     ArrangementName.no_shard: ArrangementName.ddp,
@@ -56,11 +65,11 @@ ALIASES: dict[ArrangementName, ArrangementName] = {
 
 
 def sharding_for(name: ArrangementName) -> Sharding:
-    return CANONICAL[ALIASES.get(name, name)]
+    return NAMED[ALIASES.get(name, name)]
 
 
 def canonical_name(sharding: Sharding) -> ArrangementName:
-    for name, flags in CANONICAL.items():
+    for name, flags in NAMED.items():
         if flags == sharding:
             return name
     raise AssertionError(f"unreachable: monotone flags {sharding} have a name")

@@ -26,3 +26,7 @@ class EmptyGrid(DomainError):
 
 class GridTooLarge(DomainError):
     code = "grid_too_large"
+
+
+class MissingArchitecture(DomainError):
+    code = "missing_architecture"

@@ -1,18 +1,16 @@
 """Which arrangements fit a card, and from how many GPUs (DESIGN.md, golden table).
 
-Per-GPU bytes never rise with N (ceil(P / N) never rises), so the smallest N that fits is
-found by bisection over exact integer byte counts: the boundary is decided in integers, and
-30e9 x 16 / 6 = 80e9 fits an 80e9-byte card to the byte. Beyond N = P every shard is one
-element, so if N = P does not fit, nothing does: that is the replicated floor at work.
+Per-GPU bytes never rise with N (ceil(P / N) never rises; activations do not depend on N), so
+the smallest N that fits is found by bisection over exact integer byte counts: the boundary is
+decided in integers, and 30e9 x 16 / 6 = 80e9 fits an 80e9-byte card to the byte. Beyond N = P
+every shard is one element, so if N = P does not fit, nothing does: that is the replicated floor.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from models.enums import GpuCountGrid
-from models.presets import PrecisionSpec
-from service.arrangements import Sharding
 from service.errors import EmptyGrid, GridTooLarge
-from service.memory import model_state_bytes
 from service.numeric import ceil_div
 
 
@@ -20,15 +18,18 @@ def fits(per_gpu_bytes: int, card_bytes: int) -> bool:
     return per_gpu_bytes <= card_bytes
 
 
-def min_gpus_exact(parameter_count: int, precision: PrecisionSpec, sharding: Sharding, card_bytes: int) -> int | None:
-    """Smallest N whose per-GPU model-state bytes fit the card; None when no N does."""
+def min_gpus_exact(per_gpu_bytes_at: Callable[[int], int], card_bytes: int, upper: int) -> int | None:
+    """Smallest N in [1, upper] whose per-GPU bytes fit the card; None when none does.
+
+    per_gpu_bytes_at must never rise with N; upper = P is where every shard is one element.
+    """
 
     def fits_at(world_size: int) -> bool:
-        return fits(int(model_state_bytes(parameter_count, world_size, precision, sharding)), card_bytes)
+        return fits(per_gpu_bytes_at(world_size), card_bytes)
 
-    if not fits_at(parameter_count):
+    if not fits_at(upper):
         return None
-    low, high = 1, parameter_count  # invariant: fits_at(high)
+    low, high = 1, upper  # invariant: fits_at(high)
     while low < high:
         middle = (low + high) // 2
         if fits_at(middle):
@@ -45,6 +46,18 @@ def min_gpus_whole_nodes(min_exact: int | None, gpus_per_node: int) -> int | Non
     return int(ceil_div(min_exact, gpus_per_node)) * gpus_per_node
 
 
+def valid_job(world_size: int, gpus_per_node: int) -> bool:
+    """Part of one node, or a whole number of nodes."""
+    return world_size <= gpus_per_node or world_size % gpus_per_node == 0
+
+
+def min_valid_job(min_exact: int | None, gpus_per_node: int) -> int | None:
+    """Smallest valid world size at or above the exact minimum."""
+    if min_exact is None or min_exact <= gpus_per_node:
+        return min_exact
+    return min_gpus_whole_nodes(min_exact, gpus_per_node)
+
+
 def gpu_count_grid(grid: GpuCountGrid | list[int], gpus_per_node: int, max_gpus: int, max_points: int) -> list[int]:
     """The GPU counts to tabulate, each a valid job (part of one node or whole nodes)."""
     if isinstance(grid, list):
@@ -52,7 +65,7 @@ def gpu_count_grid(grid: GpuCountGrid | list[int], gpus_per_node: int, max_gpus:
     elif grid is GpuCountGrid.whole_nodes:
         counts = list(range(gpus_per_node, max_gpus + 1, gpus_per_node))
     else:
-        counts = [1 << k for k in range(max_gpus.bit_length()) if _valid_job(1 << k, gpus_per_node)]
+        counts = [1 << k for k in range(max_gpus.bit_length()) if valid_job(1 << k, gpus_per_node)]
     if len(counts) > max_points:
         raise GridTooLarge(
             f"the GPU count grid has {len(counts)} counts up to max_gpus {max_gpus}, more than the "
@@ -67,10 +80,6 @@ def gpu_count_grid(grid: GpuCountGrid | list[int], gpus_per_node: int, max_gpus:
     return counts
 
 
-def _valid_job(world_size: int, gpus_per_node: int) -> bool:
-    return world_size <= gpus_per_node or world_size % gpus_per_node == 0
-
-
 @dataclass(frozen=True)
 class GridCell:
     gpus: int
@@ -78,12 +87,10 @@ class GridCell:
     fits: bool
 
 
-def fit_table(
-    parameter_count: int, precision: PrecisionSpec, sharding: Sharding, card_bytes: int, grid: list[int]
-) -> list[GridCell]:
+def fit_table(per_gpu_bytes_at: Callable[[int], int], card_bytes: int, grid: list[int]) -> list[GridCell]:
     cells = []
     for gpus in grid:
-        per_gpu = int(model_state_bytes(parameter_count, gpus, precision, sharding))
+        per_gpu = per_gpu_bytes_at(gpus)
         cells.append(GridCell(gpus, per_gpu, fits(per_gpu, card_bytes)))
     return cells
 

@@ -7,13 +7,17 @@ FlatParameter and DeepSpeed's partitions are, so per-GPU bytes are exact integer
 is why ZeRO-2 at 30e9 weights first fits an 80e9-byte card at 22 GPUs, not 21 (at 21 it is
 6 bytes over: 14 x ceil(30e9 / 21) = 20,000,000,006).
 
-Every function takes plain numbers or numpy int64 arrays for P and N, so the sweep and the
+Hybrid sharding shards over the G GPUs of a node instead of all N. Offload (Ren et al. 2021,
+ZeRO-Offload) moves the optimizer state classes, and with ZeRO-3 the parameter shards, to host
+memory: they leave the GPU's count and enter the host's.
+
+Every function takes plain numbers or numpy int64 arrays for P, N and G, so the sweep and the
 single plan share one definition.
 """
 
 from dataclasses import dataclass
 
-from models.enums import Dtype
+from models.enums import Dtype, ShardGroup, StateLocation
 from models.presets import PrecisionSpec
 from service.arrangements import Sharding
 from service.dtypes import bytes_per_element, tensor_bytes
@@ -24,6 +28,32 @@ from service.states import StateSpec, state_specs
 def shard_elements(parameter_count: IntLike, world_size: IntLike) -> IntLike:
     """Elements of one shard of a P-element buffer padded to a multiple of N: ceil(P / N)."""
     return ceil_div(parameter_count, world_size)
+
+
+def shard_degree(world_size: IntLike, gpus_per_node: IntLike | None, sharding: Sharding) -> IntLike:
+    """How many GPUs share one copy of the sharded state: N, or G under hybrid sharding."""
+    if not sharding.hybrid:
+        return world_size
+    if gpus_per_node is None:
+        raise ValueError("hybrid sharding needs gpus_per_node")
+    return gpus_per_node
+
+
+@dataclass(frozen=True)
+class Offload:
+    """Which state classes live in host memory instead of on the GPU."""
+
+    optimizer: bool = False
+    parameters: bool = False
+
+    def location(self, group: ShardGroup) -> StateLocation:
+        on_host = (group is ShardGroup.optimizer and self.optimizer) or (
+            group is ShardGroup.parameters and self.parameters
+        )
+        return StateLocation.host if on_host else StateLocation.gpu
+
+
+NO_OFFLOAD = Offload()
 
 
 def held_elements(parameter_count: IntLike, world_size: IntLike, sharded: bool) -> IntLike:
@@ -39,38 +69,73 @@ def state_class_bytes(parameter_count: IntLike, world_size: IntLike, dtype: Dtyp
 class StateBytes:
     spec: StateSpec
     sharded: bool
-    bytes: IntLike
+    location: StateLocation
+    bytes: IntLike  # of this class per GPU, wherever it lives
 
 
 def model_state_breakdown(
-    parameter_count: IntLike, world_size: IntLike, precision: PrecisionSpec, sharding: Sharding
+    parameter_count: IntLike,
+    world_size: IntLike,
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    gpus_per_node: IntLike | None = None,
+    offload: Offload = NO_OFFLOAD,
 ) -> list[StateBytes]:
-    """Per-GPU bytes of every state class."""
+    """Bytes of every state class held for each GPU, and where each lives."""
+    degree = shard_degree(world_size, gpus_per_node, sharding)
     rows = []
     for spec in state_specs(precision):
         sharded = sharding.shards(spec.group)
-        rows.append(StateBytes(spec, sharded, state_class_bytes(parameter_count, world_size, spec.dtype, sharded)))
+        held = state_class_bytes(parameter_count, degree, spec.dtype, sharded)
+        rows.append(StateBytes(spec, sharded, offload.location(spec.group), held))
     return rows
 
 
 def model_state_bytes(
-    parameter_count: IntLike, world_size: IntLike, precision: PrecisionSpec, sharding: Sharding
+    parameter_count: IntLike,
+    world_size: IntLike,
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    gpus_per_node: IntLike | None = None,
+    offload: Offload = NO_OFFLOAD,
 ) -> IntLike:
-    """Per-GPU model-state bytes: the sum of the breakdown."""
-    return sum_bytes(row.bytes for row in model_state_breakdown(parameter_count, world_size, precision, sharding))
+    """Per-GPU model-state bytes on the GPU: the sum of the breakdown's GPU rows."""
+    rows = model_state_breakdown(parameter_count, world_size, precision, sharding, gpus_per_node, offload)
+    return sum_bytes(row.bytes for row in rows if row.location is StateLocation.gpu)
 
 
-def replicated_floor_bytes(parameter_count: IntLike, precision: PrecisionSpec, sharding: Sharding) -> IntLike:
-    """Bytes of the replicated state classes: what no GPU count lowers."""
+def host_state_bytes_per_gpu(
+    parameter_count: IntLike,
+    world_size: IntLike,
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    gpus_per_node: IntLike | None = None,
+    offload: Offload = NO_OFFLOAD,
+) -> IntLike:
+    """Bytes each GPU keeps in host memory under offload."""
+    rows = model_state_breakdown(parameter_count, world_size, precision, sharding, gpus_per_node, offload)
+    return sum_bytes(row.bytes for row in rows if row.location is StateLocation.host)
+
+
+def replicated_floor_bytes(
+    parameter_count: IntLike, precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD
+) -> IntLike:
+    """Bytes of the replicated state classes on the GPU: what no GPU count lowers."""
     return sum_bytes(
-        tensor_bytes(parameter_count, spec.dtype) for spec in state_specs(precision) if not sharding.shards(spec.group)
+        tensor_bytes(parameter_count, spec.dtype)
+        for spec in state_specs(precision)
+        if not sharding.shards(spec.group) and offload.location(spec.group) is StateLocation.gpu
     )
 
 
-def bytes_per_weight_split(precision: PrecisionSpec, sharding: Sharding) -> tuple[float, float]:
-    """(r, s): replicated and sharded bytes per weight, so that per-weight bytes at N = r + s/N."""
+def bytes_per_weight_split(
+    precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD
+) -> tuple[float, float]:
+    """(r, s): replicated and sharded GPU bytes per weight, so that per-weight bytes at N = r + s/N."""
     replicated = sharded = 0.0
     for spec in state_specs(precision):
+        if offload.location(spec.group) is StateLocation.host:
+            continue
         if sharding.shards(spec.group):
             sharded += bytes_per_element(spec.dtype)
         else:

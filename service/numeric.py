@@ -19,3 +19,17 @@ def ceil_div(numerator: IntLike, denominator: IntLike) -> IntLike:
 def group_digits(value: int) -> str:
     """30000000000 -> '30,000,000,000'."""
     return f"{value:,}"
+
+
+def select(condition: object, if_true: object, if_false: object) -> object:
+    """np.where for arrays, a plain conditional for scalars (so scalars stay Python numbers)."""
+    if isinstance(condition, np.ndarray):
+        return np.where(condition, if_true, if_false)
+    return if_true if condition else if_false
+
+
+def minimum(a: IntLike, b: IntLike) -> IntLike:
+    """Element-wise minimum that keeps Python ints as ints."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.minimum(a, b)
+    return min(a, b)

@@ -1,49 +1,72 @@
-"""Answers to the planning operations, assembled from the formulas of the core."""
+"""Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
 
-from models.enums import ArrangementName
-from models.fit import MAX_GRID_POINTS, ArrangementFit, FitCell, FitRequest, FitResponse
-from models.plan import Collective, Memory, PlanRequest, PlanResponse, ResolvedArrangement, StateBytes, Traffic
+from models.enums import ActivationModel, StateLocation
+from models.plan import (
+    ActivationComponent,
+    ActivationMemory,
+    Collective,
+    Memory,
+    PlanRequest,
+    PlanResponse,
+    ResolvedArrangement,
+    StateBytes,
+    Time,
+    Traffic,
+)
 from models.presets import (
     GPU_PRESETS,
+    LINK_PRESETS,
     MODEL_PRESETS,
     PRECISION_PRESETS,
     GpuPresetInfo,
     PrecisionPresetInfo,
-    PrecisionSpec,
     PresetsResponse,
 )
 from service import resolve
-from service.arrangements import CANONICAL, DDP, Sharding, canonical_name
-from service.fit import first_fitting, fit_table, fits, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
-from service.memory import (
-    bytes_per_weight_split,
-    model_state_breakdown,
-    replicated_floor_bytes,
-    state_arithmetic,
-)
+from service.activations import transformer_activation_components
+from service.arrangements import DDP, Sharding, canonical_name
+from service.evaluate import Evaluation, Setup, evaluate
+from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.timing import call_seconds, hierarchical_link_bytes
 from service.traffic import (
     collective_buffer_bytes,
+    collective_buffer_elements,
     collective_bytes_sent,
     collective_hops,
+    collective_ranks,
     step_collectives,
     volume_in_p,
 )
+from models.enums import Link
+from service.traffic import RankGroup
 
 
 def plan(request: PlanRequest) -> PlanResponse:
-    p = resolve.parameter_count(request.model)
-    n = request.cluster.world_size
-    precision = resolve.precision_spec(request.precision)
+    scene = resolve.scenario(
+        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+    )
     sharding = resolve.sharding(request.arrangement)
-    card = resolve.card_bytes(request.cluster)
+    setup = resolve.setup_for(scene, sharding)
+    n, g = request.cluster.world_size, request.cluster.gpus_per_node
+    inputs = resolve.inputs_for(scene, n, g)
+    result = evaluate(inputs, setup)
+    p = scene.model.parameter_count
+    warnings = list(scene.model.warnings)
+    if request.levers.mxfp8 and not scene.blackwell_class:
+        warnings.append(
+            "levers.mxfp8 needs Blackwell-class hardware (native MXFP8 tensor cores); the card is not, "
+            "and care is needed around softmax"
+        )
     return PlanResponse(
         parameter_count=p,
         world_size=n,
-        gpus_per_node=request.cluster.gpus_per_node,
+        gpus_per_node=g,
         arrangement=_resolved(sharding),
-        memory=memory_report(p, n, precision, sharding, card),
-        traffic=traffic_report(p, n, precision, sharding),
+        memory=memory_report(p, n, g, setup, result, inputs.micro_batch_size, inputs.sequence_length),
+        traffic=traffic_report(p, n, g, setup, result),
+        time=time_report(setup, result),
+        warnings=warnings,
     )
 
 
@@ -53,130 +76,152 @@ def _resolved(sharding: Sharding) -> ResolvedArrangement:
         shard_optimizer=sharding.shard_optimizer,
         shard_gradients=sharding.shard_gradients,
         shard_parameters=sharding.shard_parameters,
+        hybrid=sharding.hybrid,
     )
 
 
-def memory_report(p: int, n: int, precision: PrecisionSpec, sharding: Sharding, card: int) -> Memory:
-    rows = model_state_breakdown(p, n, precision, sharding)
-    per_gpu = sum(int(row.bytes) for row in rows)
-    replicated, sharded = bytes_per_weight_split(precision, sharding)
+def memory_report(p: int, n: int, g: int, setup: Setup, result: Evaluation, b: int, s: int) -> Memory:
+    rows = model_state_breakdown(p, n, setup.precision, setup.sharding, g, setup.offload)
+    degree = g if setup.sharding.hybrid else n
+    per_gpu = int(result.per_gpu_bytes)
+    replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
     return Memory(
         per_gpu_bytes=per_gpu,
+        model_state_bytes=int(result.model_state_bytes),
+        activations_bytes=int(result.activations_bytes),
+        host_bytes=int(result.host_bytes),
         per_gpu_gib=per_gpu / GIB_BYTES,
         per_gpu_gb=per_gpu / GB_BYTES,
-        bytes_per_weight=per_gpu / p,
+        bytes_per_weight=int(result.model_state_bytes) / p,
         replicated_bytes_per_weight=replicated,
         sharded_bytes_per_weight=sharded,
-        replicated_floor_bytes=int(replicated_floor_bytes(p, precision, sharding)),
-        card_bytes=card,
-        card_gib=card / GIB_BYTES,
-        fits=fits(per_gpu, card),
-        headroom_bytes=card - per_gpu,
+        replicated_floor_bytes=int(result.replicated_floor_bytes),
+        card_bytes=setup.card_bytes,
+        card_gib=setup.card_bytes / GIB_BYTES,
+        fits=bool(result.fits),
+        headroom_bytes=int(result.headroom_bytes),
         breakdown=[
             StateBytes(
                 state=row.spec.state,
                 dtype=row.spec.dtype,
                 bytes=int(row.bytes),
                 sharded=row.sharded,
-                arithmetic=state_arithmetic(p, n, row.spec.dtype, row.sharded),
+                location=row.location,
+                arithmetic=state_arithmetic(p, degree, row.spec.dtype, row.sharded)
+                + (" in host memory" if row.location is StateLocation.host else ""),
             )
             for row in rows
         ],
+        activations=activation_report(setup, result, b, s),
     )
 
 
-def traffic_report(p: int, n: int, precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> Traffic:
+KORTHIKANTI = 'Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", table 2'
+
+
+def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> ActivationMemory:
+    act = setup.activations
+    total = int(result.activations_bytes)
+    if act.model is ActivationModel.none or act.shape is None:
+        return ActivationMemory(model=ActivationModel.none, bytes=0, fudge=None, components=[],
+                                source="model states only: no activations counted")
+    shape = act.shape
+    if act.model is ActivationModel.fudge:
+        words = (f"{b} x {s} x {shape.hidden_size} x {shape.layers} layers x {act.bytes_per_value} B x fudge "
+                 f"{act.fudge:g} = {group_digits(total)} B")
+        return ActivationMemory(
+            model=act.model, bytes=total, fudge=act.fudge,
+            components=[ActivationComponent(name="batch x seq x width x layers x bytes x fudge", bytes=total,
+                                            arithmetic=words)],
+            source="seeds/001: batch x seq x width x layers x bytes x a fudge labelled as a fudge",
+        )
+    parts = transformer_activation_components(b, s, shape, act.flash_attention, setup.recompute)
+    symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
+    components = [
+        ActivationComponent(name=name, bytes=int(value), arithmetic=f"{name} with {symbols} = {group_digits(int(value))} B")
+        for name, value in parts.items()
+    ]
+    flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
+    return ActivationMemory(
+        model=act.model, bytes=total, fudge=None, components=components,
+        source=f"{KORTHIKANTI}; recompute {setup.recompute.value}; {flash}; 16-bit activations",
+    )
+
+
+def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> Traffic:
+    k = setup.micro_batches
     collectives = []
-    for c in step_collectives(precision, sharding, micro_batches):
-        sent = int(collective_bytes_sent(p, n, c))
-        hops = int(collective_hops(n, c))
+    intra_total = inter_total = 0
+    for c in step_collectives(setup.precision, setup.sharding, k):
+        sent = int(collective_bytes_sent(p, n, c, g))
+        hops = int(collective_hops(n, c, g))
+        ranks = int(collective_ranks(c, n, g))
         chunk = sent // hops if hops else 0
+        intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
+        intra_total += c.count_per_step * int(intra)
+        inter_total += c.count_per_step * int(inter)
         collectives.append(
             Collective(
                 name=c.name,
                 purpose=c.purpose,
                 dtype=c.dtype,
-                buffer_bytes=int(collective_buffer_bytes(p, c)),
+                buffer_bytes=int(collective_buffer_bytes(p, c, g)),
                 bytes_sent_per_gpu=sent,
                 hops=hops,
+                ranks=ranks,
                 count_per_step=c.count_per_step,
-                arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil(P / {n}) values) "
+                link=_flat_link(c.group, n, g),
+                seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),  # type: ignore[arg-type]
+                overlaps_with=c.window.value,
+                arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
                 f"= {group_digits(sent)} B per call, x {c.count_per_step} per step",
             )
         )
     return Traffic(
         collectives=collectives,
-        bytes_sent_per_gpu=sum(c.bytes_sent_per_gpu * c.count_per_step for c in collectives),
-        volume_in_p=volume_in_p(precision, sharding, micro_batches),
+        bytes_sent_per_gpu=int(result.bytes_sent_per_gpu),
+        volume_in_p=volume_in_p(setup.precision, setup.sharding, k),
+        intra_node_bytes_per_gpu=intra_total,
+        inter_node_bytes_per_gpu=inter_total,
+        pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
     )
 
 
-def fit(request: FitRequest, max_points: int = MAX_GRID_POINTS) -> FitResponse:
-    p = resolve.parameter_count(request.model)
-    precision = resolve.precision_spec(request.precision)
-    card = resolve.card_bytes(request.cluster)
-    g = request.cluster.gpus_per_node
-    grid = gpu_count_grid(request.gpu_count_grid, g, request.max_gpus, max_points)
-    return FitResponse(
-        parameter_count=p,
-        card_bytes=card,
-        card_gib=card / GIB_BYTES,
-        gpus_per_node=g,
-        grid=grid,
-        arrangements=[
-            _arrangement_fit(name, sharding, p, precision, card, g, grid) for name, sharding in CANONICAL.items()
-        ],
-    )
+def _flat_link(group: RankGroup, n: int, g: int) -> Link:
+    if group is RankGroup.node or (group is RankGroup.all and n <= g):
+        return Link.intra_node
+    return Link.inter_node
 
 
-def _arrangement_fit(
-    name: ArrangementName, sharding: Sharding, p: int, precision: PrecisionSpec, card: int, g: int, grid: list[int]
-) -> ArrangementFit:
-    replicated, sharded = bytes_per_weight_split(precision, sharding)
-    floor = int(replicated_floor_bytes(p, precision, sharding))
-    exact = min_gpus_exact(p, precision, sharding, card)
-    table = fit_table(p, precision, sharding, card, grid)
-    on_grid = first_fitting(table)
-    return ArrangementFit(
-        arrangement=name,
-        replicated_bytes_per_weight=replicated,
-        sharded_bytes_per_weight=sharded,
-        replicated_floor_bytes=floor,
-        never_fits=exact is None,
-        reason=_fit_reason(sharding, replicated, floor, card, exact, on_grid, grid[-1]),
-        min_gpus_exact=exact,
-        min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
-        min_gpus_on_grid=on_grid,
-        table=[FitCell(gpus=c.gpus, per_gpu_bytes=c.per_gpu_bytes, fits=c.fits) for c in table],
-    )
-
-
-def _bytes_words(value: int) -> str:
-    return f"{group_digits(value)} B ({value / GIB_BYTES:.1f} GiB)"
-
-
-def _fit_reason(
-    sharding: Sharding, replicated: float, floor: int, card: int, exact: int | None, on_grid: int | None, top: int
-) -> str:
-    if exact is None:
-        if sharding == DDP:
-            return (
-                f"never, at any GPU count: data parallel replicates everything, "
-                f"{_bytes_words(floor)} on every GPU against a card of {_bytes_words(card)}"
-            )
-        return (
-            f"never: the replicated floor of {replicated:g} B/weight, {_bytes_words(floor)}, "
-            f"is more than the card of {_bytes_words(card)} leaves room for, at any GPU count"
-        )
-    grid_words = f"from {on_grid} GPUs on the grid" if on_grid else f"not on the grid up to {top} GPUs"
-    return (
-        f"fits {grid_words}; the exact minimum is {exact} GPUs "
-        f"(replicated floor {_bytes_words(floor)} of a card of {_bytes_words(card)})"
+def time_report(setup: Setup, result: Evaluation) -> Time:
+    assumptions = [
+        f"utilisation {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (an assumption "
+        "until measured)",
+        "6 x P FLOPs per token (8 with full recomputation); attention FLOPs not counted",
+        f"alpha-beta links: {setup.links.intra_node_bytes_per_s / 1e9:g} GB/s in a node, "
+        f"{setup.links.inter_node_bytes_per_s / 1e9:g} GB/s across nodes, {setup.links.host_bytes_per_s / 1e9:g} "
+        "GB/s to the host",
+        f"overlap {'on' if setup.overlap else 'off'}: {setup.bucket_bytes:,}-byte buckets, the last never hidden",
+        "offload transfers are not overlapped; the CPU optimizer step is not modelled",
+    ]
+    return Time(
+        tokens_per_step=int(result.tokens_per_step),
+        compute_flops=float(result.compute_flops),
+        compute_s=float(result.compute_s),  # type: ignore[arg-type]
+        communication_s=float(result.communication_s),  # type: ignore[arg-type]
+        communication_flat_s=float(result.communication_flat_s),  # type: ignore[arg-type]
+        communication_hierarchical_s=float(result.communication_hierarchical_s),  # type: ignore[arg-type]
+        schedule="hierarchical" if result.hierarchical else "flat",
+        exposed_communication_s=float(result.exposed_communication_s),  # type: ignore[arg-type]
+        offload_s=float(result.offload_s),  # type: ignore[arg-type]
+        step_s=float(result.step_s),  # type: ignore[arg-type]
+        assumptions=assumptions,
     )
 
 
 def presets() -> PresetsResponse:
     return PresetsResponse(
+        links=list(LINK_PRESETS.values()),
         gpus=[GpuPresetInfo(**g.model_dump(), memory_gib=g.memory_bytes / GIB_BYTES) for g in GPU_PRESETS.values()],
         precisions=[
             PrecisionPresetInfo(**pp.model_dump(), bytes_per_weight=sum(bytes_per_weight_split(pp.spec, DDP)))

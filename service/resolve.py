@@ -1,23 +1,76 @@
-"""Turn the contract's names and presets into the plain numbers the formulas take."""
+"""Turn the contract's names and presets into the plain values the formulas take."""
+
+from dataclasses import dataclass
 
 from models.common import Card, ModelSpec, ShardingFlags
-from models.enums import ArrangementName
+from models.enums import ActivationModel, ArrangementName, MlpKind
 from models.presets import (
     GPU_PRESETS,
+    LINK_PRESETS,
     MODEL_PRESETS,
     PRECISION_PRESETS,
+    LinkPresetName,
+    LinkSpec,
     PrecisionPresetName,
     PrecisionSpec,
 )
+from models.training import Activations, Levers, Training
+from service.activations import TransformerShape
+from service.architecture import Architecture, parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
+from service.errors import MissingArchitecture
+from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
+from service.memory import Offload
+
+# Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
+DEFAULT_PEAK_FLOPS_PER_S = 989.4e12
+MISMATCH_TOLERANCE = 0.01
+DEFAULT_TRAINING = Training()
 
 
-def parameter_count(model: ModelSpec) -> int:
-    """An explicit count wins; otherwise the preset's published count."""
-    if model.parameter_count is not None:
-        return model.parameter_count
-    assert model.preset is not None  # the model validator guarantees one of the two
-    return MODEL_PRESETS[model.preset].parameter_count
+@dataclass(frozen=True)
+class ResolvedModel:
+    parameter_count: int
+    architecture: Architecture | None
+    warnings: list[str]
+
+
+def model(spec: ModelSpec) -> ResolvedModel:
+    """Parameter count and, where known, architecture; a given count that disagrees is a warning."""
+    preset = MODEL_PRESETS[spec.preset] if spec.preset is not None else None
+    fields = {}
+    for name in ("layers", "hidden_size", "attention_heads", "kv_heads", "ffn_hidden_size", "vocab_size", "mlp",
+                 "tied_embeddings"):
+        value = getattr(spec, name)
+        fields[name] = value if value is not None else (getattr(preset, name) if preset else None)
+    architecture = _architecture(fields)
+    warnings: list[str] = []
+    if architecture is None:
+        count = spec.parameter_count if spec.parameter_count is not None else preset.parameter_count  # type: ignore[union-attr]
+        return ResolvedModel(count, None, warnings)
+    derived = architecture_parameters(architecture)
+    if spec.parameter_count is not None and abs(spec.parameter_count - derived) > MISMATCH_TOLERANCE * derived:
+        warnings.append(
+            f"model.parameter_count {spec.parameter_count:,} differs from the {derived:,} the architecture "
+            f"implies by more than 1%; the architecture's count is used"
+        )
+    return ResolvedModel(derived, architecture, warnings)
+
+
+def _architecture(fields: dict[str, object]) -> Architecture | None:
+    required = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
+    if any(fields[name] is None for name in required):
+        return None
+    return Architecture(
+        layers=fields["layers"],  # type: ignore[arg-type]
+        hidden_size=fields["hidden_size"],  # type: ignore[arg-type]
+        attention_heads=fields["attention_heads"],  # type: ignore[arg-type]
+        kv_heads=fields["kv_heads"] or fields["attention_heads"],  # type: ignore[arg-type]
+        ffn_hidden_size=fields["ffn_hidden_size"],  # type: ignore[arg-type]
+        vocab_size=fields["vocab_size"],  # type: ignore[arg-type]
+        mlp=fields["mlp"] or MlpKind.gelu,  # type: ignore[arg-type]
+        tied_embeddings=bool(fields["tied_embeddings"]),
+    )
 
 
 def precision_spec(precision: PrecisionPresetName | PrecisionSpec) -> PrecisionSpec:
@@ -33,7 +86,120 @@ def card_bytes(card: Card) -> int:
     return GPU_PRESETS[card.gpu].memory_bytes
 
 
+def peak_flops_per_s(card: Card) -> float:
+    if card.peak_flops_per_s is not None:
+        return card.peak_flops_per_s
+    if card.gpu is not None:
+        return GPU_PRESETS[card.gpu].peak_bf16_flops
+    return DEFAULT_PEAK_FLOPS_PER_S
+
+
+def blackwell_class(card: Card) -> bool:
+    return card.gpu is not None and GPU_PRESETS[card.gpu].blackwell_class
+
+
+def links(value: LinkPresetName | LinkSpec) -> LinkSpec:
+    return value if isinstance(value, LinkSpec) else LINK_PRESETS[value].spec
+
+
 def sharding(arrangement: ArrangementName | ShardingFlags) -> Sharding:
     if isinstance(arrangement, ShardingFlags):
         return Sharding(arrangement.shard_optimizer, arrangement.shard_gradients, arrangement.shard_parameters)
     return sharding_for(arrangement)
+
+
+def activation_model(activations: Activations, training: Training | None, architecture: Architecture | None
+                     ) -> ActivationModel:
+    """The model asked for; by default transformer when a shape and an architecture are given, else none."""
+    if activations.model is not None:
+        if activations.model is not ActivationModel.none and architecture is None:
+            raise MissingArchitecture(
+                f"activations.model {activations.model.value} needs the architecture: give model.layers, "
+                "model.hidden_size, model.attention_heads, model.ffn_hidden_size and model.vocab_size, "
+                "or a model.preset that has them",
+                pointer="/activations/model",
+            )
+        return activations.model
+    if training is not None and architecture is not None:
+        return ActivationModel.transformer
+    return ActivationModel.none
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything but the arrangement and the GPU count, resolved once."""
+
+    model: ResolvedModel
+    precision: PrecisionSpec  # before the MXFP8 lever
+    training: Training
+    activations: ActivationSetup
+    levers: Levers
+    card_bytes: int
+    peak_flops_per_s: float
+    links: LinkSpec
+    blackwell_class: bool
+
+
+def scenario(
+    model_spec: ModelSpec,
+    precision: PrecisionPresetName | PrecisionSpec,
+    training: Training | None,
+    activations: Activations,
+    levers: Levers,
+    card: Card,
+) -> Scenario:
+    resolved = model(model_spec)
+    arch = resolved.architecture
+    shape = (
+        TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size) if arch else None
+    )
+    activation_setup = ActivationSetup(
+        model=activation_model(activations, training, arch),
+        fudge=activations.fudge,
+        bytes_per_value=activations.bytes_per_value,
+        flash_attention=activations.flash_attention,
+        shape=shape,
+    )
+    return Scenario(
+        model=resolved,
+        precision=precision_spec(precision),
+        training=training or DEFAULT_TRAINING,
+        activations=activation_setup,
+        levers=levers,
+        card_bytes=card_bytes(card),
+        peak_flops_per_s=peak_flops_per_s(card),
+        links=links(card.links),
+        blackwell_class=blackwell_class(card),
+    )
+
+
+def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = None) -> Setup:
+    """The evaluation setup of one arrangement (and optionally other levers) in a scenario."""
+    chosen = levers or scene.levers
+    return Setup(
+        precision=with_mxfp8(scene.precision) if chosen.mxfp8 else scene.precision,
+        sharding=arrangement,
+        card_bytes=scene.card_bytes,
+        links=scene.links,
+        peak_flops_per_s=scene.peak_flops_per_s,
+        utilisation=scene.training.utilisation,
+        micro_batches=scene.training.gradient_accumulation_steps,
+        offload=Offload(
+            optimizer=chosen.offload_optimizer,
+            parameters=chosen.offload_parameters and arrangement.shard_parameters,
+        ),
+        recompute=chosen.recompute,
+        overlap=chosen.overlap,
+        bucket_bytes=chosen.bucket_bytes,
+        activations=scene.activations,
+    )
+
+
+def inputs_for(scene: Scenario, world_size: int, gpus_per_node: int) -> Inputs:
+    return Inputs(
+        parameter_count=scene.model.parameter_count,
+        world_size=world_size,
+        gpus_per_node=gpus_per_node,
+        micro_batch_size=scene.training.micro_batch_size,
+        sequence_length=scene.training.sequence_length,
+    )

@@ -4,6 +4,9 @@
 - ZeRO-1 and ZeRO-2 reduce-scatter the gradients and all-gather the updated parameters: P + P.
 - ZeRO-3 all-gathers the parameters for the forward pass, frees them, all-gathers them again for
   the backward pass and reduce-scatters the gradients: 3P (Rajbhandari et al. 2020, section 7.2.2).
+- Hybrid sharding (PyTorch FSDP HYBRID_SHARD, Zhao et al. 2023, section 3.2.2): ZeRO-3 inside
+  each node of G GPUs, and an all-reduce of each gradient shard (ceil(P / G)) across the N / G
+  nodes.
 
 P counts model-sized buffers in the dtype on the wire. With k micro-batches of gradient
 accumulation, ZeRO-2 and ZeRO-3 reduce the gradients every micro-batch (a GPU that keeps only
@@ -12,13 +15,31 @@ every micro-batch; DDP and ZeRO-1 accumulate locally and communicate once per st
 """
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from models.enums import CollectiveName, Dtype
 from models.presets import PrecisionSpec
 from service.arrangements import Sharding
 from service.collectives import RING_PHASES, ring_bytes_sent, ring_hops
 from service.dtypes import tensor_bytes
+from service.memory import shard_elements
 from service.numeric import IntLike
+
+
+class RankGroup(StrEnum):
+    """Who takes part: every GPU, the GPUs of one node, or one GPU per node (its replicas)."""
+
+    all = "all"
+    node = "node"
+    replicas = "replicas"
+
+
+class Window(StrEnum):
+    """The compute a collective can hide under."""
+
+    forward = "forward"
+    backward = "backward"
+    none = "none"
 
 
 @dataclass(frozen=True)
@@ -27,59 +48,89 @@ class StepCollective:
     purpose: str
     dtype: Dtype
     count_per_step: int
+    group: RankGroup = RankGroup.all
+    node_shard_buffer: bool = False  # the buffer is one node-shard, ceil(P / G), not the model
+    window: Window = Window.none
 
 
 def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> list[StepCollective]:
     """The collectives one optimizer step runs, with how many times each runs."""
-    grads, params = precision.gradient_dtype, precision.parameter_dtype
+    grads, params, k = precision.gradient_dtype, precision.parameter_dtype, micro_batches
+    rs, ag, ar = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
     if not sharding.shard_optimizer:
-        return [StepCollective(CollectiveName.all_reduce, "gradients, once per step", grads, 1)]
+        return [StepCollective(ar, "gradients, once per step", grads, 1, window=Window.backward)]
     if not sharding.shard_parameters:
-        grad_calls = micro_batches if sharding.shard_gradients else 1
+        grad_calls = k if sharding.shard_gradients else 1
         when = "every micro-batch" if sharding.shard_gradients else "once per step"
         return [
-            StepCollective(CollectiveName.reduce_scatter, f"gradients, {when}", grads, grad_calls),
-            StepCollective(CollectiveName.all_gather, "updated parameters, once per step", params, 1),
+            StepCollective(rs, f"gradients, {when}", grads, grad_calls, window=Window.backward),
+            StepCollective(ag, "updated parameters, once per step", params, 1),
         ]
-    return [
-        StepCollective(
-            CollectiveName.all_gather, "parameters for the forward pass, every micro-batch", params, micro_batches
-        ),
-        StepCollective(
-            CollectiveName.all_gather,
-            "parameters again for the backward pass, every micro-batch",
-            params,
-            micro_batches,
-        ),
-        StepCollective(CollectiveName.reduce_scatter, "gradients, every micro-batch", grads, micro_batches),
+    group = RankGroup.node if sharding.hybrid else RankGroup.all
+    calls = [
+        StepCollective(ag, "parameters for the forward pass, every micro-batch", params, k, group, False, Window.forward),
+        StepCollective(ag, "parameters again for the backward pass, every micro-batch", params, k, group, False,
+                       Window.backward),
+        StepCollective(rs, "gradients, every micro-batch", grads, k, group, False, Window.backward),
     ]
+    if sharding.hybrid:
+        calls.append(
+            StepCollective(ar, "gradient shards across nodes, every micro-batch", grads, k, RankGroup.replicas, True,
+                           Window.backward)
+        )
+    return calls
 
 
-def collective_buffer_bytes(parameter_count: IntLike, collective: StepCollective) -> IntLike:
-    return tensor_bytes(parameter_count, collective.dtype)
+def collective_ranks(collective: StepCollective, world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
+    if collective.group is RankGroup.node:
+        return gpus_per_node
+    if collective.group is RankGroup.replicas:
+        return world_size // gpus_per_node
+    return world_size
 
 
-def collective_bytes_sent(parameter_count: IntLike, world_size: IntLike, collective: StepCollective) -> IntLike:
-    """Bytes each GPU sends for one call of this collective."""
-    return ring_bytes_sent(collective.name, parameter_count, world_size, collective.dtype)
+def collective_buffer_elements(collective: StepCollective, parameter_count: IntLike, gpus_per_node: IntLike) -> IntLike:
+    return shard_elements(parameter_count, gpus_per_node) if collective.node_shard_buffer else parameter_count
 
 
-def collective_hops(world_size: IntLike, collective: StepCollective) -> IntLike:
-    return ring_hops(collective.name, world_size)
+def collective_buffer_bytes(parameter_count: IntLike, collective: StepCollective, gpus_per_node: IntLike = 1) -> IntLike:
+    return tensor_bytes(collective_buffer_elements(collective, parameter_count, gpus_per_node), collective.dtype)
+
+
+def collective_bytes_sent(
+    parameter_count: IntLike, world_size: IntLike, collective: StepCollective, gpus_per_node: IntLike = 1
+) -> IntLike:
+    """Bytes each GPU sends for one call of this collective, at ring cost."""
+    elements = collective_buffer_elements(collective, parameter_count, gpus_per_node)
+    return ring_bytes_sent(collective.name, elements, collective_ranks(collective, world_size, gpus_per_node),
+                           collective.dtype)
+
+
+def collective_hops(world_size: IntLike, collective: StepCollective, gpus_per_node: IntLike = 1) -> IntLike:
+    return ring_hops(collective.name, collective_ranks(collective, world_size, gpus_per_node))
 
 
 def step_bytes_sent(
-    parameter_count: IntLike, world_size: IntLike, precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1
+    parameter_count: IntLike,
+    world_size: IntLike,
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    micro_batches: int = 1,
+    gpus_per_node: IntLike = 1,
 ) -> IntLike:
     """Exact ring-cost bytes each GPU sends per optimizer step."""
     total: IntLike = 0
-    for collective in step_collectives(precision, sharding, micro_batches):
-        total = total + collective.count_per_step * collective_bytes_sent(parameter_count, world_size, collective)
+    for c in step_collectives(precision, sharding, micro_batches):
+        total = total + c.count_per_step * collective_bytes_sent(parameter_count, world_size, c, gpus_per_node)
     return total
 
 
 def volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> float:
     """Model-sized buffers moved per step before the (N-1)/N factor (2 for DP, 3 for ZeRO-3)."""
     return float(
-        sum(RING_PHASES[c.name] * c.count_per_step for c in step_collectives(precision, sharding, micro_batches))
+        sum(
+            RING_PHASES[c.name] * c.count_per_step
+            for c in step_collectives(precision, sharding, micro_batches)
+            if not c.node_shard_buffer
+        )
     )

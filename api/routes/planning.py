@@ -8,7 +8,7 @@ from api.settings import Settings
 from models.fit import FitRequest, FitResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
-from service import planner
+from service import fitting, planner
 
 router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(require_json_body)])
 
@@ -36,7 +36,7 @@ async def plan(request: PlanRequest) -> PlanResponse:
     responses=PROBLEM_RESPONSES,
 )
 async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -> FitResponse:
-    return planner.fit(request, max_points=settings.max_fit_grid_points)
+    return fitting.fit(request, max_points=settings.max_fit_grid_points)
 
 
 @router.get(

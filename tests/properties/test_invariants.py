@@ -57,7 +57,7 @@ def test_floor_ignores_n_and_bounds_every_n(p, n, precision, sharding):
 @settings(max_examples=200)
 @given(p=st.integers(1, 10**13), card=st.integers(1, 10**14), precision=precisions, sharding=arrangements)
 def test_minimum_gpus_is_the_exact_integer_boundary(p, card, precision, sharding):
-    n = min_gpus_exact(p, precision, sharding, card)
+    n = min_gpus_exact(lambda world_size: model_state_bytes(p, world_size, precision, sharding), card, upper=p)
     if n is None:
         assert not fits(model_state_bytes(p, p, precision, sharding), card)
         return
@@ -71,8 +71,11 @@ def test_fit_boundary_is_integer_exact():
     zero3 = CANONICAL["zero3"]
     precision = PrecisionSpec()
     assert model_state_bytes(30 * 10**9, 6, precision, zero3) == 80 * 10**9
-    assert min_gpus_exact(30 * 10**9, precision, zero3, 80 * 10**9) == 6
-    assert min_gpus_exact(30 * 10**9, precision, zero3, 80 * 10**9 - 1) == 7
+    def per_gpu(world_size):
+        return model_state_bytes(30 * 10**9, world_size, precision, zero3)
+
+    assert min_gpus_exact(per_gpu, 80 * 10**9, upper=30 * 10**9) == 6
+    assert min_gpus_exact(per_gpu, 80 * 10**9 - 1, upper=30 * 10**9) == 7
 
 
 @given(

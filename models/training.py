@@ -1,0 +1,55 @@
+"""Request parts for step time and the levers: training shape, activations, levers, links."""
+
+from pydantic import Field
+
+from models.common import Strict
+from models.enums import ActivationModel, Recompute
+
+MIB_BYTES = 2**20
+DEFAULT_UTILISATION = 0.4
+
+
+class Training(Strict):
+    """The training shape. Tokens per optimizer step = N x micro_batch_size x sequence_length x steps."""
+
+    micro_batch_size: int = Field(default=1, ge=1, le=100_000, description="Sequences per GPU per micro-batch (b).")
+    sequence_length: int = Field(default=2048, ge=1, le=10_000_000, description="Tokens per sequence (s).")
+    gradient_accumulation_steps: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batches per step (k).")
+    utilisation: float = Field(
+        default=DEFAULT_UTILISATION,
+        gt=0,
+        le=1,
+        description="Achieved fraction of peak FLOP/s (MFU). The default 0.4 is an assumption, not a "
+        "measurement: large dense runs report 0.38-0.46 (Llama 3 405B, PaLM).",
+    )
+
+
+class Activations(Strict):
+    """Activation memory: replicated on every GPU; sharding never touches it."""
+
+    model: ActivationModel | None = Field(
+        default=None,
+        description="none (model states only), fudge (the seeds' line) or transformer (Korthikanti et al. "
+        "2022). Default: transformer when a training shape is given and the architecture is known, else none.",
+    )
+    fudge: float = Field(
+        default=17.0,
+        gt=0,
+        le=10_000,
+        description="A fudge factor, labelled as one: activation bytes = b x s x h x layers x bytes x fudge. "
+        "17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.",
+    )
+    flash_attention: bool = Field(default=True, description="Flash attention keeps no s x s attention scores.")
+    bytes_per_value: int = Field(default=2, ge=1, le=8, description="Bytes of one stored activation value.")
+
+
+class Levers(Strict):
+    """The seeds' lever table: offload, overlap, recomputation, MXFP8."""
+
+    recompute: Recompute = Recompute.none
+    offload_optimizer: bool = Field(default=False, description="ZeRO-Offload: optimizer state in host memory.")
+    offload_parameters: bool = Field(default=False, description="Parameter shards in host memory (ZeRO-3 only).")
+    overlap: bool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
+    bucket_bytes: int = Field(default=25 * MIB_BYTES, ge=1, le=10**12, description="Gradient bucket size, bytes.")
+    mxfp8: bool = Field(default=False, description="Parameters and gradients stored and sent as MXFP8.")
+

@@ -1,0 +1,176 @@
+"""One evaluation of a case: every figure of a plan, from the formulas of the core.
+
+The single plan and the sweep both call ``evaluate``: the plan with Python ints, the sweep with
+numpy arrays over its numeric axes (P, N, G, micro-batch size, sequence length) and one call per
+combination of its categorical axes. No formula is written here; this module only wires them.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.enums import ActivationModel, Dtype, Recompute, StateClass
+from models.presets import LinkSpec, PrecisionSpec
+from service.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
+from service.arrangements import Sharding
+from service.compute import backward_fraction, compute_seconds, step_flops, tokens_per_step
+from service.memory import (
+    NO_OFFLOAD,
+    Offload,
+    host_state_bytes_per_gpu,
+    model_state_breakdown,
+    model_state_bytes,
+    replicated_floor_bytes,
+    shard_degree,
+)
+from service.numeric import IntLike, select
+from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
+from service.timing import communication_time
+from service.traffic import step_bytes_sent, step_collectives
+
+
+def with_mxfp8(precision: PrecisionSpec) -> PrecisionSpec:
+    """MXFP8 lever: parameters and gradients stored and sent as MXFP8 (OCP MX spec v1.0)."""
+    return precision.model_copy(update={"parameter_dtype": Dtype.mxfp8, "gradient_dtype": Dtype.mxfp8})
+
+
+@dataclass(frozen=True)
+class ActivationSetup:
+    model: ActivationModel = ActivationModel.none
+    fudge: float = 17.0
+    bytes_per_value: int = 2
+    flash_attention: bool = True
+    shape: TransformerShape | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What is fixed for a group of cells: categorical choices and scalar settings."""
+
+    precision: PrecisionSpec
+    sharding: Sharding
+    card_bytes: int
+    links: LinkSpec = field(default_factory=LinkSpec)
+    peak_flops_per_s: float = 989.4e12
+    utilisation: float = 0.4
+    micro_batches: int = 1
+    offload: Offload = NO_OFFLOAD
+    recompute: Recompute = Recompute.none
+    overlap: bool = True
+    bucket_bytes: int = 25 * 2**20
+    activations: ActivationSetup = field(default_factory=ActivationSetup)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Numeric inputs: Python ints for one plan, equal-length int64 arrays for a sweep."""
+
+    parameter_count: IntLike
+    world_size: IntLike
+    gpus_per_node: IntLike = 8
+    micro_batch_size: IntLike = 1
+    sequence_length: IntLike = 2048
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    state_bytes: dict[StateClass, IntLike]  # on the GPU, per state class (0 when offloaded)
+    model_state_bytes: IntLike
+    activations_bytes: IntLike
+    per_gpu_bytes: IntLike
+    replicated_floor_bytes: IntLike
+    fits: object
+    headroom_bytes: IntLike
+    host_bytes_per_gpu: IntLike
+    host_bytes: IntLike  # per node
+    bytes_sent_per_gpu: IntLike
+    pcie_bytes_per_gpu: IntLike
+    tokens_per_step: IntLike
+    compute_flops: IntLike
+    compute_s: object
+    communication_flat_s: object
+    communication_hierarchical_s: object
+    hierarchical: object
+    communication_s: object
+    exposed_communication_s: object
+    offload_s: object
+    step_s: object
+
+
+def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
+    if setup.model is ActivationModel.none or setup.shape is None:
+        return 0 * b
+    if setup.model is ActivationModel.fudge:
+        shape = setup.shape
+        return fudge_activation_bytes(b, s, shape.hidden_size, shape.layers, setup.bytes_per_value, setup.fudge)
+    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute)
+
+
+def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
+    """Bytes on each GPU: model states on the GPU plus activations (what fit compares to the card)."""
+    activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
+    model_state = model_state_bytes(
+        inputs.parameter_count, inputs.world_size, setup.precision, setup.sharding, inputs.gpus_per_node, setup.offload
+    )
+    return model_state + activations
+
+
+def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
+    p, n, g = inputs.parameter_count, inputs.world_size, inputs.gpus_per_node
+    precision, sharding, offload, k = setup.precision, setup.sharding, setup.offload, setup.micro_batches
+    rows = model_state_breakdown(p, n, precision, sharding, g, offload)
+    state_bytes = {row.spec.state: row.bytes if row.location.value == "gpu" else 0 * row.bytes for row in rows}
+    model_state: IntLike = 0
+    for value in state_bytes.values():
+        model_state = model_state + value
+    activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
+    per_gpu = model_state + activations
+    host_per_gpu = host_state_bytes_per_gpu(p, n, precision, sharding, g, offload)
+    degree = shard_degree(n, g, sharding)
+    pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
+
+    tokens = tokens_per_step(n, inputs.micro_batch_size, inputs.sequence_length, k)
+    flops = step_flops(p, tokens, setup.recompute)
+    compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, setup.utilisation)
+    backward_s = compute_s * backward_fraction(setup.recompute) / k  # type: ignore[operator]
+    forward_s = compute_s / k - backward_s  # type: ignore[operator]
+
+    calls = step_collectives(precision, sharding, k)
+    timing = {
+        hierarchical: communication_time(calls, p, n, g, setup.links, hierarchical, k, forward_s, backward_s,
+                                         setup.overlap, setup.bucket_bytes)
+        for hierarchical in (False, True)
+    }
+    use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
+    exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
+    offload_s = pcie / setup.links.host_bytes_per_s
+    floor = replicated_floor_bytes(p, precision, sharding, offload) + activations
+    return Evaluation(
+        state_bytes=state_bytes,
+        model_state_bytes=model_state,
+        activations_bytes=activations,
+        per_gpu_bytes=per_gpu,
+        replicated_floor_bytes=floor,
+        fits=per_gpu <= setup.card_bytes,
+        headroom_bytes=setup.card_bytes - per_gpu,
+        host_bytes_per_gpu=host_per_gpu,
+        host_bytes=host_bytes_per_node(host_per_gpu, n, g),
+        bytes_sent_per_gpu=step_bytes_sent(p, n, precision, sharding, k, g),
+        pcie_bytes_per_gpu=pcie,
+        tokens_per_step=tokens,
+        compute_flops=flops,
+        compute_s=compute_s,
+        communication_flat_s=timing[False].total_s,
+        communication_hierarchical_s=timing[True].total_s,
+        hierarchical=use_hierarchical,
+        communication_s=select(use_hierarchical, timing[True].total_s, timing[False].total_s),
+        exposed_communication_s=exposed_s,
+        offload_s=offload_s,
+        step_s=compute_s + exposed_s + offload_s,  # type: ignore[operator]
+    )
+
+
+def _less(a: object, b: object) -> object:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.asarray(a) < np.asarray(b)
+    return bool(a < b)  # type: ignore[operator]

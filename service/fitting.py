@@ -1,0 +1,87 @@
+"""The answer to /v1/fit: the four arrangements against one card."""
+
+from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
+from models.enums import ArrangementName
+from service import resolve
+from service.arrangements import CANONICAL, DDP, Sharding
+from service.evaluate import activation_bytes, gpu_bytes
+from service.fit import fit_table, first_fitting, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
+from service.memory import bytes_per_weight_split, replicated_floor_bytes
+from service.numeric import GIB_BYTES, group_digits
+
+
+def fit(request: FitRequest, max_points: int) -> FitResponse:
+    scene = resolve.scenario(
+        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+    )
+    g = request.cluster.gpus_per_node
+    grid = gpu_count_grid(request.gpu_count_grid, g, request.max_gpus, max_points)
+    base = resolve.setup_for(scene, DDP)
+    return FitResponse(
+        parameter_count=scene.model.parameter_count,
+        activations_bytes=int(
+            activation_bytes(base.activations, base.recompute, scene.training.micro_batch_size,
+                             scene.training.sequence_length)
+        ),
+        card_bytes=scene.card_bytes,
+        card_gib=scene.card_bytes / GIB_BYTES,
+        gpus_per_node=g,
+        grid=grid,
+        arrangements=[_arrangement_fit(scene, name, sharding, g, grid) for name, sharding in CANONICAL.items()],
+        warnings=list(scene.model.warnings),
+    )
+
+
+def _arrangement_fit(
+    scene: resolve.Scenario, name: ArrangementName, sharding: Sharding, g: int, grid: list[int]
+) -> ArrangementFit:
+    setup = resolve.setup_for(scene, sharding)
+
+    def per_gpu_bytes_at(world_size: int) -> int:
+        return int(gpu_bytes(resolve.inputs_for(scene, world_size, g), setup))
+
+    p = scene.model.parameter_count
+    replicated, sharded = bytes_per_weight_split(setup.precision, sharding, setup.offload)
+    activations = activation_bytes(
+        setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
+    )
+    floor = int(replicated_floor_bytes(p, setup.precision, sharding, setup.offload)) + int(activations)
+    exact = min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, upper=p)
+    table = fit_table(per_gpu_bytes_at, scene.card_bytes, grid)
+    on_grid = first_fitting(table)
+    return ArrangementFit(
+        arrangement=name,
+        replicated_bytes_per_weight=replicated,
+        sharded_bytes_per_weight=sharded,
+        replicated_floor_bytes=floor,
+        never_fits=exact is None,
+        reason=_fit_reason(sharding, replicated, floor, scene.card_bytes, exact, on_grid, grid[-1]),
+        min_gpus_exact=exact,
+        min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
+        min_gpus_on_grid=on_grid,
+        table=[FitCell(gpus=c.gpus, per_gpu_bytes=c.per_gpu_bytes, fits=c.fits) for c in table],
+    )
+
+
+def _bytes_words(value: int) -> str:
+    return f"{group_digits(value)} B ({value / GIB_BYTES:.1f} GiB)"
+
+
+def _fit_reason(
+    sharding: Sharding, replicated: float, floor: int, card: int, exact: int | None, on_grid: int | None, top: int
+) -> str:
+    if exact is None:
+        if sharding == DDP:
+            return (
+                f"never, at any GPU count: data parallel replicates everything, "
+                f"{_bytes_words(floor)} on every GPU against a card of {_bytes_words(card)}"
+            )
+        return (
+            f"never: the replicated floor of {replicated:g} B/weight plus activations, {_bytes_words(floor)}, "
+            f"is more than the card of {_bytes_words(card)} leaves room for, at any GPU count"
+        )
+    grid_words = f"from {on_grid} GPUs on the grid" if on_grid else f"not on the grid up to {top} GPUs"
+    return (
+        f"fits {grid_words}; the exact minimum is {exact} GPUs "
+        f"(replicated floor {_bytes_words(floor)} of a card of {_bytes_words(card)})"
+    )

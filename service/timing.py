@@ -1,0 +1,183 @@
+"""Communication time at alpha-beta cost, flat and hierarchical, and what overlap hides.
+
+alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005): one call costs
+hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. A flat ring over
+N > G GPUs crosses nodes and runs at the inter-node speed. The hierarchical schedule keeps the
+bulk inside the node: all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard
+across nodes (N/G), all-gather in the node; reduce-scatter and all-gather take the matching
+halves (the NCCL/Horovod two-level scheme; Sergeev and Del Balso 2018).
+
+Overlap (Li et al. 2020, PyTorch DDP, section 3.2.3): gradients are reduced bucket by bucket
+while the backward pass goes on, so the exposed time of a window is at least one bucket (the
+last one, which has no compute left to hide under) plus whatever the window's compute cannot
+cover. ZeRO-3's forward gathers are prefetched under the forward pass except the first.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.enums import CollectiveName, Link
+from models.presets import LinkSpec
+from service.collectives import ring_bytes_sent, ring_hops
+from service.dtypes import bytes_per_element
+from service.memory import shard_elements
+from service.numeric import IntLike, select
+from service.traffic import RankGroup, StepCollective, Window, collective_buffer_elements, collective_ranks
+
+RS, AG, AR = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
+
+
+def alpha_beta_seconds(hops: IntLike, bytes_sent: IntLike, latency_s: float, bytes_per_s: float) -> object:
+    """hops x latency + bytes / bandwidth."""
+    return hops * latency_s + bytes_sent / bytes_per_s
+
+
+def link_speed(link: Link, links: LinkSpec) -> tuple[float, float]:
+    """(latency_s, bytes_per_s) of a link."""
+    if link is Link.intra_node:
+        return links.intra_node_latency_s, links.intra_node_bytes_per_s
+    if link is Link.inter_node:
+        return links.inter_node_latency_s, links.inter_node_bytes_per_s
+    return 0.0, links.host_bytes_per_s
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One ring collective on one link: the unit the time model prices."""
+
+    name: CollectiveName
+    elements: IntLike
+    ranks: IntLike
+    link: Link
+
+
+def phase_seconds(phase: Phase, dtype: object, links: LinkSpec) -> object:
+    latency_s, bytes_per_s = link_speed(phase.link, links)
+    sent = ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)  # type: ignore[arg-type]
+    return alpha_beta_seconds(ring_hops(phase.name, phase.ranks), sent, latency_s, bytes_per_s)
+
+
+def phase_bytes(phase: Phase, dtype: object) -> IntLike:
+    return ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)  # type: ignore[arg-type]
+
+
+def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> object:
+    """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
+    ranks = collective_ranks(c, n, g)
+    if c.group is RankGroup.node:
+        return phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
+    if c.group is RankGroup.replicas:
+        return phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
+    intra = phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
+    inter = phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
+    return select(n <= g, intra, inter)
+
+
+def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> list[Phase]:
+    """The two-level schedule of a collective over all N GPUs (valid when G divides N)."""
+    nodes = np.maximum(n // g, 1) if isinstance(n, np.ndarray) else max(n // g, 1)
+    node_shard = shard_elements(elements, g)
+    inside = {
+        AR: [Phase(RS, elements, g, Link.intra_node), Phase(AR, node_shard, nodes, Link.inter_node),
+             Phase(AG, elements, g, Link.intra_node)],
+        RS: [Phase(RS, elements, g, Link.intra_node), Phase(RS, node_shard, nodes, Link.inter_node)],
+        AG: [Phase(AG, node_shard, nodes, Link.inter_node), Phase(AG, elements, g, Link.intra_node)],
+    }
+    return inside[c.name]
+
+
+def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> object:
+    if c.group is not RankGroup.all:
+        return flat_seconds(c, elements, n, g, links)
+    total: object = 0.0
+    for phase in hierarchical_phases(c, elements, n, g):
+        total = total + phase_seconds(phase, c.dtype, links)  # type: ignore[operator]
+    return select(n <= g, flat_seconds(c, elements, n, g, links), total)
+
+
+def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> tuple[IntLike, IntLike]:
+    """(intra-node, inter-node) bytes each GPU sends for one call on the hierarchical schedule."""
+    if c.group is RankGroup.node:
+        return phase_bytes(Phase(c.name, elements, g, Link.intra_node), c.dtype), 0
+    if c.group is RankGroup.replicas:
+        return 0, phase_bytes(Phase(c.name, elements, n // g, Link.inter_node), c.dtype)
+    intra: IntLike = 0
+    inter: IntLike = 0
+    for phase in hierarchical_phases(c, elements, n, g):
+        if phase.link is Link.intra_node:
+            intra = intra + phase_bytes(phase, c.dtype)
+        else:
+            inter = inter + phase_bytes(phase, c.dtype)
+    flat = phase_bytes(Phase(c.name, elements, n, Link.intra_node), c.dtype)
+    return select(n <= g, flat, intra), select(n <= g, 0, inter)  # type: ignore[return-value]
+
+
+def call_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, hierarchical: bool) -> object:
+    elements = collective_buffer_elements(c, p, g)
+    return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
+
+
+def bucket_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, bucket_bytes: int,
+                   hierarchical: bool) -> object:
+    """Time of one bucket of this collective: the part overlap can never hide."""
+    per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
+    elements = np.minimum(collective_buffer_elements(c, p, g), per_bucket)
+    if not isinstance(elements, np.ndarray):
+        elements = int(elements)
+    return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
+
+
+def exposed_in_window(total_s: object, bucket_s: object, window_compute_s: object) -> object:
+    """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
+    hidden_beyond_bucket = np.maximum(0.0, total_s - bucket_s - window_compute_s)  # type: ignore[operator]
+    exposed = np.minimum(total_s, bucket_s + hidden_beyond_bucket)  # type: ignore[operator]
+    return exposed if isinstance(exposed, np.ndarray) else float(exposed)
+
+
+@dataclass(frozen=True)
+class CommunicationTime:
+    total_s: object
+    exposed_s: object
+
+
+def communication_time(
+    calls: list[StepCollective],
+    p: IntLike,
+    n: IntLike,
+    g: IntLike,
+    links: LinkSpec,
+    hierarchical: bool,
+    micro_batches: int,
+    forward_s: object,
+    backward_s: object,
+    overlap: bool,
+    bucket_bytes: int,
+) -> CommunicationTime:
+    """Total and exposed communication per step; forward_s and backward_s are per micro-batch."""
+    times = [call_seconds(c, p, n, g, links, hierarchical) for c in calls]
+    total: object = 0.0
+    for c, t in zip(calls, times, strict=True):
+        total = total + c.count_per_step * t  # type: ignore[operator]
+    if not overlap:
+        return CommunicationTime(total, total)
+    exposed: object = 0.0
+    for c, t in zip(calls, times, strict=True):
+        if c.window is Window.none:
+            exposed = exposed + c.count_per_step * t  # type: ignore[operator]
+    for window, compute_s in ((Window.forward, forward_s), (Window.backward, backward_s)):
+        in_window = [(c, t) for c, t in zip(calls, times, strict=True) if c.window is window]
+        if not in_window:
+            continue
+        bucket_s = bucket_seconds(in_window[0][0], p, n, g, links, bucket_bytes, hierarchical)
+        last: object = 0.0
+        every: object = 0.0
+        for c, t in in_window:
+            last = last + t  # type: ignore[operator]
+            if c.count_per_step == micro_batches and micro_batches > 1:
+                every = every + t  # type: ignore[operator]
+        exposed = exposed + exposed_in_window(last, bucket_s, compute_s)  # type: ignore[operator]
+        if micro_batches > 1:
+            earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
+            exposed = exposed + (micro_batches - 1) * earlier  # type: ignore[operator]
+    return CommunicationTime(total, exposed)
