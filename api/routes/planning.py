@@ -8,7 +8,8 @@ from api.settings import Settings
 from models.fit import FitRequest, FitResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
-from service import fitting, planner
+from models.recommend import RecommendRequest, RecommendResponse
+from service import fitting, planner, recommend
 
 router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(require_json_body)])
 
@@ -37,6 +38,21 @@ async def plan(request: PlanRequest) -> PlanResponse:
 )
 async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -> FitResponse:
     return fitting.fit(request, max_points=settings.max_fit_grid_points)
+
+
+@router.post(
+    "/recommend",
+    operation_id="recommend",
+    summary="The levers to reach for, cheapest first, and the first that fits",
+    description="Every arrangement and lever (ZeRO stages, hybrid sharding, offload, recomputation, MXFP8) "
+    "evaluated at the smallest GPU count where it fits, priced against data parallel in traffic, compute, "
+    "PCIe and hardware, and ordered by what it needs and the step time it adds. Says which questions only a "
+    "measurement can settle for this case.",
+    response_model=RecommendResponse,
+    responses=PROBLEM_RESPONSES,
+)
+async def recommend_levers(request: RecommendRequest) -> RecommendResponse:
+    return recommend.recommend(request)
 
 
 @router.get(

@@ -1,0 +1,163 @@
+"""Simulation routes: start, read and cancel gloo mini-simulation jobs (service/sim).
+
+Thin transport: limits come from settings, the job manager (service.sim.jobs) runs each job out
+of this process with a hard wall-clock limit and keeps results in SQLite. No torch is imported
+here; without it POST answers 503 naming the `sim` extra.
+"""
+
+import threading
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from api.deps import get_settings, require_json_body
+from api.problems import PROBLEM_RESPONSES, problem_response
+from api.settings import Settings
+from models.enums import ArrangementName
+from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
+from models.simulation import (
+    DroppedRankFault,
+    PartialCheckpointFault,
+    SimulationJob,
+    SimulationRequest,
+    SlowRankFault,
+)
+from service.resolve import sharding as resolve_sharding
+from service.sim.config import DroppedRank, PartialCheckpoint, RunSpec, SimConfig, SlowRank
+from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
+from service.sim.jobs import JobManager
+
+router = APIRouter(prefix="/v1", tags=["simulations"], dependencies=[Depends(require_json_body)])
+
+
+def _problem_content(description: str) -> dict[str, Any]:
+    return {"description": description, "model": Problem, "content": {PROBLEM_MEDIA_TYPE: {}}}
+
+
+NOT_FOUND = {404: _problem_content("No simulation with this id.")}
+TOO_MANY = {429: _problem_content("Too many simulations running; retry after `Retry-After` seconds.")}
+UNAVAILABLE = {
+    503: _problem_content("The simulation needs torch: install the `sim` extra, pip install 'zeroplan[sim]'.")
+}
+_manager_lock = threading.Lock()
+
+
+def get_manager(request: Request) -> JobManager:
+    """One job manager per app, created on first use from the app's settings."""
+    state = request.app.state
+    with _manager_lock:
+        if getattr(state, "sim_jobs", None) is None:
+            settings: Settings = state.settings
+            state.sim_jobs = JobManager(settings.sim_db_path, settings.sim_max_concurrent_jobs, settings.sim_timeout_s)
+    manager: JobManager = state.sim_jobs
+    return manager
+
+
+def _limit_errors(body: SimulationRequest, settings: Settings) -> list[FieldError]:
+    limits = (
+        ("world_size", body.world_size, settings.sim_max_world_size),
+        ("parameter_count", body.parameter_count, settings.sim_max_weights),
+        ("steps", body.steps, settings.sim_max_steps),
+    )
+    errors = [
+        FieldError(
+            detail=f"{name}: {value} is over the limit of {limit} (a setting of this service)", pointer=f"/{name}"
+        )
+        for name, value, limit in limits
+        if value > limit
+    ]
+    for i, arrangement in enumerate(body.arrangements):
+        if getattr(resolve_sharding(arrangement), "hybrid", False):
+            errors.append(
+                FieldError(
+                    detail=f"arrangements.{i}: hybrid sharding needs nodes; the simulation runs one",
+                    pointer=f"/arrangements/{i}",
+                )
+            )
+    return errors
+
+
+def sim_config(body: SimulationRequest, settings: Settings) -> SimConfig:
+    runs = [RunSpec.of(resolve_sharding(a)) for a in body.arrangements]
+    if body.keep_gather:
+        runs.append(RunSpec.of(resolve_sharding(ArrangementName.zero3), keep_gather=True))
+    faults: dict[str, Any] = {}
+    for fault in body.faults:
+        if isinstance(fault, SlowRankFault):
+            faults["slow_rank"] = SlowRank(fault.rank, fault.delay_s)
+        elif isinstance(fault, DroppedRankFault):
+            faults["dropped_rank"] = DroppedRank(fault.rank, fault.step, fault.mode)
+        elif isinstance(fault, PartialCheckpointFault):
+            faults["partial_checkpoint"] = PartialCheckpoint(fault.step, fault.writer_rank)
+    return SimConfig(
+        world_size=body.world_size,
+        runs=tuple(runs),
+        steps=body.steps,
+        parameter_count=body.parameter_count,
+        precision=body.precision.value,
+        collective_timeout_s=settings.sim_collective_timeout_s,
+        **faults,
+    )
+
+
+def _job(job: dict[str, Any]) -> SimulationJob:
+    return SimulationJob.model_validate(job)
+
+
+@router.post(
+    "/simulations",
+    operation_id="createSimulation",
+    summary="Start a gloo simulation that measures the bytes the formulas predict",
+    description="Runs DP and ZeRO-1/2/3 for real with torch.distributed (gloo, CPU) out of process and "
+    "compares, per rank, measured payload and wire bytes and resident bytes with the core's formulas. "
+    "Answers 202 with the job and a Location to poll.",
+    status_code=202,
+    response_model=SimulationJob,
+    responses=PROBLEM_RESPONSES | TOO_MANY | UNAVAILABLE,
+)
+def create_simulation(
+    body: SimulationRequest, request: Request, response: Response, settings: Settings = Depends(get_settings)
+) -> Any:
+    errors = _limit_errors(body, settings)
+    if errors:
+        return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
+    try:
+        job = get_manager(request).submit(body.model_dump(mode="json"), sim_config(body, settings))
+    except SimulationUnavailable as exc:
+        return problem_response(request, 503, ProblemCode.simulation_unavailable, exc.detail)
+    except TooManySimulations as exc:
+        too_many = problem_response(request, 429, ProblemCode.too_many_requests, exc.detail)
+        too_many.headers["Retry-After"] = str(exc.retry_after_s)
+        return too_many
+    response.headers["Location"] = str(request.url_for("getSimulation", job_id=job["id"]).path)
+    return _job(job)
+
+
+@router.get(
+    "/simulations/{job_id}",
+    name="getSimulation",
+    operation_id="getSimulation",
+    summary="Status of a simulation and, when done, its report",
+    response_model=SimulationJob,
+    responses={**NOT_FOUND, 500: PROBLEM_RESPONSES[500]},
+)
+def get_simulation(job_id: str, request: Request) -> Any:
+    try:
+        return _job(get_manager(request).get(job_id))
+    except SimulationNotFound as exc:
+        return problem_response(request, 404, ProblemCode.not_found, exc.detail)
+
+
+@router.delete(
+    "/simulations/{job_id}",
+    operation_id="cancelSimulation",
+    summary="Cancel a simulation and kill its processes",
+    description="Kills the job's process group (launcher and every rank). A finished job is returned unchanged.",
+    response_model=SimulationJob,
+    responses={**NOT_FOUND, 500: PROBLEM_RESPONSES[500]},
+)
+def cancel_simulation(job_id: str, request: Request) -> Any:
+    try:
+        return _job(get_manager(request).cancel(job_id))
+    except SimulationNotFound as exc:
+        return problem_response(request, 404, ProblemCode.not_found, exc.detail)

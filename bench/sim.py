@@ -1,0 +1,43 @@
+"""Wall time of the full verification (issue 5, acceptance 4): DP, ZeRO-1, ZeRO-2 and ZeRO-3 on
+4 gloo ranks, 1M weights, 10 steps, every measurement and check on. Target: under 20 s.
+
+    .venv/bin/python bench/sim.py
+"""
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from service.arrangements import DDP, ZERO1, ZERO2, ZERO3  # noqa: E402
+from service.sim.config import RunSpec, SimConfig  # noqa: E402
+from service.sim.run import simulate  # noqa: E402
+
+TARGET_S = 20.0
+
+
+def main() -> int:
+    cfg = SimConfig(
+        world_size=4, runs=tuple(RunSpec.of(s) for s in (DDP, ZERO1, ZERO2, ZERO3)), steps=10, parameter_count=1_000_000
+    )
+    started = time.perf_counter()
+    report = simulate(cfg, deadline_s=120)
+    wall_s = time.perf_counter() - started
+    checks = all(
+        a["payload_matches"]
+        and a["memory_matches"]
+        and a["wire_within_allowance"]
+        and a["learning"]["identical"]
+        and a["gradient_check"]["passed"]
+        for a in report["arrangements"]
+    )
+    print(
+        f"full verification: 4 arrangements x 4 ranks, {report['parameter_count']:,} weights, 10 steps: "
+        f"{wall_s:.2f} s wall (target {TARGET_S:g} s); all checks {'pass' if checks else 'FAIL'}"
+    )
+    return 0 if report["succeeded"] and checks and wall_s < TARGET_S else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""POST /v1/recommend: the ordered steps a team should take, cheapest first."""
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from models.common import MAX_WORLD_SIZE, Card, ModelSpec, Precision, Strict
+from models.enums import ArrangementName, Recompute
+from models.plan import ACTIVATIONS_FIELD, PRECISION_FIELD, TRAINING_FIELD
+from models.training import Activations, Training
+
+RECOMMEND_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"parameter_count": 30_000_000_000},
+    "cluster": {"gpus_per_node": 8, "gpu": "seed-80gb", "links": "seed"},
+    "max_gpus": 64,
+}
+
+
+class RecommendRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RECOMMEND_EXAMPLE]})
+
+    model: ModelSpec
+    precision: Precision = PRECISION_FIELD
+    training: Training | None = TRAINING_FIELD
+    activations: Activations = ACTIVATIONS_FIELD
+    cluster: Card
+    max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="The most GPUs the team can have.")
+    overlap: bool = Field(default=True, description="Overlap communication with compute in every step.")
+    bucket_bytes: int = Field(default=25 * 2**20, ge=1, le=10**12)
+
+
+class StepLevers(BaseModel):
+    recompute: Recompute
+    offload_optimizer: bool
+    mxfp8: bool
+
+
+class StepCost(BaseModel):
+    extra_traffic_fraction: float = Field(description="Wire volume over data parallel's 2P, minus 1 (0.5: 50% more).")
+    extra_compute_fraction: float = Field(description="FLOPs over 6PT, minus 1 (1/3 for full recomputation).")
+    pcie_bytes_per_gpu: int = Field(description="Host-link bytes per GPU per step (offload).")
+    hardware: str | None = Field(description="Hardware the step needs that the card is not; null if none.")
+    added_step_s: float = Field(description="Step time over data parallel's at the same GPU count.")
+
+
+class RecommendStep(BaseModel):
+    rank: int
+    lever: str
+    arrangement: ArrangementName
+    levers: StepLevers
+    per_gpu_bytes: int = Field(description="Per-GPU bytes at world_size.")
+    fits: bool
+    min_gpus: int | None = Field(description="Smallest valid GPU count up to max_gpus that fits; null if none.")
+    world_size: int = Field(description="GPU count the figures are for: min_gpus, or max_gpus when it never fits.")
+    step_s: float
+    cost: StepCost
+    why: str
+
+
+class OpenQuestion(BaseModel):
+    question: str
+    what_settles_it: str
+    relevant: bool = Field(description="Whether this case's answer hinges on it.")
+    why: str
+
+
+class RecommendResponse(BaseModel):
+    parameter_count: int
+    card_bytes: int
+    steps: list[RecommendStep]
+    recommendation: RecommendStep | None = Field(description="The first step that fits; null if none does.")
+    summary: str
+    questions: list[OpenQuestion]
+    warnings: list[str]

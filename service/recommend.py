@@ -1,0 +1,216 @@
+"""The recommended order of levers for one case, cheapest first (seeds/003, 'The order').
+
+Every candidate is evaluated with the formulas of the core at the smallest GPU count where it
+fits (or at the most GPUs allowed when it never does) and priced against data parallel at the
+same count: extra wire volume, extra FLOPs, PCIe bytes, and the step time they add. Steps are
+ordered by what they need (hardware the card lacks goes last) and then by the time they add;
+the recommendation is the first step that fits. The candidate set is fixed; its order is not.
+"""
+
+from dataclasses import dataclass
+
+from models.enums import ArrangementName, Recompute
+from models.recommend import OpenQuestion, RecommendRequest, RecommendResponse, RecommendStep, StepCost, StepLevers
+from models.training import Levers
+from service import resolve
+from service.arrangements import DDP, HYBRID, sharding_for
+from service.compute import flops_per_weight_token
+from service.evaluate import Evaluation, evaluate, gpu_bytes
+from service.fit import min_gpus_exact, min_valid_job
+from service.numeric import GIB_BYTES
+from service.traffic import volume_in_p
+
+A, R = ArrangementName, Recompute
+
+
+@dataclass(frozen=True)
+class Candidate:
+    lever: str
+    arrangement: ArrangementName
+    recompute: Recompute = R.none
+    offload_optimizer: bool = False
+    mxfp8: bool = False
+
+
+CANDIDATES = (
+    Candidate("data parallel", A.ddp),
+    Candidate("ZeRO-1: shard optimizer state", A.zero1),
+    Candidate("ZeRO-2: shard gradients too", A.zero2),
+    Candidate("ZeRO-3: shard parameters too", A.zero3),
+    Candidate("hybrid sharding: ZeRO-3 inside a node, replicas across nodes", A.hybrid),
+    Candidate("ZeRO-2 with optimizer state offloaded to host memory", A.zero2, offload_optimizer=True),
+    Candidate("ZeRO-3 with optimizer state offloaded to host memory", A.zero3, offload_optimizer=True),
+    Candidate("ZeRO-2 with selective recomputation", A.zero2, recompute=R.selective),
+    Candidate("ZeRO-3 with selective recomputation", A.zero3, recompute=R.selective),
+    Candidate("ZeRO-3 with full recomputation", A.zero3, recompute=R.full),
+    Candidate("ZeRO-2 with MXFP8 parameters and gradients", A.zero2, mxfp8=True),
+    Candidate("ZeRO-3 with MXFP8 parameters and gradients", A.zero3, mxfp8=True),
+)
+
+
+def recommend(request: RecommendRequest) -> RecommendResponse:
+    base_levers = Levers(overlap=request.overlap, bucket_bytes=request.bucket_bytes)
+    scene = resolve.scenario(
+        request.model, request.precision, request.training, request.activations, base_levers, request.cluster
+    )
+    g, max_gpus = request.cluster.gpus_per_node, request.max_gpus
+    candidates = [c for c in CANDIDATES if c.recompute is R.none or _counts_activations(scene)]
+    evaluated = [_evaluate_candidate(scene, c, base_levers, g, max_gpus) for c in candidates]
+    evaluated = [e for e in evaluated if e is not None]
+    evaluated.sort(key=lambda e: (e.cost.hardware is not None, round(e.cost.added_step_s, 9), e.rank_gpus))
+    steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
+    recommendation = next((s for s in steps if s.fits), None)
+    return RecommendResponse(
+        parameter_count=scene.model.parameter_count,
+        card_bytes=scene.card_bytes,
+        steps=steps,
+        recommendation=recommendation,
+        summary=_summary(recommendation, max_gpus),
+        questions=_questions(steps, recommendation, g),
+        warnings=list(scene.model.warnings),
+    )
+
+
+def _counts_activations(scene: resolve.Scenario) -> bool:
+    """Recomputation only buys activation memory: skip it when no activations are counted."""
+    return scene.activations.model.value != "none"
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    candidate: Candidate
+    min_gpus: int | None
+    world_size: int
+    result: Evaluation
+    cost: StepCost
+
+    @property
+    def rank_gpus(self) -> int:
+        return self.min_gpus if self.min_gpus is not None else 10**9
+
+    def to_step(self, rank: int) -> RecommendStep:
+        c = self.candidate
+        return RecommendStep(
+            rank=rank,
+            lever=c.lever,
+            arrangement=c.arrangement,
+            levers=StepLevers(recompute=c.recompute, offload_optimizer=c.offload_optimizer, mxfp8=c.mxfp8),
+            per_gpu_bytes=int(self.result.per_gpu_bytes),
+            fits=self.min_gpus is not None,
+            min_gpus=self.min_gpus,
+            world_size=self.world_size,
+            step_s=float(self.result.step_s),  # type: ignore[arg-type]
+            cost=self.cost,
+            why=_why(self),
+        )
+
+
+def _largest_valid_job(max_gpus: int, g: int) -> int:
+    return max_gpus if max_gpus <= g else max_gpus - max_gpus % g
+
+
+def _evaluate_candidate(
+    scene: resolve.Scenario, c: Candidate, base: Levers, g: int, max_gpus: int
+) -> Evaluated | None:
+    sharding = sharding_for(c.arrangement)
+    if sharding.hybrid and max_gpus < g:
+        return None  # hybrid needs whole nodes
+    levers = base.model_copy(update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer,
+                                     "mxfp8": c.mxfp8})
+    setup = resolve.setup_for(scene, sharding, levers)
+
+    def per_gpu_bytes_at(world_size: int) -> int:
+        return int(gpu_bytes(resolve.inputs_for(scene, world_size, g), setup))
+
+    if sharding.hybrid:
+        exact = g if per_gpu_bytes_at(g) <= scene.card_bytes else None
+    else:
+        exact = min_valid_job(min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, scene.model.parameter_count), g)
+    min_gpus = exact if exact is not None and exact <= max_gpus else None
+    world_size = min_gpus if min_gpus is not None else _largest_valid_job(max_gpus, g)
+    if sharding.hybrid:
+        world_size = max(g, world_size - world_size % g)
+    inputs = resolve.inputs_for(scene, world_size, g)
+    result = evaluate(inputs, setup)
+    baseline = evaluate(inputs, resolve.setup_for(scene, DDP, base))
+    cost = StepCost(
+        extra_traffic_fraction=volume_in_p(setup.precision, sharding) / volume_in_p(setup.precision, DDP) - 1,
+        extra_compute_fraction=flops_per_weight_token(c.recompute) / flops_per_weight_token(R.none) - 1,
+        pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
+        hardware="Blackwell-class GPUs (native MXFP8)" if c.mxfp8 and not scene.blackwell_class else None,
+        added_step_s=float(result.step_s) - float(baseline.step_s),  # type: ignore[arg-type]
+    )
+    return Evaluated(c, min_gpus, world_size, result, cost)
+
+
+def _why(e: Evaluated) -> str:
+    c, cost = e.candidate, e.cost
+    parts = []
+    if cost.extra_traffic_fraction == 0:
+        parts.append("no extra traffic over data parallel's 2P")
+    else:
+        parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's 2P")
+    if c.mxfp8:
+        parts.append("MXFP8 halves the bytes on the wire (1.03125 B instead of 2 per value)")
+    if cost.extra_compute_fraction:
+        parts.append(f"{cost.extra_compute_fraction:+.0%} compute (8PT instead of 6PT)")
+    if cost.pcie_bytes_per_gpu:
+        parts.append(f"{cost.pcie_bytes_per_gpu / 1e9:,.1f} GB over PCIe per GPU per step")
+    if cost.hardware:
+        parts.append(f"needs {cost.hardware}")
+    parts.append(f"step time {cost.added_step_s * 1e3:+,.1f} ms against data parallel on {e.world_size} GPUs")
+    where = (
+        f"fits from {e.min_gpus} GPUs ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU)"
+        if e.min_gpus is not None
+        else f"does not fit within the GPUs allowed ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU "
+        f"at {e.world_size}; floor {int(e.result.replicated_floor_bytes) / GIB_BYTES:.1f} GiB)"
+    )
+    return f"{c.lever}: {where}; " + "; ".join(parts)
+
+
+def _summary(recommendation: RecommendStep | None, max_gpus: int) -> str:
+    if recommendation is None:
+        return f"nothing fits within {max_gpus} GPUs: reduce activations (micro-batch, recomputation) or the model"
+    return f"{recommendation.lever}, from {recommendation.min_gpus} GPUs: the cheapest step that fits"
+
+
+def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None, g: int) -> list[OpenQuestion]:
+    fitting = {s.arrangement: s for s in steps if s.fits and s.levers == StepLevers(recompute=R.none,
+                                                                                   offload_optimizer=False,
+                                                                                   mxfp8=False)}
+    zero2, zero3 = fitting.get(A.zero2), fitting.get(A.zero3)
+    both = zero2 is not None and zero3 is not None and zero2.min_gpus != zero3.min_gpus
+    crosses_nodes = recommendation is not None and (recommendation.min_gpus or 0) > g
+    order = steps.index(recommendation) if recommendation else len(steps)
+    eight_bit = any(s.levers.mxfp8 for s in steps[: order + 1])
+    offload = any(s.levers.offload_optimizer for s in steps[: order + 1])
+    return [
+        OpenQuestion(
+            question="ZeRO-2 on more GPUs, or ZeRO-3 on fewer?",
+            what_settles_it="A measured step time for both on the real architecture, with activation memory included.",
+            relevant=both,
+            why=(f"ZeRO-2 fits from {zero2.min_gpus} GPUs and ZeRO-3 from {zero3.min_gpus}" if both and zero2 and zero3
+                 else "only one of them fits here"),
+        ),
+        OpenQuestion(
+            question="How many GPUs per node, and how many nodes?",
+            what_settles_it="Measured intra- and inter-node bandwidth: the answer follows from how much traffic can "
+            "be kept inside a node (compare the hierarchical schedule and hybrid sharding).",
+            relevant=crosses_nodes,
+            why="the recommendation spans nodes" if crosses_nodes else "the recommendation fits inside one node",
+        ),
+        OpenQuestion(
+            question="Is 8-bit arithmetic committed from the start?",
+            what_settles_it="A short run in bf16 and in MXFP8 on the same architecture, comparing loss and step time.",
+            relevant=eight_bit,
+            why="an MXFP8 step comes at or before the recommendation" if eight_bit
+            else "no MXFP8 step is needed to fit",
+        ),
+        OpenQuestion(
+            question="Does any state go to host memory?",
+            what_settles_it="Whether the run is memory-bound or communication-bound once the stage is chosen.",
+            relevant=offload,
+            why="an offload step comes at or before the recommendation" if offload
+            else "the recommendation keeps all state on the GPU",
+        ),
+    ]
