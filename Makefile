@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: serve test lint openapi clean
+.PHONY: serve test lint openapi bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.installed $@
 
 serve: $(VENV)/.installed
-	$(BIN)/uvicorn --factory api.app:create_app --host $(HOST) --port $(PORT)
+	$(BIN)/zeroplan serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
@@ -30,6 +30,11 @@ lint: $(VENV)/.installed-dev
 
 openapi: $(VENV)/.installed
 	$(BIN)/python -m api.openapi
+
+# The load benchmark (loopback, bounded): SECONDS per run, default 30.
+SECONDS ?= 30
+bench: $(VENV)/.installed-dev
+	$(BIN)/python -m bench.load --seconds $(SECONDS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

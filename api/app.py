@@ -4,35 +4,67 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from api.problems import install_problem_handlers, problem_media_in_spec
-from api.routes import health, planning
+from api.logs import configure_logging
+from api.middleware import BearerAuthMiddleware, BodyLimitMiddleware, RequestContextMiddleware, RouteTemplates
+from api.problems import declare_shell_problems, install_problem_handlers, problem_media_in_spec
+from api.routes import health, planning, simulations, sweep
 from api.settings import Settings
 
 DESCRIPTION = """\
 How many bytes each GPU holds under data parallel, ZeRO-1, ZeRO-2 and ZeRO-3 (FSDP), which of
 them fit a card and from how many GPUs, and what each costs on the wire. Every number comes with
 its arithmetic. Errors are RFC 9457 problem details (`application/problem+json`).
+
+When the service runs with `ZEROPLAN_API_TOKEN` set, every `/v1` route needs
+`Authorization: Bearer <token>`; `/healthz`, `/readyz`, `/metrics` and the docs stay open.
+Every response carries an `X-Request-ID` header (echoed when the request sends a plain one).
 """
 
 VERSION = "0.1.0"
+BEARER_SCHEME = "bearerAuth"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    configure_logging(settings.log_level)
     app = FastAPI(title="zeroplan", version=VERSION, description=DESCRIPTION)
-    app.state.settings = settings or Settings()
+    app.state.settings = settings
     install_problem_handlers(app)
     app.include_router(health.router)
     app.include_router(planning.router)
-    _document_problems(app)
+    app.include_router(sweep.router)
+    app.include_router(simulations.router)
+    _install_middleware(app, settings)
+    _document_contract(app)
     return app
 
 
-def _document_problems(app: FastAPI) -> None:
+def _install_middleware(app: FastAPI, settings: Settings) -> None:
+    """add_middleware puts each new layer outside the previous: this reads innermost first."""
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    token = settings.api_token.get_secret_value() if settings.api_token else None
+    app.add_middleware(BearerAuthMiddleware, token=token)
+    templates = RouteTemplates(lambda: list(app.openapi()["paths"]))
+    app.add_middleware(RequestContextMiddleware, templates=templates, log_requests=settings.access_log)
+
+
+def _document_contract(app: FastAPI) -> None:
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = problem_media_in_spec(build())
+            app.openapi_schema = _declare_bearer(declare_shell_problems(problem_media_in_spec(build())))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _declare_bearer(spec: dict[str, Any]) -> dict[str, Any]:
+    """The token is optional (only when configured): /v1 operations accept a bearer token or none."""
+    schemes = spec.setdefault("components", {}).setdefault("securitySchemes", {})
+    schemes[BEARER_SCHEME] = {"type": "http", "scheme": "bearer", "description": "ZEROPLAN_API_TOKEN, when set."}
+    for path, methods in spec.get("paths", {}).items():
+        if path.startswith("/v1"):
+            for operation in methods.values():
+                operation["security"] = [{BEARER_SCHEME: []}, {}]
+    return spec

@@ -20,6 +20,9 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.InvalidClusterShape: (422, ProblemCode.invalid_cluster_shape),
     domain.EmptyGrid: (422, ProblemCode.empty_grid),
     domain.GridTooLarge: (422, ProblemCode.grid_too_large),
+    domain.MissingArchitecture: (422, ProblemCode.missing_architecture),
+    domain.SweepTooLarge: (422, ProblemCode.sweep_too_large),
+    domain.SweepOverflow: (422, ProblemCode.sweep_overflow),
 }
 
 HTTP_CODES: dict[int, ProblemCode] = {
@@ -43,6 +46,16 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     500: _problem_content("Internal error; the body carries a request id, never a stack trace."),
 }
 
+# For routes that refuse work when a limit is reached (simulation jobs): `responses=PROBLEM_RESPONSES | TOO_MANY`.
+TOO_MANY: dict[int | str, dict[str, Any]] = {
+    429: _problem_content("Too many jobs in flight; retry after the `Retry-After` header's seconds."),
+}
+
+# Problems the middleware returns before a route runs (api.middleware); the spec gains them in
+# declare_shell_problems, so every route, present or future, documents them.
+UNAUTHORIZED_DESCRIPTION = "A token is configured and the request has no valid `Authorization: Bearer` header."
+TOO_LARGE_DESCRIPTION = "The body is larger than ZEROPLAN_MAX_BODY_BYTES."
+
 
 def problem_response(
     request: Request, status: int, code: ProblemCode, detail: str, errors: list[FieldError] | None = None
@@ -58,6 +71,17 @@ def problem_response(
         errors=errors,
     )
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_MEDIA_TYPE)
+
+
+def too_many_requests(detail: str, retry_after_s: int) -> StarletteHTTPException:
+    """Raise it from a route: a 429 problem with a Retry-After header."""
+    return StarletteHTTPException(429, detail, headers={"Retry-After": str(retry_after_s)})
+
+
+def internal_error_response(request: Request) -> JSONResponse:
+    return problem_response(
+        request, 500, ProblemCode.internal_error, "internal error; quote the request id when reporting it"
+    )
 
 
 def json_pointer(loc: tuple[Any, ...]) -> str:
@@ -111,10 +135,8 @@ async def _on_http(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-    log.exception("unhandled error", extra={"request_id": getattr(request.state, "request_id", None)})
-    return problem_response(
-        request, 500, ProblemCode.internal_error, "internal error; quote the request id when reporting it"
-    )
+    log.exception("unhandled error", extra={"fields": {"request_id": getattr(request.state, "request_id", None)}})
+    return internal_error_response(request)
 
 
 def problem_media_in_spec(spec: dict[str, Any]) -> dict[str, Any]:
@@ -125,6 +147,25 @@ def problem_media_in_spec(spec: dict[str, Any]) -> dict[str, Any]:
                 content = response.get("content", {})
                 if status[0] in "45" and PROBLEM_MEDIA_TYPE in content and "application/json" in content:
                     content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
+    return spec
+
+
+def _problem_ref(description: str) -> dict[str, Any]:
+    schema = {"$ref": "#/components/schemas/Problem"}
+    return {"description": description, "content": {PROBLEM_MEDIA_TYPE: {"schema": schema}}}
+
+
+def declare_shell_problems(spec: dict[str, Any], prefix: str = "/v1") -> dict[str, Any]:
+    """Every /v1 operation may answer 401 (auth on); every one with a body may answer 413."""
+    for path, methods in spec.get("paths", {}).items():
+        if not path.startswith(prefix):
+            continue
+        for operation in methods.values():
+            responses = operation.setdefault("responses", {})
+            responses.setdefault("401", _problem_ref(UNAUTHORIZED_DESCRIPTION))
+            if "requestBody" in operation:
+                responses.setdefault("413", _problem_ref(TOO_LARGE_DESCRIPTION))
+            operation["responses"] = dict(sorted(responses.items()))
     return spec
 
 

@@ -1,17 +1,35 @@
 """Service settings, read once from ZEROPLAN_* environment variables and injected."""
 
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from models.fit import MAX_GRID_POINTS
+
+LogLevel = Literal["critical", "error", "warning", "info", "debug"]
+
+MIB_BYTES = 2**20
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ZEROPLAN_", frozen=True)
 
+    # Serving: where uvicorn listens and how many worker processes it runs.
     host: str = "127.0.0.1"
-    port: int = 8000
-    log_level: str = "info"
+    port: int = Field(default=8000, ge=0, le=65535)
+    workers: int = Field(default=1, ge=1, le=64)
+    log_level: LogLevel = "info"
+    access_log: bool = Field(default=True, description="One JSON line per request on stderr.")
+
+    # Limits and auth of the HTTP shell.
+    max_body_bytes: int = Field(default=MIB_BYTES, ge=1, description="Larger request bodies get a 413.")
+    api_token: SecretStr | None = Field(
+        default=None, description="When set, every /v1 route needs `Authorization: Bearer <token>`."
+    )
+
     max_fit_grid_points: int = MAX_GRID_POINTS
+    max_sweep_cells: int = Field(default=1_000_000, ge=1, description="Largest cartesian product /v1/sweep computes.")
 
     # The gloo simulation (service/sim): limits passed into the core as arguments.
     sim_max_world_size: int = 8
@@ -21,3 +39,13 @@ class Settings(BaseSettings):
     sim_timeout_s: float = 120.0
     sim_collective_timeout_s: float = 10.0
     sim_db_path: str = "zeroplan-simulations.sqlite3"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("api_token", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if value == "" else value

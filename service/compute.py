@@ -23,8 +23,9 @@ def tokens_per_step(world_size: IntLike, micro_batch_size: IntLike, sequence_len
     return world_size * micro_batch_size * sequence_length * accumulation_steps
 
 
-def step_flops(parameter_count: IntLike, tokens: IntLike, recompute: Recompute) -> IntLike:
-    return flops_per_weight_token(recompute) * parameter_count * tokens
+def step_flops(parameter_count: IntLike, tokens: IntLike, recompute: Recompute) -> object:
+    """FLOPs of one optimizer step, in floating point (it passes 2**63 in realistic sweeps)."""
+    return float(flops_per_weight_token(recompute)) * parameter_count * tokens
 
 
 def compute_seconds(flops: IntLike, world_size: IntLike, peak_flops_per_s: float, utilisation: float) -> object:

@@ -30,3 +30,11 @@ class GridTooLarge(DomainError):
 
 class MissingArchitecture(DomainError):
     code = "missing_architecture"
+
+
+class SweepTooLarge(DomainError):
+    code = "sweep_too_large"
+
+
+class SweepOverflow(DomainError):
+    code = "sweep_overflow"

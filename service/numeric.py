@@ -33,3 +33,10 @@ def minimum(a: IntLike, b: IntLike) -> IntLike:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.minimum(a, b)
     return min(a, b)
+
+
+def maximum(a: IntLike, b: IntLike) -> IntLike:
+    """Element-wise maximum that keeps Python ints as ints."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.maximum(a, b)
+    return max(a, b)

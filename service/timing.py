@@ -22,7 +22,7 @@ from models.presets import LinkSpec
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
 from service.memory import shard_elements
-from service.numeric import IntLike, select
+from service.numeric import IntLike, maximum, select
 from service.traffic import RankGroup, StepCollective, Window, collective_buffer_elements, collective_ranks
 
 RS, AG, AR = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
@@ -76,7 +76,7 @@ def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, l
 
 def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> list[Phase]:
     """The two-level schedule of a collective over all N GPUs (valid when G divides N)."""
-    nodes = np.maximum(n // g, 1) if isinstance(n, np.ndarray) else max(n // g, 1)
+    nodes = maximum(n // g, 1)
     node_shard = shard_elements(elements, g)
     inside = {
         AR: [Phase(RS, elements, g, Link.intra_node), Phase(AR, node_shard, nodes, Link.inter_node),
@@ -101,7 +101,7 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
     if c.group is RankGroup.node:
         return phase_bytes(Phase(c.name, elements, g, Link.intra_node), c.dtype), 0
     if c.group is RankGroup.replicas:
-        return 0, phase_bytes(Phase(c.name, elements, n // g, Link.inter_node), c.dtype)
+        return 0, phase_bytes(Phase(c.name, elements, maximum(n // g, 1), Link.inter_node), c.dtype)
     intra: IntLike = 0
     inter: IntLike = 0
     for phase in hierarchical_phases(c, elements, n, g):

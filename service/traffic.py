@@ -23,7 +23,7 @@ from service.arrangements import Sharding
 from service.collectives import RING_PHASES, ring_bytes_sent, ring_hops
 from service.dtypes import tensor_bytes
 from service.memory import shard_elements
-from service.numeric import IntLike
+from service.numeric import IntLike, maximum
 
 
 class RankGroup(StrEnum):
@@ -85,7 +85,7 @@ def collective_ranks(collective: StepCollective, world_size: IntLike, gpus_per_n
     if collective.group is RankGroup.node:
         return gpus_per_node
     if collective.group is RankGroup.replicas:
-        return world_size // gpus_per_node
+        return maximum(world_size // gpus_per_node, 1)  # one node: a ring of one, no traffic
     return world_size
 
 

@@ -139,7 +139,7 @@ def create_simulation(
     operation_id="getSimulation",
     summary="Status of a simulation and, when done, its report",
     response_model=SimulationJob,
-    responses={**NOT_FOUND, 500: PROBLEM_RESPONSES[500]},
+    responses={**NOT_FOUND, 422: PROBLEM_RESPONSES[422], 500: PROBLEM_RESPONSES[500]},
 )
 def get_simulation(job_id: str, request: Request) -> Any:
     try:
@@ -154,7 +154,7 @@ def get_simulation(job_id: str, request: Request) -> Any:
     summary="Cancel a simulation and kill its processes",
     description="Kills the job's process group (launcher and every rank). A finished job is returned unchanged.",
     response_model=SimulationJob,
-    responses={**NOT_FOUND, 500: PROBLEM_RESPONSES[500]},
+    responses={**NOT_FOUND, 422: PROBLEM_RESPONSES[422], 500: PROBLEM_RESPONSES[500]},
 )
 def cancel_simulation(job_id: str, request: Request) -> Any:
     try:

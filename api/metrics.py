@@ -1,0 +1,73 @@
+"""Prometheus metrics of the service: one definition each, imported where they are counted.
+
+The HTTP middleware counts requests and latency; the sweep and simulation routes import
+``SWEEP_CELLS`` and ``SIMULATION_JOBS`` / ``SIMULATION_JOBS_TOTAL`` and count their own work.
+With several uvicorn workers each process keeps its own counters unless
+``PROMETHEUS_MULTIPROC_DIR`` names a shared directory (prometheus-client's multiprocess mode).
+"""
+
+import os
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+UNMATCHED_ROUTE = "<unmatched>"
+# Methods outside this set share one label, so clients cannot grow the label set.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+HTTP_REQUESTS = Counter(
+    "zeroplan_http_requests",
+    "HTTP requests answered, by method, route template and status.",
+    ["method", "route", "status"],
+)
+HTTP_REQUEST_DURATION = Histogram(
+    "zeroplan_http_request_duration_seconds",
+    "Time from the request's arrival to the end of its response, by method and route template.",
+    ["method", "route"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+SWEEP_CELLS = Counter("zeroplan_sweep_cells", "Sweep cells computed.")
+SIMULATION_JOBS = Gauge(
+    "zeroplan_simulation_jobs",
+    "Simulation jobs now in each state (e.g. queued, running).",
+    ["state"],
+    multiprocess_mode="livesum",
+)
+SIMULATION_JOBS_TOTAL = Counter(
+    "zeroplan_simulation_jobs_entered",
+    "Simulation jobs that entered each state (e.g. queued, running, succeeded, failed, timed_out).",
+    ["state"],
+)
+
+
+# Label children by (method, route, status): labels() takes a lock and builds a key on every call.
+_children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+
+
+def observe_request(method: str, route: str, status: int, duration_s: float) -> None:
+    if method not in KNOWN_METHODS:
+        method = "OTHER"
+    key = (method, route, status)
+    children = _children.get(key)
+    if children is None:
+        children = (HTTP_REQUESTS.labels(method, route, str(status)), HTTP_REQUEST_DURATION.labels(method, route))
+        _children[key] = children
+    children[0].inc()
+    children[1].observe(duration_s)
+
+
+def exposition() -> tuple[bytes, str]:
+    """The text exposition format and its content type; aggregated across workers in multiprocess mode."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

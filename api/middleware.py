@@ -1,0 +1,188 @@
+"""Pure-ASGI middleware of the HTTP shell: request id, access log and metrics, auth, body limit.
+
+Pure ASGI (not BaseHTTPMiddleware): each layer is one function call and one closure per request.
+Outermost first: RequestContext (id, log, metrics, last-resort 500) -> BearerAuth -> BodyLimit.
+"""
+
+import hmac
+import logging
+import os
+import re
+import time
+from collections.abc import Callable
+from functools import cached_property
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.logs import ACCESS_LOGGER, ROOT_LOGGER
+from api.metrics import UNMATCHED_ROUTE, observe_request
+from api.problems import internal_error_response, problem_response
+from models.problem import ProblemCode
+
+REQUEST_ID_HEADER = b"x-request-id"
+# An incoming id is kept only if it is short and plain: it goes into logs and headers.
+SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+access_log = logging.getLogger(ACCESS_LOGGER)
+error_log = logging.getLogger(ROOT_LOGGER + ".errors")
+
+
+def header_value(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def request_id_of(scope: Scope) -> str:
+    incoming = header_value(scope, REQUEST_ID_HEADER)
+    if incoming is not None:
+        text = incoming.decode("latin-1")
+        if SAFE_REQUEST_ID.fullmatch(text):
+            return text
+    return os.urandom(16).hex()
+
+
+class RouteTemplates:
+    """Path templates (e.g. /v1/plan) of the documented routes, to label answers given before routing."""
+
+    def __init__(self, templates: Callable[[], list[str]]) -> None:
+        self._templates = templates
+
+    @cached_property
+    def _compiled(self) -> list[tuple[re.Pattern[str], str]]:
+        return [(compile_path(t)[0], t) for t in self._templates()]
+
+    def of(self, scope: Scope) -> str:
+        route = scope.get("route")
+        template = getattr(route, "path", None)
+        if template:
+            return str(template)
+        path = scope["path"]
+        return next((t for pattern, t in self._compiled if pattern.match(path)), UNMATCHED_ROUTE)
+
+
+class RequestContextMiddleware:
+    """Request id (echoed in X-Request-ID), one JSON access-log line, metrics, and a problem+json 500."""
+
+    def __init__(self, app: ASGIApp, templates: RouteTemplates, log_requests: bool = True) -> None:
+        self.app = app
+        self.templates = templates
+        self.log_requests = log_requests
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started_s = time.perf_counter()
+        request_id = request_id_of(scope)
+        scope.setdefault("state", {})["request_id"] = request_id
+        id_header = (REQUEST_ID_HEADER, request_id.encode())
+        status = 500
+        response_started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status, response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), id_header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            error_log.exception("unhandled error", extra={"fields": {"request_id": request_id}})
+            if response_started:
+                raise
+            await internal_error_response(Request(scope))(scope, receive, send_with_id)
+        finally:
+            self._record(scope, status, time.perf_counter() - started_s, request_id)
+
+    def _record(self, scope: Scope, status: int, duration_s: float, request_id: str) -> None:
+        route = self.templates.of(scope)
+        observe_request(scope["method"], route, status, duration_s)
+        if self.log_requests:
+            fields = {
+                "method": scope["method"],
+                "route": route,
+                "status": status,
+                "duration_s": round(duration_s, 6),
+                "request_id": request_id,
+            }
+            access_log.info("request", extra={"fields": fields})
+
+
+class BearerAuthMiddleware:
+    """With a token configured, paths under the prefix need `Authorization: Bearer <token>` (401 otherwise)."""
+
+    def __init__(self, app: ASGIApp, token: str | None, prefix: str = "/v1") -> None:
+        self.app = app
+        self.expected = token.encode() if token else None
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.expected is None or scope["type"] != "http" or not _under(scope["path"], self.prefix):
+            await self.app(scope, receive, send)
+            return
+        presented = _bearer_token(header_value(scope, b"authorization"))
+        if presented is not None and hmac.compare_digest(presented, self.expected):
+            await self.app(scope, receive, send)
+            return
+        detail = "this route needs `Authorization: Bearer <token>`" if presented is None else "the token is not valid"
+        response = problem_response(Request(scope), 401, ProblemCode.unauthorized, detail)
+        challenge = 'Bearer realm="zeroplan"' if presented is None else 'Bearer realm="zeroplan", error="invalid_token"'
+        response.headers["WWW-Authenticate"] = challenge
+        await response(scope, receive, send)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _bearer_token(header: bytes | None) -> bytes | None:
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(b" ")
+    token = token.strip()
+    return token if scheme.lower() == b"bearer" and token else None
+
+
+class BodyLimitMiddleware:
+    """Bodies over the limit are a 413: at once from Content-Length, or as soon as the stream passes it."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = header_value(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            response = problem_response(Request(scope), 413, ProblemCode.payload_too_large, self._detail())
+            await response(scope, receive, send)
+            return
+        await self.app(scope, self._counting(receive), send)
+
+    def _detail(self) -> str:
+        return f"the body is larger than the limit of {self.max_body_bytes} bytes (ZEROPLAN_MAX_BODY_BYTES)"
+
+    def _counting(self, receive: Receive) -> Receive:
+        received_bytes = 0
+
+        async def receive_counted() -> Message:
+            nonlocal received_bytes
+            message = await receive()
+            if message["type"] == "http.request":
+                received_bytes += len(message.get("body", b""))
+                if received_bytes > self.max_body_bytes:
+                    # Raised inside the route's body read: the problem handlers turn it into a 413.
+                    raise HTTPException(413, self._detail())
+            return message
+
+        return receive_counted

@@ -1,0 +1,1 @@
+"""Load benchmark of the HTTP service: python -m bench.load."""

@@ -1,0 +1,162 @@
+"""Load benchmark: zeroplan's /v1/plan and /v1/fit against a trivial FastAPI endpoint, side by side.
+
+Each app runs under uvicorn (one worker, 127.0.0.1) in its own process; the load comes from a
+second process (bench.client), 1, 8 and 32 concurrent keep-alive clients, bounded in time and
+count. Reports req/s, p50/p99 latency, errors and the server's resident memory before and after.
+
+    python -m bench.load                # 30 s per run
+    python -m bench.load --seconds 10   # shorter
+"""
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN_BODY = {
+    "model": {"parameter_count": 30_000_000_000},
+    "precision": "mixed_bf16_adam",
+    "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
+    "arrangement": "zero3",
+}
+FIT_BODY = {
+    "model": {"parameter_count": 30_000_000_000},
+    "cluster": {"gpus_per_node": 8, "gpu": "seed-80gb"},
+    "gpu_count_grid": "powers_of_two",
+    "max_gpus": 64,
+}
+TRIVIAL_BODY = {"name": "zero3", "count": 8}
+TARGETS = {"plan_req_per_s_at_32": 2000, "share_of_trivial": 0.5, "p99_ms": 30.0, "rss_growth": 0.10}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    app: str
+    path: str
+    body: dict
+
+
+ENDPOINTS = [
+    Endpoint("trivial", "/trivial", TRIVIAL_BODY),
+    Endpoint("zeroplan", "/v1/plan", PLAN_BODY),
+    Endpoint("zeroplan", "/v1/fit", FIT_BODY),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def start_server(app: str, port: int, deadline_s: float) -> subprocess.Popen:
+    command = [sys.executable, "-m", "bench.server", app, str(port), str(deadline_s)]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/docs", timeout=1.0)
+            return server
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError(f"{app} did not start")
+
+
+def drive(port: int, endpoint: Endpoint, clients: int, seconds: float, max_requests: int) -> dict:
+    argv = [str(port), endpoint.path, json.dumps(endpoint.body), str(clients), str(seconds), str(max_requests)]
+    command = [sys.executable, "-m", "bench.client", *argv]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 60, check=True)
+    return json.loads(done.stdout)
+
+
+def bench_app(app: str, concurrency: list[int], seconds: float, max_requests: int) -> list[dict]:
+    endpoints = [e for e in ENDPOINTS if e.app == app]
+    port = free_port()
+    budget_s = len(endpoints) * len(concurrency) * (seconds + 15) + 60
+    server = start_server(app, port, budget_s)
+    try:
+        drive(port, endpoints[0], 4, 1.0, 2000)  # warm up imports and caches
+        rss_before = rss_bytes(server.pid)
+        rows = []
+        for endpoint in endpoints:
+            for clients in concurrency:
+                row = {"endpoint": endpoint.path} | drive(port, endpoint, clients, seconds, max_requests)
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr)
+        rss_after = rss_bytes(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    for row in rows:
+        row |= {"rss_before_mib": round(rss_before / 2**20, 1), "rss_after_mib": round(rss_after / 2**20, 1)}
+    return rows
+
+
+def verdicts(rows: list[dict]) -> dict[str, bool]:
+    by = {(r["endpoint"], r["clients"]): r for r in rows}
+    top = max(r["clients"] for r in rows)
+    plan, trivial = by[("/v1/plan", top)], by[("/trivial", top)]
+    zeroplan_rows = [r for r in rows if r["endpoint"] != "/trivial"]
+    return {
+        f"/v1/plan at {top} clients >= {TARGETS['plan_req_per_s_at_32']} req/s": plan["req_per_s"]
+        >= TARGETS["plan_req_per_s_at_32"],
+        "/v1/plan >= half the trivial endpoint": plan["req_per_s"]
+        >= TARGETS["share_of_trivial"] * trivial["req_per_s"],
+        f"/v1/plan p99 < {TARGETS['p99_ms']} ms at every concurrency": all(
+            r["p99_ms"] < TARGETS["p99_ms"] for r in rows if r["endpoint"] == "/v1/plan"
+        ),
+        "zero errors": all(r["errors"] == 0 for r in rows),
+        "zeroplan memory flat (within 10%)": all(
+            r["rss_after_mib"] <= (1 + TARGETS["rss_growth"]) * r["rss_before_mib"] for r in zeroplan_rows
+        ),
+    }
+
+
+def report(rows: list[dict]) -> str:
+    headers = [
+        "endpoint",
+        "clients",
+        "requests",
+        "req_per_s",
+        "p50_ms",
+        "p99_ms",
+        "errors",
+        "rss_before_mib",
+        "rss_after_mib",
+    ]
+    lines = [" | ".join(headers), " | ".join("---" for _ in headers)]
+    lines += [" | ".join(str(row[h]) for h in headers) for row in rows]
+    lines += ["", *(f"{'PASS' if ok else 'MISS'}  {name}" for name, ok in verdicts(rows).items())]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=30.0, help="duration of each run")
+    parser.add_argument("--clients", default="1,8,32", help="concurrency levels, comma separated")
+    parser.add_argument("--max-requests", type=int, default=500_000, help="cap on requests per run")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = parser.parse_args()
+    concurrency = [int(c) for c in args.clients.split(",")]
+    rows = bench_app("trivial", concurrency, args.seconds, args.max_requests)
+    rows += bench_app("zeroplan", concurrency, args.seconds, args.max_requests)
+    print(json.dumps(rows, indent=2) if args.json else report(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Sweep benchmark: cells per second of the vectorised core, against the scalar plan in a loop.
+
+    python -m bench.sweep            # prints the figures
+    python -m bench.sweep --quick    # smaller grids
+
+1. memory, traffic and fit over N x arrangement x micro-batch cells, vectorised (numpy arrays
+   through service.memory / service.traffic): target >= 1,000,000 cells/s;
+2. the same with the time model (service.evaluate.evaluate): target >= 200,000 cells/s;
+3. the scalar /v1/plan core (service.planner.plan) in a Python loop over cells: the ratio of (2)
+   to it, target >= 100x;
+4. POST /v1/sweep of 100,000 cells over HTTP to uvicorn on 127.0.0.1, serialisation included:
+   target < 2 s.
+All figures come from one run on this machine.
+"""
+
+import argparse
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import numpy as np
+
+from models.plan import PlanRequest
+from models.presets import PrecisionSpec
+from service import planner
+from service.arrangements import CANONICAL
+from service.evaluate import Inputs, Setup, evaluate
+from service.fit import fits
+from service.memory import model_state_bytes
+from service.traffic import step_bytes_sent
+
+P = 30_000_000_000
+CARD = 80_000_000_000
+
+
+def grid(cells_per_arrangement: int) -> tuple[np.ndarray, np.ndarray]:
+    """World sizes (whole 8-GPU nodes) x micro-batch sizes, about cells_per_arrangement of them."""
+    batches = np.arange(1, 17, dtype=np.int64)
+    nodes = np.arange(1, cells_per_arrangement // len(batches) + 1, dtype=np.int64) * 8
+    n, b = np.meshgrid(nodes, batches, indexing="ij")
+    return n.ravel(), b.ravel()
+
+
+def timed(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def memory_traffic_fit(n: np.ndarray) -> None:
+    precision = PrecisionSpec()
+    for sharding in CANONICAL.values():
+        per_gpu = model_state_bytes(P, n, precision, sharding)
+        step_bytes_sent(P, n, precision, sharding)
+        fits(per_gpu, CARD)
+
+
+def with_time_model(n: np.ndarray, b: np.ndarray) -> None:
+    precision = PrecisionSpec()
+    for sharding in CANONICAL.values():
+        evaluate(Inputs(P, n, 8, b, 4096), Setup(precision, sharding, CARD))
+
+
+def scalar_loop(n: np.ndarray, b: np.ndarray) -> None:
+    for sharding_name in CANONICAL:
+        for world_size, micro_batch in zip(n.tolist(), b.tolist(), strict=True):
+            planner.plan(PlanRequest.model_validate({
+                "model": {"parameter_count": P},
+                "cluster": {"world_size": world_size, "gpus_per_node": 8, "gpu_memory_bytes": CARD},
+                "training": {"micro_batch_size": micro_batch, "sequence_length": 4096},
+                "arrangement": sharding_name,
+            }))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def http_sweep_seconds(cells: int) -> tuple[float, int]:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "bench.server", "zeroplan", str(port), "120"])
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                httpx.get(url + "/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        nodes = cells // (4 * 25)
+        body = {
+            "base": {"model": {"parameter_count": P}, "arrangement": "zero3",
+                     "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu_memory_bytes": CARD}},
+            "axes": {"world_size": [8 * k for k in range(1, nodes + 1)], "micro_batch_size": list(range(1, 26)),
+                     "arrangement": ["ddp", "zero1", "zero2", "zero3"]},
+        }
+        best, rows = float("inf"), 0
+        for _ in range(3):
+            start = time.perf_counter()
+            response = httpx.post(url + "/v1/sweep", json=body, timeout=60)
+            best = min(best, time.perf_counter() - start)
+            response.raise_for_status()
+            rows = response.json()["rows"]
+        return best, rows
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    n, b = grid(25_000 if args.quick else 250_000)
+    cells = 4 * len(n)
+    vector_s = timed(lambda: memory_traffic_fit(n))
+    time_s = timed(lambda: with_time_model(n, b))
+    sample = 200 if args.quick else 1000
+    scalar_s = timed(lambda: scalar_loop(n[:sample], b[:sample]), repeat=1)
+    scalar_rate = 4 * sample / scalar_s
+    print(f"cells per run: {cells:,} (4 arrangements x {len(n):,} (N, micro-batch) pairs)")
+    print(f"memory + traffic + fit, vectorised: {cells / vector_s:,.0f} cells/s (target >= 1,000,000)")
+    print(f"with the time model, vectorised:    {cells / time_s:,.0f} cells/s (target >= 200,000)")
+    print(f"scalar /v1/plan core in a loop:     {scalar_rate:,.0f} cells/s")
+    print(f"speed-up of the vectorised time model over the loop: {cells / time_s / scalar_rate:,.0f}x (target >= 100x)")
+    http_s, rows = http_sweep_seconds(10_000 if args.quick else 100_000)
+    print(f"POST /v1/sweep, {rows:,} cells over HTTP: {http_s:.2f} s (target < 2 s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Readable tables of the answers: plain text, columns aligned, numbers grouped."""
+
+from collections.abc import Sequence
+from typing import Any
+
+GIB_BYTES = 2**30
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += [
+        "  ".join(c.rjust(w) if _numeric(c) else c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells
+    ]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)
+
+
+def _numeric(text: str) -> bool:
+    return text == "-" or text.replace(",", "").replace(".", "").lstrip("-").isdigit()
+
+
+def gib(value_bytes: int) -> str:
+    return f"{value_bytes / GIB_BYTES:,.1f} GiB"
+
+
+def render_plan(answer: dict[str, Any]) -> str:
+    memory, traffic, arrangement = answer["memory"], answer["traffic"], answer["arrangement"]
+    head = (
+        f"{answer['parameter_count']:,} parameters on {answer['world_size']} GPUs "
+        f"({answer['gpus_per_node']} per node), arrangement {arrangement['name']}"
+    )
+    states = table(
+        ["state", "dtype", "sharded", "bytes per GPU", "arithmetic"],
+        [[r["state"], r["dtype"], r["sharded"], r["bytes"], r["arithmetic"]] for r in memory["breakdown"]],
+    )
+    verdict = "fits" if memory["fits"] else "does NOT fit"
+    summary = (
+        f"per GPU {memory['per_gpu_bytes']:,} B ({gib(memory['per_gpu_bytes'])}), "
+        f"{memory['bytes_per_weight']:g} B/weight: {verdict} a card of {gib(memory['card_bytes'])} "
+        f"(headroom {memory['headroom_bytes']:,} B)"
+    )
+    wire = table(
+        ["collective", "dtype", "bytes sent per GPU", "hops", "per step"],
+        [
+            [c["name"], c["dtype"], c["bytes_sent_per_gpu"], c["hops"], c["count_per_step"]]
+            for c in traffic["collectives"]
+        ],
+    )
+    total = f"per GPU per step {traffic['bytes_sent_per_gpu']:,} B sent ({traffic['volume_in_p']:g} P)"
+    return "\n\n".join([head, states, summary, wire, total])
+
+
+def render_fit(answer: dict[str, Any]) -> str:
+    head = (
+        f"{answer['parameter_count']:,} parameters, card {answer['card_bytes']:,} B ({gib(answer['card_bytes'])}), "
+        f"{answer['gpus_per_node']} GPUs per node, grid {answer['grid'][0]}..{answer['grid'][-1]}"
+    )
+    rows = [
+        [
+            a["arrangement"],
+            a["replicated_bytes_per_weight"],
+            a["sharded_bytes_per_weight"],
+            a["min_gpus_exact"],
+            a["min_gpus_whole_nodes"],
+            a["min_gpus_on_grid"],
+        ]
+        for a in answer["arrangements"]
+    ]
+    headers = ["arrangement", "r B/weight", "s B/weight", "min GPUs", "whole nodes", "on grid"]
+    reasons = "\n".join(f"{a['arrangement']}: {a['reason']}" for a in answer["arrangements"])
+    return "\n\n".join([head, table(headers, rows), reasons])
+
+
+def render_recommend(answer: dict[str, Any]) -> str:
+    rows = [
+        [s["rank"], s["lever"], s["arrangement"], s["min_gpus"], s["fits"], gib(s["per_gpu_bytes"]), s["step_s"]]
+        for s in answer["steps"]
+    ]
+    headers = ["rank", "lever", "arrangement", "min GPUs", "fits", "per GPU", "step s"]
+    parts = [answer["summary"], table(headers, rows)]
+    questions = [f"- {q['question']} ({q['what_settles_it']})" for q in answer["questions"] if q["relevant"]]
+    if questions:
+        parts.append("open questions:\n" + "\n".join(questions))
+    parts += [f"warning: {w}" for w in answer["warnings"]]
+    return "\n\n".join(parts)
+
+
+def render_presets(answer: dict[str, Any]) -> str:
+    """Each list of presets as a table of its name and scalar fields (sources shortened)."""
+    sections = []
+    for section, items in answer.items():
+        if not isinstance(items, list) or not items:
+            continue
+        columns = [k for k, v in items[0].items() if not isinstance(v, dict | list) and k != "source"]
+        rows = [[_short(item.get(k)) for k in columns] for item in items]
+        sections.append(f"{section}\n" + table(columns, rows))
+    return "\n\n".join(sections)
+
+
+def _short(value: Any, limit: int = 60) -> Any:
+    return value[: limit - 3] + "..." if isinstance(value, str) and len(value) > limit else value

@@ -1,0 +1,262 @@
+"""The four figures of issue 4, drawn with matplotlib's object API (Agg and SVG canvases, no pyplot).
+
+Every number drawn comes from the core: ``service.evaluate.evaluate`` for bytes and seconds (the
+memory curve evaluates all GPU counts at once, as numpy arrays), ``service.traffic`` for the
+collectives of one step, ``service.fit.gpu_count_grid`` for the powers of two. No formula is
+written here; this module only draws. Units follow DESIGN.md: GiB = 2**30 bytes, GB = 1e9 bytes.
+
+Output is deterministic: SVG without a date and with a fixed id salt, text kept as text
+(``svg.fonttype`` none, so the arrangement names are searchable); PNG without a Software tag.
+"""
+
+import textwrap
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from io import BytesIO
+
+import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import NullLocator
+
+from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
+from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
+from service import resolve
+from service.arrangements import CANONICAL
+from service.evaluate import Evaluation, Setup, evaluate
+from service.fit import gpu_count_grid
+from service.numeric import GB_BYTES, GIB_BYTES
+from service.traffic import collective_bytes_sent, step_collectives, volume_in_p
+
+DPI = 100
+SVG_SALT = "zeroplan"
+SAVE_RC = {"svg.hashsalt": SVG_SALT, "svg.fonttype": "none"}
+MAX_CURVE_POINTS = 64  # powers of two up to MAX_WORLD_SIZE (1e6) are 20
+_SAVE_LOCK = threading.Lock()  # rc_context changes global rcParams: one save at a time
+
+LABELS = {ArrangementName.ddp: "DP", ArrangementName.zero1: "ZeRO-1", ArrangementName.zero2: "ZeRO-2",
+          ArrangementName.zero3: "ZeRO-3"}
+COLOURS = {ArrangementName.ddp: "tab:blue", ArrangementName.zero1: "tab:orange", ArrangementName.zero2: "tab:green",
+           ArrangementName.zero3: "tab:red"}
+STATE_LABELS = {
+    StateClass.parameters: "parameters",
+    StateClass.gradients: "gradients",
+    StateClass.optimizer_gradients: "optimizer gradient copy",
+    StateClass.master_weights: "master weights",
+    StateClass.momentum: "first moment (momentum)",
+    StateClass.variance: "second moment (variance)",
+}
+COLLECTIVE_ORDER = (CollectiveName.all_reduce, CollectiveName.reduce_scatter, CollectiveName.all_gather)
+COLLECTIVE_COLOURS = {CollectiveName.all_reduce: "tab:purple", CollectiveName.reduce_scatter: "tab:cyan",
+                      CollectiveName.all_gather: "tab:olive"}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One request resolved: a setup and an evaluation at the chosen N per arrangement drawn."""
+
+    request: FigureRequest
+    scene: resolve.Scenario
+    setups: dict[ArrangementName, Setup]
+    results: dict[ArrangementName, Evaluation]
+
+    @property
+    def p(self) -> int:
+        return self.scene.model.parameter_count
+
+    @property
+    def n(self) -> int:
+        return self.request.cluster.world_size
+
+    @property
+    def g(self) -> int:
+        return self.request.cluster.gpus_per_node
+
+
+def resolve_case(request: FigureRequest) -> Case:
+    scene = resolve.scenario(
+        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+    )
+    inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
+    setups = {name: resolve.setup_for(scene, CANONICAL[name]) for name in DRAWN_ARRANGEMENTS}
+    return Case(request, scene, setups, {name: evaluate(inputs, setup) for name, setup in setups.items()})
+
+
+def card_label(case: Case) -> str:
+    """'seed-80gb: 80 GB = 74.5 GiB' (the card named, in both units)."""
+    card = case.scene.card_bytes
+    name = case.request.cluster.gpu.value if case.request.cluster.gpu else f"{card:,} B"
+    return f"{name}: {card / GB_BYTES:.4g} GB = {card / GIB_BYTES:.1f} GiB"
+
+
+def draw_memory_vs_gpus(ax: Axes, case: Case) -> None:
+    """Per-GPU bytes over powers of two, each arrangement's replicated floor dashed, the card solid."""
+    counts = gpu_count_grid(GpuCountGrid.powers_of_two, case.g, case.request.max_gpus, MAX_CURVE_POINTS)
+    inputs = resolve.inputs_for(case.scene, np.asarray(counts, dtype=np.int64), case.g)
+    for name, setup in case.setups.items():
+        curve = evaluate(inputs, setup)
+        floor = int(case.results[name].replicated_floor_bytes)
+        per_gpu = np.broadcast_to(np.asarray(curve.per_gpu_bytes), len(counts))  # DP's does not vary with N
+        ax.plot(counts, per_gpu / GIB_BYTES, marker="o", color=COLOURS[name],
+                label=LABELS[name])
+        ax.axhline(floor / GIB_BYTES, linestyle="--", color=COLOURS[name],
+                   label=f"{LABELS[name]} replicated floor ({floor / GIB_BYTES:.1f} GiB)")
+    ax.axhline(case.scene.card_bytes / GIB_BYTES, color="black", linewidth=2, label=f"card {card_label(case)}")
+    if counts[0] <= case.n <= counts[-1]:
+        ax.axvline(case.n, color="grey", linestyle=":", label=f"chosen N = {case.n}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(counts, labels=[str(c) for c in counts])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs N (data-parallel world size, log2 scale)")
+    ax.set_ylabel("memory per GPU (GiB = 2^30 bytes)")
+    ax.set_title("Per-GPU memory against GPU count")
+    _legend_outside(ax)
+
+
+def draw_bytes_per_weight(ax: Axes, case: Case) -> None:
+    """Stacked bytes per weight on each GPU, state class by state class, at the chosen N."""
+    names = list(case.results)
+    x = np.arange(len(names))
+    bottom = np.zeros(len(names))
+    segments = {STATE_LABELS[state]: [case.results[a].state_bytes.get(state, 0) for a in names] for state in StateClass}
+    segments["activations (per GPU, / P)"] = [case.results[a].activations_bytes for a in names]
+    colours = matplotlib.colormaps["Set2"]
+    for i, (label, values) in enumerate(segments.items()):
+        per_weight = np.asarray([int(v) for v in values], dtype=np.float64) / case.p
+        if per_weight.any():
+            ax.bar(x, per_weight, bottom=bottom, color=colours(i), edgecolor="white", label=label)
+            bottom += per_weight
+    for i, name in enumerate(names):
+        per_gpu = int(case.results[name].per_gpu_bytes)
+        ax.annotate(f"{per_gpu / case.p:.2f} B/weight\n{per_gpu / GIB_BYTES:.1f} GiB", (x[i], bottom[i]),
+                    ha="center", va="bottom", fontsize="small", xytext=(0, 2), textcoords="offset points")
+    card = case.scene.card_bytes
+    ax.axhline(card / case.p, color="black", linewidth=2, label=f"card {card_label(case)} = {card / case.p:.2f} B/weight")
+    ax.set_xticks(x, labels=_arrangement_ticks(case))
+    ax.set_ylim(0, max(bottom.max(), card / case.p) * 1.18)
+    ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
+    ax.set_ylabel("bytes per weight on each GPU (B = per-GPU bytes / P)")
+    ax.set_title(f"Bytes per weight by state class at N = {case.n}")
+    _legend_outside(ax)
+
+
+def collective_split(case: Case, name: ArrangementName) -> dict[CollectiveName, int]:
+    """Bytes each GPU sends per step in each collective (ring cost), summed over its calls."""
+    setup = case.setups[name]
+    split = dict.fromkeys(COLLECTIVE_ORDER, 0)
+    for call in step_collectives(setup.precision, setup.sharding, setup.micro_batches):
+        split[call.name] += call.count_per_step * int(collective_bytes_sent(case.p, case.n, call, case.g))
+    return split
+
+
+def draw_traffic(ax: Axes, case: Case) -> None:
+    """Bytes sent per GPU per step by collective; measured bars, hatched, beside the formula's."""
+    names = list(case.results)
+    measured = {(m.arrangement, m.collective): m.bytes_per_gpu for m in case.request.measured or []}
+    drawn = [a for a in names if any(key[0] is a for key in measured)]
+    width = 0.38 if drawn else 0.6
+    for i, name in enumerate(names):
+        offset = -width / 2 if drawn else 0.0
+        split = collective_split(case, name)
+        volume = volume_in_p(case.setups[name].precision, case.setups[name].sharding, case.setups[name].micro_batches)
+        _stack(ax, i + offset, width, split, "", f"{volume:g}P")
+        if name in drawn:
+            split = {c: measured.get((name, c), 0) for c in COLLECTIVE_ORDER}
+            _stack(ax, i + width / 2, width, split, "//", "measured")
+    handles: list[Patch] = [Patch(color=COLLECTIVE_COLOURS[c], label=c.value) for c in COLLECTIVE_ORDER]
+    if drawn:
+        handles += [Patch(facecolor="white", edgecolor="black", label="formula (ring cost)"),
+                    Patch(facecolor="white", edgecolor="black", hatch="//", label="measured")]
+    ax.set_xticks(np.arange(len(names)), labels=_arrangement_ticks(case))
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.15)
+    ax.set_xlabel(f"arrangement at N = {case.n} GPUs, {case.g} per node")
+    ax.set_ylabel("bytes sent per GPU per step (GB = 1e9 bytes)")
+    ax.set_title("Traffic per GPU per optimizer step, by collective")
+    _legend_outside(ax, handles)
+
+
+def _stack(ax: Axes, x: float, width: float, split: dict[CollectiveName, int], hatch: str, note: str) -> None:
+    bottom = 0.0
+    for collective in COLLECTIVE_ORDER:
+        height = split[collective] / GB_BYTES
+        if height:
+            ax.bar(x, height, width, bottom=bottom, color=COLLECTIVE_COLOURS[collective], hatch=hatch,
+                   edgecolor="black", linewidth=0.5)
+            bottom += height
+    ax.annotate(f"{bottom:.1f} GB\n{note}", (x, bottom), ha="center", va="bottom", fontsize="small",
+                xytext=(0, 2), textcoords="offset points")
+
+
+def draw_step_time(ax: Axes, case: Case) -> None:
+    """Compute, exposed communication and offload seconds per step, stacked, at the chosen N."""
+    names = list(case.results)
+    x = np.arange(len(names))
+    parts = {
+        "compute": [r.compute_s for r in case.results.values()],
+        "exposed communication": [r.exposed_communication_s for r in case.results.values()],
+        "offload (host link, not overlapped)": [r.offload_s for r in case.results.values()],
+    }
+    bottom = np.zeros(len(names))
+    for (label, values), colour in zip(parts.items(), ("tab:gray", "tab:red", "tab:brown"), strict=True):
+        seconds = np.asarray(values, dtype=np.float64)
+        ax.bar(x, seconds, bottom=bottom, color=colour, label=label)
+        bottom += seconds
+    for i, result in enumerate(case.results.values()):
+        ax.annotate(f"{float(result.step_s):.3g} s", (x[i], bottom[i]), ha="center", va="bottom",  # type: ignore[arg-type]
+                    fontsize="small", xytext=(0, 2), textcoords="offset points")
+    ax.set_xticks(x, labels=_arrangement_ticks(case))
+    ax.set_ylim(0, bottom.max() * 1.15 or 1.0)
+    ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
+    ax.set_ylabel("seconds per optimizer step (s)")
+    setup = next(iter(case.setups.values()))
+    ax.set_title(f"Step time at utilisation {setup.utilisation:g} of {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak")
+    _legend_outside(ax)
+
+
+def _arrangement_ticks(case: Case) -> list[str]:
+    return [f"{LABELS[name]}\n{'fits' if bool(r.fits) else 'does not fit'}" for name, r in case.results.items()]
+
+
+def _legend_outside(ax: Axes, handles: list[Patch] | None = None) -> None:
+    kwargs = {"handles": handles} if handles else {}
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", **kwargs)  # type: ignore[arg-type]
+
+
+DRAWERS: dict[FigureName, Callable[[Axes, Case], None]] = {
+    FigureName.memory_vs_gpus: draw_memory_vs_gpus,
+    FigureName.bytes_per_weight: draw_bytes_per_weight,
+    FigureName.traffic: draw_traffic,
+    FigureName.step_time: draw_step_time,
+}
+
+
+def subtitle(case: Case) -> str:
+    precision = case.request.precision
+    precision_name = precision.value if isinstance(precision, str) else "custom precision"
+    return (f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), "
+            f"card {card_label(case)}")
+
+
+def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:
+    """The figure as PNG or SVG bytes, width_px x height_px (PNG exactly; SVG at 100 px per inch)."""
+    case = resolve_case(request)
+    # Agg truncates figsize x dpi to whole pixels: half a pixel keeps float error from losing one.
+    size = ((request.width_px + 0.5) / DPI, (request.height_px + 0.5) / DPI)
+    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
+    DRAWERS[name](figure.add_subplot(), case)
+    figure.suptitle(textwrap.fill(subtitle(case), width=max(40, request.width_px // 8)), fontsize="small")
+    return render(figure, fmt)
+
+
+def render(figure: Figure, fmt: FigureFormat) -> bytes:
+    buffer = BytesIO()
+    with _SAVE_LOCK, matplotlib.rc_context(SAVE_RC):
+        if fmt is FigureFormat.svg:
+            figure.savefig(buffer, format="svg", metadata={"Date": None})
+        else:
+            figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()

@@ -1,0 +1,196 @@
+"""A plan request evaluated over the cartesian product of its axes, vectorised.
+
+The numeric axes (N, G, micro-batch size, sequence length) become numpy int64 arrays pushed
+through ``service.evaluate.evaluate``, the very function a single plan calls with Python ints;
+the categorical axes (arrangement, accumulation steps, recomputation, offload, MXFP8) are looped
+over, one evaluation per combination. No formula lives here.
+
+Integer overflow is impossible by construction: before any array is computed, each combination
+is evaluated in Python's exact integers at every corner of the numeric box (every quantity is
+monotone in each input, so its maximum lies at a corner) and refused if a count reaches 2**63.
+"""
+
+import itertools
+from dataclasses import dataclass, fields, replace
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from models.enums import StateClass
+from models.plan import PlanRequest, shards_parameters
+from models.sweep import SweepRequest
+from service import resolve
+from service.arrangements import Sharding, canonical_name
+from service.errors import SweepOverflow, SweepTooLarge
+from service.evaluate import Evaluation, Inputs, evaluate
+
+NUMERIC_AXES = ("world_size", "gpus_per_node", "micro_batch_size", "sequence_length")
+GROUP_AXES = ("arrangement", "gradient_accumulation_steps", "recompute", "offload_optimizer", "mxfp8")
+INT64_LIMIT = 2**63
+STATE_COLUMNS = tuple(f"{state.value}_bytes" for state in StateClass)
+RESULT_COLUMNS = (
+    "model_state_bytes", "activations_bytes", "per_gpu_bytes", "fits", "headroom_bytes", "replicated_floor_bytes",
+    "host_bytes", "bytes_sent_per_gpu", "pcie_bytes_per_gpu", "tokens_per_step", "compute_s", "communication_s",
+    "exposed_communication_s", "offload_s", "step_s",
+)
+COLUMNS = NUMERIC_AXES + GROUP_AXES + STATE_COLUMNS + RESULT_COLUMNS
+
+
+@dataclass
+class SweepTable:
+    columns: dict[str, np.ndarray]
+    cells: int
+    skipped: dict[str, int]
+
+    @property
+    def rows(self) -> int:
+        return len(self.columns["world_size"])
+
+
+def axis_values(request: SweepRequest) -> dict[str, list[Any]]:
+    """Every axis with its values: the request's list, or the base request's single value."""
+    base = request.base
+    training = base.training or resolve.DEFAULT_TRAINING
+    defaults: dict[str, list[Any]] = {
+        "world_size": [base.cluster.world_size],
+        "gpus_per_node": [base.cluster.gpus_per_node],
+        "micro_batch_size": [training.micro_batch_size],
+        "sequence_length": [training.sequence_length],
+        "arrangement": [base.arrangement],
+        "gradient_accumulation_steps": [training.gradient_accumulation_steps],
+        "recompute": [base.levers.recompute],
+        "offload_optimizer": [base.levers.offload_optimizer],
+        "mxfp8": [base.levers.mxfp8],
+    }
+    return {name: getattr(request.axes, name) or default for name, default in defaults.items()}
+
+
+def sweep(request: SweepRequest, max_cells: int) -> SweepTable:
+    values = axis_values(request)
+    cells = prod(len(v) for v in values.values())
+    if cells > max_cells:
+        raise SweepTooLarge(
+            f"the axes ask for {cells:,} cells ({' x '.join(str(len(v)) for v in values.values())}), more than "
+            f"the limit of {max_cells:,}",
+            pointer="/axes",
+        )
+    base = request.base
+    scene = resolve.scenario(base.model, base.precision, base.training, base.activations, base.levers, base.cluster)
+    grid = np.meshgrid(*(np.asarray(values[a], dtype=np.int64) for a in NUMERIC_AXES), indexing="ij")
+    numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
+    parts: list[dict[str, np.ndarray]] = []
+    skipped: dict[str, int] = {}
+    for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
+        group = dict(zip(GROUP_AXES, combo, strict=True))
+        part = _evaluate_group(scene, base, group, numeric, values, skipped)
+        if part is not None:
+            parts.append(part)
+    columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in COLUMNS}
+    return SweepTable(columns, cells, skipped)
+
+
+def _evaluate_group(
+    scene: resolve.Scenario,
+    base: PlanRequest,
+    group: dict[str, Any],
+    numeric: dict[str, np.ndarray],
+    values: dict[str, list[Any]],
+    skipped: dict[str, int],
+) -> dict[str, np.ndarray] | None:
+    sharding = resolve.sharding(group["arrangement"])
+    levers = base.levers.model_copy(
+        update={"recompute": group["recompute"], "offload_optimizer": group["offload_optimizer"],
+                "mxfp8": group["mxfp8"]}
+    )
+    training = scene.training.model_copy(update={"gradient_accumulation_steps": group["gradient_accumulation_steps"]})
+    setup = resolve.setup_for(replace(scene, training=training), sharding, levers)
+    n, g = numeric["world_size"], numeric["gpus_per_node"]
+    valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped)
+    if not valid.any():
+        return None
+    _check_overflow(scene.model.parameter_count, values, setup)
+    inputs = Inputs(
+        parameter_count=scene.model.parameter_count,
+        world_size=n[valid],
+        gpus_per_node=g[valid],
+        micro_batch_size=numeric["micro_batch_size"][valid],
+        sequence_length=numeric["sequence_length"][valid],
+    )
+    result = evaluate(inputs, setup)
+    rows = int(valid.sum())
+    label = canonical_name(sharding).value
+    part = {a: numeric[a][valid] for a in NUMERIC_AXES}
+    part["arrangement"] = np.full(rows, label, dtype=object)
+    for axis in GROUP_AXES[1:]:
+        value = group[axis]
+        if hasattr(value, "value"):
+            part[axis] = np.full(rows, value.value, dtype=object)
+        else:
+            part[axis] = np.full(rows, value)
+    for state, column in zip(StateClass, STATE_COLUMNS, strict=True):
+        part[column] = _full(result.state_bytes.get(state, 0), rows)
+    for column in RESULT_COLUMNS:
+        part[column] = _full(getattr(result, column), rows)
+    return part
+
+
+def _full(value: object, rows: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(value), (rows,)).copy()
+
+
+def _count_invalid(
+    n: np.ndarray, g: np.ndarray, sharding: Sharding, arrangement: object, offload_parameters: bool,
+    skipped: dict[str, int],
+) -> np.ndarray:
+    """The cells that are valid jobs; the rest are counted by reason."""
+    whole_nodes = (n <= g) | (n % g == 0)
+    reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
+    if sharding.hybrid:
+        reasons.append(("hybrid needs world_size a multiple of gpus_per_node", whole_nodes & (n % g != 0)))
+    if offload_parameters and not shards_parameters(arrangement):  # type: ignore[arg-type]
+        reasons.append(("offload_parameters needs an arrangement that shards parameters", np.ones_like(n, bool)))
+    invalid = np.zeros_like(n, dtype=bool)
+    for reason, mask in reasons:
+        fresh = mask & ~invalid
+        if fresh.any():
+            skipped[reason] = skipped.get(reason, 0) + int(fresh.sum())
+        invalid |= mask
+    return ~invalid
+
+
+def _check_overflow(parameter_count: int, values: dict[str, list[Any]], setup: Any) -> None:
+    for corner in itertools.product(*((min(values[a]), max(values[a])) for a in NUMERIC_AXES)):
+        point = dict(zip(NUMERIC_AXES, corner, strict=True))
+        result = evaluate(Inputs(parameter_count=parameter_count, **point), setup)
+        for name, value in _integer_fields(result):
+            if abs(value) >= INT64_LIMIT:
+                raise SweepOverflow(
+                    f"the cell {point} gives {name} = {value:,}, beyond 64-bit integers; narrow the axes",
+                    pointer="/axes",
+                )
+
+
+def _integer_fields(result: Evaluation) -> list[tuple[str, int]]:
+    out = [(f"{state.value}_bytes", v) for state, v in result.state_bytes.items() if isinstance(v, int)]
+    for f in fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.append((f.name, value))
+    return out
+
+
+def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.ndarray], int]:
+    """Filter, sort, then offset and limit; returns the columns and the matched row count."""
+    columns = table.columns
+    order = np.arange(table.rows)
+    if request.fits_only and table.rows:
+        order = order[columns["fits"].astype(bool)]
+    matched = len(order)
+    if request.sort_by is not None and matched:
+        keys = columns[request.sort_by.value][order]
+        order = order[np.argsort(-keys if request.descending else keys, kind="stable")]
+    end = None if request.limit is None else request.offset + request.limit
+    order = order[request.offset:end]
+    return {name: column[order] for name, column in columns.items()}, matched
+

@@ -1,0 +1,162 @@
+"""The zeroplan command: in process through the core, and through a server with --url."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cli.main import run
+from models.plan import PlanRequest
+from service import planner
+from tests.service_contract.conftest import FIT_BODY, PLAN_BODY, TOKEN, app_with
+from tests.service_contract.live import running_server
+
+PLAN_FLAGS = ["--parameter-count", "30e9", "--world-size", "8", "--gpu", "seed-80gb", "--arrangement", "zero3"]
+
+
+def zeroplan(capsys, *argv: str) -> tuple[int, str, str]:
+    code = run(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_plan_from_flags_as_json_equals_the_core(capsys):
+    code, out, _ = zeroplan(capsys, "plan", *PLAN_FLAGS, "--json")
+    assert code == 0
+    assert json.loads(out) == planner.plan(PlanRequest.model_validate(PLAN_BODY)).model_dump(mode="json")
+
+
+def test_plan_prints_a_table(capsys):
+    code, out, _ = zeroplan(capsys, "plan", *PLAN_FLAGS)
+    assert code == 0
+    assert "arrangement zero3" in out and "reduce_scatter" in out and "fits a card of 74.5 GiB" in out
+    assert "7,500,000,000" in out  # bf16 parameters / 8 GPUs
+
+
+def test_a_yaml_file_with_flags_overriding_it(capsys, tmp_path: Path):
+    request = tmp_path / "plan.yaml"
+    request.write_text(
+        "model:\n  parameter_count: 30_000_000_000\ncluster:\n  world_size: 8\n  gpu: seed-80gb\narrangement: ddp\n"
+    )
+    code, out, _ = zeroplan(capsys, "plan", "-f", str(request), "--arrangement", "zero2", "--json")
+    assert code == 0
+    assert json.loads(out)["arrangement"]["name"] == "zero2"
+
+
+def test_a_json_file_for_fit(capsys, tmp_path: Path):
+    request = tmp_path / "fit.json"
+    request.write_text(json.dumps(FIT_BODY))
+    code, out, _ = zeroplan(capsys, "fit", "-f", str(request))
+    assert code == 0
+    assert "zero3" in out and "exact minimum is 6 GPUs" in out
+
+
+def test_fit_with_an_explicit_grid(capsys):
+    argv = ["fit", "--parameter-count", "30e9", "--gpu", "seed-80gb", "--gpu-count-grid", "8,16,24", "--json"]
+    code, out, _ = zeroplan(capsys, *argv)
+    assert code == 0 and json.loads(out)["grid"] == [8, 16, 24]
+
+
+def test_presets(capsys):
+    code, out, _ = zeroplan(capsys, "presets")
+    assert code == 0 and "seed-80gb" in out and "mixed_bf16_adam" in out
+
+
+def test_invalid_input_names_the_field_and_exits_2(capsys):
+    code, _, err = zeroplan(capsys, "plan", *PLAN_FLAGS, "--world-size", "12")
+    assert code == 2
+    assert "/cluster/world_size" in err and "12 = 1 x gpus_per_node 8 + 4" in err
+
+
+def test_a_count_that_is_not_whole_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        run(["plan", *PLAN_FLAGS, "--parameter-count", "1.5"])
+    assert exit_info.value.code == 2
+    assert "not a whole number" in capsys.readouterr().err
+
+
+def test_a_missing_file(capsys, tmp_path: Path):
+    code, _, err = zeroplan(capsys, "plan", "-f", str(tmp_path / "nowhere.yaml"))
+    assert code == 2 and "nowhere.yaml" in err
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    with running_server(app_with(access_log=False)) as url:
+        yield url
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", *PLAN_FLAGS],
+        ["plan", *PLAN_FLAGS, "--json"],
+        ["fit", "--parameter-count", "7e9", "--gpu", "h100-80gb"],
+        ["presets"],
+    ],
+)
+def test_url_gives_the_same_answer_as_the_core(capsys, server_url, argv):
+    local = zeroplan(capsys, *argv)
+    remote = zeroplan(capsys, *argv, "--url", server_url)
+    assert remote == local and local[0] == 0
+
+
+def test_url_reports_the_servers_problem(capsys, server_url):
+    code, _, err = zeroplan(capsys, "plan", *PLAN_FLAGS, "--world-size", "12", "--url", server_url)
+    assert code == 2
+    assert "error 422 validation_error" in err and "/cluster/world_size" in err and "request id" in err
+
+
+def test_url_with_a_token(capsys):
+    with running_server(app_with(access_log=False, api_token=TOKEN)) as url:
+        denied = zeroplan(capsys, "presets", "--url", url, "--token", "wrong")
+        allowed = zeroplan(capsys, "presets", "--url", url, "--token", TOKEN)
+    assert denied[0] == 2 and "error 401 unauthorized" in denied[2]
+    assert allowed[0] == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_serve_runs_uvicorn_with_the_settings():
+    port = _free_port()
+    env = os.environ | {"ZEROPLAN_LOG_LEVEL": "warning"}
+    command = [sys.executable, "-m", "cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        ready = _poll(f"http://127.0.0.1:{port}/readyz", server)
+        assert ready["status"] == "ready"
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
+def _poll(url: str, server: subprocess.Popen, timeout_s: float = 20.0) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"zeroplan serve exited: {server.stderr.read().decode() if server.stderr else ''}")
+        try:
+            return httpx.get(url, timeout=1.0).json()
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError("zeroplan serve did not answer in time")
+
+
+def test_recommend(capsys):
+    code, out, _ = zeroplan(capsys, "recommend", "--parameter-count", "30e9", "--gpu", "seed-80gb", "--max-gpus", "64")
+    assert code == 0 and "rank" in out and "zero3" in out

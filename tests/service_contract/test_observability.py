@@ -1,0 +1,109 @@
+"""Request ids, the JSON access log, Prometheus metrics and readiness."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+from prometheus_client import REGISTRY
+
+from api.routes import health
+from tests.service_contract.conftest import PLAN_BODY, client_with
+
+
+@pytest.fixture(scope="module")
+def client():
+    return client_with()
+
+
+def test_a_plain_request_id_is_echoed(client):
+    response = client.get("/healthz", headers={"X-Request-ID": "sched-7f3a.42"})
+    assert response.headers["x-request-id"] == "sched-7f3a.42"
+
+
+def test_a_request_id_is_generated_when_absent(client):
+    first, second = (client.get("/healthz").headers["x-request-id"] for _ in range(2))
+    assert re.fullmatch(r"[0-9a-f]{32}", first) and first != second
+
+
+@pytest.mark.parametrize("unsafe", ["x" * 129, "has space", 'quote"d', "new{line}"])
+def test_an_unsafe_request_id_is_replaced(client, unsafe):
+    assert client.get("/healthz", headers={"X-Request-ID": unsafe}).headers["x-request-id"] != unsafe
+
+
+def test_one_json_access_line_per_request(logged):
+    client = client_with()
+    response = client.post("/v1/plan", json=PLAN_BODY, headers={"X-Request-ID": "log-me"})
+    lines = [line for line in logged.lines if line["logger"] == "zeroplan.access"]
+    assert len(lines) == 1
+    line = lines[0]
+    assert line["method"] == "POST" and line["route"] == "/v1/plan" and line["status"] == response.status_code
+    assert line["request_id"] == "log-me" and 0 < line["duration_s"] < 60
+
+
+def test_the_access_log_can_be_turned_off(logged):
+    client_with(access_log=False).get("/healthz")
+    assert not [line for line in logged.lines if line["logger"] == "zeroplan.access"]
+
+
+def requests_counted(route: str, status: str, method: str = "POST") -> float:
+    labels = {"method": method, "route": route, "status": status}
+    return REGISTRY.get_sample_value("zeroplan_http_requests_total", labels) or 0.0
+
+
+def test_metrics_count_requests_by_route_template_and_status(client):
+    before_ok, before_bad = requests_counted("/v1/plan", "200"), requests_counted("/v1/plan", "422")
+    client.post("/v1/plan", json=PLAN_BODY)
+    client.post("/v1/plan", json=PLAN_BODY)
+    client.post("/v1/plan", json={})
+    assert requests_counted("/v1/plan", "200") == before_ok + 2
+    assert requests_counted("/v1/plan", "422") == before_bad + 1
+
+
+def test_unknown_paths_share_one_label(client):
+    before = requests_counted("<unmatched>", "404", "GET")
+    client.get("/no/such/a")
+    client.get("/no/such/b")
+    assert requests_counted("<unmatched>", "404", "GET") == before + 2
+
+
+def test_the_metrics_page(client):
+    client.post("/v1/plan", json=PLAN_BODY)
+    response = client.get("/metrics")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
+    text = response.text
+    assert 'zeroplan_http_requests_total{method="POST",route="/v1/plan",status="200"}' in text
+    assert 'zeroplan_http_request_duration_seconds_bucket{le="0.005",method="POST",route="/v1/plan"}' in text
+    for name in (
+        "zeroplan_sweep_cells_total",
+        "# TYPE zeroplan_simulation_jobs gauge",
+        "zeroplan_simulation_jobs_entered",
+    ):
+        assert name in text, name
+
+
+def test_other_modules_count_their_own_work():
+    from api.metrics import SIMULATION_JOBS, SWEEP_CELLS
+
+    before = REGISTRY.get_sample_value("zeroplan_sweep_cells_total") or 0.0
+    SWEEP_CELLS.inc(12)
+    SIMULATION_JOBS.labels("running").set(1)
+    assert REGISTRY.get_sample_value("zeroplan_sweep_cells_total") == before + 12
+    assert REGISTRY.get_sample_value("zeroplan_simulation_jobs", {"state": "running"}) == 1
+    SIMULATION_JOBS.labels("running").set(0)
+
+
+def test_readyz_reports_the_simulation_extra(client, monkeypatch):
+    assert client.get("/readyz").json() == {"status": "ready", "simulation_available": health.simulation_available()}
+    monkeypatch.setattr(health.importlib.util, "find_spec", lambda name: None)
+    assert client.get("/readyz").json() == {"status": "ready", "simulation_available": False}
+
+
+def test_readyz_does_not_import_torch():
+    probe = (
+        "import sys; from fastapi.testclient import TestClient; from api.app import create_app; "
+        "r = TestClient(create_app()).get('/readyz'); assert r.status_code == 200, r.text; "
+        "assert 'torch' not in sys.modules, 'readyz imported torch'"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
