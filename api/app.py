@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from api.logs import configure_logging
 from api.middleware import BearerAuthMiddleware, BodyLimitMiddleware, RequestContextMiddleware, RouteTemplates
 from api.problems import declare_shell_problems, install_problem_handlers, problem_media_in_spec
-from api.routes import health, planning, simulations, sweep
+from api.routes import figures, health, planning, simulations, sweep
 from api.settings import Settings
 
 DESCRIPTION = """\
@@ -33,6 +33,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(planning.router)
     app.include_router(sweep.router)
+    app.include_router(figures.router)
     app.include_router(simulations.router)
     _install_middleware(app, settings)
     _document_contract(app)

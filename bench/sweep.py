@@ -69,12 +69,16 @@ def with_time_model(n: np.ndarray, b: np.ndarray) -> None:
 def scalar_loop(n: np.ndarray, b: np.ndarray) -> None:
     for sharding_name in CANONICAL:
         for world_size, micro_batch in zip(n.tolist(), b.tolist(), strict=True):
-            planner.plan(PlanRequest.model_validate({
-                "model": {"parameter_count": P},
-                "cluster": {"world_size": world_size, "gpus_per_node": 8, "gpu_memory_bytes": CARD},
-                "training": {"micro_batch_size": micro_batch, "sequence_length": 4096},
-                "arrangement": sharding_name,
-            }))
+            planner.plan(
+                PlanRequest.model_validate(
+                    {
+                        "model": {"parameter_count": P},
+                        "cluster": {"world_size": world_size, "gpus_per_node": 8, "gpu_memory_bytes": CARD},
+                        "training": {"micro_batch_size": micro_batch, "sequence_length": 4096},
+                        "arrangement": sharding_name,
+                    }
+                )
+            )
 
 
 def free_port() -> int:
@@ -96,10 +100,16 @@ def http_sweep_seconds(cells: int) -> tuple[float, int]:
                 time.sleep(0.1)
         nodes = cells // (4 * 25)
         body = {
-            "base": {"model": {"parameter_count": P}, "arrangement": "zero3",
-                     "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu_memory_bytes": CARD}},
-            "axes": {"world_size": [8 * k for k in range(1, nodes + 1)], "micro_batch_size": list(range(1, 26)),
-                     "arrangement": ["ddp", "zero1", "zero2", "zero3"]},
+            "base": {
+                "model": {"parameter_count": P},
+                "arrangement": "zero3",
+                "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu_memory_bytes": CARD},
+            },
+            "axes": {
+                "world_size": [8 * k for k in range(1, nodes + 1)],
+                "micro_batch_size": list(range(1, 26)),
+                "arrangement": ["ddp", "zero1", "zero2", "zero3"],
+            },
         }
         best, rows = float("inf"), 0
         for _ in range(3):

@@ -10,8 +10,16 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, JsonValue, field_validator
 
-from models.common import MAX_GPU_MEMORY_BYTES, MAX_GPUS_PER_NODE, MAX_PARAMETER_COUNT, MAX_WORLD_SIZE
-from models.common import Cluster, ModelSpec, Precision, Strict
+from models.common import (
+    MAX_GPU_MEMORY_BYTES,
+    MAX_GPUS_PER_NODE,
+    MAX_PARAMETER_COUNT,
+    MAX_WORLD_SIZE,
+    Cluster,
+    ModelSpec,
+    Precision,
+    Strict,
+)
 from models.enums import ArrangementName, CollectiveName
 from models.plan import ACTIVATIONS_FIELD, PRECISION_FIELD, TRAINING_FIELD
 from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName
@@ -20,7 +28,7 @@ from models.training import Activations, Levers, Training
 DRAWN_ARRANGEMENTS = (ArrangementName.ddp, ArrangementName.zero1, ArrangementName.zero2, ArrangementName.zero3)
 MAX_MEASURED = len(DRAWN_ARRANGEMENTS) * len(CollectiveName)
 DEFAULT_WIDTH_PX, DEFAULT_HEIGHT_PX = 960, 600
-MIN_WIDTH_PX, MIN_HEIGHT_PX, MAX_SIDE_PX = 480, 320, 4096
+MIN_WIDTH_PX, MIN_HEIGHT_PX, MAX_SIDE_PX = 640, 400, 4096
 DEFAULT_MAX_GPUS = 64
 
 FIGURE_EXAMPLE: dict[str, JsonValue] = {
@@ -118,9 +126,13 @@ class FigureQuery(Strict):
         default=None, ge=1, le=MAX_PARAMETER_COUNT, description="Parameter count (model.parameter_count)."
     )
     preset: ModelPresetName | None = Field(default=None, description="A model preset (model.preset).")
-    precision: PrecisionPresetName = Field(default=PrecisionPresetName.mixed_bf16_adam, description="A precision preset.")
+    precision: PrecisionPresetName = Field(
+        default=PrecisionPresetName.mixed_bf16_adam, description="A precision preset."
+    )
     world_size: int = Field(default=8, ge=1, le=MAX_WORLD_SIZE, description="Chosen GPU count N (cluster.world_size).")
-    gpus_per_node: int = Field(default=8, ge=1, le=MAX_GPUS_PER_NODE, description="GPUs per node (cluster.gpus_per_node).")
+    gpus_per_node: int = Field(
+        default=8, ge=1, le=MAX_GPUS_PER_NODE, description="GPUs per node (cluster.gpus_per_node)."
+    )
     gpu: GpuPresetName | None = Field(default=None, description="A GPU preset (cluster.gpu).")
     gpu_memory_bytes: int | None = Field(
         default=None, ge=1, le=MAX_GPU_MEMORY_BYTES, description="Usable memory of one GPU (cluster.gpu_memory_bytes)."

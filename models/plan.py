@@ -1,8 +1,8 @@
 """POST /v1/plan: one arrangement on one cluster."""
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
-
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
 from models.common import Arrangement, Cluster, ModelSpec, Precision, ShardingFlags, Strict
 from models.enums import (
@@ -27,13 +27,17 @@ PLAN_EXAMPLE: dict[str, JsonValue] = {
 LEVER_RICH_EXAMPLE: dict[str, JsonValue] = {
     "model": {"preset": "llama-3-70b"},
     "precision": "mixed_bf16_adam",
-    "training": {"micro_batch_size": 1, "sequence_length": 8192, "gradient_accumulation_steps": 4,
-                 "utilisation": 0.4},
+    "training": {"micro_batch_size": 1, "sequence_length": 8192, "gradient_accumulation_steps": 4, "utilisation": 0.4},
     "activations": {"model": "transformer", "flash_attention": True},
     "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb", "links": "nvlink4-ib400"},
     "arrangement": "zero3",
-    "levers": {"recompute": "selective", "offload_optimizer": True, "overlap": True, "bucket_bytes": 26214400,
-               "mxfp8": False},
+    "levers": {
+        "recompute": "selective",
+        "offload_optimizer": True,
+        "overlap": True,
+        "bucket_bytes": 26214400,
+        "mxfp8": False,
+    },
 }
 
 PRECISION_FIELD = Field(
@@ -54,9 +58,7 @@ def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
 
 
 class PlanRequest(Strict):
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE]}
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE]})
 
     model: ModelSpec
     precision: Precision = PRECISION_FIELD

@@ -52,4 +52,3 @@ class Levers(Strict):
     overlap: bool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
     bucket_bytes: int = Field(default=25 * MIB_BYTES, ge=1, le=10**12, description="Gradient bucket size, bytes.")
     mxfp8: bool = Field(default=False, description="Parameters and gradients stored and sent as MXFP8.")
-

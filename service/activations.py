@@ -21,7 +21,11 @@ from service.numeric import IntLike
 
 
 def fudge_activation_bytes(
-    micro_batch_size: IntLike, sequence_length: IntLike, hidden_size: int, layers: int, bytes_per_value: int,
+    micro_batch_size: IntLike,
+    sequence_length: IntLike,
+    hidden_size: int,
+    layers: int,
+    bytes_per_value: int,
     fudge: float,
 ) -> IntLike:
     """b x s x h x L x bytes x fudge, rounded up to whole bytes."""

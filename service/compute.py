@@ -7,7 +7,7 @@ recomputation repeats only the attention core, which 6PT does not count (Korthik
 """
 
 from models.enums import Recompute
-from service.numeric import IntLike
+from service.numeric import FloatLike, IntLike
 
 FORWARD_FLOPS_PER_WEIGHT_TOKEN = 2
 BACKWARD_FLOPS_PER_WEIGHT_TOKEN = 4
@@ -18,17 +18,18 @@ def flops_per_weight_token(recompute: Recompute) -> int:
     return FORWARD_FLOPS_PER_WEIGHT_TOKEN + BACKWARD_FLOPS_PER_WEIGHT_TOKEN + recomputed
 
 
-def tokens_per_step(world_size: IntLike, micro_batch_size: IntLike, sequence_length: IntLike,
-                    accumulation_steps: IntLike) -> IntLike:
+def tokens_per_step(
+    world_size: IntLike, micro_batch_size: IntLike, sequence_length: IntLike, accumulation_steps: IntLike
+) -> IntLike:
     return world_size * micro_batch_size * sequence_length * accumulation_steps
 
 
-def step_flops(parameter_count: IntLike, tokens: IntLike, recompute: Recompute) -> object:
+def step_flops(parameter_count: IntLike, tokens: IntLike, recompute: Recompute) -> FloatLike:
     """FLOPs of one optimizer step, in floating point (it passes 2**63 in realistic sweeps)."""
     return float(flops_per_weight_token(recompute)) * parameter_count * tokens
 
 
-def compute_seconds(flops: IntLike, world_size: IntLike, peak_flops_per_s: float, utilisation: float) -> object:
+def compute_seconds(flops: IntLike, world_size: IntLike, peak_flops_per_s: float, utilisation: float) -> FloatLike:
     return flops / (world_size * peak_flops_per_s * utilisation)
 
 

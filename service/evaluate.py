@@ -23,7 +23,7 @@ from service.memory import (
     replicated_floor_bytes,
     shard_degree,
 )
-from service.numeric import IntLike, select
+from service.numeric import FloatLike, IntLike, select
 from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
 from service.timing import communication_time
 from service.traffic import step_bytes_sent, step_collectives
@@ -79,7 +79,7 @@ class Evaluation:
     activations_bytes: IntLike
     per_gpu_bytes: IntLike
     replicated_floor_bytes: IntLike
-    fits: object
+    fits: FloatLike
     headroom_bytes: IntLike
     host_bytes_per_gpu: IntLike
     host_bytes: IntLike  # per node
@@ -87,14 +87,14 @@ class Evaluation:
     pcie_bytes_per_gpu: IntLike
     tokens_per_step: IntLike
     compute_flops: IntLike
-    compute_s: object
-    communication_flat_s: object
-    communication_hierarchical_s: object
-    hierarchical: object
-    communication_s: object
-    exposed_communication_s: object
-    offload_s: object
-    step_s: object
+    compute_s: FloatLike
+    communication_flat_s: FloatLike
+    communication_hierarchical_s: FloatLike
+    hierarchical: FloatLike
+    communication_s: FloatLike
+    exposed_communication_s: FloatLike
+    offload_s: FloatLike
+    step_s: FloatLike
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -132,13 +132,14 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     tokens = tokens_per_step(n, inputs.micro_batch_size, inputs.sequence_length, k)
     flops = step_flops(p, tokens, setup.recompute)
     compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, setup.utilisation)
-    backward_s = compute_s * backward_fraction(setup.recompute) / k  # type: ignore[operator]
-    forward_s = compute_s / k - backward_s  # type: ignore[operator]
+    backward_s = compute_s * backward_fraction(setup.recompute) / k
+    forward_s = compute_s / k - backward_s
 
     calls = step_collectives(precision, sharding, k)
     timing = {
-        hierarchical: communication_time(calls, p, n, g, setup.links, hierarchical, k, forward_s, backward_s,
-                                         setup.overlap, setup.bucket_bytes)
+        hierarchical: communication_time(
+            calls, p, n, g, setup.links, hierarchical, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes
+        )
         for hierarchical in (False, True)
     }
     use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
@@ -166,11 +167,11 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         communication_s=select(use_hierarchical, timing[True].total_s, timing[False].total_s),
         exposed_communication_s=exposed_s,
         offload_s=offload_s,
-        step_s=compute_s + exposed_s + offload_s,  # type: ignore[operator]
+        step_s=compute_s + exposed_s + offload_s,
     )
 
 
-def _less(a: object, b: object) -> object:
+def _less(a: FloatLike, b: FloatLike) -> FloatLike:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.asarray(a) < np.asarray(b)
-    return bool(a < b)  # type: ignore[operator]
+    return bool(a < b)

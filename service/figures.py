@@ -12,7 +12,7 @@ Output is deterministic: SVG without a date and with a fixed id salt, text kept 
 import textwrap
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import BytesIO
 
 import matplotlib
@@ -33,14 +33,23 @@ from service.traffic import collective_bytes_sent, step_collectives, volume_in_p
 
 DPI = 100
 SVG_SALT = "zeroplan"
-SAVE_RC = {"svg.hashsalt": SVG_SALT, "svg.fonttype": "none"}
 MAX_CURVE_POINTS = 64  # powers of two up to MAX_WORLD_SIZE (1e6) are 20
+PX_PER_TICK_LABEL = 70  # the widest label, 524288, at the default font size
+AXES_SHARE = 0.6  # of the width; the legend takes the rest
 _SAVE_LOCK = threading.Lock()  # rc_context changes global rcParams: one save at a time
 
-LABELS = {ArrangementName.ddp: "DP", ArrangementName.zero1: "ZeRO-1", ArrangementName.zero2: "ZeRO-2",
-          ArrangementName.zero3: "ZeRO-3"}
-COLOURS = {ArrangementName.ddp: "tab:blue", ArrangementName.zero1: "tab:orange", ArrangementName.zero2: "tab:green",
-           ArrangementName.zero3: "tab:red"}
+LABELS = {
+    ArrangementName.ddp: "DP",
+    ArrangementName.zero1: "ZeRO-1",
+    ArrangementName.zero2: "ZeRO-2",
+    ArrangementName.zero3: "ZeRO-3",
+}
+COLOURS = {
+    ArrangementName.ddp: "tab:blue",
+    ArrangementName.zero1: "tab:orange",
+    ArrangementName.zero2: "tab:green",
+    ArrangementName.zero3: "tab:red",
+}
 STATE_LABELS = {
     StateClass.parameters: "parameters",
     StateClass.gradients: "gradients",
@@ -50,8 +59,11 @@ STATE_LABELS = {
     StateClass.variance: "second moment (variance)",
 }
 COLLECTIVE_ORDER = (CollectiveName.all_reduce, CollectiveName.reduce_scatter, CollectiveName.all_gather)
-COLLECTIVE_COLOURS = {CollectiveName.all_reduce: "tab:purple", CollectiveName.reduce_scatter: "tab:cyan",
-                      CollectiveName.all_gather: "tab:olive"}
+COLLECTIVE_COLOURS = {
+    CollectiveName.all_reduce: "tab:purple",
+    CollectiveName.reduce_scatter: "tab:cyan",
+    CollectiveName.all_gather: "tab:olive",
+}
 
 
 @dataclass(frozen=True)
@@ -95,20 +107,26 @@ def card_label(case: Case) -> str:
 def draw_memory_vs_gpus(ax: Axes, case: Case) -> None:
     """Per-GPU bytes over powers of two, each arrangement's replicated floor dashed, the card solid."""
     counts = gpu_count_grid(GpuCountGrid.powers_of_two, case.g, case.request.max_gpus, MAX_CURVE_POINTS)
-    inputs = resolve.inputs_for(case.scene, np.asarray(counts, dtype=np.int64), case.g)
+    at_chosen_n = resolve.inputs_for(case.scene, case.n, case.g)
+    inputs = replace(at_chosen_n, world_size=np.asarray(counts, dtype=np.int64))
     for name, setup in case.setups.items():
         curve = evaluate(inputs, setup)
         floor = int(case.results[name].replicated_floor_bytes)
         per_gpu = np.broadcast_to(np.asarray(curve.per_gpu_bytes), len(counts))  # DP's does not vary with N
-        ax.plot(counts, per_gpu / GIB_BYTES, marker="o", color=COLOURS[name],
-                label=LABELS[name])
-        ax.axhline(floor / GIB_BYTES, linestyle="--", color=COLOURS[name],
-                   label=f"{LABELS[name]} replicated floor ({floor / GIB_BYTES:.1f} GiB)")
+        ax.plot(counts, per_gpu / GIB_BYTES, marker="o", color=COLOURS[name], label=LABELS[name])
+        ax.axhline(
+            floor / GIB_BYTES,
+            linestyle="--",
+            color=COLOURS[name],
+            label=f"{LABELS[name]} replicated floor ({floor / GIB_BYTES:.1f} GiB)",
+        )
     ax.axhline(case.scene.card_bytes / GIB_BYTES, color="black", linewidth=2, label=f"card {card_label(case)}")
     if counts[0] <= case.n <= counts[-1]:
         ax.axvline(case.n, color="grey", linestyle=":", label=f"chosen N = {case.n}")
     ax.set_xscale("log", base=2)
-    ax.set_xticks(counts, labels=[str(c) for c in counts])
+    room = int(case.request.width_px * AXES_SHARE) // PX_PER_TICK_LABEL
+    stride = -(-len(counts) // max(2, room))  # ceil: every stride-th count labelled, so labels never overlap
+    ax.set_xticks(counts, labels=[str(c) if i % stride == 0 else "" for i, c in enumerate(counts)])
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_ylim(bottom=0)
     ax.set_xlabel("GPUs N (data-parallel world size, log2 scale)")
@@ -132,10 +150,11 @@ def draw_bytes_per_weight(ax: Axes, case: Case) -> None:
             bottom += per_weight
     for i, name in enumerate(names):
         per_gpu = int(case.results[name].per_gpu_bytes)
-        ax.annotate(f"{per_gpu / case.p:.2f} B/weight\n{per_gpu / GIB_BYTES:.1f} GiB", (x[i], bottom[i]),
-                    ha="center", va="bottom", fontsize="small", xytext=(0, 2), textcoords="offset points")
+        _label_above(ax, x[i], bottom[i], f"{per_gpu / case.p:.2f} B/weight\n{per_gpu / GIB_BYTES:.1f} GiB")
     card = case.scene.card_bytes
-    ax.axhline(card / case.p, color="black", linewidth=2, label=f"card {card_label(case)} = {card / case.p:.2f} B/weight")
+    ax.axhline(
+        card / case.p, color="black", linewidth=2, label=f"card {card_label(case)} = {card / case.p:.2f} B/weight"
+    )
     ax.set_xticks(x, labels=_arrangement_ticks(case))
     ax.set_ylim(0, max(bottom.max(), card / case.p) * 1.18)
     ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
@@ -169,8 +188,10 @@ def draw_traffic(ax: Axes, case: Case) -> None:
             _stack(ax, i + width / 2, width, split, "//", "measured")
     handles: list[Patch] = [Patch(color=COLLECTIVE_COLOURS[c], label=c.value) for c in COLLECTIVE_ORDER]
     if drawn:
-        handles += [Patch(facecolor="white", edgecolor="black", label="formula (ring cost)"),
-                    Patch(facecolor="white", edgecolor="black", hatch="//", label="measured")]
+        handles += [
+            Patch(facecolor="white", edgecolor="black", label="formula (ring cost)"),
+            Patch(facecolor="white", edgecolor="black", hatch="//", label="measured"),
+        ]
     ax.set_xticks(np.arange(len(names)), labels=_arrangement_ticks(case))
     ax.set_ylim(top=ax.get_ylim()[1] * 1.15)
     ax.set_xlabel(f"arrangement at N = {case.n} GPUs, {case.g} per node")
@@ -184,11 +205,18 @@ def _stack(ax: Axes, x: float, width: float, split: dict[CollectiveName, int], h
     for collective in COLLECTIVE_ORDER:
         height = split[collective] / GB_BYTES
         if height:
-            ax.bar(x, height, width, bottom=bottom, color=COLLECTIVE_COLOURS[collective], hatch=hatch,
-                   edgecolor="black", linewidth=0.5)
+            ax.bar(
+                x,
+                height,
+                width,
+                bottom=bottom,
+                color=COLLECTIVE_COLOURS[collective],
+                hatch=hatch,
+                edgecolor="black",
+                linewidth=0.5,
+            )
             bottom += height
-    ax.annotate(f"{bottom:.1f} GB\n{note}", (x, bottom), ha="center", va="bottom", fontsize="small",
-                xytext=(0, 2), textcoords="offset points")
+    _label_above(ax, x, bottom, f"{bottom:.1f} GB\n{note}")
 
 
 def draw_step_time(ax: Axes, case: Case) -> None:
@@ -206,8 +234,7 @@ def draw_step_time(ax: Axes, case: Case) -> None:
         ax.bar(x, seconds, bottom=bottom, color=colour, label=label)
         bottom += seconds
     for i, result in enumerate(case.results.values()):
-        ax.annotate(f"{float(result.step_s):.3g} s", (x[i], bottom[i]), ha="center", va="bottom",  # type: ignore[arg-type]
-                    fontsize="small", xytext=(0, 2), textcoords="offset points")
+        _label_above(ax, x[i], bottom[i], f"{float(result.step_s):.3g} s")
     ax.set_xticks(x, labels=_arrangement_ticks(case))
     ax.set_ylim(0, bottom.max() * 1.15 or 1.0)
     ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
@@ -221,9 +248,15 @@ def _arrangement_ticks(case: Case) -> list[str]:
     return [f"{LABELS[name]}\n{'fits' if bool(r.fits) else 'does not fit'}" for name, r in case.results.items()]
 
 
+def _label_above(ax: Axes, x: float, y: float, text: str) -> None:
+    ax.annotate(text, (x, y), ha="center", va="bottom", fontsize="small", xytext=(0, 2), textcoords="offset points")
+
+
 def _legend_outside(ax: Axes, handles: list[Patch] | None = None) -> None:
-    kwargs = {"handles": handles} if handles else {}
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", **kwargs)  # type: ignore[arg-type]
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
 
 
 DRAWERS: dict[FigureName, Callable[[Axes, Case], None]] = {
@@ -237,8 +270,7 @@ DRAWERS: dict[FigureName, Callable[[Axes, Case], None]] = {
 def subtitle(case: Case) -> str:
     precision = case.request.precision
     precision_name = precision.value if isinstance(precision, str) else "custom precision"
-    return (f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), "
-            f"card {card_label(case)}")
+    return f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), card {card_label(case)}"
 
 
 def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:
@@ -254,7 +286,7 @@ def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:
 
 def render(figure: Figure, fmt: FigureFormat) -> bytes:
     buffer = BytesIO()
-    with _SAVE_LOCK, matplotlib.rc_context(SAVE_RC):
+    with _SAVE_LOCK, matplotlib.rc_context({"svg.hashsalt": SVG_SALT, "svg.fonttype": "none"}):
         if fmt is FigureFormat.svg:
             figure.savefig(buffer, format="svg", metadata={"Date": None})
         else:

@@ -1,11 +1,11 @@
 """The answer to /v1/fit: the four arrangements against one card."""
 
-from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from models.enums import ArrangementName
+from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from service import resolve
 from service.arrangements import CANONICAL, DDP, Sharding
 from service.evaluate import activation_bytes, gpu_bytes
-from service.fit import fit_table, first_fitting, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
+from service.fit import first_fitting, fit_table, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
 from service.memory import bytes_per_weight_split, replicated_floor_bytes
 from service.numeric import GIB_BYTES, group_digits
 
@@ -20,8 +20,9 @@ def fit(request: FitRequest, max_points: int) -> FitResponse:
     return FitResponse(
         parameter_count=scene.model.parameter_count,
         activations_bytes=int(
-            activation_bytes(base.activations, base.recompute, scene.training.micro_batch_size,
-                             scene.training.sequence_length)
+            activation_bytes(
+                base.activations, base.recompute, scene.training.micro_batch_size, scene.training.sequence_length
+            )
         ),
         card_bytes=scene.card_bytes,
         card_gib=scene.card_bytes / GIB_BYTES,

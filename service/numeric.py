@@ -1,11 +1,13 @@
 """Integer helpers that work the same on Python ints and numpy integer arrays."""
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 IntLike: TypeAlias = int | np.integer | npt.NDArray[np.int64]
+# Seconds, FLOPs and flags: a Python float/bool for one plan, a numpy array for a sweep.
+FloatLike: TypeAlias = Any
 
 GIB_BYTES = 2**30
 GB_BYTES = 10**9
@@ -21,7 +23,7 @@ def group_digits(value: int) -> str:
     return f"{value:,}"
 
 
-def select(condition: object, if_true: object, if_false: object) -> object:
+def select(condition: FloatLike, if_true: FloatLike, if_false: FloatLike) -> FloatLike:
     """np.where for arrays, a plain conditional for scalars (so scalars stay Python numbers)."""
     if isinstance(condition, np.ndarray):
         return np.where(condition, if_true, if_false)

@@ -1,6 +1,6 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
 
-from models.enums import ActivationModel, StateLocation
+from models.enums import ActivationModel, Link, StateLocation
 from models.plan import (
     ActivationComponent,
     ActivationMemory,
@@ -30,6 +30,7 @@ from service.memory import bytes_per_weight_split, model_state_breakdown, state_
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.timing import call_seconds, hierarchical_link_bytes
 from service.traffic import (
+    RankGroup,
     collective_buffer_bytes,
     collective_buffer_elements,
     collective_bytes_sent,
@@ -38,8 +39,6 @@ from service.traffic import (
     step_collectives,
     volume_in_p,
 )
-from models.enums import Link
-from service.traffic import RankGroup
 
 
 def plan(request: PlanRequest) -> PlanResponse:
@@ -63,7 +62,7 @@ def plan(request: PlanRequest) -> PlanResponse:
         world_size=n,
         gpus_per_node=g,
         arrangement=_resolved(sharding),
-        memory=memory_report(p, n, g, setup, result, inputs.micro_batch_size, inputs.sequence_length),
+        memory=memory_report(p, n, g, setup, result, scene.training.micro_batch_size, scene.training.sequence_length),
         traffic=traffic_report(p, n, g, setup, result),
         time=time_report(setup, result),
         warnings=warnings,
@@ -123,27 +122,42 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> Activ
     act = setup.activations
     total = int(result.activations_bytes)
     if act.model is ActivationModel.none or act.shape is None:
-        return ActivationMemory(model=ActivationModel.none, bytes=0, fudge=None, components=[],
-                                source="model states only: no activations counted")
+        return ActivationMemory(
+            model=ActivationModel.none,
+            bytes=0,
+            fudge=None,
+            components=[],
+            source="model states only: no activations counted",
+        )
     shape = act.shape
     if act.model is ActivationModel.fudge:
-        words = (f"{b} x {s} x {shape.hidden_size} x {shape.layers} layers x {act.bytes_per_value} B x fudge "
-                 f"{act.fudge:g} = {group_digits(total)} B")
+        words = (
+            f"{b} x {s} x {shape.hidden_size} x {shape.layers} layers x {act.bytes_per_value} B x fudge "
+            f"{act.fudge:g} = {group_digits(total)} B"
+        )
         return ActivationMemory(
-            model=act.model, bytes=total, fudge=act.fudge,
-            components=[ActivationComponent(name="batch x seq x width x layers x bytes x fudge", bytes=total,
-                                            arithmetic=words)],
+            model=act.model,
+            bytes=total,
+            fudge=act.fudge,
+            components=[
+                ActivationComponent(name="batch x seq x width x layers x bytes x fudge", bytes=total, arithmetic=words)
+            ],
             source="seeds/001: batch x seq x width x layers x bytes x a fudge labelled as a fudge",
         )
     parts = transformer_activation_components(b, s, shape, act.flash_attention, setup.recompute)
     symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
     components = [
-        ActivationComponent(name=name, bytes=int(value), arithmetic=f"{name} with {symbols} = {group_digits(int(value))} B")
+        ActivationComponent(
+            name=name, bytes=int(value), arithmetic=f"{name} with {symbols} = {group_digits(int(value))} B"
+        )
         for name, value in parts.items()
     ]
     flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
     return ActivationMemory(
-        model=act.model, bytes=total, fudge=None, components=components,
+        model=act.model,
+        bytes=total,
+        fudge=None,
+        components=components,
         source=f"{KORTHIKANTI}; recompute {setup.recompute.value}; {flash}; 16-bit activations",
     )
 
@@ -171,7 +185,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=_flat_link(c.group, n, g),
-                seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),  # type: ignore[arg-type]
+                seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),
                 overlaps_with=c.window.value,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
                 f"= {group_digits(sent)} B per call, x {c.count_per_step} per step",
@@ -207,14 +221,14 @@ def time_report(setup: Setup, result: Evaluation) -> Time:
     return Time(
         tokens_per_step=int(result.tokens_per_step),
         compute_flops=float(result.compute_flops),
-        compute_s=float(result.compute_s),  # type: ignore[arg-type]
-        communication_s=float(result.communication_s),  # type: ignore[arg-type]
-        communication_flat_s=float(result.communication_flat_s),  # type: ignore[arg-type]
-        communication_hierarchical_s=float(result.communication_hierarchical_s),  # type: ignore[arg-type]
+        compute_s=float(result.compute_s),
+        communication_s=float(result.communication_s),
+        communication_flat_s=float(result.communication_flat_s),
+        communication_hierarchical_s=float(result.communication_hierarchical_s),
         schedule="hierarchical" if result.hierarchical else "flat",
-        exposed_communication_s=float(result.exposed_communication_s),  # type: ignore[arg-type]
-        offload_s=float(result.offload_s),  # type: ignore[arg-type]
-        step_s=float(result.step_s),  # type: ignore[arg-type]
+        exposed_communication_s=float(result.exposed_communication_s),
+        offload_s=float(result.offload_s),
+        step_s=float(result.step_s),
         assumptions=assumptions,
     )
 

@@ -13,7 +13,7 @@ from models.enums import ArrangementName, Recompute
 from models.recommend import OpenQuestion, RecommendRequest, RecommendResponse, RecommendStep, StepCost, StepLevers
 from models.training import Levers
 from service import resolve
-from service.arrangements import DDP, HYBRID, sharding_for
+from service.arrangements import DDP, sharding_for
 from service.compute import flops_per_weight_token
 from service.evaluate import Evaluation, evaluate, gpu_bytes
 from service.fit import min_gpus_exact, min_valid_job
@@ -55,8 +55,7 @@ def recommend(request: RecommendRequest) -> RecommendResponse:
     )
     g, max_gpus = request.cluster.gpus_per_node, request.max_gpus
     candidates = [c for c in CANDIDATES if c.recompute is R.none or _counts_activations(scene)]
-    evaluated = [_evaluate_candidate(scene, c, base_levers, g, max_gpus) for c in candidates]
-    evaluated = [e for e in evaluated if e is not None]
+    evaluated = [e for c in candidates if (e := _evaluate_candidate(scene, c, base_levers, g, max_gpus)) is not None]
     evaluated.sort(key=lambda e: (e.cost.hardware is not None, round(e.cost.added_step_s, 9), e.rank_gpus))
     steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
     recommendation = next((s for s in steps if s.fits), None)
@@ -99,7 +98,7 @@ class Evaluated:
             fits=self.min_gpus is not None,
             min_gpus=self.min_gpus,
             world_size=self.world_size,
-            step_s=float(self.result.step_s),  # type: ignore[arg-type]
+            step_s=float(self.result.step_s),
             cost=self.cost,
             why=_why(self),
         )
@@ -109,14 +108,13 @@ def _largest_valid_job(max_gpus: int, g: int) -> int:
     return max_gpus if max_gpus <= g else max_gpus - max_gpus % g
 
 
-def _evaluate_candidate(
-    scene: resolve.Scenario, c: Candidate, base: Levers, g: int, max_gpus: int
-) -> Evaluated | None:
+def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: int, max_gpus: int) -> Evaluated | None:
     sharding = sharding_for(c.arrangement)
     if sharding.hybrid and max_gpus < g:
         return None  # hybrid needs whole nodes
-    levers = base.model_copy(update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer,
-                                     "mxfp8": c.mxfp8})
+    levers = base.model_copy(
+        update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer, "mxfp8": c.mxfp8}
+    )
     setup = resolve.setup_for(scene, sharding, levers)
 
     def per_gpu_bytes_at(world_size: int) -> int:
@@ -138,7 +136,7 @@ def _evaluate_candidate(
         extra_compute_fraction=flops_per_weight_token(c.recompute) / flops_per_weight_token(R.none) - 1,
         pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
         hardware="Blackwell-class GPUs (native MXFP8)" if c.mxfp8 and not scene.blackwell_class else None,
-        added_step_s=float(result.step_s) - float(baseline.step_s),  # type: ignore[arg-type]
+        added_step_s=float(result.step_s) - float(baseline.step_s),
     )
     return Evaluated(c, min_gpus, world_size, result, cost)
 
@@ -175,9 +173,11 @@ def _summary(recommendation: RecommendStep | None, max_gpus: int) -> str:
 
 
 def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None, g: int) -> list[OpenQuestion]:
-    fitting = {s.arrangement: s for s in steps if s.fits and s.levers == StepLevers(recompute=R.none,
-                                                                                   offload_optimizer=False,
-                                                                                   mxfp8=False)}
+    fitting = {
+        s.arrangement: s
+        for s in steps
+        if s.fits and s.levers == StepLevers(recompute=R.none, offload_optimizer=False, mxfp8=False)
+    }
     zero2, zero3 = fitting.get(A.zero2), fitting.get(A.zero3)
     both = zero2 is not None and zero3 is not None and zero2.min_gpus != zero3.min_gpus
     crosses_nodes = recommendation is not None and (recommendation.min_gpus or 0) > g
@@ -189,8 +189,11 @@ def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None,
             question="ZeRO-2 on more GPUs, or ZeRO-3 on fewer?",
             what_settles_it="A measured step time for both on the real architecture, with activation memory included.",
             relevant=both,
-            why=(f"ZeRO-2 fits from {zero2.min_gpus} GPUs and ZeRO-3 from {zero3.min_gpus}" if both and zero2 and zero3
-                 else "only one of them fits here"),
+            why=(
+                f"ZeRO-2 fits from {zero2.min_gpus} GPUs and ZeRO-3 from {zero3.min_gpus}"
+                if both and zero2 and zero3
+                else "only one of them fits here"
+            ),
         ),
         OpenQuestion(
             question="How many GPUs per node, and how many nodes?",
@@ -203,14 +206,16 @@ def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None,
             question="Is 8-bit arithmetic committed from the start?",
             what_settles_it="A short run in bf16 and in MXFP8 on the same architecture, comparing loss and step time.",
             relevant=eight_bit,
-            why="an MXFP8 step comes at or before the recommendation" if eight_bit
+            why="an MXFP8 step comes at or before the recommendation"
+            if eight_bit
             else "no MXFP8 step is needed to fit",
         ),
         OpenQuestion(
             question="Does any state go to host memory?",
             what_settles_it="Whether the run is memory-bound or communication-bound once the stage is chosen.",
             relevant=offload,
-            why="an offload step comes at or before the recommendation" if offload
+            why="an offload step comes at or before the recommendation"
+            if offload
             else "the recommendation keeps all state on the GPU",
         ),
     ]

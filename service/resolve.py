@@ -16,7 +16,8 @@ from models.presets import (
 )
 from models.training import Activations, Levers, Training
 from service.activations import TransformerShape
-from service.architecture import Architecture, parameter_count as architecture_parameters
+from service.architecture import Architecture
+from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
 from service.errors import MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
@@ -39,8 +40,16 @@ def model(spec: ModelSpec) -> ResolvedModel:
     """Parameter count and, where known, architecture; a given count that disagrees is a warning."""
     preset = MODEL_PRESETS[spec.preset] if spec.preset is not None else None
     fields = {}
-    for name in ("layers", "hidden_size", "attention_heads", "kv_heads", "ffn_hidden_size", "vocab_size", "mlp",
-                 "tied_embeddings"):
+    for name in (
+        "layers",
+        "hidden_size",
+        "attention_heads",
+        "kv_heads",
+        "ffn_hidden_size",
+        "vocab_size",
+        "mlp",
+        "tied_embeddings",
+    ):
         value = getattr(spec, name)
         fields[name] = value if value is not None else (getattr(preset, name) if preset else None)
     architecture = _architecture(fields)
@@ -108,8 +117,9 @@ def sharding(arrangement: ArrangementName | ShardingFlags) -> Sharding:
     return sharding_for(arrangement)
 
 
-def activation_model(activations: Activations, training: Training | None, architecture: Architecture | None
-                     ) -> ActivationModel:
+def activation_model(
+    activations: Activations, training: Training | None, architecture: Architecture | None
+) -> ActivationModel:
     """The model asked for; by default transformer when a shape and an architecture are given, else none."""
     if activations.model is not None:
         if activations.model is not ActivationModel.none and architecture is None:
@@ -150,9 +160,7 @@ def scenario(
 ) -> Scenario:
     resolved = model(model_spec)
     arch = resolved.architecture
-    shape = (
-        TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size) if arch else None
-    )
+    shape = TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size) if arch else None
     activation_setup = ActivationSetup(
         model=activation_model(activations, training, arch),
         fudge=activations.fudge,

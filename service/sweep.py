@@ -30,9 +30,21 @@ GROUP_AXES = ("arrangement", "gradient_accumulation_steps", "recompute", "offloa
 INT64_LIMIT = 2**63
 STATE_COLUMNS = tuple(f"{state.value}_bytes" for state in StateClass)
 RESULT_COLUMNS = (
-    "model_state_bytes", "activations_bytes", "per_gpu_bytes", "fits", "headroom_bytes", "replicated_floor_bytes",
-    "host_bytes", "bytes_sent_per_gpu", "pcie_bytes_per_gpu", "tokens_per_step", "compute_s", "communication_s",
-    "exposed_communication_s", "offload_s", "step_s",
+    "model_state_bytes",
+    "activations_bytes",
+    "per_gpu_bytes",
+    "fits",
+    "headroom_bytes",
+    "replicated_floor_bytes",
+    "host_bytes",
+    "bytes_sent_per_gpu",
+    "pcie_bytes_per_gpu",
+    "tokens_per_step",
+    "compute_s",
+    "communication_s",
+    "exposed_communication_s",
+    "offload_s",
+    "step_s",
 )
 COLUMNS = NUMERIC_AXES + GROUP_AXES + STATE_COLUMNS + RESULT_COLUMNS
 
@@ -100,8 +112,11 @@ def _evaluate_group(
 ) -> dict[str, np.ndarray] | None:
     sharding = resolve.sharding(group["arrangement"])
     levers = base.levers.model_copy(
-        update={"recompute": group["recompute"], "offload_optimizer": group["offload_optimizer"],
-                "mxfp8": group["mxfp8"]}
+        update={
+            "recompute": group["recompute"],
+            "offload_optimizer": group["offload_optimizer"],
+            "mxfp8": group["mxfp8"],
+        }
     )
     training = scene.training.model_copy(update={"gradient_accumulation_steps": group["gradient_accumulation_steps"]})
     setup = resolve.setup_for(replace(scene, training=training), sharding, levers)
@@ -140,7 +155,11 @@ def _full(value: object, rows: int) -> np.ndarray:
 
 
 def _count_invalid(
-    n: np.ndarray, g: np.ndarray, sharding: Sharding, arrangement: object, offload_parameters: bool,
+    n: np.ndarray,
+    g: np.ndarray,
+    sharding: Sharding,
+    arrangement: object,
+    offload_parameters: bool,
     skipped: dict[str, int],
 ) -> np.ndarray:
     """The cells that are valid jobs; the rest are counted by reason."""
@@ -191,6 +210,5 @@ def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.
         keys = columns[request.sort_by.value][order]
         order = order[np.argsort(-keys if request.descending else keys, kind="stable")]
     end = None if request.limit is None else request.offset + request.limit
-    order = order[request.offset:end]
+    order = order[request.offset : end]
     return {name: column[order] for name, column in columns.items()}, matched
-

@@ -22,13 +22,13 @@ from models.presets import LinkSpec
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
 from service.memory import shard_elements
-from service.numeric import IntLike, maximum, select
+from service.numeric import FloatLike, IntLike, maximum, select
 from service.traffic import RankGroup, StepCollective, Window, collective_buffer_elements, collective_ranks
 
 RS, AG, AR = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
 
 
-def alpha_beta_seconds(hops: IntLike, bytes_sent: IntLike, latency_s: float, bytes_per_s: float) -> object:
+def alpha_beta_seconds(hops: IntLike, bytes_sent: IntLike, latency_s: float, bytes_per_s: float) -> FloatLike:
     """hops x latency + bytes / bandwidth."""
     return hops * latency_s + bytes_sent / bytes_per_s
 
@@ -52,17 +52,17 @@ class Phase:
     link: Link
 
 
-def phase_seconds(phase: Phase, dtype: object, links: LinkSpec) -> object:
+def phase_seconds(phase: Phase, dtype: FloatLike, links: LinkSpec) -> FloatLike:
     latency_s, bytes_per_s = link_speed(phase.link, links)
-    sent = ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)  # type: ignore[arg-type]
+    sent = ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
     return alpha_beta_seconds(ring_hops(phase.name, phase.ranks), sent, latency_s, bytes_per_s)
 
 
-def phase_bytes(phase: Phase, dtype: object) -> IntLike:
-    return ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)  # type: ignore[arg-type]
+def phase_bytes(phase: Phase, dtype: FloatLike) -> IntLike:
+    return ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
 
 
-def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> object:
+def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
     """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
     ranks = collective_ranks(c, n, g)
     if c.group is RankGroup.node:
@@ -79,20 +79,23 @@ def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: Int
     nodes = maximum(n // g, 1)
     node_shard = shard_elements(elements, g)
     inside = {
-        AR: [Phase(RS, elements, g, Link.intra_node), Phase(AR, node_shard, nodes, Link.inter_node),
-             Phase(AG, elements, g, Link.intra_node)],
+        AR: [
+            Phase(RS, elements, g, Link.intra_node),
+            Phase(AR, node_shard, nodes, Link.inter_node),
+            Phase(AG, elements, g, Link.intra_node),
+        ],
         RS: [Phase(RS, elements, g, Link.intra_node), Phase(RS, node_shard, nodes, Link.inter_node)],
         AG: [Phase(AG, node_shard, nodes, Link.inter_node), Phase(AG, elements, g, Link.intra_node)],
     }
     return inside[c.name]
 
 
-def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> object:
+def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
     if c.group is not RankGroup.all:
         return flat_seconds(c, elements, n, g, links)
-    total: object = 0.0
+    total: FloatLike = 0.0
     for phase in hierarchical_phases(c, elements, n, g):
-        total = total + phase_seconds(phase, c.dtype, links)  # type: ignore[operator]
+        total = total + phase_seconds(phase, c.dtype, links)
     return select(n <= g, flat_seconds(c, elements, n, g, links), total)
 
 
@@ -110,16 +113,19 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
         else:
             inter = inter + phase_bytes(phase, c.dtype)
     flat = phase_bytes(Phase(c.name, elements, n, Link.intra_node), c.dtype)
-    return select(n <= g, flat, intra), select(n <= g, 0, inter)  # type: ignore[return-value]
+    return select(n <= g, flat, intra), select(n <= g, 0, inter)
 
 
-def call_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, hierarchical: bool) -> object:
+def call_seconds(
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, hierarchical: bool
+) -> FloatLike:
     elements = collective_buffer_elements(c, p, g)
     return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
 
 
-def bucket_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, bucket_bytes: int,
-                   hierarchical: bool) -> object:
+def bucket_seconds(
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, bucket_bytes: int, hierarchical: bool
+) -> FloatLike:
     """Time of one bucket of this collective: the part overlap can never hide."""
     per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
     elements = np.minimum(collective_buffer_elements(c, p, g), per_bucket)
@@ -128,17 +134,17 @@ def bucket_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links:
     return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
 
 
-def exposed_in_window(total_s: object, bucket_s: object, window_compute_s: object) -> object:
+def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
-    hidden_beyond_bucket = np.maximum(0.0, total_s - bucket_s - window_compute_s)  # type: ignore[operator]
-    exposed = np.minimum(total_s, bucket_s + hidden_beyond_bucket)  # type: ignore[operator]
+    hidden_beyond_bucket = np.maximum(0.0, total_s - bucket_s - window_compute_s)
+    exposed = np.minimum(total_s, bucket_s + hidden_beyond_bucket)
     return exposed if isinstance(exposed, np.ndarray) else float(exposed)
 
 
 @dataclass(frozen=True)
 class CommunicationTime:
-    total_s: object
-    exposed_s: object
+    total_s: FloatLike
+    exposed_s: FloatLike
 
 
 def communication_time(
@@ -149,35 +155,35 @@ def communication_time(
     links: LinkSpec,
     hierarchical: bool,
     micro_batches: int,
-    forward_s: object,
-    backward_s: object,
+    forward_s: FloatLike,
+    backward_s: FloatLike,
     overlap: bool,
     bucket_bytes: int,
 ) -> CommunicationTime:
     """Total and exposed communication per step; forward_s and backward_s are per micro-batch."""
     times = [call_seconds(c, p, n, g, links, hierarchical) for c in calls]
-    total: object = 0.0
+    total: FloatLike = 0.0
     for c, t in zip(calls, times, strict=True):
-        total = total + c.count_per_step * t  # type: ignore[operator]
+        total = total + c.count_per_step * t
     if not overlap:
         return CommunicationTime(total, total)
-    exposed: object = 0.0
+    exposed: FloatLike = 0.0
     for c, t in zip(calls, times, strict=True):
         if c.window is Window.none:
-            exposed = exposed + c.count_per_step * t  # type: ignore[operator]
+            exposed = exposed + c.count_per_step * t
     for window, compute_s in ((Window.forward, forward_s), (Window.backward, backward_s)):
         in_window = [(c, t) for c, t in zip(calls, times, strict=True) if c.window is window]
         if not in_window:
             continue
         bucket_s = bucket_seconds(in_window[0][0], p, n, g, links, bucket_bytes, hierarchical)
-        last: object = 0.0
-        every: object = 0.0
+        last: FloatLike = 0.0
+        every: FloatLike = 0.0
         for c, t in in_window:
-            last = last + t  # type: ignore[operator]
+            last = last + t
             if c.count_per_step == micro_batches and micro_batches > 1:
-                every = every + t  # type: ignore[operator]
-        exposed = exposed + exposed_in_window(last, bucket_s, compute_s)  # type: ignore[operator]
+                every = every + t
+        exposed = exposed + exposed_in_window(last, bucket_s, compute_s)
         if micro_batches > 1:
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
-            exposed = exposed + (micro_batches - 1) * earlier  # type: ignore[operator]
+            exposed = exposed + (micro_batches - 1) * earlier
     return CommunicationTime(total, exposed)

@@ -68,15 +68,25 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
         ]
     group = RankGroup.node if sharding.hybrid else RankGroup.all
     calls = [
-        StepCollective(ag, "parameters for the forward pass, every micro-batch", params, k, group, False, Window.forward),
-        StepCollective(ag, "parameters again for the backward pass, every micro-batch", params, k, group, False,
-                       Window.backward),
+        StepCollective(
+            ag, "parameters for the forward pass, every micro-batch", params, k, group, False, Window.forward
+        ),
+        StepCollective(
+            ag, "parameters again for the backward pass, every micro-batch", params, k, group, False, Window.backward
+        ),
         StepCollective(rs, "gradients, every micro-batch", grads, k, group, False, Window.backward),
     ]
     if sharding.hybrid:
         calls.append(
-            StepCollective(ar, "gradient shards across nodes, every micro-batch", grads, k, RankGroup.replicas, True,
-                           Window.backward)
+            StepCollective(
+                ar,
+                "gradient shards across nodes, every micro-batch",
+                grads,
+                k,
+                RankGroup.replicas,
+                True,
+                Window.backward,
+            )
         )
     return calls
 
@@ -93,7 +103,9 @@ def collective_buffer_elements(collective: StepCollective, parameter_count: IntL
     return shard_elements(parameter_count, gpus_per_node) if collective.node_shard_buffer else parameter_count
 
 
-def collective_buffer_bytes(parameter_count: IntLike, collective: StepCollective, gpus_per_node: IntLike = 1) -> IntLike:
+def collective_buffer_bytes(
+    parameter_count: IntLike, collective: StepCollective, gpus_per_node: IntLike = 1
+) -> IntLike:
     return tensor_bytes(collective_buffer_elements(collective, parameter_count, gpus_per_node), collective.dtype)
 
 
@@ -102,8 +114,9 @@ def collective_bytes_sent(
 ) -> IntLike:
     """Bytes each GPU sends for one call of this collective, at ring cost."""
     elements = collective_buffer_elements(collective, parameter_count, gpus_per_node)
-    return ring_bytes_sent(collective.name, elements, collective_ranks(collective, world_size, gpus_per_node),
-                           collective.dtype)
+    return ring_bytes_sent(
+        collective.name, elements, collective_ranks(collective, world_size, gpus_per_node), collective.dtype
+    )
 
 
 def collective_hops(world_size: IntLike, collective: StepCollective, gpus_per_node: IntLike = 1) -> IntLike:

@@ -42,6 +42,13 @@ def test_png_decodes_at_the_requested_size(name):
     assert pixels.std() > 0  # something is drawn
 
 
+def test_the_smallest_image_keeps_its_size_and_thins_the_gpu_labels():
+    request = seed_request(width_px=640, height_px=400, max_gpus=1_000_000)
+    assert png_size(draw(FigureName.memory_vs_gpus, request, FigureFormat.png)) == (640, 400)
+    labels = set(svg_text(draw(FigureName.memory_vs_gpus, request, FigureFormat.svg)).split("\n"))
+    assert "1" in labels and "2" not in labels  # 20 powers of two do not all fit in 640 px
+
+
 @pytest.mark.parametrize("name", list(FigureName))
 def test_svg_is_deterministic_and_names_every_arrangement_and_the_card(name):
     request = seed_request()
@@ -94,12 +101,14 @@ def test_measured_bars_are_drawn_beside_the_formula():
 
 
 def test_levers_and_an_architecture_draw_offload_and_activations():
-    request = FigureRequest.model_validate({
-        "model": {"preset": "llama-3-8b"},
-        "training": {"micro_batch_size": 1, "sequence_length": 4096},
-        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
-        "levers": {"offload_optimizer": True, "offload_parameters": True, "recompute": "selective"},
-    })
+    request = FigureRequest.model_validate(
+        {
+            "model": {"preset": "llama-3-8b"},
+            "training": {"micro_batch_size": 1, "sequence_length": 4096},
+            "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+            "levers": {"offload_optimizer": True, "offload_parameters": True, "recompute": "selective"},
+        }
+    )
     assert "activations (per GPU, / P)" in svg_text(draw(FigureName.bytes_per_weight, request, FigureFormat.svg))
     case = resolve_case(request)
     assert all(float(result.offload_s) > 0 for result in case.results.values())  # type: ignore[arg-type]

@@ -8,8 +8,14 @@ import pytest
 
 P = 30_000_000_000
 CARD = 80_000_000_000
-GPT3 = {"layers": 96, "hidden_size": 12288, "attention_heads": 96, "ffn_hidden_size": 4 * 12288,
-        "vocab_size": 50257, "mlp": "gelu"}
+GPT3 = {
+    "layers": 96,
+    "hidden_size": 12288,
+    "attention_heads": 96,
+    "ffn_hidden_size": 4 * 12288,
+    "vocab_size": 50257,
+    "mlp": "gelu",
+}
 
 
 def plan(client, arrangement="zero2", world_size=8, gpus_per_node=8, parameter_count=P, **extra):
@@ -43,8 +49,14 @@ def test_zero_offload_two_bytes_down_two_up(client):
     # Ren et al. 2021, section 4.1: per step, 2M bytes of fp16 gradients go to the CPU and 2M bytes of
     # fp16 parameters come back (M weights), here on one GPU
     m = 1_000_000_000
-    body = plan(client, "zero2", world_size=1, parameter_count=m, precision="mixed_fp16_adam",
-                levers={"offload_optimizer": True})
+    body = plan(
+        client,
+        "zero2",
+        world_size=1,
+        parameter_count=m,
+        precision="mixed_fp16_adam",
+        levers={"offload_optimizer": True},
+    )
     assert body["traffic"]["pcie_bytes_per_gpu"] == 2 * m + 2 * m
 
 
@@ -83,8 +95,9 @@ def test_the_last_bucket_is_never_hidden(client):
     bucket_s = 2 * 7 * 3e-6 + 2 * 7 * chunk_bytes / 450e9  # hops x latency + bytes / bandwidth
     assert body["time"]["exposed_communication_s"] == pytest.approx(bucket_s, rel=1e-12)
     assert body["time"]["exposed_communication_s"] > 0
-    no_overlap = plan(client, "ddp", training={"micro_batch_size": 1, "sequence_length": 1_000_000},
-                      levers={"overlap": False})
+    no_overlap = plan(
+        client, "ddp", training={"micro_batch_size": 1, "sequence_length": 1_000_000}, levers={"overlap": False}
+    )
     assert no_overlap["time"]["exposed_communication_s"] == no_overlap["time"]["communication_s"]
 
 
@@ -115,7 +128,9 @@ def test_flat_and_hierarchical_rings_across_two_nodes(client):
 def test_gradient_accumulation_counts_per_micro_batch_collectives(client):
     training = {"gradient_accumulation_steps": 4}
     counts = {
-        name: [(c["name"], c["count_per_step"]) for c in plan(client, name, training=training)["traffic"]["collectives"]]
+        name: [
+            (c["name"], c["count_per_step"]) for c in plan(client, name, training=training)["traffic"]["collectives"]
+        ]
         for name in ("ddp", "zero1", "zero2", "zero3")
     }
     assert counts["ddp"] == [("all_reduce", 1)]
@@ -139,32 +154,55 @@ def test_hybrid_shards_inside_a_node(client):
 def test_gpt3_activations_by_the_published_formula(client):
     s, b, h, a = 2048, 1, 12288, 96
     assert 5 * a * s // h == 80
-    body = plan(client, "zero3", world_size=64, model=GPT3, training={"micro_batch_size": b, "sequence_length": s},
-                activations={"model": "transformer", "flash_attention": False})
+    body = plan(
+        client,
+        "zero3",
+        world_size=64,
+        model=GPT3,
+        training={"micro_batch_size": b, "sequence_length": s},
+        activations={"model": "transformer", "flash_attention": False},
+    )
     comps = {c["name"]: c["bytes"] for c in body["memory"]["activations"]["components"]}
     per_layer = s * b * h * (34 + 80)
     assert comps["layers"] == 96 * per_layer
     assert comps["fp32 logits for the loss (4sbV)"] == 4 * s * b * 50257
-    selective = plan(client, "zero3", world_size=64, model=GPT3,
-                     training={"micro_batch_size": b, "sequence_length": s},
-                     activations={"model": "transformer", "flash_attention": False},
-                     levers={"recompute": "selective"})
+    selective = plan(
+        client,
+        "zero3",
+        world_size=64,
+        model=GPT3,
+        training={"micro_batch_size": b, "sequence_length": s},
+        activations={"model": "transformer", "flash_attention": False},
+        levers={"recompute": "selective"},
+    )
     layers_selective = [c["bytes"] for c in selective["memory"]["activations"]["components"] if "34sbh" in c["name"]]
     assert layers_selective == [96 * 34 * s * b * h]
     assert round(1 - layers_selective[0] / comps["layers"], 2) == 0.70  # "selective saves 70%" (section 6)
 
 
 def test_fudge_model_is_labelled(client):
-    body = plan(client, "zero3", model={"preset": "llama-2-7b"}, training={"micro_batch_size": 2, "sequence_length": 4096},
-                activations={"model": "fudge", "fudge": 10})
+    body = plan(
+        client,
+        "zero3",
+        model={"preset": "llama-2-7b"},
+        training={"micro_batch_size": 2, "sequence_length": 4096},
+        activations={"model": "fudge", "fudge": 10},
+    )
     activations = body["memory"]["activations"]
     assert activations["fudge"] == 10
     assert activations["bytes"] == 2 * 4096 * 4096 * 32 * 2 * 10
 
 
 def test_architecture_gives_the_parameter_count(client):
-    llama3_8b = {"layers": 32, "hidden_size": 4096, "attention_heads": 32, "kv_heads": 8, "ffn_hidden_size": 14336,
-                 "vocab_size": 128256, "mlp": "swiglu"}
+    llama3_8b = {
+        "layers": 32,
+        "hidden_size": 4096,
+        "attention_heads": 32,
+        "kv_heads": 8,
+        "ffn_hidden_size": 14336,
+        "vocab_size": 128256,
+        "mlp": "swiglu",
+    }
     body = plan(client, "ddp", model=llama3_8b)
     assert body["parameter_count"] == 8_030_261_248  # Meta-Llama-3-8B model card
     mismatch = plan(client, "ddp", model={"preset": "llama-2-7b", "parameter_count": 7_000_000_000})
@@ -175,8 +213,10 @@ def test_architecture_gives_the_parameter_count(client):
     ("extra", "pointer"),
     [
         ({"arrangement": "zero2", "levers": {"offload_parameters": True}}, "/levers"),
-        ({"arrangement": "hybrid", "cluster": {"world_size": 4, "gpus_per_node": 8, "gpu": "seed-80gb"}},
-         "/arrangement"),
+        (
+            {"arrangement": "hybrid", "cluster": {"world_size": 4, "gpus_per_node": 8, "gpu": "seed-80gb"}},
+            "/arrangement",
+        ),
         ({"training": {"utilisation": 0}}, "/training/utilisation"),
         ({"training": {"utilisation": 1.5}}, "/training/utilisation"),
         ({"activations": {"model": "transformer"}}, "/activations/model"),
@@ -194,8 +234,12 @@ def test_bad_lever_combinations_are_problems(client, extra, pointer):
 
 
 def test_fit_takes_levers(client):
-    body = {"model": {"parameter_count": P}, "cluster": {"gpu": "seed-80gb"}, "max_gpus": 64,
-            "levers": {"offload_optimizer": True}}
+    body = {
+        "model": {"parameter_count": P},
+        "cluster": {"gpu": "seed-80gb"},
+        "max_gpus": 64,
+        "levers": {"offload_optimizer": True},
+    }
     fit = {a["arrangement"]: a for a in client.post("/v1/fit", json=body).json()["arrangements"]}
     # offloaded: ZeRO-1 keeps 2 + 2 B/weight = 120e9 > 80e9; ZeRO-2 keeps 2 + 2/N: fits from 3 (60e9 + 20e9)
     assert fit["zero1"]["never_fits"]

@@ -47,11 +47,18 @@ def rows(answer):
 def plan_for(client, base, row):
     body = {**base, "arrangement": row["arrangement"]}
     body["cluster"] = {**base["cluster"], "world_size": row["world_size"], "gpus_per_node": row["gpus_per_node"]}
-    body["training"] = {**base.get("training", {}), "micro_batch_size": row["micro_batch_size"],
-                        "sequence_length": row["sequence_length"],
-                        "gradient_accumulation_steps": row["gradient_accumulation_steps"]}
-    body["levers"] = {**base.get("levers", {}), "recompute": row["recompute"],
-                      "offload_optimizer": row["offload_optimizer"], "mxfp8": row["mxfp8"]}
+    body["training"] = {
+        **base.get("training", {}),
+        "micro_batch_size": row["micro_batch_size"],
+        "sequence_length": row["sequence_length"],
+        "gradient_accumulation_steps": row["gradient_accumulation_steps"],
+    }
+    body["levers"] = {
+        **base.get("levers", {}),
+        "recompute": row["recompute"],
+        "offload_optimizer": row["offload_optimizer"],
+        "mxfp8": row["mxfp8"],
+    }
     response = client.post("/v1/plan", json=body)
     assert response.status_code == 200, response.text
     return response.json()
@@ -75,10 +82,12 @@ architectures = st.sampled_from([{"parameter_count": P}, {"preset": "llama-2-7b"
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     model=architectures,
-    world_sizes=st.lists(st.sampled_from([1, 2, 3, 4, 6, 8, 12, 16, 21, 22, 24, 32, 64]), min_size=1, max_size=4,
-                         unique=True),
-    arrangements=st.lists(st.sampled_from(["ddp", "zero1", "zero2", "zero3", "hybrid"]), min_size=1, max_size=3,
-                          unique=True),
+    world_sizes=st.lists(
+        st.sampled_from([1, 2, 3, 4, 6, 8, 12, 16, 21, 22, 24, 32, 64]), min_size=1, max_size=4, unique=True
+    ),
+    arrangements=st.lists(
+        st.sampled_from(["ddp", "zero1", "zero2", "zero3", "hybrid"]), min_size=1, max_size=3, unique=True
+    ),
     micro_batch=st.lists(st.integers(1, 8), min_size=1, max_size=2, unique=True),
     accumulation=st.lists(st.integers(1, 4), min_size=1, max_size=2, unique=True),
     recompute=st.lists(st.sampled_from(["none", "selective", "full"]), min_size=1, max_size=2, unique=True),
@@ -87,13 +96,24 @@ architectures = st.sampled_from([{"parameter_count": P}, {"preset": "llama-2-7b"
     gpus_per_node=st.sampled_from([1, 4, 8]),
     card=st.sampled_from([80_000_000_000, 60_000_000_000, 85_899_345_920]),
 )
-def test_every_sweep_cell_equals_the_plan(client, model, world_sizes, arrangements, micro_batch, accumulation,
-                                          recompute, offload, mxfp8, gpus_per_node, card):
-    base = {"model": model, "cluster": {"world_size": 1, "gpus_per_node": gpus_per_node, "gpu_memory_bytes": card},
-            "arrangement": "zero3", "training": {"sequence_length": 1024}}
-    axes = {"world_size": world_sizes, "arrangement": arrangements, "micro_batch_size": micro_batch,
-            "gradient_accumulation_steps": accumulation, "recompute": recompute, "offload_optimizer": offload,
-            "mxfp8": mxfp8}
+def test_every_sweep_cell_equals_the_plan(
+    client, model, world_sizes, arrangements, micro_batch, accumulation, recompute, offload, mxfp8, gpus_per_node, card
+):
+    base = {
+        "model": model,
+        "cluster": {"world_size": 1, "gpus_per_node": gpus_per_node, "gpu_memory_bytes": card},
+        "arrangement": "zero3",
+        "training": {"sequence_length": 1024},
+    }
+    axes = {
+        "world_size": world_sizes,
+        "arrangement": arrangements,
+        "micro_batch_size": micro_batch,
+        "gradient_accumulation_steps": accumulation,
+        "recompute": recompute,
+        "offload_optimizer": offload,
+        "mxfp8": mxfp8,
+    }
     answer = sweep(client, axes, base=base)
     assert answer["rows"] + answer["skipped_cells"] == answer["cells"]
     for row in rows(answer)[:12]:
@@ -127,8 +147,9 @@ def test_filter_sort_and_paging(client):
 
 
 def test_csv(client):
-    response = client.post("/v1/sweep", json={"base": BASE, "axes": {"arrangement": ["zero2", "zero3"]}},
-                           headers={"accept": "text/csv"})
+    response = client.post(
+        "/v1/sweep", json={"base": BASE, "axes": {"arrangement": ["zero2", "zero3"]}}, headers={"accept": "text/csv"}
+    )
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     table = list(csv.DictReader(io.StringIO(response.text)))
     assert [r["arrangement"] for r in table] == ["zero2", "zero3"]
@@ -154,8 +175,11 @@ def test_malformed_axes_are_problems(client, axes, pointer):
 
 
 def test_over_the_cell_limit_says_how_many(client):
-    axes = {"world_size": list(range(1, 1001)), "micro_batch_size": list(range(1, 1001)),
-            "arrangement": ["ddp", "zero1"]}
+    axes = {
+        "world_size": list(range(1, 1001)),
+        "micro_batch_size": list(range(1, 1001)),
+        "arrangement": ["ddp", "zero1"],
+    }
     response = client.post("/v1/sweep", json={"base": BASE, "axes": axes})
     assert response.status_code == 422
     body = response.json()
@@ -164,9 +188,13 @@ def test_over_the_cell_limit_says_how_many(client):
 
 
 def test_a_cell_past_64_bit_integers_is_refused(client):
-    base = {**BASE, "model": {"preset": "llama-3.1-405b"}, "activations": {"model": "transformer",
-                                                                        "flash_attention": False}}
-    response = client.post("/v1/sweep", json={"base": base, "axes": {"sequence_length": [10_000_000],
-                                                                     "micro_batch_size": [100_000]}})
+    base = {
+        **BASE,
+        "model": {"preset": "llama-3.1-405b"},
+        "activations": {"model": "transformer", "flash_attention": False},
+    }
+    response = client.post(
+        "/v1/sweep", json={"base": base, "axes": {"sequence_length": [10_000_000], "micro_batch_size": [100_000]}}
+    )
     assert response.status_code == 422
     assert response.json()["code"] == "sweep_overflow"
