@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from models.enums import ActivationModel, Dtype, Recompute, StateClass
+from models.enums import ActivationModel, Dtype, Recompute, StateClass, StateLocation
 from models.presets import LinkSpec, PrecisionSpec
 from service.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
 from service.arrangements import Sharding
@@ -17,7 +17,7 @@ from service.compute import backward_fraction, compute_seconds, step_flops, toke
 from service.memory import (
     NO_OFFLOAD,
     Offload,
-    host_state_bytes_per_gpu,
+    bytes_at,
     model_state_breakdown,
     model_state_bytes,
     replicated_floor_bytes,
@@ -119,13 +119,11 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     p, n, g = inputs.parameter_count, inputs.world_size, inputs.gpus_per_node
     precision, sharding, offload, k = setup.precision, setup.sharding, setup.offload, setup.micro_batches
     rows = model_state_breakdown(p, n, precision, sharding, g, offload)
-    state_bytes = {row.spec.state: row.bytes if row.location.value == "gpu" else 0 * row.bytes for row in rows}
-    model_state: IntLike = 0
-    for value in state_bytes.values():
-        model_state = model_state + value
+    state_bytes = {row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in rows}
+    model_state = bytes_at(rows, StateLocation.gpu)
     activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
     per_gpu = model_state + activations
-    host_per_gpu = host_state_bytes_per_gpu(p, n, precision, sharding, g, offload)
+    host_per_gpu = bytes_at(rows, StateLocation.host)
     degree = shard_degree(n, g, sharding)
     pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
 

@@ -91,6 +91,11 @@ def model_state_breakdown(
     return rows
 
 
+def bytes_at(rows: list[StateBytes], location: StateLocation) -> IntLike:
+    """Sum of the breakdown's rows that live at ``location`` (gpu or host)."""
+    return sum_bytes(row.bytes for row in rows if row.location is location)
+
+
 def model_state_bytes(
     parameter_count: IntLike,
     world_size: IntLike,
@@ -101,20 +106,7 @@ def model_state_bytes(
 ) -> IntLike:
     """Per-GPU model-state bytes on the GPU: the sum of the breakdown's GPU rows."""
     rows = model_state_breakdown(parameter_count, world_size, precision, sharding, gpus_per_node, offload)
-    return sum_bytes(row.bytes for row in rows if row.location is StateLocation.gpu)
-
-
-def host_state_bytes_per_gpu(
-    parameter_count: IntLike,
-    world_size: IntLike,
-    precision: PrecisionSpec,
-    sharding: Sharding,
-    gpus_per_node: IntLike | None = None,
-    offload: Offload = NO_OFFLOAD,
-) -> IntLike:
-    """Bytes each GPU keeps in host memory under offload."""
-    rows = model_state_breakdown(parameter_count, world_size, precision, sharding, gpus_per_node, offload)
-    return sum_bytes(row.bytes for row in rows if row.location is StateLocation.host)
+    return bytes_at(rows, StateLocation.gpu)
 
 
 def replicated_floor_bytes(
