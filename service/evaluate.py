@@ -25,7 +25,7 @@ from service.memory import (
 )
 from service.numeric import FloatLike, IntLike, select
 from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
-from service.timing import communication_time
+from service.timing import CommunicationTime, communication_time, one_node
 from service.traffic import step_bytes_sent, step_collectives
 
 
@@ -134,12 +134,15 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     forward_s = compute_s / k - backward_s
 
     calls = step_collectives(precision, sharding, k)
-    timing = {
-        hierarchical: communication_time(
+
+    def communication(hierarchical: bool) -> CommunicationTime:
+        return communication_time(
             calls, p, n, g, setup.links, hierarchical, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes
         )
-        for hierarchical in (False, True)
-    }
+
+    flat = communication(False)
+    # Inside one node the two schedules are the same ring: price it once for a single plan.
+    timing = {False: flat, True: flat if one_node(n, g) is True else communication(True)}
     use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
     exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
     offload_s = pcie / setup.links.host_bytes_per_s

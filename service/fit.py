@@ -6,6 +6,7 @@ decided in integers, and 30e9 x 16 / 6 = 80e9 fits an 80e9-byte card to the byte
 every shard is one element, so if N = P does not fit, nothing does: that is the replicated floor.
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,14 +19,22 @@ def fits(per_gpu_bytes: int, card_bytes: int) -> bool:
     return per_gpu_bytes <= card_bytes
 
 
-def min_gpus_exact(per_gpu_bytes_at: Callable[[int], int], card_bytes: int, upper: int) -> int | None:
+def min_gpus_exact(
+    per_gpu_bytes_at: Callable[[int], int], card_bytes: int, upper: int, guesses: tuple[int, ...] = ()
+) -> int | None:
     """Smallest N in [1, upper] whose per-GPU bytes fit the card; None when none does.
 
     per_gpu_bytes_at must never rise with N; upper = P is where every shard is one element.
+    A guess is only a shortcut: it is returned when the integers confirm it is the boundary
+    (it fits and one GPU fewer does not), and the bisection decides otherwise.
     """
 
     def fits_at(world_size: int) -> bool:
         return fits(per_gpu_bytes_at(world_size), card_bytes)
+
+    for guess in guesses:
+        if 1 <= guess <= upper and fits_at(guess) and (guess == 1 or not fits_at(guess - 1)):
+            return guess
 
     if not fits_at(upper):
         return None
@@ -37,6 +46,17 @@ def min_gpus_exact(per_gpu_bytes_at: Callable[[int], int], card_bytes: int, uppe
         else:
             low = middle + 1
     return low
+
+
+def estimate_min_gpus(
+    parameter_count: int, sharded_bytes_per_weight: float, floor_bytes: int, card_bytes: int
+) -> tuple[int, ...]:
+    """Where r x P + s x P / N meets the card, in floating point: N ~ s x P / (card - floor)."""
+    room = card_bytes - floor_bytes
+    if room <= 0 or sharded_bytes_per_weight <= 0:
+        return ()
+    estimate = max(1, math.ceil(sharded_bytes_per_weight * parameter_count / room))
+    return (estimate, estimate + 1)
 
 
 def min_gpus_whole_nodes(min_exact: int | None, gpus_per_node: int) -> int | None:

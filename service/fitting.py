@@ -5,7 +5,14 @@ from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from service import resolve
 from service.arrangements import CANONICAL, DDP, Sharding
 from service.evaluate import activation_bytes, gpu_bytes
-from service.fit import first_fitting, fit_table, gpu_count_grid, min_gpus_exact, min_gpus_whole_nodes
+from service.fit import (
+    estimate_min_gpus,
+    first_fitting,
+    fit_table,
+    gpu_count_grid,
+    min_gpus_exact,
+    min_gpus_whole_nodes,
+)
 from service.memory import bytes_per_weight_split, replicated_floor_bytes
 from service.numeric import GIB_BYTES, group_digits
 
@@ -47,7 +54,8 @@ def _arrangement_fit(
         setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
     )
     floor = int(replicated_floor_bytes(p, setup.precision, sharding, setup.offload)) + int(activations)
-    exact = min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, upper=p)
+    guesses = estimate_min_gpus(p, sharded, floor, scene.card_bytes)
+    exact = min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, upper=p, guesses=guesses)
     table = fit_table(per_gpu_bytes_at, scene.card_bytes, grid)
     on_grid = first_fitting(table)
     return ArrangementFit(

@@ -22,7 +22,7 @@ from models.presets import LinkSpec
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
 from service.memory import shard_elements
-from service.numeric import FloatLike, IntLike, maximum, select
+from service.numeric import FloatLike, IntLike, maximum, minimum, select
 from service.traffic import RankGroup, StepCollective, Window, collective_buffer_elements, collective_ranks
 
 RS, AG, AR = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
@@ -62,6 +62,11 @@ def phase_bytes(phase: Phase, dtype: FloatLike) -> IntLike:
     return ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
 
 
+def one_node(n: IntLike, g: IntLike) -> FloatLike:
+    """N <= G: the ring stays inside a node (a bool for one plan, an array for a sweep)."""
+    return n <= g
+
+
 def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
     """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
     ranks = collective_ranks(c, n, g)
@@ -69,6 +74,8 @@ def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, l
         return phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
     if c.group is RankGroup.replicas:
         return phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
+    if one_node(n, g) is True:  # a single plan: price only the link the ring uses
+        return phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
     intra = phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
     inter = phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
     return select(n <= g, intra, inter)
@@ -91,7 +98,7 @@ def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: Int
 
 
 def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
-    if c.group is not RankGroup.all:
+    if c.group is not RankGroup.all or one_node(n, g) is True:
         return flat_seconds(c, elements, n, g, links)
     total: FloatLike = 0.0
     for phase in hierarchical_phases(c, elements, n, g):
@@ -128,9 +135,7 @@ def bucket_seconds(
 ) -> FloatLike:
     """Time of one bucket of this collective: the part overlap can never hide."""
     per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
-    elements = np.minimum(collective_buffer_elements(c, p, g), per_bucket)
-    if not isinstance(elements, np.ndarray):
-        elements = int(elements)
+    elements = minimum(collective_buffer_elements(c, p, g), per_bucket)
     return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
 
 

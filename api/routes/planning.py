@@ -1,6 +1,7 @@
 """Planning routes: thin transport over service.planner."""
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel
 
 from api.deps import get_settings, require_json_body
 from api.problems import PROBLEM_RESPONSES
@@ -10,6 +11,12 @@ from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
 from service import fitting, planner, recommend
+
+
+def json_response(answer: BaseModel) -> Response:
+    """Serialise with pydantic's Rust encoder; response_model still documents the schema."""
+    return Response(answer.model_dump_json(), media_type="application/json")
+
 
 router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(require_json_body)])
 
@@ -23,8 +30,8 @@ router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(requir
     response_model=PlanResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def plan(request: PlanRequest) -> PlanResponse:
-    return planner.plan(request)
+async def plan(request: PlanRequest) -> Response:
+    return json_response(planner.plan(request))
 
 
 @router.post(
@@ -36,8 +43,8 @@ async def plan(request: PlanRequest) -> PlanResponse:
     response_model=FitResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -> FitResponse:
-    return fitting.fit(request, max_points=settings.max_fit_grid_points)
+async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -> Response:
+    return json_response(fitting.fit(request, max_points=settings.max_fit_grid_points))
 
 
 @router.post(
@@ -51,8 +58,9 @@ async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -
     response_model=RecommendResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def recommend_levers(request: RecommendRequest) -> RecommendResponse:
-    return recommend.recommend(request)
+def recommend_levers(request: RecommendRequest) -> Response:
+    # A plain def: a dozen evaluations with bisections run in the thread pool, off the event loop.
+    return json_response(recommend.recommend(request))
 
 
 @router.get(

@@ -71,6 +71,7 @@ def test_fit_boundary_is_integer_exact():
     zero3 = CANONICAL["zero3"]
     precision = PrecisionSpec()
     assert model_state_bytes(30 * 10**9, 6, precision, zero3) == 80 * 10**9
+
     def per_gpu(world_size):
         return model_state_bytes(30 * 10**9, world_size, precision, zero3)
 
@@ -91,3 +92,18 @@ def test_arrays_equal_scalars(p, n, precision, sharding):
     assert [int(v) for v in vector] == [
         model_state_bytes(a, b, precision, sharding) for a, b in zip(p[:size], n[:size], strict=True)
     ]
+
+
+@settings(max_examples=200)
+@given(
+    p=st.integers(1, 10**13),
+    card=st.integers(1, 10**14),
+    precision=precisions,
+    sharding=arrangements,
+    guesses=st.lists(st.integers(-5, 10**6), max_size=3),
+)
+def test_a_guess_never_changes_the_minimum(p, card, precision, sharding, guesses):
+    def per_gpu(world_size):
+        return model_state_bytes(p, world_size, precision, sharding)
+
+    assert min_gpus_exact(per_gpu, card, upper=p, guesses=tuple(guesses)) == min_gpus_exact(per_gpu, card, upper=p)
