@@ -1,6 +1,7 @@
 """One entry per planning subcommand: its HTTP operation, request model, core function and table.
 
-A subcommand for a new endpoint (sweep, recommend, simulate) is one more entry in OPERATIONS.
+A subcommand for a new endpoint is one more entry in OPERATIONS. ``poll`` marks an operation
+that answers 202 with a job to poll until it ends (simulations).
 """
 
 from collections.abc import Callable
@@ -10,12 +11,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from api.settings import Settings
-from cli.render import render_fit, render_plan, render_presets, render_recommend
+from cli.render import render_fit, render_plan, render_presets, render_recommend, render_simulation, render_sweep
 from models.fit import FitRequest, FitResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
+from models.simulation import SimulationJob, SimulationRequest
+from models.sweep import SweepRequest, SweepResponse
 from service import fitting, planner, recommend
+from service.sweep import sweep_answer
 
 # Flags shared by the planning requests: argparse dest -> dotted request field.
 MODEL_FLAGS = {"model_preset": "model.preset", "parameter_count": "model.parameter_count", "precision": "precision"}
@@ -33,9 +37,22 @@ class Operation:
     summary: str
     request_model: type[BaseModel] | None
     response_model: type[BaseModel]
-    core: Callable[[Any, Settings], BaseModel]
+    core: Callable[[Any, Settings], BaseModel | dict[str, Any]]
     render: Callable[[dict[str, Any]], str]
     flags: dict[str, str] = field(default_factory=dict)
+    poll: bool = False
+
+
+def simulate_here(request: SimulationRequest, settings: Settings) -> dict[str, Any]:
+    """Run the simulation in this process's children (needs the `sim` extra), as a finished job."""
+    from service.sim import require_sim
+    from service.sim.request import sim_config
+    from service.sim.run import simulate
+
+    require_sim()
+    report = simulate(sim_config(request, settings.sim_collective_timeout_s), settings.sim_timeout_s)
+    status = "succeeded" if report["succeeded"] else "failed"
+    return {"id": "local", "status": status, "request": request.model_dump(mode="json"), "report": report}
 
 
 OPERATIONS: dict[str, Operation] = {
@@ -68,6 +85,25 @@ OPERATIONS: dict[str, Operation] = {
         lambda request, settings: recommend.recommend(request),
         render_recommend,
         MODEL_FLAGS | CARD_FLAGS | {"max_gpus": "max_gpus"},
+    ),
+    "sweep": Operation(
+        "POST",
+        "/v1/sweep",
+        "a plan over a grid of GPU counts, arrangements, shapes and levers (request from --file)",
+        SweepRequest,
+        SweepResponse,
+        lambda request, settings: sweep_answer(request, settings.max_sweep_cells),
+        render_sweep,
+    ),
+    "simulate": Operation(
+        "POST",
+        "/v1/simulations",
+        "run the gloo simulation and compare measured bytes with the formulas (request from --file)",
+        SimulationRequest,
+        SimulationJob,
+        simulate_here,
+        render_simulation,
+        poll=True,
     ),
     "presets": Operation(
         "GET",

@@ -113,3 +113,50 @@ def render_presets(answer: dict[str, Any]) -> str:
 
 def _short(value: Any, limit: int = 60) -> Any:
     return value[: limit - 3] + "..." if isinstance(value, str) and len(value) > limit else value
+
+
+SWEEP_SHOWN = ("world_size", "arrangement", "micro_batch_size", "per_gpu_bytes", "fits", "bytes_sent_per_gpu", "step_s")
+SWEEP_ROWS_SHOWN = 40
+
+
+def render_sweep(answer: dict[str, Any]) -> str:
+    columns = answer["columns"]
+    shown = min(answer["rows"], SWEEP_ROWS_SHOWN)
+    rows = [[columns[name][i] for name in SWEEP_SHOWN] for i in range(shown)]
+    head = f"{answer['rows']:,} rows of {answer['cells']:,} cells ({answer['skipped_cells']:,} skipped)" + (
+        f"; the first {shown} shown, --json for all" if shown < answer["rows"] else ""
+    )
+    return "\n\n".join([head, table(list(SWEEP_SHOWN), rows), *answer["skipped_reasons"]])
+
+
+def render_simulation(answer: dict[str, Any]) -> str:
+    report = answer.get("report")
+    if not report:
+        return f"simulation {answer.get('status')}: {answer.get('error') or 'no report'}"
+    rows = []
+    for run in report["arrangements"]:
+        for c in run["collectives"]:
+            rows.append(
+                [
+                    run["arrangement"] + (" (kept gather)" if run["keep_gather"] else ""),
+                    c["name"],
+                    c["formula_bytes"],
+                    c["payload_bytes"][0],
+                    c["wire_bytes"][0],
+                    c["payload_matches"],
+                ]
+            )
+    traffic = table(["arrangement", "collective", "formula B", "payload B (rank 0)", "wire B (rank 0)", "exact"], rows)
+    memory = table(
+        ["arrangement", "memory matches", "identical learning", "gradient check"],
+        [
+            [
+                r["arrangement"],
+                r["memory_matches"],
+                (r["learning"] or {}).get("identical"),
+                r["gradient_check"]["passed"],
+            ]
+            for r in report["arrangements"]
+        ],
+    )
+    return "\n\n".join([f"simulation {answer['status']}", traffic, memory])

@@ -1,9 +1,10 @@
 """Run an operation in process (the core) or against a server (--url); both give the same answer dict."""
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from api.problems import DOMAIN_STATUS, json_pointer
 from api.settings import Settings
@@ -35,7 +36,18 @@ def run_local(operation: Operation, body: dict[str, Any] | None, settings: Setti
         status, code = DOMAIN_STATUS.get(type(exc), (422, ProblemCode.validation_error))
         errors = [{"detail": exc.detail, "pointer": exc.pointer}] if exc.pointer else []
         return Answer(status, {"status": status, "code": code.value, "detail": exc.detail, "errors": errors})
-    return Answer(200, answer.model_dump(mode="json"))
+    if isinstance(answer, BaseModel):
+        return Answer(200, answer.model_dump(mode="json"))
+    return Answer(200, _plain(answer))
+
+
+def _plain(value: Any) -> Any:
+    """numpy columns and scalars as JSON-ready Python values."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
 
 
 def _validation_problem(exc: ValidationError) -> dict[str, Any]:
@@ -48,6 +60,23 @@ def _validation_problem(exc: ValidationError) -> dict[str, Any]:
     return {"status": 422, "code": ProblemCode.validation_error.value, "detail": detail, "errors": errors}
 
 
+POLL_INTERVAL_S = 0.5
+POLL_LIMIT_S = 600.0
+FINISHED = ("succeeded", "failed", "cancelled")
+
+
+def _poll(client: Any, location: str) -> Any:
+    """GET the job until it has finished (bounded in time)."""
+    deadline = time.monotonic() + POLL_LIMIT_S
+    while True:
+        response = client.get(location)
+        if response.status_code != 200 or response.json().get("status") in FINISHED:
+            return response
+        if time.monotonic() > deadline:
+            return response
+        time.sleep(POLL_INTERVAL_S)
+
+
 def run_remote(operation: Operation, body: dict[str, Any] | None, url: str, token: str | None) -> Answer:
     try:
         import httpx
@@ -56,6 +85,8 @@ def run_remote(operation: Operation, body: dict[str, Any] | None, url: str, toke
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     with httpx.Client(base_url=url.rstrip("/"), timeout=TIMEOUT_S, headers=headers) as client:
         response = client.request(operation.method, operation.path, json=body)
+        if operation.poll and response.status_code == 202:
+            response = _poll(client, response.headers["location"])
     content_type = response.headers.get("content-type", "")
     if "json" not in content_type:
         return Answer(response.status_code, {"status": response.status_code, "detail": response.text[:500]})

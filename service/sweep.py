@@ -212,3 +212,17 @@ def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.
     end = None if request.limit is None else request.offset + request.limit
     order = order[request.offset : end]
     return {name: column[order] for name, column in columns.items()}, matched
+
+
+def sweep_answer(request: SweepRequest, max_cells: int) -> dict[str, Any]:
+    """The /v1/sweep answer as plain values and numpy columns (the transport serialises it)."""
+    table = sweep(request, max_cells)
+    columns, matched = select_rows(table, request)
+    return {
+        "rows": len(columns["world_size"]),
+        "matched_rows": matched,
+        "cells": table.cells,
+        "skipped_cells": sum(table.skipped.values()),
+        "skipped_reasons": [f"{count} cells: {reason}" for reason, count in table.skipped.items()],
+        "columns": columns,
+    }

@@ -13,19 +13,12 @@ from fastapi import APIRouter, Depends, Request, Response
 from api.deps import get_settings, require_json_body
 from api.problems import PROBLEM_RESPONSES, problem_response
 from api.settings import Settings
-from models.enums import ArrangementName
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
-from models.simulation import (
-    DroppedRankFault,
-    PartialCheckpointFault,
-    SimulationJob,
-    SimulationRequest,
-    SlowRankFault,
-)
+from models.simulation import SimulationJob, SimulationRequest
 from service.resolve import sharding as resolve_sharding
-from service.sim.config import DroppedRank, PartialCheckpoint, RunSpec, SimConfig, SlowRank
 from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
 from service.sim.jobs import JobManager
+from service.sim.request import sim_config
 
 router = APIRouter(prefix="/v1", tags=["simulations"], dependencies=[Depends(require_json_body)])
 
@@ -77,29 +70,6 @@ def _limit_errors(body: SimulationRequest, settings: Settings) -> list[FieldErro
     return errors
 
 
-def sim_config(body: SimulationRequest, settings: Settings) -> SimConfig:
-    runs = [RunSpec.of(resolve_sharding(a)) for a in body.arrangements]
-    if body.keep_gather:
-        runs.append(RunSpec.of(resolve_sharding(ArrangementName.zero3), keep_gather=True))
-    faults: dict[str, Any] = {}
-    for fault in body.faults:
-        if isinstance(fault, SlowRankFault):
-            faults["slow_rank"] = SlowRank(fault.rank, fault.delay_s)
-        elif isinstance(fault, DroppedRankFault):
-            faults["dropped_rank"] = DroppedRank(fault.rank, fault.step, fault.mode)
-        elif isinstance(fault, PartialCheckpointFault):
-            faults["partial_checkpoint"] = PartialCheckpoint(fault.step, fault.writer_rank)
-    return SimConfig(
-        world_size=body.world_size,
-        runs=tuple(runs),
-        steps=body.steps,
-        parameter_count=body.parameter_count,
-        precision=body.precision.value,
-        collective_timeout_s=settings.sim_collective_timeout_s,
-        **faults,
-    )
-
-
 def _job(job: dict[str, Any]) -> SimulationJob:
     return SimulationJob.model_validate(job)
 
@@ -122,7 +92,8 @@ def create_simulation(
     if errors:
         return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
     try:
-        job = get_manager(request).submit(body.model_dump(mode="json"), sim_config(body, settings))
+        config = sim_config(body, settings.sim_collective_timeout_s)
+        job = get_manager(request).submit(body.model_dump(mode="json"), config)
     except SimulationUnavailable as exc:
         return problem_response(request, 503, ProblemCode.simulation_unavailable, exc.detail)
     except TooManySimulations as exc:

@@ -12,7 +12,7 @@ from api.metrics import SWEEP_CELLS
 from api.problems import PROBLEM_RESPONSES
 from api.settings import Settings
 from models.sweep import SweepRequest, SweepResponse
-from service.sweep import select_rows, sweep
+from service.sweep import sweep_answer
 
 router = APIRouter(prefix="/v1", tags=["sweep"], dependencies=[Depends(require_json_body)])
 
@@ -34,20 +34,12 @@ CSV_MEDIA_TYPE = "text/csv"
 )
 def sweep_grid(body: SweepRequest, request: Request, settings: Settings = Depends(get_settings)) -> Response:
     # A plain def: FastAPI runs it in the thread pool, so a large sweep never blocks the event loop.
-    table = sweep(body, max_cells=settings.max_sweep_cells)
-    SWEEP_CELLS.inc(table.cells)
-    columns, matched = select_rows(table, body)
+    answer = sweep_answer(body, max_cells=settings.max_sweep_cells)
+    SWEEP_CELLS.inc(answer["cells"])
     if CSV_MEDIA_TYPE in request.headers.get("accept", ""):
-        return Response(_csv(columns), media_type=CSV_MEDIA_TYPE)
-    payload = {
-        "rows": len(columns["world_size"]),
-        "matched_rows": matched,
-        "cells": table.cells,
-        "skipped_cells": sum(table.skipped.values()),
-        "skipped_reasons": [f"{count} cells: {reason}" for reason, count in table.skipped.items()],
-        "columns": {name: _jsonable(column) for name, column in columns.items()},
-    }
-    return Response(orjson.dumps(payload, option=orjson.OPT_SERIALIZE_NUMPY), media_type="application/json")
+        return Response(_csv(answer["columns"]), media_type=CSV_MEDIA_TYPE)
+    answer["columns"] = {name: _jsonable(column) for name, column in answer["columns"].items()}
+    return Response(orjson.dumps(answer, option=orjson.OPT_SERIALIZE_NUMPY), media_type="application/json")
 
 
 def _jsonable(column: np.ndarray) -> object:

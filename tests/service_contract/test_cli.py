@@ -160,3 +160,57 @@ def _poll(url: str, server: subprocess.Popen, timeout_s: float = 20.0) -> dict:
 def test_recommend(capsys):
     code, out, _ = zeroplan(capsys, "recommend", "--parameter-count", "30e9", "--gpu", "seed-80gb", "--max-gpus", "64")
     assert code == 0 and "rank" in out and "zero3" in out
+
+
+SWEEP_REQUEST = {
+    "base": {
+        "model": {"parameter_count": 30_000_000_000},
+        "arrangement": "zero3",
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
+    },
+    "axes": {"world_size": [1, 2, 4, 8, 16, 32, 64], "arrangement": ["ddp", "zero1", "zero2", "zero3"]},
+    "fits_only": True,
+}
+
+
+def test_sweep_from_a_file_locally_and_through_a_server(capsys, tmp_path: Path, server_url):
+    request = tmp_path / "sweep.json"
+    request.write_text(json.dumps(SWEEP_REQUEST))
+    code, out, _ = zeroplan(capsys, "sweep", "-f", str(request), "--json")
+    assert code == 0
+    columns = json.loads(out)["columns"]
+    # the seeds' table: only ZeRO-2 from 32 and ZeRO-3 from 8 fit, on powers of two
+    assert sorted(zip(columns["arrangement"], columns["world_size"], strict=True)) == [
+        ("zero2", 32),
+        ("zero2", 64),
+        ("zero3", 8),
+        ("zero3", 16),
+        ("zero3", 32),
+        ("zero3", 64),
+    ]
+    assert zeroplan(capsys, "sweep", "-f", str(request), "--json", "--url", server_url) == (code, out, "")
+    code, table, _ = zeroplan(capsys, "sweep", "-f", str(request))
+    assert code == 0 and "6 rows of 28 cells" in table
+
+
+def test_simulate_locally_and_through_a_server(capsys, tmp_path: Path):
+    pytest.importorskip("torch")
+    request = tmp_path / "sim.json"
+    request.write_text(json.dumps({"world_size": 2, "arrangements": ["zero2"], "steps": 2, "parameter_count": 50_000}))
+    code, out, _ = zeroplan(capsys, "simulate", "-f", str(request), "--json")
+    assert code == 0
+    local = json.loads(out)
+    assert local["status"] == "succeeded"
+    assert all(c["payload_matches"] for c in local["report"]["arrangements"][0]["collectives"])
+    with running_server(app_with(access_log=False, sim_db_path=str(tmp_path / "jobs.sqlite3"))) as url:
+        code, out, _ = zeroplan(capsys, "simulate", "-f", str(request), "--json", "--url", url)
+    remote = json.loads(out)
+    assert code == 0 and remote["status"] == "succeeded"
+
+    def exact(answer):
+        return [
+            (c["name"], c["formula_bytes"], c["payload_bytes"])
+            for c in answer["report"]["arrangements"][0]["collectives"]
+        ]
+
+    assert exact(remote) == exact(local)
