@@ -22,7 +22,13 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 serve: $(VENV)/.installed
 	$(BIN)/zeroplan serve --host $(HOST) --port $(PORT)
 
-test: $(VENV)/.installed-dev
+# The web test (tests/web) drives Debian's headless Chromium; installed here only when missing and root.
+.PHONY: chromium
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; fi
+
+test: $(VENV)/.installed-dev chromium
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev

@@ -4,10 +4,12 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from api.answers import AnswerCache
 from api.logs import configure_logging
 from api.middleware import BearerAuthMiddleware, BodyLimitMiddleware, RequestContextMiddleware, RouteTemplates
 from api.problems import declare_shell_problems, install_problem_handlers, problem_media_in_spec
 from api.routes import figures, health, planning, simulations, sweep
+from api.routes.web import install_web
 from api.settings import Settings
 
 DESCRIPTION = """\
@@ -29,12 +31,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     configure_logging(settings.log_level)
     app = FastAPI(title="zeroplan", version=VERSION, description=DESCRIPTION)
     app.state.settings = settings
+    app.state.answers = AnswerCache(settings.answer_cache_entries)
     install_problem_handlers(app)
     app.include_router(health.router)
     app.include_router(planning.router)
     app.include_router(sweep.router)
     app.include_router(figures.router)
     app.include_router(simulations.router)
+    install_web(app)
     _install_middleware(app, settings)
     _document_contract(app)
     return app

@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     )
 
     max_fit_grid_points: int = MAX_GRID_POINTS
+    answer_cache_entries: int = Field(
+        default=4096, ge=0, description="Serialised answers of plan, fit and recommend kept; 0 turns it off."
+    )
     max_sweep_cells: int = Field(default=1_000_000, ge=1, description="Largest cartesian product /v1/sweep computes.")
 
     # The gloo simulation (service/sim): limits passed into the core as arguments.

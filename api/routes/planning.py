@@ -1,8 +1,8 @@
 """Planning routes: thin transport over service.planner."""
 
-from fastapi import APIRouter, Depends, Response
-from pydantic import BaseModel
+from fastapi import APIRouter, Depends, Request, Response
 
+from api.answers import AnswerCache
 from api.deps import get_settings, require_json_body
 from api.problems import PROBLEM_RESPONSES
 from api.settings import Settings
@@ -13,9 +13,14 @@ from models.recommend import RecommendRequest, RecommendResponse
 from service import fitting, planner, recommend
 
 
-def json_response(answer: BaseModel) -> Response:
-    """Serialise with pydantic's Rust encoder; response_model still documents the schema."""
-    return Response(answer.model_dump_json(), media_type="application/json")
+def get_answers(request: Request) -> AnswerCache:
+    answers: AnswerCache = request.app.state.answers
+    return answers
+
+
+def json_response(body: bytes) -> Response:
+    """Serialised by pydantic's Rust encoder; response_model still documents the schema."""
+    return Response(body, media_type="application/json")
 
 
 router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(require_json_body)])
@@ -30,8 +35,8 @@ router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(requir
     response_model=PlanResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def plan(request: PlanRequest) -> Response:
-    return json_response(planner.plan(request))
+async def plan(request: PlanRequest, answers: AnswerCache = Depends(get_answers)) -> Response:
+    return json_response(answers.answer("plan", request, lambda: planner.plan(request)))
 
 
 @router.post(
@@ -43,8 +48,12 @@ async def plan(request: PlanRequest) -> Response:
     response_model=FitResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -> Response:
-    return json_response(fitting.fit(request, max_points=settings.max_fit_grid_points))
+async def fit(
+    request: FitRequest, settings: Settings = Depends(get_settings), answers: AnswerCache = Depends(get_answers)
+) -> Response:
+    return json_response(
+        answers.answer("fit", request, lambda: fitting.fit(request, max_points=settings.max_fit_grid_points))
+    )
 
 
 @router.post(
@@ -58,9 +67,9 @@ async def fit(request: FitRequest, settings: Settings = Depends(get_settings)) -
     response_model=RecommendResponse,
     responses=PROBLEM_RESPONSES,
 )
-def recommend_levers(request: RecommendRequest) -> Response:
+def recommend_levers(request: RecommendRequest, answers: AnswerCache = Depends(get_answers)) -> Response:
     # A plain def: a dozen evaluations with bisections run in the thread pool, off the event loop.
-    return json_response(recommend.recommend(request))
+    return json_response(answers.answer("recommend", request, lambda: recommend.recommend(request)))
 
 
 @router.get(

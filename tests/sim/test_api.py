@@ -9,7 +9,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.routes import simulations
 from api.settings import Settings
 from tests.sim.helpers import group_members
 
@@ -25,10 +24,7 @@ LONG = {"world_size": 2, "arrangements": ["zero3"], "steps": 100, "parameter_cou
 
 
 def client(db: Path, **settings: Any) -> TestClient:
-    app = create_app(Settings(sim_db_path=str(db), **settings))
-    if not any(getattr(r, "path", "") == "/v1/simulations" for r in app.routes):
-        app.include_router(simulations.router)  # until api/app.py includes it
-    return TestClient(app)
+    return TestClient(create_app(Settings(sim_db_path=str(db), **settings)))
 
 
 def poll(http: TestClient, location: str, timeout_s: float = 60) -> dict[str, Any]:

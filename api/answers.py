@@ -1,0 +1,39 @@
+"""A bounded cache of serialised answers: the planning operations are pure functions of the request.
+
+Schedulers ask the same question again and again; the answer to a validated request never
+changes while the service runs, so its JSON bytes are kept (least recently used first out).
+The key is the operation and the request's canonical JSON, so equal requests written with other
+spacing or field order share an entry. ``ZEROPLAN_ANSWER_CACHE_ENTRIES=0`` turns it off.
+"""
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+
+class AnswerCache:
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._entries: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def answer(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
+        if self.max_entries <= 0:
+            return compute().model_dump_json().encode()
+        key = (operation, request.model_dump_json())
+        with self._lock:
+            body = self._entries.get(key)
+            if body is not None:
+                self._entries.move_to_end(key)
+                return body
+        body = compute().model_dump_json().encode()
+        with self._lock:
+            self._entries[key] = body
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return body
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,263 @@
+"""The web page end to end: the service on 127.0.0.1, Debian's headless Chromium, the seeds' 30B case.
+
+Skipped (with the reason) when /usr/bin/chromium, /usr/bin/chromedriver or selenium is absent;
+`make test` installs the browser when it runs as root. Screenshots go to artifacts/web/.
+"""
+
+import base64
+import json
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from api.app import create_app
+from api.settings import Settings
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+DESKTOP = (1280, 900)
+PHONE_WIDTH, PHONE_HEIGHT = 390, 844
+WAIT_S = 15
+
+if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+    pytest.skip(
+        f"{CHROMIUM} or {CHROMEDRIVER} is absent: apt-get install -y chromium chromium-driver "
+        "(make test does it as root)",
+        allow_module_level=True,
+    )
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is absent: pip install -e '.[dev]'")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+
+def web_app() -> FastAPI:
+    """The service as it ships."""
+    return create_app(Settings(access_log=False))
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(web_app(), log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT_S
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator["webdriver.Chrome"]:
+    profile = tempfile.mkdtemp(prefix="zeroplan-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument(f"--window-size={DESKTOP[0]},{DESKTOP[1]}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # An explicit driver path: Selenium Manager never runs, so nothing is downloaded.
+    browser = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    browser.set_page_load_timeout(WAIT_S)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+
+def updates(driver: "webdriver.Chrome") -> int:
+    return int(driver.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or 0)
+
+
+def wait_settled(driver: "webdriver.Chrome", after: int) -> None:
+    """Until the page has run an update since `after` and shows the answer to its current inputs."""
+
+    def settled(d: "webdriver.Chrome") -> bool:
+        body = d.find_element(By.TAG_NAME, "body")
+        return body.get_attribute("data-state") == "idle" and int(body.get_attribute("data-updates") or 0) > after
+
+    WebDriverWait(driver, WAIT_S).until(settled)
+
+
+def type_into(driver: "webdriver.Chrome", field_id: str, value: str) -> None:
+    field = driver.find_element(By.ID, field_id)
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(value)
+
+
+def choose(driver: "webdriver.Chrome", field_id: str, value: str) -> None:
+    Select(driver.find_element(By.ID, field_id)).select_by_value(value)
+
+
+def cell(driver: "webdriver.Chrome", row: str, arrangement: str):  # noqa: ANN201 (a WebElement)
+    return driver.find_element(By.CSS_SELECTOR, f'#compare td[data-row="{row}"][data-arrangement="{arrangement}"]')
+
+
+def field_error(driver: "webdriver.Chrome", field_id: str) -> str:
+    """The error shown next to a field, checked the way a screen reader finds it."""
+    field = driver.find_element(By.ID, field_id)
+    assert field.get_attribute("aria-invalid") == "true"
+    error_id = f"err-{field_id}"
+    assert error_id in (field.get_attribute("aria-describedby") or "").split()
+    error = driver.find_element(By.ID, error_id)
+    assert error.is_displayed()
+    # Next to it: in the same .field wrapper as the input.
+    same_field = driver.execute_script(
+        "return arguments[0].closest('.field') === arguments[1].closest('.field')", field, error
+    )
+    assert same_field
+    return str(error.text)
+
+
+def console_errors(driver: "webdriver.Chrome", allowed_statuses: tuple[int, ...] = ()) -> list[dict]:
+    """SEVERE browser-log entries, less the network lines of API answers the test provoked on purpose."""
+    errors = []
+    for entry in driver.get_log("browser"):
+        if entry["level"] != "SEVERE":
+            continue
+        message = entry["message"]
+        provoked = entry.get("source") == "network" and "/v1/" in message
+        if provoked and any(f"status of {status}" in message for status in allowed_statuses):
+            continue
+        errors.append(entry)
+    return errors
+
+
+def phone_viewport(height: int = PHONE_HEIGHT) -> dict:
+    return {"width": PHONE_WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": True}
+
+
+def screenshot(driver: "webdriver.Chrome", path: Path, phone: bool = False) -> None:
+    """The whole page: a viewport as tall as the page for the capture, so the sticky form shows whole."""
+    width = PHONE_WIDTH if phone else driver.execute_script("return window.innerWidth")
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    tall = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", tall)
+    try:
+        height = driver.execute_script("return document.documentElement.scrollHeight")  # after the relayout
+        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "clip": clip})
+    finally:
+        if phone:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", phone_viewport())
+        else:
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+# ---- the test -----------------------------------------------------------------------------------
+
+
+def test_seed_30b_case_in_the_browser(driver: "webdriver.Chrome", base_url: str) -> None:
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+    assert driver.title.startswith("zeroplan")
+
+    # Keyboard: the skip link comes first, and every control has a label.
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    assert driver.switch_to.active_element.get_attribute("class") == "skip"
+    unlabelled = driver.execute_script(
+        "return [...document.querySelectorAll('input, select')]"
+        ".filter(e => !e.labels.length && !e.getAttribute('aria-label')).map(e => e.id || e.name)"
+    )
+    assert unlabelled == []
+
+    # The seeds' case: 30e9 parameters, the seed-80gb card, 8 GPUs per node, N = 8, up to 64, powers of two.
+    before = updates(driver)
+    driver.find_element(By.CSS_SELECTOR, 'input[name="model_source"][value="count"]').click()
+    type_into(driver, "parameter_count", "30e9")
+    choose(driver, "gpu", "seed-80gb")
+    type_into(driver, "gpus_per_node", "8")
+    type_into(driver, "world_size", "8")
+    type_into(driver, "max_gpus", "64")
+    choose(driver, "gpu_count_grid", "powers_of_two")
+    wait_settled(driver, after=before)
+
+    ddp, zero1, zero2, zero3 = (cell(driver, "min-gpus", a) for a in ("ddp", "zero1", "zero2", "zero3"))
+    assert ddp.get_attribute("data-never") == "true" and "never" in ddp.text
+    assert zero1.get_attribute("data-never") == "true"
+    assert zero2.get_attribute("data-min-grid") == "32" and "from 32" in zero2.text
+    assert zero2.get_attribute("data-min-exact") == "22" and zero2.get_attribute("data-min-whole-nodes") == "24"
+    assert zero3.get_attribute("data-min-grid") == "8" and "from 8" in zero3.text
+    assert zero3.get_attribute("data-min-exact") == "6"
+    assert "447.0 GiB" in cell(driver, "per-gpu", "ddp").text
+    assert "does not fit" in cell(driver, "fits", "ddp").text
+    assert "fits" in cell(driver, "fits", "zero3").text and "not" not in cell(driver, "fits", "zero3").text
+    assert "3P" in cell(driver, "traffic", "zero3").text and "2P" in cell(driver, "traffic", "zero2").text
+    assert driver.find_elements(By.CSS_SELECTOR, "#recommend li.chosen")
+
+    # The memory figure is drawn: an SVG answer, decoded into the image.
+    memory_figure = driver.find_element(By.CSS_SELECTOR, 'figure[data-figure="memory-vs-gpus"]')
+    WebDriverWait(driver, WAIT_S).until(lambda _: memory_figure.get_attribute("data-state") == "drawn")
+    image = memory_figure.find_element(By.TAG_NAME, "img")
+    assert (image.get_attribute("src") or "").startswith("blob:")
+    assert driver.execute_script("return arguments[0].naturalWidth", image) > 0
+    assert console_errors(driver) == []
+    screenshot(driver, ARTIFACTS / "seed-30b-valid.png")
+
+    # A negative parameter count: the API's error appears at the parameter count.
+    before = updates(driver)
+    type_into(driver, "parameter_count", "-5")
+    wait_settled(driver, after=before)
+    assert "greater than or equal to 1" in field_error(driver, "parameter_count")
+
+    # Back to 30e9, then a world size that is not whole nodes: 12 GPUs at 8 per node.
+    before = updates(driver)
+    type_into(driver, "parameter_count", "30e9")
+    type_into(driver, "world_size", "12")
+    wait_settled(driver, after=before)
+    assert driver.find_elements(By.ID, "err-parameter_count") == []
+    assert "not a whole number of nodes" in field_error(driver, "world_size")
+    assert cell(driver, "min-gpus", "zero2").get_attribute("data-min-grid") == "32"  # /v1/fit needs no N
+    screenshot(driver, ARTIFACTS / "seed-30b.png")
+
+    # A phone's width: the same state, nothing wider than the screen.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", phone_viewport())
+    try:
+        assert driver.execute_script("return window.innerWidth") == PHONE_WIDTH
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE_WIDTH
+        assert driver.find_element(By.ID, "err-world_size").is_displayed()
+        screenshot(driver, ARTIFACTS / "seed-30b-phone.png", phone=True)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # No console errors but the 422 network lines of the two bad values the test typed.
+    assert console_errors(driver, allowed_statuses=(422,)) == [], json.dumps(driver.get_log("browser"))
