@@ -7,7 +7,7 @@ from api.settings import Settings
 JSON_MEDIA_TYPES = ("application/json",)
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 

@@ -1,10 +1,11 @@
 """Structured logs: one JSON object per line on stderr, for the service's own loggers."""
 
-import json
 import logging
 import sys
 import time
 from typing import Any
+
+import orjson
 
 ROOT_LOGGER = "zeroplan"
 ACCESS_LOGGER = "zeroplan.access"
@@ -24,7 +25,7 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info and record.exc_info[1] is not None:
             line["error"] = type(record.exc_info[1]).__name__
             line["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str)
+        return orjson.dumps(line, default=str).decode()
 
 
 def configure_logging(level: str) -> None:

@@ -13,7 +13,7 @@ from models.recommend import RecommendRequest, RecommendResponse
 from service import fitting, planner, recommend
 
 
-def get_answers(request: Request) -> AnswerCache:
+async def get_answers(request: Request) -> AnswerCache:
     answers: AnswerCache = request.app.state.answers
     return answers
 
