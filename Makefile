@@ -25,7 +25,7 @@ serve: $(VENV)/.installed
 # The web test (tests/web) drives Debian's headless Chromium; installed here only when missing and root.
 .PHONY: chromium
 chromium:
-	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ]; then \
+	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; } && [ "$$(id -u)" = 0 ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; fi
 
 test: $(VENV)/.installed-dev chromium
