@@ -16,6 +16,7 @@ from api.settings import Settings
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
 from models.simulation import SimulationJob, SimulationRequest
 from service.resolve import sharding as resolve_sharding
+from service.sim import require_sim
 from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
 from service.sim.jobs import JobManager
 from service.sim.request import sim_config
@@ -92,6 +93,7 @@ def create_simulation(
     if errors:
         return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
     try:
+        require_sim()  # before the job store is opened: without torch nothing is written
         config = sim_config(body, settings.sim_collective_timeout_s)
         job = get_manager(request).submit(body.model_dump(mode="json"), config)
     except SimulationUnavailable as exc:
