@@ -1,7 +1,7 @@
 """Prometheus metrics of the service: one definition each, imported where they are counted.
 
 The HTTP middleware counts requests and latency; the sweep and simulation routes import
-``SWEEP_CELLS`` and ``SIMULATION_JOBS`` / ``SIMULATION_JOBS_TOTAL`` and count their own work.
+``SWEEP_CELLS``; ``SIMULATION_JOBS`` is refreshed from the job store at each scrape.
 With several uvicorn workers each process keeps its own counters unless
 ``PROMETHEUS_MULTIPROC_DIR`` names a shared directory (prometheus-client's multiprocess mode).
 """
@@ -37,14 +37,9 @@ HTTP_REQUEST_DURATION = Histogram(
 SWEEP_CELLS = Counter("zeroplan_sweep_cells", "Sweep cells computed.")
 SIMULATION_JOBS = Gauge(
     "zeroplan_simulation_jobs",
-    "Simulation jobs now in each state (e.g. queued, running).",
+    "Simulation jobs in each state (queued, running, succeeded, failed, cancelled), from the job store.",
     ["state"],
     multiprocess_mode="livesum",
-)
-SIMULATION_JOBS_TOTAL = Counter(
-    "zeroplan_simulation_jobs_entered",
-    "Simulation jobs that entered each state (e.g. queued, running, succeeded, failed, timed_out).",
-    ["state"],
 )
 
 

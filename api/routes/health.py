@@ -3,10 +3,11 @@
 import importlib.util
 from typing import Literal
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from api.metrics import exposition
+from api.metrics import SIMULATION_JOBS, exposition
+from models.simulation import SimulationStatus
 
 router = APIRouter(tags=["health"])
 
@@ -43,6 +44,17 @@ async def readyz() -> Readiness:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def metrics() -> Response:
+async def metrics(request: Request) -> Response:
+    refresh_simulation_jobs(request)
     body, media_type = exposition()
     return Response(body, media_type=media_type)
+
+
+def refresh_simulation_jobs(request: Request) -> None:
+    """Set the jobs-by-state gauge from the job store, when this app has started simulations."""
+    manager = getattr(request.app.state, "sim_jobs", None)
+    if manager is None:
+        return
+    counts = manager.store.count_by_status()
+    for status in SimulationStatus:
+        SIMULATION_JOBS.labels(status.value).set(counts.get(status.value, 0))

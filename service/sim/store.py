@@ -73,6 +73,12 @@ class JobStore:
         job["report"] = json.loads(job["report"]) if job["report"] else None
         return job
 
+    def count_by_status(self) -> dict[str, int]:
+        """How many jobs are in each status."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT status, COUNT(*) FROM simulation_jobs GROUP BY status").fetchall()
+        return {str(status): int(count) for status, count in rows}
+
     def fail_orphans(self, reason: str) -> int:
         """Jobs left queued or running by a previous process: it is gone, so they failed."""
         with closing(self._connect()) as db, db:

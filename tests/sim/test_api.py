@@ -62,6 +62,10 @@ def test_start_poll_result_and_restart(tmp_path: Path) -> None:
         assert again.status_code == 200
         assert again.json()["status"] == "succeeded"
         assert again.json()["report"] == report
+        metrics = restarted.get("/metrics").text
+    # the jobs-by-state gauge is read from the store: the one finished job, nothing running
+    assert 'zeroplan_simulation_jobs{state="succeeded"} 1.0' in metrics
+    assert 'zeroplan_simulation_jobs{state="running"} 0.0' in metrics
 
 
 def test_limit_429_and_cancel_kills_the_processes(tmp_path: Path) -> None:
