@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-GIB_BYTES = 2**30
+from service.numeric import GIB_BYTES
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

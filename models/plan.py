@@ -130,10 +130,10 @@ class Memory(BaseModel):
     per_gpu_bytes: int = Field(description="Bytes each GPU holds: model states on the GPU plus activations.")
     model_state_bytes: int = Field(description="Model-state bytes on each GPU.")
     activations_bytes: int = Field(description="Activation bytes on each GPU.")
-    host_bytes: int = Field(description="Host memory per node for offloaded state; 0 without offload.")
+    host_bytes: int = Field(description="Host memory per node (not per GPU) for offloaded state; 0 without offload.")
     per_gpu_gib: float = Field(description="per_gpu_bytes / 2**30 (presentation).")
     per_gpu_gb: float = Field(description="per_gpu_bytes / 1e9 (presentation).")
-    bytes_per_weight: float = Field(description="per_gpu_bytes / parameter_count.")
+    bytes_per_weight: float = Field(description="model_state_bytes / parameter_count (activations excluded).")
     replicated_bytes_per_weight: float = Field(description="Bytes per weight that every GPU holds in full (r).")
     sharded_bytes_per_weight: float = Field(description="Bytes per weight divided among the GPUs (s, before / N).")
     replicated_floor_bytes: int = Field(
@@ -151,7 +151,9 @@ class Collective(BaseModel):
     name: CollectiveName
     purpose: str = Field(description="What the collective moves and when.")
     dtype: Dtype
-    buffer_bytes: int = Field(description="Bytes of the whole buffer (model-sized).")
+    buffer_bytes: int = Field(
+        description="Bytes of the whole buffer: model-sized, or one node's shard for hybrid's cross-node all-reduce."
+    )
     bytes_sent_per_gpu: int = Field(description="Bytes each GPU sends for one call, at ring cost.")
     hops: int = Field(description="Sequential ring steps of one call.")
     ranks: int = Field(description="GPUs in the ring.")

@@ -49,7 +49,10 @@ class RecommendStep(BaseModel):
     per_gpu_bytes: int = Field(description="Per-GPU bytes at world_size.")
     fits: bool
     min_gpus: int | None = Field(description="Smallest valid GPU count up to max_gpus that fits; null if none.")
-    world_size: int = Field(description="GPU count the figures are for: min_gpus, or max_gpus when it never fits.")
+    world_size: int = Field(
+        description="GPU count the figures are for: min_gpus, or the largest valid job up to max_gpus when it "
+        "never fits (max_gpus rounded down to whole nodes)."
+    )
     step_s: float
     cost: StepCost
     why: str

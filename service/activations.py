@@ -8,7 +8,9 @@ Two models:
   per layer s*b*h*(34 + 5*a*s/h) bytes = 34sbh + 5as^2b; flash attention keeps no s x s scores
   and drops the 5as^2b term; selective recomputation keeps 34sbh; full recomputation keeps the
   layer input, 2sbh per layer, plus one layer's working set while it is recomputed. Beside the
-  layers: the embedding output (2sbh) and the fp32 logits for the loss (4sbV, section 4.3).
+  layers (section 4.3, no pipeline parallelism): the embedding output's dropout mask (sbh), the
+  inputs of the final layer norm and output projection (4sbh) and the fp32 logits for the loss
+  (4sbV).
 The 34 assumes multi-head attention and a 4h MLP, as the paper does.
 """
 
@@ -28,8 +30,9 @@ def fudge_activation_bytes(
     bytes_per_value: int,
     fudge: float,
 ) -> IntLike:
-    """b x s x h x L x bytes x fudge, rounded up to whole bytes."""
-    raw = micro_batch_size * sequence_length * hidden_size * layers * bytes_per_value * fudge
+    """b x s x h x L x bytes x fudge, rounded up to whole bytes (in floating point from the start,
+    so no intermediate integer product can overflow a sweep's int64 arrays)."""
+    raw = float(fudge) * bytes_per_value * hidden_size * layers * micro_batch_size * sequence_length
     if isinstance(raw, np.ndarray):
         return np.ceil(raw).astype(np.int64)
     return int(np.ceil(raw))
@@ -66,7 +69,8 @@ def transformer_activation_components(
     else:
         layers_part = {"layers": layers * working_set}
     return layers_part | {
-        "embedding output (2sbh)": 2 * s * b * h,
+        "embedding output dropout mask (sbh)": s * b * h,
+        "output layer: final layer norm and projection inputs (4sbh)": 4 * s * b * h,
         "fp32 logits for the loss (4sbV)": 4 * s * b * shape.vocab_size,
     }
 

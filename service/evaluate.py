@@ -106,6 +106,11 @@ def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s
     return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute)
 
 
+def floor_bytes(parameter_count: IntLike, setup: Setup, activations: IntLike) -> IntLike:
+    """Replicated model states on the GPU plus activations: what no GPU count lowers."""
+    return replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload) + activations
+
+
 def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
     """Bytes on each GPU: model states on the GPU plus activations (what fit compares to the card)."""
     activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
@@ -146,7 +151,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
     exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
     offload_s = pcie / setup.links.host_bytes_per_s
-    floor = replicated_floor_bytes(p, precision, sharding, offload) + activations
+    floor = floor_bytes(p, setup, activations)
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,

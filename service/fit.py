@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from models.enums import GpuCountGrid
 from service.errors import EmptyGrid, GridTooLarge
-from service.numeric import ceil_div
+from service.numeric import FloatLike, IntLike, ceil_div
 
 
 def fits(per_gpu_bytes: int, card_bytes: int) -> bool:
@@ -66,9 +66,9 @@ def min_gpus_whole_nodes(min_exact: int | None, gpus_per_node: int) -> int | Non
     return int(ceil_div(min_exact, gpus_per_node)) * gpus_per_node
 
 
-def valid_job(world_size: int, gpus_per_node: int) -> bool:
-    """Part of one node, or a whole number of nodes."""
-    return world_size <= gpus_per_node or world_size % gpus_per_node == 0
+def valid_job(world_size: IntLike, gpus_per_node: IntLike) -> FloatLike:
+    """Part of one node, or a whole number of nodes (a bool, or a mask for arrays)."""
+    return (world_size <= gpus_per_node) | (world_size % gpus_per_node == 0)
 
 
 def min_valid_job(min_exact: int | None, gpus_per_node: int) -> int | None:

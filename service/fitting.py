@@ -1,10 +1,12 @@
 """The answer to /v1/fit: the four arrangements against one card."""
 
+from collections.abc import Callable
+
 from models.enums import ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from service import resolve
 from service.arrangements import CANONICAL, DDP, Sharding
-from service.evaluate import activation_bytes, gpu_bytes
+from service.evaluate import Setup, activation_bytes, floor_bytes, gpu_bytes
 from service.fit import (
     estimate_min_gpus,
     first_fitting,
@@ -13,7 +15,7 @@ from service.fit import (
     min_gpus_exact,
     min_gpus_whole_nodes,
 )
-from service.memory import bytes_per_weight_split, replicated_floor_bytes
+from service.memory import bytes_per_weight_split
 from service.numeric import GIB_BYTES, group_digits
 
 
@@ -44,16 +46,14 @@ def _arrangement_fit(
     scene: resolve.Scenario, name: ArrangementName, sharding: Sharding, g: int, grid: list[int]
 ) -> ArrangementFit:
     setup = resolve.setup_for(scene, sharding)
-
-    def per_gpu_bytes_at(world_size: int) -> int:
-        return int(gpu_bytes(resolve.inputs_for(scene, world_size, g), setup))
+    per_gpu_bytes_at = per_gpu_bytes_function(scene, setup, g)
 
     p = scene.model.parameter_count
     replicated, sharded = bytes_per_weight_split(setup.precision, sharding, setup.offload)
     activations = activation_bytes(
         setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
     )
-    floor = int(replicated_floor_bytes(p, setup.precision, sharding, setup.offload)) + int(activations)
+    floor = int(floor_bytes(p, setup, activations))
     guesses = estimate_min_gpus(p, sharded, floor, scene.card_bytes)
     exact = min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, upper=p, guesses=guesses)
     table = fit_table(per_gpu_bytes_at, scene.card_bytes, grid)
@@ -70,6 +70,15 @@ def _arrangement_fit(
         min_gpus_on_grid=on_grid,
         table=[FitCell(gpus=c.gpus, per_gpu_bytes=c.per_gpu_bytes, fits=c.fits) for c in table],
     )
+
+
+def per_gpu_bytes_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int) -> Callable[[int], int]:
+    """Per-GPU bytes (model states plus activations) as a function of the GPU count."""
+
+    def per_gpu_bytes_at(world_size: int) -> int:
+        return int(gpu_bytes(resolve.inputs_for(scene, world_size, gpus_per_node), setup))
+
+    return per_gpu_bytes_at
 
 
 def _bytes_words(value: int) -> str:

@@ -5,7 +5,9 @@ per step and receives the updated parameters of that partition back: for fp16/bf
 2 bytes per weight of the partition down and 2 up. Offloading the parameters as well (ZeRO-3
 only; Rajbhandari et al. 2021, ZeRO-Infinity) fetches each GPU's parameter shard over PCIe for
 the forward and again for the backward gather of every micro-batch. The transfers are charged
-in full, not overlapped, so the figure is a ceiling the real overlap lowers.
+in full, not overlapped, so the figure is a ceiling the real overlap lowers. With both offloads
+the CPU optimizer writes the updated shard straight into the host copy: nothing goes up but the
+fetches.
 """
 
 from models.presets import PrecisionSpec
@@ -27,9 +29,9 @@ def pcie_bytes_per_gpu(
     total: IntLike = 0
     if offload.optimizer:
         partition = held_elements(parameter_count, shard_degree, sharding.shard_optimizer)
-        gradients_down = tensor_bytes(partition, precision.gradient_dtype)
-        parameters_up = tensor_bytes(partition, precision.parameter_dtype)
-        total = total + gradients_down + parameters_up
+        total = total + tensor_bytes(partition, precision.gradient_dtype)  # gradients down
+        if not offload.parameters:  # offloaded parameters are updated in host memory, not sent up
+            total = total + tensor_bytes(partition, precision.parameter_dtype)
     if offload.parameters:
         shard = held_elements(parameter_count, shard_degree, True)
         total = total + 2 * micro_batches * tensor_bytes(shard, precision.parameter_dtype)

@@ -1,6 +1,6 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
 
-from models.enums import ActivationModel, Link, StateLocation
+from models.enums import ActivationModel, StateLocation
 from models.plan import (
     ActivationComponent,
     ActivationMemory,
@@ -28,9 +28,8 @@ from service.arrangements import DDP, Sharding, canonical_name
 from service.evaluate import Evaluation, Setup, evaluate
 from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
-from service.timing import call_seconds, hierarchical_link_bytes
+from service.timing import call_seconds, flat_link, hierarchical_link_bytes
 from service.traffic import (
-    RankGroup,
     collective_buffer_bytes,
     collective_buffer_elements,
     collective_bytes_sent,
@@ -184,7 +183,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 hops=hops,
                 ranks=ranks,
                 count_per_step=c.count_per_step,
-                link=_flat_link(c.group, n, g),
+                link=flat_link(c, n, g),
                 seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),
                 overlaps_with=c.window.value,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
@@ -199,12 +198,6 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
         inter_node_bytes_per_gpu=inter_total,
         pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
     )
-
-
-def _flat_link(group: RankGroup, n: int, g: int) -> Link:
-    if group is RankGroup.node or (group is RankGroup.all and n <= g):
-        return Link.intra_node
-    return Link.inter_node
 
 
 def time_report(setup: Setup, result: Evaluation) -> Time:

@@ -9,14 +9,15 @@ the recommendation is the first step that fits. The candidate set is fixed; its 
 
 from dataclasses import dataclass
 
-from models.enums import ArrangementName, Recompute
+from models.enums import ActivationModel, ArrangementName, Recompute
 from models.recommend import OpenQuestion, RecommendRequest, RecommendResponse, RecommendStep, StepCost, StepLevers
 from models.training import Levers
 from service import resolve
 from service.arrangements import DDP, sharding_for
 from service.compute import flops_per_weight_token
-from service.evaluate import Evaluation, evaluate, gpu_bytes
+from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import min_gpus_exact, min_valid_job
+from service.fitting import per_gpu_bytes_function
 from service.numeric import GIB_BYTES
 from service.traffic import volume_in_p
 
@@ -72,7 +73,7 @@ def recommend(request: RecommendRequest) -> RecommendResponse:
 
 def _counts_activations(scene: resolve.Scenario) -> bool:
     """Recomputation only buys activation memory: skip it when no activations are counted."""
-    return scene.activations.model.value != "none"
+    return scene.activations.model is not ActivationModel.none
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,7 @@ def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: 
     )
     setup = resolve.setup_for(scene, sharding, levers)
 
-    def per_gpu_bytes_at(world_size: int) -> int:
-        return int(gpu_bytes(resolve.inputs_for(scene, world_size, g), setup))
-
+    per_gpu_bytes_at = per_gpu_bytes_function(scene, setup, g)
     if sharding.hybrid:
         exact = g if per_gpu_bytes_at(g) <= scene.card_bytes else None
     else:
@@ -132,7 +131,7 @@ def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: 
     result = evaluate(inputs, setup)
     baseline = evaluate(inputs, resolve.setup_for(scene, DDP, base))
     cost = StepCost(
-        extra_traffic_fraction=volume_in_p(setup.precision, sharding) / volume_in_p(setup.precision, DDP) - 1,
+        extra_traffic_fraction=_extra_traffic(result, baseline, setup),
         extra_compute_fraction=flops_per_weight_token(c.recompute) / flops_per_weight_token(R.none) - 1,
         pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
         hardware="Blackwell-class GPUs (native MXFP8)" if c.mxfp8 and not scene.blackwell_class else None,
@@ -141,13 +140,24 @@ def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: 
     return Evaluated(c, min_gpus, world_size, result, cost)
 
 
+def _extra_traffic(result: Evaluation, baseline: Evaluation, setup: Setup) -> float:
+    """Bytes on the wire over data parallel's at the same GPU count and accumulation, minus 1.
+
+    On one GPU nothing is sent; the ratio of model-sized buffers moved (volume in P) stands in.
+    """
+    if int(baseline.bytes_sent_per_gpu) > 0:
+        return int(result.bytes_sent_per_gpu) / int(baseline.bytes_sent_per_gpu) - 1
+    k = setup.micro_batches
+    return volume_in_p(setup.precision, setup.sharding, k) / volume_in_p(setup.precision, DDP, k) - 1
+
+
 def _why(e: Evaluated) -> str:
     c, cost = e.candidate, e.cost
     parts = []
     if cost.extra_traffic_fraction == 0:
-        parts.append("no extra traffic over data parallel's 2P")
+        parts.append("no extra traffic over data parallel's")
     else:
-        parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's 2P")
+        parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's")
     if c.mxfp8:
         parts.append("MXFP8 halves the bytes on the wire (1.03125 B instead of 2 per value)")
     if cost.extra_compute_fraction:

@@ -24,6 +24,7 @@ from service import resolve
 from service.arrangements import Sharding, canonical_name
 from service.errors import SweepOverflow, SweepTooLarge
 from service.evaluate import Evaluation, Inputs, evaluate
+from service.fit import valid_job
 
 NUMERIC_AXES = ("world_size", "gpus_per_node", "micro_batch_size", "sequence_length")
 GROUP_AXES = ("arrangement", "gradient_accumulation_steps", "recompute", "offload_optimizer", "mxfp8")
@@ -163,7 +164,7 @@ def _count_invalid(
     skipped: dict[str, int],
 ) -> np.ndarray:
     """The cells that are valid jobs; the rest are counted by reason."""
-    whole_nodes = (n <= g) | (n % g == 0)
+    whole_nodes = valid_job(n, g)
     reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
     if sharding.hybrid:
         reasons.append(("hybrid needs world_size a multiple of gpus_per_node", whole_nodes & (n % g != 0)))

@@ -22,8 +22,15 @@ from models.presets import LinkSpec
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
 from service.memory import shard_elements
-from service.numeric import FloatLike, IntLike, maximum, minimum, select
-from service.traffic import RankGroup, StepCollective, Window, collective_buffer_elements, collective_ranks
+from service.numeric import FloatLike, IntLike, minimum, select
+from service.traffic import (
+    RankGroup,
+    StepCollective,
+    Window,
+    collective_buffer_elements,
+    collective_ranks,
+    node_count,
+)
 
 RS, AG, AR = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
 
@@ -67,15 +74,24 @@ def one_node(n: IntLike, g: IntLike) -> FloatLike:
     return n <= g
 
 
+def flat_link(c: StepCollective, n: IntLike, g: IntLike) -> Link | None:
+    """The slowest link a flat ring crosses; None when it depends on the cell (N <= G or not)."""
+    if c.group is RankGroup.node:
+        return Link.intra_node
+    if c.group is RankGroup.replicas:
+        return Link.inter_node
+    inside = one_node(n, g)
+    if inside is True or inside is False:
+        return Link.intra_node if inside else Link.inter_node
+    return None
+
+
 def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
     """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
     ranks = collective_ranks(c, n, g)
-    if c.group is RankGroup.node:
-        return phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
-    if c.group is RankGroup.replicas:
-        return phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
-    if one_node(n, g) is True:  # a single plan: price only the link the ring uses
-        return phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
+    link = flat_link(c, n, g)
+    if link is not None:  # a single plan, or a group whose link never depends on N
+        return phase_seconds(Phase(c.name, elements, ranks, link), c.dtype, links)
     intra = phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
     inter = phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
     return select(n <= g, intra, inter)
@@ -83,7 +99,7 @@ def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, l
 
 def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> list[Phase]:
     """The two-level schedule of a collective over all N GPUs (valid when G divides N)."""
-    nodes = maximum(n // g, 1)
+    nodes = node_count(n, g)
     node_shard = shard_elements(elements, g)
     inside = {
         AR: [
@@ -111,7 +127,7 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
     if c.group is RankGroup.node:
         return phase_bytes(Phase(c.name, elements, g, Link.intra_node), c.dtype), 0
     if c.group is RankGroup.replicas:
-        return 0, phase_bytes(Phase(c.name, elements, maximum(n // g, 1), Link.inter_node), c.dtype)
+        return 0, phase_bytes(Phase(c.name, elements, node_count(n, g), Link.inter_node), c.dtype)
     intra: IntLike = 0
     inter: IntLike = 0
     for phase in hierarchical_phases(c, elements, n, g):
@@ -141,8 +157,8 @@ def bucket_seconds(
 
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
-    hidden_beyond_bucket = np.maximum(0.0, total_s - bucket_s - window_compute_s)
-    exposed = np.minimum(total_s, bucket_s + hidden_beyond_bucket)
+    excess_s = np.maximum(0.0, total_s - bucket_s - window_compute_s)
+    exposed = np.minimum(total_s, bucket_s + excess_s)
     return exposed if isinstance(exposed, np.ndarray) else float(exposed)
 
 

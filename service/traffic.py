@@ -91,11 +91,16 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
     return calls
 
 
+def node_count(world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
+    """Nodes a job spans; a job inside one node counts as one."""
+    return maximum(world_size // gpus_per_node, 1)
+
+
 def collective_ranks(collective: StepCollective, world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
     if collective.group is RankGroup.node:
         return gpus_per_node
     if collective.group is RankGroup.replicas:
-        return maximum(world_size // gpus_per_node, 1)  # one node: a ring of one, no traffic
+        return node_count(world_size, gpus_per_node)  # one node: a ring of one, no traffic
     return world_size
 
 

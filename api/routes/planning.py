@@ -48,9 +48,10 @@ async def plan(request: PlanRequest, answers: AnswerCache = Depends(get_answers)
     response_model=FitResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def fit(
+def fit(
     request: FitRequest, settings: Settings = Depends(get_settings), answers: AnswerCache = Depends(get_answers)
 ) -> Response:
+    # A plain def: a grid of thousands of GPU counts takes a while, so it runs off the event loop.
     return json_response(
         answers.answer("fit", request, lambda: fitting.fit(request, max_points=settings.max_fit_grid_points))
     )

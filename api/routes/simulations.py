@@ -61,7 +61,7 @@ def _limit_errors(body: SimulationRequest, settings: Settings) -> list[FieldErro
         if value > limit
     ]
     for i, arrangement in enumerate(body.arrangements):
-        if getattr(resolve_sharding(arrangement), "hybrid", False):
+        if resolve_sharding(arrangement).hybrid:
             errors.append(
                 FieldError(
                     detail=f"arrangements.{i}: hybrid sharding needs nodes; the simulation runs one",

@@ -6,7 +6,7 @@ does not exceed the requested ``parameter_count`` (the report gives the exact co
 """
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from models.enums import Dtype
@@ -79,7 +79,6 @@ class SimConfig:
     dropped_rank: DroppedRank | None = None
     partial_checkpoint: PartialCheckpoint | None = None
     checkpoint_dir: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def precision_spec(self) -> PrecisionSpec:

@@ -43,7 +43,6 @@ class Ring:
     def __init__(self, rank: int, world_size: int, group: Any = None) -> None:
         self.rank, self.world_size, self.group = rank, world_size, group
         self.tallies: dict[str, Tally] = {}
-        self.hop_timeout = None
 
     def _hop(self, send: torch.Tensor, recv: torch.Tensor, tally: Tally) -> None:
         n, r = self.world_size, self.rank

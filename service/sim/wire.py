@@ -15,11 +15,3 @@ def written_bytes() -> int:
             if line.startswith("wchar:"):
                 return int(line.split()[1])
     raise RuntimeError(f"no wchar line in {PROC_IO}")
-
-
-def wire_available() -> bool:
-    try:
-        written_bytes()
-    except (OSError, RuntimeError):
-        return False
-    return True

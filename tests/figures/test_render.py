@@ -8,6 +8,7 @@ from io import BytesIO
 import matplotlib.image
 import pytest
 
+from models.enums import ArrangementName
 from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
 from service.figures import LABELS, collective_split, draw, resolve_case
 from tests.figures.conftest import SEED_30B_BODY
@@ -86,10 +87,15 @@ def test_the_seed_case_numbers_drawn_are_the_golden_ones():
     assert traffic.count("105.0 GB") == 3 and "157.5 GB" in traffic and "3P" in traffic
 
 
-def test_the_traffic_split_sums_to_the_plans_bytes_sent():
+def test_the_traffic_split_with_four_micro_batches():
+    # one model-sized bf16 buffer at ring cost on 8 GPUs: 7/8 x 30e9 x 2 B = 52.5e9 B
+    p_bytes = 7 * 30_000_000_000 * 2 // 8
     case = resolve_case(seed_request(training={"gradient_accumulation_steps": 4}))
-    for name in DRAWN_ARRANGEMENTS:
-        assert sum(collective_split(case, name).values()) == int(case.results[name].bytes_sent_per_gpu)
+    split = {name: {c.value: b for c, b in collective_split(case, name).items() if b} for name in DRAWN_ARRANGEMENTS}
+    assert split[ArrangementName.ddp] == {"all_reduce": 2 * p_bytes}  # once per step
+    assert split[ArrangementName.zero1] == {"reduce_scatter": p_bytes, "all_gather": p_bytes}
+    assert split[ArrangementName.zero2] == {"reduce_scatter": 4 * p_bytes, "all_gather": p_bytes}
+    assert split[ArrangementName.zero3] == {"reduce_scatter": 4 * p_bytes, "all_gather": 8 * p_bytes}
 
 
 def test_measured_bars_are_drawn_beside_the_formula():

@@ -270,3 +270,28 @@ def test_recommend_orders_by_computed_cost(client):
     questions = {q["question"]: q for q in answer["questions"]}
     assert len(questions) == 4
     assert questions["ZeRO-2 on more GPUs, or ZeRO-3 on fewer?"]["relevant"]
+
+
+def test_recommend_prices_traffic_with_gradient_accumulation(client):
+    # k = 4 micro-batches: DP all-reduces once (2P); ZeRO-2 reduce-scatters 4 times and gathers once
+    # (5P: +150%); ZeRO-3 gathers twice and reduce-scatters once per micro-batch (12P: +500%)
+    body = {
+        "model": {"parameter_count": P},
+        "cluster": {"gpu": "seed-80gb", "gpus_per_node": 8},
+        "max_gpus": 64,
+        "training": {"gradient_accumulation_steps": 4},
+    }
+    steps = client.post("/v1/recommend", json=body).json()["steps"]
+    plain = {s["arrangement"]: s for s in steps if not any(s["levers"][k] for k in ("offload_optimizer", "mxfp8"))}
+    assert plain["zero1"]["cost"]["extra_traffic_fraction"] == pytest.approx(0.0, abs=1e-12)
+    assert plain["zero2"]["cost"]["extra_traffic_fraction"] == pytest.approx(5 / 2 - 1, rel=1e-12)
+    assert plain["zero3"]["cost"]["extra_traffic_fraction"] == pytest.approx(12 / 2 - 1, rel=1e-12)
+    assert "+150% wire volume" in plain["zero2"]["why"]
+
+
+def test_both_offloads_fetch_parameters_and_send_no_update_up(client):
+    # ZeRO-3, N = 8, parameters and optimizer state in host memory, one micro-batch: gradients down
+    # (2 B x shard) and the parameter shard fetched for the forward and again for the backward (2 x 2 B)
+    body = plan(client, "zero3", levers={"offload_optimizer": True, "offload_parameters": True})
+    shard = P // 8
+    assert body["traffic"]["pcie_bytes_per_gpu"] == 2 * shard + 2 * 2 * shard

@@ -47,11 +47,16 @@ def test_per_gpu_bytes_never_rise_with_n(p, n, precision, sharding):
 
 
 @given(p=counts, n=world_sizes, precision=precisions, sharding=arrangements)
-def test_floor_ignores_n_and_bounds_every_n(p, n, precision, sharding):
+def test_the_floor_is_what_more_gpus_approach_and_never_pass(p, n, precision, sharding):
     floor = replicated_floor_bytes(p, precision, sharding)
-    assert floor <= model_state_bytes(p, n, precision, sharding)
-    # at N = P every sharded class is one element per GPU: the floor plus a few bytes
+    above = model_state_bytes(p, n, precision, sharding) - floor
+    # the part above the floor is the sharded part: it never rises with N and never goes negative
+    assert 0 <= model_state_bytes(p, n + 1, precision, sharding) - floor <= above
+    # at N = P every sharded class is one element per GPU: at most 9 bytes (fp64 or MXFP8) for each of 6
     assert model_state_bytes(p, p, precision, sharding) - floor <= 6 * 9
+    # and with nothing sharded, the floor is everything
+    if floor == model_state_bytes(p, 1, precision, sharding):
+        assert above == 0
 
 
 @settings(max_examples=200)

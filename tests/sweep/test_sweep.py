@@ -198,3 +198,24 @@ def test_a_cell_past_64_bit_integers_is_refused(client):
     )
     assert response.status_code == 422
     assert response.json()["code"] == "sweep_overflow"
+
+
+def test_a_huge_fudge_cell_equals_the_plan(client):
+    # b x s x h x L x bytes = 1e5 x 1e7 x 1e5 x 1e3 x 2 passes 2**63 before a fudge of 0.001 brings it back:
+    # the product is formed in floating point, so the sweep's arrays agree with the plan's Python numbers
+    model = {
+        "layers": 1000,
+        "hidden_size": 100_000,
+        "attention_heads": 100,
+        "ffn_hidden_size": 400_000,
+        "vocab_size": 1000,
+    }
+    base = {
+        **BASE,
+        "model": model,
+        "activations": {"model": "fudge", "fudge": 0.001},
+        "training": {"micro_batch_size": 100_000, "sequence_length": 10_000_000},
+    }
+    answer = sweep(client, {"arrangement": ["zero3"]}, base=base)
+    plan = plan_for(client, base, rows(answer)[0])
+    assert answer["columns"]["activations_bytes"] == [plan["memory"]["activations_bytes"]] == [10**17 * 2]
