@@ -6,7 +6,13 @@ from fastapi import FastAPI
 
 from api.answers import AnswerCache
 from api.logs import configure_logging
-from api.middleware import BearerAuthMiddleware, BodyLimitMiddleware, RequestContextMiddleware, RouteTemplates
+from api.middleware import (
+    BearerAuthMiddleware,
+    BodyLimitMiddleware,
+    JsonBodyMiddleware,
+    RequestContextMiddleware,
+    RouteTemplates,
+)
 from api.problems import declare_shell_problems, install_problem_handlers, problem_media_in_spec
 from api.routes import figures, health, planning, simulations, sweep
 from api.routes.web import install_web
@@ -46,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 def _install_middleware(app: FastAPI, settings: Settings) -> None:
     """add_middleware puts each new layer outside the previous: this reads innermost first."""
+    app.add_middleware(JsonBodyMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     token = settings.api_token.get_secret_value() if settings.api_token else None
     app.add_middleware(BearerAuthMiddleware, token=token)

@@ -186,3 +186,28 @@ class BodyLimitMiddleware:
             return message
 
         return receive_counted
+
+
+JSON_MEDIA_TYPE = b"application/json"
+BODY_METHODS = ("POST", "PUT", "PATCH")
+
+
+class JsonBodyMiddleware:
+    """Requests with a body under the prefix must say they are JSON (application/json or +json): 415 otherwise."""
+
+    def __init__(self, app: ASGIApp, prefix: str = "/v1") -> None:
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in BODY_METHODS or not _under(scope["path"], self.prefix):
+            await self.app(scope, receive, send)
+            return
+        media_type = (header_value(scope, b"content-type") or b"").split(b";", 1)[0].strip().lower()
+        if media_type == JSON_MEDIA_TYPE or media_type.endswith(b"+json"):
+            await self.app(scope, receive, send)
+            return
+        shown = media_type.decode("latin-1") or "no Content-Type"
+        detail = f"the body must be application/json, not {shown}"
+        response = problem_response(Request(scope), 415, ProblemCode.unsupported_media_type, detail)
+        await response(scope, receive, send)

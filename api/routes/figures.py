@@ -7,16 +7,15 @@ named Accept (OpenAPI 3.1, Parameter Object); the 200 response lists both media 
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from api.deps import require_json_body
 from api.problems import PROBLEM_RESPONSES
 from models.figures import FIGURE_MEDIA_TYPES, FigureFormat, FigureName, FigureQuery, FigureRequest
 from service.figures import draw
 
-router = APIRouter(prefix="/v1", tags=["figures"], dependencies=[Depends(require_json_body)])
+router = APIRouter(prefix="/v1", tags=["figures"])
 
 DESCRIPTION = (
     "memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with the "

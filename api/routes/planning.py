@@ -3,7 +3,7 @@
 from fastapi import APIRouter, Depends, Request, Response
 
 from api.answers import AnswerCache
-from api.deps import get_settings, require_json_body
+from api.deps import get_settings
 from api.problems import PROBLEM_RESPONSES
 from api.settings import Settings
 from models.fit import FitRequest, FitResponse
@@ -23,7 +23,7 @@ def json_response(body: bytes) -> Response:
     return Response(body, media_type="application/json")
 
 
-router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(require_json_body)])
+router = APIRouter(prefix="/v1", tags=["planning"])
 
 
 @router.post(
@@ -35,7 +35,9 @@ router = APIRouter(prefix="/v1", tags=["planning"], dependencies=[Depends(requir
     response_model=PlanResponse,
     responses=PROBLEM_RESPONSES,
 )
-async def plan(request: PlanRequest, answers: AnswerCache = Depends(get_answers)) -> Response:
+async def plan(request: PlanRequest, http: Request) -> Response:
+    # The hottest route reads the cache from the app directly: a Depends costs a dependency solve.
+    answers: AnswerCache = http.app.state.answers
     return json_response(answers.answer("plan", request, lambda: planner.plan(request)))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from api.deps import get_settings, require_json_body
+from api.deps import get_settings
 from api.problems import PROBLEM_RESPONSES, problem_response
 from api.settings import Settings
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
@@ -21,7 +21,7 @@ from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooMan
 from service.sim.jobs import JobManager
 from service.sim.request import sim_config
 
-router = APIRouter(prefix="/v1", tags=["simulations"], dependencies=[Depends(require_json_body)])
+router = APIRouter(prefix="/v1", tags=["simulations"])
 
 
 def _problem_content(description: str) -> dict[str, Any]:

@@ -7,14 +7,14 @@ import numpy as np
 import orjson
 from fastapi import APIRouter, Depends, Request, Response
 
-from api.deps import get_settings, require_json_body
+from api.deps import get_settings
 from api.metrics import SWEEP_CELLS
 from api.problems import PROBLEM_RESPONSES
 from api.settings import Settings
 from models.sweep import SweepRequest, SweepResponse
 from service.sweep import sweep_answer
 
-router = APIRouter(prefix="/v1", tags=["sweep"], dependencies=[Depends(require_json_body)])
+router = APIRouter(prefix="/v1", tags=["sweep"])
 
 CSV_MEDIA_TYPE = "text/csv"
 
