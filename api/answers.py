@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 
 class AnswerCache:
@@ -20,19 +21,40 @@ class AnswerCache:
         self._lock = threading.Lock()
 
     def answer(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
-        if self.max_entries <= 0:
-            return compute().model_dump_json().encode()
-        key = (operation, request.model_dump_json())
+        """The cached answer, or compute it here (for work short enough for the event loop)."""
+        key = self._key(operation, request)
+        body = self._get(key)
+        if body is None:
+            body = self._put(key, compute().model_dump_json().encode())
+        return body
+
+    async def answer_off_loop(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
+        """The cached answer at once, or compute it in the thread pool so the event loop stays free."""
+        key = self._key(operation, request)
+        body = self._get(key)
+        if body is None:
+            answer = await run_in_threadpool(compute)
+            body = self._put(key, answer.model_dump_json().encode())
+        return body
+
+    def _key(self, operation: str, request: BaseModel) -> tuple[str, str] | None:
+        return (operation, request.model_dump_json()) if self.max_entries > 0 else None
+
+    def _get(self, key: tuple[str, str] | None) -> bytes | None:
+        if key is None:
+            return None
         with self._lock:
             body = self._entries.get(key)
             if body is not None:
                 self._entries.move_to_end(key)
-                return body
-        body = compute().model_dump_json().encode()
-        with self._lock:
-            self._entries[key] = body
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+            return body
+
+    def _put(self, key: tuple[str, str] | None, body: bytes) -> bytes:
+        if key is not None:
+            with self._lock:
+                self._entries[key] = body
+                while len(self._entries) > self.max_entries:
+                    self._entries.popitem(last=False)
         return body
 
     def __len__(self) -> int:

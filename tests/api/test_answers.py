@@ -37,3 +37,22 @@ def test_a_cached_answer_equals_an_uncached_one():
     answers = [cached.post("/v1/plan", json=body).content for _ in range(2)]
     assert answers[0] == answers[1] == uncached.post("/v1/plan", json=body).content
     assert len(uncached.app.state.answers) == 0 and len(cached.app.state.answers) == 1
+
+
+def test_off_the_loop_computes_a_miss_in_a_worker_thread_and_serves_a_hit_at_once():
+    import asyncio
+    import threading
+
+    cache, threads = AnswerCache(max_entries=8), []
+    request = PlanRequest.model_validate(plan_body("zero3"))
+
+    def compute():
+        threads.append(threading.current_thread())
+        return request
+
+    async def twice():
+        return [await cache.answer_off_loop("fit", request, compute) for _ in range(2)]
+
+    first, second = asyncio.run(twice())
+    assert first == second == request.model_dump_json().encode()
+    assert len(threads) == 1 and threads[0] is not threading.main_thread()
