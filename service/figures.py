@@ -29,7 +29,7 @@ from service.arrangements import CANONICAL
 from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import gpu_count_grid
 from service.numeric import GB_BYTES, GIB_BYTES
-from service.traffic import collective_bytes_sent, step_collectives, volume_in_p
+from service.traffic import bytes_sent_by_collective, volume_in_p
 
 DPI = 100
 SVG_SALT = "zeroplan"
@@ -166,10 +166,8 @@ def draw_bytes_per_weight(ax: Axes, case: Case) -> None:
 def collective_split(case: Case, name: ArrangementName) -> dict[CollectiveName, int]:
     """Bytes each GPU sends per step in each collective (ring cost), summed over its calls."""
     setup = case.setups[name]
-    split = dict.fromkeys(COLLECTIVE_ORDER, 0)
-    for call in step_collectives(setup.precision, setup.sharding, setup.micro_batches):
-        split[call.name] += call.count_per_step * int(collective_bytes_sent(case.p, case.n, call, case.g))
-    return split
+    split = bytes_sent_by_collective(case.p, case.n, setup.precision, setup.sharding, setup.micro_batches, case.g)
+    return {collective: int(split.get(collective, 0)) for collective in COLLECTIVE_ORDER}
 
 
 def draw_traffic(ax: Axes, case: Case) -> None:

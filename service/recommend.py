@@ -9,12 +9,13 @@ the recommendation is the first step that fits. The candidate set is fixed; its 
 
 from dataclasses import dataclass
 
-from models.enums import ActivationModel, ArrangementName, Recompute
+from models.enums import ActivationModel, ArrangementName, Dtype, Recompute
 from models.recommend import OpenQuestion, RecommendRequest, RecommendResponse, RecommendStep, StepCost, StepLevers
 from models.training import Levers
 from service import resolve
 from service.arrangements import DDP, sharding_for
 from service.compute import flops_per_weight_token
+from service.dtypes import bytes_per_element
 from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import min_gpus_exact, min_valid_job
 from service.fitting import per_gpu_bytes_function
@@ -159,9 +160,11 @@ def _why(e: Evaluated) -> str:
     else:
         parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's")
     if c.mxfp8:
-        parts.append("MXFP8 halves the bytes on the wire (1.03125 B instead of 2 per value)")
+        mx, bf = bytes_per_element(Dtype.mxfp8), bytes_per_element(Dtype.bf16)
+        parts.append(f"MXFP8 about halves the bytes on the wire ({mx:g} B instead of {bf:g} per value)")
     if cost.extra_compute_fraction:
-        parts.append(f"{cost.extra_compute_fraction:+.0%} compute (8PT instead of 6PT)")
+        flops = flops_per_weight_token(c.recompute), flops_per_weight_token(R.none)
+        parts.append(f"{cost.extra_compute_fraction:+.0%} compute ({flops[0]}PT instead of {flops[1]}PT)")
     if cost.pcie_bytes_per_gpu:
         parts.append(f"{cost.pcie_bytes_per_gpu / 1e9:,.1f} GB over PCIe per GPU per step")
     if cost.hardware:

@@ -138,9 +138,27 @@ def step_bytes_sent(
 ) -> IntLike:
     """Exact ring-cost bytes each GPU sends per optimizer step."""
     total: IntLike = 0
-    for c in step_collectives(precision, sharding, micro_batches):
-        total = total + c.count_per_step * collective_bytes_sent(parameter_count, world_size, c, gpus_per_node)
+    for sent in bytes_sent_by_collective(
+        parameter_count, world_size, precision, sharding, micro_batches, gpus_per_node
+    ).values():
+        total = total + sent
     return total
+
+
+def bytes_sent_by_collective(
+    parameter_count: IntLike,
+    world_size: IntLike,
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    micro_batches: int = 1,
+    gpus_per_node: IntLike = 1,
+) -> dict[CollectiveName, IntLike]:
+    """Bytes each GPU sends per step in each kind of collective, summed over its calls."""
+    split: dict[CollectiveName, IntLike] = {}
+    for c in step_collectives(precision, sharding, micro_batches):
+        sent = c.count_per_step * collective_bytes_sent(parameter_count, world_size, c, gpus_per_node)
+        split[c.name] = split.get(c.name, 0) + sent
+    return split
 
 
 def volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> float:
