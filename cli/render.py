@@ -50,9 +50,11 @@ def render_plan(answer: dict[str, Any]) -> str:
     verdict = "fits" if memory["fits"] else "does NOT fit"
     summary = (
         f"per GPU {memory['per_gpu_bytes']:,} B ({gib(memory['per_gpu_bytes'])}), "
-        f"{memory['bytes_per_weight']:g} B/weight: {verdict} a card of {gib(memory['card_bytes'])} "
+        f"{memory['bytes_per_weight']:g} B/weight: {verdict} {_card_words(memory)} "
         f"(headroom {memory['headroom_bytes']:,} B)"
     )
+    if not memory["activations_counted"]:
+        summary += "; activations NOT counted"
     wire = table(
         ["collective", "dtype", "bytes sent per GPU", "hops", "per step"],
         [
@@ -61,12 +63,19 @@ def render_plan(answer: dict[str, Any]) -> str:
         ],
     )
     total = f"per GPU per step {traffic['bytes_sent_per_gpu']:,} B sent ({traffic['volume_in_p']:g} P)"
-    return "\n\n".join([head, states, summary, wire, total])
+    warnings = [f"warning: {w}" for w in answer["warnings"]]
+    return "\n\n".join([head, states, summary, wire, total, *warnings])
+
+
+def _card_words(memory: dict[str, Any]) -> str:
+    card, usable = memory["card_bytes"], memory["usable_bytes"]
+    return f"a card of {gib(card)}" if usable == card else f"the {gib(usable)} usable of a card of {gib(card)}"
 
 
 def render_fit(answer: dict[str, Any]) -> str:
     head = (
-        f"{answer['parameter_count']:,} parameters, card {answer['card_bytes']:,} B ({gib(answer['card_bytes'])}), "
+        f"{answer['parameter_count']:,} parameters, card {answer['card_bytes']:,} B ({gib(answer['card_bytes'])}, "
+        f"{gib(answer['usable_bytes'])} usable), "
         f"{answer['gpus_per_node']} GPUs per node, grid {answer['grid'][0]}..{answer['grid'][-1]}"
     )
     rows = [
@@ -82,7 +91,8 @@ def render_fit(answer: dict[str, Any]) -> str:
     ]
     headers = ["arrangement", "r B/weight", "s B/weight", "min GPUs", "whole nodes", "on grid"]
     reasons = "\n".join(f"{a['arrangement']}: {a['reason']}" for a in answer["arrangements"])
-    return "\n\n".join([head, table(headers, rows), reasons])
+    warnings = [f"warning: {w}" for w in answer["warnings"]]
+    return "\n\n".join([head, table(headers, rows), reasons, *warnings])
 
 
 def render_recommend(answer: dict[str, Any]) -> str:

@@ -138,7 +138,25 @@ class Card(Strict):
     gpus_per_node: int = Field(default=8, ge=1, le=MAX_GPUS_PER_NODE, description="GPUs per node (G).")
     gpu: GpuPresetName | None = Field(default=None, description="A GPU preset; see GET /v1/presets.")
     gpu_memory_bytes: int | None = Field(
-        default=None, ge=1, le=MAX_GPU_MEMORY_BYTES, description="Usable memory of one GPU, bytes."
+        default=None,
+        ge=1,
+        le=MAX_GPU_MEMORY_BYTES,
+        description="Memory of one GPU, bytes; with no reserve unless cluster.reserve_bytes or "
+        "cluster.fragmentation says otherwise.",
+    )
+    reserve_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GPU_MEMORY_BYTES,
+        description="Bytes of each card a job cannot use: CUDA context and NCCL buffers. Default: the GPU "
+        "preset's (see GET /v1/presets), 0 with gpu_memory_bytes.",
+    )
+    fragmentation: float | None = Field(
+        default=None,
+        ge=0,
+        lt=1,
+        description="Fraction of the card the allocator cannot use (fragmentation). Default: the GPU preset's, "
+        "0 with gpu_memory_bytes.",
     )
     peak_flops_per_s: float | None = Field(
         default=None, gt=0, le=1e18, description="Dense peak FLOP/s of one GPU; default the GPU preset's."

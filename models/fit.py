@@ -102,8 +102,12 @@ class ArrangementFit(BaseModel):
 class FitResponse(BaseModel):
     parameter_count: int
     activations_bytes: int = Field(description="Activation bytes on every GPU, included in per_gpu_bytes.")
+    activations_counted: bool = Field(description="Whether per_gpu_bytes includes activations (see warnings).")
     card_bytes: int
     card_gib: float
+    reserve_bytes: int = Field(description="CUDA context and NCCL buffers: bytes of each card a job cannot use.")
+    fragmentation_bytes: int = Field(description="ceil(fragmentation x card_bytes): held by the allocator, unusable.")
+    usable_bytes: int = Field(description="card_bytes - reserve_bytes - fragmentation_bytes: what fit compares to.")
     gpus_per_node: int
     grid: list[int]
     arrangements: list[ArrangementFit]

@@ -139,10 +139,17 @@ class Memory(BaseModel):
     replicated_floor_bytes: int = Field(
         description="Replicated model states plus activations: the floor no GPU count lowers."
     )
-    card_bytes: int
+    card_bytes: int = Field(description="Memory of the card, as the device reports it.")
     card_gib: float
-    fits: bool = Field(description="per_gpu_bytes <= card_bytes, decided in integer bytes.")
-    headroom_bytes: int = Field(description="card_bytes - per_gpu_bytes; negative when it does not fit.")
+    reserve_bytes: int = Field(description="CUDA context and NCCL buffers: bytes of the card a job cannot use.")
+    fragmentation_bytes: int = Field(description="ceil(fragmentation x card_bytes): held by the allocator, unusable.")
+    usable_bytes: int = Field(description="card_bytes - reserve_bytes - fragmentation_bytes: what fits compares to.")
+    usable_arithmetic: str
+    fits: bool = Field(description="per_gpu_bytes <= usable_bytes, decided in integer bytes.")
+    headroom_bytes: int = Field(description="usable_bytes - per_gpu_bytes; negative when it does not fit.")
+    activations_counted: bool = Field(
+        description="Whether per_gpu_bytes includes activations; false without a training shape and architecture."
+    )
     breakdown: list[StateBytes]
     activations: ActivationMemory
 

@@ -13,6 +13,28 @@ from models.enums import Dtype, MlpKind, OptimizerKind
 GIB_BYTES = 2**30
 MIB_BYTES = 2**20
 
+# What a training process cannot use of a card (DESIGN.md, 'What "fits" means for a real job').
+# A GPU preset may carry its own reserve_bytes and fragmentation; one that leaves them null gets
+# these defaults, so a new preset is never planned against the bare card.
+CUDA_CONTEXT_BYTES = 723 * MIB_BYTES
+CUDA_CONTEXT_SOURCE = (
+    "CUDA context: 723 MiB measured by nvidia-smi after the first CUDA call of a PyTorch process "
+    "(discuss.pytorch.org, 'What is the reason for pytorch's GPU memory floor?'; 'about 700+ MB depending on "
+    "the CUDA version and device', 'High gpu memory overhead')"
+)
+NCCL_BUFFER_BYTES = 688 * MIB_BYTES
+NCCL_BUFFER_SOURCE = (
+    "NCCL buffers: 688 MiB for one communicator of more than two GPUs after an all-reduce, measured on 4 x A100 "
+    "with NVLink (NVIDIA/nccl issue 964); per channel and peer NCCL allocates its Simple (4 MiB), LL and LL128 "
+    "buffers (src/init.cc defaults), so the figure grows with the channels a topology uses"
+)
+DEFAULT_RESERVE_BYTES = CUDA_CONTEXT_BYTES + NCCL_BUFFER_BYTES
+DEFAULT_FRAGMENTATION = 0.1
+FRAGMENTATION_SOURCE = (
+    "allocator fragmentation: the PyTorch caching allocator left on average 9.2 GB of an 80 GB A100 unusable "
+    "across eight LLM training setups (GMLake, Guo et al., ASPLOS 2024: 11.5%), rounded down to 10%"
+)
+
 
 class GpuPresetName(StrEnum):
     a100_40gb = "a100-40gb"
@@ -72,16 +94,39 @@ class LinkPreset(BaseModel):
 
 
 class GpuPreset(BaseModel):
-    """A card: the memory the device reports, and its dense bf16 peak."""
+    """A card: the memory the device reports, its dense bf16 peak, and what a job cannot use of it.
+
+    ``reserve_bytes`` and ``fragmentation`` left null take DEFAULT_RESERVE_BYTES (CUDA context +
+    NCCL buffers) and DEFAULT_FRAGMENTATION; a preset with its own measurement sets them.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     name: GpuPresetName
     description: str
-    memory_bytes: int = Field(description="Usable device memory in bytes, as the device reports it.")
+    memory_bytes: int = Field(description="Device memory in bytes, as the device reports it.")
     peak_bf16_flops: float = Field(description="Dense (no sparsity) bf16 tensor-core peak, FLOP/s.")
     blackwell_class: bool = Field(description="Has native MXFP8 tensor-core support.")
+    reserve_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        description="CUDA context + NCCL buffers, bytes; null: the default "
+        f"{DEFAULT_RESERVE_BYTES:,} B ({CUDA_CONTEXT_BYTES // MIB_BYTES} MiB context + "
+        f"{NCCL_BUFFER_BYTES // MIB_BYTES} MiB NCCL).",
+    )
+    fragmentation: float | None = Field(
+        default=None,
+        ge=0,
+        lt=1,
+        description=f"Fraction of the card the allocator cannot use; null: the default {DEFAULT_FRAGMENTATION:g}.",
+    )
     source: str
+
+    def reserve(self) -> tuple[int, float]:
+        """(reserve_bytes, fragmentation) with the defaults applied."""
+        reserve = DEFAULT_RESERVE_BYTES if self.reserve_bytes is None else self.reserve_bytes
+        fragmentation = DEFAULT_FRAGMENTATION if self.fragmentation is None else self.fragmentation
+        return reserve, fragmentation
 
 
 class PrecisionSpec(BaseModel):
@@ -188,7 +233,10 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             memory_bytes=80_000_000_000,
             peak_bf16_flops=989.4e12,
             blackwell_class=False,
-            source="seeds/000: 'The largest cards available to us hold 80 GB', counted as 80e9 bytes = 74.5 GiB; "
+            reserve_bytes=0,
+            fragmentation=0.0,
+            source="seeds/000: 'The largest cards available to us hold 80 GB', counted as 80e9 bytes = 74.5 GiB, "
+            "all of it usable (no reserve, no fragmentation: the textbook card); "
             "peak assumed H100-class (989.4 TFLOP/s dense bf16)",
         ),
     )
@@ -364,6 +412,8 @@ class PrecisionPresetInfo(PrecisionPreset):
 
 class GpuPresetInfo(GpuPreset):
     memory_gib: float = Field(description="memory_bytes / 2**30 (presentation).")
+    usable_bytes: int = Field(description="memory_bytes - reserve_bytes - fragmentation x memory_bytes (rounded up).")
+    reserve_source: str = Field(description="Where the reserve and fragmentation figures come from.")
 
 
 class PresetsResponse(BaseModel):

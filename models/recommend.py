@@ -68,6 +68,7 @@ class OpenQuestion(BaseModel):
 class RecommendResponse(BaseModel):
     parameter_count: int
     card_bytes: int
+    usable_bytes: int = Field(description="The card less its reserve and fragmentation: what every step must fit.")
     steps: list[RecommendStep]
     recommendation: RecommendStep | None = Field(description="The first step that fits; null if none does.")
     summary: str

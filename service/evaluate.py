@@ -49,7 +49,7 @@ class Setup:
 
     precision: PrecisionSpec
     sharding: Sharding
-    card_bytes: int
+    usable_bytes: int  # the card less its reserve and fragmentation: what fit compares against
     links: LinkSpec = field(default_factory=LinkSpec)
     peak_flops_per_s: float = 989.4e12
     utilisation: float = 0.4
@@ -158,8 +158,8 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         activations_bytes=activations,
         per_gpu_bytes=per_gpu,
         replicated_floor_bytes=floor,
-        fits=per_gpu <= setup.card_bytes,
-        headroom_bytes=setup.card_bytes - per_gpu,
+        fits=per_gpu <= setup.usable_bytes,
+        headroom_bytes=setup.usable_bytes - per_gpu,
         host_bytes_per_gpu=host_per_gpu,
         host_bytes=host_bytes_per_node(host_per_gpu, n, g),
         bytes_sent_per_gpu=step_bytes_sent(p, n, precision, sharding, k, g),

@@ -98,10 +98,11 @@ def resolve_case(request: FigureRequest) -> Case:
 
 
 def card_label(case: Case) -> str:
-    """'seed-80gb: 80 GB = 74.5 GiB' (the card named, in both units)."""
-    card = case.scene.card_bytes
+    """'seed-80gb: 80 GB = 74.5 GiB' (the card named, in both units), and its usable part when less."""
+    card, usable = case.scene.card_bytes, case.scene.usable_bytes
     name = case.request.cluster.gpu.value if case.request.cluster.gpu else f"{card:,} B"
-    return f"{name}: {card / GB_BYTES:.4g} GB = {card / GIB_BYTES:.1f} GiB"
+    label = f"{name}: {card / GB_BYTES:.4g} GB = {card / GIB_BYTES:.1f} GiB"
+    return label if usable == card else f"{label}, {usable / GIB_BYTES:.1f} GiB usable"
 
 
 def draw_memory_vs_gpus(ax: Axes, case: Case) -> None:
@@ -120,7 +121,7 @@ def draw_memory_vs_gpus(ax: Axes, case: Case) -> None:
             color=COLOURS[name],
             label=f"{LABELS[name]} replicated floor ({floor / GIB_BYTES:.1f} GiB)",
         )
-    ax.axhline(case.scene.card_bytes / GIB_BYTES, color="black", linewidth=2, label=f"card {card_label(case)}")
+    ax.axhline(case.scene.usable_bytes / GIB_BYTES, color="black", linewidth=2, label=f"card {card_label(case)}")
     if counts[0] <= case.n <= counts[-1]:
         ax.axvline(case.n, color="grey", linestyle=":", label=f"chosen N = {case.n}")
     ax.set_xscale("log", base=2)
@@ -151,7 +152,7 @@ def draw_bytes_per_weight(ax: Axes, case: Case) -> None:
     for i, name in enumerate(names):
         per_gpu = int(case.results[name].per_gpu_bytes)
         _label_above(ax, x[i], bottom[i], f"{per_gpu / case.p:.2f} B/weight\n{per_gpu / GIB_BYTES:.1f} GiB")
-    card = case.scene.card_bytes
+    card = case.scene.usable_bytes
     ax.axhline(
         card / case.p, color="black", linewidth=2, label=f"card {card_label(case)} = {card / case.p:.2f} B/weight"
     )

@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 
-from models.enums import ArrangementName
+from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from service import resolve
 from service.arrangements import CANONICAL, DDP, Sharding
@@ -17,6 +17,7 @@ from service.fit import (
 )
 from service.memory import bytes_per_weight_split
 from service.numeric import GIB_BYTES, group_digits
+from service.reserve import CardMemory
 
 
 def fit(request: FitRequest, max_points: int) -> FitResponse:
@@ -33,12 +34,16 @@ def fit(request: FitRequest, max_points: int) -> FitResponse:
                 base.activations, base.recompute, scene.training.micro_batch_size, scene.training.sequence_length
             )
         ),
+        activations_counted=base.activations.model is not ActivationModel.none,
         card_bytes=scene.card_bytes,
         card_gib=scene.card_bytes / GIB_BYTES,
+        reserve_bytes=scene.card.reserve_bytes,
+        fragmentation_bytes=scene.card.fragmentation_bytes,
+        usable_bytes=scene.usable_bytes,
         gpus_per_node=g,
         grid=grid,
         arrangements=[_arrangement_fit(scene, name, sharding, g, grid) for name, sharding in CANONICAL.items()],
-        warnings=list(scene.model.warnings),
+        warnings=list(scene.warnings),
     )
 
 
@@ -54,9 +59,10 @@ def _arrangement_fit(
         setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
     )
     floor = int(floor_bytes(p, setup, activations))
-    guesses = estimate_min_gpus(p, sharded, floor, scene.card_bytes)
-    exact = min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, upper=p, guesses=guesses)
-    table = fit_table(per_gpu_bytes_at, scene.card_bytes, grid)
+    usable = scene.usable_bytes
+    guesses = estimate_min_gpus(p, sharded, floor, usable)
+    exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=guesses)
+    table = fit_table(per_gpu_bytes_at, usable, grid)
     on_grid = first_fitting(table)
     return ArrangementFit(
         arrangement=name,
@@ -64,7 +70,7 @@ def _arrangement_fit(
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=floor,
         never_fits=exact is None,
-        reason=_fit_reason(sharding, replicated, floor, scene.card_bytes, exact, on_grid, grid[-1]),
+        reason=_fit_reason(sharding, replicated, floor, scene.card, exact, on_grid, grid[-1]),
         min_gpus_exact=exact,
         min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
         min_gpus_on_grid=on_grid,
@@ -85,21 +91,33 @@ def _bytes_words(value: int) -> str:
     return f"{group_digits(value)} B ({value / GIB_BYTES:.1f} GiB)"
 
 
+def _card_words(card: CardMemory) -> str:
+    if card.usable_bytes == card.card_bytes:
+        return f"a card of {_bytes_words(card.card_bytes)}"
+    return f"the {_bytes_words(card.usable_bytes)} usable of a card of {_bytes_words(card.card_bytes)}"
+
+
 def _fit_reason(
-    sharding: Sharding, replicated: float, floor: int, card: int, exact: int | None, on_grid: int | None, top: int
+    sharding: Sharding,
+    replicated: float,
+    floor: int,
+    card: CardMemory,
+    exact: int | None,
+    on_grid: int | None,
+    top: int,
 ) -> str:
     if exact is None:
         if sharding == DDP:
             return (
                 f"never, at any GPU count: data parallel replicates everything, "
-                f"{_bytes_words(floor)} on every GPU against a card of {_bytes_words(card)}"
+                f"{_bytes_words(floor)} on every GPU against {_card_words(card)}"
             )
         return (
             f"never: the replicated floor of {replicated:g} B/weight plus activations, {_bytes_words(floor)}, "
-            f"is more than the card of {_bytes_words(card)} leaves room for, at any GPU count"
+            f"is more than {_card_words(card)} leaves room for, at any GPU count"
         )
     grid_words = f"from {on_grid} GPUs on the grid" if on_grid else f"not on the grid up to {top} GPUs"
     return (
         f"fits {grid_words}; the exact minimum is {exact} GPUs "
-        f"(replicated floor {_bytes_words(floor)} of a card of {_bytes_words(card)})"
+        f"(replicated floor {_bytes_words(floor)} of {_card_words(card)})"
     )

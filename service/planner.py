@@ -14,10 +14,14 @@ from models.plan import (
     Traffic,
 )
 from models.presets import (
+    CUDA_CONTEXT_SOURCE,
+    FRAGMENTATION_SOURCE,
     GPU_PRESETS,
     LINK_PRESETS,
     MODEL_PRESETS,
+    NCCL_BUFFER_SOURCE,
     PRECISION_PRESETS,
+    GpuPreset,
     GpuPresetInfo,
     PrecisionPresetInfo,
     PresetsResponse,
@@ -28,6 +32,7 @@ from service.arrangements import DDP, Sharding, canonical_name
 from service.evaluate import Evaluation, Setup, evaluate
 from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.reserve import CardMemory
 from service.timing import call_seconds, flat_link, hierarchical_link_bytes
 from service.traffic import (
     collective_buffer_bytes,
@@ -50,7 +55,7 @@ def plan(request: PlanRequest) -> PlanResponse:
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)
     p = scene.model.parameter_count
-    warnings = list(scene.model.warnings)
+    warnings = list(scene.warnings)
     if request.levers.mxfp8 and not scene.blackwell_class:
         warnings.append(
             "levers.mxfp8 needs Blackwell-class hardware (native MXFP8 tensor cores); the card is not, "
@@ -61,7 +66,7 @@ def plan(request: PlanRequest) -> PlanResponse:
         world_size=n,
         gpus_per_node=g,
         arrangement=_resolved(sharding),
-        memory=memory_report(p, n, g, setup, result, scene.training.micro_batch_size, scene.training.sequence_length),
+        memory=memory_report(p, n, g, scene, setup, result),
         traffic=traffic_report(p, n, g, setup, result),
         time=time_report(setup, result),
         warnings=warnings,
@@ -78,7 +83,9 @@ def _resolved(sharding: Sharding) -> ResolvedArrangement:
     )
 
 
-def memory_report(p: int, n: int, g: int, setup: Setup, result: Evaluation, b: int, s: int) -> Memory:
+def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup, result: Evaluation) -> Memory:
+    b, s = scene.training.micro_batch_size, scene.training.sequence_length
+    card = scene.card
     rows = model_state_breakdown(p, n, setup.precision, setup.sharding, g, setup.offload)
     degree = g if setup.sharding.hybrid else n
     per_gpu = int(result.per_gpu_bytes)
@@ -94,10 +101,15 @@ def memory_report(p: int, n: int, g: int, setup: Setup, result: Evaluation, b: i
         replicated_bytes_per_weight=replicated,
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=int(result.replicated_floor_bytes),
-        card_bytes=setup.card_bytes,
-        card_gib=setup.card_bytes / GIB_BYTES,
+        card_bytes=card.card_bytes,
+        card_gib=card.card_bytes / GIB_BYTES,
+        reserve_bytes=card.reserve_bytes,
+        fragmentation_bytes=card.fragmentation_bytes,
+        usable_bytes=card.usable_bytes,
+        usable_arithmetic=card.arithmetic(),
         fits=bool(result.fits),
         headroom_bytes=int(result.headroom_bytes),
+        activations_counted=setup.activations.model is not ActivationModel.none,
         breakdown=[
             StateBytes(
                 state=row.spec.state,
@@ -226,10 +238,27 @@ def time_report(setup: Setup, result: Evaluation) -> Time:
     )
 
 
+def _gpu_info(preset: GpuPreset) -> GpuPresetInfo:
+    """The preset with its reserve defaults applied, so a client sees the figures a plan uses."""
+    reserve, fragmentation = preset.reserve()
+    card = CardMemory(preset.memory_bytes, reserve, fragmentation)
+    fields = preset.model_dump() | {"reserve_bytes": reserve, "fragmentation": fragmentation}
+    sources = (
+        "none: the seeds' textbook card"
+        if reserve == 0 and fragmentation == 0
+        else f"{CUDA_CONTEXT_SOURCE}; {NCCL_BUFFER_SOURCE}; {FRAGMENTATION_SOURCE}"
+        if preset.reserve_bytes is None and preset.fragmentation is None
+        else preset.source
+    )
+    return GpuPresetInfo(
+        **fields, memory_gib=preset.memory_bytes / GIB_BYTES, usable_bytes=card.usable_bytes, reserve_source=sources
+    )
+
+
 def presets() -> PresetsResponse:
     return PresetsResponse(
         links=list(LINK_PRESETS.values()),
-        gpus=[GpuPresetInfo(**g.model_dump(), memory_gib=g.memory_bytes / GIB_BYTES) for g in GPU_PRESETS.values()],
+        gpus=[_gpu_info(g) for g in GPU_PRESETS.values()],
         precisions=[
             PrecisionPresetInfo(**pp.model_dump(), bytes_per_weight=sum(bytes_per_weight_split(pp.spec, DDP)))
             for pp in PRECISION_PRESETS.values()

@@ -64,11 +64,12 @@ def recommend(request: RecommendRequest) -> RecommendResponse:
     return RecommendResponse(
         parameter_count=scene.model.parameter_count,
         card_bytes=scene.card_bytes,
+        usable_bytes=scene.usable_bytes,
         steps=steps,
         recommendation=recommendation,
         summary=_summary(recommendation, max_gpus),
         questions=_questions(steps, recommendation, g),
-        warnings=list(scene.model.warnings),
+        warnings=list(scene.warnings),
     )
 
 
@@ -121,9 +122,9 @@ def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: 
 
     per_gpu_bytes_at = per_gpu_bytes_function(scene, setup, g)
     if sharding.hybrid:
-        exact = g if per_gpu_bytes_at(g) <= scene.card_bytes else None
+        exact = g if per_gpu_bytes_at(g) <= scene.usable_bytes else None
     else:
-        exact = min_valid_job(min_gpus_exact(per_gpu_bytes_at, scene.card_bytes, scene.model.parameter_count), g)
+        exact = min_valid_job(min_gpus_exact(per_gpu_bytes_at, scene.usable_bytes, scene.model.parameter_count), g)
     min_gpus = exact if exact is not None and exact <= max_gpus else None
     world_size = min_gpus if min_gpus is not None else _largest_valid_job(max_gpus, g)
     if sharding.hybrid:

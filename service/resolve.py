@@ -19,9 +19,10 @@ from service.activations import TransformerShape
 from service.architecture import Architecture
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
-from service.errors import MissingArchitecture
+from service.errors import InvalidClusterShape, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
 from service.memory import Offload
+from service.reserve import CardMemory
 
 # Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
 DEFAULT_PEAK_FLOPS_PER_S = 989.4e12
@@ -95,6 +96,25 @@ def card_bytes(card: Card) -> int:
     return GPU_PRESETS[card.gpu].memory_bytes
 
 
+def card_memory(card: Card) -> CardMemory:
+    """The card, its reserve and fragmentation: the request's, else the preset's, else none for a bare size."""
+    reserve, fragmentation = GPU_PRESETS[card.gpu].reserve() if card.gpu is not None else (0, 0.0)
+    memory = CardMemory(
+        card_bytes=card_bytes(card),
+        reserve_bytes=reserve if card.reserve_bytes is None else card.reserve_bytes,
+        fragmentation=fragmentation if card.fragmentation is None else card.fragmentation,
+    )
+    if memory.usable_bytes < 1:
+        blame_fragmentation = card.fragmentation is not None and memory.reserve_bytes < memory.card_bytes
+        field = "fragmentation" if blame_fragmentation else "reserve_bytes"
+        raise InvalidClusterShape(
+            f"cluster.{field}: the reserve ({memory.reserve_bytes:,} B) and fragmentation "
+            f"({memory.fragmentation_bytes:,} B) leave nothing of the {memory.card_bytes:,}-byte card",
+            pointer=f"/cluster/{field}",
+        )
+    return memory
+
+
 def peak_flops_per_s(card: Card) -> float:
     if card.peak_flops_per_s is not None:
         return card.peak_flops_per_s
@@ -144,10 +164,19 @@ class Scenario:
     training: Training
     activations: ActivationSetup
     levers: Levers
-    card_bytes: int
+    card: CardMemory
     peak_flops_per_s: float
     links: LinkSpec
     blackwell_class: bool
+    warnings: list[str]
+
+    @property
+    def card_bytes(self) -> int:
+        return self.card.card_bytes
+
+    @property
+    def usable_bytes(self) -> int:
+        return self.card.usable_bytes
 
 
 def scenario(
@@ -168,17 +197,35 @@ def scenario(
         flash_attention=activations.flash_attention,
         shape=shape,
     )
+    warnings = resolved.warnings + activation_warnings(activations, training, activation_setup.model)
     return Scenario(
         model=resolved,
         precision=precision_spec(precision),
         training=training or DEFAULT_TRAINING,
         activations=activation_setup,
         levers=levers,
-        card_bytes=card_bytes(card),
+        card=card_memory(card),
         peak_flops_per_s=peak_flops_per_s(card),
         links=links(card.links),
         blackwell_class=blackwell_class(card),
+        warnings=warnings,
     )
+
+
+def activation_warnings(activations: Activations, training: Training | None, counted: ActivationModel) -> list[str]:
+    """Say so when per-GPU bytes leave the activations out, unless the caller asked for exactly that."""
+    if counted is not ActivationModel.none or activations.model is ActivationModel.none:
+        return []
+    if training is None:
+        return [
+            "activations are not counted: the request has no training shape, so per_gpu_bytes and fits cover "
+            "model states only; give training (micro_batch_size, sequence_length) with a model architecture "
+            "or preset to count them"
+        ]
+    return [
+        "activations are not counted: the model has no architecture; give model.layers, model.hidden_size, "
+        "model.attention_heads, model.ffn_hidden_size and model.vocab_size, or a model.preset that has them"
+    ]
 
 
 def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = None) -> Setup:
@@ -187,7 +234,7 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
     return Setup(
         precision=with_mxfp8(scene.precision) if chosen.mxfp8 else scene.precision,
         sharding=arrangement,
-        card_bytes=scene.card_bytes,
+        usable_bytes=scene.usable_bytes,
         links=scene.links,
         peak_flops_per_s=scene.peak_flops_per_s,
         utilisation=scene.training.utilisation,

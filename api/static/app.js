@@ -51,6 +51,9 @@
   const trim = (n, digits = 2) => String(Number(Number(n).toFixed(digits)));
   const gib = (bytes) => `${fixed(bytes / GIB)} GiB`;
   const gb = (bytes) => `${fixed(bytes / 1e9)} GB`;
+  // The card less its reserve (CUDA context, NCCL buffers) and fragmentation: what fits compares against.
+  const usableWords = (m) => m.usable_bytes === m.card_bytes
+    ? `the ${gib(m.card_bytes)} card` : `the ${gib(m.usable_bytes)} usable of the ${gib(m.card_bytes)} card`;
 
   function seconds(s) {
     if (s === 0) return "0 s";
@@ -387,11 +390,11 @@
       ["per-gpu", "Per-GPU memory", (p) => [main(gib(p.memory.per_gpu_bytes)),
         small(p.memory.activations_bytes
           ? `${gb(p.memory.per_gpu_bytes)}: states ${gib(p.memory.model_state_bytes)} + activations ${gib(p.memory.activations_bytes)}`
-          : `${gb(p.memory.per_gpu_bytes)}, model states only`)]],
+          : `${gb(p.memory.per_gpu_bytes)}, model states only${p.memory.activations_counted ? "" : ": activations not counted"}`)]],
       ["fits", "Fits the card at N", (p) => [badge(p.memory.fits, "fits", "does not fit"),
         small(p.memory.fits
-          ? `${gib(p.memory.headroom_bytes)} to spare on the ${gib(p.memory.card_bytes)} card`
-          : `${gib(-p.memory.headroom_bytes)} over the ${gib(p.memory.card_bytes)} card`)]],
+          ? `${gib(p.memory.headroom_bytes)} to spare of ${usableWords(p.memory)}`
+          : `${gib(-p.memory.headroom_bytes)} over ${usableWords(p.memory)}`)]],
       ["min-gpus", "Fits from (GPUs)", null],
       ["floor", "Replicated floor", (p) => [main(gib(p.memory.replicated_floor_bytes)),
         small(`${trim(p.memory.replicated_bytes_per_weight)} B/weight${p.memory.activations_bytes ? " + activations" : ""} that no GPU count lowers`)]],
@@ -485,7 +488,8 @@
           el("th", { scope: "row" }, "on each GPU", small(p.memory.host_bytes ? `host: ${gib(p.memory.host_bytes)} per node` : "")),
           el("td", { class: "num" }, main(gib(p.memory.per_gpu_bytes)), small(`${grouped(p.memory.per_gpu_bytes)} B`)),
           el("td", {}, badge(p.memory.fits, "fits", "does not fit"),
-            ` the card of ${grouped(p.memory.card_bytes)} B (${gib(p.memory.card_bytes)})`))),
+            ` ${usableWords(p.memory)} (${grouped(p.memory.usable_bytes)} B)`,
+            p.memory.activations_counted ? "" : small("activations not counted")))),
       );
       const collectives = el("details", { class: "collectives" },
         el("summary", { text: `Collectives per step: ${gb(p.traffic.bytes_sent_per_gpu)} sent per GPU` }),

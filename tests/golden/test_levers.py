@@ -84,7 +84,8 @@ def test_mxfp8_saves_twelve_percent_of_state_and_about_half_the_wire(client):
     assert round(wire_saved, 2) == 0.48
     assert any("Blackwell" in w for w in mx["warnings"])
     b200 = {"world_size": 8, "gpus_per_node": 8, "gpu": "b200"}
-    assert plan(client, "ddp", parameter_count=p, levers={"mxfp8": True}, cluster=b200)["warnings"] == []
+    on_b200 = plan(client, "ddp", parameter_count=p, levers={"mxfp8": True}, cluster=b200)["warnings"]
+    assert not any("Blackwell" in w for w in on_b200)
 
 
 def test_the_last_bucket_is_never_hidden(client):
