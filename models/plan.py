@@ -185,8 +185,16 @@ class Traffic(BaseModel):
 
 class Time(BaseModel):
     tokens_per_step: int
-    compute_flops: float = Field(description="6 x P x tokens (8 x P x tokens with full recomputation).")
-    compute_s: float
+    model_flops_per_step: float = Field(
+        description="(6 x N + 12 x L x h x s) x tokens: N the parameters less the input embedding, the attention "
+        "term when the architecture is known (PaLM appendix B)."
+    )
+    hardware_flops_per_step: float = Field(
+        description="Model FLOPs plus what recomputation repeats (full: a forward; selective without flash "
+        "attention: the attention core's forward)."
+    )
+    compute_flops: float = Field(description="The hardware FLOPs of the step (same as hardware_flops_per_step).")
+    compute_s: float = Field(description="model_flops_per_step / (N x peak x training.utilisation, the MFU).")
     communication_s: float = Field(description="All communication of the step on the faster schedule.")
     communication_flat_s: float = Field(description="On flat rings (across nodes at the inter-node speed).")
     communication_hierarchical_s: float = Field(description="Reduce-scatter in the node, across nodes, gather.")
@@ -194,6 +202,9 @@ class Time(BaseModel):
     exposed_communication_s: float = Field(description="Communication that overlap does not hide.")
     offload_s: float = Field(description="Host-link time of offload, not overlapped.")
     step_s: float = Field(description="compute_s + exposed_communication_s + offload_s.")
+    tokens_per_s: float = Field(description="tokens_per_step / step_s, the whole job.")
+    mfu: float = Field(description="model_flops_per_step / (step_s x N x peak): the step's model FLOPs utilisation.")
+    hfu: float = Field(description="hardware_flops_per_step / (step_s x N x peak).")
     assumptions: list[str]
 
 

@@ -19,8 +19,10 @@ class Training(Strict):
         default=DEFAULT_UTILISATION,
         gt=0,
         le=1,
-        description="Achieved fraction of peak FLOP/s (MFU). The default 0.4 is an assumption, not a "
-        "measurement: large dense runs report 0.38-0.46 (Llama 3 405B, PaLM).",
+        description="Model FLOPs utilisation (MFU) of the compute: model FLOPs (6 x N + 12 x L x h x s per "
+        "token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested "
+        "recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 "
+        "(Llama 3 405B, PaLM).",
     )
 
 

@@ -13,7 +13,17 @@ from models.enums import ActivationModel, Dtype, Recompute, StateClass, StateLoc
 from models.presets import LinkSpec, PrecisionSpec
 from service.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
 from service.arrangements import Sharding
-from service.compute import backward_fraction, compute_seconds, step_flops, tokens_per_step
+from service.compute import (
+    FlopShape,
+    compute_seconds,
+    flops_utilisation,
+    forward_flops_per_token,
+    hardware_efficiency,
+    hardware_flops_per_token,
+    model_flops_per_token,
+    tokens_per_second,
+    tokens_per_step,
+)
 from service.memory import (
     NO_OFFLOAD,
     Offload,
@@ -59,6 +69,8 @@ class Setup:
     overlap: bool = True
     bucket_bytes: int = 25 * 2**20
     activations: ActivationSetup = field(default_factory=ActivationSetup)
+    flop_shape: FlopShape = field(default_factory=FlopShape)
+    measured_recompute: Recompute | None = None  # what `utilisation` (MFU) was given for; None: `recompute`
 
 
 @dataclass(frozen=True)
@@ -86,7 +98,8 @@ class Evaluation:
     bytes_sent_per_gpu: IntLike
     pcie_bytes_per_gpu: IntLike
     tokens_per_step: IntLike
-    compute_flops: IntLike
+    model_flops: FloatLike
+    compute_flops: FloatLike  # hardware FLOPs: the model's plus what recomputation repeats
     compute_s: FloatLike
     communication_flat_s: FloatLike
     communication_hierarchical_s: FloatLike
@@ -95,6 +108,9 @@ class Evaluation:
     exposed_communication_s: FloatLike
     offload_s: FloatLike
     step_s: FloatLike
+    tokens_per_s: FloatLike
+    mfu: FloatLike
+    hfu: FloatLike
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -132,11 +148,16 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     degree = shard_degree(n, g, sharding)
     pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
 
-    tokens = tokens_per_step(n, inputs.micro_batch_size, inputs.sequence_length, k)
-    flops = step_flops(p, tokens, setup.recompute)
-    compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, setup.utilisation)
-    backward_s = compute_s * backward_fraction(setup.recompute) / k
-    forward_s = compute_s / k - backward_s
+    s, shape = inputs.sequence_length, setup.flop_shape
+    tokens = tokens_per_step(n, inputs.micro_batch_size, s, k)
+    model_flops = model_flops_per_token(p, shape, s) * tokens
+    hardware_per_token = hardware_flops_per_token(p, shape, s, setup.recompute)
+    flops = hardware_per_token * tokens
+    measured = setup.measured_recompute or setup.recompute
+    efficiency = hardware_efficiency(setup.utilisation, p, shape, s, measured)
+    compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
+    forward_s = compute_s * (forward_flops_per_token(p, shape, s) / hardware_per_token) / k
+    backward_s = compute_s / k - forward_s
 
     calls = step_collectives(precision, sharding, k)
 
@@ -152,6 +173,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
     offload_s = pcie / setup.links.host_bytes_per_s
     floor = floor_bytes(p, setup, activations)
+    step_s = compute_s + exposed_s + offload_s
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,
@@ -165,6 +187,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         bytes_sent_per_gpu=step_bytes_sent(p, n, precision, sharding, k, g),
         pcie_bytes_per_gpu=pcie,
         tokens_per_step=tokens,
+        model_flops=model_flops,
         compute_flops=flops,
         compute_s=compute_s,
         communication_flat_s=timing[False].total_s,
@@ -173,7 +196,10 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         communication_s=select(use_hierarchical, timing[True].total_s, timing[False].total_s),
         exposed_communication_s=exposed_s,
         offload_s=offload_s,
-        step_s=compute_s + exposed_s + offload_s,
+        step_s=step_s,
+        tokens_per_s=tokens_per_second(tokens, step_s),
+        mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
+        hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
     )
 
 

@@ -212,11 +212,36 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     )
 
 
+def _flops_words(setup: Setup) -> str:
+    shape, recompute = setup.flop_shape, setup.recompute
+    if shape.counts_attention:
+        model = (
+            f"model FLOPs per token 6 x (P - {shape.embedding_parameters:,} input-embedding weights) + "
+            f"12 x {shape.layers} layers x {shape.hidden_size} x s (PaLM appendix B)"
+        )
+    else:
+        model = "model FLOPs per token 6 x P: without an architecture the attention FLOPs are not counted"
+    repeated = {
+        "full": "; full recomputation adds a forward pass",
+        "selective": "; selective recomputation adds the attention core's forward"
+        if not shape.flash_attention
+        else "; selective recomputation with flash attention repeats nothing counted",
+        "none": "",
+    }[recompute.value]
+    measured = setup.measured_recompute or recompute
+    kept = (
+        f"; the utilisation is the MFU with recompute {measured.value}, its hardware efficiency kept here"
+        if measured is not recompute
+        else ""
+    )
+    return model + repeated + kept
+
+
 def time_report(setup: Setup, result: Evaluation) -> Time:
     assumptions = [
-        f"utilisation {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (an assumption "
-        "until measured)",
-        "6 x P FLOPs per token (8 with full recomputation); attention FLOPs not counted",
+        f"utilisation (MFU) {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (an "
+        "assumption until measured)",
+        _flops_words(setup),
         f"alpha-beta links: {setup.links.intra_node_bytes_per_s / 1e9:g} GB/s in a node, "
         f"{setup.links.inter_node_bytes_per_s / 1e9:g} GB/s across nodes, {setup.links.host_bytes_per_s / 1e9:g} "
         "GB/s to the host",
@@ -225,6 +250,8 @@ def time_report(setup: Setup, result: Evaluation) -> Time:
     ]
     return Time(
         tokens_per_step=int(result.tokens_per_step),
+        model_flops_per_step=float(result.model_flops),
+        hardware_flops_per_step=float(result.compute_flops),
         compute_flops=float(result.compute_flops),
         compute_s=float(result.compute_s),
         communication_s=float(result.communication_s),
@@ -234,6 +261,9 @@ def time_report(setup: Setup, result: Evaluation) -> Time:
         exposed_communication_s=float(result.exposed_communication_s),
         offload_s=float(result.offload_s),
         step_s=float(result.step_s),
+        tokens_per_s=float(result.tokens_per_s),
+        mfu=float(result.mfu),
+        hfu=float(result.hfu),
         assumptions=assumptions,
     )
 

@@ -14,7 +14,6 @@ from models.recommend import OpenQuestion, RecommendRequest, RecommendResponse, 
 from models.training import Levers
 from service import resolve
 from service.arrangements import DDP, sharding_for
-from service.compute import flops_per_weight_token
 from service.dtypes import bytes_per_element
 from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import min_gpus_exact, min_valid_job
@@ -134,7 +133,7 @@ def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: 
     baseline = evaluate(inputs, resolve.setup_for(scene, DDP, base))
     cost = StepCost(
         extra_traffic_fraction=_extra_traffic(result, baseline, setup),
-        extra_compute_fraction=flops_per_weight_token(c.recompute) / flops_per_weight_token(R.none) - 1,
+        extra_compute_fraction=float(result.compute_flops) / float(result.model_flops) - 1,
         pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
         hardware="Blackwell-class GPUs (native MXFP8)" if c.mxfp8 and not scene.blackwell_class else None,
         added_step_s=float(result.step_s) - float(baseline.step_s),
@@ -164,8 +163,11 @@ def _why(e: Evaluated) -> str:
         mx, bf = bytes_per_element(Dtype.mxfp8), bytes_per_element(Dtype.bf16)
         parts.append(f"MXFP8 about halves the bytes on the wire ({mx:g} B instead of {bf:g} per value)")
     if cost.extra_compute_fraction:
-        flops = flops_per_weight_token(c.recompute), flops_per_weight_token(R.none)
-        parts.append(f"{cost.extra_compute_fraction:+.0%} compute ({flops[0]}PT instead of {flops[1]}PT)")
+        hardware, model = float(e.result.compute_flops), float(e.result.model_flops)
+        parts.append(
+            f"{cost.extra_compute_fraction:+.0%} compute ({hardware:.3g} hardware FLOPs per step for {model:.3g} "
+            "model FLOPs)"
+        )
     if cost.pcie_bytes_per_gpu:
         parts.append(f"{cost.pcie_bytes_per_gpu / 1e9:,.1f} GB over PCIe per GPU per step")
     if cost.hardware:

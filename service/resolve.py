@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from models.common import Card, ModelSpec, ShardingFlags
-from models.enums import ActivationModel, ArrangementName, MlpKind
+from models.enums import ActivationModel, ArrangementName, MlpKind, Recompute
 from models.presets import (
     GPU_PRESETS,
     LINK_PRESETS,
@@ -19,6 +19,7 @@ from service.activations import TransformerShape
 from service.architecture import Architecture
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
+from service.compute import FlopShape
 from service.errors import InvalidClusterShape, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
 from service.memory import Offload
@@ -169,6 +170,7 @@ class Scenario:
     links: LinkSpec
     blackwell_class: bool
     warnings: list[str]
+    flop_shape: FlopShape
 
     @property
     def card_bytes(self) -> int:
@@ -209,7 +211,16 @@ def scenario(
         links=links(card.links),
         blackwell_class=blackwell_class(card),
         warnings=warnings,
+        flop_shape=flop_shape(arch, activations.flash_attention),
     )
+
+
+def flop_shape(arch: Architecture | None, flash_attention: bool) -> FlopShape:
+    """The FLOP count's view of the model: 6P alone without an architecture."""
+    if arch is None:
+        return FlopShape(flash_attention=flash_attention)
+    embedding = 0 if arch.tied_embeddings else arch.vocab_size * arch.hidden_size
+    return FlopShape(embedding, arch.layers, arch.hidden_size, flash_attention)
 
 
 def activation_warnings(activations: Activations, training: Training | None, counted: ActivationModel) -> list[str]:
@@ -228,8 +239,14 @@ def activation_warnings(activations: Activations, training: Training | None, cou
     ]
 
 
-def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = None) -> Setup:
-    """The evaluation setup of one arrangement (and optionally other levers) in a scenario."""
+def setup_for(
+    scene: Scenario, arrangement: Sharding, levers: Levers | None = None, measured_recompute: Recompute | None = None
+) -> Setup:
+    """The evaluation setup of one arrangement (and optionally other levers) in a scenario.
+
+    The utilisation (MFU) holds for ``measured_recompute``, by default the request's own levers:
+    other levers keep its hardware efficiency.
+    """
     chosen = levers or scene.levers
     return Setup(
         precision=with_mxfp8(scene.precision) if chosen.mxfp8 else scene.precision,
@@ -247,6 +264,8 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
         overlap=chosen.overlap,
         bucket_bytes=chosen.bucket_bytes,
         activations=scene.activations,
+        flop_shape=scene.flop_shape,
+        measured_recompute=measured_recompute or scene.levers.recompute,
     )
 
 

@@ -120,7 +120,8 @@ def _evaluate_group(
         }
     )
     training = scene.training.model_copy(update={"gradient_accumulation_steps": group["gradient_accumulation_steps"]})
-    setup = resolve.setup_for(replace(scene, training=training), sharding, levers)
+    # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
+    setup = resolve.setup_for(replace(scene, training=training), sharding, levers, measured_recompute=levers.recompute)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
     valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped)
     if not valid.any():

@@ -66,8 +66,12 @@ def test_full_recomputation_costs_a_third_more_compute(client):
     tokens = 8 * 1 * 4096
     assert none["time"]["tokens_per_step"] == tokens
     assert none["time"]["compute_flops"] == 6 * P * tokens
-    assert full["time"]["compute_flops"] == 8 * P * tokens
-    assert full["time"]["compute_s"] / none["time"]["compute_s"] == pytest.approx(4 / 3, rel=1e-12)
+    assert full["time"]["compute_flops"] == full["time"]["hardware_flops_per_step"] == 8 * P * tokens
+    assert full["time"]["model_flops_per_step"] == 6 * P * tokens
+    # the utilisation is the MFU of the run as asked: the same model FLOPs in the same time, and a
+    # third more hardware FLOPs in it
+    assert full["time"]["compute_s"] == pytest.approx(none["time"]["compute_s"], rel=1e-12)
+    assert full["time"]["hfu"] / full["time"]["mfu"] == pytest.approx(4 / 3, rel=1e-12)
     # seed-80gb assumes an H100-class peak, 989.4 TFLOP/s, at the default utilisation 0.4
     assert none["time"]["compute_s"] == pytest.approx(6 * P * tokens / (8 * 989.4e12 * 0.4), rel=1e-12)
 
