@@ -23,6 +23,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.MissingArchitecture: (422, ProblemCode.missing_architecture),
     domain.SweepTooLarge: (422, ProblemCode.sweep_too_large),
     domain.SweepOverflow: (422, ProblemCode.sweep_overflow),
+    domain.InvalidHfConfig: (422, ProblemCode.validation_error),
 }
 
 HTTP_CODES: dict[int, ProblemCode] = {
@@ -116,7 +117,7 @@ async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
 async def _on_domain(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, domain.DomainError)
     status, code = DOMAIN_STATUS.get(type(exc), (422, ProblemCode.validation_error))
-    errors = [FieldError(detail=exc.detail, pointer=exc.pointer)] if exc.pointer else None
+    errors = [FieldError(detail=detail, pointer=pointer) for detail, pointer in exc.field_errors()] or None
     return problem_response(request, status, code, exc.detail, errors)
 
 

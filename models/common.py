@@ -4,6 +4,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
+from models.architecture import MlaSpec, MoeSpec
 from models.enums import ArrangementName, MlpKind
 from models.presets import (
     GpuPresetName,
@@ -37,12 +38,35 @@ class Strict(BaseModel):
 
 
 ARCHITECTURE_FIELDS = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
+# Fields that refine an architecture; each overrides the preset's or the config's value when given.
+OPTIONAL_ARCHITECTURE_FIELDS = (
+    "kv_heads",
+    "mlp",
+    "tied_embeddings",
+    "head_dim",
+    "qkv_bias",
+    "qk_norm",
+    "sandwich_norm",
+    "position_embeddings",
+    "moe",
+    "mla",
+)
+MAX_HF_CONFIG_KEYS = 1_000
 
 
 class ModelSpec(Strict):
-    """The model: a preset, a parameter count, or a transformer architecture (fields override a preset's)."""
+    """The model: a preset, a Hugging Face config.json, a parameter count, or a transformer architecture.
+
+    Architecture fields given beside a preset or an hf_config override theirs."""
 
     preset: ModelPresetName | None = Field(default=None, description="A model preset; see GET /v1/presets.")
+    hf_config: dict[str, Any] | None = Field(
+        default=None,
+        description="The contents of a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Qwen3, "
+        "Qwen3-MoE, Gemma 1/2/3, DeepSeek-V3, Llama 4 families, by model_type); the architecture is derived "
+        "from it. Unknown keys are ignored; a missing key is a 422 naming /model/hf_config/<key>.",
+        json_schema_extra={"maxProperties": MAX_HF_CONFIG_KEYS},
+    )
     parameter_count: int | None = Field(
         default=None,
         ge=1,
@@ -54,30 +78,59 @@ class ModelSpec(Strict):
     hidden_size: int | None = Field(default=None, ge=1, le=1_000_000, description="Model width (h).")
     attention_heads: int | None = Field(default=None, ge=1, le=100_000, description="Attention heads (a).")
     kv_heads: int | None = Field(default=None, ge=1, le=100_000, description="Key/value heads; default a (MHA).")
-    ffn_hidden_size: int | None = Field(default=None, ge=1, le=10_000_000, description="MLP inner width.")
+    ffn_hidden_size: int | None = Field(
+        default=None, ge=1, le=10_000_000, description="MLP inner width (of the dense layers in an MoE model)."
+    )
     vocab_size: int | None = Field(default=None, ge=1, le=100_000_000, description="Vocabulary size (V).")
-    mlp: MlpKind | None = Field(default=None, description="gelu (GPT-style, with biases) or swiglu (Llama-style).")
+    mlp: MlpKind | None = Field(
+        default=None, description="gelu (GPT-style, with biases), swiglu (Llama-style) or geglu (Gemma)."
+    )
     tied_embeddings: bool | None = Field(default=None, description="Output layer shares the embedding matrix.")
+    head_dim: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description="Width of one attention head; default hidden_size / attention_heads.",
+    )
+    qkv_bias: bool | None = Field(default=None, description="Biases on the q, k and v projections (Qwen2, Qwen2.5).")
+    qk_norm: bool | None = Field(default=None, description="RMSNorm on each query and key head (Qwen3, Gemma 3).")
+    sandwich_norm: bool | None = Field(
+        default=None, description="Norms after attention and MLP too: four per layer (Gemma 2, Gemma 3)."
+    )
+    position_embeddings: int | None = Field(
+        default=None, ge=0, le=100_000_000, description="Learned absolute positions (GPT-2/3); 0 for rotary."
+    )
+    moe: MoeSpec | None = Field(default=None, description="Mixture of experts; absent for a dense model.")
+    mla: MlaSpec | None = Field(
+        default=None, description="Multi-head latent attention (DeepSeek-V3) instead of MHA/GQA."
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> Self:
         given = [name for name in ARCHITECTURE_FIELDS if getattr(self, name) is not None]
-        if self.preset is None and given and len(given) < len(ARCHITECTURE_FIELDS):
+        base = self.preset is not None or self.hf_config is not None
+        if self.preset is not None and self.hf_config is not None:
+            raise ValueError("give model.preset or model.hf_config, not both")
+        if not base and given and len(given) < len(ARCHITECTURE_FIELDS):
             missing = ", ".join(f"model.{n}" for n in ARCHITECTURE_FIELDS if n not in given)
-            raise ValueError(f"an architecture needs {missing} too (or a model.preset to complete it)")
-        if self.preset is None and self.parameter_count is None and not given:
-            raise ValueError("give model.parameter_count, model.preset or an architecture")
-        if self.hidden_size is not None and self.attention_heads is not None:
-            if self.hidden_size % self.attention_heads:
+            raise ValueError(
+                f"an architecture needs {missing} too (or a model.preset or model.hf_config to complete it)"
+            )
+        if not base and self.parameter_count is None and not given:
+            raise ValueError("give model.parameter_count, model.preset, model.hf_config or an architecture")
+        if self.hidden_size is not None and self.attention_heads is not None and self.head_dim is None:
+            if self.mla is None and self.hidden_size % self.attention_heads:
                 raise ValueError(
                     f"model.hidden_size {self.hidden_size} is not a multiple of model.attention_heads "
-                    f"{self.attention_heads}"
+                    f"{self.attention_heads}; give model.head_dim"
                 )
         if self.attention_heads is not None and self.kv_heads is not None:
             if self.attention_heads % self.kv_heads:
                 raise ValueError(
                     f"model.attention_heads {self.attention_heads} is not a multiple of model.kv_heads {self.kv_heads}"
                 )
+        if self.moe is not None and self.layers is not None and self.moe.dense_layers > self.layers:
+            raise ValueError(f"model.moe.dense_layers {self.moe.dense_layers} exceeds model.layers {self.layers}")
         return self
 
 

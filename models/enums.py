@@ -87,8 +87,34 @@ class Recompute(StrEnum):
 
 
 class MlpKind(StrEnum):
+    """gelu: two matrices with biases and LayerNorm (GPT); swiglu and geglu: three gated matrices, no
+    biases, RMSNorm (Llama; Gemma). swiglu and geglu count the same parameters."""
+
     gelu = "gelu"
     swiglu = "swiglu"
+    geglu = "geglu"
+
+
+class GpuGeneration(StrEnum):
+    """The architecture a GPU belongs to: what decides its links, number formats and software."""
+
+    volta = "volta"
+    ampere = "ampere"
+    ada = "ada"
+    hopper = "hopper"
+    blackwell = "blackwell"
+    blackwell_ultra = "blackwell_ultra"
+    cdna2 = "cdna2"
+    cdna3 = "cdna3"
+    cdna4 = "cdna4"
+
+
+class ScaleUpLink(StrEnum):
+    """The GPU-to-GPU link inside a node."""
+
+    nvlink = "nvlink"
+    infinity_fabric = "infinity_fabric"
+    pcie = "pcie"
 
 
 class StateLocation(StrEnum):

@@ -101,6 +101,10 @@ class ArrangementFit(BaseModel):
 
 class FitResponse(BaseModel):
     parameter_count: int
+    active_parameter_count: int = Field(
+        description="Parameters one token uses (top_k of the routed experts in a mixture of experts; all of "
+        "them in a dense model). Compute counts these; memory holds parameter_count."
+    )
     activations_bytes: int = Field(description="Activation bytes on every GPU, included in per_gpu_bytes.")
     activations_counted: bool = Field(description="Whether per_gpu_bytes includes activations (see warnings).")
     card_bytes: int

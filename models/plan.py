@@ -210,6 +210,10 @@ class Time(BaseModel):
 
 class PlanResponse(BaseModel):
     parameter_count: int
+    active_parameter_count: int = Field(
+        description="Parameters one token uses (top_k of the routed experts in a mixture of experts; all of "
+        "them in a dense model). Compute counts these; memory holds parameter_count."
+    )
     world_size: int
     gpus_per_node: int
     arrangement: ResolvedArrangement

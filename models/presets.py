@@ -1,4 +1,5 @@
-"""Presets as data: GPUs, precisions and models, each naming its source.
+"""Presets as data: links and precisions here; GPUs (models/gpu_presets.py) and models
+(models/model_presets.py) re-exported, each naming its source.
 
 A preset is a plain value; the service resolves a name to one of these and never hard-codes a
 figure elsewhere.
@@ -8,42 +9,41 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.enums import Dtype, MlpKind, OptimizerKind
+from models.enums import Dtype, OptimizerKind
+from models.gpu_presets import (
+    CUDA_CONTEXT_BYTES,
+    CUDA_CONTEXT_SOURCE,
+    DEFAULT_FRAGMENTATION,
+    DEFAULT_RESERVE_BYTES,
+    FRAGMENTATION_SOURCE,
+    GPU_PRESETS,
+    NCCL_BUFFER_BYTES,
+    NCCL_BUFFER_SOURCE,
+    GpuPreset,
+    GpuPresetName,
+)
+from models.model_presets import MODEL_PRESETS, ModelPreset, ModelPresetName
+
+__all__ = [
+    "CUDA_CONTEXT_BYTES",
+    "CUDA_CONTEXT_SOURCE",
+    "DEFAULT_FRAGMENTATION",
+    "DEFAULT_RESERVE_BYTES",
+    "FRAGMENTATION_SOURCE",
+    "NCCL_BUFFER_BYTES",
+    "NCCL_BUFFER_SOURCE",
+    "GPU_PRESETS",
+    "LINK_PRESETS",
+    "MODEL_PRESETS",
+    "PRECISION_PRESETS",
+    "GpuPreset",
+    "GpuPresetName",
+    "ModelPreset",
+    "ModelPresetName",
+]
 
 GIB_BYTES = 2**30
 MIB_BYTES = 2**20
-
-# What a training process cannot use of a card (DESIGN.md, 'What "fits" means for a real job').
-# A GPU preset may carry its own reserve_bytes and fragmentation; one that leaves them null gets
-# these defaults, so a new preset is never planned against the bare card.
-CUDA_CONTEXT_BYTES = 723 * MIB_BYTES
-CUDA_CONTEXT_SOURCE = (
-    "CUDA context: 723 MiB measured by nvidia-smi after the first CUDA call of a PyTorch process "
-    "(discuss.pytorch.org, 'What is the reason for pytorch's GPU memory floor?'; 'about 700+ MB depending on "
-    "the CUDA version and device', 'High gpu memory overhead')"
-)
-NCCL_BUFFER_BYTES = 688 * MIB_BYTES
-NCCL_BUFFER_SOURCE = (
-    "NCCL buffers: 688 MiB for one communicator of more than two GPUs after an all-reduce, measured on 4 x A100 "
-    "with NVLink (NVIDIA/nccl issue 964); per channel and peer NCCL allocates its Simple (4 MiB), LL and LL128 "
-    "buffers (src/init.cc defaults), so the figure grows with the channels a topology uses"
-)
-DEFAULT_RESERVE_BYTES = CUDA_CONTEXT_BYTES + NCCL_BUFFER_BYTES
-DEFAULT_FRAGMENTATION = 0.1
-FRAGMENTATION_SOURCE = (
-    "allocator fragmentation: the PyTorch caching allocator left on average 9.2 GB of an 80 GB A100 unusable "
-    "across eight LLM training setups (GMLake, Guo et al., ASPLOS 2024: 11.5%), rounded down to 10%"
-)
-
-
-class GpuPresetName(StrEnum):
-    a100_40gb = "a100-40gb"
-    a100_80gb = "a100-80gb"
-    h100_80gb = "h100-80gb"
-    h200 = "h200"
-    b200 = "b200"
-    mi300x = "mi300x"
-    seed_80gb = "seed-80gb"
 
 
 class PrecisionPresetName(StrEnum):
@@ -53,16 +53,6 @@ class PrecisionPresetName(StrEnum):
     megatron = "megatron"
     deepspeed = "deepspeed"
     seed_sketch = "seed_sketch"
-
-
-class ModelPresetName(StrEnum):
-    seed_30b = "seed-30b"
-    llama2_7b = "llama-2-7b"
-    llama2_13b = "llama-2-13b"
-    llama2_70b = "llama-2-70b"
-    llama3_8b = "llama-3-8b"
-    llama3_70b = "llama-3-70b"
-    llama3_405b = "llama-3.1-405b"
 
 
 class LinkPresetName(StrEnum):
@@ -93,42 +83,6 @@ class LinkPreset(BaseModel):
     source: str
 
 
-class GpuPreset(BaseModel):
-    """A card: the memory the device reports, its dense bf16 peak, and what a job cannot use of it.
-
-    ``reserve_bytes`` and ``fragmentation`` left null take DEFAULT_RESERVE_BYTES (CUDA context +
-    NCCL buffers) and DEFAULT_FRAGMENTATION; a preset with its own measurement sets them.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    name: GpuPresetName
-    description: str
-    memory_bytes: int = Field(description="Device memory in bytes, as the device reports it.")
-    peak_bf16_flops: float = Field(description="Dense (no sparsity) bf16 tensor-core peak, FLOP/s.")
-    blackwell_class: bool = Field(description="Has native MXFP8 tensor-core support.")
-    reserve_bytes: int | None = Field(
-        default=None,
-        ge=0,
-        description="CUDA context + NCCL buffers, bytes; null: the default "
-        f"{DEFAULT_RESERVE_BYTES:,} B ({CUDA_CONTEXT_BYTES // MIB_BYTES} MiB context + "
-        f"{NCCL_BUFFER_BYTES // MIB_BYTES} MiB NCCL).",
-    )
-    fragmentation: float | None = Field(
-        default=None,
-        ge=0,
-        lt=1,
-        description=f"Fraction of the card the allocator cannot use; null: the default {DEFAULT_FRAGMENTATION:g}.",
-    )
-    source: str
-
-    def reserve(self) -> tuple[int, float]:
-        """(reserve_bytes, fragmentation) with the defaults applied."""
-        reserve = DEFAULT_RESERVE_BYTES if self.reserve_bytes is None else self.reserve_bytes
-        fragmentation = DEFAULT_FRAGMENTATION if self.fragmentation is None else self.fragmentation
-        return reserve, fragmentation
-
-
 class PrecisionSpec(BaseModel):
     """Dtypes of every state class and the optimizer: together they fix the bytes of one weight.
 
@@ -156,91 +110,6 @@ class PrecisionPreset(BaseModel):
     spec: PrecisionSpec
     source: str
 
-
-class ModelPreset(BaseModel):
-    """A published model: its exact parameter count and, where published, its architecture."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: ModelPresetName
-    description: str
-    parameter_count: int
-    layers: int | None = None
-    hidden_size: int | None = None
-    attention_heads: int | None = None
-    kv_heads: int | None = None
-    ffn_hidden_size: int | None = None
-    vocab_size: int | None = None
-    mlp: MlpKind | None = None
-    tied_embeddings: bool | None = None
-    source: str
-
-
-GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
-    p.name: p
-    for p in (
-        GpuPreset(
-            name=GpuPresetName.a100_40gb,
-            description="NVIDIA A100 SXM4 40 GB",
-            memory_bytes=40_960 * MIB_BYTES,
-            peak_bf16_flops=312e12,
-            blackwell_class=False,
-            source="nvidia-smi reports 40960 MiB; NVIDIA A100 datasheet: 312 TFLOPS dense BF16",
-        ),
-        GpuPreset(
-            name=GpuPresetName.a100_80gb,
-            description="NVIDIA A100 SXM4 80 GB",
-            memory_bytes=81_920 * MIB_BYTES,
-            peak_bf16_flops=312e12,
-            blackwell_class=False,
-            source="nvidia-smi reports 81920 MiB; NVIDIA A100 datasheet: 312 TFLOPS dense BF16",
-        ),
-        GpuPreset(
-            name=GpuPresetName.h100_80gb,
-            description="NVIDIA H100 SXM5 80 GB HBM3",
-            memory_bytes=81_559 * MIB_BYTES,
-            peak_bf16_flops=989.4e12,
-            blackwell_class=False,
-            source="nvidia-smi reports 81559 MiB; NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity, 989.4 dense",
-        ),
-        GpuPreset(
-            name=GpuPresetName.h200,
-            description="NVIDIA H200 SXM 141 GB HBM3e",
-            memory_bytes=143_771 * MIB_BYTES,
-            peak_bf16_flops=989.4e12,
-            blackwell_class=False,
-            source="nvidia-smi reports 143771 MiB; NVIDIA H200 datasheet: 1,979 TFLOPS BF16 with sparsity, 989.4 dense",
-        ),
-        GpuPreset(
-            name=GpuPresetName.b200,
-            description="NVIDIA B200 180 GB HBM3e",
-            memory_bytes=183_359 * MIB_BYTES,
-            peak_bf16_flops=2.25e15,
-            blackwell_class=True,
-            source="nvidia-smi reports 183359 MiB; NVIDIA HGX B200 datasheet: 2.25 PFLOPS dense BF16 per GPU",
-        ),
-        GpuPreset(
-            name=GpuPresetName.mi300x,
-            description="AMD Instinct MI300X 192 GB HBM3",
-            memory_bytes=196_592 * MIB_BYTES,
-            peak_bf16_flops=1307.4e12,
-            blackwell_class=False,
-            source="rocm-smi reports 196592 MiB of VRAM; AMD MI300X datasheet: 1307.4 TFLOPS dense BF16",
-        ),
-        GpuPreset(
-            name=GpuPresetName.seed_80gb,
-            description="The seeds' card: 80 GB counted as 80e9 bytes (74.5 GiB)",
-            memory_bytes=80_000_000_000,
-            peak_bf16_flops=989.4e12,
-            blackwell_class=False,
-            reserve_bytes=0,
-            fragmentation=0.0,
-            source="seeds/000: 'The largest cards available to us hold 80 GB', counted as 80e9 bytes = 74.5 GiB, "
-            "all of it usable (no reserve, no fragmentation: the textbook card); "
-            "peak assumed H100-class (989.4 TFLOP/s dense bf16)",
-        ),
-    )
-}
 
 _LATENCY = "per-hop latencies 3 us inside a node and 10 us across nodes are assumptions of this service"
 
@@ -324,83 +193,6 @@ PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
                 optimizer_state_dtype=Dtype.fp64,
             ),
             source="seeds/001: optim = params * 8 * 2, 'two fp32 moments, rough'",
-        ),
-    )
-}
-
-_HF = "Hugging Face config.json of meta-llama/"
-
-
-def _llama(
-    name: ModelPresetName,
-    description: str,
-    parameter_count: int,
-    layers: int,
-    hidden_size: int,
-    attention_heads: int,
-    kv_heads: int,
-    ffn_hidden_size: int,
-    vocab_size: int,
-    repo: str,
-) -> ModelPreset:
-    return ModelPreset(
-        name=name,
-        description=description,
-        parameter_count=parameter_count,
-        layers=layers,
-        hidden_size=hidden_size,
-        attention_heads=attention_heads,
-        kv_heads=kv_heads,
-        ffn_hidden_size=ffn_hidden_size,
-        vocab_size=vocab_size,
-        mlp=MlpKind.swiglu,
-        tied_embeddings=False,
-        source=_HF + repo + " (architecture); parameter count as published on its model card",
-    )
-
-
-MODEL_PRESETS: dict[ModelPresetName, ModelPreset] = {
-    p.name: p
-    for p in (
-        ModelPreset(
-            name=ModelPresetName.seed_30b,
-            description="The seeds' model: 30 billion weights",
-            parameter_count=30_000_000_000,
-            source="seeds/000: 'The model has 30 billion numbers in it'",
-        ),
-        _llama(ModelPresetName.llama2_7b, "Llama 2 7B", 6_738_415_616, 32, 4096, 32, 32, 11008, 32000, "Llama-2-7b-hf"),
-        _llama(
-            ModelPresetName.llama2_13b, "Llama 2 13B", 13_015_864_320, 40, 5120, 40, 40, 13824, 32000, "Llama-2-13b-hf"
-        ),
-        _llama(
-            ModelPresetName.llama2_70b, "Llama 2 70B", 68_976_648_192, 80, 8192, 64, 8, 28672, 32000, "Llama-2-70b-hf"
-        ),
-        _llama(
-            ModelPresetName.llama3_8b, "Llama 3 8B", 8_030_261_248, 32, 4096, 32, 8, 14336, 128256, "Meta-Llama-3-8B"
-        ),
-        _llama(
-            ModelPresetName.llama3_70b,
-            "Llama 3 70B",
-            70_553_706_496,
-            80,
-            8192,
-            64,
-            8,
-            28672,
-            128256,
-            "Meta-Llama-3-70B",
-        ),
-        _llama(
-            ModelPresetName.llama3_405b,
-            "Llama 3.1 405B",
-            405_853_388_800,
-            126,
-            16384,
-            128,
-            8,
-            53248,
-            128256,
-            "Llama-3.1-405B",
         ),
     )
 }

@@ -67,6 +67,10 @@ class OpenQuestion(BaseModel):
 
 class RecommendResponse(BaseModel):
     parameter_count: int
+    active_parameter_count: int = Field(
+        description="Parameters one token uses (top_k of the routed experts in a mixture of experts; all of "
+        "them in a dense model). Compute counts these; memory holds parameter_count."
+    )
     card_bytes: int
     usable_bytes: int = Field(description="The card less its reserve and fragmentation: what every step must fit.")
     steps: list[RecommendStep]

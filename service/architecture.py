@@ -1,19 +1,53 @@
-"""Parameter count of a decoder-only transformer from its architecture.
+"""Parameter counts of a decoder-only transformer from its architecture: total and active.
 
-Per layer, with head dimension d = h / a and key/value width h_kv = kv_heads x d:
-- attention: W_q and W_o are h x h, W_k and W_v are h x h_kv (grouped-query attention,
-  Ainslie et al. 2023, when kv_heads < a);
-- MLP: swiglu (Llama, Touvron et al. 2023) has three h x f matrices and no biases; gelu (GPT-2/3,
-  Radford et al. 2019) has two, plus biases on every linear layer;
-- norms: RMSNorm has one h-vector (Llama), LayerNorm two (GPT), two norms a layer and one final.
-Embeddings: V x h, and a separate V x h output layer unless tied. Learned position embeddings
-(GPT) are not counted: they depend on a maximum length the contract does not carry.
-Reproduces the published counts of every Llama preset exactly (tests/golden).
+Per layer, with head dimension d (h / a unless given) and key/value width kv_heads x d:
+- attention: W_q is h x (a d), W_o (a d) x h, W_k and W_v h x (kv d) each (grouped-query
+  attention, Ainslie et al. 2023, when kv_heads < a); biases on all four with a gelu MLP (GPT-2,
+  Radford et al. 2019), on q, k and v only with ``qkv_bias`` (Qwen2, Hugging Face
+  ``modeling_qwen2.py``); ``qk_norm`` adds one d-vector each for q and k (Qwen3
+  ``modeling_qwen3.py``, Gemma 3 ``modeling_gemma3.py``).
+- multi-head latent attention (DeepSeek-V2/V3, Hugging Face ``modeling_deepseek_v3.py``): q goes
+  through a rank-r_q down-projection with its RMSNorm (or straight h x a(d_nope + d_rope) when
+  r_q is 0), k and v through one h x (r_kv + d_rope) down-projection, an r_kv RMSNorm and an
+  r_kv x a(d_nope + d_v) up-projection; W_o is (a d_v) x h.
+- MLP of width f: gated (swiglu, Llama, Touvron et al. 2023; geglu, Gemma) three h x f matrices,
+  no biases; gelu two, with biases.
+- mixture of experts (Shazeer et al. 2017; Mixtral, Jiang et al. 2024; DeepSeek-V3 report,
+  section 2.1.2): a router of experts x h (plus a per-expert bias in DeepSeek-V3), ``experts``
+  routed MLPs and ``shared_experts`` always-on MLPs of width f_e. The first ``dense_layers``
+  layers and, after them, all but every ``layer_interval``-th layer keep the dense MLP of width f
+  (Llama 4 Maverick interleaves: ``interleave_moe_layer_step`` 2).
+- norms: RMSNorm one h-vector (Llama), LayerNorm two (GPT); two per layer, four with the sandwich
+  norms of Gemma 2 and 3 (``modeling_gemma2.py``), and one final norm.
+Embeddings: V x h, a separate V x h output layer unless tied, and learned absolute positions
+(GPT-2/3) of ``position_embeddings`` x h when given.
+Active parameters are those one token passes through: the total less the routed experts it does
+not use, (experts - top_k) MLPs per MoE layer. FLOPs use them; memory uses the total.
 """
 
 from dataclasses import dataclass
 
 from models.enums import MlpKind
+
+
+@dataclass(frozen=True)
+class Moe:
+    experts: int
+    top_k: int
+    expert_ffn_hidden_size: int
+    shared_experts: int = 0
+    dense_layers: int = 0
+    layer_interval: int = 1
+    router_bias: bool = False
+
+
+@dataclass(frozen=True)
+class Mla:
+    q_lora_rank: int  # 0: queries projected directly, without the low-rank step
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    qk_nope_head_dim: int
+    v_head_dim: int
 
 
 @dataclass(frozen=True)
@@ -26,20 +60,119 @@ class Architecture:
     vocab_size: int
     mlp: MlpKind
     tied_embeddings: bool
+    head_dim: int | None = None
+    qkv_bias: bool = False
+    qk_norm: bool = False
+    sandwich_norm: bool = False
+    position_embeddings: int = 0
+    moe: Moe | None = None
+    mla: Mla | None = None
+
+
+def head_dim(arch: Architecture) -> int:
+    return arch.head_dim if arch.head_dim is not None else arch.hidden_size // arch.attention_heads
+
+
+def _norm(arch: Architecture, width: int) -> int:
+    """RMSNorm has a scale; LayerNorm (the gelu, GPT-style models) a scale and a bias."""
+    return 2 * width if arch.mlp == MlpKind.gelu else width
+
+
+def attention_parameters(arch: Architecture) -> int:
+    h, a = arch.hidden_size, arch.attention_heads
+    if arch.mla is not None:
+        return _mla_parameters(h, a, arch.mla)
+    d = head_dim(arch)
+    q_width, kv_width = a * d, arch.kv_heads * d
+    weights = 2 * h * q_width + 2 * h * kv_width
+    if arch.mlp == MlpKind.gelu:
+        biases = q_width + 2 * kv_width + h
+    else:
+        biases = q_width + 2 * kv_width if arch.qkv_bias else 0
+    qk_norms = 2 * d if arch.qk_norm else 0
+    return weights + biases + qk_norms
+
+
+def _mla_parameters(h: int, a: int, mla: Mla) -> int:
+    """DeepSeek-V3 ``DeepseekV3Attention``: q_a/q_b (or q), kv_a_proj_with_mqa, kv_b, o, two RMSNorms."""
+    qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+    if mla.q_lora_rank:
+        q = h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * a * qk_head
+    else:
+        q = h * a * qk_head
+    kv_down = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
+    kv_up = mla.kv_lora_rank * a * (mla.qk_nope_head_dim + mla.v_head_dim)
+    return q + kv_down + kv_up + a * mla.v_head_dim * h
+
+
+def mlp_parameters(arch: Architecture, width: int) -> int:
+    h = arch.hidden_size
+    if arch.mlp == MlpKind.gelu:
+        return 2 * h * width + width + h
+    return 3 * h * width
+
+
+def moe_layer_count(arch: Architecture) -> int:
+    if arch.moe is None:
+        return 0
+    return (arch.layers - arch.moe.dense_layers) // arch.moe.layer_interval
+
+
+def _layer_norms(arch: Architecture) -> int:
+    return (4 if arch.sandwich_norm else 2) * _norm(arch, arch.hidden_size)
 
 
 def layer_parameters(arch: Architecture) -> int:
-    h, f = arch.hidden_size, arch.ffn_hidden_size
-    kv_width = arch.kv_heads * (h // arch.attention_heads)
-    attention = 2 * h * h + 2 * h * kv_width
-    if arch.mlp == MlpKind.swiglu:
-        return attention + 3 * h * f + 2 * h
-    biases = (2 * h + 2 * kv_width) + (f + h)
-    return attention + 2 * h * f + biases + 2 * (2 * h)
+    """One layer with the dense MLP of width ffn_hidden_size."""
+    return attention_parameters(arch) + mlp_parameters(arch, arch.ffn_hidden_size) + _layer_norms(arch)
+
+
+def moe_layer_parameters(arch: Architecture) -> int:
+    """One mixture-of-experts layer: attention, router, routed and shared experts, norms."""
+    moe = arch.moe
+    assert moe is not None
+    router = moe.experts * arch.hidden_size + (moe.experts if moe.router_bias else 0)
+    experts = (moe.experts + moe.shared_experts) * mlp_parameters(arch, moe.expert_ffn_hidden_size)
+    return attention_parameters(arch) + router + experts + _layer_norms(arch)
+
+
+def embedding_parameters(arch: Architecture) -> int:
+    """Token embedding, the output layer unless tied, and learned positions."""
+    h, v = arch.hidden_size, arch.vocab_size
+    return v * h * (1 if arch.tied_embeddings else 2) + arch.position_embeddings * h
+
+
+def input_lookup_parameters(arch: Architecture) -> int:
+    """Embedding tables only looked up, never multiplied: the token table unless it is tied to the
+    output layer (then it is that layer's matmul too), and learned positions."""
+    h = arch.hidden_size
+    return (0 if arch.tied_embeddings else arch.vocab_size * h) + arch.position_embeddings * h
+
+
+def non_embedding_parameter_count(arch: Architecture) -> int:
+    moe_layers = moe_layer_count(arch)
+    dense = (arch.layers - moe_layers) * layer_parameters(arch)
+    sparse = moe_layers * moe_layer_parameters(arch) if moe_layers else 0
+    return dense + sparse + _norm(arch, arch.hidden_size)
 
 
 def parameter_count(arch: Architecture) -> int:
-    h, v = arch.hidden_size, arch.vocab_size
-    embeddings = v * h * (1 if arch.tied_embeddings else 2)
-    final_norm = h if arch.mlp == MlpKind.swiglu else 2 * h
-    return arch.layers * layer_parameters(arch) + embeddings + final_norm
+    return non_embedding_parameter_count(arch) + embedding_parameters(arch)
+
+
+def inactive_parameters(arch: Architecture) -> int:
+    """Routed experts a token skips: (experts - top_k) MLPs in every MoE layer."""
+    if arch.moe is None:
+        return 0
+    unused = arch.moe.experts - arch.moe.top_k
+    return moe_layer_count(arch) * unused * mlp_parameters(arch, arch.moe.expert_ffn_hidden_size)
+
+
+def active_parameter_count(arch: Architecture) -> int:
+    """Parameters one token passes through (all of them in a dense model)."""
+    return parameter_count(arch) - inactive_parameters(arch)
+
+
+def active_non_embedding_parameter_count(arch: Architecture) -> int:
+    """What 6N-style FLOP counts take as N (Kaplan et al. 2020, section 2.1) for a sparse model."""
+    return non_embedding_parameter_count(arch) - inactive_parameters(arch)

@@ -11,6 +11,10 @@ class DomainError(Exception):
         self.detail = detail
         self.pointer = pointer
 
+    def field_errors(self) -> list[tuple[str, str]]:
+        """(detail, JSON pointer) of each field the error concerns."""
+        return [(self.detail, self.pointer)] if self.pointer else []
+
 
 class NonMonotoneSharding(DomainError):
     code = "non_monotone_sharding"
@@ -38,3 +42,16 @@ class SweepTooLarge(DomainError):
 
 class SweepOverflow(DomainError):
     code = "sweep_overflow"
+
+
+class InvalidHfConfig(DomainError):
+    """A config.json the importer cannot read: every problem with its own pointer."""
+
+    code = "invalid_hf_config"
+
+    def __init__(self, detail: str, problems: list[tuple[str, str]]) -> None:
+        super().__init__(detail, pointer=problems[0][1] if problems else None)
+        self.problems = problems
+
+    def field_errors(self) -> list[tuple[str, str]]:
+        return list(self.problems)

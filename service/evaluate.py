@@ -80,6 +80,8 @@ class Inputs:
     parameter_count: IntLike
     world_size: IntLike
     gpus_per_node: IntLike = 8
+    # Parameters one token uses (a mixture of experts uses top_k of its experts); None: all of them.
+    active_parameter_count: IntLike | None = None
     micro_batch_size: IntLike = 1
     sequence_length: IntLike = 2048
 
@@ -149,14 +151,16 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
 
     s, shape = inputs.sequence_length, setup.flop_shape
+    # FLOPs count the parameters a token uses: top_k of a mixture's experts (memory holds them all).
+    active = inputs.active_parameter_count if inputs.active_parameter_count is not None else p
     tokens = tokens_per_step(n, inputs.micro_batch_size, s, k)
-    model_flops = model_flops_per_token(p, shape, s) * tokens
-    hardware_per_token = hardware_flops_per_token(p, shape, s, setup.recompute)
+    model_flops = model_flops_per_token(active, shape, s) * tokens
+    hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
     flops = hardware_per_token * tokens
     measured = setup.measured_recompute or setup.recompute
-    efficiency = hardware_efficiency(setup.utilisation, p, shape, s, measured)
+    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
     compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
-    forward_s = compute_s * (forward_flops_per_token(p, shape, s) / hardware_per_token) / k
+    forward_s = compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token) / k
     backward_s = compute_s / k - forward_s
 
     calls = step_collectives(precision, sharding, k)

@@ -29,6 +29,7 @@ def fit(request: FitRequest, max_points: int) -> FitResponse:
     base = resolve.setup_for(scene, DDP)
     return FitResponse(
         parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
         activations_bytes=int(
             activation_bytes(
                 base.activations, base.recompute, scene.training.micro_batch_size, scene.training.sequence_length

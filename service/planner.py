@@ -63,6 +63,7 @@ def plan(request: PlanRequest) -> PlanResponse:
         )
     return PlanResponse(
         parameter_count=p,
+        active_parameter_count=scene.model.active,
         world_size=n,
         gpus_per_node=g,
         arrangement=_resolved(sharding),
@@ -217,7 +218,8 @@ def _flops_words(setup: Setup) -> str:
     if shape.counts_attention:
         model = (
             f"model FLOPs per token 6 x (P - {shape.embedding_parameters:,} input-embedding weights) + "
-            f"12 x {shape.layers} layers x {shape.hidden_size} x s (PaLM appendix B)"
+            f"12 x {shape.layers} layers x {shape.hidden_size} x s (PaLM appendix B); P the active parameters "
+            "(a mixture of experts counts top_k of its routed experts)"
         )
     else:
         model = "model FLOPs per token 6 x P: without an architecture the attention FLOPs are not counted"

@@ -62,6 +62,7 @@ def recommend(request: RecommendRequest) -> RecommendResponse:
     recommendation = next((s for s in steps if s.fits), None)
     return RecommendResponse(
         parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
         card_bytes=scene.card_bytes,
         usable_bytes=scene.usable_bytes,
         steps=steps,

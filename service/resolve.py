@@ -1,8 +1,10 @@
 """Turn the contract's names and presets into the plain values the formulas take."""
 
 from dataclasses import dataclass
+from typing import Any
 
-from models.common import Card, ModelSpec, ShardingFlags
+from models.architecture import MlaSpec, MoeSpec
+from models.common import ARCHITECTURE_FIELDS, OPTIONAL_ARCHITECTURE_FIELDS, Card, ModelSpec, ShardingFlags
 from models.enums import ActivationModel, ArrangementName, MlpKind, Recompute
 from models.presets import (
     GPU_PRESETS,
@@ -16,12 +18,13 @@ from models.presets import (
 )
 from models.training import Activations, Levers, Training
 from service.activations import TransformerShape
-from service.architecture import Architecture
+from service.architecture import Architecture, Mla, Moe, active_parameter_count, input_lookup_parameters
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
 from service.compute import FlopShape
 from service.errors import InvalidClusterShape, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
+from service.hf_config import architecture_fields
 from service.memory import Offload
 from service.reserve import CardMemory
 
@@ -36,24 +39,26 @@ class ResolvedModel:
     parameter_count: int
     architecture: Architecture | None
     warnings: list[str]
+    active_parameter_count: int = 0  # 0: the same as parameter_count (dense, or no architecture)
+
+    @property
+    def active(self) -> int:
+        """Parameters one token uses: what compute counts (all of them in a dense model)."""
+        return self.active_parameter_count or self.parameter_count
+
+
+FIELD_NAMES = ARCHITECTURE_FIELDS + OPTIONAL_ARCHITECTURE_FIELDS
 
 
 def model(spec: ModelSpec) -> ResolvedModel:
-    """Parameter count and, where known, architecture; a given count that disagrees is a warning."""
+    """Parameter counts and, where known, architecture; a given count that disagrees is a warning."""
     preset = MODEL_PRESETS[spec.preset] if spec.preset is not None else None
-    fields = {}
-    for name in (
-        "layers",
-        "hidden_size",
-        "attention_heads",
-        "kv_heads",
-        "ffn_hidden_size",
-        "vocab_size",
-        "mlp",
-        "tied_embeddings",
-    ):
-        value = getattr(spec, name)
-        fields[name] = value if value is not None else (getattr(preset, name) if preset else None)
+    base: dict[str, Any] = {}
+    if preset is not None:
+        base = {name: getattr(preset, name) for name in FIELD_NAMES}
+    elif spec.hf_config is not None:
+        base = architecture_fields(spec.hf_config)
+    fields = {name: getattr(spec, name) if getattr(spec, name) is not None else base.get(name) for name in FIELD_NAMES}
     architecture = _architecture(fields)
     warnings: list[str] = []
     if architecture is None:
@@ -65,22 +70,33 @@ def model(spec: ModelSpec) -> ResolvedModel:
             f"model.parameter_count {spec.parameter_count:,} differs from the {derived:,} the architecture "
             f"implies by more than 1%; the architecture's count is used"
         )
-    return ResolvedModel(derived, architecture, warnings)
+    return ResolvedModel(derived, architecture, warnings, active_parameter_count(architecture))
 
 
-def _architecture(fields: dict[str, object]) -> Architecture | None:
-    required = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
-    if any(fields[name] is None for name in required):
+def _architecture(fields: dict[str, Any]) -> Architecture | None:
+    if any(fields[name] is None for name in ARCHITECTURE_FIELDS):
         return None
+    moe, mla = fields["moe"], fields["mla"]
+    if isinstance(moe, dict):
+        moe = MoeSpec(**moe)
+    if isinstance(mla, dict):
+        mla = MlaSpec(**mla)
     return Architecture(
-        layers=fields["layers"],  # type: ignore[arg-type]
-        hidden_size=fields["hidden_size"],  # type: ignore[arg-type]
-        attention_heads=fields["attention_heads"],  # type: ignore[arg-type]
-        kv_heads=fields["kv_heads"] or fields["attention_heads"],  # type: ignore[arg-type]
-        ffn_hidden_size=fields["ffn_hidden_size"],  # type: ignore[arg-type]
-        vocab_size=fields["vocab_size"],  # type: ignore[arg-type]
-        mlp=fields["mlp"] or MlpKind.gelu,  # type: ignore[arg-type]
+        layers=fields["layers"],
+        hidden_size=fields["hidden_size"],
+        attention_heads=fields["attention_heads"],
+        kv_heads=fields["kv_heads"] or fields["attention_heads"],
+        ffn_hidden_size=fields["ffn_hidden_size"],
+        vocab_size=fields["vocab_size"],
+        mlp=fields["mlp"] or MlpKind.gelu,
         tied_embeddings=bool(fields["tied_embeddings"]),
+        head_dim=fields["head_dim"],
+        qkv_bias=bool(fields["qkv_bias"]),
+        qk_norm=bool(fields["qk_norm"]),
+        sandwich_norm=bool(fields["sandwich_norm"]),
+        position_embeddings=fields["position_embeddings"] or 0,
+        moe=Moe(**moe.model_dump()) if moe is not None else None,
+        mla=Mla(**mla.model_dump()) if mla is not None else None,
     )
 
 
@@ -120,7 +136,11 @@ def peak_flops_per_s(card: Card) -> float:
     if card.peak_flops_per_s is not None:
         return card.peak_flops_per_s
     if card.gpu is not None:
-        return GPU_PRESETS[card.gpu].peak_bf16_flops
+        gpu = GPU_PRESETS[card.gpu]
+        # A card without bf16 tensor cores (V100) trains in fp16: its fp16 peak is the 16-bit peak.
+        peak = gpu.peak_bf16_flops if gpu.peak_bf16_flops is not None else gpu.peak_fp16_flops
+        if peak is not None:
+            return peak
     return DEFAULT_PEAK_FLOPS_PER_S
 
 
@@ -219,8 +239,7 @@ def flop_shape(arch: Architecture | None, flash_attention: bool) -> FlopShape:
     """The FLOP count's view of the model: 6P alone without an architecture."""
     if arch is None:
         return FlopShape(flash_attention=flash_attention)
-    embedding = 0 if arch.tied_embeddings else arch.vocab_size * arch.hidden_size
-    return FlopShape(embedding, arch.layers, arch.hidden_size, flash_attention)
+    return FlopShape(input_lookup_parameters(arch), arch.layers, arch.hidden_size, flash_attention)
 
 
 def activation_warnings(activations: Activations, training: Training | None, counted: ActivationModel) -> list[str]:
@@ -272,6 +291,7 @@ def setup_for(
 def inputs_for(scene: Scenario, world_size: int, gpus_per_node: int) -> Inputs:
     return Inputs(
         parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
         world_size=world_size,
         gpus_per_node=gpus_per_node,
         micro_batch_size=scene.training.micro_batch_size,

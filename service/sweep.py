@@ -129,6 +129,7 @@ def _evaluate_group(
     _check_overflow(scene.model.parameter_count, values, setup)
     inputs = Inputs(
         parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
         world_size=n[valid],
         gpus_per_node=g[valid],
         micro_batch_size=numeric["micro_batch_size"][valid],

@@ -632,9 +632,11 @@
   function describePresets() {
     if (!presets) return;
     const model = presets.models.find((m) => m.name === text("model_preset"));
-    $("#hint-model_preset").textContent = model ? `${grouped(model.parameter_count)} weights. ${model.source || ""}`.trim() : "";
+    const active = model && model.active_parameter_count ? ` (${grouped(model.active_parameter_count)} active)` : "";
+    $("#hint-model_preset").textContent = model ? `${grouped(model.parameter_count)} weights${active}. ${model.source || ""}`.trim() : "";
     const gpu = presets.gpus.find((g) => g.name === text("gpu"));
-    $("#hint-gpu").textContent = gpu ? `${gb(gpu.memory_bytes)} = ${gib(gpu.memory_bytes)}; ${trim(gpu.peak_bf16_flops / 1e12, 1)} TFLOP/s BF16.` : "";
+    const peak = gpu && (gpu.peak_bf16_flops !== null ? `${trim(gpu.peak_bf16_flops / 1e12, 1)} TFLOP/s BF16` : `${trim(gpu.peak_fp16_flops / 1e12, 1)} TFLOP/s FP16`);
+    $("#hint-gpu").textContent = gpu ? `${gb(gpu.memory_bytes)} = ${gib(gpu.memory_bytes)}; ${peak}.` : "";
     const precision = presets.precisions.find((p) => p.name === text("precision"));
     $("#hint-precision").textContent = precision ? `${trim(precision.bytes_per_weight)} bytes per weight in all.` : "";
     const links = presets.links.find((l) => l.name === text("links"))?.spec;
