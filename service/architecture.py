@@ -73,6 +73,17 @@ def head_dim(arch: Architecture) -> int:
     return arch.head_dim if arch.head_dim is not None else arch.hidden_size // arch.attention_heads
 
 
+def attention_width(arch: Architecture) -> int:
+    """The width the attention core works in, per token: a x d (h for Llama and GPT, whose heads
+    split h; Gemma and Qwen3 set head_dim apart from it). With MLA scores take d_nope + d_rope per
+    head and the weighted sum d_v, so the mean of the two: a x (d_qk + d_v) / 2 (torchtitan counts
+    the attention FLOPs as 12 x layers x heads x head_dim x s, models/utils.py)."""
+    if arch.mla is not None:
+        mla = arch.mla
+        return arch.attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) // 2
+    return arch.attention_heads * head_dim(arch)
+
+
 def _norm(arch: Architecture, width: int) -> int:
     """RMSNorm has a scale; LayerNorm (the gelu, GPT-style models) a scale and a bias."""
     return 2 * width if arch.mlp == MlpKind.gelu else width

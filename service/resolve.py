@@ -18,7 +18,14 @@ from models.presets import (
 )
 from models.training import Activations, Levers, Training
 from service.activations import TransformerShape
-from service.architecture import Architecture, Mla, Moe, active_parameter_count, input_lookup_parameters
+from service.architecture import (
+    Architecture,
+    Mla,
+    Moe,
+    active_parameter_count,
+    attention_width,
+    input_lookup_parameters,
+)
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
 from service.compute import FlopShape
@@ -239,7 +246,8 @@ def flop_shape(arch: Architecture | None, flash_attention: bool) -> FlopShape:
     """The FLOP count's view of the model: 6P alone without an architecture."""
     if arch is None:
         return FlopShape(flash_attention=flash_attention)
-    return FlopShape(input_lookup_parameters(arch), arch.layers, arch.hidden_size, flash_attention)
+    # The attention term's width is the heads' (a x d), which is h only when the heads split h.
+    return FlopShape(input_lookup_parameters(arch), arch.layers, attention_width(arch), flash_attention)
 
 
 def activation_warnings(activations: Activations, training: Training | None, counted: ActivationModel) -> list[str]:

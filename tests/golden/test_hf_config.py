@@ -31,6 +31,8 @@ def plan_with(client, hf_config: dict, **model: object) -> dict:
         ("qwen3-8b", 16_381_470_720 // 2, 16_381_470_720 // 2),
         ("qwen3-30b-a3b", 61_064_245_248 // 2, 3_353_032_704),  # active: 3.3B on the card, truncated
         ("gemma-2-9b", 18_483_411_968 // 2, 18_483_411_968 // 2),
+        # keras-team/keras-hub, keras_hub/src/models/gemma/gemma_presets.py: "params": 8537680896
+        ("gemma-7b", 8_537_680_896, 8_537_680_896),
     ],
 )
 def test_config_gives_the_published_count(client, name, total, active):

@@ -53,3 +53,24 @@ def test_top_k_above_experts_is_a_problem(client):
     response = client.post("/v1/plan", json=plan_body("zero3", model=model))
     assert response.status_code == 422
     assert response.json()["errors"][0]["pointer"] == "/model/moe"
+
+
+def _model_flops(client, preset: str, s: int) -> dict:
+    body = plan_body("zero3", world_size=8, model={"preset": preset})
+    body["training"] = {"micro_batch_size": 1, "sequence_length": s}
+    return client.post("/v1/plan", json=body).json()
+
+
+def test_attention_flops_use_the_heads_width(client):
+    # Gemma 2 9B: 16 heads of 256 = 4096, wider than h = 3584; tied embeddings, so N = P.
+    plan = _model_flops(client, "gemma-2-9b", 4096)
+    per_token = 6 * 9_241_705_984 + 12 * 42 * (16 * 256) * 4096
+    assert plan["time"]["model_flops_per_step"] == per_token * 8 * 4096
+
+
+def test_deepseek_v3_flops_count_active_experts_and_latent_heads(client):
+    # 128 heads; scores over d_nope + d_rope = 192, values over d_v = 128: 128 x (192 + 128) / 2.
+    plan = _model_flops(client, "deepseek-v3", 4096)
+    active = plan["active_parameter_count"]
+    per_token = 6 * (active - 129_280 * 7168) + 12 * 61 * (128 * 320 // 2) * 4096
+    assert plan["time"]["model_flops_per_step"] == per_token * 8 * 4096
