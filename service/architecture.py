@@ -126,7 +126,7 @@ def mlp_parameters(arch: Architecture, width: int) -> int:
 def moe_layer_count(arch: Architecture) -> int:
     if arch.moe is None:
         return 0
-    return (arch.layers - arch.moe.dense_layers) // arch.moe.layer_interval
+    return max(0, arch.layers - arch.moe.dense_layers) // arch.moe.layer_interval
 
 
 def _layer_norms(arch: Architecture) -> int:

@@ -14,6 +14,7 @@ from models.enums import MlpKind
 from service.errors import InvalidHfConfig
 
 POINTER = "/model/hf_config"
+MAX_VALUE = 100_000_000  # no architecture dimension comes near it; bounds the arithmetic
 Fields = dict[str, Any]
 
 
@@ -24,13 +25,18 @@ class _Reader:
         self.config, self.pointer = config, pointer
         self.problems: list[tuple[str, str]] = []
 
-    def integer(self, key: str, default: int | None = None) -> int:
+    def integer(self, key: str, default: int | None = None, minimum: int = 1) -> int:
         value = self.config.get(key, default)
         if value is None:
             self.problems.append((f"model.hf_config: missing key {key!r}", f"{self.pointer}/{key}"))
             return 1
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            self.problems.append((f"model.hf_config: {key!r} must be a non-negative integer", f"{self.pointer}/{key}"))
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_VALUE:
+            self.problems.append(
+                (
+                    f"model.hf_config: {key!r} must be an integer from {minimum} to {MAX_VALUE:,}",
+                    f"{self.pointer}/{key}",
+                )
+            )
             return 1
         return value
 
@@ -122,16 +128,16 @@ def _deepseek_v3(r: _Reader) -> Fields:
         "experts": r.integer("n_routed_experts"),
         "top_k": r.integer("num_experts_per_tok"),
         "expert_ffn_hidden_size": r.integer("moe_intermediate_size"),
-        "shared_experts": r.integer("n_shared_experts", 0),
-        "dense_layers": r.integer("first_k_dense_replace", 0),
+        "shared_experts": r.integer("n_shared_experts", 0, minimum=0),
+        "dense_layers": r.integer("first_k_dense_replace", 0, minimum=0),
         "layer_interval": r.integer("moe_layer_freq", 1),
         "router_bias": r.config.get("topk_method", "noaux_tc") == "noaux_tc",
     }
     fields["mla"] = {
-        "q_lora_rank": r.config.get("q_lora_rank") or 0,
+        "q_lora_rank": r.integer("q_lora_rank", 0, minimum=0) if r.config.get("q_lora_rank") is not None else 0,
         "kv_lora_rank": r.integer("kv_lora_rank"),
-        "qk_rope_head_dim": r.integer("qk_rope_head_dim"),
-        "qk_nope_head_dim": r.integer("qk_nope_head_dim"),
+        "qk_rope_head_dim": r.integer("qk_rope_head_dim", minimum=0),
+        "qk_nope_head_dim": r.integer("qk_nope_head_dim", minimum=0),
         "v_head_dim": r.integer("v_head_dim"),
     }
     return fields
@@ -185,9 +191,42 @@ def architecture_fields(config: Mapping[str, Any]) -> Fields:
         raise InvalidHfConfig(detail, [(detail, f"{POINTER}/model_type")])
     reader = _text_reader(config, model_type)
     fields = FAMILIES[model_type](reader) if not reader.problems else {}
+    if not reader.problems:
+        _check_shape(fields, reader)
     if reader.problems:
         raise InvalidHfConfig("; ".join(detail for detail, _ in reader.problems), reader.problems)
     return fields
+
+
+def _check_shape(fields: Fields, r: _Reader) -> None:
+    """What ModelSpec checks of fields given directly, for fields read from a config."""
+    heads, kv_heads = fields["attention_heads"], fields["kv_heads"]
+    if heads % kv_heads:
+        r.problems.append(
+            (
+                f"model.hf_config: num_attention_heads {heads} is not a multiple of num_key_value_heads {kv_heads}",
+                f"{r.pointer}/num_key_value_heads",
+            )
+        )
+    if fields.get("head_dim") is None and "mla" not in fields and fields["hidden_size"] % heads:
+        r.problems.append(
+            (
+                f"model.hf_config: hidden_size {fields['hidden_size']} is not a multiple of num_attention_heads "
+                f"{heads} and there is no head_dim",
+                f"{r.pointer}/head_dim",
+            )
+        )
+    moe = fields.get("moe")
+    if moe is not None:
+        if moe["top_k"] > moe["experts"]:
+            r.problems.append(
+                (
+                    f"model.hf_config: {moe['top_k']} experts per token of {moe['experts']}",
+                    f"{r.pointer}/num_experts_per_tok",
+                )
+            )
+        if moe.get("dense_layers", 0) > fields["layers"]:
+            r.problems.append(("model.hf_config: more dense layers than layers", f"{r.pointer}/first_k_dense_replace"))
 
 
 def _text_reader(config: Mapping[str, Any], model_type: str) -> _Reader:

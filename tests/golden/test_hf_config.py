@@ -104,6 +104,10 @@ def test_missing_key_inside_text_config(client):
         ({"model_type": "bert"}, "/model/hf_config/model_type"),
         (config("llama-3.1-8b") | {"hidden_size": "4096"}, "/model/hf_config/hidden_size"),
         (config("llama-3.1-8b") | {"tie_word_embeddings": "no"}, "/model/hf_config/tie_word_embeddings"),
+        (config("llama-3.1-8b") | {"num_attention_heads": 0}, "/model/hf_config/num_attention_heads"),
+        (config("llama-3.1-8b") | {"num_key_value_heads": 5}, "/model/hf_config/num_key_value_heads"),
+        (config("mixtral-8x7b-v0.1") | {"num_experts_per_tok": 9}, "/model/hf_config/num_experts_per_tok"),
+        (config("llama-3.1-8b") | {"hidden_size": 10**12}, "/model/hf_config/hidden_size"),
     ],
 )
 def test_bad_configs_are_problems(client, hf_config, pointer):

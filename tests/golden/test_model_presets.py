@@ -229,3 +229,23 @@ def test_preset_counts_are_the_architectures(name):
 def test_a_dense_model_is_all_active():
     model = resolved(N.llama3_8b)
     assert model.active == model.parameter_count == 8_030_261_248
+
+
+@pytest.mark.parametrize("name", [n for n, p in MODEL_PRESETS.items() if p.moe is not None])
+def test_every_expert_active_is_the_total(name):
+    """With top_k = experts a token uses every parameter; with fewer, the difference is whole experts."""
+    from dataclasses import replace
+
+    arch = architecture(name)
+    assert arch.moe is not None
+    everything = replace(arch, moe=replace(arch.moe, top_k=arch.moe.experts))
+    assert active_parameter_count(everything) == parameter_count(everything) == parameter_count(arch)
+    assert active_parameter_count(arch) < parameter_count(arch)
+
+
+def test_dense_layers_beyond_the_depth_leave_a_dense_model():
+    arch = architecture(N.deepseek_v3)
+    from dataclasses import replace
+
+    shallow = replace(arch, layers=2)
+    assert active_parameter_count(shallow) == parameter_count(shallow)
