@@ -4,6 +4,8 @@ Standalone, it forks --world-size ranks on this machine (launcher.py). Under
 ``torchrun --nproc-per-node N -m service.sim ...`` each process is one rank (RANK, WORLD_SIZE,
 MASTER_ADDR/PORT from torchrun; gloo, so CPU only) and rank 0 prints the report.
 Arrangement names: ddp, zero1, zero2, zero3, and zero3-kept (ZeRO-3 keeping the forward gather).
+``--engine torch`` runs PyTorch's own DDP, ZeroRedundancyOptimizer, FSDP2 and HSDP instead
+(service/sim/engines/torch_cli.py; ``--engine torch --help`` for its flags).
 """
 
 import argparse
@@ -93,7 +95,12 @@ def torchrun_main(cfg: SimConfig, out: str | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    cfg, args = parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    from service.sim.engines import torch_cli
+
+    if torch_cli.wants_torch(argv):
+        return torch_cli.main(argv, emit, under_torchrun())
+    cfg, args = parse(argv)
     if under_torchrun():
         return torchrun_main(cfg, args.out)
     from service.sim.run import simulate

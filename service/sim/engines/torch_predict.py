@@ -1,0 +1,244 @@
+"""What the core predicts for a torch-engine run, and the engines' documented conventions (no torch).
+
+Memory: the planner's breakdown (service/memory.py ``model_state_breakdown``) for the tiny
+model's exact parameter count, once for the requested preset and once for the layout the engine
+really keeps (``ENGINE_LAYOUT``), plus three conventions of the engines, each computed, never a
+tolerance:
+- FSDP2 shards every parameter on dim 0 and pads each to ceil(d0 / N) rows
+  (torch/distributed/fsdp/_fully_shard/_fsdp_param.py) instead of one flat buffer of ceil(P / N);
+- ZeroRedundancyOptimizer gives each rank whole parameter tensors, largest first to the rank with
+  the fewest elements so far (torch/distributed/optim/zero_redundancy_optimizer.py,
+  ``_partition_parameters``), instead of ceil(P / N) elements each;
+- torch.optim.Adam/AdamW keep a 0-dim fp32 ``step`` tensor per parameter tensor (torch/optim/adam.py,
+  ``_init_group``): 4 bytes per tensor the rank updates.
+
+Wire: each observed collective call priced by the algorithm gloo runs for it, with the core's ring
+formula (service/collectives.py) wherever gloo runs a ring:
+- all_reduce: gloo's ring (gloo/allreduce.cc), the core's 2(N-1) chunks;
+- all_gather: gloo's ring (gloo/allgather.cc), the core's N-1 chunks;
+- reduce_scatter: ProcessGroupGloo reduces the whole input with the all-reduce ring and keeps its
+  chunk, so it sends an all-reduce's worth: 2(N-1) chunks, twice the core's reduce-scatter;
+- broadcast: gloo's binomial tree (gloo/broadcast.cc): relative rank v sends the whole buffer to
+  v + 2^k for every 2^k > v with v + 2^k < N.
+gloo pipelines at least two segments per ring chunk: a ring call makes 2 x hops segment hops, each
+a send and a receive costing the 144 header bytes of the rings engine's allowance
+(service/sim/report.py: three 48-byte writes per hop); a broadcast's send or receive costs at most
+as much.
+"""
+
+from dataclasses import dataclass
+
+from models.enums import CollectiveName, Dtype, StateClass
+from models.presets import PRECISION_PRESETS, PrecisionPresetName, PrecisionSpec
+from service.architecture import parameter_count
+from service.arrangements import DDP, HYBRID, ZERO1, ZERO3, Sharding
+from service.collectives import ring_bytes_sent, ring_hops
+from service.dtypes import bytes_per_element
+from service.memory import model_state_breakdown
+from service.sim.engines.torch_config import FSDP_ARRANGEMENTS, TinyArchitecture, TorchArrangement, TorchSimConfig
+from service.sim.report import WIRE_HEADER_BYTES, WIRE_WRITES_PER_HOP
+
+MESSAGE_ALLOWANCE_BYTES = WIRE_HEADER_BYTES * WIRE_WRITES_PER_HOP
+SEGMENTS_PER_CHUNK = 2
+ADAM_STEP_BYTES = 4  # one fp32 scalar per parameter tensor
+FP32_ADAM = PRECISION_PRESETS[PrecisionPresetName.fp32_adam].spec
+
+# What the engines keep, whatever the compute dtype: fp32 parameters (the master copy), fp32
+# gradients (FSDP2 reduce_dtype=fp32 into fp32 sharded gradients; DDP under autocast), fp32 Adam.
+ENGINE_LAYOUT = FP32_ADAM
+ENGINE_LAYOUT_REASON = {
+    "mixed_bf16_adam": "the engines keep fp32 parameters (they are the master copy, no separate one) and fp32 "
+    "gradients; bf16 exists only as the transient compute copy (FSDP2 MixedPrecisionPolicy(param_dtype=bf16, "
+    "reduce_dtype=fp32) gathers bf16 unsharded parameters and frees them; DDP and ZeRO-1 cast under "
+    "torch.autocast): the same 16 bytes per weight, split 4 + 4 + 8 instead of 2 + 2 + 12",
+    "fp32_adam": "",
+}
+CLASS_OF_STATE = {
+    StateClass.parameters: "parameters",
+    StateClass.gradients: "gradients",
+    StateClass.optimizer_gradients: "optimizer_state",
+    StateClass.master_weights: "optimizer_state",
+    StateClass.momentum: "optimizer_state",
+    StateClass.variance: "optimizer_state",
+}
+CLASSES = ("parameters", "gradients", "optimizer_state")
+
+
+def parameter_shapes(m: TinyArchitecture) -> list[tuple[str, tuple[int, ...]]]:
+    """Every parameter of torch_model.TinyDecoder in registration order (a test checks it)."""
+    h, f, v = m.hidden_size, m.ffn_hidden_size, m.vocab_size
+    shapes: list[tuple[str, tuple[int, ...]]] = [("embed.weight", (v, h))]
+    for i in range(m.layers):
+        block: list[tuple[str, tuple[int, ...]]] = [("norm1.weight", (h,)), ("norm1.bias", (h,))]
+        for proj in "qkvo":
+            block += [(f"{proj}.weight", (h, h)), (f"{proj}.bias", (h,))]
+        block += [("norm2.weight", (h,)), ("norm2.bias", (h,))]
+        block += [("up.weight", (f, h)), ("up.bias", (f,)), ("down.weight", (h, f)), ("down.bias", (h,))]
+        shapes += [(f"blocks.{i}.{name}", shape) for name, shape in block]
+    return shapes + [("norm.weight", (h,)), ("norm.bias", (h,)), ("out.weight", (v, h))]
+
+
+def ceil_div(numerator: int, denominator: int) -> int:
+    return -(-numerator // denominator)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    out = 1
+    for d in shape:
+        out *= d
+    return out
+
+
+def fsdp_shard_elements(shape: tuple[int, ...], degree: int) -> int:
+    """Elements of one rank's padded FSDP2 shard of a parameter: ceil(d0 / N) x the other dims."""
+    return ceil_div(shape[0], degree) * _numel(shape[1:])
+
+
+def zero_partition(sizes: list[int], world_size: int) -> list[list[int]]:
+    """Indices of the parameters each rank's ZeroRedundancyOptimizer updates (its greedy rule)."""
+    owned: list[list[int]] = [[] for _ in range(world_size)]
+    totals = [0] * world_size
+    for index in sorted(range(len(sizes)), key=lambda i: sizes[i], reverse=True):  # stable, as sorted()
+        rank = totals.index(min(totals))
+        owned[rank].append(index)
+        totals[rank] += sizes[index]
+    return owned
+
+
+def core_sharding(arrangement: TorchArrangement) -> Sharding:
+    """The core's flags for the engine's model state. FSDP2's reshard_after_forward=False keeps
+    parameters sharded between steps (only unsharded from forward to backward): ZeRO-3's state."""
+    return {
+        TorchArrangement.ddp: DDP,
+        TorchArrangement.zero1: ZERO1,
+        TorchArrangement.shard_grad_op: ZERO3,
+        TorchArrangement.zero3: ZERO3,
+        TorchArrangement.hybrid: HYBRID,
+    }[arrangement]
+
+
+def shard_degree(cfg: TorchSimConfig, arrangement: TorchArrangement) -> int:
+    return cfg.ranks_per_node if arrangement is TorchArrangement.hybrid else cfg.world_size
+
+
+def core_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec) -> dict[str, int]:
+    """The planner's per-GPU bytes by class for the tiny model (what /v1/plan answers)."""
+    p = parameter_count(cfg.model.architecture())
+    rows = model_state_breakdown(p, cfg.world_size, spec, core_sharding(arrangement), gpus_per_node=cfg.ranks_per_node)
+    out = dict.fromkeys(CLASSES, 0)
+    for row in rows:
+        out[CLASS_OF_STATE[row.spec.state]] += int(row.bytes)
+    return out
+
+
+@dataclass(frozen=True)
+class Convention:
+    name: str
+    bytes_by_class: dict[str, int]
+    reason: str
+
+
+def conventions(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> list[Convention]:
+    """The engine's documented departures from the core's layout, in bytes per class on ``rank``."""
+    shapes = [shape for _, shape in parameter_shapes(cfg.model)]
+    sizes = [_numel(s) for s in shapes]
+    p, out = sum(sizes), []
+    fp32, adam_bytes = 4, 2 * int(bytes_per_element(ENGINE_LAYOUT.optimizer_state_dtype))
+    if arrangement in FSDP_ARRANGEMENTS:
+        degree = shard_degree(cfg, arrangement)
+        padding = sum(fsdp_shard_elements(s, degree) for s in shapes) - ceil_div(p, degree)
+        out.append(
+            Convention(
+                "fsdp2_dim0_shards",
+                {"parameters": fp32 * padding, "gradients": fp32 * padding, "optimizer_state": adam_bytes * padding},
+                "FSDP2 pads each parameter to ceil(dim0 / N) rows, not one flat buffer to ceil(P / N)",
+            )
+        )
+        tensors = len(shapes)
+    elif arrangement is TorchArrangement.zero1:
+        owned = zero_partition(sizes, cfg.world_size)[rank]
+        delta = sum(sizes[i] for i in owned) - ceil_div(p, cfg.world_size)
+        out.append(
+            Convention(
+                "zero_partition_by_tensor",
+                {"optimizer_state": adam_bytes * delta},
+                f"ZeroRedundancyOptimizer gives rank {rank} {len(owned)} whole tensors "
+                f"({sum(sizes[i] for i in owned):,} weights) instead of ceil(P / N) = {ceil_div(p, cfg.world_size):,}",
+            )
+        )
+        tensors = len(owned)
+    else:
+        tensors = len(shapes)
+    out.append(
+        Convention(
+            "adam_step_counters",
+            {"optimizer_state": ADAM_STEP_BYTES * tensors},
+            f"Adam keeps a 4-byte fp32 step counter per parameter tensor: {tensors} tensors",
+        )
+    )
+    return out
+
+
+def predicted_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> dict[str, int]:
+    """The engine layout's core bytes plus every convention: what the tracker must measure exactly."""
+    out = core_class_bytes(cfg, arrangement, ENGINE_LAYOUT)
+    for convention in conventions(cfg, arrangement, rank):
+        for name, delta in convention.bytes_by_class.items():
+            out[name] += delta
+    return out
+
+
+# ---- collectives ------------------------------------------------------------------------------
+GLOO_ALGORITHM = {
+    "all_reduce": "ring (gloo/allreduce.cc): the core's all-reduce",
+    "all_gather": "ring (gloo/allgather.cc): the core's all-gather",
+    "reduce_scatter": "all-reduce ring on the whole input (ProcessGroupGloo): twice the core's reduce-scatter",
+    "broadcast": "binomial tree (gloo/broadcast.cc): the whole buffer to each child",
+}
+
+
+def binomial_children(relative_rank: int, group_size: int) -> int:
+    """Ranks one rank sends the whole buffer to in a binomial-tree broadcast."""
+    step, children = 1, 0
+    while step < group_size:
+        if step > relative_rank and relative_rank + step < group_size:
+            children += 1
+        step *= 2
+    return children
+
+
+@dataclass(frozen=True)
+class CallCost:
+    payload_bytes: int  # sent by this rank
+    messages: int  # header units: ring hop-segments (a send and a receive each); a broadcast's sends and receive
+
+
+def gloo_call_cost(op: str, elements: int, dtype: Dtype, group_size: int, group_rank: int, root: int) -> CallCost:
+    """Bytes this rank sends for one call (``elements`` of the buffer every rank reduces or
+    gathers in full; a broadcast's buffer) and the messages it sends or receives."""
+    n = group_size
+    if n == 1:
+        return CallCost(0, 0)
+    if op in ("all_reduce", "reduce_scatter"):
+        name = CollectiveName.all_reduce
+    elif op == "all_gather":
+        name = CollectiveName.all_gather
+    elif op == "broadcast":
+        relative = (group_rank - root) % n
+        sends = binomial_children(relative, n)
+        whole = elements * int(bytes_per_element(dtype))
+        return CallCost(sends * whole, sends + (0 if relative == 0 else 1))
+    else:
+        raise ValueError(f"no gloo cost for {op}")
+    hops = int(ring_hops(name, n))
+    return CallCost(int(ring_bytes_sent(name, elements, n, dtype)), SEGMENTS_PER_CHUNK * hops)
+
+
+def plan_collectives(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec) -> dict[str, int]:
+    """The planner's bytes per rank per step by collective (service/traffic.py), for comparison."""
+    from service.traffic import bytes_sent_by_collective
+
+    p = parameter_count(cfg.model.architecture())
+    sharding = core_sharding(arrangement)
+    split = bytes_sent_by_collective(p, cfg.world_size, spec, sharding, 1, cfg.ranks_per_node)
+    return {name.value: int(v) for name, v in split.items()}

@@ -1,0 +1,50 @@
+"""Issue 13: under the torch engine a slow rank slows every rank and is named, and a dropped rank
+makes the others fail within the collective timeout and leaves no process behind, as with the
+rings (tests/sim/test_faults.py)."""
+
+import time
+
+import pytest
+
+pytest.importorskip("torch")
+
+from service.sim.config import DroppedRank, SlowRank  # noqa: E402
+from service.sim.engines.torch_config import TorchSimConfig  # noqa: E402
+from service.sim.engines.torch_run import simulate  # noqa: E402
+from tests.sim.helpers import alive  # noqa: E402
+
+pytestmark = [pytest.mark.sim, pytest.mark.sim_timeout(60)]
+
+COLLECTIVE_TIMEOUT_S = 2.0
+
+
+def config(**faults: object) -> TorchSimConfig:
+    return TorchSimConfig(
+        world_size=2, arrangements=("zero3",), steps=4, collective_timeout_s=COLLECTIVE_TIMEOUT_S, **faults
+    )  # type: ignore[arg-type]
+
+
+def test_slow_rank_slows_every_rank_and_is_named() -> None:
+    delay_s = 0.3
+    report = simulate(config(slow_rank=SlowRank(rank=1, delay_s=delay_s)), deadline_s=50)
+    slow = report["faults"]["slow_rank"]
+    assert report["succeeded"]
+    assert slow["slow_rank"] == 1
+    assert all(rise_s >= 0.8 * delay_s for rise_s in slow["rise_s"])
+    assert slow["busy_s"][1] >= 0.8 * delay_s
+
+
+@pytest.mark.parametrize("mode", ["exit", "hang"])
+def test_dropped_rank_fails_the_others_within_the_timeout_and_leaves_no_process(mode: str) -> None:
+    started = time.perf_counter()
+    report = simulate(config(dropped_rank=DroppedRank(rank=1, step=3, mode=mode)), deadline_s=50)
+    wall_s = time.perf_counter() - started
+    failure = report["faults"]["failure"]
+    assert not report["succeeded"]
+    assert [r["rank"] for r in failure["ranks_without_result"]] == [1]
+    assert failure["ranks_without_result"][0]["killed"] == (mode == "hang")
+    assert [f["rank"] for f in failure["failed_ranks"]] == [0]
+    assert failure["failed_at_steps"] == [3]
+    assert all(f["after_s"] <= COLLECTIVE_TIMEOUT_S + 15 for f in failure["failed_ranks"])
+    assert wall_s <= COLLECTIVE_TIMEOUT_S + 20
+    assert not any(alive(r["pid"]) for r in report["ranks"])

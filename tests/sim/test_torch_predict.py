@@ -1,0 +1,95 @@
+"""The torch engine's predictions and conventions, checked against arithmetic written out here
+(no torch needed): the tiny model's weights, FSDP2 shards, ZeroRedundancyOptimizer's partition,
+Adam's step counters and gloo's collective costs."""
+
+from models.enums import Dtype
+from service.architecture import parameter_count
+from service.sim.engines.torch_config import TinyArchitecture, TorchArrangement, TorchSimConfig, config_errors
+from service.sim.engines.torch_predict import (
+    binomial_children,
+    fsdp_shard_elements,
+    gloo_call_cost,
+    parameter_shapes,
+    predicted_class_bytes,
+    zero_partition,
+)
+
+# 2 layers, h = 64, 4 heads, f = 256, V = 128 (the default tiny model):
+# per layer: q, k, v, o = 4 x (64 x 64 + 64) = 16,640; MLP 64 x 256 + 256 + 256 x 64 + 64 = 33,088;
+# two LayerNorms 4 x 64 = 256: 49,984. Embedding and output 2 x 128 x 64 = 16,384; final norm 128.
+P = 2 * 49_984 + 16_384 + 128  # 116,480
+TENSORS = 2 * 16 + 4  # 16 per block (8 weights, 8 biases); embedding, final norm weight and bias, output
+
+
+def test_the_tiny_model_has_the_weights_the_planner_counts() -> None:
+    m = TinyArchitecture()
+    assert parameter_count(m.architecture()) == P
+    shapes = parameter_shapes(m)
+    assert len(shapes) == TENSORS
+    total = 0
+    for _, shape in shapes:
+        n = 1
+        for d in shape:
+            n *= d
+        total += n
+    assert total == P
+
+
+def test_fsdp2_pads_each_parameter_on_dim_0() -> None:
+    assert fsdp_shard_elements((10, 3), 4) == 3 * 3  # ceil(10 / 4) = 3 rows of 3
+    assert fsdp_shard_elements((64,), 4) == 16
+
+
+def test_zero_partition_is_greedy_largest_first() -> None:
+    # sizes 5, 4, 3, 3 on 2 ranks: 5 -> r0, 4 -> r1, 3 -> r1 (4 < 5), 3 -> r0 (5 < 7)
+    assert zero_partition([3, 5, 4, 3], 2) == [[1, 3], [2, 0]]
+
+
+def test_per_class_bytes_of_each_arrangement_at_four_ranks() -> None:
+    cfg = TorchSimConfig(world_size=4)
+    steps = 4 * TENSORS  # Adam's fp32 step counters
+    assert predicted_class_bytes(cfg, TorchArrangement.ddp, 0) == {
+        "parameters": 4 * P,
+        "gradients": 4 * P,
+        "optimizer_state": 8 * P + steps,
+    }
+    for name in (TorchArrangement.zero3, TorchArrangement.shard_grad_op):
+        assert predicted_class_bytes(cfg, name, 3) == {
+            "parameters": 4 * P // 4,
+            "gradients": 4 * P // 4,
+            "optimizer_state": 8 * P // 4 + steps,
+        }
+    assert predicted_class_bytes(cfg, TorchArrangement.hybrid, 1) == {
+        "parameters": 4 * P // 2,
+        "gradients": 4 * P // 2,
+        "optimizer_state": 8 * P // 2 + steps,
+    }
+    zero1 = [predicted_class_bytes(cfg, TorchArrangement.zero1, r)["optimizer_state"] for r in range(4)]
+    assert sum(zero1) == 8 * P + steps  # whole tensors, each on exactly one rank
+    assert predicted_class_bytes(cfg, TorchArrangement.zero1, 0)["parameters"] == 4 * P
+
+
+def test_gloo_costs() -> None:
+    # all-reduce of 1,000 fp32 on 4 ranks: 2 x 3 chunks of 250 x 4 B; 2 segments x 6 hops
+    cost = gloo_call_cost("all_reduce", 1000, Dtype.fp32, 4, 0, 0)
+    assert (cost.payload_bytes, cost.messages) == (6 * 1000, 12)
+    # gloo's reduce-scatter reduces the whole input with the all-reduce ring
+    assert gloo_call_cost("reduce_scatter", 1000, Dtype.fp32, 4, 2, 0).payload_bytes == 6 * 1000
+    assert gloo_call_cost("all_gather", 1000, Dtype.bf16, 4, 1, 0).payload_bytes == 3 * 250 * 2
+    # binomial broadcast on 4 from root 1: rank 1 sends to 2 and 3, rank 2 (relative 1) to rank 0
+    assert [binomial_children(v, 4) for v in range(4)] == [2, 1, 0, 0]
+    assert gloo_call_cost("broadcast", 10, Dtype.fp32, 4, 1, 1).payload_bytes == 2 * 40
+    assert gloo_call_cost("broadcast", 10, Dtype.fp32, 4, 0, 1).payload_bytes == 0
+    assert gloo_call_cost("all_reduce", 1000, Dtype.fp32, 1, 0, 0).payload_bytes == 0
+
+
+def test_the_engine_refuses_what_it_cannot_compare_exactly() -> None:
+    cfg = TorchSimConfig(world_size=4, model=TinyArchitecture(hidden_size=60, attention_heads=4))
+    fields = [f for f, _ in config_errors(cfg)]
+    assert fields == ["model.hidden_size"]
+    assert [f for f, _ in config_errors(TorchSimConfig(world_size=3, arrangements=("hybrid",)))] == [
+        "model.hidden_size",
+        "model.ffn_hidden_size",
+        "model.vocab_size",
+        "ranks_per_node",
+    ]
