@@ -4,7 +4,8 @@ Bandwidths are per GPU and per direction (vendors quote NVLink and Infinity Fabr
 H100's "900 GB/s" is 450e9 B/s each way). ``nic_bytes_per_s`` is the scale-out NIC a typical
 system gives each GPU (DGX/HGX reference designs, or the cloud instance named), not a limit of
 the chip. Peaks are dense, without structured sparsity (datasheets print the sparse figure with
-an asterisk: dense is half of it).
+an asterisk: dense is half of it). ``host_bytes_per_s`` is the datasheet's host interface (PCIe
+x16 of its generation; GH200's NVLink-C2C to Grace); null where the datasheet leaves it open (B300).
 """
 
 from enum import StrEnum
@@ -105,6 +106,11 @@ class GpuPreset(BaseModel):
     nic_bytes_per_s: float | None = Field(
         default=None, description="Typical scale-out NIC bandwidth per GPU, per direction, bytes/s."
     )
+    host_bytes_per_s: float | None = Field(
+        default=None,
+        description="Link to host memory per GPU, per direction, bytes/s: PCIe x16 of the card's generation "
+        "(GH200: NVLink-C2C to Grace).",
+    )
 
     def reserve(self) -> tuple[int, float]:
         """(reserve_bytes, fragmentation) with the defaults applied."""
@@ -129,8 +135,10 @@ def _nvidia(
     generation: GpuGeneration,
     source: str,
     vendor: str = "nvidia",
+    host: float | None = None,
 ) -> GpuPreset:
-    """peaks: dense bf16, fp16, fp8 FLOP/s; scale_up: kind and bytes/s per direction; NIC in Gb/s."""
+    """peaks: dense bf16, fp16, fp8 FLOP/s; scale_up: kind and bytes/s per direction; NIC in Gb/s;
+    host: bytes/s per direction to host memory."""
     bf16, fp16, fp8 = peaks
     return GpuPreset(
         name=name,
@@ -144,6 +152,7 @@ def _nvidia(
         scale_up=scale_up[0],
         scale_up_bytes_per_s=scale_up[1],
         nic_bytes_per_s=nic_gbit * GBIT_BYTES_PER_S,
+        host_bytes_per_s=host,
         vendor=vendor,
         generation=generation,
         source=source,
@@ -151,6 +160,8 @@ def _nvidia(
 
 
 NV, IF, PCIE = ScaleUpLink.nvlink, ScaleUpLink.infinity_fabric, ScaleUpLink.pcie
+# PCIe x16 per direction, as datasheets quote it both ways: Gen3 32 GB/s, Gen4 64 GB/s, Gen5 128 GB/s.
+PCIE3, PCIE4, PCIE5 = 16e9, 32e9, 64e9
 
 GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
     p.name: p
@@ -166,6 +177,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.volta,
             "nvidia-smi reports 32510 MiB; NVIDIA V100 datasheet (SXM2): 125 TFLOPS tensor (fp16), 900 GB/s, "
             "NVLink 300 GB/s; DGX-1 (V100): 4 x 100 Gb/s EDR InfiniBand for 8 GPUs",
+            host=PCIE3,
         ),
         _nvidia(
             GpuPresetName.a10g,
@@ -173,11 +185,12 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             23_028 * MIB_BYTES,
             (70e12, 70e12, None),
             600e9,
-            (PCIE, 31.5e9),
+            (PCIE, PCIE4),
             12.5,
             GpuGeneration.ampere,
             "nvidia-smi reports 23028 MiB; Baseten, 'NVIDIA A10 vs A10G for ML model inference' (spec table: "
             "70 TFLOPS bf16 tensor, 600 GB/s); no NVLink: PCIe 4.0 x16; AWS g5.48xlarge: 100 Gb/s for 8 GPUs",
+            host=PCIE4,
         ),
         _nvidia(
             GpuPresetName.l40s,
@@ -185,11 +198,12 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             46_068 * MIB_BYTES,
             (362.05e12, 362.05e12, 733e12),
             864e9,
-            (PCIE, 31.5e9),
+            (PCIE, PCIE4),
             50,
             GpuGeneration.ada,
             "nvidia-smi reports 46068 MiB; NVIDIA L40S datasheet: BF16 362.05 | 733 TFLOPS (dense | sparse), "
             "FP8 733 | 1,466, 864 GB/s, PCIe 4.0 x16, no NVLink; AWS g6e.48xlarge: 400 Gb/s for 8 GPUs",
+            host=PCIE4,
         ),
         _nvidia(
             GpuPresetName.a100_40gb,
@@ -202,6 +216,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.ampere,
             "nvidia-smi reports 40960 MiB; NVIDIA A100 datasheet: 312 TFLOPS dense BF16, 1,555 GB/s, NVLink "
             "600 GB/s; " + _DGX_A100_NIC,
+            host=PCIE4,
         ),
         _nvidia(
             GpuPresetName.a100_80gb,
@@ -214,6 +229,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.ampere,
             "nvidia-smi reports 81920 MiB; NVIDIA A100 datasheet: 312 TFLOPS dense BF16, 2,039 GB/s, NVLink "
             "600 GB/s; " + _DGX_A100_NIC,
+            host=PCIE4,
         ),
         _nvidia(
             GpuPresetName.h100_80gb,
@@ -226,6 +242,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.hopper,
             "nvidia-smi reports 81559 MiB; NVIDIA H100 datasheet (SXM): 1,979 TFLOPS BF16 and 3,958 FP8 with "
             "sparsity (989.4 and 1,978.9 dense, H100 whitepaper), 3.35 TB/s, NVLink 900 GB/s; " + _DGX_H100_NIC,
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.h100_pcie,
@@ -238,6 +255,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.hopper,
             "nvidia-smi reports 81559 MiB; NVIDIA H100 datasheet (PCIe): 1,513 TFLOPS BF16 and 3,026 FP8 with "
             "sparsity, 2 TB/s, NVLink bridge 600 GB/s (pairs); one 400 Gb/s ConnectX-7 per GPU",
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.h100_nvl,
@@ -250,6 +268,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.hopper,
             "nvidia-smi reports 95830 MiB; NVIDIA H100 datasheet (NVL): 1,671 TFLOPS BF16 and 3,341 FP8 with "
             "sparsity, 3.9 TB/s, NVLink bridge 600 GB/s; one 400 Gb/s ConnectX-7 per GPU",
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.h200,
@@ -262,6 +281,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.hopper,
             "nvidia-smi reports 143771 MiB; NVIDIA H200 datasheet: 1,979 TFLOPS BF16 and 3,958 FP8 with "
             "sparsity, 4.8 TB/s, NVLink 900 GB/s; " + _DGX_H100_NIC,
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.h20,
@@ -274,6 +294,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.hopper,
             "nvidia-smi reports 97871 MiB; NVIDIA HGX H20 product brief: 148 TFLOPS BF16 and 296 FP8 dense, "
             "4.0 TB/s, NVLink 900 GB/s; one 400 Gb/s ConnectX-7 per GPU",
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.gh200,
@@ -287,6 +308,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             "nvidia-smi reports 97871 MiB ('NVIDIA GH200 480GB'); NVIDIA GH200 datasheet: 1,979 TFLOPS BF16 "
             "and 3,958 FP8 with sparsity, 4 TB/s HBM3, NVLink 900 GB/s, NVLink-C2C 900 GB/s to Grace; one "
             "400 Gb/s NIC per superchip",
+            host=450e9,
         ),
         _nvidia(
             GpuPresetName.b200,
@@ -299,6 +321,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             GpuGeneration.blackwell,
             "nvidia-smi reports 183359 MiB; NVIDIA HGX B200 datasheet: 2.25 PFLOPS dense BF16 and 4.5 dense FP8 "
             "per GPU, 8 TB/s, NVLink 5 1.8 TB/s; DGX B200: 8 x 400 Gb/s ConnectX-7",
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.b300,
@@ -326,6 +349,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             "3.2768 TB/s per module of two GCDs, 800 GB/s peak Infinity Fabric I/O per module; Frontier (OLCF "
             "user guide): 4 x 200 Gb/s Slingshot NICs per node of 8 GCDs",
             vendor="amd",
+            host=PCIE4,
         ),
         _nvidia(
             GpuPresetName.mi300x,
@@ -339,6 +363,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             "rocm-smi reports 196592 MiB of VRAM; AMD MI300X datasheet: 1,307.4 TFLOPS dense BF16, 2,614.9 FP8, "
             "5.3 TB/s, 896 GB/s aggregate Infinity Fabric (7 links); " + _MI300_NIC,
             vendor="amd",
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.mi325x,
@@ -352,6 +377,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             "AMD MI325X datasheet: 256 GB HBM3E (counted as 256 GiB, as rocm-smi counts the MI300X's 192 GB), "
             "1,307.4 TFLOPS dense BF16, 2,614.9 FP8, 6 TB/s, 896 GB/s Infinity Fabric; " + _MI300_NIC,
             vendor="amd",
+            host=PCIE5,
         ),
         _nvidia(
             GpuPresetName.mi355x,
@@ -366,6 +392,7 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
             "2.5 PFLOPS dense BF16 (2,516.6 TFLOPS), 5.0 FP8, 8 TB/s, 7 Infinity Fabric links of 153.6 GB/s; "
             "native MX formats (MXFP8); AMD Pensando Pollara 400 Gb/s NIC per GPU",
             vendor="amd",
+            host=PCIE5,
         ),
         GpuPreset(
             name=GpuPresetName.seed_80gb,

@@ -126,3 +126,13 @@ def test_earlier_names_still_work(client, name):
     body = plan_body("zero3")
     body["cluster"]["gpu"] = name
     assert client.post("/v1/plan", json=body).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "both_ways_gb_per_s"),
+    # Datasheets quote the host interface both ways: PCIe Gen3 x16 32 GB/s (V100), Gen4 64 GB/s
+    # (A100, A10, L40S, MI250X), Gen5 128 GB/s (H100, MI300X); GH200's NVLink-C2C 900 GB/s.
+    [(G.v100_32gb, 32), (G.a100_80gb, 64), (G.l40s, 64), (G.h100_80gb, 128), (G.mi300x, 128), (G.gh200, 900)],
+)
+def test_host_link_is_per_direction(name, both_ways_gb_per_s):
+    assert GPU_PRESETS[name].host_bytes_per_s == both_ways_gb_per_s * GB_PER_S / 2
