@@ -8,9 +8,9 @@ route checks; what needs only the request is checked here.
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from models.common import Arrangement, ShardingFlags, Strict
+from models.common import Arrangement, ModelSpec, ShardingFlags, Strict
 from models.enums import ArrangementName, CollectiveName, Dtype, StateClass
 
 SIMULATION_EXAMPLE: dict[str, Any] = {
@@ -29,6 +29,27 @@ class SimulationPrecision(StrEnum):
     mixed_bf16_adam = "mixed_bf16_adam"
     fp32_adam = "fp32_adam"
     fp64_adam = "fp64_adam"
+
+
+class SimulationEngine(StrEnum):
+    """rings: hand-written rings over a flat vector; torch: PyTorch's own DDP, ZeRO-1, FSDP2, HSDP."""
+
+    rings = "rings"
+    torch = "torch"
+
+
+# What the torch engine runs, by request name; zero2 and flag objects have no PyTorch engine.
+TORCH_ENGINE_NAMES = {
+    ArrangementName.ddp: "ddp",
+    ArrangementName.no_shard: "ddp",
+    ArrangementName.zero1: "zero1",
+    ArrangementName.shard_grad_op: "shard_grad_op",
+    ArrangementName.zero3: "zero3",
+    ArrangementName.full_shard: "zero3",
+    ArrangementName.hybrid: "hybrid",
+}
+TORCH_DEFAULT_ARRANGEMENTS = ("ddp", "zero1", "shard_grad_op", "zero3", "hybrid")
+TORCH_DEFAULT_STEPS = 3
 
 
 class SimulationStatus(StrEnum):
@@ -68,6 +89,13 @@ def _four_arrangements() -> list[ArrangementName | ShardingFlags]:
 class SimulationRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [SIMULATION_EXAMPLE]})
 
+    engine: SimulationEngine = Field(
+        default=SimulationEngine.rings,
+        description="rings (default): hand-written rings over a flat vector; torch: PyTorch's own DDP, "
+        "ZeroRedundancyOptimizer, FSDP2 and HSDP on a small transformer, measured by torch.distributed._tools. "
+        f"With torch, arrangements default to {', '.join(TORCH_DEFAULT_ARRANGEMENTS)} and steps to "
+        f"{TORCH_DEFAULT_STEPS} (the first 2 are warm-up).",
+    )
     world_size: int = Field(ge=1, description="Ranks (gloo processes on the service's machine).")
     arrangements: list[Arrangement] = Field(
         default_factory=_four_arrangements,
@@ -88,6 +116,68 @@ class SimulationRequest(Strict):
     )
     precision: SimulationPrecision = SimulationPrecision.mixed_bf16_adam
     faults: list[Fault] = Field(default_factory=list, max_length=3)
+    model: ModelSpec | None = Field(
+        default=None,
+        description="torch engine only: the transformer's architecture fields as in /v1/plan (gelu MLP, "
+        "multi-head attention, untied embeddings); default 2 layers, hidden 64, 4 heads, MLP 256, vocabulary 128.",
+    )
+    ranks_per_node: int | None = Field(
+        default=None, ge=1, description="torch engine, hybrid: ranks per node, the shard degree (default 2)."
+    )
+
+    @field_validator("arrangements")
+    @classmethod
+    def _torch_runs_these(cls, arrangements: list[Any], info: ValidationInfo) -> list[Any]:
+        if info.data.get("engine") is SimulationEngine.torch:
+            for i, a in enumerate(arrangements):
+                if not isinstance(a, ArrangementName) or a not in TORCH_ENGINE_NAMES:
+                    raise ValueError(
+                        f"arrangements.{i}: the torch engine runs {', '.join(TORCH_DEFAULT_ARRANGEMENTS)} "
+                        "(FSDP2 has no ZeRO-2 with replicated parameters: use shard_grad_op)"
+                    )
+        return arrangements
+
+    @field_validator("keep_gather")
+    @classmethod
+    def _rings_keep_gather(cls, keep_gather: bool, info: ValidationInfo) -> bool:
+        if keep_gather and info.data.get("engine") is SimulationEngine.torch:
+            raise ValueError("the torch engine runs FSDP2's own resharding (see shard_grad_op)")
+        return keep_gather
+
+    @field_validator("precision")
+    @classmethod
+    def _torch_precisions(cls, precision: SimulationPrecision, info: ValidationInfo) -> SimulationPrecision:
+        if precision is SimulationPrecision.fp64_adam and info.data.get("engine") is SimulationEngine.torch:
+            raise ValueError("the torch engine runs mixed_bf16_adam or fp32_adam")
+        return precision
+
+    @field_validator("faults")
+    @classmethod
+    def _rings_checkpoint(cls, faults: list[Any], info: ValidationInfo) -> list[Any]:
+        if info.data.get("engine") is SimulationEngine.torch:
+            if any(isinstance(f, PartialCheckpointFault) for f in faults):
+                raise ValueError("partial_checkpoint is a scenario of the rings engine")
+        return faults
+
+    @field_validator("model")
+    @classmethod
+    def _torch_model(cls, m: ModelSpec | None, info: ValidationInfo) -> ModelSpec | None:
+        if m is None:
+            return m
+        if info.data.get("engine") is not SimulationEngine.torch:
+            raise ValueError("only the torch engine takes a model")
+        if m.preset is not None or m.layers is None:
+            raise ValueError("give the architecture fields (layers, hidden_size, ...), not a preset")
+        if m.mlp not in (None, "gelu") or m.kv_heads not in (None, m.attention_heads) or m.tied_embeddings:
+            raise ValueError("the torch engine's transformer has a gelu MLP, one kv head per head, untied")
+        return m
+
+    @field_validator("ranks_per_node")
+    @classmethod
+    def _torch_ranks_per_node(cls, ranks: int | None, info: ValidationInfo) -> int | None:
+        if ranks is not None and info.data.get("engine") is not SimulationEngine.torch:
+            raise ValueError("only the torch engine takes ranks_per_node")
+        return ranks
 
     @model_validator(mode="after")
     def _faults_fit(self) -> Self:
@@ -241,11 +331,115 @@ class SimulationReport(BaseModel):
     succeeded: bool
 
 
+class TorchSimModel(BaseModel):
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    ffn_hidden_size: int
+    vocab_size: int
+
+
+class TorchSimMemory(BaseModel):
+    state: Literal["parameters", "gradients", "optimizer_state"]
+    measured_bytes: list[int] = Field(description="Per rank: the tracker's bytes of this class after the last step.")
+    predicted_bytes: list[int] = Field(
+        description="Per rank: the core's breakdown for the layout the engine keeps plus its conventions."
+    )
+    matches: bool = Field(description="measured_bytes equal predicted_bytes exactly.")
+    preset_bytes: int = Field(description="The core's bytes for the requested precision preset (/v1/plan).")
+    delta_from_preset_bytes: list[int]
+    reasons: list[str] = Field(description="Why measured and preset differ, by design.")
+
+
+class TorchSimConvention(BaseModel):
+    name: str
+    bytes_by_class: dict[str, int]
+    reason: str
+
+
+class TorchSimWire(BaseModel):
+    measured_steps: int
+    wire_bytes: list[int] = Field(description="Per rank: bytes written over the measured steps (/proc/self/io).")
+    predicted_payload_bytes: list[int] = Field(description="Per rank: the observed calls priced by gloo's algorithm.")
+    messages: list[int]
+    allowance_bytes: list[int] = Field(description="Per rank: 144 header bytes per message.")
+    within_allowance: bool
+
+
+class TorchSimCollective(BaseModel):
+    name: str
+    dtype: str
+    group_size: int
+    calls: int
+    payload_bytes: int
+    gloo_algorithm: str
+    calls_per_step: float
+    payload_bytes_per_step: int = Field(description="Rank 0, per measured step, priced by gloo's algorithm.")
+    plan_bytes_per_step: int | None = Field(description="The planner's bytes per step for this collective.")
+
+
+class TorchSimLearning(BaseModel):
+    max_abs_diff: float
+    tolerance: float
+    within_tolerance: bool
+    losses: list[float]
+    reference_losses: list[float]
+    reference: str
+
+
+class TorchSimCuda(BaseModel):
+    predicted_model_state_bytes: list[int]
+    max_memory_allocated_bytes: list[int]
+    max_memory_reserved_bytes: list[int]
+    allocated_minus_predicted_bytes: list[int]
+    reserved_minus_allocated_bytes: list[int]
+
+
+class TorchSimArrangement(BaseModel):
+    arrangement: str
+    implementation: str
+    shard_degree: int
+    memory: list[TorchSimMemory]
+    memory_matches: bool
+    conventions: list[list[TorchSimConvention]] = Field(description="Per rank.")
+    tracker_peak_bytes: list[dict[str, int]] = Field(
+        description="Per rank: the tracker's peak snapshot by its own categories (working set included)."
+    )
+    wire: TorchSimWire | None = Field(description="gloo only: NCCL's bytes do not pass through write(2).")
+    wire_within_allowance: bool | None
+    collectives: list[TorchSimCollective]
+    learning: TorchSimLearning
+    step_s_mean: list[float]
+    cuda: TorchSimCuda | None = None
+    checks_pass: bool
+
+
+class TorchSimulationReport(BaseModel):
+    engine: Literal["torch"]
+    backend: str
+    world_size: int
+    model: TorchSimModel
+    parameter_count: int
+    precision: str
+    steps: int
+    measured_steps: int
+    ranks_per_node: int
+    wire_allowance_bytes_per_message: int
+    learning_tolerance: float
+    not_run: str
+    arrangements: list[TorchSimArrangement]
+    faults: SimFaults
+    ranks: list[SimRankProcess]
+    wall_s: float
+    timed_out: bool
+    succeeded: bool
+
+
 class SimulationJob(BaseModel):
     id: str
     status: SimulationStatus
     created_at: float = Field(description="Unix time, seconds.")
     updated_at: float
     request: SimulationRequest
-    report: SimulationReport | None = None
+    report: SimulationReport | TorchSimulationReport | None = None
     error: str | None = None

@@ -14,9 +14,10 @@ from api.deps import get_settings
 from api.problems import PROBLEM_RESPONSES, problem_response
 from api.settings import Settings
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
-from models.simulation import SimulationJob, SimulationRequest
+from models.simulation import SimulationEngine, SimulationJob, SimulationRequest
 from service.resolve import sharding as resolve_sharding
 from service.sim import require_sim
+from service.sim.engines.torch_config import TorchSimConfig, config_errors
 from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
 from service.sim.jobs import JobManager
 from service.sim.request import sim_config
@@ -47,6 +48,25 @@ def get_manager(request: Request) -> JobManager:
     return manager
 
 
+def _torch_errors(config: TorchSimConfig, settings: Settings) -> list[FieldError]:
+    from service.architecture import parameter_count
+
+    errors = [
+        FieldError(detail=f"{field}: {message}", pointer="/" + field.replace(".", "/"))
+        for field, message in config_errors(config)
+    ]
+    weights = parameter_count(config.model.architecture())
+    if weights > settings.sim_max_weights:
+        errors.append(
+            FieldError(
+                detail=f"model: {weights:,} weights is over the limit of {settings.sim_max_weights:,} "
+                "(a setting of this service)",
+                pointer="/model",
+            )
+        )
+    return errors
+
+
 def _limit_errors(body: SimulationRequest, settings: Settings) -> list[FieldError]:
     limits = (
         ("world_size", body.world_size, settings.sim_max_world_size),
@@ -61,7 +81,7 @@ def _limit_errors(body: SimulationRequest, settings: Settings) -> list[FieldErro
         if value > limit
     ]
     for i, arrangement in enumerate(body.arrangements):
-        if resolve_sharding(arrangement).hybrid:
+        if body.engine is SimulationEngine.rings and resolve_sharding(arrangement).hybrid:
             errors.append(
                 FieldError(
                     detail=f"arrangements.{i}: hybrid sharding needs nodes; the simulation runs one",
@@ -81,6 +101,8 @@ def _job(job: dict[str, Any]) -> SimulationJob:
     summary="Start a gloo simulation that measures the bytes the formulas predict",
     description="Runs DP and ZeRO-1/2/3 for real with torch.distributed (gloo, CPU) out of process and "
     "compares, per rank, measured payload and wire bytes and resident bytes with the core's formulas. "
+    "With `engine: torch`, PyTorch's own DDP, ZeroRedundancyOptimizer, FSDP2 and HSDP train a small "
+    "transformer and torch.distributed._tools' trackers measure each class against the plan. "
     "Answers 202 with the job and a Location to poll.",
     status_code=202,
     response_model=SimulationJob,
@@ -92,9 +114,15 @@ def create_simulation(
     errors = _limit_errors(body, settings)
     if errors:
         return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
+    config = sim_config(body, settings.sim_collective_timeout_s)
+    if isinstance(config, TorchSimConfig):
+        errors = _torch_errors(config, settings)
+        if errors:
+            return problem_response(
+                request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors
+            )
     try:
         require_sim()  # before the job store is opened: without torch nothing is written
-        config = sim_config(body, settings.sim_collective_timeout_s)
         job = get_manager(request).submit(body.model_dump(mode="json"), config)
     except SimulationUnavailable as exc:
         return problem_response(request, 503, ProblemCode.simulation_unavailable, exc.detail)

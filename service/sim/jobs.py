@@ -23,6 +23,7 @@ from typing import Any
 
 from service.sim import require_sim
 from service.sim.config import SimConfig
+from service.sim.engines.torch_config import TorchSimConfig
 from service.sim.errors import SimulationNotFound, TooManySimulations
 from service.sim.store import JobStore
 
@@ -48,7 +49,7 @@ class JobManager:
         self._running: dict[str, _Running] = {}
         self._lock = threading.Lock()
 
-    def submit(self, request: dict[str, Any], cfg: SimConfig) -> dict[str, Any]:
+    def submit(self, request: dict[str, Any], cfg: SimConfig | TorchSimConfig) -> dict[str, Any]:
         require_sim()
         job_id = uuid.uuid4().hex
         with self._lock:
@@ -67,10 +68,10 @@ class JobManager:
         root = Path(tempfile.gettempdir()) / f"zeroplan-job-{job_id}"
         return root / "config.json", root / "report.json", root / "stderr.txt"
 
-    def _start(self, job_id: str, cfg: SimConfig) -> subprocess.Popen[bytes]:
+    def _start(self, job_id: str, cfg: SimConfig | TorchSimConfig) -> subprocess.Popen[bytes]:
         config_path, out_path, err_path = self._paths(job_id)
         config_path.parent.mkdir(parents=True, exist_ok=True)
-        if cfg.partial_checkpoint is not None:
+        if isinstance(cfg, SimConfig) and cfg.partial_checkpoint is not None:
             cfg = SimConfig.from_json({**cfg.to_json(), "checkpoint_dir": str(config_path.parent / "checkpoints")})
         config_path.write_text(json.dumps(cfg.to_json()))
         env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}

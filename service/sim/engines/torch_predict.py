@@ -62,6 +62,9 @@ CLASS_OF_STATE = {
     StateClass.variance: "optimizer_state",
 }
 CLASSES = ("parameters", "gradients", "optimizer_state")
+# On CUDA MemTracker counts each storage in whole blocks of the caching allocator
+# (torch/distributed/_tools/mem_tracker.py, _PYTORCH_MIN_ALLOCATE): at most 511 bytes more each.
+CUDA_BLOCK_BYTES = 512
 
 
 def parameter_shapes(m: TinyArchitecture) -> list[tuple[str, tuple[int, ...]]]:
@@ -177,6 +180,14 @@ def conventions(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -
         )
     )
     return out
+
+
+def optimizer_tensors(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> int:
+    """Parameter tensors whose optimizer state ``rank`` keeps (all of them but under ZeRO-1)."""
+    shapes = parameter_shapes(cfg.model)
+    if arrangement is TorchArrangement.zero1:
+        return len(zero_partition([_numel(s) for _, s in shapes], cfg.world_size)[rank])
+    return len(shapes)
 
 
 def predicted_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> dict[str, int]:
