@@ -378,6 +378,13 @@ class TorchSimCollective(BaseModel):
     plan_bytes_per_step: int | None = Field(description="The planner's bytes per step for this collective.")
 
 
+class TorchSimTraffic(BaseModel):
+    plan_bytes_per_step: dict[str, int] = Field(description="/v1/plan's bytes per rank per step by collective.")
+    plan_total_bytes_per_step: int
+    engine_bytes_per_step: list[int] = Field(description="Per rank: the observed calls priced by gloo's algorithm.")
+    reasons: list[str] = Field(description="Why the engine's collectives differ from the plan's, by design.")
+
+
 class TorchSimLearning(BaseModel):
     max_abs_diff: float
     tolerance: float
@@ -408,6 +415,7 @@ class TorchSimArrangement(BaseModel):
     wire: TorchSimWire | None = Field(description="gloo only: NCCL's bytes do not pass through write(2).")
     wire_within_allowance: bool | None
     collectives: list[TorchSimCollective]
+    traffic: TorchSimTraffic
     learning: TorchSimLearning
     step_s_mean: list[float]
     cuda: TorchSimCuda | None = None

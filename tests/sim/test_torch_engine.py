@@ -66,6 +66,17 @@ def test_zero_redundancy_optimizer_holds_each_tensor_once(report: dict) -> None:
     assert sum(measured["optimizer_state"]) == 8 * P + STEP_COUNTERS
 
 
+def test_traffic_beside_the_plan(report: dict) -> None:
+    zero3 = next(a for a in report["arrangements"] if a["arrangement"] == "zero3")
+    # the plan (mixed_bf16_adam, 4 ranks): two bf16 all-gathers and a bf16 reduce-scatter of P weights,
+    # each 3 chunks of P / 4 x 2 bytes; gloo's reduce-scatter runs an all-reduce: 6 chunks
+    chunk = P // 4 * 2
+    assert zero3["traffic"]["plan_bytes_per_step"] == {"all_gather": 2 * 3 * chunk, "reduce_scatter": 3 * chunk}
+    assert zero3["traffic"]["engine_bytes_per_step"] == [2 * 3 * chunk + 6 * chunk] * 4
+    sgo = next(a for a in report["arrangements"] if a["arrangement"] == "shard_grad_op")
+    assert sgo["traffic"]["engine_bytes_per_step"] == [3 * chunk + 6 * chunk] * 4
+
+
 def test_mixed_precision_moves_bytes_between_classes_not_the_total(report: dict) -> None:
     zero3 = next(a for a in report["arrangements"] if a["arrangement"] == "zero3")
     preset = {m["state"]: m["preset_bytes"] for m in zero3["memory"]}

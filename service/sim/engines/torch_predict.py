@@ -48,9 +48,10 @@ FP32_ADAM = PRECISION_PRESETS[PrecisionPresetName.fp32_adam].spec
 ENGINE_LAYOUT = FP32_ADAM
 ENGINE_LAYOUT_REASON = {
     "mixed_bf16_adam": "the engines keep fp32 parameters (they are the master copy, no separate one) and fp32 "
-    "gradients; bf16 exists only as the transient compute copy (FSDP2 MixedPrecisionPolicy(param_dtype=bf16, "
-    "reduce_dtype=fp32) gathers bf16 unsharded parameters and frees them; DDP and ZeRO-1 cast under "
-    "torch.autocast): the same 16 bytes per weight, split 4 + 4 + 8 instead of 2 + 2 + 12",
+    "gradients; bf16 exists only as the transient compute copy (FSDP2 MixedPrecisionPolicy(param_dtype=bf16) "
+    "gathers bf16 unsharded parameters and frees them, and casts the bf16-reduced gradient shards back to fp32; "
+    "DDP and ZeRO-1 cast under torch.autocast): the same 16 bytes per weight, split 4 + 4 + 8 instead of "
+    "2 + 2 + 12",
     "fp32_adam": "",
 }
 CLASS_OF_STATE = {
@@ -243,6 +244,29 @@ def gloo_call_cost(op: str, elements: int, dtype: Dtype, group_size: int, group_
         raise ValueError(f"no gloo cost for {op}")
     hops = int(ring_hops(name, n))
     return CallCost(int(ring_bytes_sent(name, elements, n, dtype)), SEGMENTS_PER_CHUNK * hops)
+
+
+def traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[str]:
+    """Why the engine's collectives differ from the planner's for the requested preset, by design."""
+    mixed = cfg.precision == "mixed_bf16_adam"
+    reasons = []
+    if arrangement in (TorchArrangement.ddp, TorchArrangement.zero1) and mixed:
+        reasons.append("autocast keeps fp32 gradients: DDP all-reduces 4 bytes a weight, the preset's 2")
+    if arrangement is TorchArrangement.zero1:
+        reasons.append(
+            "ZeroRedundancyOptimizer runs on DDP: the gradients are all-reduced (2P, not a reduce-scatter) and each "
+            "rank broadcasts the fp32 parameters it updated through gloo's binomial tree instead of an all-gather"
+        )
+    if arrangement in FSDP_ARRANGEMENTS:
+        reasons.append("gloo's reduce-scatter is an all-reduce of the whole gradient: twice the ring reduce-scatter")
+        if not mixed:
+            reasons.append("fp32 parameters are gathered in fp32")
+    if arrangement is TorchArrangement.shard_grad_op:
+        reasons.append(
+            "reshard_after_forward=False keeps the forward's gather for the backward: one all-gather a step where "
+            "the planner's shard_grad_op (ZeRO-2) all-gathers the updated parameters once: the same volume"
+        )
+    return reasons
 
 
 def plan_collectives(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec) -> dict[str, int]:

@@ -134,7 +134,9 @@ def wrap(cfg: TorchSimConfig, arrangement: TorchArrangement, device: torch.devic
             mesh = init_device_mesh(device.type, (cfg.world_size // g, g), mesh_dim_names=("replicate", "shard"))
         else:
             mesh = init_device_mesh(device.type, (cfg.world_size,))
-        policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32) if mixed else None
+        # PyTorch's defaults beyond param_dtype: reduce_dtype None reduces in bf16, the sharded
+        # gradients stay fp32 (torch/distributed/fsdp/_fully_shard/_fsdp_api.py)
+        policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16) if mixed else None
         reshard = arrangement is not TorchArrangement.shard_grad_op
         options: dict[str, Any] = {"mesh": mesh, "reshard_after_forward": reshard}
         if policy is not None:

@@ -35,15 +35,17 @@ from service.sim.engines.torch_predict import (
     plan_collectives,
     predicted_class_bytes,
     shard_degree,
+    traffic_reasons,
 )
 
 FP32_TOLERANCE = 1e-4
 
 
 def learning_tolerance(cfg: TorchSimConfig) -> float:
-    """fp32: reduction order only (sums over ranks in another order than one pass), 1e-4.
-    bf16 compute: Adam moves a weight by at most about lr a step, so two trajectories whose bf16
-    gradients round differently part by at most 2 lr a step: 2 x lr x steps."""
+    """bf16 compute: Adam moves a weight by at most about lr a step, so two trajectories whose bf16
+    gradients round differently part by at most 2 lr a step: 2 x lr x steps. fp32: the sums over
+    ranks run in another order than one pass; Adam divides by sqrt(v), which magnifies that for
+    weights with tiny gradients: 1e-4, a tenth of lr (measured: 3e-5 after 3 steps at lr 1e-3)."""
     if cfg.precision == "fp32_adam":
         return FP32_TOLERANCE
     return 2 * cfg.learning_rate * cfg.steps
@@ -117,6 +119,7 @@ def arrangement_report(
         "wire": wire,
         "wire_within_allowance": wire["within_allowance"] if wire is not None else None,
         "collectives": collective_rows(cfg, arrangement, per_rank),
+        "traffic": traffic_report(cfg, arrangement, per_rank),
         "learning": {
             "max_abs_diff": diff,
             "tolerance": tolerance,
@@ -250,6 +253,21 @@ def collective_rows(
             }
         )
     return rows
+
+
+def traffic_report(
+    cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Each rank's bytes a step (gloo's algorithms on the observed calls) against /v1/plan's."""
+    requested = PRECISION_PRESETS[PrecisionPresetName(cfg.precision)].spec
+    plan = plan_collectives(cfg, arrangement, requested)
+    engine = [sum(_cost(c).payload_bytes for c in r["calls"]) // cfg.measured_steps for r in per_rank]
+    return {
+        "plan_bytes_per_step": plan,
+        "plan_total_bytes_per_step": sum(plan.values()),
+        "engine_bytes_per_step": engine,
+        "reasons": traffic_reasons(cfg, arrangement),
+    }
 
 
 def cuda_rows(cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list[dict[str, Any]]) -> dict[str, Any]:
