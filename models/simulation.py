@@ -395,6 +395,13 @@ class TorchSimLearning(BaseModel):
 
 
 class TorchSimCuda(BaseModel):
+    plan: dict[str, int] = Field(
+        description="/v1/plan on this card: per_gpu_bytes, model_state_bytes, activations_bytes, reserve_bytes, "
+        "usable_bytes."
+    )
+    reserved_minus_plan_bytes: list[int] = Field(
+        description="Per rank: max_memory_reserved minus the plan's per-GPU bytes: what the reserve must cover."
+    )
     predicted_model_state_bytes: list[int]
     max_memory_allocated_bytes: list[int]
     max_memory_reserved_bytes: list[int]

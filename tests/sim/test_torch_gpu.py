@@ -1,8 +1,11 @@
 """Issue 13, on a GPU: the same torch-engine job with NCCL, the caching allocator's peaks per rank
 against the predicted model state. Skipped where CUDA is absent (the reason says so)."""
 
+import os
+
 import pytest
 
+os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # the ranks are forked: no CUDA init here
 torch = pytest.importorskip("torch")
 
 pytestmark = [

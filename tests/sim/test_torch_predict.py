@@ -93,3 +93,31 @@ def test_the_engine_refuses_what_it_cannot_compare_exactly() -> None:
         "model.vocab_size",
         "ranks_per_node",
     ]
+
+
+def test_the_plan_for_a_gpu_run_counts_state_and_activations() -> None:
+    from service.sim.engines.torch_predict import planned_gpu_memory
+
+    planned = planned_gpu_memory(TorchSimConfig(world_size=4), TorchArrangement.zero3, 80 * 10**9)
+    # the planner's mixed_bf16_adam ZeRO-3: 16 bytes a weight over 4 GPUs
+    assert planned["model_state_bytes"] == 16 * P // 4
+    assert planned["per_gpu_bytes"] == planned["model_state_bytes"] + planned["activations_bytes"]
+    assert planned["activations_bytes"] > 0
+    assert planned["usable_bytes"] <= 80 * 10**9
+
+
+def test_on_cuda_the_tracker_may_round_each_storage_up_to_a_512_byte_block() -> None:
+    from service.sim.engines.torch_report import cuda_rows, memory_rows
+
+    cfg = TorchSimConfig(world_size=2, arrangements=("zero3",), backend="nccl")
+    predicted = [predicted_class_bytes(cfg, TorchArrangement.zero3, r) for r in range(2)]
+    # 36 parameter tensors: each storage at most 511 bytes over its size
+    rounded = [{"held_bytes": {k: v + 511 * TENSORS for k, v in p.items()}} for p in predicted]
+    assert all(row["matches"] for row in memory_rows(cfg, TorchArrangement.zero3, rounded))
+    over = [{"held_bytes": {k: v + 512 * TENSORS for k, v in p.items()}} for p in predicted]
+    assert not any(row["matches"] for row in memory_rows(cfg, TorchArrangement.zero3, over)[:2])
+    peaks = {"max_memory_allocated_bytes": 10**7, "max_memory_reserved_bytes": 2 * 10**7, "card_bytes": 80 * 10**9}
+    cuda = cuda_rows(cfg, TorchArrangement.zero3, [{"cuda": peaks}] * 2)
+    # Adam's step counters live in host memory: not on the card
+    assert cuda["predicted_model_state_bytes"] == [sum(p.values()) - 4 * TENSORS for p in predicted]
+    assert cuda["reserved_minus_plan_bytes"] == [2 * 10**7 - cuda["plan"]["per_gpu_bytes"]] * 2

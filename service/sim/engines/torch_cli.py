@@ -73,6 +73,8 @@ def parse(argv: list[str]) -> tuple[TorchSimConfig, argparse.Namespace]:
 def _backend(choice: str) -> str:
     if choice != "auto":
         return choice
+    # NVML's count: initialising CUDA here would break the ranks forked from this process
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     import torch
 
     return "nccl" if torch.cuda.is_available() else "gloo"

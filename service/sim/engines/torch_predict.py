@@ -54,13 +54,15 @@ ENGINE_LAYOUT_REASON = {
     "2 + 2 + 12",
     "fp32_adam": "",
 }
+# The tracker's classes of the state held between steps. A compute copy in another dtype (FSDP2's
+# param_dtype) is not among them: FSDP2 frees it after the backward (the working set).
 CLASS_OF_STATE = {
-    StateClass.parameters: "parameters",
-    StateClass.gradients: "gradients",
-    StateClass.optimizer_gradients: "optimizer_state",
-    StateClass.master_weights: "optimizer_state",
-    StateClass.momentum: "optimizer_state",
-    StateClass.variance: "optimizer_state",
+    StateClass.parameters.value: "parameters",
+    StateClass.gradients.value: "gradients",
+    StateClass.optimizer_gradients.value: "optimizer_state",
+    StateClass.master_weights.value: "optimizer_state",
+    StateClass.momentum.value: "optimizer_state",
+    StateClass.variance.value: "optimizer_state",
 }
 CLASSES = ("parameters", "gradients", "optimizer_state")
 # On CUDA MemTracker counts each storage in whole blocks of the caching allocator
@@ -131,7 +133,9 @@ def core_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: P
     rows = model_state_breakdown(p, cfg.world_size, spec, core_sharding(arrangement), gpus_per_node=cfg.ranks_per_node)
     out = dict.fromkeys(CLASSES, 0)
     for row in rows:
-        out[CLASS_OF_STATE[row.spec.state]] += int(row.bytes)
+        name = CLASS_OF_STATE.get(row.spec.state.value)
+        if name is not None:
+            out[name] += int(row.bytes)
     return out
 
 
@@ -267,6 +271,39 @@ def traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[
             "the planner's shard_grad_op (ZeRO-2) all-gathers the updated parameters once: the same volume"
         )
     return reasons
+
+
+def planned_gpu_memory(cfg: TorchSimConfig, arrangement: TorchArrangement, card_bytes: int) -> dict[str, int]:
+    """What /v1/plan answers for this job on this card: per-GPU bytes (model state and
+    activations for the run's micro-batch and sequence), and the card's reserve and usable bytes."""
+    from models.common import Cluster, ModelSpec
+    from models.plan import PlanRequest
+    from models.training import Training
+    from service.planner import plan
+
+    m = cfg.model
+    nodes_of = cfg.ranks_per_node if arrangement is TorchArrangement.hybrid else cfg.world_size
+    request = PlanRequest(
+        model=ModelSpec(
+            layers=m.layers,
+            hidden_size=m.hidden_size,
+            attention_heads=m.attention_heads,
+            ffn_hidden_size=m.ffn_hidden_size,
+            vocab_size=m.vocab_size,
+        ),
+        precision=PrecisionPresetName(cfg.precision),
+        training=Training(micro_batch_size=cfg.batch_per_rank, sequence_length=cfg.sequence_length),
+        cluster=Cluster(world_size=cfg.world_size, gpus_per_node=nodes_of, gpu_memory_bytes=card_bytes),
+        arrangement=arrangement.value,
+    )
+    memory = plan(request).memory
+    return {
+        "per_gpu_bytes": memory.per_gpu_bytes,
+        "model_state_bytes": memory.model_state_bytes,
+        "activations_bytes": memory.activations_bytes,
+        "reserve_bytes": memory.reserve_bytes,
+        "usable_bytes": memory.usable_bytes,
+    }
 
 
 def plan_collectives(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec) -> dict[str, int]:

@@ -214,6 +214,7 @@ def run_one(
         measured["cuda"] = {
             "max_memory_allocated_bytes": torch.cuda.max_memory_allocated(device),
             "max_memory_reserved_bytes": torch.cuda.max_memory_reserved(device),
+            "card_bytes": torch.cuda.get_device_properties(device).total_memory,
         }
     where["step"] = None
     final = _full_parameters(module)

@@ -33,6 +33,7 @@ from service.sim.engines.torch_predict import (
     optimizer_tensors,
     parameter_shapes,
     plan_collectives,
+    planned_gpu_memory,
     predicted_class_bytes,
     shard_degree,
     traffic_reasons,
@@ -271,8 +272,9 @@ def traffic_report(
 
 
 def cuda_rows(cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list[dict[str, Any]]) -> dict[str, Any]:
-    """NCCL on GPUs: the caching allocator's peaks against the predicted model state; the
-    difference is the working set, activations and the reserve to calibrate."""
+    """NCCL on GPUs: the caching allocator's peaks against the predicted model state and against
+    /v1/plan's per-GPU bytes (model state and activations) on this card; what reserved exceeds the
+    plan by is what the card's reserve and fragmentation must cover: the figure to calibrate."""
     predicted = [  # Adam's step counters stay in host memory
         sum(predicted_class_bytes(cfg, arrangement, r).values())
         - ADAM_STEP_BYTES * optimizer_tensors(cfg, arrangement, r)
@@ -280,7 +282,10 @@ def cuda_rows(cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list
     ]
     allocated = [r["cuda"]["max_memory_allocated_bytes"] for r in per_rank]
     reserved = [r["cuda"]["max_memory_reserved_bytes"] for r in per_rank]
+    planned = planned_gpu_memory(cfg, arrangement, per_rank[0]["cuda"]["card_bytes"])
     return {
+        "plan": planned,
+        "reserved_minus_plan_bytes": [r - planned["per_gpu_bytes"] for r in reserved],
         "predicted_model_state_bytes": predicted,
         "max_memory_allocated_bytes": allocated,
         "max_memory_reserved_bytes": reserved,
