@@ -28,7 +28,15 @@ chromium:
 	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; } && [ "$$(id -u)" = 0 ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; fi
 
-test: $(VENV)/.installed-dev chromium
+# The job-store tests start a throwaway PostgreSQL cluster (Debian's postgresql); installed here only
+# when initdb is missing and root; elsewhere those tests skip and say why.
+.PHONY: postgresql
+postgresql:
+	@if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+		&& [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; fi
+
+test: $(VENV)/.installed-dev chromium postgresql
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev

@@ -1,10 +1,14 @@
 """The FastAPI app factory."""
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio.to_thread
 from fastapi import FastAPI
 
 from api.answers import AnswerCache
+from api.jobs import start_jobs, stop_jobs
 from api.logs import configure_logging
 from api.middleware import (
     BearerAuthMiddleware,
@@ -35,7 +39,7 @@ BEARER_SCHEME = "bearerAuth"
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     configure_logging(settings.log_level)
-    app = FastAPI(title="zeroplan", version=VERSION, description=DESCRIPTION)
+    app = FastAPI(title="zeroplan", version=VERSION, description=DESCRIPTION, lifespan=_lifespan)
     app.state.settings = settings
     app.state.answers = AnswerCache(settings.answer_cache_entries)
     install_problem_handlers(app)
@@ -48,6 +52,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _install_middleware(app, settings)
     _document_contract(app)
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Start: open the job store, adopt what an earlier process left, take queued jobs. Stop: take no
+    more, let running jobs end within the grace period, hand the rest back (api/jobs.py)."""
+    await anyio.to_thread.run_sync(start_jobs, app)
+    try:
+        yield
+    finally:
+        await anyio.to_thread.run_sync(stop_jobs, app)
 
 
 def _install_middleware(app: FastAPI, settings: Settings) -> None:

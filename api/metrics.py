@@ -41,6 +41,11 @@ SIMULATION_JOBS = Gauge(
     ["state"],
     multiprocess_mode="livesum",
 )
+JOB_STORE_UP = Gauge(
+    "zeroplan_job_store_up",
+    "1 when the simulation job store answered the last scrape within its timeout, 0 when it did not.",
+    multiprocess_mode="livemin",
+)
 
 
 # Label children by (method, route, status): labels() takes a lock and builds a key on every call.

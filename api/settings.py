@@ -38,10 +38,36 @@ class Settings(BaseSettings):
     sim_max_world_size: int = 8
     sim_max_weights: int = 4_000_000
     sim_max_steps: int = 100
-    sim_max_concurrent_jobs: int = 2
-    sim_timeout_s: float = 120.0
-    sim_collective_timeout_s: float = 10.0
+    sim_max_concurrent_jobs: int = Field(
+        default=2, ge=0, description="Simulations running at once, counted in the job store across replicas."
+    )
+    sim_max_queued_jobs: int = Field(default=16, ge=0, description="Simulations waiting beyond those; more: 429.")
+    sim_timeout_s: float = Field(default=120.0, gt=0)
+    sim_collective_timeout_s: float = Field(default=10.0, gt=0)
     sim_db_path: str = "zeroplan-simulations.sqlite3"
+
+    # The job store and who runs the jobs.
+    database_url: str | None = Field(
+        default=None,
+        description="sqlite:///PATH or postgresql://...; unset: SQLite at sim_db_path. Shared by replicas and workers.",
+    )
+    sim_runner: Literal["api", "worker"] = Field(
+        default="api",
+        description="api: each API process runs simulations; worker: only `zeroplan worker` processes do.",
+    )
+    sim_lease_s: float = Field(
+        default=30.0, ge=1, description="A running job's lease; another process may act on it once expired."
+    )
+    sim_shutdown_grace_s: float = Field(
+        default=10.0, ge=0, description="At shutdown, how long running jobs may finish before they are handed back."
+    )
+    store_timeout_s: float = Field(
+        default=2.0, gt=0, description="Limit of one job-store read by /readyz and /metrics."
+    )
+
+    @property
+    def job_store_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.sim_db_path}"
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from cli.inputs import overlay, read_request_file
 from cli.operations import OPERATIONS, Operation
 from cli.serve import add_serve_parser
 from cli.transport import Answer, run_local, run_remote
+from cli.worker import add_worker_parser
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_REQUEST = 0, 1, 2
 
@@ -21,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroplan", description="Plan DP and ZeRO-1/2/3 (FSDP) training memory.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_parser(commands)
+    add_worker_parser(commands)
     for name, operation in OPERATIONS.items():
         sub = commands.add_parser(name, help=operation.summary, description=f"{operation.method} {operation.path}")
         sub.set_defaults(operation=name)
@@ -63,7 +65,7 @@ def _problem_text(answer: Answer) -> str:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "serve":
+    if args.command in ("serve", "worker"):
         return int(args.handler(args))
     operation = OPERATIONS[args.operation]
     try:

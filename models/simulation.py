@@ -5,6 +5,7 @@ Request names are fixed for callers: ``world_size``, ``arrangements``, ``steps``
 route checks; what needs only the request is checked here.
 """
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
@@ -453,8 +454,8 @@ class TorchSimulationReport(BaseModel):
 class SimulationJob(BaseModel):
     id: str
     status: SimulationStatus
-    created_at: float = Field(description="Unix time, seconds.")
-    updated_at: float
+    created_at: datetime = Field(description="When the job was submitted: RFC 3339, UTC.")
+    updated_at: datetime = Field(description="When its status last changed: RFC 3339, UTC.")
     request: SimulationRequest
     report: SimulationReport | TorchSimulationReport | None = None
     error: str | None = None

@@ -1,8 +1,25 @@
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.settings import Settings
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _job_store_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Apps built with default settings keep their simulation jobs here, not in the working directory."""
+    path = Path(tmp_path_factory.mktemp("jobs")) / "simulations.sqlite3"
+    previous = os.environ.get("ZEROPLAN_SIM_DB_PATH")
+    os.environ["ZEROPLAN_SIM_DB_PATH"] = str(path)
+    yield
+    if previous is None:
+        os.environ.pop("ZEROPLAN_SIM_DB_PATH", None)
+    else:
+        os.environ["ZEROPLAN_SIM_DB_PATH"] = previous
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,21 @@
-"""Operational routes: open even when a token protects /v1."""
+"""Operational routes: open even when a token protects /v1.
 
-import importlib.util
-from typing import Literal
+/readyz and /metrics read the job store through the app's store probe (api/jobs.py): off the
+event loop and within ``store_timeout_s``, so a locked, corrupt or unreachable store makes the
+service "not ready" (503) instead of freezing it.
+"""
+
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from api.metrics import SIMULATION_JOBS, exposition
+from api.jobs import jobs_of, runs_here, store_probe
+from api.metrics import JOB_STORE_UP, SIMULATION_JOBS, exposition
+from api.settings import Settings
 from models.simulation import SimulationStatus
+from service.sim.db import DatabaseUnavailable
 
 router = APIRouter(tags=["health"])
 
@@ -17,15 +25,16 @@ class Health(BaseModel):
 
 
 class Readiness(BaseModel):
-    status: Literal["ready"]
+    status: Literal["ready", "not_ready"]
     simulation_available: bool = Field(
-        description="Whether the simulation extra (torch) is installed, so that simulation jobs can run."
+        description="Whether this service takes simulation jobs: torch is installed here, "
+        "or `zeroplan worker` processes run them."
     )
-
-
-def simulation_available() -> bool:
-    """The simulation extra is present; checked without importing torch."""
-    return importlib.util.find_spec("torch") is not None
+    job_store: Literal["ok", "unavailable", "not_used"] = Field(
+        description="The simulation job store: read within the store timeout (`ok`), failing or too slow "
+        "(`unavailable`, with `detail`), or not needed because simulations are unavailable (`not_used`)."
+    )
+    detail: str | None = Field(default=None, description="Why the service is not ready.")
 
 
 @router.get("/healthz", operation_id="healthz", summary="Liveness: the process answers", response_model=Health)
@@ -36,25 +45,44 @@ async def healthz() -> Health:
 @router.get(
     "/readyz",
     operation_id="readyz",
-    summary="Readiness: the service takes requests; says whether simulations can run",
+    summary="Readiness: the service takes requests and its job store answers",
     response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "Not ready: the job store is locked, corrupt or unreachable."}},
 )
-async def readyz() -> Readiness:
-    return Readiness(status="ready", simulation_available=simulation_available())
+async def readyz(request: Request) -> Any:
+    settings: Settings = request.app.state.settings
+    available = runs_here(settings) or settings.sim_runner == "worker"
+    if not available:
+        return Readiness(status="ready", simulation_available=False, job_store="not_used")
+    app = request.app
+    try:
+        await store_probe(app).run("ping", lambda: jobs_of(app).store.ping(settings.store_timeout_s))
+    except DatabaseUnavailable as exc:
+        body = Readiness(status="not_ready", simulation_available=True, job_store="unavailable", detail=str(exc))
+        return JSONResponse(body.model_dump(), status_code=503)
+    return Readiness(status="ready", simulation_available=True, job_store="ok")
 
 
 @router.get("/metrics", include_in_schema=False)
 async def metrics(request: Request) -> Response:
-    refresh_simulation_jobs(request)
+    await refresh_simulation_jobs(request)
     body, media_type = exposition()
     return Response(body, media_type=media_type)
 
 
-def refresh_simulation_jobs(request: Request) -> None:
-    """Set the jobs-by-state gauge from the job store, when this app has started simulations."""
-    manager = getattr(request.app.state, "sim_jobs", None)
-    if manager is None:
+async def refresh_simulation_jobs(request: Request) -> None:
+    """Set the jobs-by-state gauge from the job store, when this app has opened it; a store that
+    does not answer in time leaves the gauge as it was and sets zeroplan_job_store_up to 0."""
+    jobs = getattr(request.app.state, "sim_jobs", None)
+    if jobs is None:
         return
-    counts = manager.store.count_by_status()
+    settings: Settings = request.app.state.settings
+    try:
+        probe = store_probe(request.app)
+        counts = await probe.run("count", lambda: jobs.store.count_by_status(settings.store_timeout_s))
+    except DatabaseUnavailable:
+        JOB_STORE_UP.set(0)
+        return
+    JOB_STORE_UP.set(1)
     for status in SimulationStatus:
         SIMULATION_JOBS.labels(status.value).set(counts.get(status.value, 0))

@@ -57,7 +57,7 @@ def dropped_report(launched: dict[str, Any]) -> dict[str, Any] | None:
         "failed_ranks": failures,
         "failed_at_steps": steps,
         "timed_out": launched["timed_out"],
-        "summary": _summary(missing, steps),
+        "summary": _timeout_summary(launched, missing, steps) if launched["timed_out"] else _summary(missing, steps),
     }
 
 
@@ -65,6 +65,17 @@ def _summary(missing: list[dict[str, Any]], steps: list[int]) -> str:
     gone = ", ".join(f"rank {m['rank']} ({_how(m)})" for m in missing) or "no rank"
     at = ", ".join(map(str, steps)) or "unknown"
     return f"lost {gone}; the others failed at step {at}"
+
+
+def _timeout_summary(launched: dict[str, Any], missing: list[dict[str, Any]], steps: list[int]) -> str:
+    """The job's wall-clock limit ended it: every rank still running then was killed, none was lost."""
+    limit_s = launched.get("deadline_s")
+    limit = f" of {limit_s:g} s" if limit_s is not None else ""
+    killed = ", ".join(str(m["rank"]) for m in missing if m["killed"]) or "none"
+    text = f"timed out: the simulation ran past its wall-clock limit{limit}; ranks still running were killed: {killed}"
+    if steps:
+        text += f"; ranks had failed at step {', '.join(map(str, steps))} before that"
+    return text
 
 
 def _how(rank_facts: dict[str, Any]) -> str:

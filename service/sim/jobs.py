@@ -1,191 +1,91 @@
-"""The job manager: each simulation runs as its own process group, out of the API process.
+"""Simulation jobs as the API sees them: admit, read, cancel (store only, no torch).
 
-A job is ``python -m service.sim --config C --out R`` started in a new session (so its
-process-group id is its pid and one killpg reaches the launcher and every rank). A thread per
-job waits for it with a hard wall-clock limit (``timeout_s`` plus a start-up margin), kills the
-group when it is exceeded or the job is cancelled, and writes the outcome to the job store.
-No torch here: the API imports this module whether or not the ``sim`` extra is installed.
+Jobs live in the job store (store.py), shared by every process and replica; they are run by a
+``JobRunner`` (runner.py) in the API process, or in ``zeroplan worker`` processes. Admission
+counts the queued and running jobs in the store, so the limits hold across processes.
 """
 
-import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 import uuid
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from service.sim import require_sim
 from service.sim.config import SimConfig
 from service.sim.engines.torch_config import TorchSimConfig
 from service.sim.errors import SimulationNotFound, TooManySimulations
-from service.sim.store import JobStore
+from service.sim.store import JobStore, StoreFull
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from service.sim.runner import JobRunner
+
 START_MARGIN_S = 15.0  # interpreter start, torch import and the report, beyond the ranks' own limit
 RETRY_AFTER_S = 5
-GROUP_EXIT_WAIT_S = 5.0
-RESTART_REASON = "the service restarted while this job was running"
+CANCEL_REASON = "cancelled by DELETE"
+CANCEL_WAIT_S = 5.0  # how long a DELETE waits for another process to end the job's processes
+PUBLIC_FIELDS = ("id", "status", "created_at", "updated_at", "request", "report", "error")
 
 
-@dataclass
-class _Running:
-    process: subprocess.Popen[bytes]
-    cancelled: bool = False
-    done: threading.Event = field(default_factory=threading.Event)
+@dataclass(frozen=True)
+class JobLimits:
+    max_concurrent: int = 2  # running at once, across every process sharing the store; 0: none
+    max_queued: int = 16  # waiting beyond those
+    timeout_s: float = 120.0  # the simulation's own wall-clock limit
+    lease_ttl_s: float = 30.0
+    shutdown_grace_s: float = 10.0
+
+    @property
+    def hard_limit_s(self) -> float:
+        return self.timeout_s + START_MARGIN_S
 
 
-class JobManager:
-    def __init__(self, db_path: str, max_concurrent: int, timeout_s: float) -> None:
-        self.store = JobStore(db_path)
-        self.store.fail_orphans(RESTART_REASON)
-        self.max_concurrent, self.timeout_s = max_concurrent, timeout_s
-        self._running: dict[str, _Running] = {}
-        self._lock = threading.Lock()
+class Jobs:
+    """What the API asks of the job store; ``runner`` is set when this process runs jobs too."""
+
+    def __init__(self, store: JobStore, limits: JobLimits, runner: "JobRunner | None" = None) -> None:
+        self.store, self.limits, self.runner = store, limits, runner
 
     def submit(self, request: dict[str, Any], cfg: SimConfig | TorchSimConfig) -> dict[str, Any]:
-        require_sim()
-        job_id = uuid.uuid4().hex
-        with self._lock:
-            if len(self._running) >= self.max_concurrent:
-                raise TooManySimulations(
-                    f"{len(self._running)} simulations are running, the limit is {self.max_concurrent}; retry later",
-                    RETRY_AFTER_S,
-                )
-            self.store.insert(job_id, request)
-            self._running[job_id] = _Running(self._start(job_id, cfg))
-        self.store.update(job_id, "running")
-        threading.Thread(target=self._wait, args=(job_id,), name=f"sim-{job_id[:8]}", daemon=True).start()
-        return self.get(job_id)
-
-    def _paths(self, job_id: str) -> tuple[Path, Path, Path]:
-        root = Path(tempfile.gettempdir()) / f"zeroplan-job-{job_id}"
-        return root / "config.json", root / "report.json", root / "stderr.txt"
-
-    def _start(self, job_id: str, cfg: SimConfig | TorchSimConfig) -> subprocess.Popen[bytes]:
-        config_path, out_path, err_path = self._paths(job_id)
-        config_path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(cfg, SimConfig) and cfg.partial_checkpoint is not None:
-            cfg = SimConfig.from_json({**cfg.to_json(), "checkpoint_dir": str(config_path.parent / "checkpoints")})
-        config_path.write_text(json.dumps(cfg.to_json()))
-        env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-        command = [
-            sys.executable,
-            "-m",
-            "service.sim",
-            "--config",
-            str(config_path),
-            "--out",
-            str(out_path),
-            "--timeout-s",
-            str(self.timeout_s),
-        ]
-        with open(err_path, "wb") as err:
-            return subprocess.Popen(
-                command, cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
-            )
-
-    def _wait(self, job_id: str) -> None:
-        running = self._running[job_id]
+        limits = self.limits
+        if limits.max_concurrent <= 0:
+            raise TooManySimulations("this service runs no simulations (its concurrency limit is 0)", RETRY_AFTER_S)
         try:
-            running.process.wait(timeout=self.timeout_s + START_MARGIN_S)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _kill_group(running.process)
-            timed_out = True
-        try:
-            self._record(job_id, running, timed_out)
-        finally:
-            shutil.rmtree(self._paths(job_id)[0].parent, ignore_errors=True)
-            with self._lock:
-                self._running.pop(job_id, None)
-            running.done.set()
-
-    def _record(self, job_id: str, running: _Running, timed_out: bool) -> None:
-        _, out_path, err_path = self._paths(job_id)
-        if running.cancelled:
-            return
-        if timed_out:
-            self.store.update(
-                job_id, "failed", error=f"exceeded the hard limit of {self.timeout_s + START_MARGIN_S:g} s; killed"
-            )
-            return
-        if not out_path.exists():
-            tail = err_path.read_text(errors="replace")[-800:] if err_path.exists() else ""
-            self.store.update(
-                job_id, "failed", error=f"the simulation exited with code {running.process.returncode}: {tail}"
-            )
-            return
-        report = json.loads(out_path.read_text())
-        error = None if report["succeeded"] else _failure_summary(report)
-        self.store.update(job_id, "succeeded" if report["succeeded"] else "failed", report=report, error=error)
+            row = self.store.insert(uuid.uuid4().hex, request, cfg.to_json(), limits.max_concurrent + limits.max_queued)
+        except StoreFull as full:
+            raise TooManySimulations(
+                f"{full.active} simulations are queued or running; this service runs {limits.max_concurrent} "
+                f"at once and queues {limits.max_queued} more; retry later",
+                RETRY_AFTER_S,
+            ) from full
+        if self.runner is not None:
+            self.runner.wake()
+        return public(row)
 
     def get(self, job_id: str) -> dict[str, Any]:
-        job = self.store.get(job_id)
-        if job is None:
+        row = self.store.get(job_id)
+        if row is None:
             raise SimulationNotFound(f"no simulation with id {job_id}")
-        return job
+        return public(row)
 
     def cancel(self, job_id: str) -> dict[str, Any]:
-        """Kill the job's process group (launcher and ranks); a finished job is returned unchanged."""
+        """Cancel a queued or running job and answer once its processes are gone (this process ends
+        its own at once; another runner within a lease renewal, waited for up to CANCEL_WAIT_S).
+        A finished job is returned unchanged."""
         self.get(job_id)
-        with self._lock:
-            running = self._running.get(job_id)
-        if running is not None:
-            running.cancelled = True
-            self.store.update(job_id, "cancelled", error="cancelled by DELETE")
-            _kill_group(running.process)
-            running.done.wait(timeout=10)
-        return self.get(job_id)
+        if self.store.cancel(job_id, CANCEL_REASON) and self.runner is not None:
+            self.runner.end_if_local(job_id)
+        deadline = time.monotonic() + CANCEL_WAIT_S
+        while True:
+            row = self.store.get(job_id)
+            assert row is not None
+            if row["owner"] is None or row["status"] != "cancelled" or time.monotonic() > deadline:
+                return public(row)
+            time.sleep(0.1)
 
-    def pid(self, job_id: str) -> int | None:
-        running = self._running.get(job_id)
-        return running.process.pid if running else None
-
-    def wait(self, job_id: str, timeout_s: float) -> bool:
-        running = self._running.get(job_id)
-        return running.done.wait(timeout_s) if running else True
-
-    def shutdown(self) -> None:
-        for job_id in list(self._running):
-            self.cancel(job_id)
+    def close(self) -> None:
+        if self.runner is not None:
+            self.runner.shutdown()
+        self.store.close()
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the job's process group, reap the launcher and wait (briefly) until no rank runs."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-    deadline = time.monotonic() + GROUP_EXIT_WAIT_S
-    while live_group_members(process.pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def live_group_members(pgid: int) -> list[int]:
-    """Processes of group ``pgid`` that have not exited (zombies count as gone); Linux /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
-
-
-def _failure_summary(report: dict[str, Any]) -> str:
-    failure = report.get("faults", {}).get("failure")
-    if failure:
-        return str(failure["summary"])
-    return "the simulation did not complete"
+def public(row: dict[str, Any]) -> dict[str, Any]:
+    return {name: row.get(name) for name in PUBLIC_FIELDS}

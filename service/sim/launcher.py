@@ -11,6 +11,7 @@ on their own gloo timeout) before every remaining rank is killed; at ``deadline_
 killed. Every child is reaped before this returns: no process is left behind.
 """
 
+import ctypes
 import json
 import multiprocessing as mp
 import os
@@ -24,6 +25,7 @@ from typing import Any
 from service.sim.config import SimConfig
 
 POLL_S = 0.02
+PR_SET_PDEATHSIG = 1
 GRACE_S = 2.0
 
 
@@ -33,7 +35,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _child(cfg_json: dict[str, Any], rank: int, init_method: str, out_dir: str) -> None:
+def _die_with_launcher(launcher_pid: int) -> None:
+    """A rank whose launcher is gone (killed on its own) has nobody to report to: the kernel ends it
+    too (prctl PR_SET_PDEATHSIG, Linux)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != launcher_pid:  # it died before the call above
+        os._exit(1)
+
+
+def _child(cfg_json: dict[str, Any], rank: int, init_method: str, out_dir: str, launcher_pid: int) -> None:
+    _die_with_launcher(launcher_pid)
     import torch
 
     torch.set_num_threads(1)
@@ -56,14 +68,16 @@ def launch(cfg: SimConfig, deadline_s: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="zeroplan-sim-") as out_dir:
         init_method = f"tcp://127.0.0.1:{free_port()}"
         procs = [
-            ctx.Process(target=_child, args=(cfg.to_json(), r, init_method, out_dir)) for r in range(cfg.world_size)
+            ctx.Process(target=_child, args=(cfg.to_json(), r, init_method, out_dir, os.getpid()))
+            for r in range(cfg.world_size)
         ]
         for p in procs:
             p.start()
         killed, timed_out = _supervise(procs, out_dir, cfg, started, deadline_s)
         results = [_read(Path(out_dir) / f"rank-{r}.json") for r in range(cfg.world_size)]
     ranks = [{"rank": r, "pid": p.pid, "exit_code": p.exitcode, "killed": r in killed} for r, p in enumerate(procs)]
-    return {"results": results, "ranks": ranks, "timed_out": timed_out, "wall_s": time.perf_counter() - started}
+    wall_s = time.perf_counter() - started
+    return {"results": results, "ranks": ranks, "timed_out": timed_out, "deadline_s": deadline_s, "wall_s": wall_s}
 
 
 def _read(path: Path) -> dict[str, Any] | None:

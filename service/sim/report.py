@@ -63,7 +63,7 @@ def arrangement_report(
 ) -> dict[str, Any]:
     sharding, spec = run.sharding, cfg.precision_spec
     collectives, volume = [], 0.0
-    for p in predicted_collectives(cfg.unit_elements, cfg.layers, cfg.world_size, spec, sharding):
+    for p in predicted_collectives(cfg.unit_elements, cfg.layers, cfg.world_size, spec, sharding, run.keep_gather):
         row = collective_row(cfg, p, per_rank)
         volume += (
             row["payload_bytes"][0]

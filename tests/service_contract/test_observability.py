@@ -7,7 +7,6 @@ import sys
 import pytest
 from prometheus_client import REGISTRY
 
-from api.routes import health
 from tests.service_contract.conftest import PLAN_BODY, client_with
 
 
@@ -89,10 +88,15 @@ def test_a_sweep_counts_its_cells(client):
     assert REGISTRY.get_sample_value("zeroplan_sweep_cells_total") == before + 7 * 4
 
 
-def test_readyz_reports_the_simulation_extra(client, monkeypatch):
-    assert client.get("/readyz").json() == {"status": "ready", "simulation_available": health.simulation_available()}
-    monkeypatch.setattr(health.importlib.util, "find_spec", lambda name: None)
-    assert client.get("/readyz").json() == {"status": "ready", "simulation_available": False}
+def test_readyz_reports_the_simulation_extra_and_the_job_store(client, monkeypatch):
+    import service.sim
+
+    if service.sim.sim_available():
+        ready = {"status": "ready", "simulation_available": True, "job_store": "ok", "detail": None}
+        assert client.get("/readyz").json() == ready
+    monkeypatch.setattr(service.sim.importlib.util, "find_spec", lambda name: None)
+    unused = {"status": "ready", "simulation_available": False, "job_store": "not_used", "detail": None}
+    assert client.get("/readyz").json() == unused
 
 
 def test_readyz_does_not_import_torch():

@@ -70,7 +70,8 @@ def test_start_poll_result_and_restart(tmp_path: Path) -> None:
 
 def test_limit_429_and_cancel_kills_the_processes(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    with client(tmp_path / "jobs.sqlite3", sim_max_concurrent_jobs=1, sim_max_steps=100) as http:
+    settings = {"sim_max_concurrent_jobs": 1, "sim_max_queued_jobs": 0, "sim_max_steps": 100}
+    with client(tmp_path / "jobs.sqlite3", **settings) as http:
         first = http.post("/v1/simulations", json=LONG)
         assert first.status_code == 202, first.text
         job_id = first.json()["id"]
@@ -79,7 +80,7 @@ def test_limit_429_and_cancel_kills_the_processes(tmp_path: Path) -> None:
         assert second.headers["content-type"].startswith("application/problem+json")
         assert second.json()["code"] == "too_many_requests"
         assert int(second.headers["retry-after"]) >= 1
-        pgid = http.app.state.sim_jobs.pid(job_id)
+        pgid = _wait_for_pgid(http, job_id)
         _wait_for_ranks(pgid, 3)  # the launcher and its two ranks
         cancelled = http.delete(f"/v1/simulations/{job_id}")
         assert cancelled.status_code == 200
@@ -89,6 +90,14 @@ def test_limit_429_and_cancel_kills_the_processes(tmp_path: Path) -> None:
         third = http.post("/v1/simulations", json=SMALL)  # the slot is free again
         assert third.status_code == 202
         assert poll(http, third.headers["location"])["status"] == "succeeded"
+
+
+def _wait_for_pgid(http: TestClient, job_id: str, timeout_s: float = 30) -> int:
+    deadline = time.monotonic() + timeout_s
+    while (pgid := http.app.state.sim_jobs.runner.pgid(job_id)) is None:
+        assert time.monotonic() < deadline, "the job did not start"
+        time.sleep(0.05)
+    return pgid
 
 
 def _wait_for_ranks(pgid: int, count: int, timeout_s: float = 30) -> None:

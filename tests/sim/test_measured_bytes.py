@@ -104,6 +104,12 @@ def test_kept_gather_shows_2p_instead_of_3p_and_more_parameter_bytes(job: tuple[
     zero3, kept = report["arrangements"][3], report["arrangements"][4]
     assert (zero3["keep_gather"], kept["keep_gather"]) == (False, True)
     assert (zero3["volume_in_p_measured"], kept["volume_in_p_measured"]) == (3.0, 2.0)
+    # the kept run is compared with its own formula: forward gather and gradient reduce-scatter only
+    assert [(c["name"], c["purpose"].split(",")[0]) for c in kept["collectives"]] == [
+        ("all_gather", "parameters for the forward pass"),
+        ("reduce_scatter", "gradients"),
+    ]
+    assert kept["payload_matches"] and zero3["payload_matches"]
     dtype = cfg.precision_spec.parameter_dtype
     all_gather_bytes = (
         cfg.layers * cfg.steps * ring_bytes_sent(CollectiveName.all_gather, cfg.unit_elements, cfg.world_size, dtype)
