@@ -88,15 +88,19 @@ def job_processes(job_id: str) -> list[int]:
 
 def kill_job(job_id: str, pgid: int | None) -> bool:
     """SIGKILL the job's process group and every process naming its directory; wait (briefly) until
-    none is left. True when none is."""
-    if pgid and any(_pgid(pid) == pgid for pid in job_processes(job_id)):  # the group is still this job's
+    none is left. True when none is.
+
+    A process on its way out has already dropped its command line while /proc still lists it as
+    running, so the group (when it is still this job's) is waited for by its members, not names."""
+    group = pgid if pgid and any(_pgid(pid) == pgid for pid in job_processes(job_id)) else None
+    if group is not None:
         try:
-            os.killpg(pgid, signal.SIGKILL)
+            os.killpg(group, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
     deadline = time.monotonic() + GROUP_EXIT_WAIT_S
     while True:
-        pids = job_processes(job_id)
+        pids = job_processes(job_id) + (group_members(group) if group is not None else [])
         if not pids or time.monotonic() > deadline:
             return not pids
         for pid in pids:
@@ -105,6 +109,15 @@ def kill_job(job_id: str, pgid: int | None) -> bool:
             except (ProcessLookupError, PermissionError):
                 pass
         time.sleep(0.02)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that have not exited (zombies count as gone)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _pgid(int(entry.name)) == pgid and start_ticks(int(entry.name)) is not None:
+            members.append(int(entry.name))
+    return members
 
 
 def _pgid(pid: int) -> int | None:
