@@ -253,6 +253,8 @@ class JobRunner:
     def _check(self) -> None:
         """Renew our leases; end the jobs cancelled elsewhere; let go of the ones taken over."""
         ids = self.local_ids()
+        if not ids:
+            return
         states = self.store.renew(self.owner["id"], self.limits.lease_ttl_s, ids)
         for job_id in ids:
             with self._lock:

@@ -121,6 +121,9 @@ class JobStore:
         self, owner: dict[str, str], slots: int, max_running: int, ttl_s: float, limit_s: float
     ) -> list[dict[str, Any]]:
         """Take up to ``slots`` queued jobs, oldest first, while fewer than ``max_running`` hold a slot."""
+        with self.db.transaction() as cur:  # a plain read first: an empty queue takes no lock
+            if not cur.run(f"SELECT id FROM {TABLE} WHERE status = 'queued' LIMIT 1"):
+                return []
         with self.db.transaction(exclusive=True) as cur:
             room = min(slots, max_running - _count(cur, HOLDS_A_SLOT))
             if room <= 0:
