@@ -2,8 +2,9 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-HOST ?= 127.0.0.1
-PORT ?= 8000
+# PORT (or HOST) wins, then ZEROPLAN_PORT (ZEROPLAN_HOST), then the defaults.
+HOST ?= $(or $(ZEROPLAN_HOST),127.0.0.1)
+PORT ?= $(or $(ZEROPLAN_PORT),8000)
 
 .PHONY: serve test lint openapi bench clean
 
@@ -42,8 +43,10 @@ test: $(VENV)/.installed-dev chromium postgresql
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
-openapi: $(VENV)/.installed
+# The spec and the Python client generated from it (clients/python), together.
+openapi: $(VENV)/.installed-dev
 	$(BIN)/python -m api.openapi
+	$(BIN)/python clients/generate.py
 
 # The load benchmark (loopback, bounded): SECONDS per run, default 30.
 SECONDS ?= 30

@@ -10,8 +10,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+from prometheus_client import Counter
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
+
+from api.metrics import ANSWER_CACHE
 
 
 class AnswerCache:
@@ -19,11 +22,12 @@ class AnswerCache:
         self.max_entries = max_entries
         self._entries: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._lock = threading.Lock()
+        self._counters: dict[tuple[str, bool], Counter] = {}
 
     def answer(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
         """The cached answer, or compute it here (for work short enough for the event loop)."""
         key = self._key(operation, request)
-        body = self._get(key)
+        body = self._get(operation, key)
         if body is None:
             body = self._put(key, compute().model_dump_json().encode())
         return body
@@ -31,7 +35,7 @@ class AnswerCache:
     async def answer_off_loop(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
         """The cached answer at once, or compute it in the thread pool so the event loop stays free."""
         key = self._key(operation, request)
-        body = self._get(key)
+        body = self._get(operation, key)
         if body is None:
             answer = await run_in_threadpool(compute)
             body = self._put(key, answer.model_dump_json().encode())
@@ -40,14 +44,22 @@ class AnswerCache:
     def _key(self, operation: str, request: BaseModel) -> tuple[str, str] | None:
         return (operation, request.model_dump_json()) if self.max_entries > 0 else None
 
-    def _get(self, key: tuple[str, str] | None) -> bytes | None:
+    def _get(self, operation: str, key: tuple[str, str] | None) -> bytes | None:
         if key is None:
             return None
         with self._lock:
             body = self._entries.get(key)
             if body is not None:
                 self._entries.move_to_end(key)
-            return body
+        self._count(operation, body is not None)
+        return body
+
+    def _count(self, operation: str, hit: bool) -> None:
+        # Children bound once per (operation, result): labels() locks and builds a key on every call.
+        child = self._counters.get((operation, hit))
+        if child is None:
+            child = self._counters[(operation, hit)] = ANSWER_CACHE.labels(operation, "hit" if hit else "miss")
+        child.inc()
 
     def _put(self, key: tuple[str, str] | None, body: bytes) -> bytes:
         if key is not None:

@@ -6,10 +6,13 @@ from typing import Any
 
 import anyio.to_thread
 from fastapi import FastAPI
+from starlette.routing import Mount
 
 from api.answers import AnswerCache
+from api.docs import install_docs
 from api.jobs import start_jobs, stop_jobs
 from api.logs import configure_logging
+from api.metrics import record_build
 from api.middleware import (
     BearerAuthMiddleware,
     BodyLimitMiddleware,
@@ -17,6 +20,7 @@ from api.middleware import (
     RequestContextMiddleware,
     RouteTemplates,
 )
+from api.negotiation import AcceptMiddleware
 from api.problems import declare_shell_problems, install_problem_handlers, problem_media_in_spec
 from api.routes import figures, health, planning, simulations, sweep
 from api.routes.web import install_web
@@ -39,9 +43,17 @@ BEARER_SCHEME = "bearerAuth"
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     configure_logging(settings.log_level)
-    app = FastAPI(title="zeroplan", version=VERSION, description=DESCRIPTION, lifespan=_lifespan)
+    app = FastAPI(
+        title="zeroplan",
+        version=VERSION,
+        description=DESCRIPTION,
+        lifespan=_lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
     app.state.answers = AnswerCache(settings.answer_cache_entries)
+    record_build(VERSION)
     install_problem_handlers(app)
     app.include_router(health.router)
     app.include_router(planning.router)
@@ -49,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(figures.router)
     app.include_router(simulations.router)
     install_web(app)
+    install_docs(app)
     _install_middleware(app, settings)
     _document_contract(app)
     return app
@@ -68,11 +81,23 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 def _install_middleware(app: FastAPI, settings: Settings) -> None:
     """add_middleware puts each new layer outside the previous: this reads innermost first."""
     app.add_middleware(JsonBodyMiddleware)
+    app.add_middleware(AcceptMiddleware, spec=lambda: app.openapi())
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     token = settings.api_token.get_secret_value() if settings.api_token else None
     app.add_middleware(BearerAuthMiddleware, token=token)
-    templates = RouteTemplates(lambda: list(app.openapi()["paths"]))
+    templates = RouteTemplates(lambda: route_templates(app))
     app.add_middleware(RequestContextMiddleware, templates=templates, log_requests=settings.access_log)
+
+
+def route_templates(app: FastAPI) -> list[str]:
+    """Every path the app serves, documented or not (docs, spec, page, mounts): metrics label them all."""
+    out = []
+    for route in app.routes:
+        path = getattr(route, "path", None)
+        if path is None:
+            continue
+        out.append(path + "/{path:path}" if isinstance(route, Mount) else path)
+    return out
 
 
 def _document_contract(app: FastAPI) -> None:

@@ -37,3 +37,18 @@ def configure_logging(level: str) -> None:
         handler.setFormatter(JsonFormatter())
         logger.addHandler(handler)
     logger.propagate = False
+
+
+def uvicorn_log_config(level: str) -> dict[str, Any]:
+    """uvicorn's own loggers (start-up, shutdown, errors) as JSON lines too: a dictConfig for uvicorn.run."""
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": JsonFormatter}},
+        "handlers": {"json": handler},
+        "loggers": {
+            name: {"handlers": ["json"], "level": level.upper(), "propagate": False}
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
+        },
+    }

@@ -7,6 +7,7 @@ With several uvicorn workers each process keeps its own counters unless
 """
 
 import os
+import platform
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -34,6 +35,17 @@ HTTP_REQUEST_DURATION = Histogram(
     ["method", "route"],
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
+BUILD_INFO = Gauge(
+    "zeroplan_build_info",
+    "Always 1; the labels name the running build.",
+    ["version", "python"],
+    multiprocess_mode="max",
+)
+ANSWER_CACHE = Counter(
+    "zeroplan_answer_cache_requests",
+    "Answer-cache look-ups of plan, fit and recommend, by operation and result (hit or miss).",
+    ["operation", "result"],
+)
 SWEEP_CELLS = Counter("zeroplan_sweep_cells", "Sweep cells computed.")
 SIMULATION_JOBS = Gauge(
     "zeroplan_simulation_jobs",
@@ -46,6 +58,10 @@ JOB_STORE_UP = Gauge(
     "1 when the simulation job store answered the last scrape within its timeout, 0 when it did not.",
     multiprocess_mode="livemin",
 )
+
+
+def record_build(version: str) -> None:
+    BUILD_INFO.labels(version, platform.python_version()).set(1)
 
 
 # Label children by (method, route, status): labels() takes a lock and builds a key on every call.

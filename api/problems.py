@@ -23,6 +23,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.MissingArchitecture: (422, ProblemCode.missing_architecture),
     domain.SweepTooLarge: (422, ProblemCode.sweep_too_large),
     domain.SweepOverflow: (422, ProblemCode.sweep_overflow),
+    domain.UnknownSortKey: (422, ProblemCode.validation_error),
     domain.InvalidHfConfig: (422, ProblemCode.validation_error),
 }
 
@@ -30,6 +31,7 @@ HTTP_CODES: dict[int, ProblemCode] = {
     401: ProblemCode.unauthorized,
     404: ProblemCode.not_found,
     405: ProblemCode.method_not_allowed,
+    406: ProblemCode.not_acceptable,
     413: ProblemCode.payload_too_large,
     415: ProblemCode.unsupported_media_type,
     429: ProblemCode.too_many_requests,
@@ -56,6 +58,7 @@ TOO_MANY: dict[int | str, dict[str, Any]] = {
 # declare_shell_problems, so every route, present or future, documents them.
 UNAUTHORIZED_DESCRIPTION = "A token is configured and the request has no valid `Authorization: Bearer` header."
 TOO_LARGE_DESCRIPTION = "The body is larger than ZEROPLAN_MAX_BODY_BYTES."
+NOT_ACCEPTABLE_DESCRIPTION = "The Accept header names none of the media types this operation answers with."
 
 
 def problem_response(
@@ -157,13 +160,14 @@ def _problem_ref(description: str) -> dict[str, Any]:
 
 
 def declare_shell_problems(spec: dict[str, Any], prefix: str = "/v1") -> dict[str, Any]:
-    """Every /v1 operation may answer 401 (auth on); every one with a body may answer 413."""
+    """Every /v1 operation may answer 401 (auth on) and 406 (Accept); every one with a body may answer 413."""
     for path, methods in spec.get("paths", {}).items():
         if not path.startswith(prefix):
             continue
         for operation in methods.values():
             responses = operation.setdefault("responses", {})
             responses.setdefault("401", _problem_ref(UNAUTHORIZED_DESCRIPTION))
+            responses.setdefault("406", _problem_ref(NOT_ACCEPTABLE_DESCRIPTION))
             if "requestBody" in operation:
                 responses.setdefault("413", _problem_ref(TOO_LARGE_DESCRIPTION))
             operation["responses"] = dict(sorted(responses.items()))

@@ -1,28 +1,15 @@
-"""A request from a JSON or YAML file, overlaid with command-line flags."""
+"""A request from a JSON or YAML file, its human numbers read, overlaid with command-line flags."""
 
 import argparse
 import json
-from decimal import Decimal, InvalidOperation
+import typing
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 
-def count(text: str) -> int:
-    """'30e9', '30_000_000_000' or '8' as an exact integer; argparse type for counts."""
-    try:
-        value = Decimal(text.replace("_", ""))
-    except InvalidOperation:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value != value.to_integral_value():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
-    return int(value)
-
-
-def grid(text: str) -> str | list[int]:
-    """powers_of_two, whole_nodes, or a comma-separated list of GPU counts."""
-    if "," not in text and not text.strip().isdigit():
-        return text
-    return [count(part) for part in text.split(",") if part.strip()]
+from cli.flags import Flag, given, is_model, is_union, unwrap
+from cli.numbers import NotANumber, parse_bytes, parse_count, parse_float
 
 
 def read_request_file(path: str) -> dict[str, Any]:
@@ -38,19 +25,69 @@ def read_request_file(path: str) -> dict[str, Any]:
     return data
 
 
-def set_path(body: dict[str, Any], dotted: str, value: Any) -> None:
-    """set_path(b, 'cluster.world_size', 8) sets b['cluster']['world_size']."""
-    *parents, leaf = dotted.split(".")
+def read_numbers(value: Any, annotation: Any, where: str, field: str = "") -> Any:
+    """Strings such as '70e9' or '70B' where the model takes a number (YAML reads 70e9 as a string)."""
+    annotation = unwrap(annotation)
+    if isinstance(value, dict):
+        model = annotation if is_model(annotation) else _model_member(annotation)
+        if model is None:
+            return value
+        out = dict(value)
+        for name, item in value.items():
+            sub = model.model_fields.get(name)
+            if sub is not None:
+                out[name] = read_numbers(item, sub.annotation, f"{where}.{name}" if where else name, name)
+        return out
+    if isinstance(value, list):
+        item_type = _list_item(annotation)
+        return [read_numbers(item, item_type, f"{where}.{i}", field) for i, item in enumerate(value)]
+    if isinstance(value, str):
+        parse = _number_parser(annotation, field)
+        if parse is not None:
+            try:
+                return parse(value)
+            except NotANumber as exc:
+                raise ValueError(f"{where}: {exc}") from None
+    return value
+
+
+def _model_member(annotation: Any) -> type[BaseModel] | None:
+    if is_union(annotation):
+        return next((m for m in typing.get_args(annotation) if is_model(m)), None)
+    return None
+
+
+def _list_item(annotation: Any) -> Any:
+    members = typing.get_args(annotation) if is_union(annotation) else (annotation,)
+    for member in members:
+        if typing.get_origin(member) is list:
+            return (typing.get_args(member) or (Any,))[0]
+    return Any
+
+
+def _number_parser(annotation: Any, field: str) -> Any:
+    members = typing.get_args(annotation) if is_union(annotation) else (annotation,)
+    if int in members:
+        return parse_bytes if field.endswith("_bytes") else parse_count
+    if float in members:
+        return parse_float
+    return None
+
+
+def set_path(body: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """set_path(b, ('cluster', 'world_size'), 8) sets b['cluster']['world_size']."""
+    *parents, leaf = path
     node = body
     for key in parents:
-        node = node.setdefault(key, {})
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
     node[leaf] = value
 
 
-def overlay(body: dict[str, Any], args: argparse.Namespace, fields: dict[str, str]) -> dict[str, Any]:
-    """Each flag given (dest -> dotted field) replaces that field of the file's request."""
-    for dest, dotted in fields.items():
-        value = getattr(args, dest, None)
-        if value is not None:
-            set_path(body, dotted, value)
+def overlay(body: dict[str, Any], args: argparse.Namespace, flags: list[Flag]) -> dict[str, Any]:
+    """Each flag given replaces its field of the file's request."""
+    for flag, value in given(args, flags):
+        set_path(body, flag.path, value)
     return body

@@ -1,18 +1,21 @@
-"""zeroplan serve | plan | fit | presets: argument parsing and output."""
+"""zeroplan serve | plan | fit | recommend | sweep | simulate | presets: argument parsing and output."""
 
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from api.settings import Settings
-from cli.flags import add_request_flags
-from cli.inputs import overlay, read_request_file
+from api.tables import csv_text
+from cli.figure import add_figure_parser
+from cli.flags import Flag, add_request_flags, request_flags
+from cli.inputs import overlay, read_numbers, read_request_file
 from cli.operations import OPERATIONS, Operation
 from cli.serve import add_serve_parser
-from cli.transport import Answer, run_local, run_remote
+from cli.transport import Answer, Unreachable, run_local, run_remote
 from cli.worker import add_worker_parser
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_REQUEST = 0, 1, 2
@@ -23,49 +26,99 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_parser(commands)
     add_worker_parser(commands)
+    add_figure_parser(commands)
     for name, operation in OPERATIONS.items():
-        sub = commands.add_parser(name, help=operation.summary, description=f"{operation.method} {operation.path}")
+        sub = commands.add_parser(
+            name,
+            help=operation.summary,
+            description=f"{operation.summary} ({operation.method} {operation.path}).",
+            epilog="Counts take 70B, 7e9 or 1.5T; *_bytes fields 80GB or 80GiB; booleans true or false.",
+        )
         sub.set_defaults(operation=name)
-        if operation.request_model is not None:
-            sub.add_argument("-f", "--file", help="request as JSON or YAML (flags override its fields)")
-            add_request_flags(sub, list(operation.flags))
-        sub.add_argument("--json", action="store_true", help="print the answer as JSON")
+        output = sub.add_mutually_exclusive_group()
+        output.add_argument("--json", action="store_true", help="print the answer as JSON")
+        output.add_argument("--csv", action="store_true", help="print the answer's main table as CSV")
         sub.add_argument("--url", help="ask a running server (e.g. http://127.0.0.1:8000) instead of the core")
         sub.add_argument("--token", default=os.environ.get("ZEROPLAN_API_TOKEN"), help="bearer token for --url")
+        if operation.request_model is not None:
+            sub.add_argument("-f", "--file", help="request as JSON or YAML (flags override its fields)")
+            add_request_flags(sub, flags_of(operation))
     return parser
+
+
+def flags_of(operation: Operation) -> list[Flag]:
+    assert operation.request_model is not None
+    return request_flags(operation.request_model)
 
 
 def request_body(operation: Operation, args: argparse.Namespace) -> dict[str, Any] | None:
     if operation.request_model is None:
         return None
     body = read_request_file(args.file) if args.file else {}
-    return overlay(body, args, operation.flags)
+    body = read_numbers(body, operation.request_model, "")
+    return overlay(body, args, flags_of(operation))
 
 
-def show(operation: Operation, answer: Answer, as_json: bool) -> int:
-    if as_json:
+def show(operation: Operation, answer: Answer, args: argparse.Namespace) -> int:
+    if not answer.ok:
+        print(problem_text(answer, flags_of(operation) if operation.request_model else []), file=sys.stderr)
+        return EXIT_BAD_REQUEST if answer.status < 500 else EXIT_FAILED
+    if args.json:
         print(json.dumps(answer.body, indent=2))
-    elif answer.ok:
-        print(operation.render(answer.body))
+    elif args.csv:
+        headers, rows = operation.rows(answer.body)
+        sys.stdout.write(csv_text(headers, rows))
     else:
-        print(_problem_text(answer), file=sys.stderr)
-    if answer.ok:
-        return EXIT_OK
-    return EXIT_BAD_REQUEST if answer.status < 500 else EXIT_FAILED
+        print(operation.render(answer.body))
+    return EXIT_OK
 
 
-def _problem_text(answer: Answer) -> str:
+def problem_text(answer: Answer, flags: list[Flag]) -> str:
+    """The problem with each field named as the flag that sets it."""
     body = answer.body
-    lines = [f"error {answer.status} {body.get('code', '')}: {body.get('detail', '')}".rstrip()]
-    lines += [f"  at {e.get('pointer')}: {e.get('detail')}" for e in body.get("errors") or []]
-    if body.get("request_id"):
-        lines.append(f"  request id {body['request_id']}")
-    return "\n".join(lines)
+    errors = body.get("errors") or []
+    head = f"error {answer.status} {body.get('code', '')}".rstrip()
+    if not errors:
+        return f"{head}: {with_flag_names(str(body.get('detail', '')), flags)}" + _request_id(body)
+    lines = [head + ":"]
+    for error in errors:
+        pointer = str(error.get("pointer", ""))
+        message = str(error.get("detail", ""))
+        field = pointer.strip("/").replace("/", ".")
+        message = message.removeprefix(field + ": ") if field else message
+        lines.append(f"  {flag_for(pointer, flags)}: {with_flag_names(message, flags)}")
+    return "\n".join(lines) + _request_id(body)
+
+
+def _request_id(body: dict[str, Any]) -> str:
+    return f"\n  request id {body['request_id']}" if body.get("request_id") else ""
+
+
+def flag_for(pointer: str, flags: list[Flag]) -> str:
+    """'/cluster/world_size' -> '--world-size'; a group or a list item names the closest flag or field."""
+    parts = tuple(p for p in pointer.strip("/").split("/") if p)
+    if not parts:
+        return "the request"
+    for size in range(len(parts), 0, -1):
+        match = next((f for f in flags if f.path == parts[:size]), None)
+        if match is not None:
+            return match.shown
+    group = ".".join(parts)
+    if any(f.path[: len(parts)] == parts for f in flags):
+        return f"--{group.replace('_', '-')}.*"
+    return group
+
+
+def with_flag_names(text: str, flags: list[Flag]) -> str:
+    """Field names in a message ('cluster.gpu') written as their flags ('--gpu')."""
+    for flag in sorted(flags, key=lambda f: -len(f.dotted)):
+        text = re.sub(rf"(?<![\w.-]){re.escape(flag.dotted)}(?![\w])", flag.shown, text)
+    return text
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("serve", "worker"):
+    if args.command in ("serve", "worker", "figure"):
         return int(args.handler(args))
     operation = OPERATIONS[args.operation]
     try:
@@ -74,7 +127,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
     if args.url:
-        answer = run_remote(operation, body, args.url, args.token)
+        try:
+            answer = run_remote(operation, body, args.url, args.token)
+        except Unreachable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
     else:
         answer = run_local(operation, body, Settings())
-    return show(operation, answer, args.json)
+    return show(operation, answer, args)

@@ -5,13 +5,27 @@ that answers 202 with a job to poll until it ends (simulations).
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from api.settings import Settings
-from cli.render import render_fit, render_plan, render_presets, render_recommend, render_simulation, render_sweep
+from cli.render import (
+    Rows,
+    fit_rows,
+    plan_rows,
+    presets_rows,
+    recommend_rows,
+    render_fit,
+    render_plan,
+    render_presets,
+    render_recommend,
+    render_simulation,
+    render_sweep,
+    simulation_rows,
+    sweep_rows,
+)
 from models.fit import FitRequest, FitResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
@@ -20,14 +34,6 @@ from models.simulation import SimulationJob, SimulationRequest
 from models.sweep import SweepRequest, SweepResponse
 from service import fitting, planner, recommend
 from service.sweep import sweep_answer
-
-# Flags shared by the planning requests: argparse dest -> dotted request field.
-MODEL_FLAGS = {"model_preset": "model.preset", "parameter_count": "model.parameter_count", "precision": "precision"}
-CARD_FLAGS = {
-    "gpu": "cluster.gpu",
-    "gpu_memory_bytes": "cluster.gpu_memory_bytes",
-    "gpus_per_node": "cluster.gpus_per_node",
-}
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,7 @@ class Operation:
     response_model: type[BaseModel]
     core: Callable[[Any, Settings], BaseModel | dict[str, Any]]
     render: Callable[[dict[str, Any]], str]
-    flags: dict[str, str] = field(default_factory=dict)
+    rows: Callable[[dict[str, Any]], Rows]
     poll: bool = False
 
 
@@ -64,7 +70,7 @@ OPERATIONS: dict[str, Operation] = {
         PlanResponse,
         lambda request, settings: planner.plan(request),
         render_plan,
-        MODEL_FLAGS | CARD_FLAGS | {"world_size": "cluster.world_size", "arrangement": "arrangement"},
+        plan_rows,
     ),
     "fit": Operation(
         "POST",
@@ -74,7 +80,7 @@ OPERATIONS: dict[str, Operation] = {
         FitResponse,
         lambda request, settings: fitting.fit(request, max_points=settings.max_fit_grid_points),
         render_fit,
-        MODEL_FLAGS | CARD_FLAGS | {"gpu_count_grid": "gpu_count_grid", "max_gpus": "max_gpus"},
+        fit_rows,
     ),
     "recommend": Operation(
         "POST",
@@ -84,25 +90,27 @@ OPERATIONS: dict[str, Operation] = {
         RecommendResponse,
         lambda request, settings: recommend.recommend(request),
         render_recommend,
-        MODEL_FLAGS | CARD_FLAGS | {"max_gpus": "max_gpus"},
+        recommend_rows,
     ),
     "sweep": Operation(
         "POST",
         "/v1/sweep",
-        "a plan over a grid of GPU counts, arrangements, shapes and levers (request from --file)",
+        "a plan over a grid of models, GPU counts, arrangements, shapes and levers",
         SweepRequest,
         SweepResponse,
         lambda request, settings: sweep_answer(request, settings.max_sweep_cells),
         render_sweep,
+        sweep_rows,
     ),
     "simulate": Operation(
         "POST",
         "/v1/simulations",
-        "run the gloo simulation and compare measured bytes with the formulas (request from --file)",
+        "run the gloo simulation and compare measured bytes with the formulas",
         SimulationRequest,
         SimulationJob,
         simulate_here,
         render_simulation,
+        simulation_rows,
         poll=True,
     ),
     "presets": Operation(
@@ -113,5 +121,6 @@ OPERATIONS: dict[str, Operation] = {
         PresetsResponse,
         lambda request, settings: planner.presets(),
         render_presets,
+        presets_rows,
     ),
 }

@@ -5,6 +5,8 @@ from typing import Any
 
 from service.numeric import GIB_BYTES
 
+Rows = tuple[list[str], list[list[Any]]]
+
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[_cell(v) for v in row] for row in rows]
@@ -64,7 +66,23 @@ def render_plan(answer: dict[str, Any]) -> str:
     )
     total = f"per GPU per step {traffic['bytes_sent_per_gpu']:,} B sent ({traffic['volume_in_p']:g} P)"
     warnings = [f"warning: {w}" for w in answer["warnings"]]
-    return "\n\n".join([head, states, summary, wire, total, *warnings])
+    return "\n\n".join([head, states, summary, wire, total, time_words(answer["time"]), *warnings])
+
+
+def time_words(time: dict[str, Any]) -> str:
+    """Step time and throughput, and the run's days, GPU-hours and cost when the request gives a token budget."""
+    words = (
+        f"step {time['step_s']:,.3f} s: {time['tokens_per_s']:,.0f} tokens/s, "
+        f"{time['tokens_per_s_per_gpu']:,.0f} per GPU"
+    )
+    if time.get("training_steps") is not None:
+        words += (
+            f"\n{time['total_tokens']:,} tokens: {time['training_steps']:,} steps, {time['training_days']:,.1f} days, "
+            f"{time['gpu_hours']:,.0f} GPU-hours"
+        )
+        if time.get("cost") is not None:
+            words += f", cost {time['cost']:,.2f}"
+    return words
 
 
 def _card_words(memory: dict[str, Any]) -> str:
@@ -125,18 +143,85 @@ def _short(value: Any, limit: int = 60) -> Any:
     return value[: limit - 3] + "..." if isinstance(value, str) and len(value) > limit else value
 
 
-SWEEP_SHOWN = ("world_size", "arrangement", "micro_batch_size", "per_gpu_bytes", "fits", "bytes_sent_per_gpu", "step_s")
+SWEEP_SHOWN = (
+    "model",
+    "parameter_count",
+    "world_size",
+    "arrangement",
+    "micro_batch_size",
+    "per_gpu_bytes",
+    "fits",
+    "bytes_sent_per_gpu",
+    "step_s",
+    "tokens_per_s",
+)
 SWEEP_ROWS_SHOWN = 40
 
 
 def render_sweep(answer: dict[str, Any]) -> str:
     columns = answer["columns"]
+    names = [name for name in SWEEP_SHOWN if name in columns]
     shown = min(answer["rows"], SWEEP_ROWS_SHOWN)
-    rows = [[columns[name][i] for name in SWEEP_SHOWN] for i in range(shown)]
+    rows = [[columns[name][i] for name in names] for i in range(shown)]
     head = f"{answer['rows']:,} rows of {answer['cells']:,} cells ({answer['skipped_cells']:,} skipped)" + (
-        f"; the first {shown} shown, --json for all" if shown < answer["rows"] else ""
+        f"; the first {shown} shown, --json or --csv for all" if shown < answer["rows"] else ""
     )
-    return "\n\n".join([head, table(list(SWEEP_SHOWN), rows), *answer["skipped_reasons"]])
+    return "\n\n".join([head, table(names, rows), *answer["skipped_reasons"]])
+
+
+# ---- the main table of each answer, for --csv ----------------------------------------------------
+
+
+def plan_rows(answer: dict[str, Any]) -> Rows:
+    headers = ["state", "dtype", "sharded", "location", "bytes", "arithmetic"]
+    return headers, [[r[h] for h in headers] for r in answer["memory"]["breakdown"]]
+
+
+def fit_rows(answer: dict[str, Any]) -> Rows:
+    headers = ["arrangement", "gpus", "per_gpu_bytes", "fits"]
+    rows = [
+        [a["arrangement"], c["gpus"], c["per_gpu_bytes"], c["fits"]] for a in answer["arrangements"] for c in a["table"]
+    ]
+    return headers, rows
+
+
+def recommend_rows(answer: dict[str, Any]) -> Rows:
+    headers = ["rank", "lever", "arrangement", "min_gpus", "fits", "per_gpu_bytes", "step_s"]
+    return headers, [[s.get(h) for h in headers] for s in answer["steps"]]
+
+
+def sweep_rows(answer: dict[str, Any]) -> Rows:
+    columns = answer["columns"]
+    names = list(columns)
+    return names, [list(row) for row in zip(*(columns[n] for n in names), strict=True)]
+
+
+def presets_rows(answer: dict[str, Any]) -> Rows:
+    headers = ["kind", "name", "description", "source"]
+    rows = [
+        [kind, item.get("name"), item.get("description"), item.get("source")]
+        for kind, items in answer.items()
+        if isinstance(items, list)
+        for item in items
+    ]
+    return headers, rows
+
+
+def simulation_rows(answer: dict[str, Any]) -> Rows:
+    headers = ["arrangement", "keep_gather", "collective", "formula_bytes", "payload_bytes_rank0", "wire_bytes_rank0"]
+    rows = [
+        [
+            run["arrangement"],
+            run["keep_gather"],
+            c["name"],
+            c["formula_bytes"],
+            c["payload_bytes"][0],
+            c["wire_bytes"][0],
+        ]
+        for run in (answer.get("report") or {}).get("arrangements", [])
+        for c in run["collectives"]
+    ]
+    return headers, rows
 
 
 def render_simulation(answer: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ import argparse
 import os
 from typing import Any
 
+from api.logs import uvicorn_log_config
 from api.settings import Settings
 
 OVERRIDES = ("host", "port", "workers", "log_level")
@@ -34,6 +35,7 @@ def serve(args: argparse.Namespace) -> int:
         port=settings.port,
         workers=settings.workers,
         log_level=settings.log_level,
+        log_config=uvicorn_log_config(settings.log_level),
         access_log=False,  # the app writes its own JSON access line
         server_header=False,
     )

@@ -29,7 +29,7 @@ def run_local(operation: Operation, body: dict[str, Any] | None, settings: Setti
     try:
         request = operation.request_model.model_validate(body) if operation.request_model else None
     except ValidationError as exc:
-        return Answer(422, _validation_problem(exc))
+        return Answer(422, validation_problem(exc))
     try:
         answer = operation.core(request, settings)
     except DomainError as exc:
@@ -50,7 +50,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _validation_problem(exc: ValidationError) -> dict[str, Any]:
+def validation_problem(exc: ValidationError) -> dict[str, Any]:
     errors = []
     for error in exc.errors():
         pointer = json_pointer(("body", *error["loc"]))
@@ -77,16 +77,24 @@ def _poll(client: Any, location: str) -> Any:
         time.sleep(POLL_INTERVAL_S)
 
 
+class Unreachable(Exception):
+    """The server could not be asked: one line for the user, no traceback."""
+
+
 def run_remote(operation: Operation, body: dict[str, Any] | None, url: str, token: str | None) -> Answer:
-    try:
-        import httpx
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise SystemExit("zeroplan --url needs httpx: pip install 'zeroplan[client]'") from None
+    import httpx
+
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with httpx.Client(base_url=url.rstrip("/"), timeout=TIMEOUT_S, headers=headers) as client:
-        response = client.request(operation.method, operation.path, json=body)
-        if operation.poll and response.status_code == 202:
-            response = _poll(client, response.headers["location"])
+    try:
+        with httpx.Client(base_url=url.rstrip("/"), timeout=TIMEOUT_S, headers=headers) as client:
+            response = client.request(operation.method, operation.path, json=body)
+            if operation.poll and response.status_code == 202:
+                response = _poll(client, response.headers["location"])
+    except httpx.InvalidURL as exc:
+        raise Unreachable(f"--url {url}: {exc}") from None
+    except httpx.HTTPError as exc:
+        reason = str(exc) or type(exc).__name__
+        raise Unreachable(f"cannot reach {url}: {reason}") from None
     content_type = response.headers.get("content-type", "")
     if "json" not in content_type:
         return Answer(response.status_code, {"status": response.status_code, "detail": response.text[:500]})

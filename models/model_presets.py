@@ -208,9 +208,10 @@ MODEL_PRESETS: dict[ModelPresetName, ModelPreset] = {
     for p in (
         ModelPreset(
             name=ModelPresetName.seed_30b,
-            description="The seeds' model: 30 billion weights",
+            description="The textbook model: 30 billion weights, no architecture",
             parameter_count=30_000_000_000,
-            source="seeds/000: 'The model has 30 billion numbers in it'",
+            source="A round 30e9-parameter model for the textbook case: at 16 bytes per weight (Rajbhandari et al. "
+            "2020, ZeRO, section 3.1) it needs 447 GiB, six 80 GB cards' worth, so no single card holds it",
         ),
         _model(
             ModelPresetName.gpt3_175b,

@@ -4,7 +4,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
-from models.common import Arrangement, Cluster, ModelSpec, Precision, ShardingFlags, Strict
+from models.common import (
+    PRECISION_FIELD,
+    PRECISION_SPEC_FIELD,
+    Arrangement,
+    Cluster,
+    ModelSpec,
+    Precision,
+    ShardingFlags,
+    Strict,
+    name_or_spec,
+    plain_name,
+    precision_validator,
+)
 from models.enums import (
     ActivationModel,
     ArrangementName,
@@ -14,7 +26,7 @@ from models.enums import (
     StateClass,
     StateLocation,
 )
-from models.presets import PrecisionPresetName
+from models.presets import PrecisionSpec
 from models.training import Activations, Levers, Training
 
 PLAN_EXAMPLE: dict[str, JsonValue] = {
@@ -40,10 +52,6 @@ LEVER_RICH_EXAMPLE: dict[str, JsonValue] = {
     },
 }
 
-PRECISION_FIELD = Field(
-    default=PrecisionPresetName.mixed_bf16_adam,
-    description="A precision preset name or explicit dtypes and optimizer.",
-)
 TRAINING_FIELD = Field(
     default=None, description="Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4."
 )
@@ -61,14 +69,24 @@ class PlanRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE]})
 
     model: ModelSpec
+    precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
     precision: Precision = PRECISION_FIELD
     training: Training | None = TRAINING_FIELD
     activations: Activations = ACTIVATIONS_FIELD
     cluster: Cluster
-    arrangement: Arrangement = Field(
-        description="An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard, shard_grad_op, "
-        "full_shard; hybrid: ZeRO-3 inside a node, replicated across nodes) or the three sharding flags."
+    sharding: ShardingFlags | None = Field(
+        default=None, description="The three sharding flags: an arrangement given by its flags instead of a name."
     )
+    arrangement: Arrangement = Field(
+        default=None,
+        validate_default=True,
+        description="An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard, shard_grad_op, "
+        "full_shard; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding` instead.",
+        json_schema_extra=plain_name(),
+    )
+
+    pick_precision = precision_validator()  # type: ignore[pydantic-field]
+    pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding", required=True))
     levers: Levers = LEVERS_FIELD
 
     @field_validator("arrangement")
@@ -202,6 +220,12 @@ class Time(BaseModel):
     exposed_communication_s: float = Field(description="Communication that overlap does not hide.")
     offload_s: float = Field(description="Host-link time of offload, not overlapped.")
     step_s: float = Field(description="compute_s + exposed_communication_s + offload_s.")
+    tokens_per_s_per_gpu: float = Field(description="tokens_per_s / world_size.")
+    total_tokens: int | None = Field(description="training.total_tokens, the token budget; null when not given.")
+    training_steps: int | None = Field(description="ceil(total_tokens / tokens_per_step) optimizer steps.")
+    training_days: float | None = Field(description="training_steps x step_s, in days of wall time.")
+    gpu_hours: float | None = Field(description="training_steps x step_s x world_size / 3600.")
+    cost: float | None = Field(description="gpu_hours x cluster.gpu_hour_price; null without a price.")
     tokens_per_s: float = Field(description="tokens_per_step / step_s, the whole job.")
     mfu: float = Field(description="model_flops_per_step / (step_s x N x peak): the step's model FLOPs utilisation.")
     hfu: float = Field(description="hardware_flops_per_step / (step_s x N x peak).")

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.enums import Dtype, OptimizerKind
+from models.enums import Dtype, GpuGeneration, OptimizerKind
 from models.gpu_presets import (
     CUDA_CONTEXT_BYTES,
     CUDA_CONTEXT_SOURCE,
@@ -32,6 +32,7 @@ __all__ = [
     "FRAGMENTATION_SOURCE",
     "NCCL_BUFFER_BYTES",
     "NCCL_BUFFER_SOURCE",
+    "GENERATION_LINKS",
     "GPU_PRESETS",
     "LINK_PRESETS",
     "MODEL_PRESETS",
@@ -118,9 +119,11 @@ LINK_PRESETS: dict[LinkPresetName, LinkPreset] = {
     for p in (
         LinkPreset(
             name=LinkPresetName.seed,
-            description="The seeds' links: 450 GB/s NVLink, 50 GB/s InfiniBand per GPU (nine-fold gap), 60 GB/s PCIe",
+            description="The textbook links: 450 GB/s NVLink-class, 50 GB/s InfiniBand-class per GPU (a nine-fold "
+            "gap), 60 GB/s PCIe; the default for seed-80gb and for a card given by its memory",
             spec=LinkSpec(),
-            source="seeds/003: 'a nine-fold difference between the two interconnects'; PCIe at 60 GB/s; " + _LATENCY,
+            source="NVIDIA H100 datasheet (NVLink 4: 900 GB/s both directions, 450 per direction); 400 Gb/s NDR "
+            "InfiniBand, one NIC per GPU (50 GB/s); PCIe 5.0 x16 (about 60 GB/s achieved); " + _LATENCY,
         ),
         LinkPreset(
             name=LinkPresetName.nvlink3_ib200,
@@ -141,6 +144,17 @@ LINK_PRESETS: dict[LinkPresetName, LinkPreset] = {
             source="NVIDIA B200 datasheet (1.8 TB/s NVLink both directions); 800 Gb/s; PCIe 5.0 x16; " + _LATENCY,
         ),
     )
+}
+
+# The links a GPU generation ships with in its reference systems (DGX A100: NVLink 3 and one 200 Gb/s
+# HDR NIC per GPU; DGX H100/H200: NVLink 4 and 400 Gb/s NDR; DGX B200/B300: NVLink 5 and 800 Gb/s), the
+# default of cluster.links for a GPU preset of that generation. Other generations use the preset's own
+# scale-up and NIC figures (models/gpu_presets.py).
+GENERATION_LINKS: dict[GpuGeneration, LinkPresetName] = {
+    GpuGeneration.ampere: LinkPresetName.nvlink3_ib200,
+    GpuGeneration.hopper: LinkPresetName.nvlink4_ib400,
+    GpuGeneration.blackwell: LinkPresetName.nvlink5_ib800,
+    GpuGeneration.blackwell_ultra: LinkPresetName.nvlink5_ib800,
 }
 
 PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
@@ -184,15 +198,16 @@ PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
         ),
         PrecisionPreset(
             name=PrecisionPresetName.seed_sketch,
-            description="The seeds' rough sketch: fp16 parameters and gradients, two 8-byte Adam moments, "
-            "no master copy (20 B/weight)",
+            description="A rough sketch of Adam's cost: fp16 parameters and gradients, two 8-byte moments, "
+            "no master copy (2 + 2 + 16 = 20 B/weight): any dtype set is expressible",
             spec=PrecisionSpec(
                 parameter_dtype=Dtype.fp16,
                 gradient_dtype=Dtype.fp16,
                 master_dtype=None,
                 optimizer_state_dtype=Dtype.fp64,
             ),
-            source="seeds/001: optim = params * 8 * 2, 'two fp32 moments, rough'",
+            source="A back-of-the-envelope count (two moments at 8 bytes each, no master weights) set beside "
+            "Rajbhandari et al. 2020 (ZeRO), section 3.1, whose mixed-precision Adam needs 2 + 2 + 12 = 16",
         ),
     )
 }

@@ -23,6 +23,7 @@ class ProblemCode(StrEnum):
     unauthorized = "unauthorized"
     not_found = "not_found"
     method_not_allowed = "method_not_allowed"
+    not_acceptable = "not_acceptable"
     payload_too_large = "payload_too_large"
     unsupported_media_type = "unsupported_media_type"
     too_many_requests = "too_many_requests"

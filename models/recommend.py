@@ -2,9 +2,19 @@
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from models.common import MAX_WORLD_SIZE, Card, ModelSpec, Precision, Strict
+from models.common import (
+    MAX_WORLD_SIZE,
+    PRECISION_FIELD,
+    PRECISION_SPEC_FIELD,
+    Card,
+    ModelSpec,
+    Precision,
+    Strict,
+    precision_validator,
+)
 from models.enums import ArrangementName, Recompute
-from models.plan import ACTIVATIONS_FIELD, PRECISION_FIELD, TRAINING_FIELD
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
+from models.presets import PrecisionSpec
 from models.training import Activations, Training
 
 RECOMMEND_EXAMPLE: dict[str, JsonValue] = {
@@ -18,7 +28,9 @@ class RecommendRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RECOMMEND_EXAMPLE]})
 
     model: ModelSpec
+    precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
     precision: Precision = PRECISION_FIELD
+    pick_precision = precision_validator()  # type: ignore[pydantic-field]
     training: Training | None = TRAINING_FIELD
     activations: Activations = ACTIVATIONS_FIELD
     cluster: Card

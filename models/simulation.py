@@ -83,6 +83,14 @@ class PartialCheckpointFault(Strict):
 Fault = Annotated[SlowRankFault | DroppedRankFault | PartialCheckpointFault, Field(discriminator="kind")]
 
 
+def _plain_items(schema: dict[str, Any]) -> None:
+    """The items' one documented member (the name) without a oneOf around it."""
+    items = schema.get("items", {})
+    members = items.get("oneOf") or []
+    if len(members) == 1:
+        schema["items"] = members[0]
+
+
 def _four_arrangements() -> list[ArrangementName | ShardingFlags]:
     return [ArrangementName.ddp, ArrangementName.zero1, ArrangementName.zero2, ArrangementName.zero3]
 
@@ -102,7 +110,9 @@ class SimulationRequest(Strict):
         default_factory=_four_arrangements,
         min_length=1,
         max_length=8,
-        description="Names or the three sharding flags, as in /v1/plan.",
+        description="Arrangement names, as in /v1/plan (an object of the three sharding flags is accepted in "
+        "place of a name).",
+        json_schema_extra=_plain_items,
     )
     keep_gather: bool = Field(
         default=False,

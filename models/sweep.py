@@ -1,15 +1,27 @@
 """POST /v1/sweep: one plan request evaluated over the cartesian product of its axes."""
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from models.common import MAX_GPUS_PER_NODE, MAX_WORLD_SIZE, Strict
+from models.common import MAX_GPUS_PER_NODE, MAX_PARAMETER_COUNT, MAX_WORLD_SIZE, ModelSpec, Strict
 from models.enums import ArrangementName, Recompute
 from models.plan import PlanRequest
 
 MAX_AXIS_VALUES = 100_000
+# Each model is resolved and evaluated on its own (its architecture sets the activations).
+MAX_MODELS = 256
 
 
 def _axis(item: Any, description: str) -> Any:
@@ -19,6 +31,19 @@ def _axis(item: Any, description: str) -> Any:
 class SweepAxes(Strict):
     """Each axis lists the values to sweep; an axis left out keeps the base request's value."""
 
+    model: list[ModelSpec] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_MODELS,
+        description="Models, each as in /v1/plan: a preset, a parameter count or an architecture; replaces base.model.",
+    )
+    parameter_count: list[Annotated[int, Field(ge=1, le=MAX_PARAMETER_COUNT)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_MODELS,
+        description="Parameter counts, each a model given by its count alone; replaces base.model. Not with "
+        '`model` (write counts there as {"parameter_count": ...}).',
+    )
     world_size: list[Annotated[int, Field(ge=1, le=MAX_WORLD_SIZE)]] | None = _axis(int, "GPU counts (N).")
     gpus_per_node: list[Annotated[int, Field(ge=1, le=MAX_GPUS_PER_NODE)]] | None = _axis(int, "GPUs per node (G).")
     arrangement: list[ArrangementName] | None = _axis(str, "Arrangement names.")
@@ -31,21 +56,58 @@ class SweepAxes(Strict):
     offload_optimizer: list[bool] | None = _axis(bool, "Optimizer offload off/on.")
     mxfp8: list[bool] | None = _axis(bool, "MXFP8 off/on.")
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _known_axes(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """An unknown axis is an error at its own pointer that lists the axes there are."""
+        unknown = [name for name in data if name not in cls.model_fields] if isinstance(data, dict) else []
+        if unknown:
+            allowed = ", ".join(cls.model_fields)
+            errors = [
+                InitErrorDetails(
+                    type=PydanticCustomError("unknown_axis", "unknown axis {name}: the axes are {allowed}", ctx),
+                    loc=(name,),
+                    input=data[name],
+                )
+                for name in unknown
+                for ctx in [{"name": repr(name), "allowed": allowed}]
+            ]
+            raise ValidationError.from_exception_data(cls.__name__, errors)
+        return handler(data)
+
     @field_validator("*")
     @classmethod
     def _distinct(cls, values: list[Any] | None) -> list[Any] | None:
-        if values is not None and len(set(values)) != len(values):
+        if values is None:
+            return values
+        keys = [v.model_dump_json() if isinstance(v, BaseModel) else v for v in values]
+        if len(set(keys)) != len(keys):
             raise ValueError("lists a value twice")
         return values
 
+    @model_validator(mode="after")
+    def _one_model_axis(self) -> Self:
+        if self.model is not None and self.parameter_count is not None:
+            raise ValueError(
+                "give axes.model or axes.parameter_count, not both: a count is a model too, "
+                '{"parameter_count": 7000000000} in axes.model'
+            )
+        return self
+
 
 class SweepSortKey(StrEnum):
+    parameter_count = "parameter_count"
     world_size = "world_size"
     per_gpu_bytes = "per_gpu_bytes"
     headroom_bytes = "headroom_bytes"
     bytes_sent_per_gpu = "bytes_sent_per_gpu"
     step_s = "step_s"
     exposed_communication_s = "exposed_communication_s"
+    tokens_per_s = "tokens_per_s"
+    tokens_per_s_per_gpu = "tokens_per_s_per_gpu"
+    training_days = "training_days"
+    gpu_hours = "gpu_hours"
+    cost = "cost"
 
 
 SWEEP_EXAMPLE: dict[str, JsonValue] = {

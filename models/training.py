@@ -24,6 +24,13 @@ class Training(Strict):
         "recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 "
         "(Llama 3 405B, PaLM).",
     )
+    total_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**16,
+        description="Tokens of the whole run, a token budget (Llama 3 was trained on 15e12). Given, the answer's "
+        "time holds training_steps, training_days and gpu_hours.",
+    )
 
 
 class Activations(Strict):
@@ -31,8 +38,9 @@ class Activations(Strict):
 
     model: ActivationModel | None = Field(
         default=None,
-        description="none (model states only), fudge (the seeds' line) or transformer (Korthikanti et al. "
-        "2022). Default: transformer when a training shape is given and the architecture is known, else none.",
+        description="none (model states only), fudge (the textbook line, a fudge factor) or transformer "
+        "(Korthikanti et al. 2022). Default: transformer when a training shape is given and the architecture is "
+        "known, else none.",
     )
     fudge: float = Field(
         default=17.0,
@@ -46,7 +54,7 @@ class Activations(Strict):
 
 
 class Levers(Strict):
-    """The seeds' lever table: offload, overlap, recomputation, MXFP8."""
+    """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""
 
     recompute: Recompute = Recompute.none
     offload_optimizer: bool = Field(default=False, description="ZeRO-Offload: optimizer state in host memory.")

@@ -1,7 +1,7 @@
 """Activation memory per GPU: replicated on every GPU, untouched by sharding.
 
 Two models:
-- fudge, the seeds' line (seeds/001): batch x seq x width x layers x bytes x fudge, where the
+- fudge, the textbook line: batch x seq x width x layers x bytes x fudge, where the
   fudge is a fudge and is reported as one.
 - transformer, Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
   Models", table 2 (16-bit activations, 1-byte dropout masks, no tensor parallelism):

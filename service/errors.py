@@ -40,6 +40,10 @@ class SweepTooLarge(DomainError):
     code = "sweep_too_large"
 
 
+class UnknownSortKey(DomainError):
+    code = "validation_error"
+
+
 class SweepOverflow(DomainError):
     code = "sweep_overflow"
 

@@ -16,7 +16,7 @@ from service.fit import (
     min_gpus_whole_nodes,
 )
 from service.memory import bytes_per_weight_split
-from service.numeric import GIB_BYTES, group_digits
+from service.numeric import GIB_BYTES, gpus, group_digits
 from service.reserve import CardMemory
 
 
@@ -117,8 +117,8 @@ def _fit_reason(
             f"never: the replicated floor of {replicated:g} B/weight plus activations, {_bytes_words(floor)}, "
             f"is more than {_card_words(card)} leaves room for, at any GPU count"
         )
-    grid_words = f"from {on_grid} GPUs on the grid" if on_grid else f"not on the grid up to {top} GPUs"
+    grid_words = f"from {gpus(on_grid)} on the grid" if on_grid else f"not on the grid up to {gpus(top)}"
     return (
-        f"fits {grid_words}; the exact minimum is {exact} GPUs "
+        f"fits {grid_words}; the exact minimum is {gpus(exact)} "
         f"(replicated floor {_bytes_words(floor)} of {_card_words(card)})"
     )

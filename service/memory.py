@@ -21,7 +21,7 @@ from models.enums import Dtype, ShardGroup, StateLocation
 from models.presets import PrecisionSpec
 from service.arrangements import Sharding
 from service.dtypes import bytes_per_element, tensor_bytes
-from service.numeric import IntLike, ceil_div, group_digits
+from service.numeric import IntLike, ceil_div, gpus, group_digits
 from service.states import StateSpec, state_specs
 
 
@@ -151,9 +151,9 @@ def state_arithmetic(parameter_count: int, world_size: int, dtype: Dtype, sharde
         return f"{per_value} x {weights} = {result} B (replicated on every GPU)"
     elements = int(shard_elements(parameter_count, world_size))
     if elements * world_size == parameter_count and not _block_scaled(dtype):
-        return f"{per_value} x {weights} / {world_size} GPUs = {result} B"
+        return f"{per_value} x {weights} / {gpus(world_size)} = {result} B"
     return (
-        f"{per_value} x ceil({weights} / {world_size} GPUs) = {per_value} x {group_digits(elements)} "
+        f"{per_value} x ceil({weights} / {gpus(world_size)}) = {per_value} x {group_digits(elements)} "
         f"= {result} B (shards padded to a multiple of {world_size})"
     )
 

@@ -42,3 +42,8 @@ def maximum(a: IntLike, b: IntLike) -> IntLike:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.maximum(a, b)
     return max(a, b)
+
+
+def gpus(count: object) -> str:
+    """'1 GPU', '8 GPUs': a GPU count with its noun in agreement."""
+    return f"{count} GPU" if count == 1 else f"{count} GPUs"

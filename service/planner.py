@@ -29,6 +29,7 @@ from models.presets import (
 from service import resolve
 from service.activations import transformer_activation_components
 from service.arrangements import DDP, Sharding, canonical_name
+from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.evaluate import Evaluation, Setup, evaluate
 from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
@@ -69,7 +70,7 @@ def plan(request: PlanRequest) -> PlanResponse:
         arrangement=_resolved(sharding),
         memory=memory_report(p, n, g, scene, setup, result),
         traffic=traffic_report(p, n, g, setup, result),
-        time=time_report(setup, result),
+        time=time_report(setup, result, n, token_budget_of(request)),
         warnings=warnings,
     )
 
@@ -154,7 +155,9 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> Activ
             components=[
                 ActivationComponent(name="batch x seq x width x layers x bytes x fudge", bytes=total, arithmetic=words)
             ],
-            source="seeds/001: batch x seq x width x layers x bytes x a fudge labelled as a fudge",
+            source="The textbook line: batch x seq x width x layers x bytes x a fudge labelled as a fudge; "
+            "Korthikanti et al. 2022, section 4.1, give 34 s b h per layer without attention scores (fudge 17 at "
+            "2 bytes)",
         )
     parts = transformer_activation_components(b, s, shape, act.flash_attention, setup.recompute)
     symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
@@ -239,7 +242,14 @@ def _flops_words(setup: Setup) -> str:
     return model + repeated + kept
 
 
-def time_report(setup: Setup, result: Evaluation) -> Time:
+def token_budget_of(request: PlanRequest) -> TokenBudget | None:
+    training = request.training
+    if training is None or training.total_tokens is None:
+        return None
+    return TokenBudget(training.total_tokens, request.cluster.gpu_hour_price)
+
+
+def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> Time:
     assumptions = [
         f"utilisation (MFU) {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (an "
         "assumption until measured)",
@@ -250,6 +260,11 @@ def time_report(setup: Setup, result: Evaluation) -> Time:
         f"overlap {'on' if setup.overlap else 'off'}: {setup.bucket_bytes:,}-byte buckets, the last never hidden",
         "offload transfers are not overlapped; the CPU optimizer step is not modelled",
     ]
+    run = (
+        token_budget(budget.total_tokens, int(result.tokens_per_step), float(result.step_s), world_size, budget.price)
+        if budget is not None
+        else None
+    )
     return Time(
         tokens_per_step=int(result.tokens_per_step),
         model_flops_per_step=float(result.model_flops),
@@ -264,6 +279,12 @@ def time_report(setup: Setup, result: Evaluation) -> Time:
         offload_s=float(result.offload_s),
         step_s=float(result.step_s),
         tokens_per_s=float(result.tokens_per_s),
+        tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
+        total_tokens=budget.total_tokens if budget is not None else None,
+        training_steps=int(run.steps) if run is not None else None,
+        training_days=float(run.training_days) if run is not None else None,
+        gpu_hours=float(run.gpu_hours) if run is not None else None,
+        cost=float(run.cost) if run is not None and run.cost is not None else None,
         mfu=float(result.mfu),
         hfu=float(result.hfu),
         assumptions=assumptions,
@@ -276,7 +297,7 @@ def _gpu_info(preset: GpuPreset) -> GpuPresetInfo:
     card = CardMemory(preset.memory_bytes, reserve, fragmentation)
     fields = preset.model_dump() | {"reserve_bytes": reserve, "fragmentation": fragmentation}
     sources = (
-        "none: the seeds' textbook card"
+        "none: the textbook card"
         if reserve == 0 and fragmentation == 0
         else f"{CUDA_CONTEXT_SOURCE}; {NCCL_BUFFER_SOURCE}; {FRAGMENTATION_SOURCE}"
         if preset.reserve_bytes is None and preset.fragmentation is None

@@ -1,4 +1,4 @@
-"""The recommended order of levers for one case, cheapest first (seeds/003, 'The order').
+"""The recommended order of levers for one case, cheapest first: free levers before costly ones.
 
 Every candidate is evaluated with the formulas of the core at the smallest GPU count where it
 fits (or at the most GPUs allowed when it never does) and priced against data parallel at the
@@ -18,7 +18,7 @@ from service.dtypes import bytes_per_element
 from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import min_gpus_exact, min_valid_job
 from service.fitting import per_gpu_bytes_function
-from service.numeric import GIB_BYTES
+from service.numeric import GIB_BYTES, gpus
 from service.traffic import volume_in_p
 
 A, R = ArrangementName, Recompute
@@ -173,9 +173,9 @@ def _why(e: Evaluated) -> str:
         parts.append(f"{cost.pcie_bytes_per_gpu / 1e9:,.1f} GB over PCIe per GPU per step")
     if cost.hardware:
         parts.append(f"needs {cost.hardware}")
-    parts.append(f"step time {cost.added_step_s * 1e3:+,.1f} ms against data parallel on {e.world_size} GPUs")
+    parts.append(f"step time {cost.added_step_s * 1e3:+,.1f} ms against data parallel on {gpus(e.world_size)}")
     where = (
-        f"fits from {e.min_gpus} GPUs ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU)"
+        f"fits from {gpus(e.min_gpus)} ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU)"
         if e.min_gpus is not None
         else f"does not fit within the GPUs allowed ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU "
         f"at {e.world_size}; floor {int(e.result.replicated_floor_bytes) / GIB_BYTES:.1f} GiB)"
@@ -185,8 +185,8 @@ def _why(e: Evaluated) -> str:
 
 def _summary(recommendation: RecommendStep | None, max_gpus: int) -> str:
     if recommendation is None:
-        return f"nothing fits within {max_gpus} GPUs: reduce activations (micro-batch, recomputation) or the model"
-    return f"{recommendation.lever}, from {recommendation.min_gpus} GPUs: the cheapest step that fits"
+        return f"nothing fits within {gpus(max_gpus)}: reduce activations (micro-batch, recomputation) or the model"
+    return f"{recommendation.lever}, from {gpus(recommendation.min_gpus)}: the cheapest step that fits"
 
 
 def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None, g: int) -> list[OpenQuestion]:
@@ -207,7 +207,7 @@ def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None,
             what_settles_it="A measured step time for both on the real architecture, with activation memory included.",
             relevant=both,
             why=(
-                f"ZeRO-2 fits from {zero2.min_gpus} GPUs and ZeRO-3 from {zero3.min_gpus}"
+                f"ZeRO-2 fits from {gpus(zero2.min_gpus)} and ZeRO-3 from {zero3.min_gpus}"
                 if both and zero2 and zero3
                 else "only one of them fits here"
             ),

@@ -3,7 +3,7 @@
 usable = card - reserve - ceil(card x fragmentation), in integers. The reserve holds what every
 training process keeps on the device before its first tensor: the CUDA context and NCCL's
 communication buffers; fragmentation is the share of the card the caching allocator holds but
-cannot hand out (the defaults and their sources are in models/presets.py). The seeds' card keeps
+cannot hand out (the defaults and their sources are in models/presets.py). The textbook card seed-80gb keeps
 a zero reserve, so its textbook table stays exact.
 """
 

@@ -7,6 +7,7 @@ from models.architecture import MlaSpec, MoeSpec
 from models.common import ARCHITECTURE_FIELDS, OPTIONAL_ARCHITECTURE_FIELDS, Card, ModelSpec, ShardingFlags
 from models.enums import ActivationModel, ArrangementName, MlpKind, Recompute
 from models.presets import (
+    GENERATION_LINKS,
     GPU_PRESETS,
     LINK_PRESETS,
     MODEL_PRESETS,
@@ -155,8 +156,24 @@ def blackwell_class(card: Card) -> bool:
     return card.gpu is not None and GPU_PRESETS[card.gpu].blackwell_class
 
 
-def links(value: LinkPresetName | LinkSpec) -> LinkSpec:
-    return value if isinstance(value, LinkSpec) else LINK_PRESETS[value].spec
+def links(card: Card) -> LinkSpec:
+    """The links asked for; else those of the GPU preset's generation (models.presets.GENERATION_LINKS), else
+    the preset's own scale-up and NIC figures; the textbook links for a card without a generation."""
+    if isinstance(card.links, LinkSpec):
+        return card.links
+    if card.links is not None:
+        return LINK_PRESETS[card.links].spec
+    preset = GPU_PRESETS[card.gpu] if card.gpu is not None else None
+    if preset is None or preset.generation is None:
+        return LINK_PRESETS[LinkPresetName.seed].spec
+    named = GENERATION_LINKS.get(preset.generation)
+    if named is not None:
+        return LINK_PRESETS[named].spec
+    if preset.scale_up_bytes_per_s and preset.nic_bytes_per_s:
+        return LinkSpec(
+            intra_node_bytes_per_s=preset.scale_up_bytes_per_s, inter_node_bytes_per_s=preset.nic_bytes_per_s
+        )
+    return LINK_PRESETS[LinkPresetName.seed].spec
 
 
 def sharding(arrangement: ArrangementName | ShardingFlags) -> Sharding:
@@ -235,7 +252,7 @@ def scenario(
         levers=levers,
         card=card_memory(card),
         peak_flops_per_s=peak_flops_per_s(card),
-        links=links(card.links),
+        links=links(card),
         blackwell_class=blackwell_class(card),
         warnings=warnings,
         flop_shape=flop_shape(arch, activations.flash_attention),

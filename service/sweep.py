@@ -2,8 +2,9 @@
 
 The numeric axes (N, G, micro-batch size, sequence length) become numpy int64 arrays pushed
 through ``service.evaluate.evaluate``, the very function a single plan calls with Python ints;
-the categorical axes (arrangement, accumulation steps, recomputation, offload, MXFP8) are looped
-over, one evaluation per combination. No formula lives here.
+the categorical axes (model, arrangement, accumulation steps, recomputation, offload, MXFP8) are
+looped over, one evaluation per combination. No formula lives here: throughput and the token
+budget come from ``service.budget``, as for a single plan.
 
 Integer overflow is impossible by construction: before any array is computed, each combination
 is evaluated in Python's exact integers at every corner of the numeric box (every quantity is
@@ -17,12 +18,15 @@ from typing import Any
 
 import numpy as np
 
+from models.common import ModelSpec
 from models.enums import StateClass
 from models.plan import PlanRequest, shards_parameters
 from models.sweep import SweepRequest
 from service import resolve
 from service.arrangements import Sharding, canonical_name
-from service.errors import SweepOverflow, SweepTooLarge
+from service.budget import token_budget, tokens_per_second_per_gpu
+from service.compute import tokens_per_second
+from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.evaluate import Evaluation, Inputs, evaluate
 from service.fit import valid_job
 
@@ -47,7 +51,11 @@ RESULT_COLUMNS = (
     "offload_s",
     "step_s",
 )
-COLUMNS = NUMERIC_AXES + GROUP_AXES + STATE_COLUMNS + RESULT_COLUMNS
+MODEL_COLUMNS = ("model", "parameter_count")
+THROUGHPUT_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu")
+BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours")
+COST_COLUMN = "cost"
+COLUMNS = MODEL_COLUMNS + NUMERIC_AXES + GROUP_AXES + STATE_COLUMNS + RESULT_COLUMNS + THROUGHPUT_COLUMNS
 
 
 @dataclass
@@ -79,28 +87,75 @@ def axis_values(request: SweepRequest) -> dict[str, list[Any]]:
     return {name: getattr(request.axes, name) or default for name, default in defaults.items()}
 
 
+def models_of(request: SweepRequest) -> list[ModelSpec]:
+    """The model axis: axes.model, bare counts from axes.parameter_count, or the base request's model."""
+    if request.axes.model is not None:
+        return list(request.axes.model)
+    if request.axes.parameter_count is not None:
+        return [ModelSpec(parameter_count=count) for count in request.axes.parameter_count]
+    return [request.base.model]
+
+
+def model_label(spec: ModelSpec) -> str:
+    """The model column: the preset's name, else the architecture's shape, else the count."""
+    if spec.preset is not None:
+        return spec.preset.value
+    if spec.layers is not None:
+        return f"{spec.layers} layers x {spec.hidden_size} wide"
+    return f"{spec.parameter_count:,} parameters"
+
+
+def budget_columns(request: SweepRequest) -> tuple[str, ...]:
+    training = request.base.training
+    if training is None or training.total_tokens is None:
+        return ()
+    return BUDGET_COLUMNS + ((COST_COLUMN,) if request.base.cluster.gpu_hour_price is not None else ())
+
+
 def sweep(request: SweepRequest, max_cells: int) -> SweepTable:
     values = axis_values(request)
-    cells = prod(len(v) for v in values.values())
+    models = models_of(request)
+    sizes = [len(models), *(len(v) for v in values.values())]
+    cells = prod(sizes)
     if cells > max_cells:
         raise SweepTooLarge(
-            f"the axes ask for {cells:,} cells ({' x '.join(str(len(v)) for v in values.values())}), more than "
-            f"the limit of {max_cells:,}",
+            f"the axes ask for {cells:,} cells ({' x '.join(map(str, sizes))}), more than the limit of {max_cells:,}",
             pointer="/axes",
         )
     base = request.base
-    scene = resolve.scenario(base.model, base.precision, base.training, base.activations, base.levers, base.cluster)
     grid = np.meshgrid(*(np.asarray(values[a], dtype=np.int64) for a in NUMERIC_AXES), indexing="ij")
     numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
     parts: list[dict[str, np.ndarray]] = []
     skipped: dict[str, int] = {}
-    for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
-        group = dict(zip(GROUP_AXES, combo, strict=True))
-        part = _evaluate_group(scene, base, group, numeric, values, skipped)
-        if part is not None:
-            parts.append(part)
-    columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in COLUMNS}
+    names = COLUMNS + budget_columns(request)
+    for spec in models:
+        scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
+            group = dict(zip(GROUP_AXES, combo, strict=True))
+            part = _evaluate_group(scene, base, group, numeric, values, skipped)
+            if part is not None:
+                rows = len(part["world_size"])
+                part["model"] = np.full(rows, model_label(spec), dtype=object)
+                part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
+                part |= _throughput(part, base)
+                parts.append(part)
+    columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}
     return SweepTable(columns, cells, skipped)
+
+
+def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.ndarray]:
+    tokens, step_s, n = part["tokens_per_step"], part["step_s"], part["world_size"]
+    out = {
+        "tokens_per_s": tokens_per_second(tokens, step_s),
+        "tokens_per_s_per_gpu": tokens_per_second_per_gpu(tokens, step_s, n),
+    }
+    training = base.training
+    if training is not None and training.total_tokens is not None:
+        run = token_budget(training.total_tokens, tokens, step_s, n, base.cluster.gpu_hour_price)
+        out |= {"training_steps": run.steps, "training_days": run.training_days, "gpu_hours": run.gpu_hours}
+        if run.cost is not None:
+            out[COST_COLUMN] = run.cost
+    return out
 
 
 def _evaluate_group(
@@ -209,6 +264,12 @@ def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.
     if request.fits_only and table.rows:
         order = order[columns["fits"].astype(bool)]
     matched = len(order)
+    if request.sort_by is not None and request.sort_by.value not in columns:
+        raise UnknownSortKey(
+            f"sort_by {request.sort_by.value}: this sweep has no such column (training_days and gpu_hours need "
+            "base.training.total_tokens, cost also base.cluster.gpu_hour_price)",
+            pointer="/sort_by",
+        )
     if request.sort_by is not None and matched:
         keys = columns[request.sort_by.value][order]
         order = order[np.argsort(-keys if request.descending else keys, kind="stable")]

@@ -41,6 +41,15 @@ STORE_UNAVAILABLE = {
     )
 }
 POLL_AFTER_S = 2  # Retry-After on the 202: when a client may first ask for the job
+ACCEPTED = {
+    202: {
+        "description": "The job, queued; poll its Location.",
+        "headers": {
+            "Location": {"description": "The job's URL, to GET until it has finished.", "schema": {"type": "string"}},
+            "Retry-After": {"description": "Seconds to wait before the first poll.", "schema": {"type": "integer"}},
+        },
+    }
+}
 
 
 def get_jobs(request: Request) -> Jobs:
@@ -108,7 +117,7 @@ def _job(job: dict[str, Any]) -> SimulationJob:
     "saying when to first poll it.",
     status_code=202,
     response_model=SimulationJob,
-    responses=PROBLEM_RESPONSES | TOO_MANY | STORE_UNAVAILABLE,
+    responses=ACCEPTED | PROBLEM_RESPONSES | TOO_MANY | STORE_UNAVAILABLE,
 )
 def create_simulation(
     body: SimulationRequest, request: Request, response: Response, settings: Settings = Depends(get_settings)

@@ -24,7 +24,7 @@
     { name: "traffic", title: "Bytes sent per GPU per step, by collective" },
     { name: "step-time", title: "Step time: compute, exposed communication, offload" },
   ];
-  const DEFAULTS = { model_preset: "llama-3-8b", gpu: "h100-80gb", precision: "mixed_bf16_adam", links: "seed" };
+  const DEFAULTS = { model_preset: "llama-3-8b", gpu: "h100-80gb", precision: "mixed_bf16_adam", links: "" };
   const ARCHITECTURE = ["layers", "hidden_size", "attention_heads", "kv_heads", "ffn_hidden_size", "vocab_size"];
   const DEBOUNCE_MS = 300;
   const GIB = 2 ** 30;
@@ -51,6 +51,10 @@
   const trim = (n, digits = 2) => String(Number(Number(n).toFixed(digits)));
   const gib = (bytes) => `${fixed(bytes / GIB)} GiB`;
   const gb = (bytes) => `${fixed(bytes / 1e9)} GB`;
+  // One unit in a cell: the other forms of the same byte count go in its tooltip.
+  const bytesTip = (bytes) => `${grouped(bytes)} bytes = ${gib(bytes)} = ${gb(bytes)}`;
+  const plural = (n, one, many = `${one}s`) => `${grouped(n)} ${n === 1 ? one : many}`;
+  const gpus = (n) => plural(n, "GPU");
   // The card less its reserve (CUDA context, NCCL buffers) and fragmentation: what fits compares against.
   const usableWords = (m) => m.usable_bytes === m.card_bytes
     ? `the ${gib(m.card_bytes)} card` : `the ${gib(m.usable_bytes)} usable of the ${gib(m.card_bytes)} card`;
@@ -68,10 +72,11 @@
     return `${fixed(s, 3)} s`;
   }
 
+  // "B" is for bytes only: counts are written out ("8.03 billion").
   function params(p) {
-    if (p >= 1e12) return `${trim(p / 1e12)} T`;
-    if (p >= 1e9) return `${trim(p / 1e9)} B`;
-    if (p >= 1e6) return `${trim(p / 1e6)} M`;
+    if (p >= 1e12) return `${trim(p / 1e12)} trillion`;
+    if (p >= 1e9) return `${trim(p / 1e9)} billion`;
+    if (p >= 1e6) return `${trim(p / 1e6)} million`;
     return grouped(p);
   }
 
@@ -347,6 +352,8 @@
     return el("td", { "data-arrangement": arrangement, "data-row": row }, ...children);
   }
   const main = (value, cls = "") => el("span", { class: `main ${cls}`.trim(), text: value });
+  // A byte count in GiB, its exact bytes and GB in the tooltip.
+  const mainBytes = (bytes) => el("span", { class: "main", text: gib(bytes), title: bytesTip(bytes) });
   const small = (value) => el("span", { class: "sub", text: value });
   const badge = (good, yes, no) => el("span", { class: `badge ${good ? "yes" : "no"}`, text: good ? yes : no });
 
@@ -387,18 +394,19 @@
 
     const rows = [
       ["bytes-per-weight", "Bytes per weight", (p) => [main(trim(p.memory.bytes_per_weight)), small(bytesPerWeight(p.memory, p.world_size))]],
-      ["per-gpu", "Per-GPU memory", (p) => [main(gib(p.memory.per_gpu_bytes)),
+      ["per-gpu", "Per-GPU memory", (p) => [mainBytes(p.memory.per_gpu_bytes),
         small(p.memory.activations_bytes
-          ? `${gb(p.memory.per_gpu_bytes)}: states ${gib(p.memory.model_state_bytes)} + activations ${gib(p.memory.activations_bytes)}`
-          : `${gb(p.memory.per_gpu_bytes)}, model states only${p.memory.activations_counted ? "" : ": activations not counted"}`)]],
+          ? `states ${gib(p.memory.model_state_bytes)} + activations ${gib(p.memory.activations_bytes)}`
+          : `model states only${p.memory.activations_counted ? "" : ": activations not counted"}`)]],
       ["fits", "Fits the card at N", (p) => [badge(p.memory.fits, "fits", "does not fit"),
         small(p.memory.fits
           ? `${gib(p.memory.headroom_bytes)} to spare of ${usableWords(p.memory)}`
           : `${gib(-p.memory.headroom_bytes)} over ${usableWords(p.memory)}`)]],
       ["min-gpus", "Fits from (GPUs)", null],
-      ["floor", "Replicated floor", (p) => [main(gib(p.memory.replicated_floor_bytes)),
+      ["floor", "Replicated floor", (p) => [mainBytes(p.memory.replicated_floor_bytes),
         small(`${trim(p.memory.replicated_bytes_per_weight)} B/weight${p.memory.activations_bytes ? " + activations" : ""} that no GPU count lowers`)]],
-      ["traffic", "Traffic per GPU per step", (p) => [main(gb(p.traffic.bytes_sent_per_gpu)),
+      ["traffic", "Traffic per GPU per step", (p) => [
+        el("span", { class: "main", text: gb(p.traffic.bytes_sent_per_gpu), title: bytesTip(p.traffic.bytes_sent_per_gpu) }),
         small(`${trim(p.traffic.volume_in_p)}P at ring cost${p.traffic.pcie_bytes_per_gpu ? `; PCIe ${gb(p.traffic.pcie_bytes_per_gpu)}` : ""}`)]],
       ["step-time", "Step time", (p) => [main(stepSeconds(p.time.step_s)),
         small(`compute ${seconds(p.time.compute_s)} + exposed communication ${seconds(p.time.exposed_communication_s)}${p.time.offload_s ? ` + offload ${seconds(p.time.offload_s)}` : ""}`)]],
@@ -417,9 +425,9 @@
     const p = first?.parameter_count ?? fit?.parameter_count;
     if (p && card) {
       const g = first?.gpus_per_node ?? fit?.gpus_per_node;
-      const nodes = n ? (n <= g ? "within one node" : `${n / g} nodes of ${g}`) : "";
+      const nodes = n ? (n <= g ? "within one node" : `${plural(n / g, "node")} of ${g}`) : "";
       $("#case").textContent = `${grouped(p)} weights (${params(p)})` +
-        (n ? ` on ${grouped(n)} GPUs, ${nodes}` : "") + `, a card of ${gib(card)} (${gb(card)}).` +
+        (n ? ` on ${gpus(n)}, ${nodes}` : "") + `, a card of ${gib(card)}.` +
         (plans.every((r) => r.ok) ? "" : " The numbers at N wait for the inputs marked on the left.");
     } else {
       $("#case").textContent = "Fix the inputs marked on the left to see the numbers.";
@@ -446,7 +454,7 @@
     $("#recommend-summary").textContent = data.summary;
     const chosen = data.recommendation?.rank;
     list.replaceChildren(...data.steps.map((step) => {
-      const where = step.fits ? `fits from ${grouped(step.min_gpus)} GPUs` : `does not fit within ${grouped(step.world_size)} GPUs`;
+      const where = step.fits ? `fits from ${gpus(step.min_gpus)}` : `does not fit within ${gpus(step.world_size)}`;
       return el("li", { class: `step${step.rank === chosen ? " chosen" : ""}${step.fits ? "" : " nofit"}`, "data-arrangement": step.arrangement },
         el("div", { class: "step-head" },
           el("strong", { text: step.lever }),
@@ -477,18 +485,18 @@
         el("tbody", {},
           p.memory.breakdown.map((s) => el("tr", { class: s.location === "host" ? "host" : "" },
             el("th", { scope: "row" }, s.state.replace(/_/g, " "), small(`${s.dtype}${s.sharded ? ", sharded" : ", replicated"}${s.location === "host" ? ", in host memory" : ""}`)),
-            el("td", { class: "num" }, main(gib(s.bytes)), small(`${grouped(s.bytes)} B`)),
+            el("td", { class: "num" }, mainBytes(s.bytes)),
             el("td", { class: "arith", text: s.arithmetic }))),
           p.memory.activations.components.map((c) => el("tr", {},
             el("th", { scope: "row" }, `activations: ${c.name}`, small(p.memory.activations.model)),
-            el("td", { class: "num" }, main(gib(c.bytes)), small(`${grouped(c.bytes)} B`)),
+            el("td", { class: "num" }, mainBytes(c.bytes)),
             el("td", { class: "arith", text: c.arithmetic }))),
         ),
         el("tfoot", {}, el("tr", {},
           el("th", { scope: "row" }, "on each GPU", small(p.memory.host_bytes ? `host: ${gib(p.memory.host_bytes)} per node` : "")),
-          el("td", { class: "num" }, main(gib(p.memory.per_gpu_bytes)), small(`${grouped(p.memory.per_gpu_bytes)} B`)),
-          el("td", {}, badge(p.memory.fits, "fits", "does not fit"),
-            ` ${usableWords(p.memory)} (${grouped(p.memory.usable_bytes)} B)`,
+          el("td", { class: "num" }, mainBytes(p.memory.per_gpu_bytes)),
+          el("td", { title: bytesTip(p.memory.usable_bytes) }, badge(p.memory.fits, "fits", "does not fit"),
+            ` ${usableWords(p.memory)}`,
             p.memory.activations_counted ? "" : small("activations not counted")))),
       );
       const collectives = el("details", { class: "collectives" },
@@ -632,17 +640,15 @@
   function describePresets() {
     if (!presets) return;
     const model = presets.models.find((m) => m.name === text("model_preset"));
-    const active = model && model.active_parameter_count ? ` (${grouped(model.active_parameter_count)} active)` : "";
-    $("#hint-model_preset").textContent = model ? `${grouped(model.parameter_count)} weights${active}. ${model.source || ""}`.trim() : "";
+    $("#hint-model_preset").textContent = model ? `${grouped(model.parameter_count)} weights. ${model.source || ""}`.trim() : "";
     const gpu = presets.gpus.find((g) => g.name === text("gpu"));
-    const peak = gpu && (gpu.peak_bf16_flops !== null ? `${trim(gpu.peak_bf16_flops / 1e12, 1)} TFLOP/s BF16` : `${trim(gpu.peak_fp16_flops / 1e12, 1)} TFLOP/s FP16`);
-    $("#hint-gpu").textContent = gpu ? `${gb(gpu.memory_bytes)} = ${gib(gpu.memory_bytes)}; ${peak}.` : "";
+    $("#hint-gpu").textContent = gpu ? `${gb(gpu.memory_bytes)} = ${gib(gpu.memory_bytes)}; ${trim(gpu.peak_bf16_flops / 1e12, 1)} TFLOP/s BF16.` : "";
     const precision = presets.precisions.find((p) => p.name === text("precision"));
     $("#hint-precision").textContent = precision ? `${trim(precision.bytes_per_weight)} bytes per weight in all.` : "";
     const links = presets.links.find((l) => l.name === text("links"))?.spec;
     $("#hint-links").textContent = links
       ? `${gb(links.intra_node_bytes_per_s)}/s in a node, ${gb(links.inter_node_bytes_per_s)}/s across nodes, ${gb(links.host_bytes_per_s)}/s to the host.`
-      : "";
+      : "NVLink and NIC of the GPU's generation (A100: nvlink3-ib200, H100: nvlink4-ib400, B200: nvlink5-ib800); the answer's assumptions give the figures.";
   }
 
   function showSources() {
@@ -678,7 +684,8 @@
     fillSelect("model_preset", presets.models, (m) => `${m.name} (${params(m.parameter_count)})`, DEFAULTS.model_preset);
     fillSelect("gpu", presets.gpus, (g) => `${g.name} (${fixed(g.memory_gib)} GiB)`, DEFAULTS.gpu);
     fillSelect("precision", presets.precisions, (p) => `${p.name} (${trim(p.bytes_per_weight)} B/weight)`, DEFAULTS.precision);
-    fillSelect("links", presets.links, (l) => l.name, DEFAULTS.links);
+    // "" leaves cluster.links out: the service takes the links of the GPU's generation.
+    fillSelect("links", [{ name: "" }, ...presets.links], (l) => l.name || "the GPU's own (by its generation)", DEFAULTS.links);
     return true;
   }
 

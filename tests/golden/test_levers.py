@@ -1,6 +1,6 @@
 """Step time and the levers (issue: levers), expected values written out from the formulas.
 
-Sources: seeds/003 lever table; Ren et al. 2021 (ZeRO-Offload); Korthikanti et al. 2022;
+Sources: the lever table of DESIGN.md; Ren et al. 2021 (ZeRO-Offload); Korthikanti et al. 2022;
 OCP MX spec v1.0 (MXFP8: 8-bit values, one 8-bit scale per 32).
 """
 

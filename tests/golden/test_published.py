@@ -1,4 +1,4 @@
-"""Published figures: ZeRO paper figure 1, the seeds' assignment, and the framework presets.
+"""Published figures: ZeRO paper figure 1, the textbook simulator assignment, and the framework presets.
 
 Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
 figure 1: Psi = 7.5B weights, N_d = 64 GPUs, K = 12: baseline (2 + 2 + K) Psi = 120 GB;
@@ -28,7 +28,7 @@ def test_zero_paper_figure_1(client, arrangement, expected_bytes, paper_gb):
     assert round(memory["per_gpu_gb"], 1) == paper_gb
 
 
-# seeds/001: 100M weights, fp16, Adam, 1/2/8 ranks, DDP vs ZeRO-3.
+# The textbook simulator: 100M weights, fp16, Adam, 1/2/8 ranks, DDP vs ZeRO-3.
 SKETCH_P = 100_000_000
 
 

@@ -46,6 +46,7 @@ def test_start_poll_result_and_restart(tmp_path: Path) -> None:
         job = started.json()
         assert job["status"] in ("queued", "running")
         assert started.headers["location"] == f"/v1/simulations/{job['id']}"
+        assert int(started.headers["retry-after"]) >= 1
         done = poll(http, started.headers["location"])
     assert done["status"] == "succeeded", done["error"]
     report = done["report"]

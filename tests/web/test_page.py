@@ -34,6 +34,9 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
+    # The network is off: every host name but the loopback address fails to resolve, so a page
+    # that reaches for a CDN, a web font or anything else outside the service breaks visibly.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 )
 DESKTOP = (1280, 900)
 PHONE_WIDTH, PHONE_HEIGHT = 390, 844
@@ -261,3 +264,119 @@ def test_seed_30b_case_in_the_browser(driver: "webdriver.Chrome", base_url: str)
 
     # No console errors but the 422 network lines of the two bad values the test typed.
     assert console_errors(driver, allowed_statuses=(422,)) == [], json.dumps(driver.get_log("browser"))
+
+
+def outside_requests(driver: "webdriver.Chrome", base_url: str) -> list[str]:
+    """Every resource the page asked for that is not on the service itself."""
+    names = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    return [name for name in names if not name.startswith(base_url)]
+
+
+REDOC_ATTRIBUTION_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+
+def test_the_docs_work_offline(driver: "webdriver.Chrome", base_url: str) -> None:
+    driver.get(base_url + "docs")
+    WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .opblock-summary-path[data-path='/v1/plan']")
+    )
+    assert "/v1/fit" in driver.find_element(By.CSS_SELECTOR, ".swagger-ui").text
+    assert outside_requests(driver, base_url) == []
+    assert console_errors(driver) == [], json.dumps(driver.get_log("browser"))
+    screenshot(driver, ARTIFACTS / "docs-swagger-ui.png")
+
+    driver.get(base_url + "redoc")
+    WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-section-id='operation/plan']")
+    )
+    assert "Per-GPU memory and traffic of one arrangement" in driver.find_element(By.TAG_NAME, "body").text
+    # ReDoc's bundle asks for one thing outside: its attribution logo, which it hides when that fails.
+    assert set(outside_requests(driver, base_url)) <= {REDOC_ATTRIBUTION_LOGO}
+    errors = [e for e in console_errors(driver) if REDOC_ATTRIBUTION_LOGO not in e["message"]]
+    assert errors == [], json.dumps(errors)
+    screenshot(driver, ARTIFACTS / "docs-redoc.png")
+
+
+# Each table cell's content box, in page coordinates: the text and elements inside it as laid out.
+CELL_BOXES = """
+const out = [];
+for (const table of document.querySelectorAll(arguments[0])) {
+  if (!table.offsetParent) continue;
+  for (const row of table.rows) {
+    for (const cell of row.cells) {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      const content = range.getBoundingClientRect();
+      const box = cell.getBoundingClientRect();
+      if (!content.width || !content.height) continue;
+      out.push({table: table.id || table.className, row: row.rowIndex, text: cell.textContent.slice(0, 60),
+        cell: [box.left, box.top, box.right, box.bottom],
+        content: [content.left, content.top, content.right, content.bottom]});
+    }
+  }
+}
+return out;
+"""
+TOLERANCE_PX = 1.0
+
+
+def overlaps(driver: "webdriver.Chrome", selector: str) -> list[str]:
+    """Content that leaves its cell, or two cells' contents on top of each other."""
+    boxes = driver.execute_script(CELL_BOXES, selector)
+    problems = []
+    for b in boxes:
+        cl, cr = b["cell"][0], b["cell"][2]
+        xl, xr = b["content"][0], b["content"][2]
+        if xl < cl - TOLERANCE_PX or xr > cr + TOLERANCE_PX:
+            problems.append(f"{b['table']} row {b['row']}: {b['text']!r} runs out of its cell")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            al, at, ar, ab = a["content"]
+            bl, bt, br, bb = b["content"]
+            if min(ar, br) - max(al, bl) > TOLERANCE_PX and min(ab, bb) - max(at, bt) > TOLERANCE_PX:
+                problems.append(f"{a['text']!r} overlaps {b['text']!r}")
+    return problems
+
+
+def test_nothing_overlaps_on_a_desktop_or_a_phone(driver: "webdriver.Chrome", base_url: str) -> None:
+    # Llama 3 70B with a training shape: the long activation labels of the transformer formula.
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+    before = updates(driver)
+    driver.find_element(By.CSS_SELECTOR, 'input[name="model_source"][value="preset"]').click()
+    choose(driver, "model_preset", "llama-3-70b")
+    choose(driver, "gpu", "h100-80gb")
+    type_into(driver, "world_size", "64")
+    type_into(driver, "sequence_length", "8192")
+    wait_settled(driver, after=before)
+    assert driver.find_elements(By.CSS_SELECTOR, ".states tbody th")
+    tables = "#compare, table.states"
+    assert overlaps(driver, tables) == []
+    screenshot(driver, ARTIFACTS / "llama-3-70b.png")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", phone_viewport())
+    try:
+        assert overlaps(driver, tables) == []
+        screenshot(driver, ARTIFACTS / "llama-3-70b-phone.png", phone=True)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_one_unit_per_cell_and_words_for_counts(driver: "webdriver.Chrome", base_url: str) -> None:
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+    before = updates(driver)
+    driver.find_element(By.CSS_SELECTOR, 'input[name="model_source"][value="count"]').click()
+    type_into(driver, "parameter_count", "8.03e9")
+    choose(driver, "gpu", "seed-80gb")
+    type_into(driver, "gpus_per_node", "8")
+    type_into(driver, "world_size", "1")
+    wait_settled(driver, after=before)
+    per_gpu = cell(driver, "per-gpu", "zero3")
+    assert "GiB" in per_gpu.text and " GB" not in per_gpu.text
+    tip = per_gpu.find_element(By.CSS_SELECTOR, ".main").get_attribute("title")
+    assert "bytes" in tip and "GB" in tip
+    case = driver.find_element(By.ID, "case").text
+    assert "8.03 billion" in case and "8.03 B" not in case
+    assert "1 GPU," in case and "1 GPUs" not in case
+    recommend = driver.find_element(By.ID, "recommend").text
+    assert "1 GPUs" not in recommend

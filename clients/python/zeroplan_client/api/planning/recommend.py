@@ -1,0 +1,216 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.recommend_request import RecommendRequest
+from ...models.recommend_response import RecommendResponse
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: RecommendRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/recommend",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | RecommendResponse | None:
+    if response.status_code == 200:
+        response_200 = RecommendResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | RecommendResponse]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: RecommendRequest,
+) -> Response[Problem | RecommendResponse]:
+    """The levers to reach for, cheapest first, and the first that fits
+
+     Every arrangement and lever (ZeRO stages, hybrid sharding, offload, recomputation, MXFP8) evaluated
+    at the smallest GPU count where it fits, priced against data parallel in traffic, compute, PCIe and
+    hardware, and ordered by what it needs and the step time it adds. Says which questions only a
+    measurement can settle for this case.
+
+    Args:
+        body (RecommendRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | RecommendResponse]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: RecommendRequest,
+) -> Problem | RecommendResponse | None:
+    """The levers to reach for, cheapest first, and the first that fits
+
+     Every arrangement and lever (ZeRO stages, hybrid sharding, offload, recomputation, MXFP8) evaluated
+    at the smallest GPU count where it fits, priced against data parallel in traffic, compute, PCIe and
+    hardware, and ordered by what it needs and the step time it adds. Says which questions only a
+    measurement can settle for this case.
+
+    Args:
+        body (RecommendRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | RecommendResponse
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: RecommendRequest,
+) -> Response[Problem | RecommendResponse]:
+    """The levers to reach for, cheapest first, and the first that fits
+
+     Every arrangement and lever (ZeRO stages, hybrid sharding, offload, recomputation, MXFP8) evaluated
+    at the smallest GPU count where it fits, priced against data parallel in traffic, compute, PCIe and
+    hardware, and ordered by what it needs and the step time it adds. Says which questions only a
+    measurement can settle for this case.
+
+    Args:
+        body (RecommendRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | RecommendResponse]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: RecommendRequest,
+) -> Problem | RecommendResponse | None:
+    """The levers to reach for, cheapest first, and the first that fits
+
+     Every arrangement and lever (ZeRO stages, hybrid sharding, offload, recomputation, MXFP8) evaluated
+    at the smallest GPU count where it fits, priced against data parallel in traffic, compute, PCIe and
+    hardware, and ordered by what it needs and the step time it adds. Says which questions only a
+    measurement can settle for this case.
+
+    Args:
+        body (RecommendRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | RecommendResponse
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,221 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .activation_component import ActivationComponent
+from .activation_memory import ActivationMemory
+from .activation_model import ActivationModel
+from .activations import Activations
+from .arrangement_fit import ArrangementFit
+from .arrangement_name import ArrangementName
+from .card import Card
+from .checkpoint_observation import CheckpointObservation
+from .cluster import Cluster
+from .collective import Collective
+from .collective_name import CollectiveName
+from .dropped_rank_fault import DroppedRankFault
+from .dropped_rank_fault_mode import DroppedRankFaultMode
+from .dtype import Dtype
+from .failure_observation import FailureObservation
+from .field_error import FieldError
+from .figure_format import FigureFormat
+from .figure_name import FigureName
+from .figure_request import FigureRequest
+from .fit_cell import FitCell
+from .fit_request import FitRequest
+from .fit_response import FitResponse
+from .gpu_count_grid import GpuCountGrid
+from .gpu_generation import GpuGeneration
+from .gpu_preset_info import GpuPresetInfo
+from .gpu_preset_name import GpuPresetName
+from .health import Health
+from .levers import Levers
+from .link import Link
+from .link_preset import LinkPreset
+from .link_preset_name import LinkPresetName
+from .link_spec import LinkSpec
+from .measured_bytes import MeasuredBytes
+from .memory import Memory
+from .mla_spec import MlaSpec
+from .mlp_kind import MlpKind
+from .model_preset import ModelPreset
+from .model_preset_name import ModelPresetName
+from .model_spec import ModelSpec
+from .model_spec_hf_config_type_0 import ModelSpecHfConfigType0
+from .moe_spec import MoeSpec
+from .open_question import OpenQuestion
+from .optimizer_kind import OptimizerKind
+from .partial_checkpoint_fault import PartialCheckpointFault
+from .plan_request import PlanRequest
+from .plan_response import PlanResponse
+from .precision_preset_info import PrecisionPresetInfo
+from .precision_preset_name import PrecisionPresetName
+from .precision_spec import PrecisionSpec
+from .presets_response import PresetsResponse
+from .problem import Problem
+from .problem_code import ProblemCode
+from .rank_failure import RankFailure
+from .readiness import Readiness
+from .readiness_job_store import ReadinessJobStore
+from .readiness_status import ReadinessStatus
+from .recommend_request import RecommendRequest
+from .recommend_response import RecommendResponse
+from .recommend_step import RecommendStep
+from .recompute import Recompute
+from .resolved_arrangement import ResolvedArrangement
+from .scale_up_link import ScaleUpLink
+from .sharding_flags import ShardingFlags
+from .sim_arrangement import SimArrangement
+from .sim_builtin_reduce_scatter import SimBuiltinReduceScatter
+from .sim_collective import SimCollective
+from .sim_faults import SimFaults
+from .sim_gradient_check import SimGradientCheck
+from .sim_learning import SimLearning
+from .sim_memory import SimMemory
+from .sim_rank_process import SimRankProcess
+from .sim_transient import SimTransient
+from .simulation_engine import SimulationEngine
+from .simulation_job import SimulationJob
+from .simulation_precision import SimulationPrecision
+from .simulation_report import SimulationReport
+from .simulation_request import SimulationRequest
+from .simulation_status import SimulationStatus
+from .slow_rank_fault import SlowRankFault
+from .slow_rank_observation import SlowRankObservation
+from .state_bytes import StateBytes
+from .state_class import StateClass
+from .state_location import StateLocation
+from .step_cost import StepCost
+from .step_levers import StepLevers
+from .sweep_axes import SweepAxes
+from .sweep_request import SweepRequest
+from .sweep_response import SweepResponse
+from .sweep_response_columns import SweepResponseColumns
+from .sweep_sort_key import SweepSortKey
+from .time import Time
+from .torch_sim_arrangement import TorchSimArrangement
+from .torch_sim_arrangement_tracker_peak_bytes_item import TorchSimArrangementTrackerPeakBytesItem
+from .torch_sim_collective import TorchSimCollective
+from .torch_sim_convention import TorchSimConvention
+from .torch_sim_convention_bytes_by_class import TorchSimConventionBytesByClass
+from .torch_sim_cuda import TorchSimCuda
+from .torch_sim_cuda_plan import TorchSimCudaPlan
+from .torch_sim_learning import TorchSimLearning
+from .torch_sim_memory import TorchSimMemory
+from .torch_sim_memory_state import TorchSimMemoryState
+from .torch_sim_model import TorchSimModel
+from .torch_sim_traffic import TorchSimTraffic
+from .torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep
+from .torch_sim_wire import TorchSimWire
+from .torch_simulation_report import TorchSimulationReport
+from .traffic import Traffic
+from .training import Training
+
+__all__ = (
+    "ActivationComponent",
+    "ActivationMemory",
+    "ActivationModel",
+    "Activations",
+    "ArrangementFit",
+    "ArrangementName",
+    "Card",
+    "CheckpointObservation",
+    "Cluster",
+    "Collective",
+    "CollectiveName",
+    "DroppedRankFault",
+    "DroppedRankFaultMode",
+    "Dtype",
+    "FailureObservation",
+    "FieldError",
+    "FigureFormat",
+    "FigureName",
+    "FigureRequest",
+    "FitCell",
+    "FitRequest",
+    "FitResponse",
+    "GpuCountGrid",
+    "GpuGeneration",
+    "GpuPresetInfo",
+    "GpuPresetName",
+    "Health",
+    "Levers",
+    "Link",
+    "LinkPreset",
+    "LinkPresetName",
+    "LinkSpec",
+    "MeasuredBytes",
+    "Memory",
+    "MlaSpec",
+    "MlpKind",
+    "ModelPreset",
+    "ModelPresetName",
+    "ModelSpec",
+    "ModelSpecHfConfigType0",
+    "MoeSpec",
+    "OpenQuestion",
+    "OptimizerKind",
+    "PartialCheckpointFault",
+    "PlanRequest",
+    "PlanResponse",
+    "PrecisionPresetInfo",
+    "PrecisionPresetName",
+    "PrecisionSpec",
+    "PresetsResponse",
+    "Problem",
+    "ProblemCode",
+    "RankFailure",
+    "Readiness",
+    "ReadinessJobStore",
+    "ReadinessStatus",
+    "RecommendRequest",
+    "RecommendResponse",
+    "RecommendStep",
+    "Recompute",
+    "ResolvedArrangement",
+    "ScaleUpLink",
+    "ShardingFlags",
+    "SimArrangement",
+    "SimBuiltinReduceScatter",
+    "SimCollective",
+    "SimFaults",
+    "SimGradientCheck",
+    "SimLearning",
+    "SimMemory",
+    "SimRankProcess",
+    "SimTransient",
+    "SimulationEngine",
+    "SimulationJob",
+    "SimulationPrecision",
+    "SimulationReport",
+    "SimulationRequest",
+    "SimulationStatus",
+    "SlowRankFault",
+    "SlowRankObservation",
+    "StateBytes",
+    "StateClass",
+    "StateLocation",
+    "StepCost",
+    "StepLevers",
+    "SweepAxes",
+    "SweepRequest",
+    "SweepResponse",
+    "SweepResponseColumns",
+    "SweepSortKey",
+    "Time",
+    "TorchSimArrangement",
+    "TorchSimArrangementTrackerPeakBytesItem",
+    "TorchSimCollective",
+    "TorchSimConvention",
+    "TorchSimConventionBytesByClass",
+    "TorchSimCuda",
+    "TorchSimCudaPlan",
+    "TorchSimLearning",
+    "TorchSimMemory",
+    "TorchSimMemoryState",
+    "TorchSimModel",
+    "TorchSimTraffic",
+    "TorchSimTrafficPlanBytesPerStep",
+    "TorchSimulationReport",
+    "TorchSimWire",
+    "Traffic",
+    "Training",
+)

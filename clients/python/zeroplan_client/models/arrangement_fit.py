@@ -1,0 +1,167 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.arrangement_name import ArrangementName
+
+if TYPE_CHECKING:
+    from ..models.fit_cell import FitCell
+
+
+T = TypeVar("T", bound="ArrangementFit")
+
+
+@_attrs_define
+class ArrangementFit:
+    """
+    Attributes:
+        arrangement (ArrangementName): Named arrangements; the last three are the FSDP names of the same flag sets.
+        min_gpus_exact (int | None): Smallest GPU count that fits; null when none does.
+        min_gpus_on_grid (int | None): Smallest grid GPU count up to max_gpus that fits.
+        min_gpus_whole_nodes (int | None): Smallest whole-node GPU count (multiple of G) that fits.
+        never_fits (bool):
+        reason (str): Why it fits from where it does, or the floor that stops it.
+        replicated_bytes_per_weight (float):
+        replicated_floor_bytes (int):
+        sharded_bytes_per_weight (float):
+        table (list[FitCell]):
+    """
+
+    arrangement: ArrangementName
+    min_gpus_exact: int | None
+    min_gpus_on_grid: int | None
+    min_gpus_whole_nodes: int | None
+    never_fits: bool
+    reason: str
+    replicated_bytes_per_weight: float
+    replicated_floor_bytes: int
+    sharded_bytes_per_weight: float
+    table: list[FitCell]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        arrangement = self.arrangement.value
+
+        min_gpus_exact: int | None
+        min_gpus_exact = self.min_gpus_exact
+
+        min_gpus_on_grid: int | None
+        min_gpus_on_grid = self.min_gpus_on_grid
+
+        min_gpus_whole_nodes: int | None
+        min_gpus_whole_nodes = self.min_gpus_whole_nodes
+
+        never_fits = self.never_fits
+
+        reason = self.reason
+
+        replicated_bytes_per_weight = self.replicated_bytes_per_weight
+
+        replicated_floor_bytes = self.replicated_floor_bytes
+
+        sharded_bytes_per_weight = self.sharded_bytes_per_weight
+
+        table = []
+        for table_item_data in self.table:
+            table_item = table_item_data.to_dict()
+            table.append(table_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "arrangement": arrangement,
+                "min_gpus_exact": min_gpus_exact,
+                "min_gpus_on_grid": min_gpus_on_grid,
+                "min_gpus_whole_nodes": min_gpus_whole_nodes,
+                "never_fits": never_fits,
+                "reason": reason,
+                "replicated_bytes_per_weight": replicated_bytes_per_weight,
+                "replicated_floor_bytes": replicated_floor_bytes,
+                "sharded_bytes_per_weight": sharded_bytes_per_weight,
+                "table": table,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.fit_cell import FitCell  # noqa: PLC0415
+
+        d = dict(src_dict)
+        arrangement = ArrangementName(d.pop("arrangement"))
+
+        def _parse_min_gpus_exact(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        min_gpus_exact = _parse_min_gpus_exact(d.pop("min_gpus_exact"))
+
+        def _parse_min_gpus_on_grid(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        min_gpus_on_grid = _parse_min_gpus_on_grid(d.pop("min_gpus_on_grid"))
+
+        def _parse_min_gpus_whole_nodes(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        min_gpus_whole_nodes = _parse_min_gpus_whole_nodes(d.pop("min_gpus_whole_nodes"))
+
+        never_fits = d.pop("never_fits")
+
+        reason = d.pop("reason")
+
+        replicated_bytes_per_weight = d.pop("replicated_bytes_per_weight")
+
+        replicated_floor_bytes = d.pop("replicated_floor_bytes")
+
+        sharded_bytes_per_weight = d.pop("sharded_bytes_per_weight")
+
+        table = []
+        _table = d.pop("table")
+        for table_item_data in _table:
+            table_item = FitCell.from_dict(table_item_data)
+
+            table.append(table_item)
+
+        arrangement_fit = cls(
+            arrangement=arrangement,
+            min_gpus_exact=min_gpus_exact,
+            min_gpus_on_grid=min_gpus_on_grid,
+            min_gpus_whole_nodes=min_gpus_whole_nodes,
+            never_fits=never_fits,
+            reason=reason,
+            replicated_bytes_per_weight=replicated_bytes_per_weight,
+            replicated_floor_bytes=replicated_floor_bytes,
+            sharded_bytes_per_weight=sharded_bytes_per_weight,
+            table=table,
+        )
+
+        arrangement_fit.additional_properties = d
+        return arrangement_fit
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

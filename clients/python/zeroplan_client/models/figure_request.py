@@ -1,0 +1,255 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.precision_preset_name import PrecisionPresetName
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.activations import Activations
+    from ..models.cluster import Cluster
+    from ..models.levers import Levers
+    from ..models.measured_bytes import MeasuredBytes
+    from ..models.model_spec import ModelSpec
+    from ..models.precision_spec import PrecisionSpec
+    from ..models.training import Training
+
+
+T = TypeVar("T", bound="FigureRequest")
+
+
+@_attrs_define
+class FigureRequest:
+    """
+    Attributes:
+        cluster (Cluster): A card, GPUs per node and the world size (N, the data-parallel GPU count).
+        model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
+            architecture.
+
+            Architecture fields given beside a preset or an hf_config override theirs.
+        activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
+        height_px (int | Unset): Image height, pixels. Default: 600.
+        levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
+        max_gpus (int | Unset): Largest GPU count of the memory-vs-gpus curve (powers of two up to it, each a valid
+            job). Default: 64.
+        measured (list[MeasuredBytes] | None | Unset): Measured bytes per GPU per step (e.g. from a simulation report),
+            drawn beside the formula's in the traffic figure; at most one entry per arrangement and collective.
+        precision (PrecisionPresetName | Unset):
+        precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
+            name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
+            B/weight).
+        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4.
+        width_px (int | Unset): Image width, pixels. Default: 960.
+    """
+
+    cluster: Cluster
+    model: ModelSpec
+    activations: Activations | Unset = UNSET
+    height_px: int | Unset = 600
+    levers: Levers | Unset = UNSET
+    max_gpus: int | Unset = 64
+    measured: list[MeasuredBytes] | None | Unset = UNSET
+    precision: PrecisionPresetName | Unset = UNSET
+    precision_spec: None | PrecisionSpec | Unset = UNSET
+    training: None | Training | Unset = UNSET
+    width_px: int | Unset = 960
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.training import Training  # noqa: PLC0415
+
+        cluster = self.cluster.to_dict()
+
+        model = self.model.to_dict()
+
+        activations: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.activations, Unset):
+            activations = self.activations.to_dict()
+
+        height_px = self.height_px
+
+        levers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.levers, Unset):
+            levers = self.levers.to_dict()
+
+        max_gpus = self.max_gpus
+
+        measured: list[dict[str, Any]] | None | Unset
+        if isinstance(self.measured, Unset):
+            measured = UNSET
+        elif isinstance(self.measured, list):
+            measured = []
+            for measured_type_0_item_data in self.measured:
+                measured_type_0_item = measured_type_0_item_data.to_dict()
+                measured.append(measured_type_0_item)
+
+        else:
+            measured = self.measured
+
+        precision: str | Unset = UNSET
+        if not isinstance(self.precision, Unset):
+            precision = self.precision.value
+
+        precision_spec: dict[str, Any] | None | Unset
+        if isinstance(self.precision_spec, Unset):
+            precision_spec = UNSET
+        elif isinstance(self.precision_spec, PrecisionSpec):
+            precision_spec = self.precision_spec.to_dict()
+        else:
+            precision_spec = self.precision_spec
+
+        training: dict[str, Any] | None | Unset
+        if isinstance(self.training, Unset):
+            training = UNSET
+        elif isinstance(self.training, Training):
+            training = self.training.to_dict()
+        else:
+            training = self.training
+
+        width_px = self.width_px
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "cluster": cluster,
+                "model": model,
+            }
+        )
+        if activations is not UNSET:
+            field_dict["activations"] = activations
+        if height_px is not UNSET:
+            field_dict["height_px"] = height_px
+        if levers is not UNSET:
+            field_dict["levers"] = levers
+        if max_gpus is not UNSET:
+            field_dict["max_gpus"] = max_gpus
+        if measured is not UNSET:
+            field_dict["measured"] = measured
+        if precision is not UNSET:
+            field_dict["precision"] = precision
+        if precision_spec is not UNSET:
+            field_dict["precision_spec"] = precision_spec
+        if training is not UNSET:
+            field_dict["training"] = training
+        if width_px is not UNSET:
+            field_dict["width_px"] = width_px
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.activations import Activations  # noqa: PLC0415
+        from ..models.cluster import Cluster  # noqa: PLC0415
+        from ..models.levers import Levers  # noqa: PLC0415
+        from ..models.measured_bytes import MeasuredBytes  # noqa: PLC0415
+        from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.training import Training  # noqa: PLC0415
+
+        d = dict(src_dict)
+        cluster = Cluster.from_dict(d.pop("cluster"))
+
+        model = ModelSpec.from_dict(d.pop("model"))
+
+        _activations = d.pop("activations", UNSET)
+        activations: Activations | Unset
+        if isinstance(_activations, Unset):
+            activations = UNSET
+        else:
+            activations = Activations.from_dict(_activations)
+
+        height_px = d.pop("height_px", UNSET)
+
+        _levers = d.pop("levers", UNSET)
+        levers: Levers | Unset
+        if isinstance(_levers, Unset):
+            levers = UNSET
+        else:
+            levers = Levers.from_dict(_levers)
+
+        max_gpus = d.pop("max_gpus", UNSET)
+
+        def _parse_measured(data: object) -> list[MeasuredBytes] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                measured_type_0 = []
+                _measured_type_0 = data
+                for measured_type_0_item_data in _measured_type_0:
+                    measured_type_0_item = MeasuredBytes.from_dict(measured_type_0_item_data)
+
+                    measured_type_0.append(measured_type_0_item)
+
+                return measured_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[MeasuredBytes] | None | Unset, data)
+
+        measured = _parse_measured(d.pop("measured", UNSET))
+
+        _precision = d.pop("precision", UNSET)
+        precision: PrecisionPresetName | Unset
+        if isinstance(_precision, Unset):
+            precision = UNSET
+        else:
+            precision = PrecisionPresetName(_precision)
+
+        def _parse_precision_spec(data: object) -> None | PrecisionSpec | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                precision_spec_type_0 = PrecisionSpec.from_dict(data)
+
+                return precision_spec_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PrecisionSpec | Unset, data)
+
+        precision_spec = _parse_precision_spec(d.pop("precision_spec", UNSET))
+
+        def _parse_training(data: object) -> None | Training | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                training_type_0 = Training.from_dict(data)
+
+                return training_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Training | Unset, data)
+
+        training = _parse_training(d.pop("training", UNSET))
+
+        width_px = d.pop("width_px", UNSET)
+
+        figure_request = cls(
+            cluster=cluster,
+            model=model,
+            activations=activations,
+            height_px=height_px,
+            levers=levers,
+            max_gpus=max_gpus,
+            measured=measured,
+            precision=precision,
+            precision_spec=precision_spec,
+            training=training,
+            width_px=width_px,
+        )
+
+        return figure_request

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="MoeSpec")
+
+
+@_attrs_define
+class MoeSpec:
+    """Mixture of experts (Shazeer et al. 2017; Mixtral, Jiang et al. 2024; DeepSeek-V3 report, 2.1.2).
+
+    Attributes:
+        expert_ffn_hidden_size (int): Inner width of one expert's MLP.
+        experts (int): Routed experts per MoE layer.
+        top_k (int): Routed experts each token uses.
+        dense_layers (int | Unset): Leading layers with the dense MLP (DeepSeek-V3: first_k_dense_replace). Default: 0.
+        layer_interval (int | Unset): After the dense layers, every layer_interval-th layer is MoE, the others dense
+            (Llama 4 Maverick: interleave_moe_layer_step 2). Default: 1.
+        router_bias (bool | Unset): A per-expert bias beside the router (DeepSeek-V3 e_score_correction_bias). Default:
+            False.
+        shared_experts (int | Unset): Experts every token uses (DeepSeek, Llama 4). Default: 0.
+    """
+
+    expert_ffn_hidden_size: int
+    experts: int
+    top_k: int
+    dense_layers: int | Unset = 0
+    layer_interval: int | Unset = 1
+    router_bias: bool | Unset = False
+    shared_experts: int | Unset = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        expert_ffn_hidden_size = self.expert_ffn_hidden_size
+
+        experts = self.experts
+
+        top_k = self.top_k
+
+        dense_layers = self.dense_layers
+
+        layer_interval = self.layer_interval
+
+        router_bias = self.router_bias
+
+        shared_experts = self.shared_experts
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "expert_ffn_hidden_size": expert_ffn_hidden_size,
+                "experts": experts,
+                "top_k": top_k,
+            }
+        )
+        if dense_layers is not UNSET:
+            field_dict["dense_layers"] = dense_layers
+        if layer_interval is not UNSET:
+            field_dict["layer_interval"] = layer_interval
+        if router_bias is not UNSET:
+            field_dict["router_bias"] = router_bias
+        if shared_experts is not UNSET:
+            field_dict["shared_experts"] = shared_experts
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        expert_ffn_hidden_size = d.pop("expert_ffn_hidden_size")
+
+        experts = d.pop("experts")
+
+        top_k = d.pop("top_k")
+
+        dense_layers = d.pop("dense_layers", UNSET)
+
+        layer_interval = d.pop("layer_interval", UNSET)
+
+        router_bias = d.pop("router_bias", UNSET)
+
+        shared_experts = d.pop("shared_experts", UNSET)
+
+        moe_spec = cls(
+            expert_ffn_hidden_size=expert_ffn_hidden_size,
+            experts=experts,
+            top_k=top_k,
+            dense_layers=dense_layers,
+            layer_interval=layer_interval,
+            router_bias=router_bias,
+            shared_experts=shared_experts,
+        )
+
+        return moe_spec

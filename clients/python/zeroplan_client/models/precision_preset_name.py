@@ -1,0 +1,13 @@
+from enum import StrEnum
+
+
+class PrecisionPresetName(StrEnum):
+    DEEPSPEED = "deepspeed"
+    FP32_ADAM = "fp32_adam"
+    MEGATRON = "megatron"
+    MIXED_BF16_ADAM = "mixed_bf16_adam"
+    MIXED_FP16_ADAM = "mixed_fp16_adam"
+    SEED_SKETCH = "seed_sketch"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,25 @@
+from enum import StrEnum
+
+
+class ProblemCode(StrEnum):
+    EMPTY_GRID = "empty_grid"
+    GRID_TOO_LARGE = "grid_too_large"
+    INTERNAL_ERROR = "internal_error"
+    INVALID_CLUSTER_SHAPE = "invalid_cluster_shape"
+    MALFORMED_JSON = "malformed_json"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    MISSING_ARCHITECTURE = "missing_architecture"
+    NON_MONOTONE_SHARDING = "non_monotone_sharding"
+    NOT_ACCEPTABLE = "not_acceptable"
+    NOT_FOUND = "not_found"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    SIMULATION_UNAVAILABLE = "simulation_unavailable"
+    SWEEP_OVERFLOW = "sweep_overflow"
+    SWEEP_TOO_LARGE = "sweep_too_large"
+    TOO_MANY_REQUESTS = "too_many_requests"
+    UNAUTHORIZED = "unauthorized"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    VALIDATION_ERROR = "validation_error"
+
+    def __str__(self) -> str:
+        return str(self.value)

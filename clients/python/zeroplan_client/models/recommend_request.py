@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.precision_preset_name import PrecisionPresetName
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.activations import Activations
+    from ..models.card import Card
+    from ..models.model_spec import ModelSpec
+    from ..models.precision_spec import PrecisionSpec
+    from ..models.training import Training
+
+
+T = TypeVar("T", bound="RecommendRequest")
+
+
+@_attrs_define
+class RecommendRequest:
+    """
+    Attributes:
+        cluster (Card): The card and the node: a GPU preset or an explicit memory size, and GPUs per node.
+        model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
+            architecture.
+
+            Architecture fields given beside a preset or an hf_config override theirs.
+        activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
+        bucket_bytes (int | Unset):  Default: 26214400.
+        max_gpus (int | Unset): The most GPUs the team can have. Default: 1024.
+        overlap (bool | Unset): Overlap communication with compute in every step. Default: True.
+        precision (PrecisionPresetName | Unset):
+        precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
+            name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
+            B/weight).
+        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4.
+    """
+
+    cluster: Card
+    model: ModelSpec
+    activations: Activations | Unset = UNSET
+    bucket_bytes: int | Unset = 26214400
+    max_gpus: int | Unset = 1024
+    overlap: bool | Unset = True
+    precision: PrecisionPresetName | Unset = UNSET
+    precision_spec: None | PrecisionSpec | Unset = UNSET
+    training: None | Training | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.training import Training  # noqa: PLC0415
+
+        cluster = self.cluster.to_dict()
+
+        model = self.model.to_dict()
+
+        activations: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.activations, Unset):
+            activations = self.activations.to_dict()
+
+        bucket_bytes = self.bucket_bytes
+
+        max_gpus = self.max_gpus
+
+        overlap = self.overlap
+
+        precision: str | Unset = UNSET
+        if not isinstance(self.precision, Unset):
+            precision = self.precision.value
+
+        precision_spec: dict[str, Any] | None | Unset
+        if isinstance(self.precision_spec, Unset):
+            precision_spec = UNSET
+        elif isinstance(self.precision_spec, PrecisionSpec):
+            precision_spec = self.precision_spec.to_dict()
+        else:
+            precision_spec = self.precision_spec
+
+        training: dict[str, Any] | None | Unset
+        if isinstance(self.training, Unset):
+            training = UNSET
+        elif isinstance(self.training, Training):
+            training = self.training.to_dict()
+        else:
+            training = self.training
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "cluster": cluster,
+                "model": model,
+            }
+        )
+        if activations is not UNSET:
+            field_dict["activations"] = activations
+        if bucket_bytes is not UNSET:
+            field_dict["bucket_bytes"] = bucket_bytes
+        if max_gpus is not UNSET:
+            field_dict["max_gpus"] = max_gpus
+        if overlap is not UNSET:
+            field_dict["overlap"] = overlap
+        if precision is not UNSET:
+            field_dict["precision"] = precision
+        if precision_spec is not UNSET:
+            field_dict["precision_spec"] = precision_spec
+        if training is not UNSET:
+            field_dict["training"] = training
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.activations import Activations  # noqa: PLC0415
+        from ..models.card import Card  # noqa: PLC0415
+        from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.training import Training  # noqa: PLC0415
+
+        d = dict(src_dict)
+        cluster = Card.from_dict(d.pop("cluster"))
+
+        model = ModelSpec.from_dict(d.pop("model"))
+
+        _activations = d.pop("activations", UNSET)
+        activations: Activations | Unset
+        if isinstance(_activations, Unset):
+            activations = UNSET
+        else:
+            activations = Activations.from_dict(_activations)
+
+        bucket_bytes = d.pop("bucket_bytes", UNSET)
+
+        max_gpus = d.pop("max_gpus", UNSET)
+
+        overlap = d.pop("overlap", UNSET)
+
+        _precision = d.pop("precision", UNSET)
+        precision: PrecisionPresetName | Unset
+        if isinstance(_precision, Unset):
+            precision = UNSET
+        else:
+            precision = PrecisionPresetName(_precision)
+
+        def _parse_precision_spec(data: object) -> None | PrecisionSpec | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                precision_spec_type_0 = PrecisionSpec.from_dict(data)
+
+                return precision_spec_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PrecisionSpec | Unset, data)
+
+        precision_spec = _parse_precision_spec(d.pop("precision_spec", UNSET))
+
+        def _parse_training(data: object) -> None | Training | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                training_type_0 = Training.from_dict(data)
+
+                return training_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Training | Unset, data)
+
+        training = _parse_training(d.pop("training", UNSET))
+
+        recommend_request = cls(
+            cluster=cluster,
+            model=model,
+            activations=activations,
+            bucket_bytes=bucket_bytes,
+            max_gpus=max_gpus,
+            overlap=overlap,
+            precision=precision,
+            precision_spec=precision_spec,
+            training=training,
+        )
+
+        return recommend_request

@@ -1,0 +1,261 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="Time")
+
+
+@_attrs_define
+class Time:
+    """
+    Attributes:
+        assumptions (list[str]):
+        communication_flat_s (float): On flat rings (across nodes at the inter-node speed).
+        communication_hierarchical_s (float): Reduce-scatter in the node, across nodes, gather.
+        communication_s (float): All communication of the step on the faster schedule.
+        compute_flops (float): The hardware FLOPs of the step (same as hardware_flops_per_step).
+        compute_s (float): model_flops_per_step / (N x peak x training.utilisation, the MFU).
+        cost (float | None): gpu_hours x cluster.gpu_hour_price; null without a price.
+        exposed_communication_s (float): Communication that overlap does not hide.
+        gpu_hours (float | None): training_steps x step_s x world_size / 3600.
+        hardware_flops_per_step (float): Model FLOPs plus what recomputation repeats (full: a forward; selective without
+            flash attention: the attention core's forward).
+        hfu (float): hardware_flops_per_step / (step_s x N x peak).
+        mfu (float): model_flops_per_step / (step_s x N x peak): the step's model FLOPs utilisation.
+        model_flops_per_step (float): (6 x N + 12 x L x h x s) x tokens: N the parameters less the input embedding, the
+            attention term when the architecture is known (PaLM appendix B).
+        offload_s (float): Host-link time of offload, not overlapped.
+        schedule (str): flat or hierarchical: the faster one, used for the step.
+        step_s (float): compute_s + exposed_communication_s + offload_s.
+        tokens_per_s (float): tokens_per_step / step_s, the whole job.
+        tokens_per_s_per_gpu (float): tokens_per_s / world_size.
+        tokens_per_step (int):
+        total_tokens (int | None): training.total_tokens, the token budget; null when not given.
+        training_days (float | None): training_steps x step_s, in days of wall time.
+        training_steps (int | None): ceil(total_tokens / tokens_per_step) optimizer steps.
+    """
+
+    assumptions: list[str]
+    communication_flat_s: float
+    communication_hierarchical_s: float
+    communication_s: float
+    compute_flops: float
+    compute_s: float
+    cost: float | None
+    exposed_communication_s: float
+    gpu_hours: float | None
+    hardware_flops_per_step: float
+    hfu: float
+    mfu: float
+    model_flops_per_step: float
+    offload_s: float
+    schedule: str
+    step_s: float
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    tokens_per_step: int
+    total_tokens: int | None
+    training_days: float | None
+    training_steps: int | None
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        assumptions = self.assumptions
+
+        communication_flat_s = self.communication_flat_s
+
+        communication_hierarchical_s = self.communication_hierarchical_s
+
+        communication_s = self.communication_s
+
+        compute_flops = self.compute_flops
+
+        compute_s = self.compute_s
+
+        cost: float | None
+        cost = self.cost
+
+        exposed_communication_s = self.exposed_communication_s
+
+        gpu_hours: float | None
+        gpu_hours = self.gpu_hours
+
+        hardware_flops_per_step = self.hardware_flops_per_step
+
+        hfu = self.hfu
+
+        mfu = self.mfu
+
+        model_flops_per_step = self.model_flops_per_step
+
+        offload_s = self.offload_s
+
+        schedule = self.schedule
+
+        step_s = self.step_s
+
+        tokens_per_s = self.tokens_per_s
+
+        tokens_per_s_per_gpu = self.tokens_per_s_per_gpu
+
+        tokens_per_step = self.tokens_per_step
+
+        total_tokens: int | None
+        total_tokens = self.total_tokens
+
+        training_days: float | None
+        training_days = self.training_days
+
+        training_steps: int | None
+        training_steps = self.training_steps
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "assumptions": assumptions,
+                "communication_flat_s": communication_flat_s,
+                "communication_hierarchical_s": communication_hierarchical_s,
+                "communication_s": communication_s,
+                "compute_flops": compute_flops,
+                "compute_s": compute_s,
+                "cost": cost,
+                "exposed_communication_s": exposed_communication_s,
+                "gpu_hours": gpu_hours,
+                "hardware_flops_per_step": hardware_flops_per_step,
+                "hfu": hfu,
+                "mfu": mfu,
+                "model_flops_per_step": model_flops_per_step,
+                "offload_s": offload_s,
+                "schedule": schedule,
+                "step_s": step_s,
+                "tokens_per_s": tokens_per_s,
+                "tokens_per_s_per_gpu": tokens_per_s_per_gpu,
+                "tokens_per_step": tokens_per_step,
+                "total_tokens": total_tokens,
+                "training_days": training_days,
+                "training_steps": training_steps,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        assumptions = cast(list[str], d.pop("assumptions"))
+
+        communication_flat_s = d.pop("communication_flat_s")
+
+        communication_hierarchical_s = d.pop("communication_hierarchical_s")
+
+        communication_s = d.pop("communication_s")
+
+        compute_flops = d.pop("compute_flops")
+
+        compute_s = d.pop("compute_s")
+
+        def _parse_cost(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        cost = _parse_cost(d.pop("cost"))
+
+        exposed_communication_s = d.pop("exposed_communication_s")
+
+        def _parse_gpu_hours(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        gpu_hours = _parse_gpu_hours(d.pop("gpu_hours"))
+
+        hardware_flops_per_step = d.pop("hardware_flops_per_step")
+
+        hfu = d.pop("hfu")
+
+        mfu = d.pop("mfu")
+
+        model_flops_per_step = d.pop("model_flops_per_step")
+
+        offload_s = d.pop("offload_s")
+
+        schedule = d.pop("schedule")
+
+        step_s = d.pop("step_s")
+
+        tokens_per_s = d.pop("tokens_per_s")
+
+        tokens_per_s_per_gpu = d.pop("tokens_per_s_per_gpu")
+
+        tokens_per_step = d.pop("tokens_per_step")
+
+        def _parse_total_tokens(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        total_tokens = _parse_total_tokens(d.pop("total_tokens"))
+
+        def _parse_training_days(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        training_days = _parse_training_days(d.pop("training_days"))
+
+        def _parse_training_steps(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        training_steps = _parse_training_steps(d.pop("training_steps"))
+
+        time = cls(
+            assumptions=assumptions,
+            communication_flat_s=communication_flat_s,
+            communication_hierarchical_s=communication_hierarchical_s,
+            communication_s=communication_s,
+            compute_flops=compute_flops,
+            compute_s=compute_s,
+            cost=cost,
+            exposed_communication_s=exposed_communication_s,
+            gpu_hours=gpu_hours,
+            hardware_flops_per_step=hardware_flops_per_step,
+            hfu=hfu,
+            mfu=mfu,
+            model_flops_per_step=model_flops_per_step,
+            offload_s=offload_s,
+            schedule=schedule,
+            step_s=step_s,
+            tokens_per_s=tokens_per_s,
+            tokens_per_s_per_gpu=tokens_per_s_per_gpu,
+            tokens_per_step=tokens_per_step,
+            total_tokens=total_tokens,
+            training_days=training_days,
+            training_steps=training_steps,
+        )
+
+        time.additional_properties = d
+        return time
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

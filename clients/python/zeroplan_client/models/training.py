@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="Training")
+
+
+@_attrs_define
+class Training:
+    """The training shape. Tokens per optimizer step = N x micro_batch_size x sequence_length x steps.
+
+    Attributes:
+        gradient_accumulation_steps (int | Unset): Micro-batches per step (k). Default: 1.
+        micro_batch_size (int | Unset): Sequences per GPU per micro-batch (b). Default: 1.
+        sequence_length (int | Unset): Tokens per sequence (s). Default: 2048.
+        total_tokens (int | None | Unset): Tokens of the whole run, a token budget (Llama 3 was trained on 15e12).
+            Given, the answer's time holds training_steps, training_days and gpu_hours.
+        utilisation (float | Unset): Model FLOPs utilisation (MFU) of the compute: model FLOPs (6 x N + 12 x L x h x s
+            per token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested
+            recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 (Llama 3
+            405B, PaLM). Default: 0.4.
+    """
+
+    gradient_accumulation_steps: int | Unset = 1
+    micro_batch_size: int | Unset = 1
+    sequence_length: int | Unset = 2048
+    total_tokens: int | None | Unset = UNSET
+    utilisation: float | Unset = 0.4
+
+    def to_dict(self) -> dict[str, Any]:
+        gradient_accumulation_steps = self.gradient_accumulation_steps
+
+        micro_batch_size = self.micro_batch_size
+
+        sequence_length = self.sequence_length
+
+        total_tokens: int | None | Unset
+        if isinstance(self.total_tokens, Unset):
+            total_tokens = UNSET
+        else:
+            total_tokens = self.total_tokens
+
+        utilisation = self.utilisation
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if gradient_accumulation_steps is not UNSET:
+            field_dict["gradient_accumulation_steps"] = gradient_accumulation_steps
+        if micro_batch_size is not UNSET:
+            field_dict["micro_batch_size"] = micro_batch_size
+        if sequence_length is not UNSET:
+            field_dict["sequence_length"] = sequence_length
+        if total_tokens is not UNSET:
+            field_dict["total_tokens"] = total_tokens
+        if utilisation is not UNSET:
+            field_dict["utilisation"] = utilisation
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        gradient_accumulation_steps = d.pop("gradient_accumulation_steps", UNSET)
+
+        micro_batch_size = d.pop("micro_batch_size", UNSET)
+
+        sequence_length = d.pop("sequence_length", UNSET)
+
+        def _parse_total_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        total_tokens = _parse_total_tokens(d.pop("total_tokens", UNSET))
+
+        utilisation = d.pop("utilisation", UNSET)
+
+        training = cls(
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            micro_batch_size=micro_batch_size,
+            sequence_length=sequence_length,
+            total_tokens=total_tokens,
+            utilisation=utilisation,
+        )
+
+        return training
