@@ -228,6 +228,8 @@ def render_simulation(answer: dict[str, Any]) -> str:
     report = answer.get("report")
     if not report:
         return f"simulation {answer.get('status')}: {answer.get('error') or 'no report'}"
+    if report.get("engine") == "torch":
+        return render_torch_simulation(answer)
     rows = []
     for run in report["arrangements"]:
         for c in run["collectives"]:
@@ -255,3 +257,29 @@ def render_simulation(answer: dict[str, Any]) -> str:
         ],
     )
     return "\n\n".join([f"simulation {answer['status']}", traffic, memory])
+
+
+def render_torch_simulation(answer: dict[str, Any]) -> str:
+    """Rank 0's bytes by class beside the prediction and the preset, then each arrangement's checks."""
+    report = answer["report"]
+    rows = [
+        [
+            run["arrangement"],
+            m["state"],
+            m["measured_bytes"][0],
+            m["predicted_bytes"][0],
+            m["preset_bytes"],
+            m["matches"],
+        ]
+        for run in report["arrangements"]
+        for m in run["memory"]
+    ]
+    memory = table(["arrangement", "class", "measured B (rank 0)", "predicted B", "preset B", "exact"], rows)
+    checks = table(
+        ["arrangement", "memory matches", "wire within allowance", "learning within tolerance"],
+        [
+            [r["arrangement"], r["memory_matches"], r["wire_within_allowance"], r["learning"]["within_tolerance"]]
+            for r in report["arrangements"]
+        ],
+    )
+    return "\n\n".join([f"simulation {answer['status']} (torch engine, {report['backend']})", memory, checks])

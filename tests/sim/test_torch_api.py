@@ -77,3 +77,23 @@ def test_model_belongs_to_the_torch_engine(tmp_path: Path) -> None:
         answer = http.post("/v1/simulations", json={"world_size": 2, "model": {"parameter_count": 1000}})
     assert answer.status_code == 422
     assert [e["pointer"] for e in answer.json()["errors"]] == ["/model"]
+
+
+def test_the_cli_renders_a_torch_report() -> None:
+    from cli.render import render_simulation
+
+    memory = [
+        {"state": s, "measured_bytes": [b], "predicted_bytes": [b], "preset_bytes": b // 2, "matches": True}
+        for s, b in (("parameters", 465_920), ("gradients", 465_920), ("optimizer_state", 931_984))
+    ]
+    run = {
+        "arrangement": "ddp",
+        "memory": memory,
+        "memory_matches": True,
+        "wire_within_allowance": True,
+        "learning": {"within_tolerance": True},
+    }
+    text = render_simulation(
+        {"status": "succeeded", "report": {"engine": "torch", "backend": "gloo", "arrangements": [run]}}
+    )
+    assert "torch engine, gloo" in text and "931,984" in text and "465,920" in text
