@@ -11,15 +11,20 @@ from api.settings import Settings
 
 @pytest.fixture(scope="session", autouse=True)
 def _job_store_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Apps built with default settings keep their simulation jobs here, not in the working directory."""
-    path = Path(tmp_path_factory.mktemp("jobs")) / "simulations.sqlite3"
-    previous = os.environ.get("ZEROPLAN_SIM_DB_PATH")
-    os.environ["ZEROPLAN_SIM_DB_PATH"] = str(path)
+    """Apps built with default settings keep their simulation jobs here, not in the working directory,
+    and give a job-store read (readiness, metrics) time enough on a loaded machine."""
+    overrides = {
+        "ZEROPLAN_SIM_DB_PATH": str(Path(tmp_path_factory.mktemp("jobs")) / "simulations.sqlite3"),
+        "ZEROPLAN_STORE_TIMEOUT_S": "10",
+    }
+    previous = {name: os.environ.get(name) for name in overrides}
+    os.environ.update(overrides)
     yield
-    if previous is None:
-        os.environ.pop("ZEROPLAN_SIM_DB_PATH", None)
-    else:
-        os.environ["ZEROPLAN_SIM_DB_PATH"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -11,16 +11,19 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from api.settings import Settings
 
-STORE_TIMEOUT_S = 0.3
+LOCKED_TIMEOUT_S = 0.3  # a locked store is waited for this long (short: the answer is "not ready" anyway)
+GENEROUS_TIMEOUT_S = 10.0  # an answering store answers well within this, even on a loaded machine
+
+
+def app_with(path: Path, store_timeout_s: float) -> TestClient:
+    # worker mode: the store is needed whether or not torch is installed here
+    settings = Settings(sim_db_path=str(path), sim_runner="worker", store_timeout_s=store_timeout_s)
+    return TestClient(create_app(settings))
 
 
 @pytest.fixture
 def app_client(tmp_path: Path) -> Iterator[TestClient]:
-    # worker mode: the store is needed whether or not torch is installed here
-    settings = Settings(
-        sim_db_path=str(tmp_path / "jobs.sqlite3"), sim_runner="worker", store_timeout_s=STORE_TIMEOUT_S
-    )
-    with TestClient(create_app(settings)) as client:
+    with app_with(tmp_path / "jobs.sqlite3", LOCKED_TIMEOUT_S) as client:
         yield client
 
 
@@ -37,11 +40,12 @@ def locked(tmp_path: Path) -> Iterator[None]:
         db.close()
 
 
-def test_a_readable_store_is_ready(app_client: TestClient) -> None:
-    response = app_client.get("/readyz")
-    assert response.status_code == 200
-    assert response.json() == {"status": "ready", "simulation_available": True, "job_store": "ok", "detail": None}
-    assert "zeroplan_job_store_up 1.0" in app_client.get("/metrics").text
+def test_a_readable_store_is_ready(tmp_path: Path) -> None:
+    with app_with(tmp_path / "jobs.sqlite3", GENEROUS_TIMEOUT_S) as client:
+        response = client.get("/readyz")
+        assert response.status_code == 200
+        assert response.json() == {"status": "ready", "simulation_available": True, "job_store": "ok", "detail": None}
+        assert "zeroplan_job_store_up 1.0" in client.get("/metrics").text
 
 
 def test_a_locked_store_is_not_ready_and_metrics_still_answer(app_client: TestClient, locked: None) -> None:
@@ -66,8 +70,7 @@ def test_a_locked_store_is_a_503_problem_for_the_job_routes(app_client: TestClie
 def test_a_corrupt_store_is_not_ready(tmp_path: Path) -> None:
     path = tmp_path / "jobs.sqlite3"
     path.write_bytes(b"this is not a database" * 100)
-    settings = Settings(sim_db_path=str(path), sim_runner="worker", store_timeout_s=STORE_TIMEOUT_S)
-    with TestClient(create_app(settings)) as client:  # starts: the planning routes still serve
+    with app_with(path, GENEROUS_TIMEOUT_S) as client:  # starts: the planning routes still serve
         response = client.get("/readyz")
         assert response.status_code == 503
         assert "not a database" in response.json()["detail"]
