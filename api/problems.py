@@ -21,6 +21,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.EmptyGrid: (422, ProblemCode.empty_grid),
     domain.GridTooLarge: (422, ProblemCode.grid_too_large),
     domain.MissingArchitecture: (422, ProblemCode.missing_architecture),
+    domain.InvalidModel: (422, ProblemCode.validation_error),
     domain.SweepTooLarge: (422, ProblemCode.sweep_too_large),
     domain.SweepOverflow: (422, ProblemCode.sweep_overflow),
     domain.UnknownSortKey: (422, ProblemCode.validation_error),

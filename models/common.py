@@ -106,6 +106,23 @@ class ModelSpec(Strict):
     mla: MlaSpec | None = Field(
         default=None, description="Multi-head latent attention (DeepSeek-V3) instead of MHA/GQA."
     )
+    largest_unit_parameters: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_PARAMETER_COUNT,
+        description="Parameters of the largest FSDP/ZeRO-3 unit (a transformer block, the embedding or the output "
+        "layer), for the working set when the architecture is unknown; derived from an architecture otherwise.",
+    )
+
+    @field_validator("largest_unit_parameters")
+    @classmethod
+    def _unit_within_model(cls, unit: int | None, info: ValidationInfo) -> int | None:
+        count = info.data.get("parameter_count")
+        if unit is not None and count is not None and unit > count:
+            raise ValueError(
+                f"model.largest_unit_parameters {unit:,} is larger than the model's model.parameter_count {count:,}"
+            )
+        return unit
 
     @model_validator(mode="after")
     def _one_source(self) -> Self:

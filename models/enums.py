@@ -24,7 +24,8 @@ class OptimizerKind(StrEnum):
 
 
 class StateClass(StrEnum):
-    """A class of per-weight training state, in the order a breakdown lists them."""
+    """A class of per-weight training state, in the order a breakdown lists them, then the working set:
+    what a step holds unsharded for a moment (gathered units and their gradients, reduction buckets)."""
 
     parameters = "parameters"
     gradients = "gradients"
@@ -32,6 +33,9 @@ class StateClass(StrEnum):
     master_weights = "master_weights"
     momentum = "momentum"
     variance = "variance"
+    gathered_parameters = "gathered_parameters"
+    unit_gradients = "unit_gradients"
+    gradient_buckets = "gradient_buckets"
 
 
 class ShardGroup(StrEnum):

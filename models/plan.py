@@ -145,8 +145,14 @@ class ActivationMemory(BaseModel):
 
 
 class Memory(BaseModel):
-    per_gpu_bytes: int = Field(description="Bytes each GPU holds: model states on the GPU plus activations.")
+    per_gpu_bytes: int = Field(
+        description="Bytes each GPU holds: model states on the GPU, the working set and activations."
+    )
     model_state_bytes: int = Field(description="Model-state bytes on each GPU.")
+    working_set_bytes: int = Field(
+        description="Held unsharded for a moment on every GPU: ZeRO-3's gathered units and unit gradients, or "
+        "DDP/ZeRO-1/2's gradient buckets (0 when the model's units are unknown; see warnings)."
+    )
     activations_bytes: int = Field(description="Activation bytes on each GPU.")
     host_bytes: int = Field(description="Host memory per node (not per GPU) for offloaded state; 0 without offload.")
     per_gpu_gib: float = Field(description="per_gpu_bytes / 2**30 (presentation).")
@@ -155,7 +161,7 @@ class Memory(BaseModel):
     replicated_bytes_per_weight: float = Field(description="Bytes per weight that every GPU holds in full (r).")
     sharded_bytes_per_weight: float = Field(description="Bytes per weight divided among the GPUs (s, before / N).")
     replicated_floor_bytes: int = Field(
-        description="Replicated model states plus activations: the floor no GPU count lowers."
+        description="Replicated model states, the working set and activations: the floor no GPU count lowers."
     )
     card_bytes: int = Field(description="Memory of the card, as the device reports it.")
     card_gib: float

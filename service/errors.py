@@ -24,6 +24,10 @@ class InvalidClusterShape(DomainError):
     code = "invalid_cluster_shape"
 
 
+class InvalidModel(DomainError):
+    code = "validation_error"
+
+
 class EmptyGrid(DomainError):
     code = "empty_grid"
 

@@ -37,6 +37,7 @@ from service.numeric import FloatLike, IntLike, select
 from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
 from service.timing import CommunicationTime, communication_time, one_node
 from service.traffic import step_bytes_sent, step_collectives
+from service.working_set import Units, WorkingSetRow, working_set_rows
 
 
 def with_mxfp8(precision: PrecisionSpec) -> PrecisionSpec:
@@ -70,6 +71,7 @@ class Setup:
     bucket_bytes: int = 25 * 2**20
     activations: ActivationSetup = field(default_factory=ActivationSetup)
     flop_shape: FlopShape = field(default_factory=FlopShape)
+    units: Units | None = None  # the model's FSDP units; the working set is not counted without them
     measured_recompute: Recompute | None = None  # what `utilisation` (MFU) was given for; None: `recompute`
 
 
@@ -90,6 +92,7 @@ class Inputs:
 class Evaluation:
     state_bytes: dict[StateClass, IntLike]  # on the GPU, per state class (0 when offloaded)
     model_state_bytes: IntLike
+    working_set_bytes: int
     activations_bytes: IntLike
     per_gpu_bytes: IntLike
     replicated_floor_bytes: IntLike
@@ -124,18 +127,29 @@ def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s
     return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute)
 
 
+def working_set(parameter_count: int, setup: Setup) -> list[WorkingSetRow]:
+    return working_set_rows(
+        parameter_count, setup.precision, setup.sharding, setup.units, setup.bucket_bytes, setup.overlap
+    )
+
+
+def working_set_bytes(parameter_count: int, setup: Setup) -> int:
+    return sum(row.bytes for row in working_set(parameter_count, setup))
+
+
 def floor_bytes(parameter_count: IntLike, setup: Setup, activations: IntLike) -> IntLike:
-    """Replicated model states on the GPU plus activations: what no GPU count lowers."""
-    return replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload) + activations
+    """Replicated model states on the GPU, the working set and activations: what no GPU count lowers."""
+    replicated = replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload)
+    return replicated + working_set_bytes(int(parameter_count), setup) + activations
 
 
 def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
-    """Bytes on each GPU: model states on the GPU plus activations (what fit compares to the card)."""
+    """Bytes on each GPU: model states on the GPU, the working set and activations (what fit compares)."""
     activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
     model_state = model_state_bytes(
         inputs.parameter_count, inputs.world_size, setup.precision, setup.sharding, inputs.gpus_per_node, setup.offload
     )
-    return model_state + activations
+    return model_state + working_set_bytes(int(inputs.parameter_count), setup) + activations
 
 
 def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
@@ -143,9 +157,12 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     precision, sharding, offload, k = setup.precision, setup.sharding, setup.offload, setup.micro_batches
     rows = model_state_breakdown(p, n, precision, sharding, g, offload)
     state_bytes = {row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in rows}
+    transient = working_set(int(p), setup)
+    state_bytes |= {row.state: row.bytes for row in transient}
+    working = sum(row.bytes for row in transient)
     model_state = bytes_at(rows, StateLocation.gpu)
     activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
-    per_gpu = model_state + activations
+    per_gpu = model_state + working + activations
     host_per_gpu = bytes_at(rows, StateLocation.host)
     degree = shard_degree(n, g, sharding)
     pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
@@ -181,6 +198,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,
+        working_set_bytes=working,
         activations_bytes=activations,
         per_gpu_bytes=per_gpu,
         replicated_floor_bytes=floor,

@@ -57,6 +57,9 @@ STATE_LABELS = {
     StateClass.master_weights: "master weights",
     StateClass.momentum: "first moment (momentum)",
     StateClass.variance: "second moment (variance)",
+    StateClass.gathered_parameters: "gathered units (working set)",
+    StateClass.unit_gradients: "unit gradients (working set)",
+    StateClass.gradient_buckets: "gradient buckets (working set)",
 }
 COLLECTIVE_ORDER = (CollectiveName.all_reduce, CollectiveName.reduce_scatter, CollectiveName.all_gather)
 COLLECTIVE_COLOURS = {

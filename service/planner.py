@@ -30,7 +30,7 @@ from service import resolve
 from service.activations import transformer_activation_components
 from service.arrangements import DDP, Sharding, canonical_name
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
-from service.evaluate import Evaluation, Setup, evaluate
+from service.evaluate import Evaluation, Setup, evaluate, working_set
 from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.reserve import CardMemory
@@ -95,6 +95,7 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
     return Memory(
         per_gpu_bytes=per_gpu,
         model_state_bytes=int(result.model_state_bytes),
+        working_set_bytes=int(result.working_set_bytes),
         activations_bytes=int(result.activations_bytes),
         host_bytes=int(result.host_bytes),
         per_gpu_gib=per_gpu / GIB_BYTES,
@@ -123,6 +124,17 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
                 + (" in host memory" if row.location is StateLocation.host else ""),
             )
             for row in rows
+        ]
+        + [
+            StateBytes(
+                state=row.state,
+                dtype=row.dtype,
+                bytes=row.bytes,
+                sharded=False,
+                location=StateLocation.gpu,
+                arithmetic=row.arithmetic,
+            )
+            for row in working_set(p, setup)
         ],
         activations=activation_report(setup, result, b, s),
     )

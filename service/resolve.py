@@ -1,6 +1,6 @@
 """Turn the contract's names and presets into the plain values the formulas take."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from models.architecture import MlaSpec, MoeSpec
@@ -30,11 +30,12 @@ from service.architecture import (
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, sharding_for
 from service.compute import FlopShape
-from service.errors import InvalidClusterShape, MissingArchitecture
+from service.errors import InvalidClusterShape, InvalidModel, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
 from service.hf_config import architecture_fields
 from service.memory import Offload
 from service.reserve import CardMemory
+from service.working_set import Units, given_units, transformer_units
 
 # Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
 DEFAULT_PEAK_FLOPS_PER_S = 989.4e12
@@ -48,6 +49,7 @@ class ResolvedModel:
     architecture: Architecture | None
     warnings: list[str]
     active_parameter_count: int = 0  # 0: the same as parameter_count (dense, or no architecture)
+    units: Units | None = None  # FSDP/ZeRO-3 units, for the working set; None when unknown
 
     @property
     def active(self) -> int:
@@ -59,6 +61,30 @@ FIELD_NAMES = ARCHITECTURE_FIELDS + OPTIONAL_ARCHITECTURE_FIELDS
 
 
 def model(spec: ModelSpec) -> ResolvedModel:
+    """The model with its units: given, derived from the architecture, or unknown (then said in a warning)."""
+    resolved = _count_and_architecture(spec)
+    count, arch = resolved.parameter_count, resolved.architecture
+    if spec.largest_unit_parameters is not None:
+        if spec.largest_unit_parameters > count:
+            raise InvalidModel(
+                f"model.largest_unit_parameters {spec.largest_unit_parameters:,} is larger than the model's "
+                f"{count:,} parameters",
+                pointer="/model/largest_unit_parameters",
+            )
+        units: Units | None = given_units(spec.largest_unit_parameters)
+    else:
+        units = transformer_units(arch) if arch is not None else None
+    warnings = list(resolved.warnings)
+    if units is None:
+        warnings.append(
+            "the working set (ZeRO-3/FSDP's gathered units and unsharded unit gradients, DDP and ZeRO-1/2's "
+            "gradient buckets) is not counted: the model's units are unknown; give model.largest_unit_parameters, "
+            "an architecture or a model.preset that has one"
+        )
+    return replace(resolved, warnings=warnings, units=units)
+
+
+def _count_and_architecture(spec: ModelSpec) -> ResolvedModel:
     """Parameter counts and, where known, architecture; a given count that disagrees is a warning."""
     preset = MODEL_PRESETS[spec.preset] if spec.preset is not None else None
     base: dict[str, Any] = {}
@@ -309,6 +335,7 @@ def setup_for(
         bucket_bytes=chosen.bucket_bytes,
         activations=scene.activations,
         flop_shape=scene.flop_shape,
+        units=scene.model.units,
         measured_recompute=measured_recompute or scene.levers.recompute,
     )
 

@@ -113,7 +113,7 @@ def test_no_training_shape_says_activations_are_not_counted(client):
     body = {"model": {"preset": "llama-3-70b"}, "cluster": h100(64), "arrangement": "zero3"}
     bare = client.post("/v1/plan", json=body).json()
     assert bare["memory"]["activations_counted"] is False
-    assert bare["memory"]["per_gpu_bytes"] == 16 * 70_553_706_496 // 64
+    assert bare["memory"]["model_state_bytes"] == 16 * 70_553_706_496 // 64
     assert any("activations are not counted" in w for w in bare["warnings"])
     shaped = client.post("/v1/plan", json={**body, "training": {"sequence_length": 8192}}).json()
     assert shaped["memory"]["activations_counted"] is True

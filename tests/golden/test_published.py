@@ -104,4 +104,6 @@ def test_model_preset_supplies_the_count(client):
     body = plan_body("ddp")
     body["model"] = {"preset": "llama-2-7b"}
     memory = client.post("/v1/plan", json=body).json()["memory"]
-    assert memory["per_gpu_bytes"] == 16 * 6_738_415_616
+    assert memory["model_state_bytes"] == 16 * 6_738_415_616
+    # plus two 25 MiB gradient buckets in flight (the working set of data parallel with overlap)
+    assert memory["per_gpu_bytes"] == 16 * 6_738_415_616 + 2 * 25 * 2**20
