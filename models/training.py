@@ -6,14 +6,18 @@ from models.common import Strict
 from models.enums import ActivationModel, Recompute
 
 MIB_BYTES = 2**20
+MAX_MICRO_BATCH_SIZE = 100_000
+MAX_SEQUENCE_LENGTH = 10_000_000
 DEFAULT_UTILISATION = 0.4
 
 
 class Training(Strict):
     """The training shape. Tokens per optimizer step = N x micro_batch_size x sequence_length x steps."""
 
-    micro_batch_size: int = Field(default=1, ge=1, le=100_000, description="Sequences per GPU per micro-batch (b).")
-    sequence_length: int = Field(default=2048, ge=1, le=10_000_000, description="Tokens per sequence (s).")
+    micro_batch_size: int = Field(
+        default=1, ge=1, le=MAX_MICRO_BATCH_SIZE, description="Sequences per GPU per micro-batch (b)."
+    )
+    sequence_length: int = Field(default=2048, ge=1, le=MAX_SEQUENCE_LENGTH, description="Tokens per sequence (s).")
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batches per step (k).")
     utilisation: float = Field(
         default=DEFAULT_UTILISATION,

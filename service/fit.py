@@ -117,3 +117,22 @@ def fit_table(per_gpu_bytes_at: Callable[[int], int], card_bytes: int, grid: lis
 
 def first_fitting(cells: list[GridCell]) -> int | None:
     return next((cell.gpus for cell in cells if cell.fits), None)
+
+
+def largest_fitting(bytes_at: Callable[[int], int], usable_bytes: int, low: int, high: int) -> int | None:
+    """Largest x in [low, high] whose bytes fit, for bytes that never fall as x grows; None when low does not.
+
+    The inverse of min_gpus_exact: bisection over exact integers, so the boundary is the byte.
+    """
+    if not fits(bytes_at(low), usable_bytes):
+        return None
+    if fits(bytes_at(high), usable_bytes):
+        return high
+    lo, hi = low, high  # invariant: fits at lo, not at hi
+    while hi - lo > 1:
+        middle = (lo + hi) // 2
+        if fits(bytes_at(middle), usable_bytes):
+            lo = middle
+        else:
+            hi = middle
+    return lo

@@ -6,10 +6,12 @@ from api.answers import AnswerCache
 from api.problems import PROBLEM_RESPONSES
 from api.settings import Settings
 from models.fit import FitRequest, FitResponse
+from models.limits import LimitsRequest, LimitsResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
 from service import fitting, planner, recommend
+from service import limits as fit_limits
 
 
 def json_response(body: bytes) -> Response:
@@ -70,6 +72,23 @@ async def recommend_levers(request: RecommendRequest, http: Request) -> Response
     # A dozen evaluations with bisections: a cache miss is computed off the event loop.
     answers: AnswerCache = http.app.state.answers
     return json_response(await answers.answer_off_loop("recommend", request, lambda: recommend.recommend(request)))
+
+
+@router.post(
+    "/limits",
+    operation_id="limits",
+    summary="The largest model, micro-batch and sequence that fit",
+    description="The inverse questions at this world size, per arrangement: the largest parameter count whose "
+    "model states fit the usable bytes (the ZeRO paper's table 2) and, with a model, the largest micro-batch and "
+    "the longest sequence whose per-GPU bytes fit, each an integer boundary with its arithmetic (null when even "
+    "the smallest does not fit). The /v1/plan request with `model` and `arrangement` optional.",
+    response_model=LimitsResponse,
+    responses=PROBLEM_RESPONSES,
+)
+async def limits(request: LimitsRequest, http: Request) -> Response:
+    # A few hundred evaluations of the memory formulas (bisections): a cache miss runs off the event loop.
+    answers: AnswerCache = http.app.state.answers
+    return json_response(await answers.answer_off_loop("limits", request, lambda: fit_limits.limits(request)))
 
 
 @router.get(
