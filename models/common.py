@@ -5,6 +5,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
+from pydantic import Strict as PydanticStrict
 
 from models.architecture import MlaSpec, MoeSpec
 from models.enums import ArrangementName, MlpKind
@@ -106,7 +107,7 @@ class ModelSpec(Strict):
     mla: MlaSpec | None = Field(
         default=None, description="Multi-head latent attention (DeepSeek-V3) instead of MHA/GQA."
     )
-    largest_unit_parameters: int | None = Field(
+    largest_unit_parameters: Annotated[int, PydanticStrict()] | None = Field(
         default=None,
         ge=1,
         le=MAX_PARAMETER_COUNT,
@@ -281,14 +282,14 @@ class Card(Strict):
         description="Memory of one GPU, bytes; with no reserve unless cluster.reserve_bytes or "
         "cluster.fragmentation says otherwise.",
     )
-    reserve_bytes: int | None = Field(
+    reserve_bytes: Annotated[int, PydanticStrict()] | None = Field(
         default=None,
         ge=0,
         le=MAX_GPU_MEMORY_BYTES,
         description="Bytes of each card a job cannot use: CUDA context and NCCL buffers. Default: the GPU "
         "preset's (see GET /v1/presets), 0 with gpu_memory_bytes.",
     )
-    fragmentation: float | None = Field(
+    fragmentation: Annotated[float, PydanticStrict()] | None = Field(
         default=None,
         ge=0,
         lt=1,
