@@ -297,7 +297,7 @@ class Card(Strict):
         "0 with gpu_memory_bytes.",
     )
     peak_flops_per_s: float | None = Field(
-        default=None, gt=0, le=1e18, description="Dense peak FLOP/s of one GPU; default the GPU preset's."
+        default=None, ge=1e9, le=1e18, description="Dense peak FLOP/s of one GPU; default the GPU preset's."
     )
     link_spec: LinkSpec | None = Field(
         default=None, description="Explicit link bandwidths and latencies, instead of a `links` preset name."

@@ -66,11 +66,11 @@ class LinkPresetName(StrEnum):
 class LinkSpec(BaseModel):
     """Links of a GPU, per direction, and the per-hop latency (the alpha of alpha-beta)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # numbers only, never a boolean
 
-    intra_node_bytes_per_s: float = Field(default=450e9, gt=0, le=1e15, description="NVLink-class, per direction.")
-    inter_node_bytes_per_s: float = Field(default=50e9, gt=0, le=1e15, description="InfiniBand-class, per GPU.")
-    host_bytes_per_s: float = Field(default=60e9, gt=0, le=1e15, description="PCIe to host memory, per GPU.")
+    intra_node_bytes_per_s: float = Field(default=450e9, ge=1e6, le=1e15, description="NVLink-class, per direction.")
+    inter_node_bytes_per_s: float = Field(default=50e9, ge=1e6, le=1e15, description="InfiniBand-class, per GPU.")
+    host_bytes_per_s: float = Field(default=60e9, ge=1e6, le=1e15, description="PCIe to host memory, per GPU.")
     intra_node_latency_s: float = Field(default=3e-6, ge=0, le=1, description="Per ring hop inside a node.")
     inter_node_latency_s: float = Field(default=10e-6, ge=0, le=1, description="Per ring hop across nodes.")
 

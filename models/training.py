@@ -21,7 +21,7 @@ class Training(Strict):
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batches per step (k).")
     utilisation: float = Field(
         default=DEFAULT_UTILISATION,
-        gt=0,
+        ge=0.001,  # with the peak at least 1e9 FLOP/s, compute time stays finite
         le=1,
         description="Model FLOPs utilisation (MFU) of the compute: model FLOPs (6 x N + 12 x L x h x s per "
         "token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested "
