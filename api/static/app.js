@@ -497,6 +497,7 @@
           el("td", { class: "num" }, mainBytes(p.memory.per_gpu_bytes)),
           el("td", { title: bytesTip(p.memory.usable_bytes) }, badge(p.memory.fits, "fits", "does not fit"),
             ` ${usableWords(p.memory)}`,
+            small(p.memory.usable_arithmetic),
             p.memory.activations_counted ? "" : small("activations not counted")))),
       );
       const collectives = el("details", { class: "collectives" },
