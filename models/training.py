@@ -1,6 +1,6 @@
 """Request parts for step time and the levers: training shape, activations, levers, links."""
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from models.common import Strict
 from models.enums import ActivationModel, Recompute
@@ -53,7 +53,7 @@ class Activations(Strict):
         description="A fudge factor, labelled as one: activation bytes = b x s x h x layers x bytes x fudge. "
         "17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.",
     )
-    flash_attention: bool = Field(default=True, description="Flash attention keeps no s x s attention scores.")
+    flash_attention: StrictBool = Field(default=True, description="Flash attention keeps no s x s attention scores.")
     bytes_per_value: int = Field(default=2, ge=1, le=8, description="Bytes of one stored activation value.")
 
 
@@ -61,8 +61,8 @@ class Levers(Strict):
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""
 
     recompute: Recompute = Recompute.none
-    offload_optimizer: bool = Field(default=False, description="ZeRO-Offload: optimizer state in host memory.")
-    offload_parameters: bool = Field(default=False, description="Parameter shards in host memory (ZeRO-3 only).")
-    overlap: bool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
+    offload_optimizer: StrictBool = Field(default=False, description="ZeRO-Offload: optimizer state in host memory.")
+    offload_parameters: StrictBool = Field(default=False, description="Parameter shards in host memory (ZeRO-3 only).")
+    overlap: StrictBool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
     bucket_bytes: int = Field(default=25 * MIB_BYTES, ge=1, le=10**12, description="Gradient bucket size, bytes.")
-    mxfp8: bool = Field(default=False, description="Parameters and gradients stored and sent as MXFP8.")
+    mxfp8: StrictBool = Field(default=False, description="Parameters and gradients stored and sent as MXFP8.")
