@@ -101,7 +101,9 @@ def test_the_plan_for_a_gpu_run_counts_state_and_activations() -> None:
     planned = planned_gpu_memory(TorchSimConfig(world_size=4), TorchArrangement.zero3, 80 * 10**9)
     # the planner's mixed_bf16_adam ZeRO-3: 16 bytes a weight over 4 GPUs
     assert planned["model_state_bytes"] == 16 * P // 4
-    assert planned["per_gpu_bytes"] == planned["model_state_bytes"] + planned["activations_bytes"]
+    parts = planned["model_state_bytes"] + planned["working_set_bytes"] + planned["activations_bytes"]
+    assert planned["per_gpu_bytes"] == parts
+    assert planned["working_set_bytes"] > 0  # ZeRO-3 gathers units of the known architecture
     assert planned["activations_bytes"] > 0
     assert planned["usable_bytes"] <= 80 * 10**9
 

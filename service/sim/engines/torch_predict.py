@@ -274,8 +274,8 @@ def traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[
 
 
 def planned_gpu_memory(cfg: TorchSimConfig, arrangement: TorchArrangement, card_bytes: int) -> dict[str, int]:
-    """What /v1/plan answers for this job on this card: per-GPU bytes (model state and
-    activations for the run's micro-batch and sequence), and the card's reserve and usable bytes."""
+    """What /v1/plan answers for this job on this card: per-GPU bytes (model state, the working set
+    and activations for the run's micro-batch and sequence), and the card's reserve and usable bytes."""
     from models.common import Cluster, ModelSpec
     from models.plan import PlanRequest
     from models.training import Training
@@ -300,6 +300,7 @@ def planned_gpu_memory(cfg: TorchSimConfig, arrangement: TorchArrangement, card_
     return {
         "per_gpu_bytes": memory.per_gpu_bytes,
         "model_state_bytes": memory.model_state_bytes,
+        "working_set_bytes": memory.working_set_bytes,
         "activations_bytes": memory.activations_bytes,
         "reserve_bytes": memory.reserve_bytes,
         "usable_bytes": memory.usable_bytes,
