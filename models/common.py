@@ -4,8 +4,8 @@ from collections.abc import Callable
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
-from pydantic.json_schema import SkipJsonSchema
 from pydantic import Strict as PydanticStrict
+from pydantic.json_schema import SkipJsonSchema
 
 from models.architecture import MlaSpec, MoeSpec
 from models.enums import ArrangementName, MlpKind
