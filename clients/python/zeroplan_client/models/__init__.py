@@ -5,6 +5,7 @@ from .activation_memory import ActivationMemory
 from .activation_model import ActivationModel
 from .activations import Activations
 from .arrangement_fit import ArrangementFit
+from .arrangement_limits import ArrangementLimits
 from .arrangement_name import ArrangementName
 from .card import Card
 from .checkpoint_observation import CheckpointObservation
@@ -28,6 +29,8 @@ from .gpu_preset_info import GpuPresetInfo
 from .gpu_preset_name import GpuPresetName
 from .health import Health
 from .levers import Levers
+from .limits_request import LimitsRequest
+from .limits_response import LimitsResponse
 from .link import Link
 from .link_preset import LinkPreset
 from .link_preset_name import LinkPresetName
@@ -115,6 +118,7 @@ __all__ = (
     "ActivationModel",
     "Activations",
     "ArrangementFit",
+    "ArrangementLimits",
     "ArrangementName",
     "Card",
     "CheckpointObservation",
@@ -138,6 +142,8 @@ __all__ = (
     "GpuPresetName",
     "Health",
     "Levers",
+    "LimitsRequest",
+    "LimitsResponse",
     "Link",
     "LinkPreset",
     "LinkPresetName",

@@ -31,15 +31,18 @@ class Memory:
         headroom_bytes (int): usable_bytes - per_gpu_bytes; negative when it does not fit.
         host_bytes (int): Host memory per node (not per GPU) for offloaded state; 0 without offload.
         model_state_bytes (int): Model-state bytes on each GPU.
-        per_gpu_bytes (int): Bytes each GPU holds: model states on the GPU plus activations.
+        per_gpu_bytes (int): Bytes each GPU holds: model states on the GPU, the working set and activations.
         per_gpu_gb (float): per_gpu_bytes / 1e9 (presentation).
         per_gpu_gib (float): per_gpu_bytes / 2**30 (presentation).
         replicated_bytes_per_weight (float): Bytes per weight that every GPU holds in full (r).
-        replicated_floor_bytes (int): Replicated model states plus activations: the floor no GPU count lowers.
+        replicated_floor_bytes (int): Replicated model states, the working set and activations: the floor no GPU count
+            lowers.
         reserve_bytes (int): CUDA context and NCCL buffers: bytes of the card a job cannot use.
         sharded_bytes_per_weight (float): Bytes per weight divided among the GPUs (s, before / N).
         usable_arithmetic (str):
         usable_bytes (int): card_bytes - reserve_bytes - fragmentation_bytes: what fits compares to.
+        working_set_bytes (int): Held unsharded for a moment on every GPU: ZeRO-3's gathered units and unit gradients,
+            or DDP/ZeRO-1/2's gradient buckets (0 when the model's units are unknown; see warnings).
     """
 
     activations: ActivationMemory
@@ -63,6 +66,7 @@ class Memory:
     sharded_bytes_per_weight: float
     usable_arithmetic: str
     usable_bytes: int
+    working_set_bytes: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -111,6 +115,8 @@ class Memory:
 
         usable_bytes = self.usable_bytes
 
+        working_set_bytes = self.working_set_bytes
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -136,6 +142,7 @@ class Memory:
                 "sharded_bytes_per_weight": sharded_bytes_per_weight,
                 "usable_arithmetic": usable_arithmetic,
                 "usable_bytes": usable_bytes,
+                "working_set_bytes": working_set_bytes,
             }
         )
 
@@ -194,6 +201,8 @@ class Memory:
 
         usable_bytes = d.pop("usable_bytes")
 
+        working_set_bytes = d.pop("working_set_bytes")
+
         memory = cls(
             activations=activations,
             activations_bytes=activations_bytes,
@@ -216,6 +225,7 @@ class Memory:
             sharded_bytes_per_weight=sharded_bytes_per_weight,
             usable_arithmetic=usable_arithmetic,
             usable_bytes=usable_bytes,
+            working_set_bytes=working_set_bytes,
         )
 
         memory.additional_properties = d

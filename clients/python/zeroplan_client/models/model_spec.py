@@ -33,6 +33,9 @@ class ModelSpec:
                 is derived from it. Unknown keys are ignored; a missing key is a 422 naming /model/hf_config/<key>.
             hidden_size (int | None | Unset): Model width (h).
             kv_heads (int | None | Unset): Key/value heads; default a (MHA).
+            largest_unit_parameters (int | None | Unset): Parameters of the largest FSDP/ZeRO-3 unit (a transformer block,
+                the embedding or the output layer), for the working set when the architecture is unknown; derived from an
+                architecture otherwise.
             layers (int | None | Unset): Transformer layers (L).
             mla (MlaSpec | None | Unset): Multi-head latent attention (DeepSeek-V3) instead of MHA/GQA.
             mlp (MlpKind | None | Unset): gelu (GPT-style, with biases), swiglu (Llama-style) or geglu (Gemma).
@@ -54,6 +57,7 @@ class ModelSpec:
     hf_config: ModelSpecHfConfigType0 | None | Unset = UNSET
     hidden_size: int | None | Unset = UNSET
     kv_heads: int | None | Unset = UNSET
+    largest_unit_parameters: int | None | Unset = UNSET
     layers: int | None | Unset = UNSET
     mla: MlaSpec | None | Unset = UNSET
     mlp: MlpKind | None | Unset = UNSET
@@ -109,6 +113,12 @@ class ModelSpec:
             kv_heads = UNSET
         else:
             kv_heads = self.kv_heads
+
+        largest_unit_parameters: int | None | Unset
+        if isinstance(self.largest_unit_parameters, Unset):
+            largest_unit_parameters = UNSET
+        else:
+            largest_unit_parameters = self.largest_unit_parameters
 
         layers: int | None | Unset
         if isinstance(self.layers, Unset):
@@ -205,6 +215,8 @@ class ModelSpec:
             field_dict["hidden_size"] = hidden_size
         if kv_heads is not UNSET:
             field_dict["kv_heads"] = kv_heads
+        if largest_unit_parameters is not UNSET:
+            field_dict["largest_unit_parameters"] = largest_unit_parameters
         if layers is not UNSET:
             field_dict["layers"] = layers
         if mla is not UNSET:
@@ -301,6 +313,15 @@ class ModelSpec:
             return cast(int | None | Unset, data)
 
         kv_heads = _parse_kv_heads(d.pop("kv_heads", UNSET))
+
+        def _parse_largest_unit_parameters(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        largest_unit_parameters = _parse_largest_unit_parameters(d.pop("largest_unit_parameters", UNSET))
 
         def _parse_layers(data: object) -> int | None | Unset:
             if data is None:
@@ -449,6 +470,7 @@ class ModelSpec:
             hf_config=hf_config,
             hidden_size=hidden_size,
             kv_heads=kv_heads,
+            largest_unit_parameters=largest_unit_parameters,
             layers=layers,
             mla=mla,
             mlp=mlp,

@@ -18,7 +18,9 @@ class SimMemory:
         formula_bytes (int): Persistent bytes per rank by the core's memory breakdown.
         matches (bool):
         resident_bytes (list[int]): Per rank: bytes of the tensors the rank really holds.
-        state (StateClass): A class of per-weight training state, in the order a breakdown lists them.
+        state (StateClass): A class of per-weight training state, in the order a breakdown lists them, then the working
+            set:
+            what a step holds unsharded for a moment (gathered units and their gradients, reduction buckets).
     """
 
     formula_bytes: int

@@ -22,7 +22,9 @@ class StateBytes:
         dtype (Dtype): Storage or wire format of one tensor element.
         location (StateLocation):
         sharded (bool):
-        state (StateClass): A class of per-weight training state, in the order a breakdown lists them.
+        state (StateClass): A class of per-weight training state, in the order a breakdown lists them, then the working
+            set:
+            what a step holds unsharded for a moment (gathered units and their gradients, reduction buckets).
     """
 
     arithmetic: str

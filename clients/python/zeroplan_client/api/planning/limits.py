@@ -1,0 +1,216 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.limits_request import LimitsRequest
+from ...models.limits_response import LimitsResponse
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: LimitsRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/limits",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> LimitsResponse | Problem | None:
+    if response.status_code == 200:
+        response_200 = LimitsResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[LimitsResponse | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: LimitsRequest,
+) -> Response[LimitsResponse | Problem]:
+    """The largest model, micro-batch and sequence that fit
+
+     The inverse questions at this world size, per arrangement: the largest parameter count whose model
+    states fit the usable bytes (the ZeRO paper's table 2) and, with a model, the largest micro-batch
+    and the longest sequence whose per-GPU bytes fit, each an integer boundary with its arithmetic (null
+    when even the smallest does not fit). The /v1/plan request with `model` and `arrangement` optional.
+
+    Args:
+        body (LimitsRequest): The /v1/plan request with the model and the arrangement optional.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[LimitsResponse | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: LimitsRequest,
+) -> LimitsResponse | Problem | None:
+    """The largest model, micro-batch and sequence that fit
+
+     The inverse questions at this world size, per arrangement: the largest parameter count whose model
+    states fit the usable bytes (the ZeRO paper's table 2) and, with a model, the largest micro-batch
+    and the longest sequence whose per-GPU bytes fit, each an integer boundary with its arithmetic (null
+    when even the smallest does not fit). The /v1/plan request with `model` and `arrangement` optional.
+
+    Args:
+        body (LimitsRequest): The /v1/plan request with the model and the arrangement optional.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        LimitsResponse | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: LimitsRequest,
+) -> Response[LimitsResponse | Problem]:
+    """The largest model, micro-batch and sequence that fit
+
+     The inverse questions at this world size, per arrangement: the largest parameter count whose model
+    states fit the usable bytes (the ZeRO paper's table 2) and, with a model, the largest micro-batch
+    and the longest sequence whose per-GPU bytes fit, each an integer boundary with its arithmetic (null
+    when even the smallest does not fit). The /v1/plan request with `model` and `arrangement` optional.
+
+    Args:
+        body (LimitsRequest): The /v1/plan request with the model and the arrangement optional.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[LimitsResponse | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: LimitsRequest,
+) -> LimitsResponse | Problem | None:
+    """The largest model, micro-batch and sequence that fit
+
+     The inverse questions at this world size, per arrangement: the largest parameter count whose model
+    states fit the usable bytes (the ZeRO paper's table 2) and, with a model, the largest micro-batch
+    and the longest sequence whose per-GPU bytes fit, each an integer boundary with its arithmetic (null
+    when even the smallest does not fit). The /v1/plan request with `model` and `arrangement` optional.
+
+    Args:
+        body (LimitsRequest): The /v1/plan request with the model and the arrangement optional.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        LimitsResponse | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

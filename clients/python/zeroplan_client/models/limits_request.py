@@ -1,0 +1,272 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.arrangement_name import ArrangementName
+from ..models.precision_preset_name import PrecisionPresetName
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.activations import Activations
+    from ..models.cluster import Cluster
+    from ..models.levers import Levers
+    from ..models.model_spec import ModelSpec
+    from ..models.precision_spec import PrecisionSpec
+    from ..models.sharding_flags import ShardingFlags
+    from ..models.training import Training
+
+
+T = TypeVar("T", bound="LimitsRequest")
+
+
+@_attrs_define
+class LimitsRequest:
+    """The /v1/plan request with the model and the arrangement optional.
+
+    Attributes:
+        cluster (Cluster): A card, GPUs per node and the world size (N, the data-parallel GPU count).
+        activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
+        arrangement (ArrangementName | None | Unset): One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3.
+        levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
+        model (ModelSpec | None | Unset): The model whose largest micro-batch and longest sequence are asked for;
+            without one only the largest parameter count is answered.
+        precision (PrecisionPresetName | Unset):
+        precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
+            name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
+            B/weight).
+        sharding (None | ShardingFlags | Unset): The three sharding flags: an arrangement given by its flags instead of
+            a name.
+        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4.
+    """
+
+    cluster: Cluster
+    activations: Activations | Unset = UNSET
+    arrangement: ArrangementName | None | Unset = UNSET
+    levers: Levers | Unset = UNSET
+    model: ModelSpec | None | Unset = UNSET
+    precision: PrecisionPresetName | Unset = UNSET
+    precision_spec: None | PrecisionSpec | Unset = UNSET
+    sharding: None | ShardingFlags | Unset = UNSET
+    training: None | Training | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
+        from ..models.training import Training  # noqa: PLC0415
+
+        cluster = self.cluster.to_dict()
+
+        activations: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.activations, Unset):
+            activations = self.activations.to_dict()
+
+        arrangement: None | str | Unset
+        if isinstance(self.arrangement, Unset):
+            arrangement = UNSET
+        elif isinstance(self.arrangement, ArrangementName):
+            arrangement = self.arrangement.value
+        else:
+            arrangement = self.arrangement
+
+        levers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.levers, Unset):
+            levers = self.levers.to_dict()
+
+        model: dict[str, Any] | None | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        elif isinstance(self.model, ModelSpec):
+            model = self.model.to_dict()
+        else:
+            model = self.model
+
+        precision: str | Unset = UNSET
+        if not isinstance(self.precision, Unset):
+            precision = self.precision.value
+
+        precision_spec: dict[str, Any] | None | Unset
+        if isinstance(self.precision_spec, Unset):
+            precision_spec = UNSET
+        elif isinstance(self.precision_spec, PrecisionSpec):
+            precision_spec = self.precision_spec.to_dict()
+        else:
+            precision_spec = self.precision_spec
+
+        sharding: dict[str, Any] | None | Unset
+        if isinstance(self.sharding, Unset):
+            sharding = UNSET
+        elif isinstance(self.sharding, ShardingFlags):
+            sharding = self.sharding.to_dict()
+        else:
+            sharding = self.sharding
+
+        training: dict[str, Any] | None | Unset
+        if isinstance(self.training, Unset):
+            training = UNSET
+        elif isinstance(self.training, Training):
+            training = self.training.to_dict()
+        else:
+            training = self.training
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "cluster": cluster,
+            }
+        )
+        if activations is not UNSET:
+            field_dict["activations"] = activations
+        if arrangement is not UNSET:
+            field_dict["arrangement"] = arrangement
+        if levers is not UNSET:
+            field_dict["levers"] = levers
+        if model is not UNSET:
+            field_dict["model"] = model
+        if precision is not UNSET:
+            field_dict["precision"] = precision
+        if precision_spec is not UNSET:
+            field_dict["precision_spec"] = precision_spec
+        if sharding is not UNSET:
+            field_dict["sharding"] = sharding
+        if training is not UNSET:
+            field_dict["training"] = training
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.activations import Activations  # noqa: PLC0415
+        from ..models.cluster import Cluster  # noqa: PLC0415
+        from ..models.levers import Levers  # noqa: PLC0415
+        from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
+        from ..models.training import Training  # noqa: PLC0415
+
+        d = dict(src_dict)
+        cluster = Cluster.from_dict(d.pop("cluster"))
+
+        _activations = d.pop("activations", UNSET)
+        activations: Activations | Unset
+        if isinstance(_activations, Unset):
+            activations = UNSET
+        else:
+            activations = Activations.from_dict(_activations)
+
+        def _parse_arrangement(data: object) -> ArrangementName | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                arrangement_type_0 = ArrangementName(data)
+
+                return arrangement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ArrangementName | None | Unset, data)
+
+        arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        _levers = d.pop("levers", UNSET)
+        levers: Levers | Unset
+        if isinstance(_levers, Unset):
+            levers = UNSET
+        else:
+            levers = Levers.from_dict(_levers)
+
+        def _parse_model(data: object) -> ModelSpec | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                model_type_0 = ModelSpec.from_dict(data)
+
+                return model_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ModelSpec | None | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+        _precision = d.pop("precision", UNSET)
+        precision: PrecisionPresetName | Unset
+        if isinstance(_precision, Unset):
+            precision = UNSET
+        else:
+            precision = PrecisionPresetName(_precision)
+
+        def _parse_precision_spec(data: object) -> None | PrecisionSpec | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                precision_spec_type_0 = PrecisionSpec.from_dict(data)
+
+                return precision_spec_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PrecisionSpec | Unset, data)
+
+        precision_spec = _parse_precision_spec(d.pop("precision_spec", UNSET))
+
+        def _parse_sharding(data: object) -> None | ShardingFlags | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sharding_type_0 = ShardingFlags.from_dict(data)
+
+                return sharding_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShardingFlags | Unset, data)
+
+        sharding = _parse_sharding(d.pop("sharding", UNSET))
+
+        def _parse_training(data: object) -> None | Training | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                training_type_0 = Training.from_dict(data)
+
+                return training_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Training | Unset, data)
+
+        training = _parse_training(d.pop("training", UNSET))
+
+        limits_request = cls(
+            cluster=cluster,
+            activations=activations,
+            arrangement=arrangement,
+            levers=levers,
+            model=model,
+            precision=precision,
+            precision_spec=precision_spec,
+            sharding=sharding,
+            training=training,
+        )
+
+        return limits_request
