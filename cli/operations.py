@@ -14,10 +14,12 @@ from api.settings import Settings
 from cli.render import (
     Rows,
     fit_rows,
+    limits_rows,
     plan_rows,
     presets_rows,
     recommend_rows,
     render_fit,
+    render_limits,
     render_plan,
     render_presets,
     render_recommend,
@@ -27,12 +29,14 @@ from cli.render import (
     sweep_rows,
 )
 from models.fit import FitRequest, FitResponse
+from models.limits import LimitsRequest, LimitsResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
 from models.simulation import SimulationJob, SimulationRequest
 from models.sweep import SweepRequest, SweepResponse
 from service import fitting, planner, recommend
+from service import limits as fit_limits
 from service.sweep import sweep_answer
 
 
@@ -91,6 +95,16 @@ OPERATIONS: dict[str, Operation] = {
         lambda request, settings: recommend.recommend(request),
         render_recommend,
         recommend_rows,
+    ),
+    "limits": Operation(
+        "POST",
+        "/v1/limits",
+        "the largest model, micro-batch and sequence that fit at a world size",
+        LimitsRequest,
+        LimitsResponse,
+        lambda request, settings: fit_limits.limits(request),
+        render_limits,
+        limits_rows,
     ),
     "sweep": Operation(
         "POST",

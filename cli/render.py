@@ -127,6 +127,32 @@ def render_recommend(answer: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def render_limits(answer: dict[str, Any]) -> str:
+    model = f"{answer['parameter_count']:,} parameters" if answer["parameter_count"] else "no model"
+    head = (
+        f"{model} on {answer['world_size']} GPUs, {gib(answer['usable_bytes'])} usable of a card of "
+        f"{gib(answer['card_bytes'])}; micro-batch at sequence {answer['sequence_length']:,}, sequence at "
+        f"micro-batch {answer['micro_batch_size']}"
+    )
+    headers, rows = limits_rows(answer)
+    words = [
+        f"{a['arrangement']} {key.replace('_', ' ')}: {a[f'{key}_arithmetic']}"
+        for a in answer["arrangements"]
+        for key in _LIMIT_KEYS
+        if a[f"{key}_arithmetic"]
+    ]
+    warnings = [f"warning: {w}" for w in answer["warnings"]]
+    return "\n\n".join([head, table(headers, rows), "\n".join(words), *warnings])
+
+
+_LIMIT_KEYS = ("largest_parameter_count", "largest_micro_batch_size", "longest_sequence_length")
+
+
+def limits_rows(answer: dict[str, Any]) -> Rows:
+    headers = ["arrangement", *_LIMIT_KEYS]
+    return headers, [[a["arrangement"], *(a[key] for key in _LIMIT_KEYS)] for a in answer["arrangements"]]
+
+
 def render_presets(answer: dict[str, Any]) -> str:
     """Each list of presets as a table of its name and scalar fields (sources shortened)."""
     sections = []

@@ -115,3 +115,12 @@ def test_limits_validate_like_plan(client):
     response = client.post("/v1/limits", json={"cluster": {"world_size": 8, "gpu": "h100-80gb", "reserve_bytes": -1}})
     assert response.status_code == 422
     assert response.json()["errors"][0]["pointer"] == "/cluster/reserve_bytes"
+
+
+def test_the_command_line_prints_the_limits(capsys):
+    from cli.main import run
+
+    code = run(["limits", "--gpu-memory-bytes", "32e9", "--world-size", "64", "--precision", "mixed_fp16_adam"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "128,000,000,000" in out  # ZeRO-3 at 64 GPUs: 16 B x 128e9 / 64 = 32e9 B, the whole card
