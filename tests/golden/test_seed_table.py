@@ -1,4 +1,4 @@
-"""The golden table of DESIGN.md (seeds/003, 'Side by side'), through the HTTP API.
+"""The textbook golden table (DP and ZeRO-1/2/3 side by side, Rajbhandari et al. 2020 sec. 5), through the HTTP API.
 
 30e9 weights, 8 GPUs, mixed-precision Adam (16 B/weight), card 80e9 bytes = 74.5 GiB.
 Bytes compare exactly; GiB to the table's one decimal.
