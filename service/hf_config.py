@@ -2,7 +2,7 @@
 
 Each family reads the keys its Transformers configuration class defines (``configuration_<family>.py``
 in huggingface/transformers): Llama, Mistral, Mixtral, Qwen2, Qwen3, Qwen3-MoE, Gemma 1/2/3,
-DeepSeek-V3 and Llama 4 (its ``text_config``). Multimodal configs (Gemma 3, Llama 4) are read from
+DeepSeek-V2/V3 and Llama 4 (its ``text_config``). Multimodal configs (Gemma 3, Llama 4) are read from
 their ``text_config``: the vision tower is not part of the architecture. Unknown keys are ignored;
 every missing key the family needs is reported at once, each with its JSON pointer.
 """
@@ -121,7 +121,8 @@ def _gemma3(r: _Reader) -> Fields:
 
 
 def _deepseek_v3(r: _Reader) -> Fields:
-    """DeepseekV3Config: MLA, shared experts, first_k_dense_replace dense layers, a router bias."""
+    """DeepseekV3Config (and V2's, the same keys): MLA, shared experts, first_k_dense_replace dense
+    layers, and with V3's noaux_tc routing a per-expert bias beside the router."""
     fields = _dense(r, MlpKind.swiglu, False)
     fields["head_dim"] = None
     fields["moe"] = {
@@ -169,6 +170,7 @@ FAMILIES: dict[str, Callable[[_Reader], Fields]] = {
     "gemma2": _gemma2,
     "gemma3": _gemma3,
     "gemma3_text": _gemma3,
+    "deepseek_v2": _deepseek_v3,
     "deepseek_v3": _deepseek_v3,
     "llama4": _llama4,
     "llama4_text": _llama4,

@@ -54,6 +54,13 @@ def test_deepseek_v3_config(client):
     assert 37e9 <= body["active_parameter_count"] < 38e9  # 37B activated
 
 
+def test_deepseek_v2_config(client):
+    # DeepSeek-AI 2024, "DeepSeek-V2", abstract: 236B total parameters, 21B activated per token.
+    body = plan_with(client, config("deepseek-v2"))
+    assert round(body["parameter_count"] / 1e9) == 236
+    assert round(body["active_parameter_count"] / 1e9) == 21
+
+
 def test_llama4_scout_config(client):
     body = plan_with(client, config("llama-4-scout-17b-16e"))
     assert round(body["active_parameter_count"] / 1e9) == 17  # model card: 17B active
