@@ -80,12 +80,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def _install_middleware(app: FastAPI, settings: Settings) -> None:
     """add_middleware puts each new layer outside the previous: this reads innermost first."""
-    app.add_middleware(JsonBodyMiddleware)
+    # Every path the app serves labels metrics; the documented ones also carry their methods.
+    templates = RouteTemplates(lambda: {path: {} for path in route_templates(app)} | app.openapi()["paths"])
+    app.state.route_templates = templates
+    app.add_middleware(JsonBodyMiddleware, templates=templates)
     app.add_middleware(AcceptMiddleware, spec=lambda: app.openapi())
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     token = settings.api_token.get_secret_value() if settings.api_token else None
     app.add_middleware(BearerAuthMiddleware, token=token)
-    templates = RouteTemplates(lambda: route_templates(app))
     app.add_middleware(RequestContextMiddleware, templates=templates, log_requests=settings.access_log)
 
 

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -47,14 +48,24 @@ def request_id_of(scope: Scope) -> str:
 
 
 class RouteTemplates:
-    """Path templates (e.g. /v1/plan) of the documented routes, to label answers given before routing."""
+    """Path templates (e.g. /v1/plan) of the documented routes and their methods.
 
-    def __init__(self, templates: Callable[[], list[str]]) -> None:
-        self._templates = templates
+    They label answers given before routing (metrics, logs), tell the JSON check which requests
+    reach an operation, and give a 405 its complete `Allow` header (RFC 9110, section 15.5.6).
+    """
+
+    def __init__(self, paths: Callable[[], dict[str, Any]]) -> None:
+        self._paths = paths
 
     @cached_property
-    def _compiled(self) -> list[tuple[re.Pattern[str], str]]:
-        return [(compile_path(t)[0], t) for t in self._templates()]
+    def _compiled(self) -> list[tuple[re.Pattern[str], str, frozenset[str]]]:
+        out = []
+        for template, operations in self._paths().items():
+            methods = {m.upper() for m in operations if m.upper() in HTTP_METHODS}
+            if "GET" in methods:
+                methods.add("HEAD")  # Starlette answers HEAD wherever it answers GET
+            out.append((compile_path(template)[0], template, frozenset(methods)))
+        return out
 
     def of(self, scope: Scope) -> str:
         route = scope.get("route")
@@ -62,7 +73,18 @@ class RouteTemplates:
         if template:
             return str(template)
         path = scope["path"]
-        return next((t for pattern, t in self._compiled if pattern.match(path)), UNMATCHED_ROUTE)
+        return next((t for pattern, t, _ in self._compiled if pattern.match(path)), UNMATCHED_ROUTE)
+
+    def allowed(self, path: str) -> frozenset[str]:
+        """Every method some documented operation answers on this path (empty for an unknown path)."""
+        methods: set[str] = set()
+        for pattern, _, operation_methods in self._compiled:
+            if pattern.match(path):
+                methods |= operation_methods
+        return frozenset(methods)
+
+
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
 
 
 class RequestContextMiddleware:
@@ -193,14 +215,24 @@ BODY_METHODS = ("POST", "PUT", "PATCH")
 
 
 class JsonBodyMiddleware:
-    """Requests with a body under the prefix must say they are JSON (application/json or +json): 415 otherwise."""
+    """Bodies sent to an operation under the prefix must say they are JSON (application/json or +json): 415.
 
-    def __init__(self, app: ASGIApp, prefix: str = "/v1") -> None:
+    Only a request that reaches an operation is checked: an unknown path stays a 404 and a method
+    the path does not answer a 405, whatever its Content-Type.
+    """
+
+    def __init__(self, app: ASGIApp, templates: RouteTemplates, prefix: str = "/v1") -> None:
         self.app = app
+        self.templates = templates
         self.prefix = prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in BODY_METHODS or not _under(scope["path"], self.prefix):
+        if (
+            scope["type"] != "http"
+            or scope["method"] not in BODY_METHODS
+            or not _under(scope["path"], self.prefix)
+            or scope["method"] not in self.templates.allowed(scope["path"])
+        ):
             await self.app(scope, receive, send)
             return
         media_type = (header_value(scope, b"content-type") or b"").split(b";", 1)[0].strip().lower()

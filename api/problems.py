@@ -29,6 +29,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
 }
 
 HTTP_CODES: dict[int, ProblemCode] = {
+    400: ProblemCode.malformed_json,  # the framework's only 400: a body it could not parse
     401: ProblemCode.unauthorized,
     404: ProblemCode.not_found,
     405: ProblemCode.method_not_allowed,
@@ -62,8 +63,19 @@ TOO_LARGE_DESCRIPTION = "The body is larger than ZEROPLAN_MAX_BODY_BYTES."
 NOT_ACCEPTABLE_DESCRIPTION = "The Accept header names none of the media types this operation answers with."
 
 
+# A validation problem lists this many field errors at most, and counts them all: a request
+# with a hundred thousand bad values gets a short answer, not one many times its own size.
+MAX_LISTED_ERRORS = 20
+MALFORMED_DETAIL = "the request body is not valid JSON"
+
+
 def problem_response(
-    request: Request, status: int, code: ProblemCode, detail: str, errors: list[FieldError] | None = None
+    request: Request,
+    status: int,
+    code: ProblemCode,
+    detail: str,
+    errors: list[FieldError] | None = None,
+    error_count: int | None = None,
 ) -> JSONResponse:
     body = Problem(
         type=PROBLEM_TYPE_BASE + code.value.replace("_", "-"),
@@ -74,6 +86,7 @@ def problem_response(
         instance=request.url.path,
         request_id=getattr(request.state, "request_id", None),
         errors=errors,
+        error_count=error_count,
     )
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_MEDIA_TYPE)
 
@@ -101,21 +114,36 @@ def _field_name(pointer: str) -> str:
     return pointer.lstrip("/").replace("/", ".") or "body"
 
 
-def _validation_errors(exc: RequestValidationError) -> list[FieldError]:
+def _validation_errors(exc: RequestValidationError) -> tuple[list[FieldError], int]:
+    """The first MAX_LISTED_ERRORS field errors, and how many there are in all."""
+    all_errors = exc.errors()
     out = []
-    for error in exc.errors():
+    for error in all_errors[:MAX_LISTED_ERRORS]:
         pointer = json_pointer(tuple(error.get("loc", ())))
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
         out.append(FieldError(detail=f"{_field_name(pointer)}: {message}", pointer=pointer))
-    return out
+    return out, len(all_errors)
+
+
+def malformed_json_detail(request: Request) -> str:
+    encoding = request.headers.get("content-encoding")
+    if encoding and encoding.strip().lower() != "identity":
+        return f"{MALFORMED_DETAIL}: Content-Encoding {encoding} is not accepted, send the JSON uncompressed"
+    return (
+        f"{MALFORMED_DETAIL}: it must be UTF-8 text without NaN or Infinity, nested fewer than 1,024 levels, "
+        "with numbers a double can hold (RFC 8259)"
+    )
 
 
 async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     if any(e.get("type") == "json_invalid" for e in exc.errors()):
-        return problem_response(request, 400, ProblemCode.malformed_json, "the request body is not valid JSON")
-    errors = _validation_errors(exc)
-    return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
+        return problem_response(request, 400, ProblemCode.malformed_json, malformed_json_detail(request))
+    errors, count = _validation_errors(exc)
+    detail = "; ".join(e.detail for e in errors)
+    if count > len(errors):
+        detail += f"; and {count - len(errors):,} more errors (the first {len(errors)} are listed)"
+    return problem_response(request, 422, ProblemCode.validation_error, detail, errors, count)
 
 
 async def _on_domain(request: Request, exc: Exception) -> JSONResponse:
@@ -131,12 +159,24 @@ async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     detail = str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no route {request.method} {request.url.path}; see /docs or openapi/openapi.json"
-    elif exc.status_code == 405:
-        detail = f"{request.method} is not allowed on {request.url.path}"
+    elif exc.status_code == 400:
+        detail = malformed_json_detail(request)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        allowed = _allowed_methods(request)
+        if allowed:
+            headers["Allow"] = ", ".join(allowed)
+        detail = f"{request.method} is not allowed on {request.url.path}; it answers {headers.get('Allow', 'none')}"
     response = problem_response(request, exc.status_code, code, detail)
-    for name, value in (exc.headers or {}).items():
+    for name, value in headers.items():
         response.headers[name] = value
     return response
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method the path answers, across all its operations (Starlette names only one route's)."""
+    templates = getattr(request.app.state, "route_templates", None)
+    return sorted(templates.allowed(request.url.path)) if templates is not None else []
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -2,10 +2,12 @@
 
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from models.base import Strict
 
 
-class MoeSpec(BaseModel):
+class MoeSpec(Strict):
     """Mixture of experts (Shazeer et al. 2017; Mixtral, Jiang et al. 2024; DeepSeek-V3 report, 2.1.2)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -38,7 +40,7 @@ class MoeSpec(BaseModel):
         return self
 
 
-class MlaSpec(BaseModel):
+class MlaSpec(Strict):
     """Multi-head latent attention (DeepSeek-V2 report, section 2.1; DeepSeek-V3 config.json names)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -8,6 +8,7 @@ from pydantic import Strict as PydanticStrict
 from pydantic.json_schema import SkipJsonSchema
 
 from models.architecture import MlaSpec, MoeSpec
+from models.base import Strict as Strict  # re-exported: request models take their base from here
 from models.enums import ArrangementName, MlpKind
 from models.presets import (
     GpuPresetName,
@@ -22,6 +23,10 @@ MAX_PARAMETER_COUNT = 10**15
 MAX_WORLD_SIZE = 1_000_000
 MAX_GPUS_PER_NODE = 1024
 MAX_GPU_MEMORY_BYTES = 10**15
+# Float inputs are bounded so that every output is a finite number (no overflow to infinity, no
+# division by an underflowed zero): the least compute time is FLOPs / (1 x 1e9 x 0.001).
+MIN_PEAK_FLOPS_PER_S = 1e9
+MAX_PEAK_FLOPS_PER_S = 1e18
 
 # Union members carry tags that start with "~": the error mapper drops them from JSON pointers.
 NAME_TAG = "~name"
@@ -34,10 +39,6 @@ def _name_or_object(value: Any) -> str | None:
     if isinstance(value, dict | BaseModel):
         return SPEC_TAG
     return None
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 ARCHITECTURE_FIELDS = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
@@ -60,7 +61,10 @@ MAX_HF_CONFIG_KEYS = 1_000
 class ModelSpec(Strict):
     """The model: a preset, a Hugging Face config.json, a parameter count, or a transformer architecture.
 
-    Architecture fields given beside a preset or an hf_config override theirs."""
+    Architecture fields given beside a preset or an hf_config override theirs. Rules the schema
+    cannot state: give a preset, an hf_config, a parameter_count or all five of layers,
+    hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
+    attention_heads, and attention_heads a multiple of kv_heads."""
 
     preset: ModelPresetName | None = Field(default=None, description="A model preset; see GET /v1/presets.")
     hf_config: dict[str, Any] | None = Field(
@@ -155,7 +159,23 @@ class ModelSpec(Strict):
 
 
 class ShardingFlags(Strict):
-    """The three flags that describe every arrangement (DESIGN.md, 'Three flags')."""
+    """The three flags that describe every arrangement. They are monotone: shard_parameters needs
+    shard_gradients, and shard_gradients needs shard_optimizer (the schema says so with if/then)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"shard_parameters": {"const": True}}},
+                    "then": {"properties": {"shard_gradients": {"const": True}}},
+                },
+                {
+                    "if": {"properties": {"shard_gradients": {"const": True}}},
+                    "then": {"properties": {"shard_optimizer": {"const": True}}},
+                },
+            ]
+        }
+    )
 
     shard_optimizer: bool
     shard_gradients: bool
@@ -271,7 +291,11 @@ def precision_validator() -> Any:
 
 
 class Card(Strict):
-    """The card and the node: a GPU preset or an explicit memory size, and GPUs per node."""
+    """The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
+    (gpu_memory_bytes), and GPUs per node."""
+
+    # Exactly one of gpu and gpu_memory_bytes: stated here rather than as a JSON Schema oneOf, which
+    # turns the object into an anonymous union in generated clients (openapi-python-client).
 
     gpus_per_node: int = Field(default=8, ge=1, le=MAX_GPUS_PER_NODE, description="GPUs per node (G).")
     gpu: GpuPresetName | None = Field(default=None, description="A GPU preset; see GET /v1/presets.")
@@ -297,7 +321,11 @@ class Card(Strict):
         "0 with gpu_memory_bytes.",
     )
     peak_flops_per_s: float | None = Field(
-        default=None, ge=1e9, le=1e18, description="Dense peak FLOP/s of one GPU; default the GPU preset's."
+        default=None,
+        ge=MIN_PEAK_FLOPS_PER_S,
+        le=MAX_PEAK_FLOPS_PER_S,
+        description="Dense peak FLOP/s of one GPU, 1e9 to 1e18 (bounds that keep every time finite); "
+        "default the GPU preset's.",
     )
     link_spec: LinkSpec | None = Field(
         default=None, description="Explicit link bandwidths and latencies, instead of a `links` preset name."
@@ -343,7 +371,12 @@ def check_world_size(world_size: int, gpus_per_node: int, field: str = "world_si
 class Cluster(Card):
     """A card, GPUs per node and the world size (N, the data-parallel GPU count)."""
 
-    world_size: int = Field(ge=1, le=MAX_WORLD_SIZE, description="Data-parallel GPU count (N).")
+    world_size: int = Field(
+        ge=1,
+        le=MAX_WORLD_SIZE,
+        description="Data-parallel GPU count (N): at most gpus_per_node (part of one node) or a multiple of it "
+        "(whole nodes).",
+    )
 
     @field_validator("world_size")
     @classmethod

@@ -8,7 +8,7 @@ figure, bytes a simulation measured (POST /v1/simulations) to draw beside the fo
 from enum import StrEnum
 from typing import Any
 
-from pydantic import ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from models.common import (
     MAX_GPU_MEMORY_BYTES,
@@ -124,8 +124,14 @@ class FigureRequest(Strict):
         return measured
 
 
-class FigureQuery(Strict):
-    """GET /v1/figures/{name} query parameters: the common case of a FigureRequest, flat."""
+class FigureQuery(BaseModel):
+    """GET /v1/figures/{name} query parameters: the common case of a FigureRequest, flat.
+
+    Query parameters arrive as text, so this model converts them (lax mode); the FigureRequest
+    it stands for is then validated strictly like any body.
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
     parameter_count: int | None = Field(
         default=None, ge=1, le=MAX_PARAMETER_COUNT, description="Parameter count (model.parameter_count)."

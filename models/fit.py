@@ -43,7 +43,11 @@ def _name_or_list(value: object) -> str | None:
 
 Grid = Annotated[
     Annotated[GpuCountGrid, Tag(NAME_TAG)]
-    | Annotated[list[GpuCount], Tag(SPEC_TAG), Field(min_length=1, max_length=MAX_GRID_POINTS)],
+    | Annotated[
+        list[GpuCount],
+        Tag(SPEC_TAG),
+        Field(min_length=1, max_length=MAX_GRID_POINTS, json_schema_extra={"uniqueItems": True}),
+    ],
     Discriminator(
         _name_or_list,
         custom_error_type="grid",
@@ -64,7 +68,8 @@ class FitRequest(Strict):
     cluster: Card
     gpu_count_grid: Grid = Field(
         default=GpuCountGrid.powers_of_two,
-        description="powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an explicit list of GPU counts.",
+        description="powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an explicit list of distinct GPU "
+        "counts, each at most cluster.gpus_per_node or a multiple of it.",
     )
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="Largest GPU count tabulated.")
     levers: Levers = Field(

@@ -56,7 +56,6 @@ TRAINING_FIELD = Field(
     default=None, description="Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4."
 )
 ACTIVATIONS_FIELD = Field(default_factory=Activations)
-LEVERS_FIELD = Field(default_factory=Levers)
 
 
 def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
@@ -81,13 +80,18 @@ class PlanRequest(Strict):
         default=None,
         validate_default=True,
         description="An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard, shard_grad_op, "
-        "full_shard; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding` instead.",
+        "full_shard; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding` instead. "
+        "hybrid needs cluster.world_size a multiple of cluster.gpus_per_node.",
         json_schema_extra=plain_name(),
     )
 
     pick_precision = precision_validator()  # type: ignore[pydantic-field]
     pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding", required=True))
-    levers: Levers = LEVERS_FIELD
+    levers: Levers = Field(
+        default_factory=Levers,
+        description="levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
+        "hybrid or shard_parameters true).",
+    )
 
     @field_validator("arrangement")
     @classmethod

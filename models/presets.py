@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from models.base import Strict
 from models.enums import Dtype, GpuGeneration, OptimizerKind
 from models.gpu_presets import (
     CUDA_CONTEXT_BYTES,
@@ -45,6 +46,8 @@ __all__ = [
 
 GIB_BYTES = 2**30
 MIB_BYTES = 2**20
+# Links are at least 1 MB/s: a slower one would push transfer times towards infinity.
+MIN_LINK_BYTES_PER_S = 1e6
 
 
 class PrecisionPresetName(StrEnum):
@@ -63,14 +66,20 @@ class LinkPresetName(StrEnum):
     nvlink5_ib800 = "nvlink5-ib800"
 
 
-class LinkSpec(BaseModel):
+class LinkSpec(Strict):
     """Links of a GPU, per direction, and the per-hop latency (the alpha of alpha-beta)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # numbers only, never a boolean
 
-    intra_node_bytes_per_s: float = Field(default=450e9, ge=1e6, le=1e15, description="NVLink-class, per direction.")
-    inter_node_bytes_per_s: float = Field(default=50e9, ge=1e6, le=1e15, description="InfiniBand-class, per GPU.")
-    host_bytes_per_s: float = Field(default=60e9, ge=1e6, le=1e15, description="PCIe to host memory, per GPU.")
+    intra_node_bytes_per_s: float = Field(
+        default=450e9, ge=MIN_LINK_BYTES_PER_S, le=1e15, description="NVLink-class, per direction."
+    )
+    inter_node_bytes_per_s: float = Field(
+        default=50e9, ge=MIN_LINK_BYTES_PER_S, le=1e15, description="InfiniBand-class, per GPU."
+    )
+    host_bytes_per_s: float = Field(
+        default=60e9, ge=MIN_LINK_BYTES_PER_S, le=1e15, description="PCIe to host memory, per GPU."
+    )
     intra_node_latency_s: float = Field(default=3e-6, ge=0, le=1, description="Per ring hop inside a node.")
     inter_node_latency_s: float = Field(default=10e-6, ge=0, le=1, description="Per ring hop across nodes.")
 
@@ -84,7 +93,7 @@ class LinkPreset(BaseModel):
     source: str
 
 
-class PrecisionSpec(BaseModel):
+class PrecisionSpec(Strict):
     """Dtypes of every state class and the optimizer: together they fix the bytes of one weight.
 
     ``optimizer_gradient_dtype`` is an extra gradient copy the optimizer keeps beside its master

@@ -44,4 +44,10 @@ class Problem(BaseModel):
     code: ProblemCode
     instance: str | None = Field(default=None, description="The request path.")
     request_id: str | None = Field(default=None, description="Find this request in the service's log.")
-    errors: list[FieldError] | None = Field(default=None, description="Each invalid field, for validation problems.")
+    errors: list[FieldError] | None = Field(
+        default=None, description="Each invalid field, for validation problems: the first 20 at most."
+    )
+    error_count: int | None = Field(
+        default=None,
+        description="How many fields are invalid in all, for validation problems (errors lists 20 at most).",
+    )

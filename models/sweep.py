@@ -25,11 +25,17 @@ MAX_MODELS = 256
 
 
 def _axis(item: Any, description: str) -> Any:
-    return Field(default=None, min_length=1, max_length=MAX_AXIS_VALUES, description=description)
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_AXIS_VALUES,
+        description=description,
+        json_schema_extra={"uniqueItems": True},
+    )
 
 
 class SweepAxes(Strict):
-    """Each axis lists the values to sweep; an axis left out keeps the base request's value."""
+    """Each axis lists distinct values to sweep; an axis left out keeps the base request's value."""
 
     model: list[ModelSpec] | None = Field(
         default=None,

@@ -9,6 +9,7 @@ MIB_BYTES = 2**20
 MAX_MICRO_BATCH_SIZE = 100_000
 MAX_SEQUENCE_LENGTH = 10_000_000
 DEFAULT_UTILISATION = 0.4
+MIN_UTILISATION = 0.001  # with the peak's lower bound, keeps compute time finite
 
 
 class Training(Strict):
@@ -21,9 +22,9 @@ class Training(Strict):
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batches per step (k).")
     utilisation: float = Field(
         default=DEFAULT_UTILISATION,
-        ge=0.001,  # with the peak at least 1e9 FLOP/s, compute time stays finite
+        ge=MIN_UTILISATION,
         le=1,
-        description="Model FLOPs utilisation (MFU) of the compute: model FLOPs (6 x N + 12 x L x h x s per "
+        description="Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N + 12 x L x h x s per "
         "token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested "
         "recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 "
         "(Llama 3 405B, PaLM).",
@@ -48,9 +49,10 @@ class Activations(Strict):
     )
     fudge: float = Field(
         default=17.0,
-        gt=0,
+        ge=0.001,
         le=10_000,
-        description="A fudge factor, labelled as one: activation bytes = b x s x h x layers x bytes x fudge. "
+        description="A fudge factor, labelled as one (0.001 to 10,000): "
+        "activation bytes = b x s x h x layers x bytes x fudge. "
         "17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.",
     )
     flash_attention: StrictBool = Field(default=True, description="Flash attention keeps no s x s attention scores.")

@@ -7,15 +7,16 @@ named Accept (OpenAPI 3.1, Parameter Object); the 200 response lists both media 
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from api.problems import PROBLEM_RESPONSES
+from api.routing import v1_router
 from models.figures import FIGURE_MEDIA_TYPES, FigureFormat, FigureName, FigureQuery, FigureRequest
 from service.figures import draw
 
-router = APIRouter(prefix="/v1", tags=["figures"])
+router = v1_router(["figures"])
 
 DESCRIPTION = (
     "memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with the "

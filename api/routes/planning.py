@@ -1,9 +1,10 @@
 """Planning routes: thin transport over service.planner."""
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 
 from api.answers import AnswerCache
 from api.problems import PROBLEM_RESPONSES
+from api.routing import v1_router
 from api.settings import Settings
 from models.fit import FitRequest, FitResponse
 from models.limits import LimitsRequest, LimitsResponse
@@ -19,7 +20,7 @@ def json_response(body: bytes) -> Response:
     return Response(body, media_type="application/json")
 
 
-router = APIRouter(prefix="/v1", tags=["planning"])
+router = v1_router(["planning"])
 
 
 @router.post(

@@ -9,11 +9,12 @@ simulation itself and torch is absent, POST answers 503 naming the `sim` extra.
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 
 from api.deps import get_settings
 from api.jobs import jobs_of
 from api.problems import PROBLEM_RESPONSES, problem_response
+from api.routing import v1_router
 from api.settings import Settings
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
 from models.simulation import SimulationEngine, SimulationJob, SimulationRequest
@@ -25,7 +26,7 @@ from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooMan
 from service.sim.jobs import Jobs
 from service.sim.request import sim_config
 
-router = APIRouter(prefix="/v1", tags=["simulations"])
+router = v1_router(["simulations"])
 
 
 def _problem_content(description: str) -> dict[str, Any]:

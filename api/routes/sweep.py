@@ -2,17 +2,18 @@
 
 import numpy as np
 import orjson
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 
 from api.deps import get_settings
 from api.metrics import SWEEP_CELLS
 from api.problems import PROBLEM_RESPONSES
+from api.routing import v1_router
 from api.settings import Settings
 from api.tables import csv_text
 from models.sweep import SweepRequest, SweepResponse
 from service.sweep import sweep_answer
 
-router = APIRouter(prefix="/v1", tags=["sweep"])
+router = v1_router(["sweep"])
 
 CSV_MEDIA_TYPE = "text/csv"
 

@@ -18,8 +18,9 @@ class Activations:
     Attributes:
         bytes_per_value (int | Unset): Bytes of one stored activation value. Default: 2.
         flash_attention (bool | Unset): Flash attention keeps no s x s attention scores. Default: True.
-        fudge (float | Unset): A fudge factor, labelled as one: activation bytes = b x s x h x layers x bytes x fudge.
-            17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores. Default: 17.0.
+        fudge (float | Unset): A fudge factor, labelled as one (0.001 to 10,000): activation bytes = b x s x h x layers
+            x bytes x fudge. 17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.
+            Default: 17.0.
         model (ActivationModel | None | Unset): none (model states only), fudge (the textbook line, a fudge factor) or
             transformer (Korthikanti et al. 2022). Default: transformer when a training shape is given and the architecture
             is known, else none.

@@ -18,22 +18,24 @@ T = TypeVar("T", bound="Card")
 
 @_attrs_define
 class Card:
-    """The card and the node: a GPU preset or an explicit memory size, and GPUs per node.
+    """The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
+    (gpu_memory_bytes), and GPUs per node.
 
-    Attributes:
-        fragmentation (float | None | Unset): Fraction of the card the allocator cannot use (fragmentation). Default:
-            the GPU preset's, 0 with gpu_memory_bytes.
-        gpu (GpuPresetName | None | Unset): A GPU preset; see GET /v1/presets.
-        gpu_hour_price (float | None | Unset): Price of one GPU-hour, in any currency; with training.total_tokens the
-            answer's time holds the run's cost.
-        gpu_memory_bytes (int | None | Unset): Memory of one GPU, bytes; with no reserve unless cluster.reserve_bytes or
-            cluster.fragmentation says otherwise.
-        gpus_per_node (int | Unset): GPUs per node (G). Default: 8.
-        link_spec (LinkSpec | None | Unset): Explicit link bandwidths and latencies, instead of a `links` preset name.
-        links (LinkPresetName | Unset):
-        peak_flops_per_s (float | None | Unset): Dense peak FLOP/s of one GPU; default the GPU preset's.
-        reserve_bytes (int | None | Unset): Bytes of each card a job cannot use: CUDA context and NCCL buffers. Default:
-            the GPU preset's (see GET /v1/presets), 0 with gpu_memory_bytes.
+        Attributes:
+            fragmentation (float | None | Unset): Fraction of the card the allocator cannot use (fragmentation). Default:
+                the GPU preset's, 0 with gpu_memory_bytes.
+            gpu (GpuPresetName | None | Unset): A GPU preset; see GET /v1/presets.
+            gpu_hour_price (float | None | Unset): Price of one GPU-hour, in any currency; with training.total_tokens the
+                answer's time holds the run's cost.
+            gpu_memory_bytes (int | None | Unset): Memory of one GPU, bytes; with no reserve unless cluster.reserve_bytes or
+                cluster.fragmentation says otherwise.
+            gpus_per_node (int | Unset): GPUs per node (G). Default: 8.
+            link_spec (LinkSpec | None | Unset): Explicit link bandwidths and latencies, instead of a `links` preset name.
+            links (LinkPresetName | Unset):
+            peak_flops_per_s (float | None | Unset): Dense peak FLOP/s of one GPU, 1e9 to 1e18 (bounds that keep every time
+                finite); default the GPU preset's.
+            reserve_bytes (int | None | Unset): Bytes of each card a job cannot use: CUDA context and NCCL buffers. Default:
+                the GPU preset's (see GET /v1/presets), 0 with gpu_memory_bytes.
     """
 
     fragmentation: float | None | Unset = UNSET

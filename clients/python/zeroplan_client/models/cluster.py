@@ -21,7 +21,8 @@ class Cluster:
     """A card, GPUs per node and the world size (N, the data-parallel GPU count).
 
     Attributes:
-        world_size (int): Data-parallel GPU count (N).
+        world_size (int): Data-parallel GPU count (N): at most gpus_per_node (part of one node) or a multiple of it
+            (whole nodes).
         fragmentation (float | None | Unset): Fraction of the card the allocator cannot use (fragmentation). Default:
             the GPU preset's, 0 with gpu_memory_bytes.
         gpu (GpuPresetName | None | Unset): A GPU preset; see GET /v1/presets.
@@ -32,7 +33,8 @@ class Cluster:
         gpus_per_node (int | Unset): GPUs per node (G). Default: 8.
         link_spec (LinkSpec | None | Unset): Explicit link bandwidths and latencies, instead of a `links` preset name.
         links (LinkPresetName | Unset):
-        peak_flops_per_s (float | None | Unset): Dense peak FLOP/s of one GPU; default the GPU preset's.
+        peak_flops_per_s (float | None | Unset): Dense peak FLOP/s of one GPU, 1e9 to 1e18 (bounds that keep every time
+            finite); default the GPU preset's.
         reserve_bytes (int | None | Unset): Bytes of each card a job cannot use: CUDA context and NCCL buffers. Default:
             the GPU preset's (see GET /v1/presets), 0 with gpu_memory_bytes.
     """

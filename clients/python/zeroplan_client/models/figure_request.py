@@ -29,7 +29,10 @@ class FigureRequest:
         model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
             architecture.
 
-            Architecture fields given beside a preset or an hf_config override theirs.
+            Architecture fields given beside a preset or an hf_config override theirs. Rules the schema
+            cannot state: give a preset, an hf_config, a parameter_count or all five of layers,
+            hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
+            attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
         height_px (int | Unset): Image height, pixels. Default: 600.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.

@@ -25,14 +25,19 @@ T = TypeVar("T", bound="FitRequest")
 class FitRequest:
     """
     Attributes:
-        cluster (Card): The card and the node: a GPU preset or an explicit memory size, and GPUs per node.
+        cluster (Card): The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
+            (gpu_memory_bytes), and GPUs per node.
         model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
             architecture.
 
-            Architecture fields given beside a preset or an hf_config override theirs.
+            Architecture fields given beside a preset or an hf_config override theirs. Rules the schema
+            cannot state: give a preset, an hf_config, a parameter_count or all five of layers,
+            hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
+            attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
         gpu_count_grid (GpuCountGrid | list[int] | Unset): powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an
-            explicit list of GPU counts. Default: GpuCountGrid.POWERS_OF_TWO.
+            explicit list of distinct GPU counts, each at most cluster.gpus_per_node or a multiple of it. Default:
+            GpuCountGrid.POWERS_OF_TWO.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         max_gpus (int | Unset): Largest GPU count tabulated. Default: 1024.
         precision (PrecisionPresetName | Unset):

@@ -25,7 +25,9 @@ class Problem:
         status (int): The HTTP status code.
         title (str): Short, human-readable summary of the problem type.
         type_ (str): URI that identifies the problem type.
-        errors (list[FieldError] | None | Unset): Each invalid field, for validation problems.
+        error_count (int | None | Unset): How many fields are invalid in all, for validation problems (errors lists 20
+            at most).
+        errors (list[FieldError] | None | Unset): Each invalid field, for validation problems: the first 20 at most.
         instance (None | str | Unset): The request path.
         request_id (None | str | Unset): Find this request in the service's log.
     """
@@ -35,6 +37,7 @@ class Problem:
     status: int
     title: str
     type_: str
+    error_count: int | None | Unset = UNSET
     errors: list[FieldError] | None | Unset = UNSET
     instance: None | str | Unset = UNSET
     request_id: None | str | Unset = UNSET
@@ -50,6 +53,12 @@ class Problem:
         title = self.title
 
         type_ = self.type_
+
+        error_count: int | None | Unset
+        if isinstance(self.error_count, Unset):
+            error_count = UNSET
+        else:
+            error_count = self.error_count
 
         errors: list[dict[str, Any]] | None | Unset
         if isinstance(self.errors, Unset):
@@ -86,6 +95,8 @@ class Problem:
                 "type": type_,
             }
         )
+        if error_count is not UNSET:
+            field_dict["error_count"] = error_count
         if errors is not UNSET:
             field_dict["errors"] = errors
         if instance is not UNSET:
@@ -109,6 +120,15 @@ class Problem:
         title = d.pop("title")
 
         type_ = d.pop("type")
+
+        def _parse_error_count(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        error_count = _parse_error_count(d.pop("error_count", UNSET))
 
         def _parse_errors(data: object) -> list[FieldError] | None | Unset:
             if data is None:
@@ -156,6 +176,7 @@ class Problem:
             status=status,
             title=title,
             type_=type_,
+            error_count=error_count,
             errors=errors,
             instance=instance,
             request_id=request_id,

@@ -23,11 +23,15 @@ T = TypeVar("T", bound="RecommendRequest")
 class RecommendRequest:
     """
     Attributes:
-        cluster (Card): The card and the node: a GPU preset or an explicit memory size, and GPUs per node.
+        cluster (Card): The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
+            (gpu_memory_bytes), and GPUs per node.
         model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
             architecture.
 
-            Architecture fields given beside a preset or an hf_config override theirs.
+            Architecture fields given beside a preset or an hf_config override theirs. Rules the schema
+            cannot state: give a preset, an hf_config, a parameter_count or all five of layers,
+            hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
+            attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
         bucket_bytes (int | Unset):  Default: 26214400.
         max_gpus (int | Unset): The most GPUs the team can have. Default: 1024.

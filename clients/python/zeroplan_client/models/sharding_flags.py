@@ -10,12 +10,13 @@ T = TypeVar("T", bound="ShardingFlags")
 
 @_attrs_define
 class ShardingFlags:
-    """The three flags that describe every arrangement (DESIGN.md, 'Three flags').
+    """The three flags that describe every arrangement. They are monotone: shard_parameters needs
+    shard_gradients, and shard_gradients needs shard_optimizer (the schema says so with if/then).
 
-    Attributes:
-        shard_gradients (bool):
-        shard_optimizer (bool):
-        shard_parameters (bool):
+        Attributes:
+            shard_gradients (bool):
+            shard_optimizer (bool):
+            shard_parameters (bool):
     """
 
     shard_gradients: bool

@@ -18,7 +18,7 @@ T = TypeVar("T", bound="SweepAxes")
 
 @_attrs_define
 class SweepAxes:
-    """Each axis lists the values to sweep; an axis left out keeps the base request's value.
+    """Each axis lists distinct values to sweep; an axis left out keeps the base request's value.
 
     Attributes:
         arrangement (list[ArrangementName] | None | Unset): Arrangement names.

@@ -20,7 +20,7 @@ T = TypeVar("T", bound="SweepRequest")
 class SweepRequest:
     """
     Attributes:
-        axes (SweepAxes): Each axis lists the values to sweep; an axis left out keeps the base request's value.
+        axes (SweepAxes): Each axis lists distinct values to sweep; an axis left out keeps the base request's value.
         base (PlanRequest):
         descending (bool | Unset):  Default: False.
         fits_only (bool | Unset): Keep only the rows that fit the card. Default: False.

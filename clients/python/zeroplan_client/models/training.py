@@ -20,8 +20,8 @@ class Training:
         sequence_length (int | Unset): Tokens per sequence (s). Default: 2048.
         total_tokens (int | None | Unset): Tokens of the whole run, a token budget (Llama 3 was trained on 15e12).
             Given, the answer's time holds training_steps, training_days and gpu_hours.
-        utilisation (float | Unset): Model FLOPs utilisation (MFU) of the compute: model FLOPs (6 x N + 12 x L x h x s
-            per token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested
+        utilisation (float | Unset): Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N + 12 x
+            L x h x s per token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested
             recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 (Llama 3
             405B, PaLM). Default: 0.4.
     """
