@@ -185,12 +185,13 @@ def test_a_huge_invalid_request_gets_a_short_problem(client):
 def request_models() -> list[type[BaseModel]]:
     from models.figures import FigureRequest
     from models.fit import FitRequest
+    from models.limits import LimitsRequest
     from models.plan import PlanRequest
     from models.recommend import RecommendRequest
     from models.simulation import SimulationRequest
     from models.sweep import SweepRequest
 
-    return [PlanRequest, FitRequest, RecommendRequest, SweepRequest, FigureRequest, SimulationRequest]
+    return [PlanRequest, FitRequest, LimitsRequest, RecommendRequest, SweepRequest, FigureRequest, SimulationRequest]
 
 
 def test_every_body_the_spec_names_is_checked_here(client):
