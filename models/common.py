@@ -27,6 +27,10 @@ MAX_GPU_MEMORY_BYTES = 10**15
 # division by an underflowed zero): the least compute time is FLOPs / (1 x 1e9 x 0.001).
 MIN_PEAK_FLOPS_PER_S = 1e9
 MAX_PEAK_FLOPS_PER_S = 1e18
+MAX_HOST_MEMORY_BYTES = 10**16
+# Two sockets of eight DDR5-4800 channels peak at 16 x 4800 MT/s x 8 B = 614.4 GB/s (JEDEC JESD79-5);
+# an optimizer step that streams its state sustains about half of it: 300 GB/s, an assumption.
+DEFAULT_HOST_MEMORY_BYTES_PER_S = 300e9
 
 # Union members carry tags that start with "~": the error mapper drops them from JSON pointers.
 NAME_TAG = "~name"
@@ -326,6 +330,21 @@ class Card(Strict):
         le=MAX_PEAK_FLOPS_PER_S,
         description="Dense peak FLOP/s of one GPU, 1e9 to 1e18 (bounds that keep every time finite); "
         "default the GPU preset's.",
+    )
+    host_memory_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_HOST_MEMORY_BYTES,
+        description="Host (CPU) memory of one node, bytes. When given, a plan whose offloaded state needs more "
+        "per node does not fit; null: not checked.",
+    )
+    host_memory_bytes_per_s: float = Field(
+        default=DEFAULT_HOST_MEMORY_BYTES_PER_S,
+        ge=1e6,
+        le=1e15,
+        description="Host memory bandwidth of one node, bytes/s: the CPU optimizer step under offload streams its "
+        "state through it. Default 300e9, an assumption: about half the 614.4 GB/s peak of two 8-channel "
+        "DDR5-4800 sockets.",
     )
     link_spec: LinkSpec | None = Field(
         default=None, description="Explicit link bandwidths and latencies, instead of a `links` preset name."

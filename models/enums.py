@@ -12,6 +12,19 @@ class Dtype(StrEnum):
     fp16 = "fp16"
     fp8 = "fp8"
     mxfp8 = "mxfp8"
+    mxfp6_e2m3 = "mxfp6_e2m3"
+    mxfp6_e3m2 = "mxfp6_e3m2"
+    mxfp4_e2m1 = "mxfp4_e2m1"
+    mxint8 = "mxint8"
+    int8_blockwise = "int8_blockwise"
+    int4_blockwise = "int4_blockwise"
+
+
+class Mxfp8Recipe(StrEnum):
+    """How the MXFP8 lever is applied: the textbook model, or as Transformer Engine and torchao do it."""
+
+    seed = "seed"
+    fp8_weights = "fp8_weights"
 
 
 class OptimizerKind(StrEnum):
@@ -28,6 +41,8 @@ class StateClass(StrEnum):
     what a step holds unsharded for a moment (gathered units and their gradients, reduction buckets)."""
 
     parameters = "parameters"
+    compute_parameters = "compute_parameters"
+    secondary_parameters = "secondary_parameters"
     gradients = "gradients"
     optimizer_gradients = "optimizer_gradients"
     master_weights = "master_weights"
@@ -47,7 +62,9 @@ class ShardGroup(StrEnum):
 
 
 class ArrangementName(StrEnum):
-    """Named arrangements; the last three are the FSDP names of the same flag sets."""
+    """Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp, full_shard is zero3,
+    and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+    gathered again before every micro-batch's forward), not DeepSpeed's zero2."""
 
     ddp = "ddp"
     zero1 = "zero1"

@@ -1,8 +1,9 @@
 """GET and POST /v1/figures/{name}: the four figures of issue 4, as PNG or SVG.
 
-The body is a /v1/plan request without ``arrangement`` (every figure draws DP, ZeRO-1, ZeRO-2 and
-ZeRO-3 side by side), plus the GPU range of the memory curve, the image size and, for the traffic
-figure, bytes a simulation measured (POST /v1/simulations) to draw beside the formula's.
+The body is a /v1/plan request without ``arrangement`` (every figure draws DP, ZeRO-1, ZeRO-2,
+ZeRO-3 and FSDP's SHARD_GRAD_OP side by side), plus the GPU range of the memory curve, the image
+size and, for the traffic figure, bytes a simulation measured (POST /v1/simulations) to draw
+beside the formula's.
 """
 
 from enum import StrEnum
@@ -28,7 +29,13 @@ from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
 from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName, PrecisionSpec
 from models.training import Activations, Levers, Training
 
-DRAWN_ARRANGEMENTS = (ArrangementName.ddp, ArrangementName.zero1, ArrangementName.zero2, ArrangementName.zero3)
+DRAWN_ARRANGEMENTS = (
+    ArrangementName.ddp,
+    ArrangementName.zero1,
+    ArrangementName.zero2,
+    ArrangementName.zero3,
+    ArrangementName.shard_grad_op,
+)
 MAX_MEASURED = len(DRAWN_ARRANGEMENTS) * len(CollectiveName)
 DEFAULT_WIDTH_PX, DEFAULT_HEIGHT_PX = 960, 600
 MIN_WIDTH_PX, MIN_HEIGHT_PX, MAX_SIDE_PX = 640, 400, 4096
@@ -75,7 +82,9 @@ HEIGHT_FIELD = Field(default=DEFAULT_HEIGHT_PX, ge=MIN_HEIGHT_PX, le=MAX_SIDE_PX
 class MeasuredBytes(Strict):
     """Bytes one GPU sent per optimizer step in one collective, as a simulation measured them."""
 
-    arrangement: ArrangementName = Field(description="ddp, zero1, zero2 or zero3 (the arrangements drawn).")
+    arrangement: ArrangementName = Field(
+        description="ddp, zero1, zero2, zero3 or shard_grad_op (the arrangements drawn)."
+    )
     collective: CollectiveName
     bytes_per_gpu: int = Field(ge=0, le=10**18, description="Bytes each GPU sent per optimizer step, measured.")
 

@@ -5,6 +5,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
 from models.common import (
+    MAX_PARAMETER_COUNT,
     PRECISION_FIELD,
     PRECISION_SPEC_FIELD,
     Arrangement,
@@ -58,6 +59,29 @@ TRAINING_FIELD = Field(
 ACTIVATIONS_FIELD = Field(default_factory=Activations)
 
 
+class EstimatorOptions(Strict):
+    """Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan does not otherwise carry."""
+
+    largest_layer_parameters: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_PARAMETER_COUNT,
+        description="Parameters of the largest single module (DeepSpeed's largest_layer_params); default: "
+        "derived from the architecture, else 0 (the estimate then omits its 4 x largest layer term).",
+    )
+    additional_buffer_factor: float = Field(
+        default=1.5, ge=1, le=100, description="DeepSpeed's additional_buffer_factor on the CPU figure."
+    )
+    zero_init: bool = Field(default=True, description="Model built under deepspeed.zero.Init (ZeRO-3 CPU figure).")
+
+
+def allows_zeropp(arrangement: ArrangementName | ShardingFlags) -> bool:
+    """ZeRO++ is built on ZeRO-3: every flag on, resharded after the forward, sharded over all N."""
+    if isinstance(arrangement, ShardingFlags):
+        return arrangement.shard_parameters
+    return arrangement in (ArrangementName.zero3, ArrangementName.full_shard)
+
+
 def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
     if isinstance(arrangement, ShardingFlags):
         return arrangement.shard_parameters
@@ -79,8 +103,9 @@ class PlanRequest(Strict):
     arrangement: Arrangement = Field(
         default=None,
         validate_default=True,
-        description="An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard, shard_grad_op, "
-        "full_shard; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding` instead. "
+        description="An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard = ddp, full_shard = zero3, "
+        "shard_grad_op: parameters sharded at rest, gathered before every micro-batch's forward and kept until "
+        "after its backward; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding` instead. "
         "hybrid needs cluster.world_size a multiple of cluster.gpus_per_node.",
         json_schema_extra=plain_name(),
     )
@@ -90,7 +115,11 @@ class PlanRequest(Strict):
     levers: Levers = Field(
         default_factory=Levers,
         description="levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
-        "hybrid or shard_parameters true).",
+        "hybrid or shard_parameters true); levers.zeropp needs zero3 or full_shard.",
+    )
+    estimator: EstimatorOptions = Field(
+        default_factory=EstimatorOptions,
+        description="Options of DeepSpeed's estimators, used with precision deepspeed under zero2 or zero3.",
     )
 
     @field_validator("arrangement")
@@ -114,6 +143,9 @@ class PlanRequest(Strict):
                 "levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
                 "hybrid): a replicated parameter copy must stay on the GPU"
             )
+        zeropp = levers.zeropp
+        if (zeropp.qwz or zeropp.hpz or zeropp.qgz) and arrangement is not None and not allows_zeropp(arrangement):
+            raise ValueError("levers.zeropp needs zero3 or full_shard: ZeRO++ changes ZeRO-3's collectives")
         return levers
 
 
@@ -148,6 +180,20 @@ class ActivationMemory(BaseModel):
     source: str
 
 
+class FrameworkEstimate(BaseModel):
+    """A framework's own estimator for this plan, computed as its code computes it."""
+
+    function: str = Field(description="The estimator, by its module path.")
+    options: str = Field(description="The estimator's options, as it prints them.")
+    gpu_bytes: int = Field(description="Its per-GPU figure, bytes.")
+    cpu_bytes_per_node: int = Field(description="Its per-node host figure (with the buffer factor), bytes.")
+    largest_layer_parameters: int
+    largest_layer_bytes: int = Field(description="4 x largest_layer_parameters (ZeRO-3), else 0.")
+    additional_buffer_factor: float
+    arithmetic: str
+    note: str = Field(description="How the figure relates to this plan's own count.")
+
+
 class Memory(BaseModel):
     per_gpu_bytes: int = Field(
         description="Bytes each GPU holds: model states on the GPU, the working set and activations."
@@ -159,6 +205,8 @@ class Memory(BaseModel):
     )
     activations_bytes: int = Field(description="Activation bytes on each GPU.")
     host_bytes: int = Field(description="Host memory per node (not per GPU) for offloaded state; 0 without offload.")
+    host_memory_bytes: int | None = Field(description="cluster.host_memory_bytes: the node's host memory, or null.")
+    host_fits: bool = Field(description="host_bytes <= host_memory_bytes (true when that is not given).")
     per_gpu_gib: float = Field(description="per_gpu_bytes / 2**30 (presentation).")
     per_gpu_gb: float = Field(description="per_gpu_bytes / 1e9 (presentation).")
     bytes_per_weight: float = Field(description="model_state_bytes / parameter_count (activations excluded).")
@@ -180,6 +228,9 @@ class Memory(BaseModel):
     )
     breakdown: list[StateBytes]
     activations: ActivationMemory
+    framework_estimate: FrameworkEstimate | None = Field(
+        default=None, description="DeepSpeed's estimator, with precision deepspeed under zero2 or zero3; else null."
+    )
 
 
 class Collective(BaseModel):
@@ -228,7 +279,12 @@ class Time(BaseModel):
     communication_hierarchical_s: float = Field(description="Reduce-scatter in the node, across nodes, gather.")
     schedule: str = Field(description="flat or hierarchical: the faster one, used for the step.")
     exposed_communication_s: float = Field(description="Communication that overlap does not hide.")
-    offload_s: float = Field(description="Host-link time of offload, not overlapped.")
+    offload_transfer_s: float = Field(description="pcie_bytes_per_gpu over the host link, not overlapped.")
+    cpu_optimizer_s: float = Field(
+        description="The CPU optimizer step under offload: the bytes it streams per node over the node's host "
+        "memory bandwidth (cluster.host_memory_bytes_per_s)."
+    )
+    offload_s: float = Field(description="offload_transfer_s + cpu_optimizer_s, not overlapped.")
     step_s: float = Field(description="compute_s + exposed_communication_s + offload_s.")
     tokens_per_s_per_gpu: float = Field(description="tokens_per_s / world_size.")
     total_tokens: int | None = Field(description="training.total_tokens, the token budget; null when not given.")

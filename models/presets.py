@@ -10,7 +10,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from models.base import Strict
-from models.enums import Dtype, GpuGeneration, OptimizerKind
+from models.enums import ArrangementName, Dtype, GpuGeneration, OptimizerKind
 from models.gpu_presets import (
     CUDA_CONTEXT_BYTES,
     CUDA_CONTEXT_SOURCE,
@@ -56,6 +56,7 @@ class PrecisionPresetName(StrEnum):
     fp32_adam = "fp32_adam"
     megatron = "megatron"
     deepspeed = "deepspeed"
+    fsdp2 = "fsdp2"
     seed_sketch = "seed_sketch"
 
 
@@ -97,7 +98,10 @@ class PrecisionSpec(Strict):
     """Dtypes of every state class and the optimizer: together they fix the bytes of one weight.
 
     ``optimizer_gradient_dtype`` is an extra gradient copy the optimizer keeps beside its master
-    weights (DeepSpeed's fp32 gradient partition); null for none.
+    weights (DeepSpeed's fp32 gradient partition); null for none. ``compute_parameter_dtype`` is an
+    unsharded copy of the parameters that forward and backward read (FSDP2's
+    ``MixedPrecisionPolicy.param_dtype``); the two wire dtypes say what the collectives send when it
+    differs from what is stored (FSDP2's ``reduce_dtype``, DeepSpeed's ``communication_data_type``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -110,14 +114,40 @@ class PrecisionSpec(Strict):
     optimizer: OptimizerKind = OptimizerKind.adam
     optimizer_state_dtype: Dtype = Dtype.fp32
     optimizer_gradient_dtype: Dtype | None = None
+    compute_parameter_dtype: Dtype | None = Field(
+        default=None,
+        description="An unsharded copy of the parameters in this dtype for forward and backward (FSDP2 "
+        "param_dtype): on every GPU when parameters are not sharded; under zero3/full_shard only the units in "
+        "flight hold it. Null: compute reads the parameters as stored.",
+    )
+    compute_parameter_copies: int = Field(
+        default=1,
+        ge=1,
+        le=2,
+        description="Copies of the compute parameters held: 2 when a rowwise and a columnwise quantised copy are "
+        "both cached (Transformer Engine's MXFP8 weights: forward and the transposed use in the backward).",
+    )
+    parameter_gather_dtype: Dtype | None = Field(
+        default=None,
+        description="Dtype the parameter all-gathers send; default compute_parameter_dtype, else parameter_dtype.",
+    )
+    gradient_reduce_dtype: Dtype | None = Field(
+        default=None, description="Dtype the gradient reduction sends; default gradient_dtype."
+    )
 
 
 class PrecisionPreset(BaseModel):
+    """A named layout. ``stages`` overrides ``spec`` for an arrangement whose framework keeps
+    different state at that stage (DeepSpeed's ZeRO-3 keeps no 16-bit gradient partition)."""
+
     model_config = ConfigDict(frozen=True)
 
     name: PrecisionPresetName
     description: str
     spec: PrecisionSpec
+    stages: dict[ArrangementName, PrecisionSpec] = Field(
+        default_factory=dict, description="Per-arrangement layouts that replace spec at that arrangement."
+    )
     source: str
 
 
@@ -196,14 +226,42 @@ PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
         ),
         PrecisionPreset(
             name=PrecisionPresetName.deepspeed,
-            description="DeepSpeed ZeRO-2 estimator: fp16 parameters and gradients plus an fp32 gradient "
-            "partition beside fp32 master and moments (2 + 18/N B/weight under ZeRO-2)",
+            description="DeepSpeed's estimators: under ddp, zero1 and zero2 fp16 parameters and gradients plus an "
+            "fp32 gradient partition beside fp32 master and moments (2 + 18/N B/weight under ZeRO-2); under "
+            "ZeRO-3 fp16 parameters, fp32 gradients, master and moments, all partitioned (18/N), the fp16 "
+            "gradients only in flight",
             spec=PrecisionSpec(
                 parameter_dtype=Dtype.fp16,
                 gradient_dtype=Dtype.fp16,
                 optimizer_gradient_dtype=Dtype.fp32,
             ),
-            source="DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs",
+            stages={
+                stage: PrecisionSpec(
+                    parameter_dtype=Dtype.fp16, gradient_dtype=Dtype.fp32, gradient_reduce_dtype=Dtype.fp16
+                )
+                for stage in (ArrangementName.zero3, ArrangementName.hybrid)
+            },
+            source="DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs "
+            "(2 + 18/N: 2 fp16 grads + 4 fp32 grads + 4 fp32 params + 8 moments); deepspeed/runtime/zero/stage3.py, "
+            "estimate_zero3_model_states_mem_needs (18/N plus 4 x the largest layer), its fp32 "
+            "grad_partitions_flat_buffer (gradient_accumulation_dtype) and fp16 reduce-scatter",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.fsdp2,
+            description="PyTorch FSDP2 mixed precision (param_dtype bf16, reduce_dtype unset): fp32 sharded "
+            "parameters (the optimizer's copy), bf16 unsharded parameters during compute, fp32 sharded "
+            "gradients reduced in bf16, fp32 moments (16/N B/weight under full_shard)",
+            spec=PrecisionSpec(
+                parameter_dtype=Dtype.fp32,
+                gradient_dtype=Dtype.fp32,
+                master_dtype=None,
+                compute_parameter_dtype=Dtype.bf16,
+                gradient_reduce_dtype=Dtype.bf16,
+            ),
+            source="PyTorch torch/distributed/fsdp/_fully_shard/_fsdp_api.py, MixedPrecisionPolicy: param_dtype is "
+            "the dtype of the unsharded parameter and of the all-gather, the optimizer steps the sharded parameter "
+            "in its original dtype, reduce_dtype None reduces in the compute dtype; _fsdp_collectives.py, "
+            "foreach_reduce, casts the reduce-scattered gradient back to the sharded parameter's dtype",
         ),
         PrecisionPreset(
             name=PrecisionPresetName.seed_sketch,

@@ -3,7 +3,7 @@
 from pydantic import Field, StrictBool
 
 from models.common import Strict
-from models.enums import ActivationModel, Recompute
+from models.enums import ActivationModel, Mxfp8Recipe, Recompute
 
 MIB_BYTES = 2**20
 MAX_MICRO_BATCH_SIZE = 100_000
@@ -59,6 +59,24 @@ class Activations(Strict):
     bytes_per_value: int = Field(default=2, ge=1, le=8, description="Bytes of one stored activation value.")
 
 
+class ZeroPlusPlus(Strict):
+    """ZeRO++ (Wang et al. 2023) on ZeRO-3; DeepSpeed's zero_quantized_weights, zero_hpz_partition_size and
+    zero_quantized_gradients."""
+
+    qwz: StrictBool = Field(
+        default=False, description="Quantised weight all-gather: int8 with one fp32 scale per group."
+    )
+    hpz: StrictBool = Field(
+        default=False,
+        description="Hierarchical partitioning: a secondary copy of the parameters sharded over the GPUs of a "
+        "node, so the backward all-gather stays inside the node (memory: 16-bit parameters / G per GPU).",
+    )
+    qgz: StrictBool = Field(
+        default=False,
+        description="Quantised gradients: int4 all-to-all reduce-scatter inside the node, then across nodes.",
+    )
+
+
 class Levers(Strict):
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""
 
@@ -67,4 +85,14 @@ class Levers(Strict):
     offload_parameters: StrictBool = Field(default=False, description="Parameter shards in host memory (ZeRO-3 only).")
     overlap: StrictBool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
     bucket_bytes: int = Field(default=25 * MIB_BYTES, ge=1, le=10**12, description="Gradient bucket size, bytes.")
-    mxfp8: StrictBool = Field(default=False, description="Parameters and gradients stored and sent as MXFP8.")
+    zeropp: ZeroPlusPlus = Field(
+        default_factory=ZeroPlusPlus, description="ZeRO++ levers; zero3/full_shard only (not hybrid)."
+    )
+    mxfp8: StrictBool = Field(default=False, description="MXFP8, applied as mxfp8_recipe says.")
+    mxfp8_recipe: Mxfp8Recipe = Field(
+        default=Mxfp8Recipe.seed,
+        description="seed: the textbook model, parameters and gradients stored and reduced in MXFP8 (no "
+        "collective library reduces MX data). fp8_weights: as Transformer Engine and torchao practise it: bf16/fp32 "
+        "state unchanged, cached MXFP8 weight copies (rowwise and columnwise), parameter all-gathers in 8 bits, "
+        "gradients reduced in their own dtype (bf16).",
+    )

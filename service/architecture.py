@@ -187,3 +187,19 @@ def active_parameter_count(arch: Architecture) -> int:
 def active_non_embedding_parameter_count(arch: Architecture) -> int:
     """What 6N-style FLOP counts take as N (Kaplan et al. 2020, section 2.1) for a sparse model."""
     return non_embedding_parameter_count(arch) - inactive_parameters(arch)
+
+
+def largest_layer_parameters(arch: Architecture) -> int:
+    """Parameters of the largest single module, as DeepSpeed's estimate_zero3_model_states_mem_needs_all_live
+    finds it (each module's own parameters, ``recurse=False``) on a Hugging Face decoder: the embedding or
+    output matrix (V x h), one MLP projection (h x f, plus its bias for gelu), one expert's projection, the
+    router (experts x h) or the query projection (h x a d, plus its bias)."""
+    h, v = arch.hidden_size, arch.vocab_size
+    bias = arch.mlp == MlpKind.gelu
+    widths = [arch.ffn_hidden_size] + ([arch.moe.expert_ffn_hidden_size] if arch.moe is not None else [])
+    candidates = [v * h] + [h * f + (f if bias else 0) for f in widths]
+    q_width = arch.attention_heads * head_dim(arch)
+    candidates.append(h * q_width + (q_width if bias or arch.qkv_bias else 0))
+    if arch.moe is not None:
+        candidates.append(arch.moe.experts * h)
+    return max(candidates)

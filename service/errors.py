@@ -63,3 +63,9 @@ class InvalidHfConfig(DomainError):
 
     def field_errors(self) -> list[tuple[str, str]]:
         return list(self.problems)
+
+
+class OutOfRange(DomainError):
+    """A field whose bound depends on another resolved value (a layer larger than the model)."""
+
+    code = "validation_error"

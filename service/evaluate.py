@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from models.enums import ActivationModel, Dtype, Recompute, StateClass, StateLocation
+from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
+from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import LinkSpec, PrecisionSpec
 from service.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
 from service.arrangements import Sharding
@@ -34,15 +35,34 @@ from service.memory import (
     shard_degree,
 )
 from service.numeric import FloatLike, IntLike, select
-from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
+from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
 from service.timing import CommunicationTime, communication_time, one_node
 from service.traffic import step_bytes_sent, step_collectives
 from service.working_set import Units, WorkingSetRow, working_set_rows
 
 
-def with_mxfp8(precision: PrecisionSpec) -> PrecisionSpec:
-    """MXFP8 lever: parameters and gradients stored and sent as MXFP8 (OCP MX spec v1.0)."""
-    return precision.model_copy(update={"parameter_dtype": Dtype.mxfp8, "gradient_dtype": Dtype.mxfp8})
+def with_mxfp8(precision: PrecisionSpec, recipe: Mxfp8Recipe = Mxfp8Recipe.seed) -> PrecisionSpec:
+    """The MXFP8 lever (OCP MX spec v1.0: 8-bit values, one E8M0 scale per 32).
+
+    seed: the textbook model, parameters and gradients stored and sent as MXFP8.
+    fp8_weights, as practised: the bf16/fp32 state is unchanged; Transformer Engine casts each
+    weight once per step and caches it (transformer_engine/pytorch/module/linear.py,
+    ``is_first_microbatch``), in MXFP8 as a rowwise copy for the forward GEMM and a columnwise copy
+    for the backward's transposed use (TE docs, low_precision_training/mxfp8: one-dimensional blocks
+    of 32); FSDP2 all-gathers the weights in 8 bits (torchao/float8/fsdp_utils.py,
+    ``WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather``, enabled by
+    ``enable_fsdp_float8_all_gather``; one scale per tensor); gradients are reduced in their own
+    dtype (bf16): no collective library reduces block-scaled data.
+    """
+    if recipe is Mxfp8Recipe.seed:
+        return precision.model_copy(update={"parameter_dtype": Dtype.mxfp8, "gradient_dtype": Dtype.mxfp8})
+    return precision.model_copy(
+        update={
+            "compute_parameter_dtype": Dtype.mxfp8,
+            "compute_parameter_copies": 2,
+            "parameter_gather_dtype": Dtype.fp8,
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -61,6 +81,8 @@ class Setup:
     precision: PrecisionSpec
     sharding: Sharding
     usable_bytes: int  # the card less its reserve and fragmentation: what fit compares against
+    host_memory_bytes: int | None = None  # per node; None: not checked
+    host_memory_bytes_per_s: float = DEFAULT_HOST_MEMORY_BYTES_PER_S
     links: LinkSpec = field(default_factory=LinkSpec)
     peak_flops_per_s: float = 989.4e12
     utilisation: float = 0.4
@@ -100,6 +122,7 @@ class Evaluation:
     headroom_bytes: IntLike
     host_bytes_per_gpu: IntLike
     host_bytes: IntLike  # per node
+    host_fits: FloatLike  # host_bytes within the node's host memory (True when not given)
     bytes_sent_per_gpu: IntLike
     pcie_bytes_per_gpu: IntLike
     tokens_per_step: IntLike
@@ -111,6 +134,8 @@ class Evaluation:
     hierarchical: FloatLike
     communication_s: FloatLike
     exposed_communication_s: FloatLike
+    offload_transfer_s: FloatLike
+    cpu_optimizer_s: FloatLike
     offload_s: FloatLike
     step_s: FloatLike
     tokens_per_s: FloatLike
@@ -137,9 +162,11 @@ def working_set_bytes(parameter_count: int, setup: Setup) -> int:
     return sum(row.bytes for row in working_set(parameter_count, setup))
 
 
-def floor_bytes(parameter_count: IntLike, setup: Setup, activations: IntLike) -> IntLike:
+def floor_bytes(
+    parameter_count: IntLike, setup: Setup, activations: IntLike, gpus_per_node: IntLike | None = None
+) -> IntLike:
     """Replicated model states on the GPU, the working set and activations: what no GPU count lowers."""
-    replicated = replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload)
+    replicated = replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload, gpus_per_node)
     return replicated + working_set_bytes(int(parameter_count), setup) + activations
 
 
@@ -192,8 +219,13 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     timing = {False: flat, True: flat if one_node(n, g) is True else communication(True)}
     use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
     exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
-    offload_s = pcie / setup.links.host_bytes_per_s
-    floor = floor_bytes(p, setup, activations)
+    offload_transfer_s = pcie / setup.links.host_bytes_per_s
+    cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
+    cpu_optimizer_s = host_bytes_per_node(cpu_bytes, n, g) / setup.host_memory_bytes_per_s
+    offload_s = offload_transfer_s + cpu_optimizer_s
+    host = host_bytes_per_node(host_per_gpu, n, g)
+    host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
+    floor = floor_bytes(p, setup, activations, g)
     step_s = compute_s + exposed_s + offload_s
     return Evaluation(
         state_bytes=state_bytes,
@@ -202,10 +234,11 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         activations_bytes=activations,
         per_gpu_bytes=per_gpu,
         replicated_floor_bytes=floor,
-        fits=per_gpu <= setup.usable_bytes,
+        fits=(per_gpu <= setup.usable_bytes) & host_fits,
         headroom_bytes=setup.usable_bytes - per_gpu,
         host_bytes_per_gpu=host_per_gpu,
-        host_bytes=host_bytes_per_node(host_per_gpu, n, g),
+        host_bytes=host,
+        host_fits=host_fits,
         bytes_sent_per_gpu=step_bytes_sent(p, n, precision, sharding, k, g),
         pcie_bytes_per_gpu=pcie,
         tokens_per_step=tokens,
@@ -217,6 +250,8 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         hierarchical=use_hierarchical,
         communication_s=select(use_hierarchical, timing[True].total_s, timing[False].total_s),
         exposed_communication_s=exposed_s,
+        offload_transfer_s=offload_transfer_s,
+        cpu_optimizer_s=cpu_optimizer_s,
         offload_s=offload_s,
         step_s=step_s,
         tokens_per_s=tokens_per_second(tokens, step_s),

@@ -25,7 +25,7 @@ from matplotlib.ticker import NullLocator
 from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
 from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
 from service import resolve
-from service.arrangements import CANONICAL
+from service.arrangements import COMPARED
 from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import gpu_count_grid
 from service.numeric import GB_BYTES, GIB_BYTES
@@ -43,15 +43,19 @@ LABELS = {
     ArrangementName.zero1: "ZeRO-1",
     ArrangementName.zero2: "ZeRO-2",
     ArrangementName.zero3: "ZeRO-3",
+    ArrangementName.shard_grad_op: "FSDP SHARD_GRAD_OP",
 }
 COLOURS = {
     ArrangementName.ddp: "tab:blue",
     ArrangementName.zero1: "tab:orange",
     ArrangementName.zero2: "tab:green",
     ArrangementName.zero3: "tab:red",
+    ArrangementName.shard_grad_op: "tab:brown",
 }
 STATE_LABELS = {
     StateClass.parameters: "parameters",
+    StateClass.compute_parameters: "compute copy of the parameters",
+    StateClass.secondary_parameters: "ZeRO++ secondary partition",
     StateClass.gradients: "gradients",
     StateClass.optimizer_gradients: "optimizer gradient copy",
     StateClass.master_weights: "master weights",
@@ -96,7 +100,7 @@ def resolve_case(request: FigureRequest) -> Case:
         request.model, request.precision, request.training, request.activations, request.levers, request.cluster
     )
     inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
-    setups = {name: resolve.setup_for(scene, CANONICAL[name]) for name in DRAWN_ARRANGEMENTS}
+    setups = {name: resolve.setup_for(scene, COMPARED[name]) for name in DRAWN_ARRANGEMENTS}
     return Case(request, scene, setups, {name: evaluate(inputs, setup) for name, setup in setups.items()})
 
 

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from service import resolve
-from service.arrangements import CANONICAL, DDP, Sharding
+from service.arrangements import COMPARED, DDP, Sharding
 from service.evaluate import Setup, activation_bytes, floor_bytes, gpu_bytes
 from service.fit import (
     estimate_min_gpus,
@@ -43,7 +43,7 @@ def fit(request: FitRequest, max_points: int) -> FitResponse:
         usable_bytes=scene.usable_bytes,
         gpus_per_node=g,
         grid=grid,
-        arrangements=[_arrangement_fit(scene, name, sharding, g, grid) for name, sharding in CANONICAL.items()],
+        arrangements=[_arrangement_fit(scene, name, sharding, g, grid) for name, sharding in COMPARED.items()],
         warnings=list(scene.warnings),
     )
 
@@ -59,7 +59,7 @@ def _arrangement_fit(
     activations = activation_bytes(
         setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
     )
-    floor = int(floor_bytes(p, setup, activations))
+    floor = int(floor_bytes(p, setup, activations, g))
     usable = scene.usable_bytes
     guesses = estimate_min_gpus(p, sharded, floor, usable)
     exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=guesses)

@@ -7,9 +7,18 @@ FlatParameter and DeepSpeed's partitions are, so per-GPU bytes are exact integer
 is why ZeRO-2 at 30e9 weights first fits an 80e9-byte card at 22 GPUs, not 21 (at 21 it is
 6 bytes over: 14 x ceil(30e9 / 21) = 20,000,000,006).
 
-Hybrid sharding shards over the G GPUs of a node instead of all N. Offload (Ren et al. 2021,
-ZeRO-Offload) moves the optimizer state classes, and with ZeRO-3 the parameter shards, to host
-memory: they leave the GPU's count and enter the host's.
+Hybrid sharding shards over the G GPUs of a node instead of all N. FSDP's SHARD_GRAD_OP keeps
+the gathered parameters from the forward to the end of the backward: a whole-model copy on every
+GPU beside the parameter shard. A compute copy in another dtype (FSDP2's param_dtype) is
+replicated when parameters are not sharded; under ZeRO-3 only the units in flight hold it, which
+is the working set, not a resident state class.
+
+Offload as ZeRO-Offload does it (Ren et al. 2021, section 3 and figure 2; DeepSpeed
+stage_1_and_2.py and stage3.py with offload_optimizer): the fp32 master weights, the moments and
+an fp32 gradient partition live in host memory, where the CPU runs the optimizer; the GPU keeps
+its 16-bit parameters. Sharded gradients then exist on the GPU only in flight (bucket by bucket
+on their way to the host), so they leave the GPU's count. Parameter offload (ZeRO-Infinity,
+Rajbhandari et al. 2021) moves the parameter shards to the host as well.
 
 Every function takes plain numbers or numpy int64 arrays for P, N and G, so the sweep and the
 single plan share one definition.
@@ -17,11 +26,11 @@ single plan share one definition.
 
 from dataclasses import dataclass
 
-from models.enums import Dtype, ShardGroup, StateLocation
+from models.enums import Dtype, ShardGroup, StateClass, StateLocation
 from models.presets import PrecisionSpec
 from service.arrangements import Sharding
 from service.dtypes import bytes_per_element, tensor_bytes
-from service.numeric import IntLike, ceil_div, gpus, group_digits
+from service.numeric import IntLike, ceil_div, gpus, group_digits, minimum
 from service.states import StateSpec, state_specs
 
 
@@ -55,6 +64,61 @@ class Offload:
 
 NO_OFFLOAD = Offload()
 
+# The CPU optimizer consumes fp32 gradients (DeepSpeed's pinned fp32 gradient partition).
+HOST_GRADIENT_DTYPE = Dtype.fp32
+
+
+@dataclass(frozen=True)
+class Resident:
+    """A state class a GPU keeps between steps: sharded or not, on the GPU or in host memory."""
+
+    spec: StateSpec
+    sharded: bool
+    location: StateLocation
+    node_sharded: bool = False  # sharded over the GPUs of a node, not all N (ZeRO++ hpZ)
+
+
+def resident_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD) -> list[Resident]:
+    """Every state class held for each GPU, in breakdown order (see the module docstring)."""
+    on_host = StateLocation.host if offload.optimizer else StateLocation.gpu
+    rows = []
+    for spec in state_specs(precision):
+        if spec.state is StateClass.gradients and offload.optimizer and sharding.shard_gradients:
+            continue  # reduced bucket by bucket on its way to the host's fp32 partition
+        if spec.group is ShardGroup.optimizer:
+            rows.append(Resident(spec, sharding.shard_optimizer, on_host))
+            continue
+        rows.append(Resident(spec, sharding.shards(spec.group), offload.location(spec.group)))
+        if spec.state is StateClass.parameters:
+            rows.extend(_compute_copy(precision, sharding))
+            if sharding.zeropp.hierarchical_partition:
+                secondary = StateSpec(StateClass.secondary_parameters, precision.parameter_dtype, ShardGroup.parameters)
+                rows.append(Resident(secondary, True, StateLocation.gpu, node_sharded=True))
+    if offload.optimizer and precision.optimizer_gradient_dtype is None:
+        host_gradients = StateSpec(StateClass.optimizer_gradients, HOST_GRADIENT_DTYPE, ShardGroup.optimizer)
+        rows.insert(_after_gradients(rows), Resident(host_gradients, sharding.shard_optimizer, StateLocation.host))
+    return rows
+
+
+def _compute_copy(precision: PrecisionSpec, sharding: Sharding) -> list[Resident]:
+    """The whole-model compute copy, where one stays on every GPU."""
+    dtype = precision.compute_parameter_dtype
+    if sharding.gathers_whole_model:
+        dtype = dtype or precision.parameter_dtype
+    elif sharding.shard_parameters:
+        dtype = None  # gathered unit by unit: the working set, not a resident state
+    if dtype is None:
+        return []
+    copies = precision.compute_parameter_copies if precision.compute_parameter_dtype is not None else 1
+    spec = StateSpec(StateClass.compute_parameters, dtype, ShardGroup.parameters, copies)
+    return [Resident(spec, False, StateLocation.gpu)]
+
+
+def _after_gradients(rows: list[Resident]) -> int:
+    order = list(StateClass)
+    position = order.index(StateClass.optimizer_gradients)
+    return sum(1 for row in rows if order.index(row.spec.state) < position)
+
 
 def held_elements(parameter_count: IntLike, world_size: IntLike, sharded: bool) -> IntLike:
     return shard_elements(parameter_count, world_size) if sharded else parameter_count
@@ -71,6 +135,7 @@ class StateBytes:
     sharded: bool
     location: StateLocation
     bytes: IntLike  # of this class per GPU, wherever it lives
+    degree: IntLike = 1  # GPUs sharing one copy when sharded
 
 
 def model_state_breakdown(
@@ -84,11 +149,16 @@ def model_state_breakdown(
     """Bytes of every state class held for each GPU, and where each lives."""
     degree = shard_degree(world_size, gpus_per_node, sharding)
     rows = []
-    for spec in state_specs(precision):
-        sharded = sharding.shards(spec.group)
-        held = state_class_bytes(parameter_count, degree, spec.dtype, sharded)
-        rows.append(StateBytes(spec, sharded, offload.location(spec.group), held))
+    for r in resident_states(precision, sharding, offload):
+        held_by = node_degree(world_size, gpus_per_node) if r.node_sharded else degree
+        held = r.spec.copies * state_class_bytes(parameter_count, held_by, r.spec.dtype, r.sharded)
+        rows.append(StateBytes(r.spec, r.sharded, r.location, held, held_by))
     return rows
+
+
+def node_degree(world_size: IntLike, gpus_per_node: IntLike | None) -> IntLike:
+    """GPUs of a node a job uses: min(N, G) (N without G)."""
+    return world_size if gpus_per_node is None else minimum(world_size, gpus_per_node)
 
 
 def bytes_at(rows: list[StateBytes], location: StateLocation) -> IntLike:
@@ -110,14 +180,23 @@ def model_state_bytes(
 
 
 def replicated_floor_bytes(
-    parameter_count: IntLike, precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD
+    parameter_count: IntLike,
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    offload: Offload = NO_OFFLOAD,
+    gpus_per_node: IntLike | None = None,
 ) -> IntLike:
-    """Bytes of the replicated state classes on the GPU: what no GPU count lowers."""
-    return sum_bytes(
-        tensor_bytes(parameter_count, spec.dtype)
-        for spec in state_specs(precision)
-        if not sharding.shards(spec.group) and offload.location(spec.group) is StateLocation.gpu
-    )
+    """Bytes of the replicated state classes on the GPU: what no GPU count lowers (with G known, a
+    class sharded over a node's GPUs too: it stops shrinking at G)."""
+    total: IntLike = 0
+    for r in resident_states(precision, sharding, offload):
+        if r.location is not StateLocation.gpu:
+            continue
+        if not r.sharded:
+            total = total + r.spec.copies * tensor_bytes(parameter_count, r.spec.dtype)
+        elif r.node_sharded and gpus_per_node is not None:
+            total = total + r.spec.copies * state_class_bytes(parameter_count, gpus_per_node, r.spec.dtype, True)
+    return total
 
 
 def bytes_per_weight_split(
@@ -125,13 +204,13 @@ def bytes_per_weight_split(
 ) -> tuple[float, float]:
     """(r, s): replicated and sharded GPU bytes per weight, so that per-weight bytes at N = r + s/N."""
     replicated = sharded = 0.0
-    for spec in state_specs(precision):
-        if offload.location(spec.group) is StateLocation.host:
+    for r in resident_states(precision, sharding, offload):
+        if r.location is StateLocation.host or r.node_sharded:  # a node-sharded class is neither r nor s/N
             continue
-        if sharding.shards(spec.group):
-            sharded += bytes_per_element(spec.dtype)
+        if r.sharded:
+            sharded += r.spec.copies * bytes_per_element(r.spec.dtype)
         else:
-            replicated += bytes_per_element(spec.dtype)
+            replicated += r.spec.copies * bytes_per_element(r.spec.dtype)
     return replicated, sharded
 
 
@@ -142,8 +221,12 @@ def sum_bytes(values: object) -> IntLike:
     return total
 
 
-def state_arithmetic(parameter_count: int, world_size: int, dtype: Dtype, sharded: bool) -> str:
+def state_arithmetic(parameter_count: int, world_size: int, dtype: Dtype, sharded: bool, copies: int = 1) -> str:
     """'4 B x 30,000,000,000 weights / 8 GPUs = 15,000,000,000 B' for one state class."""
+    if copies > 1:
+        one = state_arithmetic(parameter_count, world_size, dtype, sharded)
+        total = copies * int(state_class_bytes(parameter_count, world_size, dtype, sharded))
+        return f"{copies} copies x ({one}) = {group_digits(total)} B"
     per_value = _per_value_words(dtype)
     weights = f"{group_digits(parameter_count)} weights"
     result = group_digits(int(state_class_bytes(parameter_count, world_size, dtype, sharded)))

@@ -1,10 +1,11 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
 
-from models.enums import ActivationModel, StateLocation
+from models.enums import ActivationModel, Mxfp8Recipe, StateClass, StateLocation
 from models.plan import (
     ActivationComponent,
     ActivationMemory,
     Collective,
+    FrameworkEstimate,
     Memory,
     PlanRequest,
     PlanResponse,
@@ -24,12 +25,16 @@ from models.presets import (
     GpuPreset,
     GpuPresetInfo,
     PrecisionPresetInfo,
+    PrecisionPresetName,
     PresetsResponse,
 )
 from service import resolve
 from service.activations import transformer_activation_components
+from service.architecture import largest_layer_parameters
 from service.arrangements import DDP, Sharding, canonical_name
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
+from service.errors import OutOfRange
+from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate, working_set
 from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
@@ -62,16 +67,75 @@ def plan(request: PlanRequest) -> PlanResponse:
             "levers.mxfp8 needs Blackwell-class hardware (native MXFP8 tensor cores); the card is not, "
             "and care is needed around softmax"
         )
+    if request.levers.mxfp8 and request.levers.mxfp8_recipe is Mxfp8Recipe.seed:
+        warnings.append(
+            "levers.mxfp8 with mxfp8_recipe seed is the textbook model: gradients stored and reduced in MXFP8, "
+            "which no collective library does; mxfp8_recipe fp8_weights follows Transformer Engine and torchao"
+        )
+    memory = memory_report(p, n, g, scene, setup, result)
+    memory.framework_estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
     return PlanResponse(
         parameter_count=p,
         active_parameter_count=scene.model.active,
         world_size=n,
         gpus_per_node=g,
         arrangement=_resolved(sharding),
-        memory=memory_report(p, n, g, scene, setup, result),
+        memory=memory,
         traffic=traffic_report(p, n, g, setup, result),
         time=time_report(setup, result, n, token_budget_of(request)),
         warnings=warnings,
+    )
+
+
+def framework_estimate(
+    request: PlanRequest, scene: resolve.Scenario, sharding: Sharding, setup: Setup, model_state_bytes: int
+) -> FrameworkEstimate | None:
+    """DeepSpeed's own estimator beside the plan's count, for the deepspeed preset at ZeRO-2 and ZeRO-3."""
+    if request.precision != PrecisionPresetName.deepspeed:
+        return None
+    p, options = scene.model.parameter_count, request.estimator
+    largest = options.largest_layer_parameters
+    if largest is None:
+        arch = scene.model.architecture
+        largest = largest_layer_parameters(arch) if arch is not None else 0
+    elif largest > p:
+        raise OutOfRange(
+            f"estimator.largest_layer_parameters {largest:,} is more than the model's {p:,} parameters",
+            pointer="/estimator/largest_layer_parameters",
+        )
+    found = deepspeed_estimate(
+        canonical_name(sharding).value,
+        p,
+        largest,
+        request.cluster.world_size,
+        request.cluster.gpus_per_node,
+        setup.offload.optimizer,
+        setup.offload.parameters,
+        options.zero_init,
+        options.additional_buffer_factor,
+    )
+    if found is None:
+        return None
+    estimate, printed = found
+    note = f"this plan counts {group_digits(model_state_bytes)} B of model states on each GPU"
+    if estimate.largest_layer_bytes:
+        note += (
+            f"; the estimator adds {group_digits(estimate.largest_layer_bytes)} B for the largest layer's gathered "
+            "16-bit parameters and gradients (the working set)"
+        )
+    elif sharding.shard_parameters:
+        note += "; the largest layer is unknown (no architecture, no estimator.largest_layer_parameters): 0 assumed"
+    note += "; the CPU figure adds the buffer factor and what loading the model costs"
+    return FrameworkEstimate(
+        function=estimate.function,
+        options=printed,
+        gpu_bytes=estimate.gpu_bytes,
+        cpu_bytes_per_node=estimate.cpu_bytes,
+        largest_layer_parameters=largest if sharding.shard_parameters else 0,
+        largest_layer_bytes=estimate.largest_layer_bytes,
+        additional_buffer_factor=options.additional_buffer_factor,
+        arithmetic=estimate.arithmetic,
+        note=note,
     )
 
 
@@ -89,7 +153,6 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
     b, s = scene.training.micro_batch_size, scene.training.sequence_length
     card = scene.card
     rows = model_state_breakdown(p, n, setup.precision, setup.sharding, g, setup.offload)
-    degree = g if setup.sharding.hybrid else n
     per_gpu = int(result.per_gpu_bytes)
     replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
     return Memory(
@@ -98,6 +161,8 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
         working_set_bytes=int(result.working_set_bytes),
         activations_bytes=int(result.activations_bytes),
         host_bytes=int(result.host_bytes),
+        host_memory_bytes=setup.host_memory_bytes,
+        host_fits=bool(result.host_fits),
         per_gpu_gib=per_gpu / GIB_BYTES,
         per_gpu_gb=per_gpu / GB_BYTES,
         bytes_per_weight=int(result.model_state_bytes) / p,
@@ -120,8 +185,8 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
                 bytes=int(row.bytes),
                 sharded=row.sharded,
                 location=row.location,
-                arithmetic=state_arithmetic(p, degree, row.spec.dtype, row.sharded)
-                + (" in host memory" if row.location is StateLocation.host else ""),
+                arithmetic=state_arithmetic(p, int(row.degree), row.spec.dtype, row.sharded, row.spec.copies)
+                + _where(row.spec.state, row.location),
             )
             for row in rows
         ]
@@ -138,6 +203,14 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
         ],
         activations=activation_report(setup, result, b, s),
     )
+
+
+def _where(state: StateClass, location: StateLocation) -> str:
+    if location is StateLocation.host:
+        return " in host memory"
+    if state is StateClass.compute_parameters:
+        return ", the unsharded copy forward and backward read"
+    return ""
 
 
 KORTHIKANTI = 'Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", table 2'
@@ -270,7 +343,9 @@ def time_report(setup: Setup, result: Evaluation, world_size: int, budget: Token
         f"{setup.links.inter_node_bytes_per_s / 1e9:g} GB/s across nodes, {setup.links.host_bytes_per_s / 1e9:g} "
         "GB/s to the host",
         f"overlap {'on' if setup.overlap else 'off'}: {setup.bucket_bytes:,}-byte buckets, the last never hidden",
-        "offload transfers are not overlapped; the CPU optimizer step is not modelled",
+        "offload: PCIe transfers and the CPU optimizer step are not overlapped with compute; the CPU step "
+        f"streams its state through {setup.host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
+        "assumption: half the peak of two 8-channel DDR5-4800 sockets)",
     ]
     run = (
         token_budget(budget.total_tokens, int(result.tokens_per_step), float(result.step_s), world_size, budget.price)
@@ -288,6 +363,8 @@ def time_report(setup: Setup, result: Evaluation, world_size: int, budget: Token
         communication_hierarchical_s=float(result.communication_hierarchical_s),
         schedule="hierarchical" if result.hierarchical else "flat",
         exposed_communication_s=float(result.exposed_communication_s),
+        offload_transfer_s=float(result.offload_transfer_s),
+        cpu_optimizer_s=float(result.cpu_optimizer_s),
         offload_s=float(result.offload_s),
         step_s=float(result.step_s),
         tokens_per_s=float(result.tokens_per_s),

@@ -38,6 +38,7 @@ CANDIDATES = (
     Candidate("ZeRO-1: shard optimizer state", A.zero1),
     Candidate("ZeRO-2: shard gradients too", A.zero2),
     Candidate("ZeRO-3: shard parameters too", A.zero3),
+    Candidate("FSDP SHARD_GRAD_OP: parameters sharded at rest, gathered for every micro-batch", A.shard_grad_op),
     Candidate("hybrid sharding: ZeRO-3 inside a node, replicas across nodes", A.hybrid),
     Candidate("ZeRO-2 with optimizer state offloaded to host memory", A.zero2, offload_optimizer=True),
     Candidate("ZeRO-3 with optimizer state offloaded to host memory", A.zero3, offload_optimizer=True),

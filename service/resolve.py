@@ -4,7 +4,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from models.architecture import MlaSpec, MoeSpec
-from models.common import ARCHITECTURE_FIELDS, OPTIONAL_ARCHITECTURE_FIELDS, Card, ModelSpec, ShardingFlags
+from models.common import (
+    ARCHITECTURE_FIELDS,
+    DEFAULT_HOST_MEMORY_BYTES_PER_S,
+    OPTIONAL_ARCHITECTURE_FIELDS,
+    Card,
+    ModelSpec,
+    ShardingFlags,
+)
 from models.enums import ActivationModel, ArrangementName, MlpKind, Recompute
 from models.presets import (
     GENERATION_LINKS,
@@ -28,7 +35,7 @@ from service.architecture import (
     input_lookup_parameters,
 )
 from service.architecture import parameter_count as architecture_parameters
-from service.arrangements import Sharding, sharding_for
+from service.arrangements import Sharding, ZeroPlusPlus, canonical_name, sharding_for
 from service.compute import FlopShape
 from service.errors import InvalidClusterShape, InvalidModel, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
@@ -134,10 +141,18 @@ def _architecture(fields: dict[str, Any]) -> Architecture | None:
     )
 
 
-def precision_spec(precision: PrecisionPresetName | PrecisionSpec) -> PrecisionSpec:
+def precision_spec(
+    precision: PrecisionPresetName | PrecisionSpec, arrangement: Sharding | None = None
+) -> PrecisionSpec:
+    """The layout of a preset at an arrangement (a stage-aware preset may differ by stage)."""
     if isinstance(precision, PrecisionSpec):
         return precision
-    return PRECISION_PRESETS[precision].spec
+    preset = PRECISION_PRESETS[precision]
+    if arrangement is not None:
+        stage = canonical_name(arrangement)
+        if stage in preset.stages:
+            return preset.stages[stage]
+    return preset.spec
 
 
 def card_bytes(card: Card) -> int:
@@ -231,7 +246,7 @@ class Scenario:
     """Everything but the arrangement and the GPU count, resolved once."""
 
     model: ResolvedModel
-    precision: PrecisionSpec  # before the MXFP8 lever
+    precision: PrecisionPresetName | PrecisionSpec  # as asked: a stage-aware preset resolves per arrangement
     training: Training
     activations: ActivationSetup
     levers: Levers
@@ -241,6 +256,8 @@ class Scenario:
     blackwell_class: bool
     warnings: list[str]
     flop_shape: FlopShape
+    host_memory_bytes: int | None = None
+    host_memory_bytes_per_s: float = DEFAULT_HOST_MEMORY_BYTES_PER_S
 
     @property
     def card_bytes(self) -> int:
@@ -272,7 +289,7 @@ def scenario(
     warnings = resolved.warnings + activation_warnings(activations, training, activation_setup.model)
     return Scenario(
         model=resolved,
-        precision=precision_spec(precision),
+        precision=precision,
         training=training or DEFAULT_TRAINING,
         activations=activation_setup,
         levers=levers,
@@ -282,6 +299,8 @@ def scenario(
         blackwell_class=blackwell_class(card),
         warnings=warnings,
         flop_shape=flop_shape(arch, activations.flash_attention),
+        host_memory_bytes=card.host_memory_bytes,
+        host_memory_bytes_per_s=card.host_memory_bytes_per_s,
     )
 
 
@@ -309,6 +328,13 @@ def activation_warnings(activations: Activations, training: Training | None, cou
     ]
 
 
+def with_zeropp(arrangement: Sharding, levers: Levers) -> Sharding:
+    """The ZeRO++ levers on a ZeRO-3 arrangement; other arrangements are left as they are."""
+    zeropp = ZeroPlusPlus(levers.zeropp.qwz, levers.zeropp.hpz, levers.zeropp.qgz)
+    plain_zero3 = arrangement.shard_parameters and arrangement.reshard_after_forward and not arrangement.hybrid
+    return replace(arrangement, zeropp=zeropp) if zeropp.any and plain_zero3 else arrangement
+
+
 def setup_for(
     scene: Scenario, arrangement: Sharding, levers: Levers | None = None, measured_recompute: Recompute | None = None
 ) -> Setup:
@@ -318,8 +344,10 @@ def setup_for(
     other levers keep its hardware efficiency.
     """
     chosen = levers or scene.levers
+    layout = precision_spec(scene.precision, arrangement)
+    arrangement = with_zeropp(arrangement, chosen)
     return Setup(
-        precision=with_mxfp8(scene.precision) if chosen.mxfp8 else scene.precision,
+        precision=with_mxfp8(layout, chosen.mxfp8_recipe) if chosen.mxfp8 else layout,
         sharding=arrangement,
         usable_bytes=scene.usable_bytes,
         links=scene.links,
@@ -328,7 +356,7 @@ def setup_for(
         micro_batches=scene.training.gradient_accumulation_steps,
         offload=Offload(
             optimizer=chosen.offload_optimizer,
-            parameters=chosen.offload_parameters and arrangement.shard_parameters,
+            parameters=chosen.offload_parameters and arrangement.shard_parameters and arrangement.reshard_after_forward,
         ),
         recompute=chosen.recompute,
         overlap=chosen.overlap,
@@ -337,6 +365,8 @@ def setup_for(
         flop_shape=scene.flop_shape,
         units=scene.model.units,
         measured_recompute=measured_recompute or scene.levers.recompute,
+        host_memory_bytes=scene.host_memory_bytes,
+        host_memory_bytes_per_s=scene.host_memory_bytes_per_s,
     )
 
 

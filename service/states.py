@@ -25,6 +25,7 @@ class StateSpec:
     state: StateClass
     dtype: Dtype
     group: ShardGroup
+    copies: int = 1
 
 
 def state_specs(precision: PrecisionSpec) -> list[StateSpec]:

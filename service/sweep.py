@@ -20,7 +20,7 @@ import numpy as np
 
 from models.common import ModelSpec
 from models.enums import StateClass
-from models.plan import PlanRequest, shards_parameters
+from models.plan import PlanRequest, allows_zeropp, shards_parameters
 from models.sweep import SweepRequest
 from service import resolve
 from service.arrangements import Sharding, canonical_name
@@ -178,7 +178,8 @@ def _evaluate_group(
     # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
     setup = resolve.setup_for(replace(scene, training=training), sharding, levers, measured_recompute=levers.recompute)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
-    valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped)
+    zeropp = levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz
+    valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp)
     if not valid.any():
         return None
     _check_overflow(scene.model.parameter_count, values, setup)
@@ -219,6 +220,7 @@ def _count_invalid(
     arrangement: object,
     offload_parameters: bool,
     skipped: dict[str, int],
+    zeropp: bool = False,
 ) -> np.ndarray:
     """The cells that are valid jobs; the rest are counted by reason."""
     whole_nodes = valid_job(n, g)
@@ -227,6 +229,8 @@ def _count_invalid(
         reasons.append(("hybrid needs world_size a multiple of gpus_per_node", whole_nodes & (n % g != 0)))
     if offload_parameters and not shards_parameters(arrangement):  # type: ignore[arg-type]
         reasons.append(("offload_parameters needs an arrangement that shards parameters", np.ones_like(n, bool)))
+    if zeropp and not allows_zeropp(arrangement):  # type: ignore[arg-type]
+        reasons.append(("levers.zeropp needs zero3 or full_shard", np.ones_like(n, bool)))
     invalid = np.zeros_like(n, dtype=bool)
     for reason, mask in reasons:
         fresh = mask & ~invalid

@@ -4,14 +4,24 @@
 - ZeRO-1 and ZeRO-2 reduce-scatter the gradients and all-gather the updated parameters: P + P.
 - ZeRO-3 all-gathers the parameters for the forward pass, frees them, all-gathers them again for
   the backward pass and reduce-scatters the gradients: 3P (Rajbhandari et al. 2020, section 7.2.2).
+- FSDP SHARD_GRAD_OP all-gathers the parameters before every micro-batch's forward pass, keeps
+  them through the backward, and reduce-scatters the gradients: 2P per micro-batch, about 2kP a
+  step with k micro-batches (DeepSpeed's ZeRO-2 moves (k+1)P: one gather per step).
+- ZeRO++ (Wang et al. 2023, section 3; DeepSpeed stage3.py and partition_parameters.py) on ZeRO-3:
+  qwZ gathers the parameters in int8 with group scales (0.5M instead of M); hpZ gathers them for
+  the backward from a secondary partition inside the node (no cross-node traffic); qgZ reduces
+  the gradients with an int4 all-to-all inside the node and then across nodes (0.25M across
+  nodes). Cross-node volume: ZeRO-3's 3M becomes 0.75M.
 - Hybrid sharding (PyTorch FSDP HYBRID_SHARD, Zhao et al. 2023, section 3.2.2): ZeRO-3 inside
   each node of G GPUs, and an all-reduce of each gradient shard (ceil(P / G)) across the N / G
   nodes.
 
-P counts model-sized buffers in the dtype on the wire. With k micro-batches of gradient
-accumulation, ZeRO-2 and ZeRO-3 reduce the gradients every micro-batch (a GPU that keeps only
-its gradient shard cannot hold the accumulated full gradient) and ZeRO-3 gathers the parameters
-every micro-batch; DDP and ZeRO-1 accumulate locally and communicate once per step.
+P counts model-sized buffers in the dtype on the wire: the gathers send ``parameter_gather_dtype``
+(else the compute copy's dtype, else the stored one), the reductions ``gradient_reduce_dtype``.
+With k micro-batches of gradient accumulation, ZeRO-2 and ZeRO-3 reduce the gradients every
+micro-batch (a GPU that keeps only its gradient shard cannot hold the accumulated full gradient)
+and ZeRO-3 gathers the parameters every micro-batch; DDP and ZeRO-1 accumulate locally and
+communicate once per step.
 """
 
 from dataclasses import dataclass
@@ -23,7 +33,7 @@ from service.arrangements import Sharding
 from service.collectives import RING_PHASES, ring_bytes_sent, ring_hops
 from service.dtypes import tensor_bytes
 from service.memory import shard_elements
-from service.numeric import IntLike, maximum
+from service.numeric import IntLike, maximum, minimum
 
 
 class RankGroup(StrEnum):
@@ -53,9 +63,19 @@ class StepCollective:
     window: Window = Window.none
 
 
+def gather_dtype(precision: PrecisionSpec) -> Dtype:
+    """What a parameter all-gather of ZeRO-3/FSDP sends."""
+    return precision.parameter_gather_dtype or precision.compute_parameter_dtype or precision.parameter_dtype
+
+
+def reduce_dtype(precision: PrecisionSpec) -> Dtype:
+    """What a gradient reduction sends."""
+    return precision.gradient_reduce_dtype or precision.gradient_dtype
+
+
 def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> list[StepCollective]:
     """The collectives one optimizer step runs, with how many times each runs."""
-    grads, params, k = precision.gradient_dtype, precision.parameter_dtype, micro_batches
+    grads, params, k = reduce_dtype(precision), precision.parameter_dtype, micro_batches
     rs, ag, ar = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
     if not sharding.shard_optimizer:
         return [StepCollective(ar, "gradients, once per step", grads, 1, window=Window.backward)]
@@ -66,13 +86,27 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
             StepCollective(rs, f"gradients, {when}", grads, grad_calls, window=Window.backward),
             StepCollective(ag, "updated parameters, once per step", params, 1),
         ]
+    gathered = gather_dtype(precision)
+    if sharding.gathers_whole_model:
+        return [
+            StepCollective(
+                ag,
+                "parameters before the forward pass, kept until after the backward, every micro-batch",
+                gathered,
+                k,
+                window=Window.forward,
+            ),
+            StepCollective(rs, "gradients, every micro-batch", grads, k, window=Window.backward),
+        ]
+    if sharding.zeropp.any:
+        return zeropp_collectives(precision, sharding, k)
     group = RankGroup.node if sharding.hybrid else RankGroup.all
     calls = [
         StepCollective(
-            ag, "parameters for the forward pass, every micro-batch", params, k, group, False, Window.forward
+            ag, "parameters for the forward pass, every micro-batch", gathered, k, group, False, Window.forward
         ),
         StepCollective(
-            ag, "parameters again for the backward pass, every micro-batch", params, k, group, False, Window.backward
+            ag, "parameters again for the backward pass, every micro-batch", gathered, k, group, False, Window.backward
         ),
         StepCollective(rs, "gradients, every micro-batch", grads, k, group, False, Window.backward),
     ]
@@ -91,6 +125,67 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
     return calls
 
 
+def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: int) -> list[StepCollective]:
+    """ZeRO-3's three collectives with the ZeRO++ levers that are on."""
+    zpp, ag, rs = sharding.zeropp, CollectiveName.all_gather, CollectiveName.reduce_scatter
+    gathered = Dtype.int8_blockwise if zpp.quantized_weights else gather_dtype(precision)
+    qwz = " in int8 with group scales (qwZ)" if zpp.quantized_weights else ""
+    calls = [
+        StepCollective(
+            ag, f"parameters for the forward pass{qwz}, every micro-batch", gathered, k, window=Window.forward
+        )
+    ]
+    if zpp.hierarchical_partition:
+        calls.append(
+            StepCollective(
+                ag,
+                "parameters again for the backward pass, from the node's secondary partition (hpZ), every micro-batch",
+                precision.parameter_dtype,
+                k,
+                RankGroup.node,
+                window=Window.backward,
+            )
+        )
+    else:
+        calls.append(
+            StepCollective(
+                ag,
+                f"parameters again for the backward pass{qwz}, every micro-batch",
+                gathered,
+                k,
+                window=Window.backward,
+            )
+        )
+    if not zpp.quantized_gradients:
+        calls.append(
+            StepCollective(rs, "gradients, every micro-batch", reduce_dtype(precision), k, window=Window.backward)
+        )
+        return calls
+    four = Dtype.int4_blockwise
+    calls.append(
+        StepCollective(
+            rs,
+            "gradients, int4 all-to-all inside the node (qgZ), every micro-batch",
+            four,
+            k,
+            RankGroup.node,
+            window=Window.backward,
+        )
+    )
+    calls.append(
+        StepCollective(
+            rs,
+            "the node's gradient shard, int4 all-to-all across nodes (qgZ), every micro-batch",
+            four,
+            k,
+            RankGroup.replicas,
+            True,
+            Window.backward,
+        )
+    )
+    return calls
+
+
 def node_count(world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
     """Nodes a job spans; a job inside one node counts as one."""
     return maximum(world_size // gpus_per_node, 1)
@@ -98,7 +193,7 @@ def node_count(world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
 
 def collective_ranks(collective: StepCollective, world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
     if collective.group is RankGroup.node:
-        return gpus_per_node
+        return minimum(world_size, gpus_per_node)  # a job inside one node uses N of its GPUs
     if collective.group is RankGroup.replicas:
         return node_count(world_size, gpus_per_node)  # one node: a ring of one, no traffic
     return world_size

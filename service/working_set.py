@@ -83,10 +83,21 @@ def working_set_rows(
     """The working set's rows on every GPU; none when the model's units are unknown."""
     if units is None:
         return []
-    params, grads = precision.parameter_dtype, precision.gradient_dtype
+    # Units are gathered into the compute dtype where one is set (FSDP2's param_dtype).
+    params = precision.compute_parameter_dtype or precision.parameter_dtype
+    grads = precision.gradient_dtype
     if sharding.shard_parameters:
-        gathered = int(tensor_bytes(units.largest_pair, params))
         unit_grads = int(tensor_bytes(units.largest, grads))
+        gradient_row = WorkingSetRow(
+            StateClass.unit_gradients,
+            grads,
+            unit_grads,
+            f"{grads.value} x {group_digits(units.largest)} gradients of the largest unit, unsharded until "
+            f"its reduce-scatter = {group_digits(unit_grads)} B on every GPU",
+        )
+        if sharding.gathers_whole_model:
+            return [gradient_row]  # SHARD_GRAD_OP: the gathered model is a resident state class already
+        gathered = int(tensor_bytes(units.largest_pair, params))
         return [
             WorkingSetRow(
                 StateClass.gathered_parameters,
@@ -95,13 +106,7 @@ def working_set_rows(
                 f"{params.value} x {group_digits(units.largest_pair)} parameters of two adjacent units (the current "
                 f"and the prefetched; {units.words}) = {group_digits(gathered)} B on every GPU",
             ),
-            WorkingSetRow(
-                StateClass.unit_gradients,
-                grads,
-                unit_grads,
-                f"{grads.value} x {group_digits(units.largest)} gradients of the largest unit, unsharded until "
-                f"its reduce-scatter = {group_digits(unit_grads)} B on every GPU",
-            ),
+            gradient_row,
         ]
     gradient_bytes = int(tensor_bytes(parameter_count, grads))
     count = buckets_in_flight(overlap)

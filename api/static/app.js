@@ -15,8 +15,9 @@
   const ARRANGEMENTS = [
     { name: "ddp", label: "DP", sub: "data parallel (DDP)" },
     { name: "zero1", label: "ZeRO-1", sub: "shards optimizer state" },
-    { name: "zero2", label: "ZeRO-2", sub: "FSDP SHARD_GRAD_OP" },
+    { name: "zero2", label: "ZeRO-2", sub: "DeepSpeed stage 2" },
     { name: "zero3", label: "ZeRO-3", sub: "FSDP FULL_SHARD" },
+    { name: "shard_grad_op", label: "SHARD_GRAD_OP", sub: "FSDP: gathered every micro-batch" },
   ];
   const FIGURES = [
     { name: "memory-vs-gpus", title: "Per-GPU memory against GPU count, with the card and each replicated floor" },

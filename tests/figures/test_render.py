@@ -79,12 +79,22 @@ def test_the_memory_curve_spans_the_powers_of_two_up_to_max_gpus():
 
 
 def test_the_seed_case_numbers_drawn_are_the_golden_ones():
-    """DESIGN.md golden table at P = 30e9, N = 8: 447.0 / 153.7 / 104.8 / 55.9 GiB; traffic 2P, 2P, 2P, 3P."""
+    """DESIGN.md golden table at P = 30e9, N = 8: 447.0 / 153.7 / 104.8 / 55.9 GiB; traffic 2P, 2P, 2P, 3P.
+
+    Beside them FSDP's SHARD_GRAD_OP: a 2 B/weight shard + the 2 B gathered copy + 14/8 = 4.00 B/weight,
+    120e9 B = 111.8 GiB; one gather and one reduce-scatter per micro-batch, 2P (105.0 GB) with one.
+    """
     text = svg_text(draw(FigureName.bytes_per_weight, seed_request(), FigureFormat.svg))
-    for bytes_per_weight, gib in (("16.00", "447.0"), ("5.50", "153.7"), ("3.75", "104.8"), ("2.00", "55.9")):
+    for bytes_per_weight, gib in (
+        ("16.00", "447.0"),
+        ("5.50", "153.7"),
+        ("3.75", "104.8"),
+        ("2.00", "55.9"),
+        ("4.00", "111.8"),
+    ):
         assert f"{bytes_per_weight} B/weight" in text and f"{gib} GiB" in text
     traffic = svg_text(draw(FigureName.traffic, seed_request(), FigureFormat.svg))
-    assert traffic.count("105.0 GB") == 3 and "157.5 GB" in traffic and "3P" in traffic
+    assert traffic.count("105.0 GB") == 4 and "157.5 GB" in traffic and "3P" in traffic
 
 
 def test_the_traffic_split_with_four_micro_batches():
@@ -96,6 +106,7 @@ def test_the_traffic_split_with_four_micro_batches():
     assert split[ArrangementName.zero1] == {"reduce_scatter": p_bytes, "all_gather": p_bytes}
     assert split[ArrangementName.zero2] == {"reduce_scatter": 4 * p_bytes, "all_gather": p_bytes}
     assert split[ArrangementName.zero3] == {"reduce_scatter": 4 * p_bytes, "all_gather": 8 * p_bytes}
+    assert split[ArrangementName.shard_grad_op] == {"reduce_scatter": 4 * p_bytes, "all_gather": 4 * p_bytes}
 
 
 def test_measured_bars_are_drawn_beside_the_formula():

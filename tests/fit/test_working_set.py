@@ -109,3 +109,30 @@ def test_a_unit_larger_than_the_model_is_a_422(client, model):
     problem = response.json()
     assert "largest_unit_parameters" in problem["detail"]
     assert "/model/largest_unit_parameters" in [e["pointer"] for e in problem["errors"]]
+
+
+def test_shard_grad_op_holds_the_gathered_model_and_only_unit_gradients_in_flight(client):
+    # FSDP SHARD_GRAD_OP keeps every gathered parameter from the forward to the end of the backward:
+    # a whole-model 2-byte copy is resident, so no unit pair is gathered on top of it
+    answer = plan(client, {"preset": "llama-3-8b"}, "shard_grad_op")
+    breakdown = rows(answer)
+    assert "gathered_parameters" not in breakdown
+    assert breakdown["unit_gradients"]["bytes"] == 2 * OUTPUT
+    p = answer["parameter_count"]
+    assert breakdown["compute_parameters"]["bytes"] == 2 * p
+    assert answer["memory"]["working_set_bytes"] == 2 * OUTPUT
+
+
+def test_fsdp2_gathers_units_in_its_compute_dtype(client):
+    # FSDP2's MixedPrecisionPolicy(param_dtype=bf16): fp32 shards, units gathered in bf16; fp32 gradients
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "fsdp2",
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
+        "arrangement": "zero3",
+    }
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    breakdown = rows(response.json())
+    assert breakdown["gathered_parameters"]["bytes"] == 2 * (BLOCK + OUTPUT)
+    assert breakdown["unit_gradients"]["bytes"] == 4 * OUTPUT

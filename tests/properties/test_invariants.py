@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from models.enums import CollectiveName, Dtype, OptimizerKind
 from models.presets import PrecisionSpec
-from service.arrangements import CANONICAL
+from service.arrangements import COMPARED
 from service.collectives import ring_bytes_sent, ring_hops
 from service.fit import fits, min_gpus_exact
 from service.memory import model_state_bytes, replicated_floor_bytes
@@ -14,7 +14,7 @@ from service.memory import model_state_bytes, replicated_floor_bytes
 counts = st.integers(min_value=1, max_value=10**15)
 world_sizes = st.integers(min_value=1, max_value=10**6)
 dtypes = st.sampled_from(list(Dtype))
-arrangements = st.sampled_from(list(CANONICAL.values()))
+arrangements = st.sampled_from(list(COMPARED.values()))
 precisions = st.builds(
     PrecisionSpec,
     parameter_dtype=dtypes,
@@ -23,6 +23,9 @@ precisions = st.builds(
     optimizer=st.sampled_from(list(OptimizerKind)),
     optimizer_state_dtype=dtypes,
     optimizer_gradient_dtype=st.one_of(st.none(), dtypes),
+    compute_parameter_dtype=st.one_of(st.none(), dtypes),
+    parameter_gather_dtype=st.one_of(st.none(), dtypes),
+    gradient_reduce_dtype=st.one_of(st.none(), dtypes),
 )
 
 
@@ -73,7 +76,7 @@ def test_minimum_gpus_is_the_exact_integer_boundary(p, card, precision, sharding
 
 def test_fit_boundary_is_integer_exact():
     # 30e9 x 16 / 6 is exactly 80e9 and fits an 80e9-byte card; 1 byte less does not
-    zero3 = CANONICAL["zero3"]
+    zero3 = COMPARED["zero3"]
     precision = PrecisionSpec()
     assert model_state_bytes(30 * 10**9, 6, precision, zero3) == 80 * 10**9
 

@@ -86,8 +86,12 @@ architectures = st.sampled_from([{"parameter_count": P}, {"preset": "llama-2-7b"
         st.sampled_from([1, 2, 3, 4, 6, 8, 12, 16, 21, 22, 24, 32, 64]), min_size=1, max_size=4, unique=True
     ),
     arrangements=st.lists(
-        st.sampled_from(["ddp", "zero1", "zero2", "zero3", "hybrid"]), min_size=1, max_size=3, unique=True
+        st.sampled_from(["ddp", "zero1", "zero2", "zero3", "hybrid", "shard_grad_op"]),
+        min_size=1,
+        max_size=3,
+        unique=True,
     ),
+    precision=st.sampled_from(["mixed_bf16_adam", "deepspeed", "fsdp2"]),
     micro_batch=st.lists(st.integers(1, 8), min_size=1, max_size=2, unique=True),
     accumulation=st.lists(st.integers(1, 4), min_size=1, max_size=2, unique=True),
     recompute=st.lists(st.sampled_from(["none", "selective", "full"]), min_size=1, max_size=2, unique=True),
@@ -97,10 +101,22 @@ architectures = st.sampled_from([{"parameter_count": P}, {"preset": "llama-2-7b"
     card=st.sampled_from([80_000_000_000, 60_000_000_000, 85_899_345_920]),
 )
 def test_every_sweep_cell_equals_the_plan(
-    client, model, world_sizes, arrangements, micro_batch, accumulation, recompute, offload, mxfp8, gpus_per_node, card
+    client,
+    model,
+    world_sizes,
+    arrangements,
+    precision,
+    micro_batch,
+    accumulation,
+    recompute,
+    offload,
+    mxfp8,
+    gpus_per_node,
+    card,
 ):
     base = {
         "model": model,
+        "precision": precision,
         "cluster": {"world_size": 1, "gpus_per_node": gpus_per_node, "gpu_memory_bytes": card},
         "arrangement": "zero3",
         "training": {"sequence_length": 1024},

@@ -15,6 +15,7 @@ from .collective_name import CollectiveName
 from .dropped_rank_fault import DroppedRankFault
 from .dropped_rank_fault_mode import DroppedRankFaultMode
 from .dtype import Dtype
+from .estimator_options import EstimatorOptions
 from .failure_observation import FailureObservation
 from .field_error import FieldError
 from .figure_format import FigureFormat
@@ -23,6 +24,7 @@ from .figure_request import FigureRequest
 from .fit_cell import FitCell
 from .fit_request import FitRequest
 from .fit_response import FitResponse
+from .framework_estimate import FrameworkEstimate
 from .gpu_count_grid import GpuCountGrid
 from .gpu_generation import GpuGeneration
 from .gpu_preset_info import GpuPresetInfo
@@ -44,12 +46,14 @@ from .model_preset_name import ModelPresetName
 from .model_spec import ModelSpec
 from .model_spec_hf_config_type_0 import ModelSpecHfConfigType0
 from .moe_spec import MoeSpec
+from .mxfp_8_recipe import Mxfp8Recipe
 from .open_question import OpenQuestion
 from .optimizer_kind import OptimizerKind
 from .partial_checkpoint_fault import PartialCheckpointFault
 from .plan_request import PlanRequest
 from .plan_response import PlanResponse
 from .precision_preset_info import PrecisionPresetInfo
+from .precision_preset_info_stages import PrecisionPresetInfoStages
 from .precision_preset_name import PrecisionPresetName
 from .precision_spec import PrecisionSpec
 from .presets_response import PresetsResponse
@@ -111,6 +115,7 @@ from .torch_sim_wire import TorchSimWire
 from .torch_simulation_report import TorchSimulationReport
 from .traffic import Traffic
 from .training import Training
+from .zero_plus_plus import ZeroPlusPlus
 
 __all__ = (
     "ActivationComponent",
@@ -128,6 +133,7 @@ __all__ = (
     "DroppedRankFault",
     "DroppedRankFaultMode",
     "Dtype",
+    "EstimatorOptions",
     "FailureObservation",
     "FieldError",
     "FigureFormat",
@@ -136,6 +142,7 @@ __all__ = (
     "FitCell",
     "FitRequest",
     "FitResponse",
+    "FrameworkEstimate",
     "GpuCountGrid",
     "GpuGeneration",
     "GpuPresetInfo",
@@ -157,12 +164,14 @@ __all__ = (
     "ModelSpec",
     "ModelSpecHfConfigType0",
     "MoeSpec",
+    "Mxfp8Recipe",
     "OpenQuestion",
     "OptimizerKind",
     "PartialCheckpointFault",
     "PlanRequest",
     "PlanResponse",
     "PrecisionPresetInfo",
+    "PrecisionPresetInfoStages",
     "PrecisionPresetName",
     "PrecisionSpec",
     "PresetsResponse",
@@ -224,4 +233,5 @@ __all__ = (
     "TorchSimWire",
     "Traffic",
     "Training",
+    "ZeroPlusPlus",
 )

@@ -19,7 +19,10 @@ T = TypeVar("T", bound="ArrangementFit")
 class ArrangementFit:
     """
     Attributes:
-        arrangement (ArrangementName): Named arrangements; the last three are the FSDP names of the same flag sets.
+        arrangement (ArrangementName): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp,
+            full_shard is zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         min_gpus_exact (int | None): Smallest GPU count that fits; null when none does.
         min_gpus_on_grid (int | None): Smallest grid GPU count up to max_gpus that fits.
         min_gpus_whole_nodes (int | None): Smallest whole-node GPU count (multiple of G) that fits.

@@ -15,7 +15,10 @@ T = TypeVar("T", bound="ArrangementLimits")
 class ArrangementLimits:
     """
     Attributes:
-        arrangement (ArrangementName): Named arrangements; the last three are the FSDP names of the same flag sets.
+        arrangement (ArrangementName): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp,
+            full_shard is zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         largest_micro_batch_size (int | None): With a model: the largest micro-batch whose per-GPU bytes fit at the
             request's sequence length; null when even 1 does not fit, or without a model or counted activations (the
             arithmetic says which).

@@ -31,6 +31,11 @@ class Cluster:
         gpu_memory_bytes (int | None | Unset): Memory of one GPU, bytes; with no reserve unless cluster.reserve_bytes or
             cluster.fragmentation says otherwise.
         gpus_per_node (int | Unset): GPUs per node (G). Default: 8.
+        host_memory_bytes (int | None | Unset): Host (CPU) memory of one node, bytes. When given, a plan whose offloaded
+            state needs more per node does not fit; null: not checked.
+        host_memory_bytes_per_s (float | Unset): Host memory bandwidth of one node, bytes/s: the CPU optimizer step
+            under offload streams its state through it. Default 300e9, an assumption: about half the 614.4 GB/s peak of two
+            8-channel DDR5-4800 sockets. Default: 300000000000.0.
         link_spec (LinkSpec | None | Unset): Explicit link bandwidths and latencies, instead of a `links` preset name.
         links (LinkPresetName | Unset):
         peak_flops_per_s (float | None | Unset): Dense peak FLOP/s of one GPU, 1e9 to 1e18 (bounds that keep every time
@@ -45,6 +50,8 @@ class Cluster:
     gpu_hour_price: float | None | Unset = UNSET
     gpu_memory_bytes: int | None | Unset = UNSET
     gpus_per_node: int | Unset = 8
+    host_memory_bytes: int | None | Unset = UNSET
+    host_memory_bytes_per_s: float | Unset = 300000000000.0
     link_spec: LinkSpec | None | Unset = UNSET
     links: LinkPresetName | Unset = UNSET
     peak_flops_per_s: float | None | Unset = UNSET
@@ -82,6 +89,14 @@ class Cluster:
             gpu_memory_bytes = self.gpu_memory_bytes
 
         gpus_per_node = self.gpus_per_node
+
+        host_memory_bytes: int | None | Unset
+        if isinstance(self.host_memory_bytes, Unset):
+            host_memory_bytes = UNSET
+        else:
+            host_memory_bytes = self.host_memory_bytes
+
+        host_memory_bytes_per_s = self.host_memory_bytes_per_s
 
         link_spec: dict[str, Any] | None | Unset
         if isinstance(self.link_spec, Unset):
@@ -124,6 +139,10 @@ class Cluster:
             field_dict["gpu_memory_bytes"] = gpu_memory_bytes
         if gpus_per_node is not UNSET:
             field_dict["gpus_per_node"] = gpus_per_node
+        if host_memory_bytes is not UNSET:
+            field_dict["host_memory_bytes"] = host_memory_bytes
+        if host_memory_bytes_per_s is not UNSET:
+            field_dict["host_memory_bytes_per_s"] = host_memory_bytes_per_s
         if link_spec is not UNSET:
             field_dict["link_spec"] = link_spec
         if links is not UNSET:
@@ -188,6 +207,17 @@ class Cluster:
 
         gpus_per_node = d.pop("gpus_per_node", UNSET)
 
+        def _parse_host_memory_bytes(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        host_memory_bytes = _parse_host_memory_bytes(d.pop("host_memory_bytes", UNSET))
+
+        host_memory_bytes_per_s = d.pop("host_memory_bytes_per_s", UNSET)
+
         def _parse_link_spec(data: object) -> LinkSpec | None | Unset:
             if data is None:
                 return data
@@ -237,6 +267,8 @@ class Cluster:
             gpu_hour_price=gpu_hour_price,
             gpu_memory_bytes=gpu_memory_bytes,
             gpus_per_node=gpus_per_node,
+            host_memory_bytes=host_memory_bytes,
+            host_memory_bytes_per_s=host_memory_bytes_per_s,
             link_spec=link_spec,
             links=links,
             peak_flops_per_s=peak_flops_per_s,

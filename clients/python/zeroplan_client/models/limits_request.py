@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.activations import Activations
     from ..models.cluster import Cluster
+    from ..models.estimator_options import EstimatorOptions
     from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
     from ..models.precision_spec import PrecisionSpec
@@ -30,6 +31,8 @@ class LimitsRequest:
         cluster (Cluster): A card, GPUs per node and the world size (N, the data-parallel GPU count).
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
         arrangement (ArrangementName | None | Unset): One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3.
+        estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
+            does not otherwise carry.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         model (ModelSpec | None | Unset): The model whose largest micro-batch and longest sequence are asked for;
             without one only the largest parameter count is answered.
@@ -45,6 +48,7 @@ class LimitsRequest:
     cluster: Cluster
     activations: Activations | Unset = UNSET
     arrangement: ArrangementName | None | Unset = UNSET
+    estimator: EstimatorOptions | Unset = UNSET
     levers: Levers | Unset = UNSET
     model: ModelSpec | None | Unset = UNSET
     precision: PrecisionPresetName | Unset = UNSET
@@ -71,6 +75,10 @@ class LimitsRequest:
             arrangement = self.arrangement.value
         else:
             arrangement = self.arrangement
+
+        estimator: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.estimator, Unset):
+            estimator = self.estimator.to_dict()
 
         levers: dict[str, Any] | Unset = UNSET
         if not isinstance(self.levers, Unset):
@@ -123,6 +131,8 @@ class LimitsRequest:
             field_dict["activations"] = activations
         if arrangement is not UNSET:
             field_dict["arrangement"] = arrangement
+        if estimator is not UNSET:
+            field_dict["estimator"] = estimator
         if levers is not UNSET:
             field_dict["levers"] = levers
         if model is not UNSET:
@@ -142,6 +152,7 @@ class LimitsRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activations import Activations  # noqa: PLC0415
         from ..models.cluster import Cluster  # noqa: PLC0415
+        from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
@@ -174,6 +185,13 @@ class LimitsRequest:
             return cast(ArrangementName | None | Unset, data)
 
         arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        _estimator = d.pop("estimator", UNSET)
+        estimator: EstimatorOptions | Unset
+        if isinstance(_estimator, Unset):
+            estimator = UNSET
+        else:
+            estimator = EstimatorOptions.from_dict(_estimator)
 
         _levers = d.pop("levers", UNSET)
         levers: Levers | Unset
@@ -261,6 +279,7 @@ class LimitsRequest:
             cluster=cluster,
             activations=activations,
             arrangement=arrangement,
+            estimator=estimator,
             levers=levers,
             model=model,
             precision=precision,

@@ -16,7 +16,10 @@ class MeasuredBytes:
     """Bytes one GPU sent per optimizer step in one collective, as a simulation measured them.
 
     Attributes:
-        arrangement (ArrangementName): Named arrangements; the last three are the FSDP names of the same flag sets.
+        arrangement (ArrangementName): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp,
+            full_shard is zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         bytes_per_gpu (int): Bytes each GPU sent per optimizer step, measured.
         collective (CollectiveName): Collectives, named as NCCL names them.
     """

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.activation_memory import ActivationMemory
+    from ..models.framework_estimate import FrameworkEstimate
     from ..models.state_bytes import StateBytes
 
 
@@ -30,6 +33,8 @@ class Memory:
         fragmentation_bytes (int): ceil(fragmentation x card_bytes): held by the allocator, unusable.
         headroom_bytes (int): usable_bytes - per_gpu_bytes; negative when it does not fit.
         host_bytes (int): Host memory per node (not per GPU) for offloaded state; 0 without offload.
+        host_fits (bool): host_bytes <= host_memory_bytes (true when that is not given).
+        host_memory_bytes (int | None): cluster.host_memory_bytes: the node's host memory, or null.
         model_state_bytes (int): Model-state bytes on each GPU.
         per_gpu_bytes (int): Bytes each GPU holds: model states on the GPU, the working set and activations.
         per_gpu_gb (float): per_gpu_bytes / 1e9 (presentation).
@@ -43,6 +48,8 @@ class Memory:
         usable_bytes (int): card_bytes - reserve_bytes - fragmentation_bytes: what fits compares to.
         working_set_bytes (int): Held unsharded for a moment on every GPU: ZeRO-3's gathered units and unit gradients,
             or DDP/ZeRO-1/2's gradient buckets (0 when the model's units are unknown; see warnings).
+        framework_estimate (FrameworkEstimate | None | Unset): DeepSpeed's estimator, with precision deepspeed under
+            zero2 or zero3; else null.
     """
 
     activations: ActivationMemory
@@ -56,6 +63,8 @@ class Memory:
     fragmentation_bytes: int
     headroom_bytes: int
     host_bytes: int
+    host_fits: bool
+    host_memory_bytes: int | None
     model_state_bytes: int
     per_gpu_bytes: int
     per_gpu_gb: float
@@ -67,9 +76,12 @@ class Memory:
     usable_arithmetic: str
     usable_bytes: int
     working_set_bytes: int
+    framework_estimate: FrameworkEstimate | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.framework_estimate import FrameworkEstimate  # noqa: PLC0415
+
         activations = self.activations.to_dict()
 
         activations_bytes = self.activations_bytes
@@ -95,6 +107,11 @@ class Memory:
 
         host_bytes = self.host_bytes
 
+        host_fits = self.host_fits
+
+        host_memory_bytes: int | None
+        host_memory_bytes = self.host_memory_bytes
+
         model_state_bytes = self.model_state_bytes
 
         per_gpu_bytes = self.per_gpu_bytes
@@ -117,6 +134,14 @@ class Memory:
 
         working_set_bytes = self.working_set_bytes
 
+        framework_estimate: dict[str, Any] | None | Unset
+        if isinstance(self.framework_estimate, Unset):
+            framework_estimate = UNSET
+        elif isinstance(self.framework_estimate, FrameworkEstimate):
+            framework_estimate = self.framework_estimate.to_dict()
+        else:
+            framework_estimate = self.framework_estimate
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -132,6 +157,8 @@ class Memory:
                 "fragmentation_bytes": fragmentation_bytes,
                 "headroom_bytes": headroom_bytes,
                 "host_bytes": host_bytes,
+                "host_fits": host_fits,
+                "host_memory_bytes": host_memory_bytes,
                 "model_state_bytes": model_state_bytes,
                 "per_gpu_bytes": per_gpu_bytes,
                 "per_gpu_gb": per_gpu_gb,
@@ -145,12 +172,15 @@ class Memory:
                 "working_set_bytes": working_set_bytes,
             }
         )
+        if framework_estimate is not UNSET:
+            field_dict["framework_estimate"] = framework_estimate
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activation_memory import ActivationMemory  # noqa: PLC0415
+        from ..models.framework_estimate import FrameworkEstimate  # noqa: PLC0415
         from ..models.state_bytes import StateBytes  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -181,6 +211,15 @@ class Memory:
 
         host_bytes = d.pop("host_bytes")
 
+        host_fits = d.pop("host_fits")
+
+        def _parse_host_memory_bytes(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        host_memory_bytes = _parse_host_memory_bytes(d.pop("host_memory_bytes"))
+
         model_state_bytes = d.pop("model_state_bytes")
 
         per_gpu_bytes = d.pop("per_gpu_bytes")
@@ -203,6 +242,23 @@ class Memory:
 
         working_set_bytes = d.pop("working_set_bytes")
 
+        def _parse_framework_estimate(data: object) -> FrameworkEstimate | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                framework_estimate_type_0 = FrameworkEstimate.from_dict(data)
+
+                return framework_estimate_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FrameworkEstimate | None | Unset, data)
+
+        framework_estimate = _parse_framework_estimate(d.pop("framework_estimate", UNSET))
+
         memory = cls(
             activations=activations,
             activations_bytes=activations_bytes,
@@ -215,6 +271,8 @@ class Memory:
             fragmentation_bytes=fragmentation_bytes,
             headroom_bytes=headroom_bytes,
             host_bytes=host_bytes,
+            host_fits=host_fits,
+            host_memory_bytes=host_memory_bytes,
             model_state_bytes=model_state_bytes,
             per_gpu_bytes=per_gpu_bytes,
             per_gpu_gb=per_gpu_gb,
@@ -226,6 +284,7 @@ class Memory:
             usable_arithmetic=usable_arithmetic,
             usable_bytes=usable_bytes,
             working_set_bytes=working_set_bytes,
+            framework_estimate=framework_estimate,
         )
 
         memory.additional_properties = d

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.activations import Activations
     from ..models.cluster import Cluster
+    from ..models.estimator_options import EstimatorOptions
     from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
     from ..models.precision_spec import PrecisionSpec
@@ -35,8 +36,12 @@ class PlanRequest:
             hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
-        arrangement (ArrangementName | Unset): Named arrangements; the last three are the FSDP names of the same flag
-            sets.
+        arrangement (ArrangementName | Unset): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp,
+            full_shard is zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
+        estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
+            does not otherwise carry.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         precision (PrecisionPresetName | Unset):
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
@@ -51,6 +56,7 @@ class PlanRequest:
     model: ModelSpec
     activations: Activations | Unset = UNSET
     arrangement: ArrangementName | Unset = UNSET
+    estimator: EstimatorOptions | Unset = UNSET
     levers: Levers | Unset = UNSET
     precision: PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
@@ -73,6 +79,10 @@ class PlanRequest:
         arrangement: str | Unset = UNSET
         if not isinstance(self.arrangement, Unset):
             arrangement = self.arrangement.value
+
+        estimator: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.estimator, Unset):
+            estimator = self.estimator.to_dict()
 
         levers: dict[str, Any] | Unset = UNSET
         if not isinstance(self.levers, Unset):
@@ -118,6 +128,8 @@ class PlanRequest:
             field_dict["activations"] = activations
         if arrangement is not UNSET:
             field_dict["arrangement"] = arrangement
+        if estimator is not UNSET:
+            field_dict["estimator"] = estimator
         if levers is not UNSET:
             field_dict["levers"] = levers
         if precision is not UNSET:
@@ -135,6 +147,7 @@ class PlanRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activations import Activations  # noqa: PLC0415
         from ..models.cluster import Cluster  # noqa: PLC0415
+        from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
@@ -159,6 +172,13 @@ class PlanRequest:
             arrangement = UNSET
         else:
             arrangement = ArrangementName(_arrangement)
+
+        _estimator = d.pop("estimator", UNSET)
+        estimator: EstimatorOptions | Unset
+        if isinstance(_estimator, Unset):
+            estimator = UNSET
+        else:
+            estimator = EstimatorOptions.from_dict(_estimator)
 
         _levers = d.pop("levers", UNSET)
         levers: Levers | Unset
@@ -230,6 +250,7 @@ class PlanRequest:
             model=model,
             activations=activations,
             arrangement=arrangement,
+            estimator=estimator,
             levers=levers,
             precision=precision,
             precision_spec=precision_spec,

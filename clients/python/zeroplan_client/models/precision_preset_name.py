@@ -4,6 +4,7 @@ from enum import StrEnum
 class PrecisionPresetName(StrEnum):
     DEEPSPEED = "deepspeed"
     FP32_ADAM = "fp32_adam"
+    FSDP2 = "fsdp2"
     MEGATRON = "megatron"
     MIXED_BF16_ADAM = "mixed_bf16_adam"
     MIXED_FP16_ADAM = "mixed_fp16_adam"

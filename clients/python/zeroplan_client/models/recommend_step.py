@@ -20,7 +20,10 @@ T = TypeVar("T", bound="RecommendStep")
 class RecommendStep:
     """
     Attributes:
-        arrangement (ArrangementName): Named arrangements; the last three are the FSDP names of the same flag sets.
+        arrangement (ArrangementName): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp,
+            full_shard is zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         cost (StepCost):
         fits (bool):
         lever (str):

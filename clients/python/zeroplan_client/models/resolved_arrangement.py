@@ -16,7 +16,10 @@ class ResolvedArrangement:
     """
     Attributes:
         hybrid (bool): Sharded over the GPUs of one node, replicated across nodes.
-        name (ArrangementName): Named arrangements; the last three are the FSDP names of the same flag sets.
+        name (ArrangementName): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp, full_shard is
+            zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         shard_gradients (bool):
         shard_optimizer (bool):
         shard_parameters (bool):

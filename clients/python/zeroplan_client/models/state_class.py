@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class StateClass(StrEnum):
+    COMPUTE_PARAMETERS = "compute_parameters"
     GATHERED_PARAMETERS = "gathered_parameters"
     GRADIENTS = "gradients"
     GRADIENT_BUCKETS = "gradient_buckets"
@@ -9,6 +10,7 @@ class StateClass(StrEnum):
     MOMENTUM = "momentum"
     OPTIMIZER_GRADIENTS = "optimizer_gradients"
     PARAMETERS = "parameters"
+    SECONDARY_PARAMETERS = "secondary_parameters"
     UNIT_GRADIENTS = "unit_gradients"
     VARIANCE = "variance"
 

@@ -20,6 +20,8 @@ class Time:
         compute_flops (float): The hardware FLOPs of the step (same as hardware_flops_per_step).
         compute_s (float): model_flops_per_step / (N x peak x training.utilisation, the MFU).
         cost (float | None): gpu_hours x cluster.gpu_hour_price; null without a price.
+        cpu_optimizer_s (float): The CPU optimizer step under offload: the bytes it streams per node over the node's
+            host memory bandwidth (cluster.host_memory_bytes_per_s).
         exposed_communication_s (float): Communication that overlap does not hide.
         gpu_hours (float | None): training_steps x step_s x world_size / 3600.
         hardware_flops_per_step (float): Model FLOPs plus what recomputation repeats (full: a forward; selective without
@@ -28,7 +30,8 @@ class Time:
         mfu (float): model_flops_per_step / (step_s x N x peak): the step's model FLOPs utilisation.
         model_flops_per_step (float): (6 x N + 12 x L x h x s) x tokens: N the parameters less the input embedding, the
             attention term when the architecture is known (PaLM appendix B).
-        offload_s (float): Host-link time of offload, not overlapped.
+        offload_s (float): offload_transfer_s + cpu_optimizer_s, not overlapped.
+        offload_transfer_s (float): pcie_bytes_per_gpu over the host link, not overlapped.
         schedule (str): flat or hierarchical: the faster one, used for the step.
         step_s (float): compute_s + exposed_communication_s + offload_s.
         tokens_per_s (float): tokens_per_step / step_s, the whole job.
@@ -46,6 +49,7 @@ class Time:
     compute_flops: float
     compute_s: float
     cost: float | None
+    cpu_optimizer_s: float
     exposed_communication_s: float
     gpu_hours: float | None
     hardware_flops_per_step: float
@@ -53,6 +57,7 @@ class Time:
     mfu: float
     model_flops_per_step: float
     offload_s: float
+    offload_transfer_s: float
     schedule: str
     step_s: float
     tokens_per_s: float
@@ -79,6 +84,8 @@ class Time:
         cost: float | None
         cost = self.cost
 
+        cpu_optimizer_s = self.cpu_optimizer_s
+
         exposed_communication_s = self.exposed_communication_s
 
         gpu_hours: float | None
@@ -93,6 +100,8 @@ class Time:
         model_flops_per_step = self.model_flops_per_step
 
         offload_s = self.offload_s
+
+        offload_transfer_s = self.offload_transfer_s
 
         schedule = self.schedule
 
@@ -124,6 +133,7 @@ class Time:
                 "compute_flops": compute_flops,
                 "compute_s": compute_s,
                 "cost": cost,
+                "cpu_optimizer_s": cpu_optimizer_s,
                 "exposed_communication_s": exposed_communication_s,
                 "gpu_hours": gpu_hours,
                 "hardware_flops_per_step": hardware_flops_per_step,
@@ -131,6 +141,7 @@ class Time:
                 "mfu": mfu,
                 "model_flops_per_step": model_flops_per_step,
                 "offload_s": offload_s,
+                "offload_transfer_s": offload_transfer_s,
                 "schedule": schedule,
                 "step_s": step_s,
                 "tokens_per_s": tokens_per_s,
@@ -166,6 +177,8 @@ class Time:
 
         cost = _parse_cost(d.pop("cost"))
 
+        cpu_optimizer_s = d.pop("cpu_optimizer_s")
+
         exposed_communication_s = d.pop("exposed_communication_s")
 
         def _parse_gpu_hours(data: object) -> float | None:
@@ -184,6 +197,8 @@ class Time:
         model_flops_per_step = d.pop("model_flops_per_step")
 
         offload_s = d.pop("offload_s")
+
+        offload_transfer_s = d.pop("offload_transfer_s")
 
         schedule = d.pop("schedule")
 
@@ -224,6 +239,7 @@ class Time:
             compute_flops=compute_flops,
             compute_s=compute_s,
             cost=cost,
+            cpu_optimizer_s=cpu_optimizer_s,
             exposed_communication_s=exposed_communication_s,
             gpu_hours=gpu_hours,
             hardware_flops_per_step=hardware_flops_per_step,
@@ -231,6 +247,7 @@ class Time:
             mfu=mfu,
             model_flops_per_step=model_flops_per_step,
             offload_s=offload_s,
+            offload_transfer_s=offload_transfer_s,
             schedule=schedule,
             step_s=step_s,
             tokens_per_s=tokens_per_s,

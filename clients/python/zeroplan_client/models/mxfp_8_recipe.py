@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class Mxfp8Recipe(StrEnum):
+    FP8_WEIGHTS = "fp8_weights"
+    SEED = "seed"
+
+    def __str__(self) -> str:
+        return str(self.value)
