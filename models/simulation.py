@@ -392,6 +392,9 @@ class TorchSimCollective(BaseModel):
 class TorchSimTraffic(BaseModel):
     plan_bytes_per_step: dict[str, int] = Field(description="/v1/plan's bytes per rank per step by collective.")
     plan_total_bytes_per_step: int
+    engine_layout_plan_bytes_per_step: dict[str, int] = Field(
+        description="/v1/plan's bytes for the layout the engine keeps (fsdp2 for FSDP2 under bf16 compute)."
+    )
     engine_bytes_per_step: list[int] = Field(description="Per rank: the observed calls priced by gloo's algorithm.")
     reasons: list[str] = Field(description="Why the engine's collectives differ from the plan's, by design.")
 

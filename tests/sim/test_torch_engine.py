@@ -75,6 +75,8 @@ def test_traffic_beside_the_plan(report: dict) -> None:
     assert zero3["traffic"]["engine_bytes_per_step"] == [2 * 3 * chunk + 6 * chunk] * 4
     sgo = next(a for a in report["arrangements"] if a["arrangement"] == "shard_grad_op")
     assert sgo["traffic"]["engine_bytes_per_step"] == [3 * chunk + 6 * chunk] * 4
+    # the planner's fsdp2 preset and shard_grad_op (one gather a step): gloo's reduce-scatter is the only gap
+    assert sgo["traffic"]["engine_layout_plan_bytes_per_step"] == {"all_gather": 3 * chunk, "reduce_scatter": 3 * chunk}
 
 
 def test_mixed_precision_moves_bytes_between_classes_not_the_total(report: dict) -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from models.enums import CollectiveName, Dtype, StateClass
 from models.presets import PRECISION_PRESETS, PrecisionPresetName, PrecisionSpec
 from service.architecture import parameter_count
-from service.arrangements import DDP, HYBRID, ZERO1, ZERO3, Sharding
+from service.arrangements import DDP, HYBRID, SHARD_GRAD_OP, ZERO1, ZERO3, Sharding
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
 from service.memory import model_state_breakdown
@@ -44,8 +44,18 @@ ADAM_STEP_BYTES = 4  # one fp32 scalar per parameter tensor
 FP32_ADAM = PRECISION_PRESETS[PrecisionPresetName.fp32_adam].spec
 
 # What the engines keep, whatever the compute dtype: fp32 parameters (the master copy), fp32
-# gradients (FSDP2 reduce_dtype=fp32 into fp32 sharded gradients; DDP under autocast), fp32 Adam.
+# gradients, fp32 Adam. Under bf16 compute FSDP2 is the planner's fsdp2 preset (bf16 gathers and
+# reductions, a transient bf16 compute copy); DDP and ZeRO-1 under autocast keep fp32_adam's layout.
 ENGINE_LAYOUT = FP32_ADAM
+FSDP2_MIXED = PRECISION_PRESETS[PrecisionPresetName.fsdp2].spec
+
+
+def engine_layout(cfg: TorchSimConfig, arrangement: TorchArrangement) -> PrecisionSpec:
+    if cfg.precision == "mixed_bf16_adam" and arrangement in FSDP_ARRANGEMENTS:
+        return FSDP2_MIXED
+    return ENGINE_LAYOUT
+
+
 ENGINE_LAYOUT_REASON = {
     "mixed_bf16_adam": "the engines keep fp32 parameters (they are the master copy, no separate one) and fp32 "
     "gradients; bf16 exists only as the transient compute copy (FSDP2 MixedPrecisionPolicy(param_dtype=bf16) "
@@ -112,12 +122,12 @@ def zero_partition(sizes: list[int], world_size: int) -> list[list[int]]:
 
 
 def core_sharding(arrangement: TorchArrangement) -> Sharding:
-    """The core's flags for the engine's model state. FSDP2's reshard_after_forward=False keeps
-    parameters sharded between steps (only unsharded from forward to backward): ZeRO-3's state."""
+    """The core's arrangement for each engine (the planner's shard_grad_op is FSDP's: parameters
+    sharded at rest, the gathered copy kept from forward to the end of backward)."""
     return {
         TorchArrangement.ddp: DDP,
         TorchArrangement.zero1: ZERO1,
-        TorchArrangement.shard_grad_op: ZERO3,
+        TorchArrangement.shard_grad_op: SHARD_GRAD_OP,
         TorchArrangement.zero3: ZERO3,
         TorchArrangement.hybrid: HYBRID,
     }[arrangement]
@@ -197,7 +207,7 @@ def optimizer_tensors(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: 
 
 def predicted_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> dict[str, int]:
     """The engine layout's core bytes plus every convention: what the tracker must measure exactly."""
-    out = core_class_bytes(cfg, arrangement, ENGINE_LAYOUT)
+    out = core_class_bytes(cfg, arrangement, engine_layout(cfg, arrangement))
     for convention in conventions(cfg, arrangement, rank):
         for name, delta in convention.bytes_by_class.items():
             out[name] += delta
@@ -265,11 +275,6 @@ def traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[
         reasons.append("gloo's reduce-scatter is an all-reduce of the whole gradient: twice the ring reduce-scatter")
         if not mixed:
             reasons.append("fp32 parameters are gathered in fp32")
-    if arrangement is TorchArrangement.shard_grad_op:
-        reasons.append(
-            "reshard_after_forward=False keeps the forward's gather for the backward: one all-gather a step where "
-            "the planner's shard_grad_op (ZeRO-2) all-gathers the updated parameters once: the same volume"
-        )
     return reasons
 
 

@@ -29,6 +29,7 @@ from service.sim.engines.torch_predict import (
     MESSAGE_ALLOWANCE_BYTES,
     conventions,
     core_class_bytes,
+    engine_layout,
     gloo_call_cost,
     optimizer_tensors,
     parameter_shapes,
@@ -263,9 +264,11 @@ def traffic_report(
     requested = PRECISION_PRESETS[PrecisionPresetName(cfg.precision)].spec
     plan = plan_collectives(cfg, arrangement, requested)
     engine = [sum(_cost(c).payload_bytes for c in r["calls"]) // cfg.measured_steps for r in per_rank]
+    layout_plan = plan_collectives(cfg, arrangement, engine_layout(cfg, arrangement))
     return {
         "plan_bytes_per_step": plan,
         "plan_total_bytes_per_step": sum(plan.values()),
+        "engine_layout_plan_bytes_per_step": layout_plan,
         "engine_bytes_per_step": engine,
         "reasons": traffic_reasons(cfg, arrangement),
     }

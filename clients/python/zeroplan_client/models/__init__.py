@@ -110,6 +110,7 @@ from .torch_sim_memory import TorchSimMemory
 from .torch_sim_memory_state import TorchSimMemoryState
 from .torch_sim_model import TorchSimModel
 from .torch_sim_traffic import TorchSimTraffic
+from .torch_sim_traffic_engine_layout_plan_bytes_per_step import TorchSimTrafficEngineLayoutPlanBytesPerStep
 from .torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep
 from .torch_sim_wire import TorchSimWire
 from .torch_simulation_report import TorchSimulationReport
@@ -228,6 +229,7 @@ __all__ = (
     "TorchSimMemoryState",
     "TorchSimModel",
     "TorchSimTraffic",
+    "TorchSimTrafficEngineLayoutPlanBytesPerStep",
     "TorchSimTrafficPlanBytesPerStep",
     "TorchSimulationReport",
     "TorchSimWire",

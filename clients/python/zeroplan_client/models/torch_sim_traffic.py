@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.torch_sim_traffic_engine_layout_plan_bytes_per_step import TorchSimTrafficEngineLayoutPlanBytesPerStep
     from ..models.torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep
 
 
@@ -18,12 +19,15 @@ class TorchSimTraffic:
     """
     Attributes:
         engine_bytes_per_step (list[int]): Per rank: the observed calls priced by gloo's algorithm.
+        engine_layout_plan_bytes_per_step (TorchSimTrafficEngineLayoutPlanBytesPerStep): /v1/plan's bytes for the layout
+            the engine keeps (fsdp2 for FSDP2 under bf16 compute).
         plan_bytes_per_step (TorchSimTrafficPlanBytesPerStep): /v1/plan's bytes per rank per step by collective.
         plan_total_bytes_per_step (int):
         reasons (list[str]): Why the engine's collectives differ from the plan's, by design.
     """
 
     engine_bytes_per_step: list[int]
+    engine_layout_plan_bytes_per_step: TorchSimTrafficEngineLayoutPlanBytesPerStep
     plan_bytes_per_step: TorchSimTrafficPlanBytesPerStep
     plan_total_bytes_per_step: int
     reasons: list[str]
@@ -31,6 +35,8 @@ class TorchSimTraffic:
 
     def to_dict(self) -> dict[str, Any]:
         engine_bytes_per_step = self.engine_bytes_per_step
+
+        engine_layout_plan_bytes_per_step = self.engine_layout_plan_bytes_per_step.to_dict()
 
         plan_bytes_per_step = self.plan_bytes_per_step.to_dict()
 
@@ -43,6 +49,7 @@ class TorchSimTraffic:
         field_dict.update(
             {
                 "engine_bytes_per_step": engine_bytes_per_step,
+                "engine_layout_plan_bytes_per_step": engine_layout_plan_bytes_per_step,
                 "plan_bytes_per_step": plan_bytes_per_step,
                 "plan_total_bytes_per_step": plan_total_bytes_per_step,
                 "reasons": reasons,
@@ -53,10 +60,17 @@ class TorchSimTraffic:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.torch_sim_traffic_engine_layout_plan_bytes_per_step import (
+            TorchSimTrafficEngineLayoutPlanBytesPerStep,  # noqa: PLC0415
+        )
         from ..models.torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep  # noqa: PLC0415
 
         d = dict(src_dict)
         engine_bytes_per_step = cast(list[int], d.pop("engine_bytes_per_step"))
+
+        engine_layout_plan_bytes_per_step = TorchSimTrafficEngineLayoutPlanBytesPerStep.from_dict(
+            d.pop("engine_layout_plan_bytes_per_step")
+        )
 
         plan_bytes_per_step = TorchSimTrafficPlanBytesPerStep.from_dict(d.pop("plan_bytes_per_step"))
 
@@ -66,6 +80,7 @@ class TorchSimTraffic:
 
         torch_sim_traffic = cls(
             engine_bytes_per_step=engine_bytes_per_step,
+            engine_layout_plan_bytes_per_step=engine_layout_plan_bytes_per_step,
             plan_bytes_per_step=plan_bytes_per_step,
             plan_total_bytes_per_step=plan_total_bytes_per_step,
             reasons=reasons,
