@@ -572,9 +572,24 @@
     document.body.dataset.state = running ? "busy" : timer || pending ? "pending" : "idle";
   }
 
+  // A model with nothing in it (the count or architecture chosen, nothing typed yet) is an
+  // unfinished form, not a request: ask for it instead of sending calls that can only fail.
+  function modelMissing() {
+    return Object.keys(modelSpec()).length === 0;
+  }
+
   async function update() {
-    $("#status").textContent = "Updating…";
     saveToFragment();
+    if (modelMissing()) {
+      const source = text("model_source");
+      $("#status").textContent = source === "count"
+        ? "Enter a parameter count (e.g. 30e9 or 70B) to plan."
+        : "Enter the model's architecture to plan.";
+      updates += 1;
+      document.body.dataset.updates = String(updates);
+      return;
+    }
+    $("#status").textContent = "Updating…";
     const inputs = readInputs();
     const figureCalls = FIGURES.map((f) =>
       figuresMissing ? { ok: false, status: 404, problem: {} } : call(API.figure(f.name), inputs.figure, { image: true }));

@@ -206,6 +206,11 @@ def test_seed_30b_case_in_the_browser(driver: "webdriver.Chrome", base_url: str)
     # The seeds' case: 30e9 parameters, the seed-80gb card, 8 GPUs per node, N = 8, up to 64, powers of two.
     before = updates(driver)
     driver.find_element(By.CSS_SELECTOR, 'input[name="model_source"][value="count"]').click()
+    # An empty count is an unfinished form: the page asks for it and sends nothing that must fail.
+    wait_settled(driver, after=before)
+    assert "Enter a parameter count" in driver.find_element(By.ID, "status").text
+    assert console_errors(driver) == [], json.dumps(driver.get_log("browser"))
+    before = updates(driver)
     type_into(driver, "parameter_count", "30e9")
     choose(driver, "gpu", "seed-80gb")
     type_into(driver, "gpus_per_node", "8")
