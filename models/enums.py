@@ -82,6 +82,8 @@ class CollectiveName(StrEnum):
     all_reduce = "all_reduce"
     reduce_scatter = "reduce_scatter"
     all_gather = "all_gather"
+    all_to_all = "all_to_all"
+    send_recv = "send_recv"
 
 
 class GpuCountGrid(StrEnum):

@@ -12,14 +12,24 @@ Two models:
   inputs of the final layer norm and output projection (4sbh) and the fp32 logits for the loss
   (4sbV).
 The 34 assumes multi-head attention and a 4h MLP, as the paper does.
+
+With tensor parallelism t (table 2's rows with t) a layer keeps 10sbh whole on every tensor rank
+(the layer norms' inputs, the attention and MLP inputs, the two dropout masks) and divides 24sbh
+and the scores by t: sbh(10 + 24/t + 5as/(ht)); sequence parallelism divides the 10sbh too:
+sbh(34/t + 5as/(ht)). Context parallelism c gives each rank s/c of the sequence (its queries
+against all s keys for the scores). A mixture-of-experts layer (Shazeer et al. 2017) keeps the
+attention's 11sbh and the norms' 4sbh, and for each of the top_k routed and the shared experts a
+token passes through, the MLP's input and dropout mask (3sbh) and its two inner activations
+(4 s b f_e, of the expert's width f_e; 16sbh when f_e = 4h, Korthikanti's 19sbh in all).
 """
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from models.enums import Recompute
-from service.numeric import IntLike
+from service.numeric import FloatLike, IntLike, ceil_div
 
 
 def fudge_activation_bytes(
@@ -44,35 +54,132 @@ class TransformerShape:
     hidden_size: int
     attention_heads: int
     vocab_size: int
+    moe_layers: int = 0  # of the layers, those with a mixture of experts
+    experts_per_token: int = 0  # top_k routed + shared experts a token passes through
+    expert_ffn_hidden_size: int = 0
+
+
+@dataclass(frozen=True)
+class TensorSplit:
+    """How a layer's activations divide over the tensor group; the defaults are one GPU."""
+
+    tensor: int = 1
+    sequence_parallel: bool = False
+    context: int = 1
+
+
+ONE_GPU = TensorSplit()
+# Korthikanti table 2: of 34sbh per layer, 10sbh stay whole on each tensor rank without sequence
+# parallelism (2sbh input and sbh dropout mask each for attention and MLP, 4sbh of norm inputs).
+REPLICATED_SBH, SPLIT_SBH = 10, 24
+ATTENTION_SPLIT_SBH = 8  # Q, K, V and the projection input: the attention's share of the 24
+EXPERT_REPLICATED_SBH = 3  # an MLP's input (2sbh) and dropout mask (sbh)
+EXPERT_INNER_SBF = 4  # an MLP's two inner activations, 2 bytes each, of width f
+
+
+def _scores(s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit) -> IntLike:
+    """5 a s^2 b: the attention scores, softmax and dropout (of the rank's s/c queries against s keys)."""
+    return 5 * shape.attention_heads * (s // split.context) * s * b if keep_scores else 0 * s * b
+
+
+def _divided(replicated: FloatLike, divided: FloatLike, split: TensorSplit) -> IntLike:
+    t = split.tensor
+    kept: IntLike = ceil_div(replicated + divided, t) if split.sequence_parallel else replicated + ceil_div(divided, t)
+    return kept
+
+
+def dense_layer_bytes(
+    s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """Korthikanti table 2: sbh(10 + 24/t) + 5as^2b/t; with sequence parallelism sbh(34/t) + 5as^2b/t."""
+    sbh = (s // split.context) * b * shape.hidden_size
+    return _divided(REPLICATED_SBH * sbh, SPLIT_SBH * sbh + _scores(s, b, shape, keep_scores, split), split)
+
+
+def moe_layer_bytes(
+    s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """Attention and norms as a dense layer; the MLP's 3sbh + 4sbf_e once per expert a token uses."""
+    sb = (s // split.context) * b
+    sbh, k = sb * shape.hidden_size, shape.experts_per_token
+    replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH + EXPERT_REPLICATED_SBH * k) * sbh
+    divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_ffn_hidden_size * k
+    return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
 
 
 def layer_working_set_bytes(s: IntLike, b: IntLike, shape: TransformerShape, flash_attention: bool) -> IntLike:
     """Korthikanti table 2, no recomputation: 34sbh + 5as^2b (flash attention: 34sbh)."""
-    h, a = shape.hidden_size, shape.attention_heads
-    scores = 0 if flash_attention else 5 * a * s * s * b
-    return 34 * s * b * h + scores
+    return dense_layer_bytes(s, b, shape, not flash_attention)
 
 
 def transformer_activation_components(
     b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
 ) -> dict[str, IntLike]:
-    """Bytes of each component, keyed by a name the plan explains."""
-    h, layers = shape.hidden_size, shape.layers
-    working_set = layer_working_set_bytes(s, b, shape, flash_attention)
+    """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
+    layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
+    return stage_activation_components(b, s, shape, flash_attention, recompute, layers)
+
+
+@dataclass(frozen=True)
+class StageLayers:
+    """What a pipeline stage holds: its dense and MoE layers, whether it has the embedding or the output layer."""
+
+    dense: int
+    moe: int
+    first: bool
+    last: bool
+    in_flight: Fraction = Fraction(1)  # micro-batches of these layers held at the peak
+
+
+def _times(value: IntLike, factor: Fraction) -> IntLike:
+    return ceil_div(value * factor.numerator, factor.denominator)
+
+
+def stage_activation_components(
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    layers: StageLayers,
+    split: TensorSplit = ONE_GPU,
+) -> dict[str, IntLike]:
+    """Activation bytes of one GPU of a stage, per component, with its micro-batches in flight.
+
+    Beside the layers (Korthikanti et al. 2022, section 4.3): the first stage keeps the embedding
+    output's dropout mask (sbh), the last the inputs of the final norm and output projection (4sbh)
+    and the fp32 logits (4sbV, vocabulary-parallel: / t); with sequence parallelism the sbh terms
+    are divided by t as well.
+    """
+    h, flight = shape.hidden_size, layers.in_flight
+    sbh = (s // split.context) * b * h
+    sp_t = split.tensor if split.sequence_parallel else 1
+    keep_scores = not flash_attention and recompute is Recompute.none
+    dense = dense_layer_bytes(s, b, shape, keep_scores, split)
+    moe = moe_layer_bytes(s, b, shape, keep_scores, split)
+    per_micro_batch = layers.dense * dense + layers.moe * moe
+    parts: dict[str, IntLike]
     if recompute is Recompute.full:
-        layers_part: dict[str, IntLike] = {
-            "layer inputs (2sbh per layer)": layers * 2 * s * b * h,
-            "one layer's working set while recomputed": working_set,
+        working = (
+            moe_layer_bytes(s, b, shape, not flash_attention, split)
+            if layers.moe
+            else dense_layer_bytes(s, b, shape, not flash_attention, split)
+        )
+        parts = {
+            "layer inputs (2sbh per layer)": _times((layers.dense + layers.moe) * ceil_div(2 * sbh, sp_t), flight),
+            "one layer's working set while recomputed": working,
         }
     elif recompute is Recompute.selective:
-        layers_part = {"layers (34sbh per layer; attention core recomputed)": layers * 34 * s * b * h}
+        parts = {"layers (34sbh per layer; attention core recomputed)": _times(per_micro_batch, flight)}
     else:
-        layers_part = {"layers": layers * working_set}
-    return layers_part | {
-        "embedding output dropout mask (sbh)": s * b * h,
-        "output layer: final layer norm and projection inputs (4sbh)": 4 * s * b * h,
-        "fp32 logits for the loss (4sbV)": 4 * s * b * shape.vocab_size,
-    }
+        parts = {"layers": _times(per_micro_batch, flight)}
+    if layers.first:
+        parts["embedding output dropout mask (sbh)"] = _times(ceil_div(sbh, sp_t), flight)
+    if layers.last:
+        parts["output layer: final layer norm and projection inputs (4sbh)"] = _times(ceil_div(4 * sbh, sp_t), flight)
+        vocab = (s // split.context) * b * shape.vocab_size
+        parts["fp32 logits for the loss (4sbV)"] = _times(ceil_div(4 * vocab, split.tensor), flight)
+    return parts
 
 
 def transformer_activation_bytes(

@@ -69,3 +69,16 @@ class OutOfRange(DomainError):
     """A field whose bound depends on another resolved value (a layer larger than the model)."""
 
     code = "validation_error"
+
+
+class InvalidLayout(DomainError):
+    """Degrees of a mesh that do not fit the cluster, the model or the batch: every factor named."""
+
+    code = "validation_error"
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(detail for detail, _ in problems), pointer=problems[0][1] if problems else None)
+        self.problems = problems
+
+    def field_errors(self) -> list[tuple[str, str]]:
+        return list(self.problems)

@@ -1,0 +1,100 @@
+"""Contract of a layout: the mesh of tensor, pipeline, context, expert and data parallelism."""
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, StrictBool
+
+from models.base import Strict
+
+MAX_DEGREE = 1_000_000
+MAX_VIRTUAL_STAGES = 1_000
+
+
+class PipelineSchedule(StrEnum):
+    """How micro-batches flow through the pipeline stages."""
+
+    one_f_one_b = "1f1b"
+    interleaved = "interleaved"
+    gpipe = "gpipe"
+    zero_bubble = "zero_bubble"
+
+
+class Parallelism(Strict):
+    """Degrees of the mesh beside data parallelism (torchtitan's ParallelDims, Megatron-LM's PTD-P).
+
+    The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+    Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+    so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+    zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+    optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
+    """
+
+    tensor: int = Field(default=1, ge=1, le=MAX_DEGREE, description="Tensor-parallel degree (t).")
+    pipeline: int = Field(default=1, ge=1, le=MAX_DEGREE, description="Pipeline stages (p).")
+    context: int = Field(default=1, ge=1, le=MAX_DEGREE, description="Context-parallel degree (c): the sequence / c.")
+    expert: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_DEGREE,
+        description="Expert-parallel degree (e), carved out of data x context for the expert weights.",
+    )
+    sequence_parallel: StrictBool = Field(
+        default=False,
+        description="Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms and dropout "
+        "split along the sequence, all-reduces become all-gather + reduce-scatter.",
+    )
+    pipeline_schedule: PipelineSchedule = Field(
+        default=PipelineSchedule.one_f_one_b,
+        description="1f1b (PipeDream-Flush), interleaved (virtual_stages chunks per stage), gpipe, or zero_bubble "
+        "(ZB-H2 of Qi et al. 2023: no bubble, 2p - 1 micro-batches in flight on the first stage).",
+    )
+    virtual_stages: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_VIRTUAL_STAGES,
+        description="Model chunks per pipeline stage (v) of the interleaved schedule; 1 otherwise.",
+    )
+
+
+class ParallelismEcho(BaseModel):
+    """The layout as planned: the request's degrees with what follows from them."""
+
+    tensor: int
+    pipeline: int
+    context: int
+    expert: int
+    data: int = Field(description="Data-parallel degree d = world_size / (tensor x pipeline x context).")
+    sequence_parallel: bool
+    pipeline_schedule: PipelineSchedule
+    virtual_stages: int
+    micro_batches: int = Field(
+        description="Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x d), "
+        "or training.gradient_accumulation_steps."
+    )
+    global_batch_size: int = Field(description="Sequences per optimizer step: micro_batches x micro_batch_size x d.")
+    expert_data: int = Field(description="Ranks sharing one copy of the expert weights: data x context / expert.")
+    groups: list["GroupPlacement"] = Field(description="Where each group's ranks sit: inside a node or across nodes.")
+
+
+class GroupPlacement(BaseModel):
+    group: str = Field(description="tensor, context, data, pipeline or expert.")
+    ranks: int = Field(description="GPUs in one group.")
+    stride: int = Field(description="Rank distance between neighbours in the group (tensor innermost).")
+    spans_nodes: bool = Field(description="Whether one group's ranks sit on more than one node.")
+
+
+class StageMemory(BaseModel):
+    """One pipeline stage: the bytes of each of its GPUs."""
+
+    stage: int = Field(description="0 for the first stage (with the input embedding).")
+    layers: int = Field(description="Transformer layers on the stage (all its virtual chunks).")
+    parameters_per_gpu: int = Field(description="Parameters each GPU of the stage holds (its tensor/expert share).")
+    model_state_bytes: int = Field(description="Model states on each GPU of the stage, sharded over the data group.")
+    working_set_bytes: int
+    activations_bytes: int = Field(description="Activations of the micro-batches the stage holds in flight.")
+    in_flight_micro_batches: float = Field(description="Micro-batches of the stage's layers held at the peak.")
+    per_gpu_bytes: int
+    fits: bool
+
+
+ParallelismEcho.model_rebuild()

@@ -1,0 +1,391 @@
+"""One evaluation of a layout: every figure of a plan on a mesh, per stage, from the core's formulas.
+
+The rank of each stage holds its share of the parameters (service.stages); the arrangement's
+flags shard that share's model states over the data-parallel group x context, the experts' over
+the expert-data-parallel group (service.mesh). Activations are the stage's micro-batches in flight
+(service.pipeline) of Korthikanti et al.'s per-layer bytes with t, sequence parallelism and the
+context's share of the sequence (service.activations). The busiest GPU is the plan's per_gpu_bytes.
+
+A step is the slowest stage's compute, the pipeline bubble, the exposed part of each group's
+communication (service.mesh_traffic; the data group's as service.timing prices it on the rank's
+share) and host-link time when offloading. Compute splits the model FLOPs (active parameters for a
+mixture of experts) over stages by their layers; each stage's work is divided over its t x c x d
+GPUs at the requested utilisation.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from models.enums import Recompute, StateLocation
+from service.activations import StageLayers, TensorSplit, TransformerShape, stage_activation_components
+from service.architecture import (
+    Architecture,
+    active_parameter_count,
+    attention_width,
+    layer_parameters,
+    mlp_parameters,
+    moe_layer_parameters,
+)
+from service.compute import (
+    compute_seconds,
+    flops_utilisation,
+    forward_flops_per_token,
+    hardware_efficiency,
+    hardware_flops_per_token,
+    model_flops_per_token,
+    tokens_per_second,
+    tokens_per_step,
+)
+from service.evaluate import Setup
+from service.memory import StateBytes, bytes_at, model_state_breakdown, replicated_floor_bytes
+from service.mesh import Group, Mesh
+from service.mesh_traffic import GroupCall, StageWork, model_parallel_calls
+from service.numeric import group_digits
+from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
+from service.pipeline import bubble_fraction, in_flight, stage_layer_indices
+from service.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
+from service.stages import stage_shares as shares_of
+from service.timing import alpha_beta_seconds, communication_time, exposed_in_window, link_speed
+from service.traffic import StepCollective, Window, step_collectives
+from service.working_set import Units, WorkingSetRow, working_set_rows
+
+
+@dataclass(frozen=True)
+class DataGroup:
+    """One data-parallel group's collectives: the dense share over d x c, or the experts over d x c / e."""
+
+    label: str  # "dense" or "experts"
+    parameters: int  # the rank's share the collectives move
+    ranks: int
+    members_per_node: int
+    calls: list[StepCollective]
+    total_s: float
+    exposed_s: float
+    hierarchical: bool
+
+
+@dataclass(frozen=True)
+class StageEvaluation:
+    share: StageShare
+    rows: list[StateBytes]  # dense share's state classes, then the experts'
+    expert_rows: list[StateBytes]
+    working: list[WorkingSetRow]
+    activations: dict[str, int]
+    in_flight: Fraction
+    model_state_bytes: int
+    working_set_bytes: int
+    activations_bytes: int
+    per_gpu_bytes: int
+    host_bytes: int
+    fits: bool
+
+
+@dataclass(frozen=True)
+class LayoutEvaluation:
+    mesh: Mesh
+    micro_batches: int
+    stages: list[StageEvaluation]
+    busiest: int  # index of the stage with the most bytes per GPU
+    slowest: int  # index of the stage with the most compute
+    group_calls: list[GroupCall]
+    data_groups: list[DataGroup]
+    replicated_floor_bytes: int
+    tokens_per_step: int
+    model_flops: float
+    compute_flops: float
+    compute_s: float
+    pipeline_bubble_s: float
+    bubble_fraction: Fraction
+    tensor_parallel_s: float
+    pipeline_p2p_s: float
+    context_parallel_s: float
+    expert_parallel_s: float
+    data_parallel_s: float
+    data_parallel_exposed_s: float
+    pcie_bytes_per_gpu: int
+    host_bytes: int
+    offload_s: float
+    step_s: float
+    tokens_per_s: float
+    mfu: float
+    hfu: float
+
+    @property
+    def top(self) -> StageEvaluation:
+        return self.stages[self.busiest]
+
+
+def layout_units(arch: Architecture, mesh: Mesh) -> Units:
+    """FSDP units as one GPU holds them: a block's, the embedding's and the output layer's share."""
+    t, e = mesh.tensor, mesh.expert
+    blocks = {sum(rank_parameters(layer_split(arch, i), t, e)) for i in range(arch.layers)}
+    block = max(blocks)
+    embedding = rank_parameters(embedding_split(arch, t), t, e)[0]
+    output = rank_parameters(output_split(arch, t, mesh.pipeline), t, e)[0]
+    pairs = [embedding + block, block + output] + ([2 * block] if arch.layers > 1 else [])
+    words = (
+        f"units per GPU: embedding {group_digits(embedding)}, block {group_digits(block)}, "
+        f"output {group_digits(output)} parameters"
+    )
+    return Units(max(embedding, block, output), max(pairs), words)
+
+
+def active_layer_parameters(arch: Architecture, index: int) -> int:
+    if not is_moe_layer(arch, index):
+        return layer_parameters(arch)
+    moe = arch.moe
+    assert moe is not None
+    return moe_layer_parameters(arch) - (moe.experts - moe.top_k) * mlp_parameters(arch, moe.expert_ffn_hidden_size)
+
+
+def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, sequence_length: int) -> int:
+    """6 x (the stage's active matmul parameters) + 12 x its layers x width x s (PaLM appendix B), exact.
+
+    The output layer's matmul (and the final norm) belongs to the last stage; the input embedding is
+    a lookup. Summed over the stages this is compute.model_flops_per_token of the whole model.
+    """
+    weights = sum(active_layer_parameters(arch, i) for i in indices)
+    if last:
+        norm = (2 if arch.mlp.value == "gelu" else 1) * arch.hidden_size
+        weights += arch.vocab_size * arch.hidden_size + norm
+    return 6 * weights + 12 * len(indices) * attention_width(arch) * sequence_length
+
+
+def transformer_shape(arch: Architecture) -> TransformerShape:
+    moe = arch.moe
+    moe_layers = sum(1 for i in range(arch.layers) if is_moe_layer(arch, i))
+    return TransformerShape(
+        arch.layers,
+        arch.hidden_size,
+        arch.attention_heads,
+        arch.vocab_size,
+        moe_layers,
+        (moe.top_k + moe.shared_experts) if moe else 0,
+        moe.expert_ffn_hidden_size if moe else 0,
+    )
+
+
+def _stage(
+    arch: Architecture,
+    mesh: Mesh,
+    setup: Setup,
+    share: StageShare,
+    m: int,
+    b: int,
+    s: int,
+    counted: bool,
+) -> StageEvaluation:
+    precision, sharding, offload = setup.precision, setup.sharding, setup.offload
+    g = mesh.gpus_per_node
+    experts_apart = mesh.expert > 1 and share.expert_parameters > 0
+    dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
+    rows = model_state_breakdown(dense, mesh.data_context, precision, sharding, g, offload)
+    expert_rows = (
+        model_state_breakdown(share.expert_parameters, mesh.expert_data, precision, sharding, g, offload)
+        if experts_apart
+        else []
+    )
+    model_state = int(bytes_at(rows, StateLocation.gpu)) + int(bytes_at(expert_rows, StateLocation.gpu))
+    host = int(bytes_at(rows, StateLocation.host)) + int(bytes_at(expert_rows, StateLocation.host))
+    units = layout_units(arch, mesh) if setup.units is not None else None
+    working = working_set_rows(share.parameters, precision, sharding, units, setup.bucket_bytes, setup.overlap)
+    flight = in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m)
+    activations: dict[str, int] = {}
+    if counted:
+        layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)
+        split = TensorSplit(mesh.tensor, mesh.sequence_parallel, mesh.context)
+        parts = stage_activation_components(
+            b, s, transformer_shape(arch), setup.activations.flash_attention, setup.recompute, layers, split
+        )
+        activations = {name: int(value) for name, value in parts.items()}
+    working_bytes = sum(row.bytes for row in working)
+    activation_bytes = sum(activations.values())
+    per_gpu = model_state + working_bytes + activation_bytes
+    return StageEvaluation(
+        share=share,
+        rows=rows,
+        expert_rows=expert_rows,
+        working=working,
+        activations=activations,
+        in_flight=flight,
+        model_state_bytes=model_state,
+        working_set_bytes=working_bytes,
+        activations_bytes=activation_bytes,
+        per_gpu_bytes=per_gpu,
+        host_bytes=host,
+        fits=per_gpu <= setup.usable_bytes,
+    )
+
+
+def _call_seconds(call: GroupCall, setup: Setup) -> float:
+    latency_s, bytes_per_s = link_speed(call.link, setup.links)
+    return float(alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s))
+
+
+def _exposed_group_s(calls: list[GroupCall], group: Group, setup: Setup, forward_s: float, backward_s: float) -> float:
+    """Every call of the group on the critical path, except a window's calls, hidden under its compute
+    but the first (ring attention overlaps the next chunk's transfer with this chunk's attention)."""
+    exposed = 0.0
+    for call in (c for c in calls if c.group is group):
+        total = call.count_per_step * _call_seconds(call, setup)
+        if call.window is Window.none:
+            exposed += total
+        else:
+            window_s = forward_s if call.window is Window.forward else backward_s
+            exposed += float(exposed_in_window(total, _call_seconds(call, setup), window_s))
+    return exposed
+
+
+def _data_group(
+    label: str, parameters: int, ranks: int, per_node: int, setup: Setup, m: int, forward_s: float, backward_s: float
+) -> DataGroup:
+    calls = step_collectives(setup.precision, setup.sharding, m)
+    timed = {
+        schedule: communication_time(
+            calls,
+            parameters,
+            ranks,
+            per_node,
+            setup.links,
+            schedule,
+            m,
+            forward_s,
+            backward_s,
+            setup.overlap,
+            setup.bucket_bytes,
+        )
+        for schedule in (False, True)
+    }
+    hierarchical = bool(timed[True].total_s < timed[False].total_s)
+    chosen = timed[hierarchical]
+    return DataGroup(
+        label, parameters, ranks, per_node, calls, float(chosen.total_s), float(chosen.exposed_s), hierarchical
+    )
+
+
+def evaluate_layout(
+    arch: Architecture,
+    mesh: Mesh,
+    setup: Setup,
+    micro_batches: int,
+    micro_batch_size: int,
+    sequence_length: int,
+    activations_counted: bool,
+) -> LayoutEvaluation:
+    m, b, s = micro_batches, micro_batch_size, sequence_length
+    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages)
+    stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted) for share in shares]
+    busiest = max(range(len(stages)), key=lambda i: stages[i].per_gpu_bytes)
+    top = stages[busiest]
+
+    # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
+    indices = stage_layer_indices(arch.layers, mesh.pipeline, mesh.virtual_stages)
+    per_stage = [stage_flops_per_token(arch, idx, i == mesh.pipeline - 1, s) for i, idx in enumerate(indices)]
+    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
+    share = Fraction(per_stage[slowest], sum(per_stage))
+    active, shape = active_parameter_count(arch), setup.flop_shape
+    tokens = int(tokens_per_step(mesh.data, b, s, m))
+    model_flops = float(model_flops_per_token(active, shape, s)) * tokens
+    hardware_per_token = float(hardware_flops_per_token(active, shape, s, setup.recompute))
+    flops = hardware_per_token * tokens
+    measured = setup.measured_recompute or setup.recompute
+    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
+    stage_gpus = mesh.tensor * mesh.context * mesh.data
+    compute_s = float(compute_seconds(flops * share, stage_gpus, setup.peak_flops_per_s, efficiency))
+    forward_share = float(forward_flops_per_token(active, shape, s)) / hardware_per_token
+    forward_s = compute_s * forward_share
+    backward_s = compute_s - forward_s
+    idle = bubble_fraction(mesh.schedule, mesh.pipeline, mesh.virtual_stages, m)
+    bubble_s = compute_s * float(idle)
+
+    work = StageWork(
+        layers=max(share_.layers for share_ in shares),
+        moe_layers=max(share_.moe_layers for share_ in shares),
+        micro_batches=m,
+        micro_batch_size=b,
+        sequence_length=s,
+        full_recompute=setup.recompute is Recompute.full,
+    )
+    calls = model_parallel_calls(mesh, arch, work)
+    group_s = {g: _exposed_group_s(calls, g, setup, forward_s, backward_s) for g in Group if g is not Group.data}
+
+    # Data parallelism on the busiest stage's share: the dense part over d x c, the experts over d x c / e.
+    groups = []
+    experts_apart = bool(top.expert_rows)
+    dense_share = top.share.dense_parameters + (0 if experts_apart else top.share.expert_parameters)
+    if mesh.data_context > 1:
+        groups.append(
+            _data_group(
+                "dense",
+                dense_share,
+                mesh.data_context,
+                mesh.members_per_node(Group.data),
+                setup,
+                m,
+                forward_s / m,
+                backward_s / m,
+            )
+        )
+    if experts_apart and mesh.expert_data > 1:
+        per_node = max(1, min(mesh.expert_data, mesh.gpus_per_node // (mesh.tensor * mesh.expert)))
+        groups.append(
+            _data_group(
+                "experts",
+                top.share.expert_parameters,
+                mesh.expert_data,
+                per_node,
+                setup,
+                m,
+                forward_s / m,
+                backward_s / m,
+            )
+        )
+    data_total = sum(group.total_s for group in groups)
+    data_exposed = sum(group.exposed_s for group in groups)
+    pcie = int(pcie_bytes_per_gpu(dense_share, mesh.data_context, setup.precision, setup.sharding, setup.offload, m))
+    if experts_apart:
+        pcie += int(
+            pcie_bytes_per_gpu(
+                top.share.expert_parameters, mesh.expert_data, setup.precision, setup.sharding, setup.offload, m
+            )
+        )
+    offload_s = pcie / setup.links.host_bytes_per_s
+    exposed = sum(group_s.values())
+    step_s = compute_s + bubble_s + exposed + data_exposed + offload_s
+    floor = (
+        int(replicated_floor_bytes(dense_share, setup.precision, setup.sharding, setup.offload))
+        + int(replicated_floor_bytes(top.share.expert_parameters, setup.precision, setup.sharding, setup.offload))
+        * experts_apart
+        + top.working_set_bytes
+        + top.activations_bytes
+    )
+    n = mesh.world_size
+    return LayoutEvaluation(
+        mesh=mesh,
+        micro_batches=m,
+        stages=stages,
+        busiest=busiest,
+        slowest=slowest,
+        group_calls=calls,
+        data_groups=groups,
+        replicated_floor_bytes=floor,
+        tokens_per_step=tokens,
+        model_flops=model_flops,
+        compute_flops=flops,
+        compute_s=compute_s,
+        pipeline_bubble_s=bubble_s,
+        bubble_fraction=idle,
+        tensor_parallel_s=group_s[Group.tensor],
+        pipeline_p2p_s=group_s[Group.pipeline],
+        context_parallel_s=group_s[Group.context],
+        expert_parallel_s=group_s[Group.expert],
+        data_parallel_s=data_total,
+        data_parallel_exposed_s=data_exposed,
+        pcie_bytes_per_gpu=pcie,
+        host_bytes=int(host_bytes_per_node(top.host_bytes, n, mesh.gpus_per_node)),
+        offload_s=offload_s,
+        step_s=step_s,
+        tokens_per_s=float(tokens_per_second(tokens, step_s)),
+        mfu=float(flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s)),
+        hfu=float(flops_utilisation(flops, step_s, n, setup.peak_flops_per_s)),
+    )

@@ -1,0 +1,270 @@
+"""The mesh: degrees of tensor, pipeline, context, expert and data parallelism, validated once.
+
+world = tensor x context x data x pipeline (Narayanan et al. 2021, section 3, PTD-P; context
+parallelism beside them as in Megatron-Core's parallel_state). Ranks are numbered tensor
+innermost, then context, data and pipeline outermost (Megatron-Core's default order "tp-cp-ep-dp-pp"),
+so a group of one dimension is a run of ranks at a fixed stride: tensor 1, context t, data t x c,
+pipeline t x c x d. Expert parallelism is carved out of data x context for the expert weights
+(Megatron-Core's expert-data-parallel group; torchtitan borrows ep from dp_shard x cp): an expert
+group is e ranks at stride t, and the expert weights are replicated over d x c / e ranks.
+
+Validation follows torchtitan's ParallelDims (torchtitan/distributed/parallel_dims.py, _validate):
+when the degrees do not multiply out, the message names every factor. Each problem carries the
+JSON pointer of the field to change.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from models.parallelism import PipelineSchedule
+from service.errors import InvalidLayout
+
+
+class Group(StrEnum):
+    """A dimension of the mesh: the ranks that talk to each other for it."""
+
+    tensor = "tensor"
+    context = "context"
+    data = "data"
+    pipeline = "pipeline"
+    expert = "expert"
+
+
+@dataclass(frozen=True)
+class Mesh:
+    world_size: int
+    gpus_per_node: int
+    tensor: int = 1
+    pipeline: int = 1
+    context: int = 1
+    expert: int = 1
+    sequence_parallel: bool = False
+    schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
+    virtual_stages: int = 1
+
+    @property
+    def data(self) -> int:
+        """d = world / (t x p x c)."""
+        return self.world_size // (self.tensor * self.pipeline * self.context)
+
+    @property
+    def trivial(self) -> bool:
+        """Data parallelism alone: every other degree 1."""
+        return self.tensor == self.pipeline == self.context == self.expert == 1
+
+    @property
+    def data_context(self) -> int:
+        """Ranks the dense model states shard over: d x c (Megatron's distributed optimizer)."""
+        return self.data * self.context
+
+    @property
+    def expert_data(self) -> int:
+        """Ranks holding the same experts: d x c / e."""
+        return self.data_context // self.expert
+
+    @property
+    def sequence_split(self) -> int:
+        """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP."""
+        return self.context * (self.tensor if self.sequence_parallel else 1)
+
+    def ranks(self, group: Group) -> int:
+        return {
+            Group.tensor: self.tensor,
+            Group.context: self.context,
+            Group.data: self.data_context,
+            Group.pipeline: self.pipeline,
+            Group.expert: self.expert,
+        }[group]
+
+    def stride(self, group: Group) -> int:
+        """Rank distance between neighbours of a group (the data group here is d x c: stride t)."""
+        t, c, d = self.tensor, self.context, self.data
+        return {Group.tensor: 1, Group.context: t, Group.data: t, Group.pipeline: t * c * d, Group.expert: t}[group]
+
+    def spans_nodes(self, group: Group) -> bool:
+        """Whether the group's first and last ranks sit on different nodes (groups are aligned runs)."""
+        return (self.ranks(group) - 1) * self.stride(group) >= self.gpus_per_node
+
+    def members_per_node(self, group: Group) -> int:
+        """How many of one group's ranks share a node: G / stride, at most the group, at least 1."""
+        return max(1, min(self.ranks(group), self.gpus_per_node // self.stride(group)))
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """What of the model the degrees must divide; None where the model does not say."""
+
+    layers: int | None = None
+    attention_heads: int | None = None
+    kv_heads: int | None = None
+    experts: int | None = None
+
+
+def micro_batches(
+    global_batch_size: int | None, gradient_accumulation_steps: int, micro_batch_size: int, data: int
+) -> int:
+    """m = global / (b x d) when a global batch is given, else the accumulation steps."""
+    if global_batch_size is None:
+        return gradient_accumulation_steps
+    return global_batch_size // (micro_batch_size * data)
+
+
+def layout_problems(
+    mesh: Mesh,
+    model: ModelLimits,
+    micro_batch_size: int,
+    sequence_length: int,
+    global_batch_size: int | None,
+    gradient_accumulation_steps: int,
+) -> list[tuple[str, str]]:
+    """Every reason the mesh cannot run this model and batch, each with the pointer of its field."""
+    problems: list[tuple[str, str]] = []
+    t, p, c, e = mesh.tensor, mesh.pipeline, mesh.context, mesh.expert
+    n = mesh.world_size
+    if n % (t * p * c):
+        problems.append(
+            (
+                f"parallelism degrees do not multiply to the world size: tensor {t} x pipeline {p} x context {c} "
+                f"x data d = cluster.world_size {n} needs d = {n} / {t * p * c}, not a whole number",
+                "/parallelism",
+            )
+        )
+        return problems
+    needs_architecture = {"tensor": t, "pipeline": p, "context": c, "expert": e}
+    if model.layers is None:
+        for name, degree in needs_architecture.items():
+            if degree > 1:
+                problems.append(
+                    (
+                        f"parallelism.{name} {degree} needs the model's architecture (layers, hidden_size, "
+                        "attention_heads, ffn_hidden_size, vocab_size) or a model.preset that has one",
+                        f"/parallelism/{name}",
+                    )
+                )
+        return problems
+    heads, kv_heads, layers = model.attention_heads or 1, model.kv_heads or 1, model.layers
+    if heads % t:
+        problems.append(
+            (f"parallelism.tensor {t} does not divide the model's attention heads {heads}", "/parallelism/tensor")
+        )
+    elif kv_heads % t:
+        problems.append(
+            (
+                f"parallelism.tensor {t} does not divide the model's key/value heads {kv_heads}",
+                "/parallelism/tensor",
+            )
+        )
+    if e > 1 and model.experts is None:
+        problems.append((f"parallelism.expert {e} needs a mixture-of-experts model (model.moe)", "/parallelism/expert"))
+    elif model.experts is not None and model.experts % e:
+        problems.append(
+            (f"parallelism.expert {e} does not divide the model's experts {model.experts}", "/parallelism/expert")
+        )
+    if mesh.data_context % e:
+        problems.append(
+            (
+                f"parallelism.expert {e} does not divide data {mesh.data} x context {c} = {mesh.data_context}, "
+                "the ranks experts are carved out of",
+                "/parallelism/expert",
+            )
+        )
+    problems += _pipeline_problems(mesh, layers)
+    split = mesh.sequence_split
+    if sequence_length % split:
+        with_sp = f" x tensor {t} (sequence parallelism)" if mesh.sequence_parallel and t > 1 else ""
+        problems.append(
+            (
+                f"training.sequence_length {sequence_length} is not divisible by context {c}{with_sp} = {split}",
+                "/training/sequence_length",
+            )
+        )
+    problems += _batch_problems(mesh, micro_batch_size, global_batch_size, gradient_accumulation_steps)
+    return problems
+
+
+def _pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
+    p, v = mesh.pipeline, mesh.virtual_stages
+    interleaved = mesh.schedule is PipelineSchedule.interleaved
+    if v > 1 and not interleaved:
+        return [
+            (
+                f"parallelism.virtual_stages {v} needs pipeline_schedule interleaved, not {mesh.schedule.value}",
+                "/parallelism/virtual_stages",
+            )
+        ]
+    if interleaved and p < 2:
+        return [("pipeline_schedule interleaved needs parallelism.pipeline of at least 2", "/parallelism/pipeline")]
+    if interleaved and layers % (p * v):
+        return [
+            (
+                f"the interleaved schedule needs the model's layers {layers} divisible by pipeline {p} x "
+                f"virtual_stages {v} = {p * v}",
+                "/parallelism/virtual_stages",
+            )
+        ]
+    if layers < p:
+        return [(f"parallelism.pipeline {p} exceeds the model's {layers} layers", "/parallelism/pipeline")]
+    return []
+
+
+def _batch_problems(
+    mesh: Mesh, micro_batch_size: int, global_batch_size: int | None, gradient_accumulation_steps: int
+) -> list[tuple[str, str]]:
+    d, p, b = mesh.data, mesh.pipeline, micro_batch_size
+    if global_batch_size is not None and global_batch_size % (b * d):
+        return [
+            (
+                f"training.global_batch_size {global_batch_size} is not a whole number of micro-batches: it needs "
+                f"micro_batch_size {b} x data {d} = {b * d} to divide it",
+                "/training/global_batch_size",
+            )
+        ]
+    m = micro_batches(global_batch_size, gradient_accumulation_steps, b, d)
+    field = "/training/global_batch_size" if global_batch_size is not None else "/training/gradient_accumulation_steps"
+    if m < 1:
+        return [(f"training.global_batch_size {global_batch_size} is smaller than micro_batch_size x data", field)]
+    if mesh.schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved) and p > 1 and m < p:
+        return [
+            (
+                f"{m} micro-batches per step are fewer than the {p} pipeline stages: the {mesh.schedule.value} "
+                "schedule needs at least as many micro-batches as stages",
+                field,
+            )
+        ]
+    if mesh.schedule is PipelineSchedule.interleaved and m % p:
+        return [
+            (
+                f"the interleaved schedule needs the micro-batches {m} to be a multiple of the pipeline {p} "
+                "(Megatron-LM's requirement)",
+                field,
+            )
+        ]
+    return []
+
+
+def layout_warnings(mesh: Mesh) -> list[str]:
+    warnings = []
+    if mesh.tensor > mesh.gpus_per_node:
+        warnings.append(
+            f"parallelism.tensor {mesh.tensor} is wider than a node of {mesh.gpus_per_node} GPUs: its collectives, "
+            "on every layer, cross the inter-node link"
+        )
+    if mesh.sequence_parallel and mesh.tensor == 1:
+        warnings.append("parallelism.sequence_parallel has no effect without tensor parallelism")
+    return warnings
+
+
+def validated_mesh(
+    mesh: Mesh,
+    model: ModelLimits,
+    micro_batch_size: int,
+    sequence_length: int,
+    global_batch_size: int | None,
+    gradient_accumulation_steps: int,
+) -> Mesh:
+    problems = layout_problems(
+        mesh, model, micro_batch_size, sequence_length, global_batch_size, gradient_accumulation_steps
+    )
+    if problems:
+        raise InvalidLayout(problems)
+    return mesh
