@@ -1,9 +1,11 @@
-"""A bounded cache of serialised answers: the planning operations are pure functions of the request.
+"""A cache of serialised answers, bounded in bytes: the planning operations are pure functions.
 
 Schedulers ask the same question again and again; the answer to a validated request never
 changes while the service runs, so its JSON bytes are kept (least recently used first out).
 The key is the operation and the request's canonical JSON, so equal requests written with other
-spacing or field order share an entry. ``ZEROPLAN_ANSWER_CACHE_ENTRIES=0`` turns it off.
+spacing or field order share an entry. The cache holds at most ``max_bytes`` of keys and
+answers together (``ZEROPLAN_ANSWER_CACHE_BYTES``; 0 turns it off), and an answer larger than a
+sixteenth of that is served but not kept, so one large fit grid cannot flush the rest.
 """
 
 import threading
@@ -12,46 +14,54 @@ from collections.abc import Callable
 
 from prometheus_client import Counter
 from pydantic import BaseModel
-from starlette.concurrency import run_in_threadpool
 
 from api.metrics import ANSWER_CACHE
 
+Key = tuple[str, str]
+LARGEST_SHARE = 16  # an entry may take at most 1/16 of the budget
+
 
 class AnswerCache:
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max_entries
-        self._entries: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+    def __init__(self, max_bytes: int, largest_share: int = LARGEST_SHARE) -> None:
+        self.max_bytes = max_bytes
+        self.largest_share = largest_share
+        self.bytes = 0
+        self._entries: OrderedDict[Key, bytes] = OrderedDict()
         self._lock = threading.Lock()
         self._counters: dict[tuple[str, bool], Counter] = {}
 
     def answer(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
         """The cached answer, or compute it here (for work short enough for the event loop)."""
-        key = self._key(operation, request)
-        body = self._get(operation, key)
+        key, body = self.lookup(operation, request)
         if body is None:
-            body = self._put(key, compute().model_dump_json().encode())
+            body = self.store(key, compute().model_dump_json().encode())
         return body
 
-    async def answer_off_loop(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
-        """The cached answer at once, or compute it in the thread pool so the event loop stays free."""
-        key = self._key(operation, request)
-        body = self._get(operation, key)
-        if body is None:
-            answer = await run_in_threadpool(compute)
-            body = self._put(key, answer.model_dump_json().encode())
-        return body
-
-    def _key(self, operation: str, request: BaseModel) -> tuple[str, str] | None:
-        return (operation, request.model_dump_json()) if self.max_entries > 0 else None
-
-    def _get(self, operation: str, key: tuple[str, str] | None) -> bytes | None:
-        if key is None:
-            return None
+    def lookup(self, operation: str, request: BaseModel) -> tuple[Key | None, bytes | None]:
+        """The key to store under (None when the cache is off) and the cached answer, if any."""
+        if self.max_bytes <= 0:
+            return None, None
+        key = (operation, request.model_dump_json())
         with self._lock:
             body = self._entries.get(key)
             if body is not None:
                 self._entries.move_to_end(key)
         self._count(operation, body is not None)
+        return key, body
+
+    def store(self, key: Key | None, body: bytes) -> bytes:
+        size = _size(key, body) if key is not None else 0
+        if key is None or size > self.max_bytes // self.largest_share:
+            return body
+        with self._lock:
+            previous = self._entries.pop(key, None)
+            if previous is not None:
+                self.bytes -= _size(key, previous)
+            self._entries[key] = body
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                old_key, old_body = self._entries.popitem(last=False)
+                self.bytes -= _size(old_key, old_body)
         return body
 
     def _count(self, operation: str, hit: bool) -> None:
@@ -61,13 +71,9 @@ class AnswerCache:
             child = self._counters[(operation, hit)] = ANSWER_CACHE.labels(operation, "hit" if hit else "miss")
         child.inc()
 
-    def _put(self, key: tuple[str, str] | None, body: bytes) -> bytes:
-        if key is not None:
-            with self._lock:
-                self._entries[key] = body
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
-        return body
-
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _size(key: Key, body: bytes) -> int:
+    return len(key[0]) + len(key[1]) + len(body)

@@ -25,6 +25,7 @@ from api.problems import declare_shell_problems, install_problem_handlers, probl
 from api.routes import figures, health, planning, simulations, sweep
 from api.routes.web import install_web
 from api.settings import Settings
+from api.work import HeavyWork
 
 DESCRIPTION = """\
 How many bytes each GPU holds under data parallel, ZeRO-1, ZeRO-2 and ZeRO-3 (FSDP), which of
@@ -52,7 +53,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.answers = AnswerCache(settings.answer_cache_entries)
+    app.state.answers = AnswerCache(settings.answer_cache_bytes)
+    app.state.heavy = HeavyWork(settings.max_concurrent_heavy_requests, settings.work_deadline_s)
     record_build(VERSION)
     install_problem_handlers(app)
     app.include_router(health.router)

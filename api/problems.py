@@ -14,6 +14,9 @@ from service import errors as domain
 
 log = logging.getLogger("zeroplan.api")
 
+CLIENT_CLOSED = 499
+TITLES = {CLIENT_CLOSED: "Client Closed Request"}
+
 # The one place that knows which HTTP status each domain error becomes.
 DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.NonMonotoneSharding: (422, ProblemCode.non_monotone_sharding),
@@ -26,6 +29,10 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.SweepOverflow: (422, ProblemCode.sweep_overflow),
     domain.UnknownSortKey: (422, ProblemCode.validation_error),
     domain.InvalidHfConfig: (422, ProblemCode.validation_error),
+    domain.ResponseTooLarge: (422, ProblemCode.response_too_large),
+    domain.DeadlineExceeded: (503, ProblemCode.deadline_exceeded),
+    # The client has gone: nobody reads this answer, the status is for the log (nginx's 499).
+    domain.WorkCancelled: (CLIENT_CLOSED, ProblemCode.work_cancelled),
 }
 
 HTTP_CODES: dict[int, ProblemCode] = {
@@ -55,6 +62,13 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 TOO_MANY: dict[int | str, dict[str, Any]] = {
     429: _problem_content("Too many jobs in flight; retry after the `Retry-After` header's seconds."),
 }
+# For heavy routes (api.work): a concurrency limit and a deadline.
+HEAVY: dict[int | str, dict[str, Any]] = {
+    429: _problem_content(
+        "Too many heavy requests running (ZEROPLAN_MAX_CONCURRENT_HEAVY_REQUESTS); retry after `Retry-After` seconds."
+    ),
+    503: _problem_content("The work ran past ZEROPLAN_WORK_DEADLINE_S and was stopped."),
+}
 
 # Problems the middleware returns before a route runs (api.middleware); the spec gains them in
 # declare_shell_problems, so every route, present or future, documents them.
@@ -79,7 +93,7 @@ def problem_response(
 ) -> JSONResponse:
     body = Problem(
         type=PROBLEM_TYPE_BASE + code.value.replace("_", "-"),
-        title=HTTPStatus(status).phrase,
+        title=TITLES.get(status) or HTTPStatus(status).phrase,
         status=status,
         detail=detail,
         code=code,

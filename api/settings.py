@@ -28,11 +28,35 @@ class Settings(BaseSettings):
         default=None, description="When set, every /v1 route needs `Authorization: Bearer <token>`."
     )
 
-    max_fit_grid_points: int = MAX_GRID_POINTS
-    answer_cache_entries: int = Field(
-        default=4096, ge=0, description="Serialised answers of plan, fit and recommend kept; 0 turns it off."
+    max_header_bytes: int = Field(
+        default=64 * 1024, ge=1024, description="Request line and headers larger than this get a 431."
     )
+
+    # Bounded work: what one request may cost, and how many heavy ones run at once.
+    max_fit_grid_points: int = MAX_GRID_POINTS
     max_sweep_cells: int = Field(default=1_000_000, ge=1, description="Largest cartesian product /v1/sweep computes.")
+    max_sweep_evaluations: int = Field(
+        default=4096,
+        ge=1,
+        description="Most core evaluations one /v1/sweep may need: one per combination of its categorical axes, "
+        "plus its overflow checks.",
+    )
+    max_response_bytes: int = Field(
+        default=128 * MIB_BYTES, ge=1024, description="Largest answer a sweep may encode; larger ones get a 422."
+    )
+    max_concurrent_heavy_requests: int = Field(
+        default=4,
+        ge=1,
+        description="Sweeps, fit, recommend and limits misses and figures running at once; more get a 429.",
+    )
+    work_deadline_s: float = Field(
+        default=30.0, gt=0, le=3600, description="Wall-clock limit of one heavy request's work; past it, a 503."
+    )
+    answer_cache_bytes: int = Field(
+        default=64 * MIB_BYTES,
+        ge=0,
+        description="Bytes of serialised plan, fit, recommend and limits answers kept; 0: off.",
+    )
 
     # The gloo simulation (service/sim): limits passed into the core as arguments.
     sim_max_world_size: int = 8

@@ -38,5 +38,17 @@ def serve(args: argparse.Namespace) -> int:
         log_config=uvicorn_log_config(settings.log_level),
         access_log=False,  # the app writes its own JSON access line
         server_header=False,
+        **http_protocol(settings),
     )
     return 0
+
+
+def http_protocol(settings: Settings) -> dict[str, Any]:
+    """uvicorn's HTTP protocol with the header limit: httptools (its default) wrapped, else h11's own."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes}
+    from api.protocol import PROTOCOL
+
+    return {"http": PROTOCOL}

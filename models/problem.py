@@ -27,6 +27,10 @@ class ProblemCode(StrEnum):
     payload_too_large = "payload_too_large"
     unsupported_media_type = "unsupported_media_type"
     too_many_requests = "too_many_requests"
+    response_too_large = "response_too_large"
+    deadline_exceeded = "deadline_exceeded"
+    work_cancelled = "work_cancelled"
+    request_headers_too_large = "request_headers_too_large"
     simulation_unavailable = "simulation_unavailable"
     internal_error = "internal_error"
 

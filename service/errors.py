@@ -82,3 +82,15 @@ class InvalidLayout(DomainError):
 
     def field_errors(self) -> list[tuple[str, str]]:
         return list(self.problems)
+
+
+class ResponseTooLarge(DomainError):
+    code = "response_too_large"
+
+
+class DeadlineExceeded(DomainError):
+    code = "deadline_exceeded"
+
+
+class WorkCancelled(DomainError):
+    code = "work_cancelled"

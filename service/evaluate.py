@@ -34,7 +34,7 @@ from service.memory import (
     replicated_floor_bytes,
     shard_degree,
 )
-from service.numeric import FloatLike, IntLike, select
+from service.numeric import CountLike, FloatLike, IntLike, select
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
 from service.timing import CommunicationTime, communication_time, one_node
 from service.traffic import step_bytes_sent, step_collectives
@@ -86,7 +86,7 @@ class Setup:
     links: LinkSpec = field(default_factory=LinkSpec)
     peak_flops_per_s: float = 989.4e12
     utilisation: float = 0.4
-    micro_batches: int = 1
+    micro_batches: CountLike = 1  # k: an int for one plan; a sweep may give an int64 array aligned with the inputs
     offload: Offload = NO_OFFLOAD
     recompute: Recompute = Recompute.none
     overlap: bool = True

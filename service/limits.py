@@ -7,7 +7,9 @@
   activations) fit.
 Per-GPU bytes never fall as any of the three grows, so bisection over exact integers finds each
 boundary to the byte; each costs at most log2 of its range in evaluations of the memory formulas
-(about 50 for the parameter count, 17 and 24 for the others), a few hundred for a whole answer.
+(about 50 for the parameter count, 17 and 24 for the others), a few hundred for a whole answer:
+bounded by construction, so no cost is counted up front; the budget (a deadline, the caller still
+there) is checked between arrangements.
 """
 
 from collections.abc import Callable
@@ -23,11 +25,13 @@ from service.evaluate import Setup, gpu_bytes
 from service.fit import largest_fitting
 from service.memory import model_state_bytes
 from service.numeric import GIB_BYTES, group_digits
+from service.work_budget import WorkBudget
 
 STAND_IN_MODEL = ModelSpec(parameter_count=1)  # the scenario needs one; without a model only P is asked
 
 
-def limits(request: LimitsRequest) -> LimitsResponse:
+def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsResponse:
+    budget = budget or WorkBudget()
     training = request.training or resolve.DEFAULT_TRAINING
     # a shape is always given here, so a model with an architecture counts its activations by default
     scene = resolve.scenario(
@@ -44,10 +48,10 @@ def limits(request: LimitsRequest) -> LimitsResponse:
         else dict(CANONICAL)
     )
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
-    answers = [
-        _arrangement_limits(scene, name, sharding, n, g, request.model is not None)
-        for name, sharding in arrangements.items()
-    ]
+    answers = []
+    for name, sharding in arrangements.items():
+        budget.check()
+        answers.append(_arrangement_limits(scene, name, sharding, n, g, request.model is not None))
     return LimitsResponse(
         parameter_count=scene.model.parameter_count if request.model is not None else None,
         world_size=n,

@@ -8,6 +8,9 @@ import numpy.typing as npt
 IntLike: TypeAlias = int | np.integer | npt.NDArray[np.int64]
 # Seconds, FLOPs and flags: a Python float/bool for one plan, a numpy array for a sweep.
 FloatLike: TypeAlias = Any
+# A call count per step (k or 1): an int for one plan, an int64 array when a sweep varies k. Typed
+# like FloatLike so that the scalar callers (the plan's arithmetic, the simulation) read an int.
+CountLike: TypeAlias = Any
 
 GIB_BYTES = 2**30
 GB_BYTES = 10**9

@@ -26,7 +26,7 @@ from models.presets import PrecisionSpec
 from service.arrangements import Sharding
 from service.dtypes import tensor_bytes
 from service.memory import Offload, StateBytes, held_elements
-from service.numeric import IntLike, minimum
+from service.numeric import CountLike, IntLike, minimum
 from service.traffic import reduce_dtype
 
 
@@ -36,7 +36,7 @@ def pcie_bytes_per_gpu(
     precision: PrecisionSpec,
     sharding: Sharding,
     offload: Offload,
-    micro_batches: int,
+    micro_batches: CountLike,
 ) -> IntLike:
     """Bytes each GPU moves over its host link per optimizer step, both directions."""
     total: IntLike = 0

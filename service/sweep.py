@@ -1,10 +1,16 @@
 """A plan request evaluated over the cartesian product of its axes, vectorised.
 
-The numeric axes (N, G, micro-batch size, sequence length) become numpy int64 arrays pushed
-through ``service.evaluate.evaluate``, the very function a single plan calls with Python ints;
-the categorical axes (model, arrangement, accumulation steps, recomputation, offload, MXFP8) are
-looped over, one evaluation per combination. No formula lives here: throughput and the token
-budget come from ``service.budget``, as for a single plan.
+The numeric axes (N, G, micro-batch size, sequence length, accumulation steps k) become numpy
+int64 arrays pushed through ``service.evaluate.evaluate``, the very function a single plan calls
+with Python ints; the categorical axes (model, arrangement, recomputation, offload, MXFP8) pick
+the model and the formulas' branches, so each combination of them is one vectorised evaluation
+over all the numeric cells. No formula lives here: throughput and the token budget come from
+``service.budget``, as for a single plan.
+
+The work is bounded before it starts: the cells (the cartesian product) and the evaluations (one
+vectorised call per categorical combination, plus the overflow checks below) are counted from
+the request and refused over their limits; between evaluations the work checks its budget (a
+deadline, and whether the caller is still there).
 
 Integer overflow is impossible by construction: before any array is computed, each combination
 is evaluated in Python's exact integers at every corner of the numeric box (every quantity is
@@ -27,11 +33,15 @@ from service.arrangements import Sharding, canonical_name
 from service.budget import token_budget, tokens_per_second_per_gpu
 from service.compute import tokens_per_second
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
-from service.evaluate import Evaluation, Inputs, evaluate
+from service.evaluate import Evaluation, Inputs, Setup, evaluate
 from service.fit import valid_job
+from service.work_budget import WorkBudget
 
-NUMERIC_AXES = ("world_size", "gpus_per_node", "micro_batch_size", "sequence_length")
-GROUP_AXES = ("arrangement", "gradient_accumulation_steps", "recompute", "offload_optimizer", "mxfp8")
+# Fields of Inputs; then k, which the evaluation takes through its setup.
+INPUT_AXES = ("world_size", "gpus_per_node", "micro_batch_size", "sequence_length")
+NUMERIC_AXES = (*INPUT_AXES, "gradient_accumulation_steps")
+GROUP_AXES = ("arrangement", "recompute", "offload_optimizer", "mxfp8")
+DEFAULT_MAX_EVALUATIONS = 4096
 INT64_LIMIT = 2**63
 STATE_COLUMNS = tuple(f"{state.value}_bytes" for state in StateClass)
 RESULT_COLUMNS = (
@@ -55,7 +65,8 @@ MODEL_COLUMNS = ("model", "parameter_count")
 THROUGHPUT_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu")
 BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours")
 COST_COLUMN = "cost"
-COLUMNS = MODEL_COLUMNS + NUMERIC_AXES + GROUP_AXES + STATE_COLUMNS + RESULT_COLUMNS + THROUGHPUT_COLUMNS
+AXIS_COLUMNS = (*INPUT_AXES, "arrangement", "gradient_accumulation_steps", *GROUP_AXES[1:])
+COLUMNS = MODEL_COLUMNS + AXIS_COLUMNS + STATE_COLUMNS + RESULT_COLUMNS + THROUGHPUT_COLUMNS
 
 
 @dataclass
@@ -112,35 +123,79 @@ def budget_columns(request: SweepRequest) -> tuple[str, ...]:
     return BUDGET_COLUMNS + ((COST_COLUMN,) if request.base.cluster.gpu_hour_price is not None else ())
 
 
-def sweep(request: SweepRequest, max_cells: int) -> SweepTable:
+@dataclass(frozen=True)
+class SweepCost:
+    """The work a sweep asks for, counted from the request alone."""
+
+    cells: int
+    groups: int  # models x categorical combinations: one vectorised evaluation each
+    corners: int  # exact overflow checks per group: 2 ** (numeric axes with more than one value)
+    shape: str
+
+    @property
+    def evaluations(self) -> int:
+        return self.groups * (1 + self.corners)
+
+
+def sweep_cost(request: SweepRequest) -> SweepCost:
     values = axis_values(request)
-    models = models_of(request)
-    sizes = [len(models), *(len(v) for v in values.values())]
-    cells = prod(sizes)
-    if cells > max_cells:
+    models = len(models_of(request))
+    sizes = {name: len(v) for name, v in values.items()}
+    return SweepCost(
+        cells=models * prod(sizes.values()),
+        groups=models * prod(sizes[a] for a in GROUP_AXES),
+        corners=2 ** sum(1 for a in NUMERIC_AXES if sizes[a] > 1),
+        shape=" x ".join(str(n) for n in (models, *(sizes[a] for a in (*NUMERIC_AXES, *GROUP_AXES)))),
+    )
+
+
+def check_cost(cost: SweepCost, max_cells: int, max_evaluations: int) -> None:
+    if cost.cells > max_cells:
         raise SweepTooLarge(
-            f"the axes ask for {cells:,} cells ({' x '.join(map(str, sizes))}), more than the limit of {max_cells:,}",
+            f"the axes ask for {cost.cells:,} cells ({cost.shape}), more than the limit of {max_cells:,}",
             pointer="/axes",
         )
+    if cost.evaluations > max_evaluations:
+        raise SweepTooLarge(
+            f"the axes ask for {cost.evaluations:,} evaluations ({cost.groups:,} combinations of model, arrangement, "
+            f"recompute, offload_optimizer and mxfp8, each evaluated once over the numeric axes and checked at "
+            f"{cost.corners} corners), more than the limit of {max_evaluations:,}; sweep fewer categorical values",
+            pointer="/axes",
+        )
+
+
+def sweep(
+    request: SweepRequest,
+    max_cells: int,
+    max_evaluations: int = DEFAULT_MAX_EVALUATIONS,
+    budget: WorkBudget | None = None,
+) -> SweepTable:
+    budget = budget or WorkBudget()
+    cost = sweep_cost(request)
+    check_cost(cost, max_cells, max_evaluations)
+    values = axis_values(request)
     base = request.base
     grid = np.meshgrid(*(np.asarray(values[a], dtype=np.int64) for a in NUMERIC_AXES), indexing="ij")
     numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
     parts: list[dict[str, np.ndarray]] = []
     skipped: dict[str, int] = {}
-    names = COLUMNS + budget_columns(request)
-    for spec in models:
+    for spec in models_of(request):
+        budget.check()
         scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
+            budget.check()
             group = dict(zip(GROUP_AXES, combo, strict=True))
             part = _evaluate_group(scene, base, group, numeric, values, skipped)
             if part is not None:
                 rows = len(part["world_size"])
-                part["model"] = np.full(rows, model_label(spec), dtype=object)
+                part["model"] = np.full(rows, model_label(spec))
                 part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
                 part |= _throughput(part, base)
                 parts.append(part)
+    budget.check()
+    names = COLUMNS + budget_columns(request)
     columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}
-    return SweepTable(columns, cells, skipped)
+    return SweepTable(columns, cost.cells, skipped)
 
 
 def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.ndarray]:
@@ -174,34 +229,24 @@ def _evaluate_group(
             "mxfp8": group["mxfp8"],
         }
     )
-    training = scene.training.model_copy(update={"gradient_accumulation_steps": group["gradient_accumulation_steps"]})
     # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
-    setup = resolve.setup_for(replace(scene, training=training), sharding, levers, measured_recompute=levers.recompute)
+    setup = resolve.setup_for(scene, sharding, levers, measured_recompute=levers.recompute)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
     zeropp = levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz
     valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp)
     if not valid.any():
         return None
-    _check_overflow(scene.model.parameter_count, values, setup)
-    inputs = Inputs(
-        parameter_count=scene.model.parameter_count,
-        active_parameter_count=scene.model.active,
-        world_size=n[valid],
-        gpus_per_node=g[valid],
-        micro_batch_size=numeric["micro_batch_size"][valid],
-        sequence_length=numeric["sequence_length"][valid],
-    )
-    result = evaluate(inputs, setup)
-    rows = int(valid.sum())
-    label = canonical_name(sharding).value
-    part = {a: numeric[a][valid] for a in NUMERIC_AXES}
-    part["arrangement"] = np.full(rows, label, dtype=object)
+    _check_overflow(scene, values, setup)
+    every = bool(valid.all())
+    cells = {a: numeric[a] if every else numeric[a][valid] for a in NUMERIC_AXES}
+    result = evaluate(cell_inputs(scene, cells), replace(setup, micro_batches=cells["gradient_accumulation_steps"]))
+    rows = len(cells["world_size"])
+    part = dict(cells)
+    # fixed-width strings, not objects: they concatenate many times faster
+    part["arrangement"] = np.full(rows, canonical_name(sharding).value)
     for axis in GROUP_AXES[1:]:
         value = group[axis]
-        if hasattr(value, "value"):
-            part[axis] = np.full(rows, value.value, dtype=object)
-        else:
-            part[axis] = np.full(rows, value)
+        part[axis] = np.full(rows, value.value) if hasattr(value, "value") else np.full(rows, value)
     for state, column in zip(StateClass, STATE_COLUMNS, strict=True):
         part[column] = _full(result.state_bytes.get(state, 0), rows)
     for column in RESULT_COLUMNS:
@@ -240,10 +285,20 @@ def _count_invalid(
     return ~invalid
 
 
-def _check_overflow(parameter_count: int, values: dict[str, list[Any]], setup: Any) -> None:
-    for corner in itertools.product(*((min(values[a]), max(values[a])) for a in NUMERIC_AXES)):
+def cell_inputs(scene: resolve.Scenario, cells: dict[str, Any]) -> Inputs:
+    """The evaluation's inputs for cells given by their numeric axes (ints or aligned arrays)."""
+    return Inputs(
+        parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
+        **{axis: cells[axis] for axis in INPUT_AXES},
+    )
+
+
+def _check_overflow(scene: resolve.Scenario, values: dict[str, list[Any]], setup: Setup) -> None:
+    ends = (sorted({min(values[a]), max(values[a])}) for a in NUMERIC_AXES)
+    for corner in itertools.product(*ends):
         point = dict(zip(NUMERIC_AXES, corner, strict=True))
-        result = evaluate(Inputs(parameter_count=parameter_count, **point), setup)
+        result = evaluate(cell_inputs(scene, point), replace(setup, micro_batches=point["gradient_accumulation_steps"]))
         for name, value in _integer_fields(result):
             if abs(value) >= INT64_LIMIT:
                 raise SweepOverflow(
@@ -282,9 +337,14 @@ def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.
     return {name: column[order] for name, column in columns.items()}, matched
 
 
-def sweep_answer(request: SweepRequest, max_cells: int) -> dict[str, Any]:
+def sweep_answer(
+    request: SweepRequest,
+    max_cells: int,
+    max_evaluations: int = DEFAULT_MAX_EVALUATIONS,
+    budget: WorkBudget | None = None,
+) -> dict[str, Any]:
     """The /v1/sweep answer as plain values and numpy columns (the transport serialises it)."""
-    table = sweep(request, max_cells)
+    table = sweep(request, max_cells, max_evaluations, budget)
     columns, matched = select_rows(table, request)
     return {
         "rows": len(columns["world_size"]),

@@ -22,7 +22,7 @@ from models.presets import LinkSpec
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
 from service.memory import shard_elements
-from service.numeric import FloatLike, IntLike, minimum, select
+from service.numeric import CountLike, FloatLike, IntLike, minimum, select
 from service.traffic import (
     RankGroup,
     StepCollective,
@@ -175,7 +175,7 @@ def communication_time(
     g: IntLike,
     links: LinkSpec,
     hierarchical: bool,
-    micro_batches: int,
+    micro_batches: CountLike,
     forward_s: FloatLike,
     backward_s: FloatLike,
     overlap: bool,
@@ -201,10 +201,12 @@ def communication_time(
         every: FloatLike = 0.0
         for c, t in in_window:
             last = last + t
-            if c.count_per_step == micro_batches and micro_batches > 1:
+            if c.per_micro_batch:
                 every = every + t
         exposed = exposed + exposed_in_window(last, bucket_s, compute_s)
-        if micro_batches > 1:
+        # The k - 1 earlier micro-batches expose what their own window cannot hide (none when k = 1;
+        # k may be an array in a sweep, where k - 1 = 0 zeroes the term cell by cell).
+        if isinstance(micro_batches, np.ndarray) or micro_batches > 1:
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
     return CommunicationTime(total, exposed)

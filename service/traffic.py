@@ -33,7 +33,7 @@ from service.arrangements import Sharding
 from service.collectives import RING_PHASES, ring_bytes_sent, ring_hops
 from service.dtypes import tensor_bytes
 from service.memory import shard_elements
-from service.numeric import IntLike, maximum, minimum
+from service.numeric import CountLike, IntLike, maximum, minimum
 
 
 class RankGroup(StrEnum):
@@ -57,10 +57,11 @@ class StepCollective:
     name: CollectiveName
     purpose: str
     dtype: Dtype
-    count_per_step: int
+    count_per_step: CountLike  # k or 1
     group: RankGroup = RankGroup.all
     node_shard_buffer: bool = False  # the buffer is one node-shard, ceil(P / G), not the model
     window: Window = Window.none
+    per_micro_batch: bool = False  # runs every micro-batch (count_per_step is k), not once per step
 
 
 def gather_dtype(precision: PrecisionSpec) -> Dtype:
@@ -73,8 +74,10 @@ def reduce_dtype(precision: PrecisionSpec) -> Dtype:
     return precision.gradient_reduce_dtype or precision.gradient_dtype
 
 
-def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> list[StepCollective]:
-    """The collectives one optimizer step runs, with how many times each runs."""
+def step_collectives(
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1
+) -> list[StepCollective]:
+    """The collectives one optimizer step runs, with how many times each runs (k may be an array)."""
     grads, params, k = reduce_dtype(precision), precision.parameter_dtype, micro_batches
     rs, ag, ar = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
     if not sharding.shard_optimizer:
@@ -83,7 +86,14 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
         grad_calls = k if sharding.shard_gradients else 1
         when = "every micro-batch" if sharding.shard_gradients else "once per step"
         return [
-            StepCollective(rs, f"gradients, {when}", grads, grad_calls, window=Window.backward),
+            StepCollective(
+                rs,
+                f"gradients, {when}",
+                grads,
+                grad_calls,
+                window=Window.backward,
+                per_micro_batch=sharding.shard_gradients,
+            ),
             StepCollective(ag, "updated parameters, once per step", params, 1),
         ]
     gathered = gather_dtype(precision)
@@ -95,20 +105,28 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
                 gathered,
                 k,
                 window=Window.forward,
+                per_micro_batch=True,
             ),
-            StepCollective(rs, "gradients, every micro-batch", grads, k, window=Window.backward),
+            StepCollective(rs, "gradients, every micro-batch", grads, k, window=Window.backward, per_micro_batch=True),
         ]
     if sharding.zeropp.any:
         return zeropp_collectives(precision, sharding, k)
     group = RankGroup.node if sharding.hybrid else RankGroup.all
     calls = [
         StepCollective(
-            ag, "parameters for the forward pass, every micro-batch", gathered, k, group, False, Window.forward
+            ag, "parameters for the forward pass, every micro-batch", gathered, k, group, False, Window.forward, True
         ),
         StepCollective(
-            ag, "parameters again for the backward pass, every micro-batch", gathered, k, group, False, Window.backward
+            ag,
+            "parameters again for the backward pass, every micro-batch",
+            gathered,
+            k,
+            group,
+            False,
+            Window.backward,
+            True,
         ),
-        StepCollective(rs, "gradients, every micro-batch", grads, k, group, False, Window.backward),
+        StepCollective(rs, "gradients, every micro-batch", grads, k, group, False, Window.backward, True),
     ]
     if sharding.hybrid:
         calls.append(
@@ -120,19 +138,25 @@ def step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches
                 RankGroup.replicas,
                 True,
                 Window.backward,
+                True,
             )
         )
     return calls
 
 
-def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: int) -> list[StepCollective]:
+def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: CountLike) -> list[StepCollective]:
     """ZeRO-3's three collectives with the ZeRO++ levers that are on."""
     zpp, ag, rs = sharding.zeropp, CollectiveName.all_gather, CollectiveName.reduce_scatter
     gathered = Dtype.int8_blockwise if zpp.quantized_weights else gather_dtype(precision)
     qwz = " in int8 with group scales (qwZ)" if zpp.quantized_weights else ""
     calls = [
         StepCollective(
-            ag, f"parameters for the forward pass{qwz}, every micro-batch", gathered, k, window=Window.forward
+            ag,
+            f"parameters for the forward pass{qwz}, every micro-batch",
+            gathered,
+            k,
+            window=Window.forward,
+            per_micro_batch=True,
         )
     ]
     if zpp.hierarchical_partition:
@@ -144,6 +168,7 @@ def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: int) -> 
                 k,
                 RankGroup.node,
                 window=Window.backward,
+                per_micro_batch=True,
             )
         )
     else:
@@ -154,11 +179,19 @@ def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: int) -> 
                 gathered,
                 k,
                 window=Window.backward,
+                per_micro_batch=True,
             )
         )
     if not zpp.quantized_gradients:
         calls.append(
-            StepCollective(rs, "gradients, every micro-batch", reduce_dtype(precision), k, window=Window.backward)
+            StepCollective(
+                rs,
+                "gradients, every micro-batch",
+                reduce_dtype(precision),
+                k,
+                window=Window.backward,
+                per_micro_batch=True,
+            )
         )
         return calls
     four = Dtype.int4_blockwise
@@ -170,6 +203,7 @@ def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: int) -> 
             k,
             RankGroup.node,
             window=Window.backward,
+            per_micro_batch=True,
         )
     )
     calls.append(
@@ -181,6 +215,7 @@ def zeropp_collectives(precision: PrecisionSpec, sharding: Sharding, k: int) -> 
             RankGroup.replicas,
             True,
             Window.backward,
+            True,
         )
     )
     return calls
@@ -228,7 +263,7 @@ def step_bytes_sent(
     world_size: IntLike,
     precision: PrecisionSpec,
     sharding: Sharding,
-    micro_batches: int = 1,
+    micro_batches: CountLike = 1,
     gpus_per_node: IntLike = 1,
 ) -> IntLike:
     """Exact ring-cost bytes each GPU sends per optimizer step."""
@@ -245,7 +280,7 @@ def bytes_sent_by_collective(
     world_size: IntLike,
     precision: PrecisionSpec,
     sharding: Sharding,
-    micro_batches: int = 1,
+    micro_batches: CountLike = 1,
     gpus_per_node: IntLike = 1,
 ) -> dict[CollectiveName, IntLike]:
     """Bytes each GPU sends per step in each kind of collective, summed over its calls."""
@@ -256,7 +291,7 @@ def bytes_sent_by_collective(
     return split
 
 
-def volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: int = 1) -> float:
+def volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1) -> float:
     """Model-sized buffers moved per step before the (N-1)/N factor (2 for DP, 3 for ZeRO-3)."""
     return float(
         sum(

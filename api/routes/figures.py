@@ -1,6 +1,6 @@
 """Figure routes: thin transport over service.figures, PNG or SVG by `format` or `Accept`.
 
-Plain ``def`` routes: FastAPI runs them in its thread pool, so drawing never blocks the event loop.
+Drawing is heavy work (api.work): in a worker thread, never on the event loop, a few at once.
 Accept is read from the request, not declared as a parameter: OpenAPI ignores a header parameter
 named Accept (OpenAPI 3.1, Parameter Object); the 200 response lists both media types instead.
 """
@@ -11,10 +11,12 @@ from fastapi import Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from api.problems import PROBLEM_RESPONSES
+from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routing import v1_router
+from api.work import HeavyWork
 from models.figures import FIGURE_MEDIA_TYPES, FigureFormat, FigureName, FigureQuery, FigureRequest
 from service.figures import draw
+from service.work_budget import WorkBudget
 
 router = v1_router(["figures"])
 
@@ -62,9 +64,16 @@ def _quality(params: list[str]) -> float:
     return 1.0
 
 
-def figure_response(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> Response:
+async def figure_response(http: Request, name: FigureName, request: FigureRequest, fmt: FigureFormat) -> Response:
+    """Drawing is heavy work (api.work): bounded in number, in a worker thread."""
+    heavy: HeavyWork = http.app.state.heavy
+
+    def work(budget: WorkBudget) -> bytes:
+        budget.check()
+        return draw(name, request, fmt)
+
     headers = {"Vary": "Accept", "Content-Disposition": f'inline; filename="{name.value}.{fmt.value}"'}
-    return Response(draw(name, request, fmt), media_type=FIGURE_MEDIA_TYPES[fmt], headers=headers)
+    return Response(await heavy.run(http, work), media_type=FIGURE_MEDIA_TYPES[fmt], headers=headers)
 
 
 @router.post(
@@ -73,15 +82,15 @@ def figure_response(name: FigureName, request: FigureRequest, fmt: FigureFormat)
     summary="Draw one of the four figures for a plan request, as PNG or SVG",
     description=DESCRIPTION,
     response_class=Response,
-    responses=IMAGE_RESPONSE | PROBLEM_RESPONSES,
+    responses=IMAGE_RESPONSE | PROBLEM_RESPONSES | HEAVY,
 )
-def draw_figure(
+async def draw_figure(
     name: FigureName,
     body: FigureRequest,
     http: Request,
     fmt: Annotated[FigureFormat | None, FORMAT_QUERY] = None,
 ) -> Response:
-    return figure_response(name, body, negotiate(fmt, http.headers.get("accept")))
+    return await figure_response(http, name, body, negotiate(fmt, http.headers.get("accept")))
 
 
 @router.get(
@@ -90,10 +99,11 @@ def draw_figure(
     summary="Draw one of the four figures from query parameters, as PNG or SVG",
     description=DESCRIPTION + " The common case only: a model, a card, N and GPUs per node; POST for the rest.",
     response_class=Response,
-    responses=IMAGE_RESPONSE | {status: PROBLEM_RESPONSES[status] for status in (422, 500)},
+    responses=IMAGE_RESPONSE | {status: PROBLEM_RESPONSES[status] for status in (422, 500)} | HEAVY,
 )
-def get_figure(name: FigureName, query: Annotated[FigureQuery, Query()], http: Request) -> Response:
-    return figure_response(name, request_from_query(query), negotiate(query.format, http.headers.get("accept")))
+async def get_figure(name: FigureName, query: Annotated[FigureQuery, Query()], http: Request) -> Response:
+    fmt = negotiate(query.format, http.headers.get("accept"))
+    return await figure_response(http, name, request_from_query(query), fmt)
 
 
 def request_from_query(query: FigureQuery) -> FigureRequest:

@@ -1,11 +1,15 @@
 """Planning routes: thin transport over service.planner."""
 
+from collections.abc import Callable
+
 from fastapi import Request, Response
+from pydantic import BaseModel
 
 from api.answers import AnswerCache
-from api.problems import PROBLEM_RESPONSES
+from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routing import v1_router
 from api.settings import Settings
+from api.work import HeavyWork
 from models.fit import FitRequest, FitResponse
 from models.limits import LimitsRequest, LimitsResponse
 from models.plan import PlanRequest, PlanResponse
@@ -13,6 +17,7 @@ from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
 from service import fitting, planner, recommend
 from service import limits as fit_limits
+from service.work_budget import WorkBudget
 
 
 def json_response(body: bytes) -> Response:
@@ -46,16 +51,28 @@ async def plan(request: PlanRequest, http: Request) -> Response:
     description="For DP, ZeRO-1, ZeRO-2 and ZeRO-3: the replicated floor, the exact minimum GPU count, "
     "the minimum on whole nodes and on the chosen grid, and a table of per-GPU bytes over the grid.",
     response_model=FitResponse,
-    responses=PROBLEM_RESPONSES,
+    responses=PROBLEM_RESPONSES | HEAVY,
 )
 async def fit(request: FitRequest, http: Request) -> Response:
-    # A grid of thousands of GPU counts takes a while: a cache miss is computed off the event loop.
+    # A grid of thousands of GPU counts takes a while: a cache miss is heavy work, off the event loop.
     settings: Settings = http.app.state.settings
-    answers: AnswerCache = http.app.state.answers
-    body = await answers.answer_off_loop(
-        "fit", request, lambda: fitting.fit(request, max_points=settings.max_fit_grid_points)
+    return json_response(
+        await cached_heavy(
+            http, "fit", request, lambda budget: fitting.fit(request, max_points=settings.max_fit_grid_points)
+        )
     )
-    return json_response(body)
+
+
+async def cached_heavy(
+    http: Request, operation: str, request: BaseModel, compute: Callable[[WorkBudget], BaseModel]
+) -> bytes:
+    """The cached answer at once, or compute and encode it as heavy work (api.work) and keep it."""
+    answers: AnswerCache = http.app.state.answers
+    heavy: HeavyWork = http.app.state.heavy
+    key, body = answers.lookup(operation, request)
+    if body is None:
+        body = answers.store(key, await heavy.run(http, lambda budget: compute(budget).model_dump_json().encode()))
+    return body
 
 
 @router.post(
@@ -67,12 +84,11 @@ async def fit(request: FitRequest, http: Request) -> Response:
     "PCIe and hardware, and ordered by what it needs and the step time it adds. Says which questions only a "
     "measurement can settle for this case.",
     response_model=RecommendResponse,
-    responses=PROBLEM_RESPONSES,
+    responses=PROBLEM_RESPONSES | HEAVY,
 )
 async def recommend_levers(request: RecommendRequest, http: Request) -> Response:
-    # A dozen evaluations with bisections: a cache miss is computed off the event loop.
-    answers: AnswerCache = http.app.state.answers
-    return json_response(await answers.answer_off_loop("recommend", request, lambda: recommend.recommend(request)))
+    # A dozen evaluations with bisections: a cache miss is heavy work, off the event loop.
+    return json_response(await cached_heavy(http, "recommend", request, lambda budget: recommend.recommend(request)))
 
 
 @router.post(
@@ -84,12 +100,11 @@ async def recommend_levers(request: RecommendRequest, http: Request) -> Response
     "the longest sequence whose per-GPU bytes fit, each an integer boundary with its arithmetic (null when even "
     "the smallest does not fit). The /v1/plan request with `model` and `arrangement` optional.",
     response_model=LimitsResponse,
-    responses=PROBLEM_RESPONSES,
+    responses=PROBLEM_RESPONSES | HEAVY,
 )
 async def limits(request: LimitsRequest, http: Request) -> Response:
-    # A few hundred evaluations of the memory formulas (bisections): a cache miss runs off the event loop.
-    answers: AnswerCache = http.app.state.answers
-    return json_response(await answers.answer_off_loop("limits", request, lambda: fit_limits.limits(request)))
+    # A few hundred evaluations of the memory formulas (bisections): a cache miss is heavy work.
+    return json_response(await cached_heavy(http, "limits", request, lambda budget: fit_limits.limits(request, budget)))
 
 
 @router.get(

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class ProblemCode(StrEnum):
+    DEADLINE_EXCEEDED = "deadline_exceeded"
     EMPTY_GRID = "empty_grid"
     GRID_TOO_LARGE = "grid_too_large"
     INTERNAL_ERROR = "internal_error"
@@ -13,6 +14,8 @@ class ProblemCode(StrEnum):
     NOT_ACCEPTABLE = "not_acceptable"
     NOT_FOUND = "not_found"
     PAYLOAD_TOO_LARGE = "payload_too_large"
+    REQUEST_HEADERS_TOO_LARGE = "request_headers_too_large"
+    RESPONSE_TOO_LARGE = "response_too_large"
     SIMULATION_UNAVAILABLE = "simulation_unavailable"
     SWEEP_OVERFLOW = "sweep_overflow"
     SWEEP_TOO_LARGE = "sweep_too_large"
@@ -20,6 +23,7 @@ class ProblemCode(StrEnum):
     UNAUTHORIZED = "unauthorized"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     VALIDATION_ERROR = "validation_error"
+    WORK_CANCELLED = "work_cancelled"
 
     def __str__(self) -> str:
         return str(self.value)

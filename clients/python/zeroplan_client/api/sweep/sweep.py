@@ -68,10 +68,20 @@ def _parse_response(
 
         return response_422
 
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
     if response.status_code == 500:
         response_500 = Problem.from_dict(response.json())
 
         return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
 
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
@@ -103,7 +113,10 @@ def sync_detailed(
     parameter_count, world_size, gpus_per_node, arrangement, micro_batch_size, sequence_length,
     gradient_accumulation_steps, recompute, offload_optimizer, mxfp8. Columns name the model and its
     parameter count and give tokens/s; with base.training.total_tokens, the run's steps, days, GPU-hours
-    (and cost with a GPU-hour price).
+    (and cost with a GPU-hour price). Bounded: at most ZEROPLAN_MAX_SWEEP_CELLS cells and
+    ZEROPLAN_MAX_SWEEP_EVALUATIONS evaluations (one per combination of model, arrangement, recompute,
+    offload_optimizer and mxfp8, plus overflow checks), an answer of at most ZEROPLAN_MAX_RESPONSE_BYTES
+    (page with `limit` and `offset`), a deadline, and a limit on heavy requests at once (429).
 
     Args:
         body (SweepRequest):
@@ -140,7 +153,10 @@ def sync(
     parameter_count, world_size, gpus_per_node, arrangement, micro_batch_size, sequence_length,
     gradient_accumulation_steps, recompute, offload_optimizer, mxfp8. Columns name the model and its
     parameter count and give tokens/s; with base.training.total_tokens, the run's steps, days, GPU-hours
-    (and cost with a GPU-hour price).
+    (and cost with a GPU-hour price). Bounded: at most ZEROPLAN_MAX_SWEEP_CELLS cells and
+    ZEROPLAN_MAX_SWEEP_EVALUATIONS evaluations (one per combination of model, arrangement, recompute,
+    offload_optimizer and mxfp8, plus overflow checks), an answer of at most ZEROPLAN_MAX_RESPONSE_BYTES
+    (page with `limit` and `offset`), a deadline, and a limit on heavy requests at once (429).
 
     Args:
         body (SweepRequest):
@@ -172,7 +188,10 @@ async def asyncio_detailed(
     parameter_count, world_size, gpus_per_node, arrangement, micro_batch_size, sequence_length,
     gradient_accumulation_steps, recompute, offload_optimizer, mxfp8. Columns name the model and its
     parameter count and give tokens/s; with base.training.total_tokens, the run's steps, days, GPU-hours
-    (and cost with a GPU-hour price).
+    (and cost with a GPU-hour price). Bounded: at most ZEROPLAN_MAX_SWEEP_CELLS cells and
+    ZEROPLAN_MAX_SWEEP_EVALUATIONS evaluations (one per combination of model, arrangement, recompute,
+    offload_optimizer and mxfp8, plus overflow checks), an answer of at most ZEROPLAN_MAX_RESPONSE_BYTES
+    (page with `limit` and `offset`), a deadline, and a limit on heavy requests at once (429).
 
     Args:
         body (SweepRequest):
@@ -207,7 +226,10 @@ async def asyncio(
     parameter_count, world_size, gpus_per_node, arrangement, micro_batch_size, sequence_length,
     gradient_accumulation_steps, recompute, offload_optimizer, mxfp8. Columns name the model and its
     parameter count and give tokens/s; with base.training.total_tokens, the run's steps, days, GPU-hours
-    (and cost with a GPU-hour price).
+    (and cost with a GPU-hour price). Bounded: at most ZEROPLAN_MAX_SWEEP_CELLS cells and
+    ZEROPLAN_MAX_SWEEP_EVALUATIONS evaluations (one per combination of model, arrangement, recompute,
+    offload_optimizer and mxfp8, plus overflow checks), an answer of at most ZEROPLAN_MAX_RESPONSE_BYTES
+    (page with `limit` and `offset`), a deadline, and a limit on heavy requests at once (429).
 
     Args:
         body (SweepRequest):
