@@ -5,11 +5,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench.chaos import jobs
+from bench.chaos import jobs, load, schema
 
 # One entry per section; each runs on its own and returns the figures it printed.
 SECTIONS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "jobs": jobs.run,
+    "load": load.run,
+    "schema": schema.run,
 }
 
 
@@ -17,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.chaos", description=__doc__)
     parser.add_argument("--only", action="append", choices=sorted(SECTIONS), help="run only this section")
     jobs.add_arguments(parser)
+    load.add_arguments(parser)
+    schema.add_arguments(parser)
     args = parser.parse_args(argv)
     failed = []
     for name in args.only or list(SECTIONS):
