@@ -54,7 +54,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.answers = AnswerCache(settings.answer_cache_bytes)
-    app.state.heavy = HeavyWork(settings.max_concurrent_heavy_requests, settings.work_deadline_s)
+    app.state.heavy = HeavyWork(
+        settings.max_concurrent_heavy_requests, settings.work_deadline_s, settings.heavy_queue_wait_s
+    )
     record_build(VERSION)
     install_problem_handlers(app)
     app.include_router(health.router)

@@ -49,6 +49,12 @@ class Settings(BaseSettings):
         ge=1,
         description="Sweeps, fit, recommend and limits misses and figures running at once; more get a 429.",
     )
+    heavy_queue_wait_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="How long a heavy request waits for a slot before its 429 (0: refused at once).",
+    )
     work_deadline_s: float = Field(
         default=30.0, gt=0, le=3600, description="Wall-clock limit of one heavy request's work; past it, a 503."
     )

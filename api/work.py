@@ -1,13 +1,17 @@
 """Heavy requests (sweep, fit, recommend and limits misses, figures) run bounded, off the event loop.
 
-- At most ``max_concurrent`` at once per process: one more is refused at once with a 429 and
-  ``Retry-After`` rather than queued, so a burst cannot pile up threads and memory.
+- At most ``max_concurrent`` at once per process. One more waits, on the event loop and holding
+  no thread, up to ``queue_wait_s`` for a slot (a page asking for a plan's fit, recommendation,
+  limits and figures together is served, not refused); past that wait, or with
+  ``max_waiting`` already waiting, it is refused with a 429 and ``Retry-After``, so a burst cannot
+  pile up threads and memory.
 - In a worker thread, with a WorkBudget (service.work_budget): its deadline stops the work at the
   core's next check, and so does the client going away (an ``http.disconnect`` on the request's
   receive channel cancels the budget).
 - The event loop only waits: /healthz and cached answers stay fast while the work runs.
 """
 
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -18,23 +22,54 @@ from api.problems import too_many_requests
 from service.work_budget import WorkBudget
 
 T = TypeVar("T")
+WAITING_PER_SLOT = 8  # requests that may wait for a slot, per slot
+POLL_S = 0.005
 
 
 class HeavyWork:
-    def __init__(self, max_concurrent: int, deadline_s: float, retry_after_s: int = 1) -> None:
+    def __init__(
+        self,
+        max_concurrent: int,
+        deadline_s: float,
+        queue_wait_s: float = 0.0,
+        max_waiting: int | None = None,
+        retry_after_s: int = 1,
+    ) -> None:
         self.max_concurrent = max_concurrent
         self.deadline_s = deadline_s
+        self.queue_wait_s = queue_wait_s
+        self.max_waiting = WAITING_PER_SLOT * max_concurrent if max_waiting is None else max_waiting
         self.retry_after_s = retry_after_s
         self.running = 0  # touched only on the event loop: no lock
+        self.waiting = 0
+
+    async def _take_slot(self) -> None:
+        if self.running < self.max_concurrent:
+            self.running += 1
+            return
+        if self.queue_wait_s <= 0 or self.waiting >= self.max_waiting:
+            raise self._refusal(f"{self.waiting} more are waiting")
+        self.waiting += 1
+        try:
+            give_up_at = time.monotonic() + self.queue_wait_s
+            # Polled rather than a loop-bound primitive: the app may serve from more than one event loop.
+            while self.running >= self.max_concurrent:
+                if time.monotonic() >= give_up_at:
+                    raise self._refusal(f"none finished within {self.queue_wait_s:g} s")
+                await anyio.sleep(POLL_S)
+            self.running += 1
+        finally:
+            self.waiting -= 1
+
+    def _refusal(self, why: str) -> Exception:
+        return too_many_requests(
+            f"{self.running} heavy requests (sweep, fit, recommend, limits, figures) are running, the limit of "
+            f"{self.max_concurrent} (ZEROPLAN_MAX_CONCURRENT_HEAVY_REQUESTS), and {why}",
+            retry_after_s=self.retry_after_s,
+        )
 
     async def run(self, request: Request, work: Callable[[WorkBudget], T]) -> T:
-        if self.running >= self.max_concurrent:
-            raise too_many_requests(
-                f"{self.running} heavy requests (sweep, fit, recommend, limits, figures) are running; the limit is "
-                f"{self.max_concurrent} (ZEROPLAN_MAX_CONCURRENT_HEAVY_REQUESTS)",
-                retry_after_s=self.retry_after_s,
-            )
-        self.running += 1
+        await self._take_slot()
         budget = WorkBudget(self.deadline_s)
         failure: Exception | None = None
         try:

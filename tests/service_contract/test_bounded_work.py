@@ -125,7 +125,8 @@ def test_the_client_leaving_cancels_the_work():
     assert started.is_set() and heavy.running == 0
 
 
-def test_heavy_requests_over_the_limit_get_a_429_with_retry_after(monkeypatch):
+def held_slot_scenario(monkeypatch, **settings):
+    """One figure holds the only heavy slot; then a sweep asks for one, and the figure is let go."""
     from api.routes import figures
 
     release, entered = threading.Event(), threading.Event()
@@ -136,9 +137,9 @@ def test_heavy_requests_over_the_limit_get_a_429_with_retry_after(monkeypatch):
         return b"\x89PNG"
 
     monkeypatch.setattr(figures, "draw", blocking_draw)
-    app = app_with(access_log=False, max_concurrent_heavy_requests=1)
+    app = app_with(access_log=False, max_concurrent_heavy_requests=1, **settings)
 
-    async def scenario():
+    async def scenario(wait_for_the_queue: bool):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             query = {"gpu": "seed-80gb", "parameter_count": 30_000_000_000}
@@ -148,14 +149,33 @@ def test_heavy_requests_over_the_limit_get_a_429_with_retry_after(monkeypatch):
                     break
                 await asyncio.sleep(0.01)
             assert entered.is_set(), (await first).text
-            second = await client.post("/v1/sweep", json=SMALL_SWEEP)
+            second = asyncio.create_task(client.post("/v1/sweep", json=SMALL_SWEEP))
+            if wait_for_the_queue:
+                for _ in range(3000):  # at most 30 s for the sweep to start waiting for the slot
+                    if app.state.heavy.waiting == 1 or second.done():
+                        break
+                    await asyncio.sleep(0.01)
+                assert app.state.heavy.waiting == 1
+            else:
+                await second
             release.set()
-            return await first, second
+            return await first, await second
 
-    first, second = asyncio.run(scenario())
+    return scenario
+
+
+def test_heavy_requests_over_the_limit_get_a_429_with_retry_after(monkeypatch):
+    scenario = held_slot_scenario(monkeypatch, heavy_queue_wait_s=0)
+    first, second = asyncio.run(scenario(False))
     assert first.status_code == 200
     problem = assert_problem(second, 429, "too_many_requests")
-    assert second.headers["retry-after"] == "1" and "limit is 1" in problem["detail"]
+    assert second.headers["retry-after"] == "1" and "limit of 1" in problem["detail"]
+
+
+def test_a_heavy_request_waits_for_a_slot_within_the_queue_wait(monkeypatch):
+    scenario = held_slot_scenario(monkeypatch, heavy_queue_wait_s=60)
+    first, second = asyncio.run(scenario(True))
+    assert first.status_code == 200 and second.status_code == 200, second.text
 
 
 def raw_request(url: str, head: bytes) -> bytes:
