@@ -2,10 +2,16 @@
 
 import csv
 import io
+import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from models.presets import PrecisionSpec
+from service.arrangements import NAMED, ZERO3, ZeroPlusPlus
+from service.traffic import step_collectives
 
 P = 30_000_000_000
 BASE = {
@@ -235,3 +241,43 @@ def test_a_huge_fudge_cell_equals_the_plan(client):
     answer = sweep(client, {"arrangement": ["zero3"]}, base=base)
     plan = plan_for(client, base, rows(answer)[0])
     assert answer["columns"]["activations_bytes"] == [plan["memory"]["activations_bytes"]] == [10**17 * 2]
+
+
+@pytest.mark.parametrize(
+    "levers",
+    [
+        {"zeropp": {"qwz": True, "hpz": True, "qgz": True}},
+        {"zeropp": {"qwz": True}},
+        {"mxfp8_recipe": "fp8_weights"},
+    ],
+)
+def test_accumulation_steps_swept_as_an_array_equal_each_plan(client, levers):
+    # k is a numeric axis (one evaluation over every k): its per-micro-batch collectives must match
+    # the plan's at each k, for ZeRO++ and the other collective schedules as for plain ZeRO-3.
+    base = {
+        "model": {"preset": "llama-2-7b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu_memory_bytes": 80_000_000_000},
+        "arrangement": "zero3",
+        "training": {"sequence_length": 1024},
+        "levers": levers,
+    }
+    arrangements = ["zero3"] if "zeropp" in levers else ["zero2", "zero3", "shard_grad_op", "hybrid"]
+    axes = {"gradient_accumulation_steps": [1, 2, 5], "arrangement": arrangements, "mxfp8": [True]}
+    for row in rows(sweep(client, axes, base=base)):
+        plan = plan_for(client, base, row)
+        for column, (section, field) in PLAN_FIELDS.items():
+            assert row[column] == plan[section][field], (column, row)
+
+
+def every_schedule():
+    zero_plus_plus = [ZeroPlusPlus(*flags) for flags in itertools.product([False, True], repeat=3)]
+    return [*NAMED.values(), *(replace(ZERO3, zeropp=z) for z in zero_plus_plus)]
+
+
+@pytest.mark.parametrize("sharding", every_schedule())
+def test_the_collectives_that_run_every_micro_batch_say_so(sharding):
+    # The timing reads per_micro_batch (k may be an array in a sweep): it must mark exactly the
+    # collectives that run k times a step, which their purposes name "every micro-batch".
+    for collective in step_collectives(PrecisionSpec(), sharding, micro_batches=3):
+        assert collective.per_micro_batch == (collective.count_per_step == 3), collective
+        assert collective.per_micro_batch == ("every micro-batch" in collective.purpose), collective
