@@ -19,6 +19,16 @@ class PipelineSchedule(StrEnum):
     zero_bubble = "zero_bubble"
 
 
+class ParallelGroup(StrEnum):
+    """A dimension of the mesh: the ranks that talk to each other for it."""
+
+    data = "data"
+    tensor = "tensor"
+    context = "context"
+    pipeline = "pipeline"
+    expert = "expert"
+
+
 class Parallelism(Strict):
     """Degrees of the mesh beside data parallelism (torchtitan's ParallelDims, Megatron-LM's PTD-P).
 
@@ -77,7 +87,7 @@ class ParallelismEcho(BaseModel):
 
 
 class GroupPlacement(BaseModel):
-    group: str = Field(description="tensor, context, data, pipeline or expert.")
+    group: ParallelGroup
     ranks: int = Field(description="GPUs in one group.")
     stride: int = Field(description="Rank distance between neighbours in the group (tensor innermost).")
     spans_nodes: bool = Field(description="Whether one group's ranks sit on more than one node.")

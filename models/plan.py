@@ -27,6 +27,7 @@ from models.enums import (
     StateClass,
     StateLocation,
 )
+from models.parallelism import ParallelGroup, Parallelism, ParallelismEcho, StageMemory
 from models.presets import PrecisionSpec
 from models.training import Activations, Levers, Training
 
@@ -112,6 +113,11 @@ class PlanRequest(Strict):
 
     pick_precision = precision_validator()  # type: ignore[pydantic-field]
     pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding", required=True))
+    parallelism: Parallelism = Field(
+        default_factory=Parallelism,
+        description="Tensor, pipeline, context and expert parallelism beside data parallelism; all 1 by default. "
+        "The data-parallel degree is cluster.world_size / (tensor x pipeline x context).",
+    )
     levers: Levers = Field(
         default_factory=Levers,
         description="levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
@@ -228,6 +234,10 @@ class Memory(BaseModel):
     )
     breakdown: list[StateBytes]
     activations: ActivationMemory
+    stages: list[StageMemory] = Field(
+        description="Each pipeline stage's GPUs (one stage without pipeline parallelism); per_gpu_bytes is the "
+        "busiest's, and breakdown, working set and activations above are that stage's."
+    )
     framework_estimate: FrameworkEstimate | None = Field(
         default=None, description="DeepSpeed's estimator, with precision deepspeed under zero2 or zero3; else null."
     )
@@ -247,6 +257,10 @@ class Collective(BaseModel):
     link: Link = Field(description="The slowest link a flat ring crosses.")
     seconds: float = Field(description="Alpha-beta time of one call on a flat ring.")
     overlaps_with: str = Field(description="forward, backward or none: the compute it can hide under.")
+    group: ParallelGroup = Field(
+        description="The mesh group it runs in: data (the data-parallel group x context; for expert weights the "
+        "expert-data-parallel group), tensor, pipeline, context or expert.",
+    )
     arithmetic: str
 
 
@@ -285,7 +299,24 @@ class Time(BaseModel):
         "memory bandwidth (cluster.host_memory_bytes_per_s)."
     )
     offload_s: float = Field(description="offload_transfer_s + cpu_optimizer_s, not overlapped.")
-    step_s: float = Field(description="compute_s + exposed_communication_s + offload_s.")
+    pipeline_bubble_s: float = Field(
+        description="Idle time of the pipeline: compute_s x (p - 1) / (v m) for 1f1b and interleaved, "
+        "(p - 1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism."
+    )
+    pipeline_bubble_fraction: float = Field(
+        description="pipeline_bubble_s / (compute_s + pipeline_bubble_s): the share of the pipeline's time it idles, "
+        "in [0, 1)."
+    )
+    tensor_parallel_s: float = Field(description="Tensor-parallel collectives, on the critical path (exposed).")
+    pipeline_p2p_s: float = Field(description="Pipeline sends and receives between stages (exposed).")
+    context_parallel_s: float = Field(
+        description="Exposed part of the ring-attention exchange: what the stage's compute does not hide."
+    )
+    expert_parallel_s: float = Field(description="Expert all-to-all dispatch and combine (exposed).")
+    step_s: float = Field(
+        description="The slowest stage's compute_s + pipeline_bubble_s + exposed_communication_s (every group's "
+        "exposed part) + offload_s."
+    )
     tokens_per_s_per_gpu: float = Field(description="tokens_per_s / world_size.")
     total_tokens: int | None = Field(description="training.total_tokens, the token budget; null when not given.")
     training_steps: int | None = Field(description="ceil(total_tokens / tokens_per_step) optimizer steps.")
@@ -307,6 +338,7 @@ class PlanResponse(BaseModel):
     world_size: int
     gpus_per_node: int
     arrangement: ResolvedArrangement
+    parallelism: ParallelismEcho = Field(description="The layout as planned, with the data degree and micro-batches.")
     memory: Memory
     traffic: Traffic
     time: Time

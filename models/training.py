@@ -1,6 +1,8 @@
 """Request parts for step time and the levers: training shape, activations, levers, links."""
 
-from pydantic import Field, StrictBool
+from typing import Self
+
+from pydantic import Field, StrictBool, model_validator
 
 from models.common import Strict
 from models.enums import ActivationModel, Mxfp8Recipe, Recompute
@@ -19,7 +21,20 @@ class Training(Strict):
         default=1, ge=1, le=MAX_MICRO_BATCH_SIZE, description="Sequences per GPU per micro-batch (b)."
     )
     sequence_length: int = Field(default=2048, ge=1, le=MAX_SEQUENCE_LENGTH, description="Tokens per sequence (s).")
-    gradient_accumulation_steps: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batches per step (k).")
+    gradient_accumulation_steps: int = Field(
+        default=1,
+        ge=1,
+        le=1_000_000,
+        description="Micro-batches per step (k); or give global_batch_size (POST /v1/plan), not both.",
+    )
+    global_batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000_000,
+        description="Sequences per optimizer step, across the data-parallel group (POST /v1/plan only): the "
+        "micro-batches per step are m = global_batch_size / (micro_batch_size x d), d the data-parallel degree, "
+        "and must be whole. Instead of gradient_accumulation_steps.",
+    )
     utilisation: float = Field(
         default=DEFAULT_UTILISATION,
         ge=MIN_UTILISATION,
@@ -36,6 +51,12 @@ class Training(Strict):
         description="Tokens of the whole run, a token budget (Llama 3 was trained on 15e12). Given, the answer's "
         "time holds training_steps, training_days and gpu_hours.",
     )
+
+    @model_validator(mode="after")
+    def _one_batch_size(self) -> Self:
+        if self.global_batch_size is not None and "gradient_accumulation_steps" in self.model_fields_set:
+            raise ValueError("give training.global_batch_size or training.gradient_accumulation_steps, not both")
+        return self
 
 
 class Activations(Strict):

@@ -29,6 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from models.enums import Recompute
+from service.architecture import Architecture, moe_layer_count
 from service.numeric import FloatLike, IntLike, ceil_div
 
 
@@ -57,6 +58,20 @@ class TransformerShape:
     moe_layers: int = 0  # of the layers, those with a mixture of experts
     experts_per_token: int = 0  # top_k routed + shared experts a token passes through
     expert_ffn_hidden_size: int = 0
+
+
+def transformer_shape(arch: Architecture) -> TransformerShape:
+    """The activation model's view of an architecture: its MoE layers count by the experts a token uses."""
+    moe = arch.moe
+    return TransformerShape(
+        arch.layers,
+        arch.hidden_size,
+        arch.attention_heads,
+        arch.vocab_size,
+        moe_layer_count(arch),
+        (moe.top_k + moe.shared_experts) if moe else 0,
+        moe.expert_ffn_hidden_size if moe else 0,
+    )
 
 
 @dataclass(frozen=True)

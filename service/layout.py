@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from models.enums import Recompute, StateLocation
-from service.activations import StageLayers, TensorSplit, TransformerShape, stage_activation_components
+from service.activations import StageLayers, TensorSplit, stage_activation_components, transformer_shape
 from service.architecture import (
     Architecture,
     active_parameter_count,
@@ -41,7 +41,7 @@ from service.memory import StateBytes, bytes_at, model_state_breakdown, replicat
 from service.mesh import Group, Mesh
 from service.mesh_traffic import GroupCall, StageWork, model_parallel_calls
 from service.numeric import group_digits
-from service.offload import host_bytes_per_node, pcie_bytes_per_gpu
+from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
 from service.pipeline import bubble_fraction, in_flight, stage_layer_indices
 from service.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.stages import stage_shares as shares_of
@@ -59,9 +59,14 @@ class DataGroup:
     ranks: int
     members_per_node: int
     calls: list[StepCollective]
-    total_s: float
+    flat_s: float
+    hierarchical_s: float
     exposed_s: float
     hierarchical: bool
+
+    @property
+    def total_s(self) -> float:
+        return self.hierarchical_s if self.hierarchical else self.flat_s
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class StageEvaluation:
     activations_bytes: int
     per_gpu_bytes: int
     host_bytes: int
+    cpu_optimizer_bytes: int  # host-memory bytes the CPU optimizer streams for this GPU per step
     fits: bool
 
 
@@ -103,7 +109,10 @@ class LayoutEvaluation:
     data_parallel_s: float
     data_parallel_exposed_s: float
     pcie_bytes_per_gpu: int
-    host_bytes: int
+    host_bytes: int  # per node
+    host_fits: bool
+    offload_transfer_s: float
+    cpu_optimizer_s: float
     offload_s: float
     step_s: float
     tokens_per_s: float
@@ -151,20 +160,6 @@ def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, se
     return 6 * weights + 12 * len(indices) * attention_width(arch) * sequence_length
 
 
-def transformer_shape(arch: Architecture) -> TransformerShape:
-    moe = arch.moe
-    moe_layers = sum(1 for i in range(arch.layers) if is_moe_layer(arch, i))
-    return TransformerShape(
-        arch.layers,
-        arch.hidden_size,
-        arch.attention_heads,
-        arch.vocab_size,
-        moe_layers,
-        (moe.top_k + moe.shared_experts) if moe else 0,
-        moe.expert_ffn_hidden_size if moe else 0,
-    )
-
-
 def _stage(
     arch: Architecture,
     mesh: Mesh,
@@ -176,15 +171,16 @@ def _stage(
     counted: bool,
 ) -> StageEvaluation:
     precision, sharding, offload = setup.precision, setup.sharding, setup.offload
-    g = mesh.gpus_per_node
+    g = mesh.members_per_node(Group.data)
     experts_apart = mesh.expert > 1 and share.expert_parameters > 0
     dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
     rows = model_state_breakdown(dense, mesh.data_context, precision, sharding, g, offload)
-    expert_rows = (
-        model_state_breakdown(share.expert_parameters, mesh.expert_data, precision, sharding, g, offload)
-        if experts_apart
-        else []
-    )
+    cpu = int(cpu_optimizer_bytes_per_gpu(rows, dense, mesh.data_context, precision, sharding, offload))
+    expert_rows = []
+    if experts_apart:
+        experts = share.expert_parameters
+        expert_rows = model_state_breakdown(experts, mesh.expert_data, precision, sharding, g, offload)
+        cpu += int(cpu_optimizer_bytes_per_gpu(expert_rows, experts, mesh.expert_data, precision, sharding, offload))
     model_state = int(bytes_at(rows, StateLocation.gpu)) + int(bytes_at(expert_rows, StateLocation.gpu))
     host = int(bytes_at(rows, StateLocation.host)) + int(bytes_at(expert_rows, StateLocation.host))
     units = layout_units(arch, mesh) if setup.units is not None else None
@@ -213,6 +209,7 @@ def _stage(
         activations_bytes=activation_bytes,
         per_gpu_bytes=per_gpu,
         host_bytes=host,
+        cpu_optimizer_bytes=cpu,
         fits=per_gpu <= setup.usable_bytes,
     )
 
@@ -257,9 +254,16 @@ def _data_group(
         for schedule in (False, True)
     }
     hierarchical = bool(timed[True].total_s < timed[False].total_s)
-    chosen = timed[hierarchical]
     return DataGroup(
-        label, parameters, ranks, per_node, calls, float(chosen.total_s), float(chosen.exposed_s), hierarchical
+        label,
+        parameters,
+        ranks,
+        per_node,
+        calls,
+        float(timed[False].total_s),
+        float(timed[True].total_s),
+        float(timed[hierarchical].exposed_s),
+        hierarchical,
     )
 
 
@@ -349,7 +353,12 @@ def evaluate_layout(
                 top.share.expert_parameters, mesh.expert_data, setup.precision, setup.sharding, setup.offload, m
             )
         )
-    offload_s = pcie / setup.links.host_bytes_per_s
+    n, g = mesh.world_size, mesh.gpus_per_node
+    offload_transfer_s = pcie / setup.links.host_bytes_per_s
+    cpu_optimizer_s = float(host_bytes_per_node(top.cpu_optimizer_bytes, n, g)) / setup.host_memory_bytes_per_s
+    offload_s = offload_transfer_s + cpu_optimizer_s
+    host = int(host_bytes_per_node(top.host_bytes, n, g))
+    host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
     exposed = sum(group_s.values())
     step_s = compute_s + bubble_s + exposed + data_exposed + offload_s
     floor = (
@@ -359,7 +368,6 @@ def evaluate_layout(
         + top.working_set_bytes
         + top.activations_bytes
     )
-    n = mesh.world_size
     return LayoutEvaluation(
         mesh=mesh,
         micro_batches=m,
@@ -382,7 +390,10 @@ def evaluate_layout(
         data_parallel_s=data_total,
         data_parallel_exposed_s=data_exposed,
         pcie_bytes_per_gpu=pcie,
-        host_bytes=int(host_bytes_per_node(top.host_bytes, n, mesh.gpus_per_node)),
+        host_bytes=host,
+        host_fits=host_fits,
+        offload_transfer_s=offload_transfer_s,
+        cpu_optimizer_s=cpu_optimizer_s,
         offload_s=offload_s,
         step_s=step_s,
         tokens_per_s=float(tokens_per_second(tokens, step_s)),

@@ -14,20 +14,11 @@ JSON pointer of the field to change.
 """
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-from models.parallelism import PipelineSchedule
+from models.parallelism import ParallelGroup, PipelineSchedule
 from service.errors import InvalidLayout
 
-
-class Group(StrEnum):
-    """A dimension of the mesh: the ranks that talk to each other for it."""
-
-    tensor = "tensor"
-    context = "context"
-    data = "data"
-    pipeline = "pipeline"
-    expert = "expert"
+Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 
 
 @dataclass(frozen=True)
@@ -141,7 +132,7 @@ def layout_problems(
                         f"/parallelism/{name}",
                     )
                 )
-        return problems
+        return problems + _batch_problems(mesh, micro_batch_size, global_batch_size, gradient_accumulation_steps)
     heads, kv_heads, layers = model.attention_heads or 1, model.kv_heads or 1, model.layers
     if heads % t:
         problems.append(

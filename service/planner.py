@@ -1,6 +1,7 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
 
 from models.enums import ActivationModel, Mxfp8Recipe, StateClass, StateLocation
+from models.parallelism import ParallelGroup, StageMemory
 from models.plan import (
     ActivationComponent,
     ActivationMemory,
@@ -52,8 +53,13 @@ from service.traffic import (
 
 
 def plan(request: PlanRequest) -> PlanResponse:
+    from service.layout_answer import echo, layout_of, layout_plan
+
+    layout = layout_of(request)
+    if not layout.mesh.trivial:
+        return layout_plan(request, layout)
     scene = resolve.scenario(
-        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+        request.model, request.precision, layout.training, request.activations, request.levers, request.cluster
     )
     sharding = resolve.sharding(request.arrangement)
     setup = resolve.setup_for(scene, sharding)
@@ -80,6 +86,7 @@ def plan(request: PlanRequest) -> PlanResponse:
         world_size=n,
         gpus_per_node=g,
         arrangement=_resolved(sharding),
+        parallelism=echo(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
         memory=memory,
         traffic=traffic_report(p, n, g, setup, result),
         time=time_report(setup, result, n, token_budget_of(request)),
@@ -202,6 +209,19 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
             for row in working_set(p, setup)
         ],
         activations=activation_report(setup, result, b, s),
+        stages=[
+            StageMemory(
+                stage=0,
+                layers=scene.model.architecture.layers if scene.model.architecture is not None else 0,
+                parameters_per_gpu=p,
+                model_state_bytes=int(result.model_state_bytes),
+                working_set_bytes=int(result.working_set_bytes),
+                activations_bytes=int(result.activations_bytes),
+                in_flight_micro_batches=1.0,
+                per_gpu_bytes=per_gpu,
+                fits=per_gpu <= card.usable_bytes,
+            )
+        ],
     )
 
 
@@ -287,6 +307,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 link=flat_link(c, n, g),
                 seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),
                 overlaps_with=c.window.value,
+                group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
                 f"= {group_digits(sent)} B per call, x {c.count_per_step} per step",
             )
@@ -334,8 +355,8 @@ def token_budget_of(request: PlanRequest) -> TokenBudget | None:
     return TokenBudget(training.total_tokens, request.cluster.gpu_hour_price)
 
 
-def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> Time:
-    assumptions = [
+def time_assumptions(setup: Setup) -> list[str]:
+    return [
         f"utilisation (MFU) {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (an "
         "assumption until measured)",
         _flops_words(setup),
@@ -347,6 +368,10 @@ def time_report(setup: Setup, result: Evaluation, world_size: int, budget: Token
         f"streams its state through {setup.host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
         "assumption: half the peak of two 8-channel DDR5-4800 sockets)",
     ]
+
+
+def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> Time:
+    assumptions = time_assumptions(setup)
     run = (
         token_budget(budget.total_tokens, int(result.tokens_per_step), float(result.step_s), world_size, budget.price)
         if budget is not None
@@ -366,6 +391,12 @@ def time_report(setup: Setup, result: Evaluation, world_size: int, budget: Token
         offload_transfer_s=float(result.offload_transfer_s),
         cpu_optimizer_s=float(result.cpu_optimizer_s),
         offload_s=float(result.offload_s),
+        pipeline_bubble_s=0.0,
+        pipeline_bubble_fraction=0.0,
+        tensor_parallel_s=0.0,
+        pipeline_p2p_s=0.0,
+        context_parallel_s=0.0,
+        expert_parallel_s=0.0,
         step_s=float(result.step_s),
         tokens_per_s=float(result.tokens_per_s),
         tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),

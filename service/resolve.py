@@ -25,7 +25,7 @@ from models.presets import (
     PrecisionSpec,
 )
 from models.training import Activations, Levers, Training
-from service.activations import TransformerShape
+from service.activations import transformer_shape
 from service.architecture import (
     Architecture,
     Mla,
@@ -37,7 +37,7 @@ from service.architecture import (
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, ZeroPlusPlus, canonical_name, sharding_for
 from service.compute import FlopShape
-from service.errors import InvalidClusterShape, InvalidModel, MissingArchitecture
+from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
 from service.hf_config import architecture_fields
 from service.memory import Offload
@@ -276,9 +276,19 @@ def scenario(
     levers: Levers,
     card: Card,
 ) -> Scenario:
+    if training is not None and training.global_batch_size is not None:
+        raise InvalidLayout(
+            [
+                (
+                    "training.global_batch_size needs a fixed data-parallel degree: POST /v1/plan takes it; "
+                    "give training.gradient_accumulation_steps here",
+                    "/training/global_batch_size",
+                )
+            ]
+        )
     resolved = model(model_spec)
     arch = resolved.architecture
-    shape = TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size) if arch else None
+    shape = transformer_shape(arch) if arch else None
     activation_setup = ActivationSetup(
         model=activation_model(activations, training, arch),
         fudge=activations.fudge,

@@ -29,6 +29,7 @@ from .gpu_count_grid import GpuCountGrid
 from .gpu_generation import GpuGeneration
 from .gpu_preset_info import GpuPresetInfo
 from .gpu_preset_name import GpuPresetName
+from .group_placement import GroupPlacement
 from .health import Health
 from .levers import Levers
 from .limits_request import LimitsRequest
@@ -49,7 +50,11 @@ from .moe_spec import MoeSpec
 from .mxfp_8_recipe import Mxfp8Recipe
 from .open_question import OpenQuestion
 from .optimizer_kind import OptimizerKind
+from .parallel_group import ParallelGroup
+from .parallelism import Parallelism
+from .parallelism_echo import ParallelismEcho
 from .partial_checkpoint_fault import PartialCheckpointFault
+from .pipeline_schedule import PipelineSchedule
 from .plan_request import PlanRequest
 from .plan_response import PlanResponse
 from .precision_preset_info import PrecisionPresetInfo
@@ -87,6 +92,7 @@ from .simulation_request import SimulationRequest
 from .simulation_status import SimulationStatus
 from .slow_rank_fault import SlowRankFault
 from .slow_rank_observation import SlowRankObservation
+from .stage_memory import StageMemory
 from .state_bytes import StateBytes
 from .state_class import StateClass
 from .state_location import StateLocation
@@ -148,6 +154,7 @@ __all__ = (
     "GpuGeneration",
     "GpuPresetInfo",
     "GpuPresetName",
+    "GroupPlacement",
     "Health",
     "Levers",
     "LimitsRequest",
@@ -168,7 +175,11 @@ __all__ = (
     "Mxfp8Recipe",
     "OpenQuestion",
     "OptimizerKind",
+    "ParallelGroup",
+    "Parallelism",
+    "ParallelismEcho",
     "PartialCheckpointFault",
+    "PipelineSchedule",
     "PlanRequest",
     "PlanResponse",
     "PrecisionPresetInfo",
@@ -206,6 +217,7 @@ __all__ = (
     "SimulationStatus",
     "SlowRankFault",
     "SlowRankObservation",
+    "StageMemory",
     "StateBytes",
     "StateClass",
     "StateLocation",

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..models.collective_name import CollectiveName
 from ..models.dtype import Dtype
 from ..models.link import Link
+from ..models.parallel_group import ParallelGroup
 
 T = TypeVar("T", bound="Collective")
 
@@ -23,6 +24,7 @@ class Collective:
         bytes_sent_per_gpu (int): Bytes each GPU sends for one call, at ring cost.
         count_per_step (int): Calls per optimizer step.
         dtype (Dtype): Storage or wire format of one tensor element.
+        group (ParallelGroup): A dimension of the mesh: the ranks that talk to each other for it.
         hops (int): Sequential ring steps of one call.
         link (Link):
         name (CollectiveName): Collectives, named as NCCL names them.
@@ -37,6 +39,7 @@ class Collective:
     bytes_sent_per_gpu: int
     count_per_step: int
     dtype: Dtype
+    group: ParallelGroup
     hops: int
     link: Link
     name: CollectiveName
@@ -56,6 +59,8 @@ class Collective:
         count_per_step = self.count_per_step
 
         dtype = self.dtype.value
+
+        group = self.group.value
 
         hops = self.hops
 
@@ -80,6 +85,7 @@ class Collective:
                 "bytes_sent_per_gpu": bytes_sent_per_gpu,
                 "count_per_step": count_per_step,
                 "dtype": dtype,
+                "group": group,
                 "hops": hops,
                 "link": link,
                 "name": name,
@@ -105,6 +111,8 @@ class Collective:
 
         dtype = Dtype(d.pop("dtype"))
 
+        group = ParallelGroup(d.pop("group"))
+
         hops = d.pop("hops")
 
         link = Link(d.pop("link"))
@@ -125,6 +133,7 @@ class Collective:
             bytes_sent_per_gpu=bytes_sent_per_gpu,
             count_per_step=count_per_step,
             dtype=dtype,
+            group=group,
             hops=hops,
             link=link,
             name=name,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..models.estimator_options import EstimatorOptions
     from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
+    from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
     from ..models.sharding_flags import ShardingFlags
     from ..models.training import Training
@@ -36,6 +37,14 @@ class LimitsRequest:
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         model (ModelSpec | None | Unset): The model whose largest micro-batch and longest sequence are asked for;
             without one only the largest parameter count is answered.
+        parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
+            Megatron-LM's PTD-P).
+
+            The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+            Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+            so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+            zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
         precision (PrecisionPresetName | Unset):
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
@@ -51,6 +60,7 @@ class LimitsRequest:
     estimator: EstimatorOptions | Unset = UNSET
     levers: Levers | Unset = UNSET
     model: ModelSpec | None | Unset = UNSET
+    parallelism: Parallelism | Unset = UNSET
     precision: PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     sharding: None | ShardingFlags | Unset = UNSET
@@ -91,6 +101,10 @@ class LimitsRequest:
             model = self.model.to_dict()
         else:
             model = self.model
+
+        parallelism: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.parallelism, Unset):
+            parallelism = self.parallelism.to_dict()
 
         precision: str | Unset = UNSET
         if not isinstance(self.precision, Unset):
@@ -137,6 +151,8 @@ class LimitsRequest:
             field_dict["levers"] = levers
         if model is not UNSET:
             field_dict["model"] = model
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
         if precision is not UNSET:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
@@ -155,6 +171,7 @@ class LimitsRequest:
         from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
         from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
@@ -216,6 +233,13 @@ class LimitsRequest:
             return cast(ModelSpec | None | Unset, data)
 
         model = _parse_model(d.pop("model", UNSET))
+
+        _parallelism = d.pop("parallelism", UNSET)
+        parallelism: Parallelism | Unset
+        if isinstance(_parallelism, Unset):
+            parallelism = UNSET
+        else:
+            parallelism = Parallelism.from_dict(_parallelism)
 
         _precision = d.pop("precision", UNSET)
         precision: PrecisionPresetName | Unset
@@ -282,6 +306,7 @@ class LimitsRequest:
             estimator=estimator,
             levers=levers,
             model=model,
+            parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
             sharding=sharding,

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.activation_memory import ActivationMemory
     from ..models.framework_estimate import FrameworkEstimate
+    from ..models.stage_memory import StageMemory
     from ..models.state_bytes import StateBytes
 
 
@@ -44,6 +45,8 @@ class Memory:
             lowers.
         reserve_bytes (int): CUDA context and NCCL buffers: bytes of the card a job cannot use.
         sharded_bytes_per_weight (float): Bytes per weight divided among the GPUs (s, before / N).
+        stages (list[StageMemory]): Each pipeline stage's GPUs (one stage without pipeline parallelism); per_gpu_bytes
+            is the busiest's, and breakdown, working set and activations above are that stage's.
         usable_arithmetic (str):
         usable_bytes (int): card_bytes - reserve_bytes - fragmentation_bytes: what fits compares to.
         working_set_bytes (int): Held unsharded for a moment on every GPU: ZeRO-3's gathered units and unit gradients,
@@ -73,6 +76,7 @@ class Memory:
     replicated_floor_bytes: int
     reserve_bytes: int
     sharded_bytes_per_weight: float
+    stages: list[StageMemory]
     usable_arithmetic: str
     usable_bytes: int
     working_set_bytes: int
@@ -128,6 +132,11 @@ class Memory:
 
         sharded_bytes_per_weight = self.sharded_bytes_per_weight
 
+        stages = []
+        for stages_item_data in self.stages:
+            stages_item = stages_item_data.to_dict()
+            stages.append(stages_item)
+
         usable_arithmetic = self.usable_arithmetic
 
         usable_bytes = self.usable_bytes
@@ -167,6 +176,7 @@ class Memory:
                 "replicated_floor_bytes": replicated_floor_bytes,
                 "reserve_bytes": reserve_bytes,
                 "sharded_bytes_per_weight": sharded_bytes_per_weight,
+                "stages": stages,
                 "usable_arithmetic": usable_arithmetic,
                 "usable_bytes": usable_bytes,
                 "working_set_bytes": working_set_bytes,
@@ -181,6 +191,7 @@ class Memory:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activation_memory import ActivationMemory  # noqa: PLC0415
         from ..models.framework_estimate import FrameworkEstimate  # noqa: PLC0415
+        from ..models.stage_memory import StageMemory  # noqa: PLC0415
         from ..models.state_bytes import StateBytes  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -236,6 +247,13 @@ class Memory:
 
         sharded_bytes_per_weight = d.pop("sharded_bytes_per_weight")
 
+        stages = []
+        _stages = d.pop("stages")
+        for stages_item_data in _stages:
+            stages_item = StageMemory.from_dict(stages_item_data)
+
+            stages.append(stages_item)
+
         usable_arithmetic = d.pop("usable_arithmetic")
 
         usable_bytes = d.pop("usable_bytes")
@@ -281,6 +299,7 @@ class Memory:
             replicated_floor_bytes=replicated_floor_bytes,
             reserve_bytes=reserve_bytes,
             sharded_bytes_per_weight=sharded_bytes_per_weight,
+            stages=stages,
             usable_arithmetic=usable_arithmetic,
             usable_bytes=usable_bytes,
             working_set_bytes=working_set_bytes,

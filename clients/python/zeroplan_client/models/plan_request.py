@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..models.estimator_options import EstimatorOptions
     from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
+    from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
     from ..models.sharding_flags import ShardingFlags
     from ..models.training import Training
@@ -43,6 +44,14 @@ class PlanRequest:
         estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
             does not otherwise carry.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
+        parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
+            Megatron-LM's PTD-P).
+
+            The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+            Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+            so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+            zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
         precision (PrecisionPresetName | Unset):
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
@@ -58,6 +67,7 @@ class PlanRequest:
     arrangement: ArrangementName | Unset = UNSET
     estimator: EstimatorOptions | Unset = UNSET
     levers: Levers | Unset = UNSET
+    parallelism: Parallelism | Unset = UNSET
     precision: PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     sharding: None | ShardingFlags | Unset = UNSET
@@ -87,6 +97,10 @@ class PlanRequest:
         levers: dict[str, Any] | Unset = UNSET
         if not isinstance(self.levers, Unset):
             levers = self.levers.to_dict()
+
+        parallelism: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.parallelism, Unset):
+            parallelism = self.parallelism.to_dict()
 
         precision: str | Unset = UNSET
         if not isinstance(self.precision, Unset):
@@ -132,6 +146,8 @@ class PlanRequest:
             field_dict["estimator"] = estimator
         if levers is not UNSET:
             field_dict["levers"] = levers
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
         if precision is not UNSET:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
@@ -150,6 +166,7 @@ class PlanRequest:
         from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
         from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
@@ -186,6 +203,13 @@ class PlanRequest:
             levers = UNSET
         else:
             levers = Levers.from_dict(_levers)
+
+        _parallelism = d.pop("parallelism", UNSET)
+        parallelism: Parallelism | Unset
+        if isinstance(_parallelism, Unset):
+            parallelism = UNSET
+        else:
+            parallelism = Parallelism.from_dict(_parallelism)
 
         _precision = d.pop("precision", UNSET)
         precision: PrecisionPresetName | Unset
@@ -252,6 +276,7 @@ class PlanRequest:
             arrangement=arrangement,
             estimator=estimator,
             levers=levers,
+            parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
             sharding=sharding,

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
     from ..models.memory import Memory
+    from ..models.parallelism_echo import ParallelismEcho
     from ..models.resolved_arrangement import ResolvedArrangement
     from ..models.time import Time
     from ..models.traffic import Traffic
@@ -25,6 +26,7 @@ class PlanResponse:
         arrangement (ResolvedArrangement):
         gpus_per_node (int):
         memory (Memory):
+        parallelism (ParallelismEcho): The layout as planned: the request's degrees with what follows from them.
         parameter_count (int):
         time (Time):
         traffic (Traffic):
@@ -36,6 +38,7 @@ class PlanResponse:
     arrangement: ResolvedArrangement
     gpus_per_node: int
     memory: Memory
+    parallelism: ParallelismEcho
     parameter_count: int
     time: Time
     traffic: Traffic
@@ -51,6 +54,8 @@ class PlanResponse:
         gpus_per_node = self.gpus_per_node
 
         memory = self.memory.to_dict()
+
+        parallelism = self.parallelism.to_dict()
 
         parameter_count = self.parameter_count
 
@@ -70,6 +75,7 @@ class PlanResponse:
                 "arrangement": arrangement,
                 "gpus_per_node": gpus_per_node,
                 "memory": memory,
+                "parallelism": parallelism,
                 "parameter_count": parameter_count,
                 "time": time,
                 "traffic": traffic,
@@ -83,6 +89,7 @@ class PlanResponse:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.memory import Memory  # noqa: PLC0415
+        from ..models.parallelism_echo import ParallelismEcho  # noqa: PLC0415
         from ..models.resolved_arrangement import ResolvedArrangement  # noqa: PLC0415
         from ..models.time import Time  # noqa: PLC0415
         from ..models.traffic import Traffic  # noqa: PLC0415
@@ -95,6 +102,8 @@ class PlanResponse:
         gpus_per_node = d.pop("gpus_per_node")
 
         memory = Memory.from_dict(d.pop("memory"))
+
+        parallelism = ParallelismEcho.from_dict(d.pop("parallelism"))
 
         parameter_count = d.pop("parameter_count")
 
@@ -111,6 +120,7 @@ class PlanResponse:
             arrangement=arrangement,
             gpus_per_node=gpus_per_node,
             memory=memory,
+            parallelism=parallelism,
             parameter_count=parameter_count,
             time=time,
             traffic=traffic,

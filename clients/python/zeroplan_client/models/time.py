@@ -19,9 +19,11 @@ class Time:
         communication_s (float): All communication of the step on the faster schedule.
         compute_flops (float): The hardware FLOPs of the step (same as hardware_flops_per_step).
         compute_s (float): model_flops_per_step / (N x peak x training.utilisation, the MFU).
+        context_parallel_s (float): Exposed part of the ring-attention exchange: what the stage's compute does not hide.
         cost (float | None): gpu_hours x cluster.gpu_hour_price; null without a price.
         cpu_optimizer_s (float): The CPU optimizer step under offload: the bytes it streams per node over the node's
             host memory bandwidth (cluster.host_memory_bytes_per_s).
+        expert_parallel_s (float): Expert all-to-all dispatch and combine (exposed).
         exposed_communication_s (float): Communication that overlap does not hide.
         gpu_hours (float | None): training_steps x step_s x world_size / 3600.
         hardware_flops_per_step (float): Model FLOPs plus what recomputation repeats (full: a forward; selective without
@@ -32,8 +34,15 @@ class Time:
             attention term when the architecture is known (PaLM appendix B).
         offload_s (float): offload_transfer_s + cpu_optimizer_s, not overlapped.
         offload_transfer_s (float): pcie_bytes_per_gpu over the host link, not overlapped.
+        pipeline_bubble_fraction (float): pipeline_bubble_s / (compute_s + pipeline_bubble_s): the share of the
+            pipeline's time it idles, in [0, 1).
+        pipeline_bubble_s (float): Idle time of the pipeline: compute_s x (p - 1) / (v m) for 1f1b and interleaved, (p -
+            1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism.
+        pipeline_p2p_s (float): Pipeline sends and receives between stages (exposed).
         schedule (str): flat or hierarchical: the faster one, used for the step.
-        step_s (float): compute_s + exposed_communication_s + offload_s.
+        step_s (float): The slowest stage's compute_s + pipeline_bubble_s + exposed_communication_s (every group's
+            exposed part) + offload_s.
+        tensor_parallel_s (float): Tensor-parallel collectives, on the critical path (exposed).
         tokens_per_s (float): tokens_per_step / step_s, the whole job.
         tokens_per_s_per_gpu (float): tokens_per_s / world_size.
         tokens_per_step (int):
@@ -48,8 +57,10 @@ class Time:
     communication_s: float
     compute_flops: float
     compute_s: float
+    context_parallel_s: float
     cost: float | None
     cpu_optimizer_s: float
+    expert_parallel_s: float
     exposed_communication_s: float
     gpu_hours: float | None
     hardware_flops_per_step: float
@@ -58,8 +69,12 @@ class Time:
     model_flops_per_step: float
     offload_s: float
     offload_transfer_s: float
+    pipeline_bubble_fraction: float
+    pipeline_bubble_s: float
+    pipeline_p2p_s: float
     schedule: str
     step_s: float
+    tensor_parallel_s: float
     tokens_per_s: float
     tokens_per_s_per_gpu: float
     tokens_per_step: int
@@ -81,10 +96,14 @@ class Time:
 
         compute_s = self.compute_s
 
+        context_parallel_s = self.context_parallel_s
+
         cost: float | None
         cost = self.cost
 
         cpu_optimizer_s = self.cpu_optimizer_s
+
+        expert_parallel_s = self.expert_parallel_s
 
         exposed_communication_s = self.exposed_communication_s
 
@@ -103,9 +122,17 @@ class Time:
 
         offload_transfer_s = self.offload_transfer_s
 
+        pipeline_bubble_fraction = self.pipeline_bubble_fraction
+
+        pipeline_bubble_s = self.pipeline_bubble_s
+
+        pipeline_p2p_s = self.pipeline_p2p_s
+
         schedule = self.schedule
 
         step_s = self.step_s
+
+        tensor_parallel_s = self.tensor_parallel_s
 
         tokens_per_s = self.tokens_per_s
 
@@ -132,8 +159,10 @@ class Time:
                 "communication_s": communication_s,
                 "compute_flops": compute_flops,
                 "compute_s": compute_s,
+                "context_parallel_s": context_parallel_s,
                 "cost": cost,
                 "cpu_optimizer_s": cpu_optimizer_s,
+                "expert_parallel_s": expert_parallel_s,
                 "exposed_communication_s": exposed_communication_s,
                 "gpu_hours": gpu_hours,
                 "hardware_flops_per_step": hardware_flops_per_step,
@@ -142,8 +171,12 @@ class Time:
                 "model_flops_per_step": model_flops_per_step,
                 "offload_s": offload_s,
                 "offload_transfer_s": offload_transfer_s,
+                "pipeline_bubble_fraction": pipeline_bubble_fraction,
+                "pipeline_bubble_s": pipeline_bubble_s,
+                "pipeline_p2p_s": pipeline_p2p_s,
                 "schedule": schedule,
                 "step_s": step_s,
+                "tensor_parallel_s": tensor_parallel_s,
                 "tokens_per_s": tokens_per_s,
                 "tokens_per_s_per_gpu": tokens_per_s_per_gpu,
                 "tokens_per_step": tokens_per_step,
@@ -170,6 +203,8 @@ class Time:
 
         compute_s = d.pop("compute_s")
 
+        context_parallel_s = d.pop("context_parallel_s")
+
         def _parse_cost(data: object) -> float | None:
             if data is None:
                 return data
@@ -178,6 +213,8 @@ class Time:
         cost = _parse_cost(d.pop("cost"))
 
         cpu_optimizer_s = d.pop("cpu_optimizer_s")
+
+        expert_parallel_s = d.pop("expert_parallel_s")
 
         exposed_communication_s = d.pop("exposed_communication_s")
 
@@ -200,9 +237,17 @@ class Time:
 
         offload_transfer_s = d.pop("offload_transfer_s")
 
+        pipeline_bubble_fraction = d.pop("pipeline_bubble_fraction")
+
+        pipeline_bubble_s = d.pop("pipeline_bubble_s")
+
+        pipeline_p2p_s = d.pop("pipeline_p2p_s")
+
         schedule = d.pop("schedule")
 
         step_s = d.pop("step_s")
+
+        tensor_parallel_s = d.pop("tensor_parallel_s")
 
         tokens_per_s = d.pop("tokens_per_s")
 
@@ -238,8 +283,10 @@ class Time:
             communication_s=communication_s,
             compute_flops=compute_flops,
             compute_s=compute_s,
+            context_parallel_s=context_parallel_s,
             cost=cost,
             cpu_optimizer_s=cpu_optimizer_s,
+            expert_parallel_s=expert_parallel_s,
             exposed_communication_s=exposed_communication_s,
             gpu_hours=gpu_hours,
             hardware_flops_per_step=hardware_flops_per_step,
@@ -248,8 +295,12 @@ class Time:
             model_flops_per_step=model_flops_per_step,
             offload_s=offload_s,
             offload_transfer_s=offload_transfer_s,
+            pipeline_bubble_fraction=pipeline_bubble_fraction,
+            pipeline_bubble_s=pipeline_bubble_s,
+            pipeline_p2p_s=pipeline_p2p_s,
             schedule=schedule,
             step_s=step_s,
+            tensor_parallel_s=tensor_parallel_s,
             tokens_per_s=tokens_per_s,
             tokens_per_s_per_gpu=tokens_per_s_per_gpu,
             tokens_per_step=tokens_per_step,

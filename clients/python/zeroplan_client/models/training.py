@@ -15,7 +15,11 @@ class Training:
     """The training shape. Tokens per optimizer step = N x micro_batch_size x sequence_length x steps.
 
     Attributes:
-        gradient_accumulation_steps (int | Unset): Micro-batches per step (k). Default: 1.
+        global_batch_size (int | None | Unset): Sequences per optimizer step, across the data-parallel group (POST
+            /v1/plan only): the micro-batches per step are m = global_batch_size / (micro_batch_size x d), d the data-
+            parallel degree, and must be whole. Instead of gradient_accumulation_steps.
+        gradient_accumulation_steps (int | Unset): Micro-batches per step (k); or give global_batch_size (POST
+            /v1/plan), not both. Default: 1.
         micro_batch_size (int | Unset): Sequences per GPU per micro-batch (b). Default: 1.
         sequence_length (int | Unset): Tokens per sequence (s). Default: 2048.
         total_tokens (int | None | Unset): Tokens of the whole run, a token budget (Llama 3 was trained on 15e12).
@@ -26,6 +30,7 @@ class Training:
             405B, PaLM). Default: 0.4.
     """
 
+    global_batch_size: int | None | Unset = UNSET
     gradient_accumulation_steps: int | Unset = 1
     micro_batch_size: int | Unset = 1
     sequence_length: int | Unset = 2048
@@ -33,6 +38,12 @@ class Training:
     utilisation: float | Unset = 0.4
 
     def to_dict(self) -> dict[str, Any]:
+        global_batch_size: int | None | Unset
+        if isinstance(self.global_batch_size, Unset):
+            global_batch_size = UNSET
+        else:
+            global_batch_size = self.global_batch_size
+
         gradient_accumulation_steps = self.gradient_accumulation_steps
 
         micro_batch_size = self.micro_batch_size
@@ -50,6 +61,8 @@ class Training:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if global_batch_size is not UNSET:
+            field_dict["global_batch_size"] = global_batch_size
         if gradient_accumulation_steps is not UNSET:
             field_dict["gradient_accumulation_steps"] = gradient_accumulation_steps
         if micro_batch_size is not UNSET:
@@ -66,6 +79,16 @@ class Training:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+
+        def _parse_global_batch_size(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        global_batch_size = _parse_global_batch_size(d.pop("global_batch_size", UNSET))
+
         gradient_accumulation_steps = d.pop("gradient_accumulation_steps", UNSET)
 
         micro_batch_size = d.pop("micro_batch_size", UNSET)
@@ -84,6 +107,7 @@ class Training:
         utilisation = d.pop("utilisation", UNSET)
 
         training = cls(
+            global_batch_size=global_batch_size,
             gradient_accumulation_steps=gradient_accumulation_steps,
             micro_batch_size=micro_batch_size,
             sequence_length=sequence_length,

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.pipeline_schedule import PipelineSchedule
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="Parallelism")
+
+
+@_attrs_define
+class Parallelism:
+    """Degrees of the mesh beside data parallelism (torchtitan's ParallelDims, Megatron-LM's PTD-P).
+
+    The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+    Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+    so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+    zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+    optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
+
+        Attributes:
+            context (int | Unset): Context-parallel degree (c): the sequence / c. Default: 1.
+            expert (int | Unset): Expert-parallel degree (e), carved out of data x context for the expert weights. Default:
+                1.
+            pipeline (int | Unset): Pipeline stages (p). Default: 1.
+            pipeline_schedule (PipelineSchedule | Unset): How micro-batches flow through the pipeline stages.
+            sequence_parallel (bool | Unset): Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms
+                and dropout split along the sequence, all-reduces become all-gather + reduce-scatter. Default: False.
+            tensor (int | Unset): Tensor-parallel degree (t). Default: 1.
+            virtual_stages (int | Unset): Model chunks per pipeline stage (v) of the interleaved schedule; 1 otherwise.
+                Default: 1.
+    """
+
+    context: int | Unset = 1
+    expert: int | Unset = 1
+    pipeline: int | Unset = 1
+    pipeline_schedule: PipelineSchedule | Unset = UNSET
+    sequence_parallel: bool | Unset = False
+    tensor: int | Unset = 1
+    virtual_stages: int | Unset = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        context = self.context
+
+        expert = self.expert
+
+        pipeline = self.pipeline
+
+        pipeline_schedule: str | Unset = UNSET
+        if not isinstance(self.pipeline_schedule, Unset):
+            pipeline_schedule = self.pipeline_schedule.value
+
+        sequence_parallel = self.sequence_parallel
+
+        tensor = self.tensor
+
+        virtual_stages = self.virtual_stages
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if context is not UNSET:
+            field_dict["context"] = context
+        if expert is not UNSET:
+            field_dict["expert"] = expert
+        if pipeline is not UNSET:
+            field_dict["pipeline"] = pipeline
+        if pipeline_schedule is not UNSET:
+            field_dict["pipeline_schedule"] = pipeline_schedule
+        if sequence_parallel is not UNSET:
+            field_dict["sequence_parallel"] = sequence_parallel
+        if tensor is not UNSET:
+            field_dict["tensor"] = tensor
+        if virtual_stages is not UNSET:
+            field_dict["virtual_stages"] = virtual_stages
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        context = d.pop("context", UNSET)
+
+        expert = d.pop("expert", UNSET)
+
+        pipeline = d.pop("pipeline", UNSET)
+
+        _pipeline_schedule = d.pop("pipeline_schedule", UNSET)
+        pipeline_schedule: PipelineSchedule | Unset
+        if isinstance(_pipeline_schedule, Unset):
+            pipeline_schedule = UNSET
+        else:
+            pipeline_schedule = PipelineSchedule(_pipeline_schedule)
+
+        sequence_parallel = d.pop("sequence_parallel", UNSET)
+
+        tensor = d.pop("tensor", UNSET)
+
+        virtual_stages = d.pop("virtual_stages", UNSET)
+
+        parallelism = cls(
+            context=context,
+            expert=expert,
+            pipeline=pipeline,
+            pipeline_schedule=pipeline_schedule,
+            sequence_parallel=sequence_parallel,
+            tensor=tensor,
+            virtual_stages=virtual_stages,
+        )
+
+        return parallelism

@@ -1,0 +1,58 @@
+"""Properties of the layout evaluation: with every degree 1 it is the data-parallel evaluation."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.common import Cluster, ModelSpec
+from models.enums import ArrangementName, Recompute
+from models.training import Activations, Levers, Training
+from service import resolve
+from service.evaluate import evaluate
+from service.layout import evaluate_layout
+from service.mesh import Mesh
+
+PRESETS = ["llama-3-8b", "llama-3-70b", "mixtral-8x7b", "gpt-3-175b", "qwen3-30b-a3b", "deepseek-v3", "gemma-2-9b"]
+ARRANGEMENTS = [a for a in ArrangementName if a is not ArrangementName.hybrid]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(PRESETS),
+    st.sampled_from(ARRANGEMENTS),
+    st.sampled_from([8, 16, 64, 256]),
+    st.sampled_from(list(Recompute)),
+    st.integers(1, 8),
+    st.sampled_from([1024, 4096]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["mixed_bf16_adam", "megatron", "deepspeed", "fsdp2"]),
+)
+def test_all_degrees_one_equals_the_data_parallel_evaluation(
+    preset, arrangement, n, recompute, k, s, offload, flash, precision
+):
+    training = Training(micro_batch_size=1, sequence_length=s, gradient_accumulation_steps=k)
+    levers = Levers(recompute=recompute, offload_optimizer=offload)
+    cluster = Cluster(world_size=n, gpus_per_node=8, gpu="h100-80gb")
+    scene = resolve.scenario(
+        ModelSpec(preset=preset), precision, training, Activations(flash_attention=flash), levers, cluster
+    )
+    setup = resolve.setup_for(scene, resolve.sharding(arrangement))
+    plain = evaluate(resolve.inputs_for(scene, n, 8), setup)
+    arch = scene.model.architecture
+    layout = evaluate_layout(arch, Mesh(n, 8), setup, k, 1, s, True)
+    top = layout.top
+    assert top.per_gpu_bytes == plain.per_gpu_bytes
+    assert top.model_state_bytes == plain.model_state_bytes
+    assert top.working_set_bytes == plain.working_set_bytes
+    assert top.activations_bytes == plain.activations_bytes
+    assert layout.replicated_floor_bytes == plain.replicated_floor_bytes
+    assert layout.host_bytes == plain.host_bytes
+    assert layout.pcie_bytes_per_gpu == plain.pcie_bytes_per_gpu
+    assert layout.tokens_per_step == plain.tokens_per_step
+    assert layout.compute_s == pytest.approx(plain.compute_s, rel=1e-12)
+    assert layout.data_parallel_exposed_s == pytest.approx(plain.exposed_communication_s, rel=1e-12, abs=1e-15)
+    assert layout.offload_s == pytest.approx(plain.offload_s, rel=1e-12, abs=1e-15)
+    assert layout.step_s == pytest.approx(plain.step_s, rel=1e-12)
+    assert layout.mfu == pytest.approx(plain.mfu, rel=1e-12)
+    assert layout.pipeline_bubble_s == 0
