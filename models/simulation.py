@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from models.common import Arrangement, ModelSpec, ShardingFlags, Strict
 from models.enums import ArrangementName, CollectiveName, Dtype, StateClass
+from models.parallelism import Parallelism
 
 SIMULATION_EXAMPLE: dict[str, Any] = {
     "world_size": 4,
@@ -135,6 +136,20 @@ class SimulationRequest(Strict):
     ranks_per_node: int | None = Field(
         default=None, ge=1, description="torch engine, hybrid: ranks per node, the shard degree (default 2)."
     )
+    parallelism: Parallelism | None = Field(
+        default=None,
+        description="torch engine: a layout, named as /v1/plan's parallelism block. tensor (DTensor "
+        "parallelize_module) and pipeline (torch.distributed.pipelining, 1f1b or gpipe) with FSDP2 (zero3 or "
+        "shard_grad_op) over the data dimension d = world_size / (tensor x pipeline); context, expert, "
+        "sequence_parallel and virtual_stages are not run.",
+    )
+    micro_batches: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="torch engine with parallelism.pipeline: micro-batches per step on each pipeline (default "
+        "the pipeline degree; at least it for 1f1b).",
+    )
 
     @field_validator("arrangements")
     @classmethod
@@ -182,6 +197,13 @@ class SimulationRequest(Strict):
         if m.mlp not in (None, "gelu") or m.kv_heads not in (None, m.attention_heads) or m.tied_embeddings:
             raise ValueError("the torch engine's transformer has a gelu MLP, one kv head per head, untied")
         return m
+
+    @field_validator("parallelism", "micro_batches")
+    @classmethod
+    def _torch_layouts(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("engine") is not SimulationEngine.torch:
+            raise ValueError(f"only the torch engine takes {info.field_name} (the rings engine is data-parallel)")
+        return value
 
     @field_validator("ranks_per_node")
     @classmethod
@@ -357,7 +379,12 @@ class TorchSimMemory(BaseModel):
         description="Per rank: the core's breakdown for the layout the engine keeps plus its conventions."
     )
     matches: bool = Field(description="measured_bytes equal predicted_bytes exactly.")
-    preset_bytes: int = Field(description="The core's bytes for the requested precision preset (/v1/plan).")
+    preset_bytes: int = Field(
+        description="The core's bytes for the requested precision preset (/v1/plan), on the busiest rank."
+    )
+    preset_bytes_by_rank: list[int] = Field(
+        description="Per rank: the core's bytes for the requested preset (a layout's stages differ)."
+    )
     delta_from_preset_bytes: list[int]
     reasons: list[str] = Field(description="Why measured and preset differ, by design.")
 
@@ -378,6 +405,7 @@ class TorchSimWire(BaseModel):
 
 
 class TorchSimCollective(BaseModel):
+    group: str = Field(description="The mesh dimension of the call: data, tensor or pipeline.")
     name: str
     dtype: str
     group_size: int
@@ -397,6 +425,12 @@ class TorchSimTraffic(BaseModel):
     )
     engine_bytes_per_step: list[int] = Field(description="Per rank: the observed calls priced by gloo's algorithm.")
     reasons: list[str] = Field(description="Why the engine's collectives differ from the plan's, by design.")
+    plan_bytes_per_step_by_rank: list[dict[str, int]] | None = Field(
+        default=None, description="Layouts: per rank, /v1/plan's bytes per step by 'group:collective'."
+    )
+    engine_bytes_per_step_by_group: list[dict[str, int]] | None = Field(
+        default=None, description="Layouts: per rank, the observed calls' bytes per step by mesh dimension."
+    )
 
 
 class TorchSimLearning(BaseModel):
@@ -423,6 +457,25 @@ class TorchSimCuda(BaseModel):
     reserved_minus_allocated_bytes: list[int]
 
 
+class TorchSimPlanStage(BaseModel):
+    stage: int
+    layers: int
+    parameters_per_gpu: int
+    model_state_bytes: int
+
+
+class TorchSimLayout(BaseModel):
+    tensor: int
+    pipeline: int
+    data: int
+    micro_batches: int
+    pipeline_schedule: str
+    mesh_dims: list[str] = Field(description="The DeviceMesh's dimensions, outermost first (tensor innermost).")
+    stage_of_rank: list[int]
+    data_rank_of_rank: list[int]
+    tensor_rank_of_rank: list[int]
+
+
 class TorchSimArrangement(BaseModel):
     arrangement: str
     implementation: str
@@ -440,6 +493,9 @@ class TorchSimArrangement(BaseModel):
     learning: TorchSimLearning
     step_s_mean: list[float]
     cuda: TorchSimCuda | None = None
+    plan_stages: list[TorchSimPlanStage] | None = Field(
+        default=None, description="Layouts: /v1/plan's memory.stages[] for this layout and the requested preset."
+    )
     checks_pass: bool
 
 
@@ -455,6 +511,7 @@ class TorchSimulationReport(BaseModel):
     ranks_per_node: int
     wire_allowance_bytes_per_message: int
     learning_tolerance: float
+    parallelism: TorchSimLayout
     not_run: str
     arrangements: list[TorchSimArrangement]
     faults: SimFaults

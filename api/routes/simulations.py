@@ -24,7 +24,7 @@ from service.sim.db import DatabaseUnavailable
 from service.sim.engines.torch_config import TorchSimConfig, config_errors
 from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
 from service.sim.jobs import Jobs
-from service.sim.request import sim_config
+from service.sim.request import layout_request_errors, sim_config
 
 router = v1_router(["simulations"])
 
@@ -57,12 +57,12 @@ def get_jobs(request: Request) -> Jobs:
     return jobs_of(request.app)
 
 
-def _torch_errors(config: TorchSimConfig, settings: Settings) -> list[FieldError]:
+def _torch_errors(body: SimulationRequest, config: TorchSimConfig, settings: Settings) -> list[FieldError]:
     from service.architecture import parameter_count
 
     errors = [
         FieldError(detail=f"{field}: {message}", pointer="/" + field.replace(".", "/"))
-        for field, message in config_errors(config)
+        for field, message in layout_request_errors(body) + config_errors(config)
     ]
     weights = parameter_count(config.model.architecture())
     if weights > settings.sim_max_weights:
@@ -128,7 +128,7 @@ def create_simulation(
         return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
     config = sim_config(body, settings.sim_collective_timeout_s)
     if isinstance(config, TorchSimConfig):
-        errors = _torch_errors(config, settings)
+        errors = _torch_errors(body, config, settings)
         if errors:
             return problem_response(
                 request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors

@@ -15,7 +15,7 @@ from models.simulation import (
 )
 from service.resolve import sharding as resolve_sharding
 from service.sim.config import DroppedRank, PartialCheckpoint, RunSpec, SimConfig, SlowRank
-from service.sim.engines.torch_config import TinyArchitecture, TorchSimConfig
+from service.sim.engines.torch_config import LAYOUT_ARRANGEMENTS, TinyArchitecture, TorchSimConfig
 
 
 def sim_config(body: SimulationRequest, collective_timeout_s: float) -> SimConfig | TorchSimConfig:
@@ -29,7 +29,7 @@ def torch_sim_config(body: SimulationRequest, collective_timeout_s: float) -> To
     names = (
         tuple(dict.fromkeys(TORCH_ENGINE_NAMES[a] for a in body.arrangements if isinstance(a, ArrangementName)))
         if "arrangements" in given
-        else TORCH_DEFAULT_ARRANGEMENTS
+        else (LAYOUT_ARRANGEMENTS if body.parallelism is not None else TORCH_DEFAULT_ARRANGEMENTS)
     )
     m, default = body.model, TinyArchitecture()
     model = (
@@ -44,6 +44,8 @@ def torch_sim_config(body: SimulationRequest, collective_timeout_s: float) -> To
         else default
     )
     faults = _faults(body)
+    par = body.parallelism
+    pipeline = par.pipeline if par is not None else 1
     return TorchSimConfig(
         world_size=body.world_size,
         arrangements=names,
@@ -54,7 +56,26 @@ def torch_sim_config(body: SimulationRequest, collective_timeout_s: float) -> To
         collective_timeout_s=collective_timeout_s,
         slow_rank=faults.get("slow_rank"),
         dropped_rank=faults.get("dropped_rank"),
+        tensor=par.tensor if par is not None else 1,
+        pipeline=pipeline,
+        micro_batches=body.micro_batches or pipeline,
+        pipeline_schedule=par.pipeline_schedule.value if par is not None else "1f1b",
     )
+
+
+def layout_request_errors(body: SimulationRequest) -> list[tuple[str, str]]:
+    """(field, message) for the parts of /v1/plan's parallelism block the torch engine does not run."""
+    par = body.parallelism
+    if par is None:
+        return []
+    errors = [
+        (f"parallelism.{name}", f"the torch engine runs tensor and pipeline degrees; {name} must be 1")
+        for name in ("context", "expert", "virtual_stages")
+        if getattr(par, name) != 1
+    ]
+    if par.sequence_parallel:
+        errors.append(("parallelism.sequence_parallel", "the torch engine runs tensor parallelism without it"))
+    return errors
 
 
 def _faults(body: SimulationRequest) -> dict[str, Any]:

@@ -63,6 +63,28 @@ def test_torch_job_reports_measured_against_predicted(tmp_path: Path) -> None:
             "/model/hidden_size",
         ),
         ({"arrangements": ["hybrid"], "world_size": 2}, "/ranks_per_node"),
+        # layouts: 4 ranks are not tensor 3 x d
+        ({"parallelism": {"tensor": 3}}, "/parallelism"),
+        # tensor 2 and one attention head
+        (
+            {
+                "parallelism": {"tensor": 2},
+                "model": {
+                    "layers": 2,
+                    "hidden_size": 64,
+                    "attention_heads": 1,
+                    "ffn_hidden_size": 256,
+                    "vocab_size": 128,
+                },
+            },
+            "/parallelism/tensor",
+        ),
+        ({"parallelism": {"pipeline": 4}}, "/parallelism/pipeline"),  # 2 layers over 4 stages
+        ({"parallelism": {"pipeline": 2}, "micro_batches": 1}, "/micro_batches"),  # 1F1B needs m >= p
+        ({"parallelism": {"tensor": 2}, "arrangements": ["ddp"]}, "/arrangements"),
+        ({"parallelism": {"tensor": 2, "context": 2}}, "/parallelism/context"),
+        ({"parallelism": {"tensor": 2, "sequence_parallel": True}}, "/parallelism/sequence_parallel"),
+        ({"parallelism": {"pipeline": 2, "pipeline_schedule": "interleaved"}}, "/parallelism/pipeline_schedule"),
     ],
 )
 def test_what_the_torch_engine_cannot_run_is_a_422(tmp_path: Path, change: dict[str, Any], pointer: str) -> None:
@@ -70,6 +92,13 @@ def test_what_the_torch_engine_cannot_run_is_a_422(tmp_path: Path, change: dict[
         answer = http.post("/v1/simulations", json={"engine": "torch", "world_size": 4} | change)
     assert answer.status_code == 422, answer.text
     assert pointer in [e["pointer"] for e in answer.json()["errors"]]
+
+
+def test_parallelism_belongs_to_the_torch_engine(tmp_path: Path) -> None:
+    with client(tmp_path / "jobs.sqlite3") as http:
+        answer = http.post("/v1/simulations", json={"world_size": 4, "parallelism": {"tensor": 2}})
+    assert answer.status_code == 422
+    assert [e["pointer"] for e in answer.json()["errors"]] == ["/parallelism"]
 
 
 def test_model_belongs_to_the_torch_engine(tmp_path: Path) -> None:

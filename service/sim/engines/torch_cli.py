@@ -14,6 +14,8 @@ from typing import Any
 from service.sim.engines.torch_config import (
     ALL_ARRANGEMENTS,
     ENGINE,
+    LAYOUT_ARRANGEMENTS,
+    PIPELINE_SCHEDULES,
     TORCH_PRECISIONS,
     TinyArchitecture,
     TorchSimConfig,
@@ -39,7 +41,9 @@ def parse(argv: list[str]) -> tuple[TorchSimConfig, argparse.Namespace]:
     ap.add_argument("--engine", choices=[ENGINE], default=ENGINE)
     ap.add_argument("--config", help="a TorchSimConfig JSON file (overrides the flags below)")
     ap.add_argument("--world-size", type=int, default=int(os.environ.get("WORLD_SIZE", 4)))
-    ap.add_argument("--arrangements", default=",".join(ALL_ARRANGEMENTS))
+    ap.add_argument(
+        "--arrangements", help=f"default {','.join(ALL_ARRANGEMENTS)}; with a layout {','.join(LAYOUT_ARRANGEMENTS)}"
+    )
     ap.add_argument("--steps", type=int, default=3, help="optimizer steps, the first 2 unmeasured")
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--hidden-size", type=int, default=64)
@@ -48,6 +52,10 @@ def parse(argv: list[str]) -> tuple[TorchSimConfig, argparse.Namespace]:
     ap.add_argument("--vocab-size", type=int, default=128)
     ap.add_argument("--precision", choices=TORCH_PRECISIONS, default="mixed_bf16_adam")
     ap.add_argument("--ranks-per-node", type=int, default=2, help="hybrid's shard degree")
+    ap.add_argument("--tensor", type=int, default=1, help="tensor-parallel degree (parallelism.tensor)")
+    ap.add_argument("--pipeline", type=int, default=1, help="pipeline stages (parallelism.pipeline)")
+    ap.add_argument("--micro-batches", type=int, default=None, help="per step with --pipeline (default: the stages)")
+    ap.add_argument("--pipeline-schedule", choices=PIPELINE_SCHEDULES, default="1f1b")
     ap.add_argument("--backend", choices=["auto", "gloo", "nccl"], default="auto", help="auto: nccl when CUDA is there")
     ap.add_argument("--collective-timeout-s", type=float, default=10.0)
     ap.add_argument("--timeout-s", type=float, default=120.0, help="hard wall-clock limit of the job")
@@ -59,15 +67,25 @@ def parse(argv: list[str]) -> tuple[TorchSimConfig, argparse.Namespace]:
     model = TinyArchitecture(args.layers, args.hidden_size, args.attention_heads, args.ffn_hidden_size, args.vocab_size)
     cfg = TorchSimConfig(
         world_size=args.world_size,
-        arrangements=tuple(a.strip() for a in args.arrangements.split(",") if a.strip()),
+        arrangements=_arrangements(args),
         model=model,
         steps=args.steps,
         precision=args.precision,
         ranks_per_node=args.ranks_per_node,
         collective_timeout_s=args.collective_timeout_s,
         backend=_backend(args.backend),
+        tensor=args.tensor,
+        pipeline=args.pipeline,
+        micro_batches=args.micro_batches or args.pipeline,
+        pipeline_schedule=args.pipeline_schedule,
     )
     return cfg, args
+
+
+def _arrangements(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.arrangements:
+        return tuple(a.strip() for a in args.arrangements.split(",") if a.strip())
+    return LAYOUT_ARRANGEMENTS if args.tensor > 1 or args.pipeline > 1 else tuple(ALL_ARRANGEMENTS)
 
 
 def _backend(choice: str) -> str:

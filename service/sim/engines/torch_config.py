@@ -7,7 +7,13 @@ Arrangements are PyTorch's own implementations (torch 2.13):
 - ``zero3``: FSDP2 ``fully_shard(reshard_after_forward=True)``;
 - ``hybrid``: FSDP2 on a 2-D ``DeviceMesh`` (replicate x shard): HSDP, sharded over the
   ``ranks_per_node`` ranks of a node and replicated across nodes.
-Tensor and pipeline degrees need layouts the planner does not have yet; they are not offered.
+Layouts (``tensor`` and ``pipeline`` degrees, /v1/plan's ``parallelism`` block) compose as
+torchtitan does (torchtitan/models/llama3/infra/parallelize.py, pipeline.py): a 3-D ``DeviceMesh``
+(pipeline, data, tensor; tensor innermost, Megatron-LM's placement), DTensor tensor parallelism by
+``parallelize_module`` (column-parallel q/k/v/up and output layer, row-parallel o/down and the
+vocabulary-parallel embedding), each rank's pipeline stage kept by pruning the model and run by
+``torch.distributed.pipelining`` (``PipelineStage``, ``Schedule1F1B`` or ``ScheduleGPipe`` over
+``micro_batches``), and FSDP2 (zero3 or shard_grad_op) over the data dimension.
 """
 
 from dataclasses import asdict, dataclass
@@ -29,6 +35,8 @@ class TorchArrangement(StrEnum):
     hybrid = "hybrid"
 
 
+LAYOUT_ARRANGEMENTS = ("zero3", "shard_grad_op")  # FSDP2 over the data dimension of a layout
+PIPELINE_SCHEDULES = ("1f1b", "gpipe")
 FSDP_ARRANGEMENTS = frozenset({TorchArrangement.shard_grad_op, TorchArrangement.zero3, TorchArrangement.hybrid})
 ALL_ARRANGEMENTS = tuple(TorchArrangement)
 # The precisions the engine runs, named as the service's presets.
@@ -77,10 +85,40 @@ class TorchSimConfig:
     slow_rank: SlowRank | None = None
     dropped_rank: DroppedRank | None = None
     engine: str = ENGINE
+    tensor: int = 1
+    pipeline: int = 1
+    micro_batches: int = 1  # per step on each pipeline; batch_per_rank sequences each
+    pipeline_schedule: str = "1f1b"
 
     @property
     def measured_steps(self) -> int:
         return self.steps - self.warmup_steps
+
+    @property
+    def layout(self) -> bool:
+        """A tensor or pipeline degree: the mesh runs, not one data-parallel group."""
+        return self.tensor > 1 or self.pipeline > 1
+
+    @property
+    def data(self) -> int:
+        """d = world_size / (tensor x pipeline)."""
+        return self.world_size // (self.tensor * self.pipeline)
+
+    @property
+    def replicas(self) -> int:
+        """Data-parallel replicas, each with its own tokens: d in a layout, every rank otherwise."""
+        return self.data if self.layout else self.world_size
+
+    @property
+    def sequences_per_replica(self) -> int:
+        return self.micro_batches * self.batch_per_rank
+
+    def stage_of(self, rank: int) -> int:
+        """Mesh (pipeline, data, tensor), tensor innermost: rank = (stage x d + j) x t + i."""
+        return rank // (self.data * self.tensor)
+
+    def data_rank_of(self, rank: int) -> int:
+        return rank // self.tensor % self.data
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,7 +150,7 @@ def config_errors(cfg: TorchSimConfig) -> list[tuple[str, str]]:
         errors.append(("model.attention_heads", f"model.hidden_size {m.hidden_size} is not a multiple of it"))
     if cfg.steps <= cfg.warmup_steps:
         errors.append(("steps", f"steps must exceed the {cfg.warmup_steps} warm-up steps that are not measured"))
-    if TorchArrangement.hybrid in cfg.arrangements:
+    if TorchArrangement.hybrid in cfg.arrangements and not cfg.layout:
         g = cfg.ranks_per_node
         if g < 1 or n % g or n // g < 2:
             errors.append(("ranks_per_node", f"hybrid needs world_size {n} = nodes (at least 2) x ranks_per_node {g}"))
@@ -121,4 +159,48 @@ def config_errors(cfg: TorchSimConfig) -> list[tuple[str, str]]:
             errors.append(("arrangements", f"{name!r} is not one of {', '.join(ALL_ARRANGEMENTS)}"))
     if cfg.precision not in TORCH_PRECISIONS:
         errors.append(("precision", f"the torch engine runs {' or '.join(TORCH_PRECISIONS)}"))
+    return errors + layout_errors(cfg)
+
+
+def layout_errors(cfg: TorchSimConfig) -> list[tuple[str, str]]:
+    """What a tensor x pipeline x data mesh needs of the world, the model and the batch (the
+    planner's checks, service/mesh.py, plus what the engine needs to compare bytes exactly)."""
+    t, p, n, m = cfg.tensor, cfg.pipeline, cfg.world_size, cfg.model
+    errors: list[tuple[str, str]] = []
+    if t < 1 or p < 1 or n % (t * p):
+        return [
+            (
+                "parallelism",
+                f"tensor {t} x pipeline {p} x data d must equal world_size {n}: d = {n} / {t * p} is not whole",
+            )
+        ]
+    if m.attention_heads % t:
+        errors.append(
+            ("parallelism.tensor", f"tensor {t} does not divide the model's attention heads {m.attention_heads}")
+        )
+    if m.layers % p:
+        errors.append(("parallelism.pipeline", f"pipeline {p} does not divide the model's layers {m.layers}"))
+    if cfg.pipeline_schedule not in PIPELINE_SCHEDULES:
+        errors.append(
+            ("parallelism.pipeline_schedule", f"the torch engine runs the {' or '.join(PIPELINE_SCHEDULES)} schedules")
+        )
+    if cfg.micro_batches < 1 or (p > 1 and cfg.micro_batches < p):
+        errors.append(
+            (
+                "micro_batches",
+                f"{cfg.micro_batches} micro-batches per step: a pipeline of {p} stages needs at least {p}",
+            )
+        )
+    if p == 1 and cfg.micro_batches != 1:
+        errors.append(("micro_batches", "micro-batches are the pipeline's: give them with parallelism.pipeline"))
+    if cfg.layout:
+        others = [a for a in cfg.arrangements if a not in LAYOUT_ARRANGEMENTS]
+        if others:
+            errors.append(
+                (
+                    "arrangements",
+                    f"with tensor or pipeline parallelism the torch engine runs FSDP2 over the data dimension "
+                    f"({' or '.join(LAYOUT_ARRANGEMENTS)}), not {', '.join(others)}",
+                )
+            )
     return errors

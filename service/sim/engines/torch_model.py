@@ -17,7 +17,7 @@ class Block(nn.Module):
     def __init__(self, m: TinyArchitecture) -> None:
         super().__init__()
         h = m.hidden_size
-        self.heads = m.attention_heads
+        self.head_dim = h // m.attention_heads
         self.norm1 = nn.LayerNorm(h)
         self.q, self.k, self.v, self.o = (nn.Linear(h, h) for _ in range(4))
         self.norm2 = nn.LayerNorm(h)
@@ -25,29 +25,37 @@ class Block(nn.Module):
         self.down = nn.Linear(m.ffn_hidden_size, h)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, s, h = x.shape
+        b, s, _ = x.shape
         y = self.norm1(x)
-        q, k, v = (p(y).view(b, s, self.heads, -1).transpose(1, 2) for p in (self.q, self.k, self.v))
+        # heads from the projection's width: under tensor parallelism each rank has its heads / t
+        q, k, v = (p(y).view(b, s, -1, self.head_dim).transpose(1, 2) for p in (self.q, self.k, self.v))
         attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.o(attended.transpose(1, 2).reshape(b, s, h))
+        x = x + self.o(attended.transpose(1, 2).reshape(b, s, -1))
         out: torch.Tensor = x + self.down(F.gelu(self.up(self.norm2(x))))
         return out
 
 
 class TinyDecoder(nn.Module):
+    """Blocks keyed by their index, so a pipeline stage that keeps some of them (and drops the
+    embedding or the output layer, torchtitan's pattern) names its parameters as the whole model does."""
+
     def __init__(self, m: TinyArchitecture) -> None:
         super().__init__()
-        self.embed = nn.Embedding(m.vocab_size, m.hidden_size)
-        self.blocks = nn.ModuleList(Block(m) for _ in range(m.layers))
-        self.norm = nn.LayerNorm(m.hidden_size)
-        self.out = nn.Linear(m.hidden_size, m.vocab_size, bias=False)
+        self.embed: nn.Embedding | None = nn.Embedding(m.vocab_size, m.hidden_size)
+        self.blocks = nn.ModuleDict({str(i): Block(m) for i in range(m.layers)})
+        self.norm: nn.LayerNorm | None = nn.LayerNorm(m.hidden_size)
+        self.out: nn.Linear | None = nn.Linear(m.hidden_size, m.vocab_size, bias=False)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        x = self.embed(tokens)
-        for block in self.blocks:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Tokens in and logits out; a pipeline stage without the embedding (output layer) takes
+        (returns) hidden states."""
+        if self.embed is not None:
+            x = self.embed(x)
+        for block in self.blocks.values():
             x = block(x)
-        logits: torch.Tensor = self.out(self.norm(x))
-        return logits
+        if self.norm is not None and self.out is not None:
+            x = self.out(self.norm(x))
+        return x
 
 
 def build(m: TinyArchitecture, seed: int, device: torch.device) -> TinyDecoder:

@@ -19,7 +19,8 @@ formula (service/collectives.py) wherever gloo runs a ring:
 - reduce_scatter: ProcessGroupGloo reduces the whole input with the all-reduce ring and keeps its
   chunk, so it sends an all-reduce's worth: 2(N-1) chunks, twice the core's reduce-scatter;
 - broadcast: gloo's binomial tree (gloo/broadcast.cc): relative rank v sends the whole buffer to
-  v + 2^k for every 2^k > v with v + 2^k < N.
+  v + 2^k for every 2^k > v with v + 2^k < N;
+- send and recv (pipelining's stage boundaries): the whole buffer one way; one message each.
 gloo pipelines at least two segments per ring chunk: a ring call makes 2 x hops segment hops, each
 a send and a receive costing the 144 header bytes of the rings engine's allowance
 (service/sim/report.py: three 48-byte writes per hop); a broadcast's send or receive costs at most
@@ -27,6 +28,7 @@ as much.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from models.enums import CollectiveName, Dtype, StateClass
 from models.presets import PRECISION_PRESETS, PrecisionPresetName, PrecisionSpec
@@ -134,6 +136,8 @@ def core_sharding(arrangement: TorchArrangement) -> Sharding:
 
 
 def shard_degree(cfg: TorchSimConfig, arrangement: TorchArrangement) -> int:
+    if cfg.layout:
+        return cfg.data
     return cfg.ranks_per_node if arrangement is TorchArrangement.hybrid else cfg.world_size
 
 
@@ -149,6 +153,15 @@ def core_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: P
     return out
 
 
+def class_bytes_of_rank(
+    cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec, rank: int
+) -> dict[str, int]:
+    """The planner's bytes by class on ``rank``: its stage's share in a layout, the whole model's otherwise."""
+    if cfg.layout:
+        return layout_core_class_bytes(cfg, arrangement, spec, rank)
+    return core_class_bytes(cfg, arrangement, spec)
+
+
 @dataclass(frozen=True)
 class Convention:
     name: str
@@ -158,6 +171,8 @@ class Convention:
 
 def conventions(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> list[Convention]:
     """The engine's documented departures from the core's layout, in bytes per class on ``rank``."""
+    if cfg.layout:
+        return layout_conventions(cfg, rank)
     shapes = [shape for _, shape in parameter_shapes(cfg.model)]
     sizes = [_numel(s) for s in shapes]
     p, out = sum(sizes), []
@@ -199,6 +214,8 @@ def conventions(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -
 
 def optimizer_tensors(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> int:
     """Parameter tensors whose optimizer state ``rank`` keeps (all of them but under ZeRO-1)."""
+    if cfg.layout:
+        return len(rank_parameter_shapes(cfg, rank))
     shapes = parameter_shapes(cfg.model)
     if arrangement is TorchArrangement.zero1:
         return len(zero_partition([_numel(s) for _, s in shapes], cfg.world_size)[rank])
@@ -207,7 +224,7 @@ def optimizer_tensors(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: 
 
 def predicted_class_bytes(cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int) -> dict[str, int]:
     """The engine layout's core bytes plus every convention: what the tracker must measure exactly."""
-    out = core_class_bytes(cfg, arrangement, engine_layout(cfg, arrangement))
+    out = class_bytes_of_rank(cfg, arrangement, engine_layout(cfg, arrangement), rank)
     for convention in conventions(cfg, arrangement, rank):
         for name, delta in convention.bytes_by_class.items():
             out[name] += delta
@@ -220,6 +237,8 @@ GLOO_ALGORITHM = {
     "all_gather": "ring (gloo/allgather.cc): the core's all-gather",
     "reduce_scatter": "all-reduce ring on the whole input (ProcessGroupGloo): twice the core's reduce-scatter",
     "broadcast": "binomial tree (gloo/broadcast.cc): the whole buffer to each child",
+    "send": "point-to-point (ProcessGroupGloo::send): the whole buffer to the neighbouring stage",
+    "recv": "point-to-point (ProcessGroupGloo::recv): sends nothing but its readiness",
 }
 
 
@@ -249,6 +268,8 @@ def gloo_call_cost(op: str, elements: int, dtype: Dtype, group_size: int, group_
         name = CollectiveName.all_reduce
     elif op == "all_gather":
         name = CollectiveName.all_gather
+    elif op in ("send", "recv"):
+        return CallCost(elements * int(bytes_per_element(dtype)) if op == "send" else 0, 1)
     elif op == "broadcast":
         relative = (group_rank - root) % n
         sends = binomial_children(relative, n)
@@ -263,7 +284,7 @@ def gloo_call_cost(op: str, elements: int, dtype: Dtype, group_size: int, group_
 def traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[str]:
     """Why the engine's collectives differ from the planner's for the requested preset, by design."""
     mixed = cfg.precision == "mixed_bf16_adam"
-    reasons = []
+    reasons = layout_traffic_reasons(cfg, arrangement) if cfg.layout else []
     if arrangement in (TorchArrangement.ddp, TorchArrangement.zero1) and mixed:
         reasons.append("autocast keeps fp32 gradients: DDP all-reduces 4 bytes a weight, the preset's 2")
     if arrangement is TorchArrangement.zero1:
@@ -320,3 +341,171 @@ def plan_collectives(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: P
     sharding = core_sharding(arrangement)
     split = bytes_sent_by_collective(p, cfg.world_size, spec, sharding, 1, cfg.ranks_per_node)
     return {name.value: int(v) for name, v in split.items()}
+
+
+# ---- layouts: tensor x pipeline x data ----------------------------------------------------------
+COLUMN_PARALLEL = ("q", "k", "v", "up")  # weight and bias split on dim 0 (output features)
+ROW_PARALLEL = ("o", "down")  # weight split on dim 1 (input features), bias whole
+
+
+def stage_of_layer(cfg: TorchSimConfig, layer: int) -> int:
+    return layer // (cfg.model.layers // cfg.pipeline)
+
+
+def rank_parameter_shapes(cfg: TorchSimConfig, rank: int) -> list[tuple[str, tuple[int, ...]]]:
+    """The parameters ``rank`` holds before FSDP2 shards them: its stage's tensors, each its
+    tensor-parallel local shape (torch_layouts: column-parallel q/k/v/up and output layer,
+    row-parallel o/down and embedding rows, norms and row-parallel biases whole)."""
+    t, stage = cfg.tensor, cfg.stage_of(rank)
+    out: list[tuple[str, tuple[int, ...]]] = []
+    for name, shape in parameter_shapes(cfg.model):
+        parts = name.split(".")
+        if parts[0] == "blocks" and stage_of_layer(cfg, int(parts[1])) != stage:
+            continue
+        if parts[0] == "embed" and stage != 0:
+            continue
+        if parts[0] in ("norm", "out") and stage != cfg.pipeline - 1:
+            continue
+        module = parts[-2]
+        if module in COLUMN_PARALLEL or parts[0] in ("embed", "out"):
+            shape = (shape[0] // t, *shape[1:])
+        elif module in ROW_PARALLEL and parts[-1] == "weight":
+            shape = (shape[0], shape[1] // t)
+        out.append((name, shape))
+    return out
+
+
+def layout_mesh(cfg: TorchSimConfig) -> Any:
+    from service.mesh import Mesh
+
+    return Mesh(world_size=cfg.world_size, gpus_per_node=cfg.world_size, tensor=cfg.tensor, pipeline=cfg.pipeline)
+
+
+def layout_core_class_bytes(
+    cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec, rank: int
+) -> dict[str, int]:
+    """The planner's bytes by class for ``rank``'s GPU: its stage's parameter share (service/stages.py:
+    layers / p, matrices / t, the embedding on the first stage, the final norm and output layer on
+    the last, norms and row-parallel biases whole) sharded over the data group d as the arrangement's
+    flags say (service/memory.py), the functions /v1/plan's memory.stages[] come from."""
+    from service.stages import stage_shares
+
+    share = stage_shares(cfg.model.architecture(), cfg.tensor, cfg.pipeline, 1)[cfg.stage_of(rank)]
+    rows = model_state_breakdown(share.dense_parameters, cfg.data, spec, core_sharding(arrangement))
+    out = dict.fromkeys(CLASSES, 0)
+    for row in rows:
+        name = CLASS_OF_STATE.get(row.spec.state.value)
+        if name is not None:
+            out[name] += int(row.bytes)
+    return out
+
+
+def layout_conventions(cfg: TorchSimConfig, rank: int) -> list[Convention]:
+    """FSDP2's per-tensor dim-0 shards over d and Adam's step counters, on the rank's local tensors."""
+    shapes = [shape for _, shape in rank_parameter_shapes(cfg, rank)]
+    p, d = sum(_numel(s) for s in shapes), cfg.data
+    padding = sum(fsdp_shard_elements(s, d) for s in shapes) - ceil_div(p, d)
+    adam_bytes = 2 * int(bytes_per_element(ENGINE_LAYOUT.optimizer_state_dtype))
+    return [
+        Convention(
+            "fsdp2_dim0_shards",
+            {"parameters": 4 * padding, "gradients": 4 * padding, "optimizer_state": adam_bytes * padding},
+            "FSDP2 pads each local tensor to ceil(dim0 / d) rows, not the stage's share to ceil(P / d)",
+        ),
+        Convention(
+            "adam_step_counters",
+            {"optimizer_state": ADAM_STEP_BYTES * len(shapes)},
+            f"Adam keeps a 4-byte fp32 step counter per parameter tensor: {len(shapes)} tensors on rank {rank}",
+        ),
+    ]
+
+
+def planned_stages(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[dict[str, int]]:
+    """/v1/plan's memory.stages[] for this job's layout and preset: each stage's layers, parameters
+    and model-state bytes per GPU (service.planner.plan, as a caller of the API gets them)."""
+    from models.common import Cluster, ModelSpec
+    from models.parallelism import Parallelism, PipelineSchedule
+    from models.plan import PlanRequest
+    from models.training import Training
+    from service.planner import plan
+
+    m = cfg.model
+    request = PlanRequest(
+        model=ModelSpec(
+            layers=m.layers,
+            hidden_size=m.hidden_size,
+            attention_heads=m.attention_heads,
+            ffn_hidden_size=m.ffn_hidden_size,
+            vocab_size=m.vocab_size,
+        ),
+        precision=PrecisionPresetName(cfg.precision),
+        training=Training(
+            micro_batch_size=cfg.batch_per_rank,
+            sequence_length=cfg.sequence_length,
+            gradient_accumulation_steps=cfg.micro_batches,
+        ),
+        # model states do not depend on the card: an 80 GB one, the service's default size
+        cluster=Cluster(world_size=cfg.world_size, gpus_per_node=cfg.world_size, gpu_memory_bytes=80 * 10**9),
+        arrangement=arrangement.value,
+        parallelism=Parallelism(
+            tensor=cfg.tensor,
+            pipeline=cfg.pipeline,
+            pipeline_schedule=PipelineSchedule(cfg.pipeline_schedule),
+        ),
+    )
+    return [
+        {
+            "stage": s.stage,
+            "layers": s.layers,
+            "parameters_per_gpu": s.parameters_per_gpu,
+            "model_state_bytes": s.model_state_bytes,
+        }
+        for s in plan(request).memory.stages
+    ]
+
+
+def layout_plan_collectives(
+    cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec, rank: int
+) -> dict[str, int]:
+    """The planner's bytes per step for ``rank`` by group and collective ("tensor:all_reduce", ...):
+    the model-parallel groups' calls (service/mesh_traffic.py) and the data group's collectives on
+    the stage's share over d (service/traffic.py)."""
+    from service.mesh_traffic import StageWork, model_parallel_calls
+    from service.stages import stage_shares
+    from service.traffic import bytes_sent_by_collective
+
+    arch = cfg.model.architecture()
+    share = stage_shares(arch, cfg.tensor, cfg.pipeline, 1)[cfg.stage_of(rank)]
+    work = StageWork(share.layers, 0, cfg.micro_batches, cfg.batch_per_rank, cfg.sequence_length)
+    out: dict[str, int] = {}
+    for call in model_parallel_calls(layout_mesh(cfg), arch, work):
+        key = f"{call.group.value}:{call.name.value}"
+        out[key] = out.get(key, 0) + call.bytes_sent * call.count_per_step
+    split = bytes_sent_by_collective(
+        share.dense_parameters, cfg.data, spec, core_sharding(arrangement), cfg.micro_batches, cfg.data
+    )
+    for name, v in split.items():
+        out[f"data:{name.value}"] = int(v)
+    return out
+
+
+def layout_traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[str]:
+    """Why a layout's observed collectives differ from the planner's groups, by design."""
+    reasons = []
+    if cfg.tensor > 1:
+        reasons.append(
+            "tensor: PyTorch's ColwiseParallel on separate q, k, v and up projections all-reduces each one's input "
+            "gradient (4 all-reduces of s·b·h per layer in the backward, Megatron-LM's fused QKV 2); the planner "
+            "leaves out the vocabulary-parallel embedding's all-reduce and the replicated logits' all-gather"
+        )
+    if cfg.pipeline > 1:
+        reasons.append(
+            "pipeline: the planner prices a middle stage, which sends both ways (activations forward, gradients "
+            "backward); a first or last stage sends one way and receives the other"
+        )
+        reasons.append(
+            "data: torch.distributed.pipelining reduce-scatters the gradients once, after the last micro-batch "
+            "(set_requires_gradient_sync), and keeps the gathered parameters between backwards; the planner "
+            "reduces every micro-batch"
+        )
+    return reasons

@@ -30,11 +30,18 @@ from service.sim.engines.torch_config import FSDP_ARRANGEMENTS, TorchArrangement
 from service.sim.engines.torch_model import batch, build, loss_of
 from service.sim.wire import written_bytes
 
-COLLECTIVE_OPS = {
+COLLECTIVE_OPS = {  # c10d's ops (FSDP2, DDP, ZeroRedundancyOptimizer, pipelining's send and recv)
     "allreduce_": "all_reduce",
     "_allgather_base_": "all_gather",
     "_reduce_scatter_base_": "reduce_scatter",
     "broadcast_": "broadcast",
+    "send": "send",
+    "recv_": "recv",
+}
+FUNCTIONAL_OPS = {  # DTensor's functional collectives (torch/distributed/_functional_collectives.py)
+    "all_reduce": "all_reduce",
+    "all_gather_into_tensor": "all_gather",
+    "reduce_scatter_tensor": "reduce_scatter",
 }
 TRACKER_CLASS = {  # tracker category -> state class
     "Parameter": "parameters",
@@ -49,23 +56,30 @@ TRACKER_CLASS = {  # tracker category -> state class
 class CollectiveCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]
     """Records each c10d collective this rank issues: what the gloo algorithm is then priced on."""
 
-    def __init__(self) -> None:
+    def __init__(self, group_names: dict[str, str] | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.calls: list[dict[str, Any]] = []
         self.first_issue_s: float | None = None
+        self.group_names = group_names or {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         if any(t is DTensor for t in types):
             return NotImplemented
-        op = COLLECTIVE_OPS.get(func._schema.name.split("::")[-1]) if func.namespace == "c10d" else None
-        if op is not None:
-            self.calls.append(_describe(op, func, args))
+        name = func._schema.name.split("::")[-1]
+        call = None
+        if func.namespace == "c10d" and name in COLLECTIVE_OPS:
+            call = _describe(COLLECTIVE_OPS[name], args)
+        elif func.namespace == "_c10d_functional" and name in FUNCTIONAL_OPS:
+            call = _describe_functional(FUNCTIONAL_OPS[name], args)
+        if call is not None:
+            call["group"] = self.group_names.get(call.pop("group_name"), "data")
+            self.calls.append(call)
             if self.first_issue_s is None:
                 self.first_issue_s = time.perf_counter()
         return func(*args, **(kwargs or {}))
 
 
-def _describe(op: str, func: Any, args: tuple[Any, ...]) -> dict[str, Any]:
+def _describe(op: str, args: tuple[Any, ...]) -> dict[str, Any]:
     group = next(dist.ProcessGroup.unbox(a) for a in args if isinstance(a, torch.ScriptObject))
     if op == "all_gather":  # (output, input, group, ...): every rank's input, gathered
         buffer = args[0]
@@ -81,6 +95,25 @@ def _describe(op: str, func: Any, args: tuple[Any, ...]) -> dict[str, Any]:
         "group_size": group.size(),
         "group_rank": group.rank(),
         "root": root,
+        "group_name": group.group_name,
+    }
+
+
+def _describe_functional(op: str, args: tuple[Any, ...]) -> dict[str, Any]:
+    """(input, [reduce_op,] [group_size,] group_name): the buffer every rank reduces or gathers in full."""
+    from torch.distributed import distributed_c10d
+
+    buffer, group_name = args[0], str(args[-1])
+    group = distributed_c10d._resolve_process_group(group_name)  # type: ignore[attr-defined, arg-type]
+    elements = buffer.numel() * (group.size() if op == "all_gather" else 1)
+    return {
+        "op": op,
+        "dtype": str(buffer.dtype).removeprefix("torch."),
+        "elements": elements,
+        "group_size": group.size(),
+        "group_rank": group.rank(),
+        "root": 0,
+        "group_name": group_name,
     }
 
 
@@ -107,7 +140,8 @@ def run_rank(cfg: TorchSimConfig, rank: int, init_method: str) -> dict[str, Any]
         finals = []
         for index, name in enumerate(cfg.arrangements):
             where["run"] = index
-            measured, final = run_one(cfg, TorchArrangement(name), rank, device, where)
+            run = run_layout if cfg.layout else run_one
+            measured, final = run(cfg, TorchArrangement(name), rank, device, where)
             result["runs"].append(measured)
             finals.append(final)
         where["run"] = where["step"] = None
@@ -141,7 +175,7 @@ def wrap(cfg: TorchSimConfig, arrangement: TorchArrangement, device: torch.devic
         options: dict[str, Any] = {"mesh": mesh, "reshard_after_forward": reshard}
         if policy is not None:
             options["mp_policy"] = policy
-        for block in model.blocks:
+        for block in model.blocks.values():
             fully_shard(block, **options)
         fully_shard(model, **options)
         adamw = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
@@ -222,6 +256,61 @@ def run_one(
     return measured, final if rank == 0 else {}
 
 
+def run_layout(
+    cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int, device: torch.device, where: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """A tensor x pipeline x data layout: each rank's bytes counted from the local tensors it holds
+    (DTensor shards), its collectives labelled by mesh dimension, the wire around the measured steps."""
+    from service.sim.engines.torch_layouts import build_layout, full_parameters, held_bytes
+
+    run = build_layout(cfg, arrangement, device, rank)
+    replica = cfg.data_rank_of(rank)
+    steps: list[dict[str, Any]] = []
+    held: dict[str, int] = {}
+
+    def step(t: int, counter: CollectiveCounter | None) -> None:
+        where["step"] = t
+        start = time.perf_counter()
+        _faults(cfg, rank, t)
+        tokens = batch(cfg.model, cfg.seed, t, replica, cfg.sequences_per_replica, cfg.sequence_length).to(device)
+        loss = run.train_step(tokens)
+        run.optimizer.step()
+        if t == cfg.steps - 1:
+            held.update(held_bytes(run))
+        run.optimizer.zero_grad()
+        issued = counter.first_issue_s if counter is not None and counter.first_issue_s else None
+        step_s = time.perf_counter() - start
+        steps.append({"step_s": step_s, "wait_s": step_s - ((issued or start) - start), "loss": loss})
+
+    dist.barrier()
+    for t in range(cfg.warmup_steps):
+        step(t, None)
+    dist.barrier()
+    calls: list[dict[str, Any]] = []
+    wire_per_step: list[int] = []
+    names = run.group_names()
+    for t in range(cfg.warmup_steps, cfg.steps):
+        counter = CollectiveCounter(names)
+        before = written_bytes()
+        with counter:
+            step(t, counter)
+        wire_per_step.append(written_bytes() - before)
+        calls.extend(counter.calls)
+    where["step"] = None
+    measured: dict[str, Any] = {
+        "arrangement": arrangement.value,
+        "held_bytes": held,
+        "tracker_peak_bytes": {},
+        "calls": calls,
+        "wire_bytes_per_step": wire_per_step,
+        "steps": steps,
+        "stage": run.stage,
+    }
+    final = full_parameters(run, rank)
+    dist.barrier()
+    return measured, final
+
+
 def _class_bytes(snapshot: dict[Any, dict[Any, int]], every: bool = False) -> dict[str, int]:
     """A tracker snapshot summed over devices: by state class, or (every) by the tracker's own names."""
     out: dict[str, int] = {}
@@ -255,13 +344,17 @@ def _faults(cfg: TorchSimConfig, rank: int, step: int) -> None:
 
 
 def reference(cfg: TorchSimConfig) -> tuple[dict[str, torch.Tensor], list[float]]:
-    """One process, fp32, the global batch (every rank's tokens) each step: the learning reference."""
+    """One process, fp32, the global batch (every data-parallel replica's tokens) each step: the
+    learning reference."""
     model = build(cfg.model, cfg.seed, torch.device("cpu"))
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
     losses = []
     for t in range(cfg.steps):
         tokens = torch.cat(
-            [batch(cfg.model, cfg.seed, t, r, cfg.batch_per_rank, cfg.sequence_length) for r in range(cfg.world_size)]
+            [
+                batch(cfg.model, cfg.seed, t, r, cfg.sequences_per_replica, cfg.sequence_length)
+                for r in range(cfg.replicas)
+            ]
         )
         loss = loss_of(model, tokens)
         loss.backward()  # type: ignore[no-untyped-call]

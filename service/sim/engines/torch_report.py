@@ -27,14 +27,16 @@ from service.sim.engines.torch_predict import (
     ENGINE_LAYOUT_REASON,
     GLOO_ALGORITHM,
     MESSAGE_ALLOWANCE_BYTES,
+    class_bytes_of_rank,
     conventions,
-    core_class_bytes,
     engine_layout,
     gloo_call_cost,
+    layout_plan_collectives,
     optimizer_tensors,
     parameter_shapes,
     plan_collectives,
     planned_gpu_memory,
+    planned_stages,
     predicted_class_bytes,
     shard_degree,
     traffic_reasons,
@@ -70,7 +72,8 @@ def build_report(cfg: TorchSimConfig, launched: dict[str, Any]) -> dict[str, Any
         "ranks_per_node": cfg.ranks_per_node,
         "wire_allowance_bytes_per_message": MESSAGE_ALLOWANCE_BYTES,
         "learning_tolerance": learning_tolerance(cfg),
-        "not_run": "tensor and pipeline degrees: they need layouts (mesh degrees) the planner does not have yet",
+        "parallelism": layout_echo(cfg),
+        "not_run": NOT_RUN,
         "arrangements": [],
         "ranks": launched["ranks"],
         "wall_s": launched["wall_s"],
@@ -92,6 +95,27 @@ def build_report(cfg: TorchSimConfig, launched: dict[str, Any]) -> dict[str, Any
     return report
 
 
+NOT_RUN = (
+    "context and expert parallelism, sequence parallelism and the interleaved and zero-bubble schedules; "
+    "ddp, zero1 and hybrid within a tensor or pipeline layout"
+)
+
+
+def layout_echo(cfg: TorchSimConfig) -> dict[str, Any]:
+    """The mesh the job ran: degrees, micro-batches, and each rank's stage, data and tensor index."""
+    return {
+        "tensor": cfg.tensor,
+        "pipeline": cfg.pipeline,
+        "data": cfg.data if cfg.layout else cfg.world_size,
+        "micro_batches": cfg.micro_batches,
+        "pipeline_schedule": cfg.pipeline_schedule,
+        "mesh_dims": ["pipeline", "data", "tensor"],
+        "stage_of_rank": [cfg.stage_of(r) for r in range(cfg.world_size)],
+        "data_rank_of_rank": [cfg.data_rank_of(r) for r in range(cfg.world_size)],
+        "tensor_rank_of_rank": [r % cfg.tensor for r in range(cfg.world_size)],
+    }
+
+
 def arrangement_report(
     cfg: TorchSimConfig,
     arrangement: TorchArrangement,
@@ -103,10 +127,13 @@ def arrangement_report(
     wire = wire_rows(per_rank, cfg) if cfg.backend == "gloo" else None  # NCCL's bytes never pass write(2)
     tolerance = learning_tolerance(cfg)
     diff = learning["runs"][index]["max_abs_diff"]
-    losses = [mean(r["steps"][t]["loss"] for r in per_rank) for t in range(cfg.steps)]
+    # the ranks that compute the loss: every rank, or a pipeline's last stage
+    losses = [
+        mean(r["steps"][t]["loss"] for r in per_rank if r["steps"][t]["loss"] is not None) for t in range(cfg.steps)
+    ]
     out = {
         "arrangement": arrangement.value,
-        "implementation": IMPLEMENTATION[arrangement],
+        "implementation": layout_implementation(cfg, arrangement) if cfg.layout else IMPLEMENTATION[arrangement],
         "shard_degree": shard_degree(cfg, arrangement),
         "memory": memory,
         "memory_matches": all(m["matches"] for m in memory),
@@ -128,10 +155,12 @@ def arrangement_report(
             "within_tolerance": diff <= tolerance,
             "losses": losses,
             "reference_losses": learning["reference_losses"],
-            "reference": "one process, fp32, AdamW, the global batch (every rank's tokens) each step",
+            "reference": "one process, fp32, AdamW, the global batch (every data-parallel replica's tokens) each step",
         },
         "step_s_mean": [mean(s["step_s"] for s in r["steps"][cfg.warmup_steps :]) for r in per_rank],
     }
+    if cfg.layout:
+        out["plan_stages"] = planned_stages(cfg, arrangement)
     if any("cuda" in r for r in per_rank):
         out["cuda"] = cuda_rows(cfg, arrangement, per_rank)
     out["checks_pass"] = out["memory_matches"] and out["wire_within_allowance"] is not False and diff <= tolerance
@@ -147,19 +176,34 @@ IMPLEMENTATION = {
 }
 
 
+def layout_implementation(cfg: TorchSimConfig, arrangement: TorchArrangement) -> str:
+    parts = []
+    if cfg.tensor > 1:
+        parts.append(
+            f"parallelize_module over tensor {cfg.tensor} (ColwiseParallel q/k/v/up/out, RowwiseParallel o/down/embed)"
+        )
+    if cfg.pipeline > 1:
+        kind = "Schedule1F1B" if cfg.pipeline_schedule == "1f1b" else "ScheduleGPipe"
+        parts.append(f"PipelineStage x {cfg.pipeline} with {kind}, {cfg.micro_batches} micro-batches")
+    reshard = arrangement is not TorchArrangement.shard_grad_op
+    parts.append(f"fully_shard(reshard_after_forward={reshard}) over data {cfg.data} + AdamW")
+    return "; ".join(parts) + "; held bytes counted from each rank's local tensors (DTensor shards)"
+
+
 def memory_rows(
     cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     requested = PRECISION_PRESETS[PrecisionPresetName(cfg.precision)].spec
-    preset = core_class_bytes(cfg, arrangement, requested)
+    presets = [class_bytes_of_rank(cfg, arrangement, requested, r) for r in range(cfg.world_size)]
     predicted = [predicted_class_bytes(cfg, arrangement, r) for r in range(cfg.world_size)]
     layout_reason = ENGINE_LAYOUT_REASON[cfg.precision]
     rows = []
     for name in CLASSES:
         measured = [r["held_bytes"].get(name, 0) for r in per_rank]
         expected = [p[name] for p in predicted]
+        preset = [p[name] for p in presets]
         reasons = [c.reason for c in conventions(cfg, arrangement, 0) if c.bytes_by_class.get(name)]
-        if layout_reason and expected[0] != preset[name]:
+        if layout_reason and expected[0] != preset[0]:
             reasons.insert(0, layout_reason)
         slack = [0] * cfg.world_size
         if cfg.backend == "nccl":
@@ -171,8 +215,9 @@ def memory_rows(
                 "measured_bytes": measured,
                 "predicted_bytes": expected,
                 "matches": all(e <= m <= e + s for m, e, s in zip(measured, expected, slack, strict=True)),
-                "preset_bytes": preset[name],
-                "delta_from_preset_bytes": [m - preset[name] for m in measured],
+                "preset_bytes": max(preset),
+                "preset_bytes_by_rank": preset,
+                "delta_from_preset_bytes": [m - e for m, e in zip(measured, preset, strict=True)],
                 "reasons": reasons,
             }
         )
@@ -224,37 +269,59 @@ _DTYPE = {
 def collective_rows(
     cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Rank 0's calls per step by kind and group, priced by gloo, next to the planner's bytes."""
+    """Rank 0's calls per step by group and kind, priced by gloo, next to the planner's bytes."""
     requested = PRECISION_PRESETS[PrecisionPresetName(cfg.precision)].spec
-    plan = plan_collectives(cfg, arrangement, requested)
-    kinds: dict[tuple[str, str, int], dict[str, Any]] = {}
+    plan = _plan(cfg, arrangement, requested, 0)
+    kinds: dict[tuple[str, str, str, int], dict[str, Any]] = {}
     for call in per_rank[0]["calls"]:
-        key = (call["op"], call["dtype"], call["group_size"])
+        group = call.get("group", "data")
+        key = (group, call["op"], call["dtype"], call["group_size"])
         row = kinds.setdefault(
             key,
             {
-                "name": key[0],
-                "dtype": key[1],
-                "group_size": key[2],
+                "group": group,
+                "name": call["op"],
+                "dtype": call["dtype"],
+                "group_size": call["group_size"],
                 "calls": 0,
                 "payload_bytes": 0,
-                "gloo_algorithm": GLOO_ALGORITHM[key[0]],
+                "gloo_algorithm": GLOO_ALGORITHM[call["op"]],
             },
         )
         row["calls"] += 1
         row["payload_bytes"] += _cost(call).payload_bytes
     rows = []
     steps = cfg.measured_steps
-    for row in kinds.values():
+    for (group, name, _, _), row in kinds.items():
+        planned = plan.get(f"{group}:{_plan_name(name)}" if cfg.layout else name)
         rows.append(
             {
                 **row,
                 "calls_per_step": row["calls"] / steps,
                 "payload_bytes_per_step": row["payload_bytes"] // steps,
-                "plan_bytes_per_step": plan.get(row["name"]),
+                "plan_bytes_per_step": planned,
             }
         )
     return rows
+
+
+def _plan_name(op: str) -> str:
+    """The planner prices a pipeline boundary as send_recv."""
+    return "send_recv" if op in ("send", "recv") else op
+
+
+def _plan(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: Any, rank: int) -> dict[str, int]:
+    if cfg.layout:
+        return layout_plan_collectives(cfg, arrangement, spec, rank)
+    return plan_collectives(cfg, arrangement, spec)
+
+
+def _bytes_by_group(cfg: TorchSimConfig, calls: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for call in calls:
+        group = call.get("group", "data")
+        out[group] = out.get(group, 0) + _cost(call).payload_bytes
+    return {group: total // cfg.measured_steps for group, total in out.items()}
 
 
 def traffic_report(
@@ -262,16 +329,20 @@ def traffic_report(
 ) -> dict[str, Any]:
     """Each rank's bytes a step (gloo's algorithms on the observed calls) against /v1/plan's."""
     requested = PRECISION_PRESETS[PrecisionPresetName(cfg.precision)].spec
-    plan = plan_collectives(cfg, arrangement, requested)
+    plan = _plan(cfg, arrangement, requested, 0)
     engine = [sum(_cost(c).payload_bytes for c in r["calls"]) // cfg.measured_steps for r in per_rank]
-    layout_plan = plan_collectives(cfg, arrangement, engine_layout(cfg, arrangement))
-    return {
+    layout_plan = _plan(cfg, arrangement, engine_layout(cfg, arrangement), 0)
+    out = {
         "plan_bytes_per_step": plan,
         "plan_total_bytes_per_step": sum(plan.values()),
         "engine_layout_plan_bytes_per_step": layout_plan,
         "engine_bytes_per_step": engine,
         "reasons": traffic_reasons(cfg, arrangement),
     }
+    if cfg.layout:
+        out["plan_bytes_per_step_by_rank"] = [_plan(cfg, arrangement, requested, r) for r in range(cfg.world_size)]
+        out["engine_bytes_per_step_by_group"] = [_bytes_by_group(cfg, r["calls"]) for r in per_rank]
+    return out
 
 
 def cuda_rows(cfg: TorchSimConfig, arrangement: TorchArrangement, per_rank: list[dict[str, Any]]) -> dict[str, Any]:

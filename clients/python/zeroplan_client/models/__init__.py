@@ -111,13 +111,19 @@ from .torch_sim_convention import TorchSimConvention
 from .torch_sim_convention_bytes_by_class import TorchSimConventionBytesByClass
 from .torch_sim_cuda import TorchSimCuda
 from .torch_sim_cuda_plan import TorchSimCudaPlan
+from .torch_sim_layout import TorchSimLayout
 from .torch_sim_learning import TorchSimLearning
 from .torch_sim_memory import TorchSimMemory
 from .torch_sim_memory_state import TorchSimMemoryState
 from .torch_sim_model import TorchSimModel
+from .torch_sim_plan_stage import TorchSimPlanStage
 from .torch_sim_traffic import TorchSimTraffic
+from .torch_sim_traffic_engine_bytes_per_step_by_group_type_0_item import (
+    TorchSimTrafficEngineBytesPerStepByGroupType0Item,
+)
 from .torch_sim_traffic_engine_layout_plan_bytes_per_step import TorchSimTrafficEngineLayoutPlanBytesPerStep
 from .torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep
+from .torch_sim_traffic_plan_bytes_per_step_by_rank_type_0_item import TorchSimTrafficPlanBytesPerStepByRankType0Item
 from .torch_sim_wire import TorchSimWire
 from .torch_simulation_report import TorchSimulationReport
 from .traffic import Traffic
@@ -236,13 +242,17 @@ __all__ = (
     "TorchSimConventionBytesByClass",
     "TorchSimCuda",
     "TorchSimCudaPlan",
+    "TorchSimLayout",
     "TorchSimLearning",
     "TorchSimMemory",
     "TorchSimMemoryState",
     "TorchSimModel",
+    "TorchSimPlanStage",
     "TorchSimTraffic",
+    "TorchSimTrafficEngineBytesPerStepByGroupType0Item",
     "TorchSimTrafficEngineLayoutPlanBytesPerStep",
     "TorchSimTrafficPlanBytesPerStep",
+    "TorchSimTrafficPlanBytesPerStepByRankType0Item",
     "TorchSimulationReport",
     "TorchSimWire",
     "Traffic",

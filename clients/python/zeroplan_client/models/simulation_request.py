@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.dropped_rank_fault import DroppedRankFault
     from ..models.model_spec import ModelSpec
+    from ..models.parallelism import Parallelism
     from ..models.partial_checkpoint_fault import PartialCheckpointFault
     from ..models.slow_rank_fault import SlowRankFault
 
@@ -32,8 +33,14 @@ class SimulationRequest:
         faults (list[DroppedRankFault | PartialCheckpointFault | SlowRankFault] | Unset):
         keep_gather (bool | Unset): Also run ZeRO-3 keeping the forward gather for the backward pass: 2P of traffic
             instead of 3P, the whole model resident at the peak. Default: False.
+        micro_batches (int | None | Unset): torch engine with parallelism.pipeline: micro-batches per step on each
+            pipeline (default the pipeline degree; at least it for 1f1b).
         model (ModelSpec | None | Unset): torch engine only: the transformer's architecture fields as in /v1/plan (gelu
             MLP, multi-head attention, untied embeddings); default 2 layers, hidden 64, 4 heads, MLP 256, vocabulary 128.
+        parallelism (None | Parallelism | Unset): torch engine: a layout, named as /v1/plan's parallelism block. tensor
+            (DTensor parallelize_module) and pipeline (torch.distributed.pipelining, 1f1b or gpipe) with FSDP2 (zero3 or
+            shard_grad_op) over the data dimension d = world_size / (tensor x pipeline); context, expert, sequence_parallel
+            and virtual_stages are not run.
         parameter_count (int | Unset): Approximate weights; the report gives the exact count of the 4-layer MLP used.
             Default: 1000000.
         precision (SimulationPrecision | Unset): mixed_bf16_adam and fp32_adam as in GET /v1/presets; fp64_adam for
@@ -47,7 +54,9 @@ class SimulationRequest:
     engine: SimulationEngine | Unset = UNSET
     faults: list[DroppedRankFault | PartialCheckpointFault | SlowRankFault] | Unset = UNSET
     keep_gather: bool | Unset = False
+    micro_batches: int | None | Unset = UNSET
     model: ModelSpec | None | Unset = UNSET
+    parallelism: None | Parallelism | Unset = UNSET
     parameter_count: int | Unset = 1000000
     precision: SimulationPrecision | Unset = UNSET
     ranks_per_node: int | None | Unset = UNSET
@@ -56,6 +65,7 @@ class SimulationRequest:
     def to_dict(self) -> dict[str, Any]:
         from ..models.dropped_rank_fault import DroppedRankFault  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.slow_rank_fault import SlowRankFault  # noqa: PLC0415
 
         world_size = self.world_size
@@ -87,6 +97,12 @@ class SimulationRequest:
 
         keep_gather = self.keep_gather
 
+        micro_batches: int | None | Unset
+        if isinstance(self.micro_batches, Unset):
+            micro_batches = UNSET
+        else:
+            micro_batches = self.micro_batches
+
         model: dict[str, Any] | None | Unset
         if isinstance(self.model, Unset):
             model = UNSET
@@ -94,6 +110,14 @@ class SimulationRequest:
             model = self.model.to_dict()
         else:
             model = self.model
+
+        parallelism: dict[str, Any] | None | Unset
+        if isinstance(self.parallelism, Unset):
+            parallelism = UNSET
+        elif isinstance(self.parallelism, Parallelism):
+            parallelism = self.parallelism.to_dict()
+        else:
+            parallelism = self.parallelism
 
         parameter_count = self.parameter_count
 
@@ -124,8 +148,12 @@ class SimulationRequest:
             field_dict["faults"] = faults
         if keep_gather is not UNSET:
             field_dict["keep_gather"] = keep_gather
+        if micro_batches is not UNSET:
+            field_dict["micro_batches"] = micro_batches
         if model is not UNSET:
             field_dict["model"] = model
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
         if parameter_count is not UNSET:
             field_dict["parameter_count"] = parameter_count
         if precision is not UNSET:
@@ -141,6 +169,7 @@ class SimulationRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.dropped_rank_fault import DroppedRankFault  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.partial_checkpoint_fault import PartialCheckpointFault  # noqa: PLC0415
         from ..models.slow_rank_fault import SlowRankFault  # noqa: PLC0415
 
@@ -198,6 +227,15 @@ class SimulationRequest:
 
         keep_gather = d.pop("keep_gather", UNSET)
 
+        def _parse_micro_batches(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        micro_batches = _parse_micro_batches(d.pop("micro_batches", UNSET))
+
         def _parse_model(data: object) -> ModelSpec | None | Unset:
             if data is None:
                 return data
@@ -214,6 +252,23 @@ class SimulationRequest:
             return cast(ModelSpec | None | Unset, data)
 
         model = _parse_model(d.pop("model", UNSET))
+
+        def _parse_parallelism(data: object) -> None | Parallelism | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                parallelism_type_0 = Parallelism.from_dict(data)
+
+                return parallelism_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Parallelism | Unset, data)
+
+        parallelism = _parse_parallelism(d.pop("parallelism", UNSET))
 
         parameter_count = d.pop("parameter_count", UNSET)
 
@@ -241,7 +296,9 @@ class SimulationRequest:
             engine=engine,
             faults=faults,
             keep_gather=keep_gather,
+            micro_batches=micro_batches,
             model=model,
+            parallelism=parallelism,
             parameter_count=parameter_count,
             precision=precision,
             ranks_per_node=ranks_per_node,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..models.torch_sim_cuda import TorchSimCuda
     from ..models.torch_sim_learning import TorchSimLearning
     from ..models.torch_sim_memory import TorchSimMemory
+    from ..models.torch_sim_plan_stage import TorchSimPlanStage
     from ..models.torch_sim_traffic import TorchSimTraffic
     from ..models.torch_sim_wire import TorchSimWire
 
@@ -42,6 +43,8 @@ class TorchSimArrangement:
         wire (None | TorchSimWire): gloo only: NCCL's bytes do not pass through write(2).
         wire_within_allowance (bool | None):
         cuda (None | TorchSimCuda | Unset):
+        plan_stages (list[TorchSimPlanStage] | None | Unset): Layouts: /v1/plan's memory.stages[] for this layout and
+            the requested preset.
     """
 
     arrangement: str
@@ -59,6 +62,7 @@ class TorchSimArrangement:
     wire: None | TorchSimWire
     wire_within_allowance: bool | None
     cuda: None | TorchSimCuda | Unset = UNSET
+    plan_stages: list[TorchSimPlanStage] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -122,6 +126,18 @@ class TorchSimArrangement:
         else:
             cuda = self.cuda
 
+        plan_stages: list[dict[str, Any]] | None | Unset
+        if isinstance(self.plan_stages, Unset):
+            plan_stages = UNSET
+        elif isinstance(self.plan_stages, list):
+            plan_stages = []
+            for plan_stages_type_0_item_data in self.plan_stages:
+                plan_stages_type_0_item = plan_stages_type_0_item_data.to_dict()
+                plan_stages.append(plan_stages_type_0_item)
+
+        else:
+            plan_stages = self.plan_stages
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -144,6 +160,8 @@ class TorchSimArrangement:
         )
         if cuda is not UNSET:
             field_dict["cuda"] = cuda
+        if plan_stages is not UNSET:
+            field_dict["plan_stages"] = plan_stages
 
         return field_dict
 
@@ -155,6 +173,7 @@ class TorchSimArrangement:
         from ..models.torch_sim_cuda import TorchSimCuda  # noqa: PLC0415
         from ..models.torch_sim_learning import TorchSimLearning  # noqa: PLC0415
         from ..models.torch_sim_memory import TorchSimMemory  # noqa: PLC0415
+        from ..models.torch_sim_plan_stage import TorchSimPlanStage  # noqa: PLC0415
         from ..models.torch_sim_traffic import TorchSimTraffic  # noqa: PLC0415
         from ..models.torch_sim_wire import TorchSimWire  # noqa: PLC0415
 
@@ -247,6 +266,28 @@ class TorchSimArrangement:
 
         cuda = _parse_cuda(d.pop("cuda", UNSET))
 
+        def _parse_plan_stages(data: object) -> list[TorchSimPlanStage] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                plan_stages_type_0 = []
+                _plan_stages_type_0 = data
+                for plan_stages_type_0_item_data in _plan_stages_type_0:
+                    plan_stages_type_0_item = TorchSimPlanStage.from_dict(plan_stages_type_0_item_data)
+
+                    plan_stages_type_0.append(plan_stages_type_0_item)
+
+                return plan_stages_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[TorchSimPlanStage] | None | Unset, data)
+
+        plan_stages = _parse_plan_stages(d.pop("plan_stages", UNSET))
+
         torch_sim_arrangement = cls(
             arrangement=arrangement,
             checks_pass=checks_pass,
@@ -263,6 +304,7 @@ class TorchSimArrangement:
             wire=wire,
             wire_within_allowance=wire_within_allowance,
             cuda=cuda,
+            plan_stages=plan_stages,
         )
 
         torch_sim_arrangement.additional_properties = d

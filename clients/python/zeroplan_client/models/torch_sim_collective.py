@@ -17,6 +17,7 @@ class TorchSimCollective:
         calls_per_step (float):
         dtype (str):
         gloo_algorithm (str):
+        group (str): The mesh dimension of the call: data, tensor or pipeline.
         group_size (int):
         name (str):
         payload_bytes (int):
@@ -28,6 +29,7 @@ class TorchSimCollective:
     calls_per_step: float
     dtype: str
     gloo_algorithm: str
+    group: str
     group_size: int
     name: str
     payload_bytes: int
@@ -43,6 +45,8 @@ class TorchSimCollective:
         dtype = self.dtype
 
         gloo_algorithm = self.gloo_algorithm
+
+        group = self.group
 
         group_size = self.group_size
 
@@ -63,6 +67,7 @@ class TorchSimCollective:
                 "calls_per_step": calls_per_step,
                 "dtype": dtype,
                 "gloo_algorithm": gloo_algorithm,
+                "group": group,
                 "group_size": group_size,
                 "name": name,
                 "payload_bytes": payload_bytes,
@@ -84,6 +89,8 @@ class TorchSimCollective:
 
         gloo_algorithm = d.pop("gloo_algorithm")
 
+        group = d.pop("group")
+
         group_size = d.pop("group_size")
 
         name = d.pop("name")
@@ -104,6 +111,7 @@ class TorchSimCollective:
             calls_per_step=calls_per_step,
             dtype=dtype,
             gloo_algorithm=gloo_algorithm,
+            group=group,
             group_size=group_size,
             name=name,
             payload_bytes=payload_bytes,

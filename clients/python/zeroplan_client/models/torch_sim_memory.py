@@ -20,7 +20,9 @@ class TorchSimMemory:
         measured_bytes (list[int]): Per rank: the tracker's bytes of this class after the last step.
         predicted_bytes (list[int]): Per rank: the core's breakdown for the layout the engine keeps plus its
             conventions.
-        preset_bytes (int): The core's bytes for the requested precision preset (/v1/plan).
+        preset_bytes (int): The core's bytes for the requested precision preset (/v1/plan), on the busiest rank.
+        preset_bytes_by_rank (list[int]): Per rank: the core's bytes for the requested preset (a layout's stages
+            differ).
         reasons (list[str]): Why measured and preset differ, by design.
         state (TorchSimMemoryState):
     """
@@ -30,6 +32,7 @@ class TorchSimMemory:
     measured_bytes: list[int]
     predicted_bytes: list[int]
     preset_bytes: int
+    preset_bytes_by_rank: list[int]
     reasons: list[str]
     state: TorchSimMemoryState
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -45,6 +48,8 @@ class TorchSimMemory:
 
         preset_bytes = self.preset_bytes
 
+        preset_bytes_by_rank = self.preset_bytes_by_rank
+
         reasons = self.reasons
 
         state = self.state.value
@@ -58,6 +63,7 @@ class TorchSimMemory:
                 "measured_bytes": measured_bytes,
                 "predicted_bytes": predicted_bytes,
                 "preset_bytes": preset_bytes,
+                "preset_bytes_by_rank": preset_bytes_by_rank,
                 "reasons": reasons,
                 "state": state,
             }
@@ -78,6 +84,8 @@ class TorchSimMemory:
 
         preset_bytes = d.pop("preset_bytes")
 
+        preset_bytes_by_rank = cast(list[int], d.pop("preset_bytes_by_rank"))
+
         reasons = cast(list[str], d.pop("reasons"))
 
         state = TorchSimMemoryState(d.pop("state"))
@@ -88,6 +96,7 @@ class TorchSimMemory:
             measured_bytes=measured_bytes,
             predicted_bytes=predicted_bytes,
             preset_bytes=preset_bytes,
+            preset_bytes_by_rank=preset_bytes_by_rank,
             reasons=reasons,
             state=state,
         )

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from ..models.sim_faults import SimFaults
     from ..models.sim_rank_process import SimRankProcess
     from ..models.torch_sim_arrangement import TorchSimArrangement
+    from ..models.torch_sim_layout import TorchSimLayout
     from ..models.torch_sim_model import TorchSimModel
 
 
@@ -28,6 +29,7 @@ class TorchSimulationReport:
         measured_steps (int):
         model (TorchSimModel):
         not_run (str):
+        parallelism (TorchSimLayout):
         parameter_count (int):
         precision (str):
         ranks (list[SimRankProcess]):
@@ -48,6 +50,7 @@ class TorchSimulationReport:
     measured_steps: int
     model: TorchSimModel
     not_run: str
+    parallelism: TorchSimLayout
     parameter_count: int
     precision: str
     ranks: list[SimRankProcess]
@@ -79,6 +82,8 @@ class TorchSimulationReport:
         model = self.model.to_dict()
 
         not_run = self.not_run
+
+        parallelism = self.parallelism.to_dict()
 
         parameter_count = self.parameter_count
 
@@ -115,6 +120,7 @@ class TorchSimulationReport:
                 "measured_steps": measured_steps,
                 "model": model,
                 "not_run": not_run,
+                "parallelism": parallelism,
                 "parameter_count": parameter_count,
                 "precision": precision,
                 "ranks": ranks,
@@ -135,6 +141,7 @@ class TorchSimulationReport:
         from ..models.sim_faults import SimFaults  # noqa: PLC0415
         from ..models.sim_rank_process import SimRankProcess  # noqa: PLC0415
         from ..models.torch_sim_arrangement import TorchSimArrangement  # noqa: PLC0415
+        from ..models.torch_sim_layout import TorchSimLayout  # noqa: PLC0415
         from ..models.torch_sim_model import TorchSimModel  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -160,6 +167,8 @@ class TorchSimulationReport:
         model = TorchSimModel.from_dict(d.pop("model"))
 
         not_run = d.pop("not_run")
+
+        parallelism = TorchSimLayout.from_dict(d.pop("parallelism"))
 
         parameter_count = d.pop("parameter_count")
 
@@ -195,6 +204,7 @@ class TorchSimulationReport:
             measured_steps=measured_steps,
             model=model,
             not_run=not_run,
+            parallelism=parallelism,
             parameter_count=parameter_count,
             precision=precision,
             ranks=ranks,
