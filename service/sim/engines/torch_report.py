@@ -11,6 +11,8 @@ Per arrangement and rank:
   gloo's algorithm; within the allowance means payload <= wire <= payload + 144 B per message;
 - the collectives by kind against the planner's bytes per step (/v1/plan's traffic);
 - learning: final parameters against one fp32 process on the global batch, within a tolerance.
+A layout (tensor x pipeline x data) compares each rank with the planner's share for its stage and
+labels every collective with its mesh dimension (data, tensor, pipeline).
 """
 
 from statistics import mean
