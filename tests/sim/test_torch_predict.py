@@ -123,3 +123,52 @@ def test_on_cuda_the_tracker_may_round_each_storage_up_to_a_512_byte_block() -> 
     # Adam's step counters live in host memory: not on the card
     assert cuda["predicted_model_state_bytes"] == [sum(p.values()) - 4 * TENSORS for p in predicted]
     assert cuda["reserved_minus_plan_bytes"] == [2 * 10**7 - cuda["plan"]["per_gpu_bytes"]] * 2
+
+
+# ---- layouts (tensor x pipeline x data) ----------------------------------------------------------
+def test_tensor_ranks_hold_half_of_each_matrix_and_whole_norms() -> None:
+    from service.sim.engines.torch_predict import rank_parameter_shapes
+
+    shapes = dict(rank_parameter_shapes(TorchSimConfig(world_size=4, tensor=2), 1))
+    assert len(shapes) == TENSORS
+    assert shapes["embed.weight"] == (64, 64) and shapes["out.weight"] == (64, 64)  # 128 vocabulary rows / 2
+    assert shapes["blocks.0.q.weight"] == (32, 64) and shapes["blocks.0.q.bias"] == (32,)
+    assert shapes["blocks.0.down.weight"] == (64, 128) and shapes["blocks.0.down.bias"] == (64,)
+    assert shapes["blocks.1.norm1.weight"] == (64,) and shapes["norm.bias"] == (64,)
+
+
+def test_pipeline_stages_hold_their_blocks() -> None:
+    from service.sim.engines.torch_predict import rank_parameter_shapes
+
+    cfg = TorchSimConfig(world_size=4, pipeline=2, micro_batches=2)
+    first = [n for n, _ in rank_parameter_shapes(cfg, 1)]
+    last = [n for n, _ in rank_parameter_shapes(cfg, 2)]
+    assert first[0] == "embed.weight" and len(first) == 17 and all(not n.startswith("blocks.1") for n in first)
+    assert last[-3:] == ["norm.weight", "norm.bias", "out.weight"] and len(last) == 19
+
+
+def test_layout_predictions_are_the_stage_share_over_the_data_group() -> None:
+    # tensor 2: per layer (16,384 + 192 + 16,640 + 16,384) / 2 + 64 + 64 + 256 = 25,184; embedding and output
+    # 4,096 each, final norm 128: 58,688 a tensor rank, over d = 2; fp32 4 + 4 + 8 bytes, 36 step counters
+    tp = TorchSimConfig(world_size=4, tensor=2, arrangements=("zero3",))
+    share = (2 * 25_184 + 2 * 4_096 + 128) // 2
+    assert predicted_class_bytes(tp, TorchArrangement.zero3, 3) == {
+        "parameters": 4 * share,
+        "gradients": 4 * share,
+        "optimizer_state": 8 * share + 4 * 36,
+    }
+    pp = TorchSimConfig(world_size=4, pipeline=2, micro_batches=2, arrangements=("zero3",))
+    last = (49_984 + 128 + 8_192) // 2
+    assert predicted_class_bytes(pp, TorchArrangement.zero3, 2)["optimizer_state"] == 8 * last + 4 * 19
+
+
+def test_layouts_the_engine_cannot_run_name_their_field() -> None:
+    fields = [
+        f for f, _ in config_errors(TorchSimConfig(world_size=4, pipeline=2, micro_batches=1, arrangements=("zero3",)))
+    ]
+    assert fields == ["micro_batches"]
+    fields = [f for f, _ in config_errors(TorchSimConfig(world_size=4, tensor=2, arrangements=("hybrid",)))]
+    assert fields == ["arrangements"]
+    assert [
+        f for f, _ in config_errors(TorchSimConfig(world_size=4, pipeline=4, micro_batches=4, arrangements=("zero3",)))
+    ] == ["parallelism.pipeline"]
