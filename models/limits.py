@@ -1,9 +1,10 @@
 """POST /v1/limits: the inverse questions. What is the largest model, micro-batch, sequence that fits?"""
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from models.common import Arrangement, ModelSpec
 from models.enums import ArrangementName
+from models.parallelism import Parallelism
 from models.plan import PlanRequest
 
 LIMITS_EXAMPLE: dict[str, JsonValue] = {
@@ -32,6 +33,13 @@ class LimitsRequest(PlanRequest):
     arrangement: Arrangement | None = Field(  # type: ignore[assignment]
         default=None, description="One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3."
     )
+
+    @field_validator("parallelism")
+    @classmethod
+    def _data_parallel_only(cls, parallelism: Parallelism) -> Parallelism:
+        if parallelism != Parallelism():
+            raise ValueError("/v1/limits plans data parallelism only: give a layout to POST /v1/plan")
+        return parallelism
 
 
 class ArrangementLimits(BaseModel):

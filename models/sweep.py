@@ -17,6 +17,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from models.common import MAX_GPUS_PER_NODE, MAX_PARAMETER_COUNT, MAX_WORLD_SIZE, ModelSpec, Strict
 from models.enums import ArrangementName, Recompute
+from models.parallelism import Parallelism
 from models.plan import PlanRequest
 
 MAX_AXIS_VALUES = 100_000
@@ -130,13 +131,28 @@ SWEEP_EXAMPLE: dict[str, JsonValue] = {
 class SweepRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [SWEEP_EXAMPLE]})
 
-    base: PlanRequest = Field(description="A /v1/plan request: every field an axis does not override.")
+    base: PlanRequest = Field(
+        description="A /v1/plan request: every field an axis does not override. Data parallelism only (no "
+        "parallelism block, no training.global_batch_size)."
+    )
     axes: SweepAxes
     fits_only: bool = Field(default=False, description="Keep only the rows that fit the card.")
     sort_by: SweepSortKey | None = Field(default=None, description="Sort the rows by this column.")
     descending: bool = False
     offset: int = Field(default=0, ge=0, le=10**9)
     limit: int | None = Field(default=None, ge=1, le=10**9, description="Rows returned at most.")
+
+    @field_validator("base")
+    @classmethod
+    def _data_parallel_base(cls, base: PlanRequest) -> PlanRequest:
+        if base.parallelism != Parallelism():
+            raise ValueError("the sweep plans data parallelism only: a layout (parallelism) goes to POST /v1/plan")
+        if base.training is not None and base.training.global_batch_size is not None:
+            raise ValueError(
+                "the sweep varies the data-parallel degree: give training.gradient_accumulation_steps, not "
+                "training.global_batch_size"
+            )
+        return base
 
 
 class SweepResponse(BaseModel):
