@@ -17,7 +17,6 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from models.common import MAX_GPUS_PER_NODE, MAX_PARAMETER_COUNT, MAX_WORLD_SIZE, ModelSpec, Strict
 from models.enums import ArrangementName, Recompute
-from models.parallelism import Parallelism
 from models.plan import PlanRequest
 
 MAX_AXIS_VALUES = 100_000
@@ -62,6 +61,17 @@ class SweepAxes(Strict):
     recompute: list[Recompute] | None = _axis(str, "Recomputation modes.")
     offload_optimizer: list[bool] | None = _axis(bool, "Optimizer offload off/on.")
     mxfp8: list[bool] | None = _axis(bool, "MXFP8 off/on.")
+    tensor: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(
+        int,
+        "Tensor-parallel degrees; replaces base.parallelism.tensor. A cell with any degree above 1 is planned on "
+        "its own, as /v1/plan plans it (at most 4,096 such cells).",
+    )
+    pipeline: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(int, "Pipeline-parallel degrees.")
+    context: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(int, "Context-parallel degrees.")
+    expert: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(int, "Expert-parallel degrees.")
+    virtual_stages: list[Annotated[int, Field(ge=1, le=1_000)]] | None = _axis(
+        int, "Virtual stages of the interleaved schedule (base.parallelism.pipeline_schedule interleaved)."
+    )
 
     @model_validator(mode="wrap")
     @classmethod
@@ -132,8 +142,8 @@ class SweepRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [SWEEP_EXAMPLE]})
 
     base: PlanRequest = Field(
-        description="A /v1/plan request: every field an axis does not override. Data parallelism only (no "
-        "parallelism block, no training.global_batch_size)."
+        description="A /v1/plan request: every field an axis does not override (no training.global_batch_size: "
+        "the sweep gives the micro-batches per step)."
     )
     axes: SweepAxes
     fits_only: bool = Field(default=False, description="Keep only the rows that fit the card.")
@@ -145,8 +155,6 @@ class SweepRequest(Strict):
     @field_validator("base")
     @classmethod
     def _data_parallel_base(cls, base: PlanRequest) -> PlanRequest:
-        if base.parallelism != Parallelism():
-            raise ValueError("the sweep plans data parallelism only: a layout (parallelism) goes to POST /v1/plan")
         if base.training is not None and base.training.global_batch_size is not None:
             raise ValueError(
                 "the sweep varies the data-parallel degree: give training.gradient_accumulation_steps, not "

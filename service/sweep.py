@@ -35,6 +35,7 @@ from service.compute import tokens_per_second
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.evaluate import Evaluation, Inputs, Setup, evaluate
 from service.fit import valid_job
+from service.sweep_layouts import LAYOUT_AXES, check_layout_cells, layout_part, trivial
 from service.work_budget import WorkBudget
 
 # Fields of Inputs; then k, which the evaluation takes through its setup.
@@ -59,13 +60,14 @@ RESULT_COLUMNS = (
     "communication_s",
     "exposed_communication_s",
     "offload_s",
+    "pipeline_bubble_s",
     "step_s",
 )
 MODEL_COLUMNS = ("model", "parameter_count")
 THROUGHPUT_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu")
 BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours")
 COST_COLUMN = "cost"
-AXIS_COLUMNS = (*INPUT_AXES, "arrangement", "gradient_accumulation_steps", *GROUP_AXES[1:])
+AXIS_COLUMNS = (*INPUT_AXES, "arrangement", "gradient_accumulation_steps", *GROUP_AXES[1:], *LAYOUT_AXES)
 COLUMNS = MODEL_COLUMNS + AXIS_COLUMNS + STATE_COLUMNS + RESULT_COLUMNS + THROUGHPUT_COLUMNS
 
 
@@ -95,6 +97,8 @@ def axis_values(request: SweepRequest) -> dict[str, list[Any]]:
         "offload_optimizer": [base.levers.offload_optimizer],
         "mxfp8": [base.levers.mxfp8],
     }
+    for axis in LAYOUT_AXES:
+        defaults[axis] = [getattr(base.parallelism, axis)]
     return {name: getattr(request.axes, name) or default for name, default in defaults.items()}
 
 
@@ -143,10 +147,22 @@ def sweep_cost(request: SweepRequest) -> SweepCost:
     sizes = {name: len(v) for name, v in values.items()}
     return SweepCost(
         cells=models * prod(sizes.values()),
-        groups=models * prod(sizes[a] for a in GROUP_AXES),
+        groups=models * prod(sizes[a] for a in (*GROUP_AXES, *LAYOUT_AXES)),
         corners=2 ** sum(1 for a in NUMERIC_AXES if sizes[a] > 1),
-        shape=" x ".join(str(n) for n in (models, *(sizes[a] for a in (*NUMERIC_AXES, *GROUP_AXES)))),
+        shape=" x ".join(str(n) for n in (models, *(sizes[a] for a in (*NUMERIC_AXES, *GROUP_AXES, *LAYOUT_AXES)))),
     )
+
+
+def layout_cells(request: SweepRequest) -> int:
+    """Cells with some model-parallel degree above 1: each planned on its own."""
+    values = axis_values(request)
+    layouts = sum(1 for combo in itertools.product(*(values[a] for a in LAYOUT_AXES)) if not trivial(_layout(combo)))
+    others = prod(len(values[a]) for a in (*NUMERIC_AXES, *GROUP_AXES))
+    return len(models_of(request)) * layouts * others
+
+
+def _layout(combo: tuple[int, ...]) -> dict[str, int]:
+    return dict(zip(LAYOUT_AXES, combo, strict=True))
 
 
 def check_cost(cost: SweepCost, max_cells: int, max_evaluations: int) -> None:
@@ -173,6 +189,7 @@ def sweep(
     budget = budget or WorkBudget()
     cost = sweep_cost(request)
     check_cost(cost, max_cells, max_evaluations)
+    check_layout_cells(layout_cells(request))
     values = axis_values(request)
     base = request.base
     grid = np.meshgrid(*(np.asarray(values[a], dtype=np.int64) for a in NUMERIC_AXES), indexing="ij")
@@ -183,19 +200,33 @@ def sweep(
         budget.check()
         scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
-            budget.check()
             group = dict(zip(GROUP_AXES, combo, strict=True))
-            part = _evaluate_group(scene, base, group, numeric, values, skipped)
-            if part is not None:
-                rows = len(part["world_size"])
-                part["model"] = np.full(rows, model_label(spec))
-                part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
-                part |= _throughput(part, base)
-                parts.append(part)
+            for layout in map(_layout, itertools.product(*(values[a] for a in LAYOUT_AXES))):
+                budget.check()
+                part = (
+                    _evaluate_group(scene, base, group, numeric, values, skipped)
+                    if trivial(layout)
+                    else _columns(layout_part(base, spec, group, layout, numeric, skipped))
+                )
+                if part is not None:
+                    rows = len(part["world_size"])
+                    part["model"] = np.full(rows, model_label(spec))
+                    if trivial(layout):
+                        part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
+                        for axis in LAYOUT_AXES:
+                            part[axis] = np.full(rows, layout[axis], dtype=np.int64)
+                    part |= _throughput(part, base)
+                    parts.append(part)
     budget.check()
     names = COLUMNS + budget_columns(request)
     columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}
     return SweepTable(columns, cost.cells, skipped)
+
+
+def _columns(rows: list[dict[str, Any]]) -> dict[str, np.ndarray] | None:
+    if not rows:
+        return None
+    return {name: np.asarray([row[name] for row in rows]) for name in rows[0]}
 
 
 def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.ndarray]:
@@ -250,7 +281,7 @@ def _evaluate_group(
     for state, column in zip(StateClass, STATE_COLUMNS, strict=True):
         part[column] = _full(result.state_bytes.get(state, 0), rows)
     for column in RESULT_COLUMNS:
-        part[column] = _full(getattr(result, column), rows)
+        part[column] = _full(getattr(result, column, 0.0), rows)
     return part
 
 

@@ -22,6 +22,8 @@ class SweepAxes:
 
     Attributes:
         arrangement (list[ArrangementName] | None | Unset): Arrangement names.
+        context (list[int] | None | Unset): Context-parallel degrees.
+        expert (list[int] | None | Unset): Expert-parallel degrees.
         gpus_per_node (list[int] | None | Unset): GPUs per node (G).
         gradient_accumulation_steps (list[int] | None | Unset): Micro-batches per step.
         micro_batch_size (list[int] | None | Unset): Micro-batch sizes.
@@ -31,12 +33,19 @@ class SweepAxes:
         offload_optimizer (list[bool] | None | Unset): Optimizer offload off/on.
         parameter_count (list[int] | None | Unset): Parameter counts, each a model given by its count alone; replaces
             base.model. Not with `model` (write counts there as {"parameter_count": ...}).
+        pipeline (list[int] | None | Unset): Pipeline-parallel degrees.
         recompute (list[Recompute] | None | Unset): Recomputation modes.
         sequence_length (list[int] | None | Unset): Sequence lengths.
+        tensor (list[int] | None | Unset): Tensor-parallel degrees; replaces base.parallelism.tensor. A cell with any
+            degree above 1 is planned on its own, as /v1/plan plans it (at most 4,096 such cells).
+        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule
+            (base.parallelism.pipeline_schedule interleaved).
         world_size (list[int] | None | Unset): GPU counts (N).
     """
 
     arrangement: list[ArrangementName] | None | Unset = UNSET
+    context: list[int] | None | Unset = UNSET
+    expert: list[int] | None | Unset = UNSET
     gpus_per_node: list[int] | None | Unset = UNSET
     gradient_accumulation_steps: list[int] | None | Unset = UNSET
     micro_batch_size: list[int] | None | Unset = UNSET
@@ -44,8 +53,11 @@ class SweepAxes:
     mxfp8: list[bool] | None | Unset = UNSET
     offload_optimizer: list[bool] | None | Unset = UNSET
     parameter_count: list[int] | None | Unset = UNSET
+    pipeline: list[int] | None | Unset = UNSET
     recompute: list[Recompute] | None | Unset = UNSET
     sequence_length: list[int] | None | Unset = UNSET
+    tensor: list[int] | None | Unset = UNSET
+    virtual_stages: list[int] | None | Unset = UNSET
     world_size: list[int] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,6 +72,24 @@ class SweepAxes:
 
         else:
             arrangement = self.arrangement
+
+        context: list[int] | None | Unset
+        if isinstance(self.context, Unset):
+            context = UNSET
+        elif isinstance(self.context, list):
+            context = self.context
+
+        else:
+            context = self.context
+
+        expert: list[int] | None | Unset
+        if isinstance(self.expert, Unset):
+            expert = UNSET
+        elif isinstance(self.expert, list):
+            expert = self.expert
+
+        else:
+            expert = self.expert
 
         gpus_per_node: list[int] | None | Unset
         if isinstance(self.gpus_per_node, Unset):
@@ -127,6 +157,15 @@ class SweepAxes:
         else:
             parameter_count = self.parameter_count
 
+        pipeline: list[int] | None | Unset
+        if isinstance(self.pipeline, Unset):
+            pipeline = UNSET
+        elif isinstance(self.pipeline, list):
+            pipeline = self.pipeline
+
+        else:
+            pipeline = self.pipeline
+
         recompute: list[str] | None | Unset
         if isinstance(self.recompute, Unset):
             recompute = UNSET
@@ -148,6 +187,24 @@ class SweepAxes:
         else:
             sequence_length = self.sequence_length
 
+        tensor: list[int] | None | Unset
+        if isinstance(self.tensor, Unset):
+            tensor = UNSET
+        elif isinstance(self.tensor, list):
+            tensor = self.tensor
+
+        else:
+            tensor = self.tensor
+
+        virtual_stages: list[int] | None | Unset
+        if isinstance(self.virtual_stages, Unset):
+            virtual_stages = UNSET
+        elif isinstance(self.virtual_stages, list):
+            virtual_stages = self.virtual_stages
+
+        else:
+            virtual_stages = self.virtual_stages
+
         world_size: list[int] | None | Unset
         if isinstance(self.world_size, Unset):
             world_size = UNSET
@@ -162,6 +219,10 @@ class SweepAxes:
         field_dict.update({})
         if arrangement is not UNSET:
             field_dict["arrangement"] = arrangement
+        if context is not UNSET:
+            field_dict["context"] = context
+        if expert is not UNSET:
+            field_dict["expert"] = expert
         if gpus_per_node is not UNSET:
             field_dict["gpus_per_node"] = gpus_per_node
         if gradient_accumulation_steps is not UNSET:
@@ -176,10 +237,16 @@ class SweepAxes:
             field_dict["offload_optimizer"] = offload_optimizer
         if parameter_count is not UNSET:
             field_dict["parameter_count"] = parameter_count
+        if pipeline is not UNSET:
+            field_dict["pipeline"] = pipeline
         if recompute is not UNSET:
             field_dict["recompute"] = recompute
         if sequence_length is not UNSET:
             field_dict["sequence_length"] = sequence_length
+        if tensor is not UNSET:
+            field_dict["tensor"] = tensor
+        if virtual_stages is not UNSET:
+            field_dict["virtual_stages"] = virtual_stages
         if world_size is not UNSET:
             field_dict["world_size"] = world_size
 
@@ -212,6 +279,40 @@ class SweepAxes:
             return cast(list[ArrangementName] | None | Unset, data)
 
         arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        def _parse_context(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                context_type_0 = cast(list[int], data)
+
+                return context_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        context = _parse_context(d.pop("context", UNSET))
+
+        def _parse_expert(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                expert_type_0 = cast(list[int], data)
+
+                return expert_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        expert = _parse_expert(d.pop("expert", UNSET))
 
         def _parse_gpus_per_node(data: object) -> list[int] | None | Unset:
             if data is None:
@@ -337,6 +438,23 @@ class SweepAxes:
 
         parameter_count = _parse_parameter_count(d.pop("parameter_count", UNSET))
 
+        def _parse_pipeline(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                pipeline_type_0 = cast(list[int], data)
+
+                return pipeline_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        pipeline = _parse_pipeline(d.pop("pipeline", UNSET))
+
         def _parse_recompute(data: object) -> list[Recompute] | None | Unset:
             if data is None:
                 return data
@@ -376,6 +494,40 @@ class SweepAxes:
 
         sequence_length = _parse_sequence_length(d.pop("sequence_length", UNSET))
 
+        def _parse_tensor(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                tensor_type_0 = cast(list[int], data)
+
+                return tensor_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        tensor = _parse_tensor(d.pop("tensor", UNSET))
+
+        def _parse_virtual_stages(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                virtual_stages_type_0 = cast(list[int], data)
+
+                return virtual_stages_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        virtual_stages = _parse_virtual_stages(d.pop("virtual_stages", UNSET))
+
         def _parse_world_size(data: object) -> list[int] | None | Unset:
             if data is None:
                 return data
@@ -395,6 +547,8 @@ class SweepAxes:
 
         sweep_axes = cls(
             arrangement=arrangement,
+            context=context,
+            expert=expert,
             gpus_per_node=gpus_per_node,
             gradient_accumulation_steps=gradient_accumulation_steps,
             micro_batch_size=micro_batch_size,
@@ -402,8 +556,11 @@ class SweepAxes:
             mxfp8=mxfp8,
             offload_optimizer=offload_optimizer,
             parameter_count=parameter_count,
+            pipeline=pipeline,
             recompute=recompute,
             sequence_length=sequence_length,
+            tensor=tensor,
+            virtual_stages=virtual_stages,
             world_size=world_size,
         )
 
