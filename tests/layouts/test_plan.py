@@ -199,11 +199,8 @@ def test_the_530b_first_stage_activations(client):
     assert answer["time"]["pipeline_bubble_s"] == pytest.approx(answer["time"]["compute_s"] * 34 / 280, rel=1e-12)
 
 
-def test_sweep_and_limits_refuse_a_layout(client):
+def test_limits_refuses_a_layout(client):
     base = layout_body(N.llama3_8b, 8, {"tensor": 2}, {"micro_batch_size": 1})
-    sweep = client.post("/v1/sweep", json={"base": base, "axes": {"world_size": [8, 16]}})
-    assert sweep.status_code == 422
-    assert sweep.json()["errors"][0]["pointer"] == "/base"
     limits = client.post("/v1/limits", json=base)
     assert limits.status_code == 422
     assert limits.json()["errors"][0]["pointer"] == "/parallelism"
