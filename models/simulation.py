@@ -434,6 +434,15 @@ class TorchSimTraffic(BaseModel):
     engine_bytes_per_step_by_group: list[dict[str, int]] | None = Field(
         default=None, description="Layouts: per rank, the observed calls' bytes per step by mesh dimension."
     )
+    model_parallel_predicted_bytes_per_step: list[dict[str, int]] | None = Field(
+        default=None,
+        description="Layouts: per rank, the tensor and pipeline groups' bytes per step as PyTorch issues the "
+        "planner's calls (each column-parallel module's input gradient all-reduced, the embedding's rows "
+        "reduced, the logits gathered; a pipeline end sends one way), priced by gloo.",
+    )
+    model_parallel_matches: bool | None = Field(
+        default=None, description="Layouts: the observed tensor and pipeline bytes equal that prediction exactly."
+    )
 
 
 class TorchSimLearning(BaseModel):

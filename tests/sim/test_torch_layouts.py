@@ -60,6 +60,7 @@ def test_each_layout_runs_and_passes_its_checks(layout: str, request: pytest.Fix
     assert [a["arrangement"] for a in report["arrangements"]] == ["zero3", "shard_grad_op"]
     for a in report["arrangements"]:
         assert a["memory_matches"] and a["wire_within_allowance"], a["arrangement"]
+        assert a["traffic"]["model_parallel_matches"], a["traffic"]
         assert a["learning"]["within_tolerance"], a["learning"]
 
 
@@ -91,9 +92,10 @@ def test_pipeline_stages_hold_their_layers_embedding_and_output(pipeline_report:
         assert [s["model_state_bytes"] for s in a["plan_stages"]] == planned
 
 
-def test_tensor_collectives_beside_the_plan(tensor_report: dict) -> None:
-    zero3 = tensor_report["arrangements"][0]
-    rows = {(c["group"], c["name"]): c for c in zero3["collectives"]}
+@pytest.mark.parametrize("index", [0, 1])
+def test_tensor_collectives_beside_the_plan(tensor_report: dict, index: int) -> None:
+    arrangement = tensor_report["arrangements"][index]
+    rows = {(c["group"], c["name"]): c for c in arrangement["collectives"]}
     # b s h = 2 x 16 x 64 bf16 = 4,096 bytes; a 2-rank ring all-reduce sends 2 (2 - 1) / 2 of it
     buffer = 2 * 16 * 64 * 2
     # forward: the embedding's and 2 per layer; backward: q, k, v and up's input gradients per layer and the
@@ -102,13 +104,15 @@ def test_tensor_collectives_beside_the_plan(tensor_report: dict) -> None:
     assert rows[("tensor", "all_reduce")]["payload_bytes_per_step"] == 14 * buffer
     assert rows[("tensor", "all_reduce")]["plan_bytes_per_step"] == 8 * buffer
     # the replicated logits: b s V bf16 gathered from two halves, each rank sends one
-    assert rows[("tensor", "all_gather")]["payload_bytes_per_step"] == 2 * 16 * 128 * 2 // 2
+    logits = 2 * 16 * 128 * 2 // 2
+    assert rows[("tensor", "all_gather")]["payload_bytes_per_step"] == logits
+    assert arrangement["traffic"]["model_parallel_predicted_bytes_per_step"] == [{"tensor": 14 * buffer + logits}] * 4
 
 
 def test_pipeline_sends_each_micro_batch_across_the_boundary(pipeline_report: dict) -> None:
-    zero3 = pipeline_report["arrangements"][0]
-    by_group = zero3["traffic"]["engine_bytes_per_step_by_group"]
-    # 2 micro-batches of b s h = 2 x 16 x 64 bf16: the first stage sends activations, the last their gradients
-    assert [g["pipeline"] for g in by_group] == [2 * 2 * 16 * 64 * 2] * 4
-    # the planner's middle stage sends both ways
-    assert zero3["traffic"]["plan_bytes_per_step"]["pipeline:send_recv"] == 2 * 2 * 2 * 16 * 64 * 2
+    for arrangement in pipeline_report["arrangements"]:
+        by_group = arrangement["traffic"]["engine_bytes_per_step_by_group"]
+        # 2 micro-batches of b s h = 2 x 16 x 64 bf16: the first stage sends activations, the last their gradients
+        assert [g["pipeline"] for g in by_group] == [2 * 2 * 16 * 64 * 2] * 4
+        # the planner's middle stage sends both ways
+        assert arrangement["traffic"]["plan_bytes_per_step"]["pipeline:send_recv"] == 2 * 2 * 2 * 16 * 64 * 2

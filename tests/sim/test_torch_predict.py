@@ -172,3 +172,15 @@ def test_layouts_the_engine_cannot_run_name_their_field() -> None:
     assert [
         f for f, _ in config_errors(TorchSimConfig(world_size=4, pipeline=4, micro_batches=4, arrangements=("zero3",)))
     ] == ["parallelism.pipeline"]
+
+
+def test_collectives_are_labelled_by_the_mesh_dimension_their_ranks_span() -> None:
+    # mesh (pipeline, data, tensor), tensor innermost: rank = (stage x d + j) x t + i
+    cfg = TorchSimConfig(world_size=8, tensor=2, pipeline=2, micro_batches=2, arrangements=("zero3",))
+    assert [cfg.group_label(g) for g in ([4, 5], [4, 6], [1, 5], [0, 1, 2, 3, 4, 5, 6, 7])] == [
+        "tensor",
+        "data",
+        "pipeline",
+        "world",
+    ]
+    assert TorchSimConfig(world_size=4).group_label([0, 1]) == "data"  # hybrid's shard group

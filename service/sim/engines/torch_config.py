@@ -120,6 +120,16 @@ class TorchSimConfig:
     def data_rank_of(self, rank: int) -> int:
         return rank // self.tensor % self.data
 
+    def group_label(self, ranks: list[int]) -> str:
+        """The mesh dimension a process group spans: the one coordinate its ranks differ in."""
+        coordinates = {
+            "pipeline": {self.stage_of(r) for r in ranks},
+            "data": {self.data_rank_of(r) for r in ranks},
+            "tensor": {r % self.tensor for r in ranks},
+        }
+        varying = [name for name, values in coordinates.items() if len(values) > 1]
+        return varying[0] if len(varying) == 1 else "data" if not self.layout else "world"
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

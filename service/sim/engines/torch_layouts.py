@@ -45,10 +45,6 @@ class LayoutRun:
     first: bool
     last: bool
 
-    def group_names(self) -> dict[str, str]:
-        """Process-group name -> mesh dimension, to label each observed collective."""
-        return {self.mesh[d].get_group().group_name: d for d in MESH_DIMS}
-
     def train_step(self, tokens: torch.Tensor) -> float | None:
         """Forward and backward on the replica's tokens; the loss where this rank computes it."""
         inputs, targets = tokens[:, :-1], tokens[:, 1:]

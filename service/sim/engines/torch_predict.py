@@ -509,3 +509,37 @@ def layout_traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -
             "reduces every micro-batch"
         )
     return reasons
+
+
+def tensor_calls_per_micro_batch(layers: int, first: bool, last: bool) -> tuple[int, int]:
+    """(all-reduces of s·b·h, all-gathers of the logits) one tensor rank issues per micro-batch under
+    torch's parallelize_module plan (torch/distributed/tensor/parallel/style.py): forward, a
+    row-parallel output's partial sums (o and down per layer, the embedding's rows) reduced; backward,
+    each column-parallel module's replicated input gets its gradient all-reduced (q, k, v and up per
+    layer, the output layer); the replicated logits gathered from the vocabulary halves."""
+    forward = 2 * layers + int(first)
+    backward = 4 * layers + int(last)
+    return forward + backward, int(last)
+
+
+def layout_engine_group_bytes(cfg: TorchSimConfig, rank: int) -> dict[str, int]:
+    """Bytes a step ``rank`` sends in its tensor and pipeline groups, by the engines' conventions and
+    gloo's algorithms: the planner's calls as PyTorch issues them (tensor_calls_per_micro_batch; a
+    pipeline stage sends its activations forward and their gradients back, one way at either end)."""
+    dtype = Dtype.bf16 if cfg.precision == "mixed_bf16_adam" else Dtype.fp32
+    b, s, h, v = cfg.batch_per_rank, cfg.sequence_length, cfg.model.hidden_size, cfg.model.vocab_size
+    stage = cfg.stage_of(rank)
+    first, last = stage == 0, stage == cfg.pipeline - 1
+    layers = cfg.model.layers // cfg.pipeline
+    out: dict[str, int] = {}
+    if cfg.tensor > 1:
+        reduces, gathers = tensor_calls_per_micro_batch(layers, first, last)
+        group_rank = rank % cfg.tensor
+        reduce = gloo_call_cost("all_reduce", b * s * h, dtype, cfg.tensor, group_rank, 0).payload_bytes
+        gather = gloo_call_cost("all_gather", b * s * v, dtype, cfg.tensor, group_rank, 0).payload_bytes
+        out["tensor"] = cfg.micro_batches * (reduces * reduce + gathers * gather)
+    if cfg.pipeline > 1:
+        directions = int(not last) + int(not first)
+        send = gloo_call_cost("send", b * s * h, dtype, 2, 0, 0).payload_bytes
+        out["pipeline"] = cfg.micro_batches * directions * send
+    return out

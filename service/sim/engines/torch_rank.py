@@ -56,11 +56,11 @@ TRACKER_CLASS = {  # tracker category -> state class
 class CollectiveCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]
     """Records each c10d collective this rank issues: what the gloo algorithm is then priced on."""
 
-    def __init__(self, group_names: dict[str, str] | None = None) -> None:
+    def __init__(self, cfg: TorchSimConfig | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.calls: list[dict[str, Any]] = []
         self.first_issue_s: float | None = None
-        self.group_names = group_names or {}
+        self.cfg = cfg  # labels each call's group by mesh dimension
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         if any(t is DTensor for t in types):
@@ -72,7 +72,8 @@ class CollectiveCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]
         elif func.namespace == "_c10d_functional" and name in FUNCTIONAL_OPS:
             call = _describe_functional(FUNCTIONAL_OPS[name], args)
         if call is not None:
-            call["group"] = self.group_names.get(call.pop("group_name"), "data")
+            ranks = call.pop("group_ranks")
+            call["group"] = self.cfg.group_label(ranks) if self.cfg is not None else "data"
             self.calls.append(call)
             if self.first_issue_s is None:
                 self.first_issue_s = time.perf_counter()
@@ -95,7 +96,7 @@ def _describe(op: str, args: tuple[Any, ...]) -> dict[str, Any]:
         "group_size": group.size(),
         "group_rank": group.rank(),
         "root": root,
-        "group_name": group.group_name,
+        "group_ranks": dist.get_process_group_ranks(group),
     }
 
 
@@ -113,7 +114,7 @@ def _describe_functional(op: str, args: tuple[Any, ...]) -> dict[str, Any]:
         "group_size": group.size(),
         "group_rank": group.rank(),
         "root": 0,
-        "group_name": group_name,
+        "group_ranks": dist.get_process_group_ranks(group),
     }
 
 
@@ -288,9 +289,8 @@ def run_layout(
     dist.barrier()
     calls: list[dict[str, Any]] = []
     wire_per_step: list[int] = []
-    names = run.group_names()
     for t in range(cfg.warmup_steps, cfg.steps):
-        counter = CollectiveCounter(names)
+        counter = CollectiveCounter(cfg)
         before = written_bytes()
         with counter:
             step(t, counter)

@@ -33,6 +33,7 @@ from service.sim.engines.torch_predict import (
     conventions,
     engine_layout,
     gloo_call_cost,
+    layout_engine_group_bytes,
     layout_plan_collectives,
     optimizer_tensors,
     parameter_shapes,
@@ -130,6 +131,7 @@ def arrangement_report(
     tolerance = learning_tolerance(cfg)
     diff = learning["runs"][index]["max_abs_diff"]
     # the ranks that compute the loss: every rank, or a pipeline's last stage
+    traffic = traffic_report(cfg, arrangement, per_rank)
     losses = [
         mean(r["steps"][t]["loss"] for r in per_rank if r["steps"][t]["loss"] is not None) for t in range(cfg.steps)
     ]
@@ -150,7 +152,7 @@ def arrangement_report(
         "wire": wire,
         "wire_within_allowance": wire["within_allowance"] if wire is not None else None,
         "collectives": collective_rows(cfg, arrangement, per_rank),
-        "traffic": traffic_report(cfg, arrangement, per_rank),
+        "traffic": traffic,
         "learning": {
             "max_abs_diff": diff,
             "tolerance": tolerance,
@@ -165,7 +167,12 @@ def arrangement_report(
         out["plan_stages"] = planned_stages(cfg, arrangement)
     if any("cuda" in r for r in per_rank):
         out["cuda"] = cuda_rows(cfg, arrangement, per_rank)
-    out["checks_pass"] = out["memory_matches"] and out["wire_within_allowance"] is not False and diff <= tolerance
+    out["checks_pass"] = (
+        out["memory_matches"]
+        and out["wire_within_allowance"] is not False
+        and diff <= tolerance
+        and traffic.get("model_parallel_matches", True)
+    )
     return out
 
 
@@ -343,7 +350,13 @@ def traffic_report(
     }
     if cfg.layout:
         out["plan_bytes_per_step_by_rank"] = [_plan(cfg, arrangement, requested, r) for r in range(cfg.world_size)]
-        out["engine_bytes_per_step_by_group"] = [_bytes_by_group(cfg, r["calls"]) for r in per_rank]
+        measured = [_bytes_by_group(cfg, r["calls"]) for r in per_rank]
+        expected = [layout_engine_group_bytes(cfg, r) for r in range(cfg.world_size)]
+        out["engine_bytes_per_step_by_group"] = measured
+        out["model_parallel_predicted_bytes_per_step"] = expected
+        out["model_parallel_matches"] = all(
+            m.get(group, 0) == value for m, e in zip(measured, expected, strict=True) for group, value in e.items()
+        )
     return out
 
 

@@ -122,6 +122,9 @@ from .torch_sim_traffic_engine_bytes_per_step_by_group_type_0_item import (
     TorchSimTrafficEngineBytesPerStepByGroupType0Item,
 )
 from .torch_sim_traffic_engine_layout_plan_bytes_per_step import TorchSimTrafficEngineLayoutPlanBytesPerStep
+from .torch_sim_traffic_model_parallel_predicted_bytes_per_step_type_0_item import (
+    TorchSimTrafficModelParallelPredictedBytesPerStepType0Item,
+)
 from .torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep
 from .torch_sim_traffic_plan_bytes_per_step_by_rank_type_0_item import TorchSimTrafficPlanBytesPerStepByRankType0Item
 from .torch_sim_wire import TorchSimWire
@@ -251,6 +254,7 @@ __all__ = (
     "TorchSimTraffic",
     "TorchSimTrafficEngineBytesPerStepByGroupType0Item",
     "TorchSimTrafficEngineLayoutPlanBytesPerStep",
+    "TorchSimTrafficModelParallelPredictedBytesPerStepType0Item",
     "TorchSimTrafficPlanBytesPerStep",
     "TorchSimTrafficPlanBytesPerStepByRankType0Item",
     "TorchSimulationReport",

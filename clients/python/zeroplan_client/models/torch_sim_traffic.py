@@ -13,6 +13,9 @@ if TYPE_CHECKING:
         TorchSimTrafficEngineBytesPerStepByGroupType0Item,
     )
     from ..models.torch_sim_traffic_engine_layout_plan_bytes_per_step import TorchSimTrafficEngineLayoutPlanBytesPerStep
+    from ..models.torch_sim_traffic_model_parallel_predicted_bytes_per_step_type_0_item import (
+        TorchSimTrafficModelParallelPredictedBytesPerStepType0Item,
+    )
     from ..models.torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep
     from ..models.torch_sim_traffic_plan_bytes_per_step_by_rank_type_0_item import (
         TorchSimTrafficPlanBytesPerStepByRankType0Item,
@@ -34,6 +37,12 @@ class TorchSimTraffic:
         reasons (list[str]): Why the engine's collectives differ from the plan's, by design.
         engine_bytes_per_step_by_group (list[TorchSimTrafficEngineBytesPerStepByGroupType0Item] | None | Unset):
             Layouts: per rank, the observed calls' bytes per step by mesh dimension.
+        model_parallel_matches (bool | None | Unset): Layouts: the observed tensor and pipeline bytes equal that
+            prediction exactly.
+        model_parallel_predicted_bytes_per_step (list[TorchSimTrafficModelParallelPredictedBytesPerStepType0Item] | None
+            | Unset): Layouts: per rank, the tensor and pipeline groups' bytes per step as PyTorch issues the planner's
+            calls (each column-parallel module's input gradient all-reduced, the embedding's rows reduced, the logits
+            gathered; a pipeline end sends one way), priced by gloo.
         plan_bytes_per_step_by_rank (list[TorchSimTrafficPlanBytesPerStepByRankType0Item] | None | Unset): Layouts: per
             rank, /v1/plan's bytes per step by 'group:collective'.
     """
@@ -44,6 +53,10 @@ class TorchSimTraffic:
     plan_total_bytes_per_step: int
     reasons: list[str]
     engine_bytes_per_step_by_group: list[TorchSimTrafficEngineBytesPerStepByGroupType0Item] | None | Unset = UNSET
+    model_parallel_matches: bool | None | Unset = UNSET
+    model_parallel_predicted_bytes_per_step: (
+        list[TorchSimTrafficModelParallelPredictedBytesPerStepType0Item] | None | Unset
+    ) = UNSET
     plan_bytes_per_step_by_rank: list[TorchSimTrafficPlanBytesPerStepByRankType0Item] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -70,6 +83,28 @@ class TorchSimTraffic:
         else:
             engine_bytes_per_step_by_group = self.engine_bytes_per_step_by_group
 
+        model_parallel_matches: bool | None | Unset
+        if isinstance(self.model_parallel_matches, Unset):
+            model_parallel_matches = UNSET
+        else:
+            model_parallel_matches = self.model_parallel_matches
+
+        model_parallel_predicted_bytes_per_step: list[dict[str, Any]] | None | Unset
+        if isinstance(self.model_parallel_predicted_bytes_per_step, Unset):
+            model_parallel_predicted_bytes_per_step = UNSET
+        elif isinstance(self.model_parallel_predicted_bytes_per_step, list):
+            model_parallel_predicted_bytes_per_step = []
+            for (
+                model_parallel_predicted_bytes_per_step_type_0_item_data
+            ) in self.model_parallel_predicted_bytes_per_step:
+                model_parallel_predicted_bytes_per_step_type_0_item = (
+                    model_parallel_predicted_bytes_per_step_type_0_item_data.to_dict()
+                )
+                model_parallel_predicted_bytes_per_step.append(model_parallel_predicted_bytes_per_step_type_0_item)
+
+        else:
+            model_parallel_predicted_bytes_per_step = self.model_parallel_predicted_bytes_per_step
+
         plan_bytes_per_step_by_rank: list[dict[str, Any]] | None | Unset
         if isinstance(self.plan_bytes_per_step_by_rank, Unset):
             plan_bytes_per_step_by_rank = UNSET
@@ -95,6 +130,10 @@ class TorchSimTraffic:
         )
         if engine_bytes_per_step_by_group is not UNSET:
             field_dict["engine_bytes_per_step_by_group"] = engine_bytes_per_step_by_group
+        if model_parallel_matches is not UNSET:
+            field_dict["model_parallel_matches"] = model_parallel_matches
+        if model_parallel_predicted_bytes_per_step is not UNSET:
+            field_dict["model_parallel_predicted_bytes_per_step"] = model_parallel_predicted_bytes_per_step
         if plan_bytes_per_step_by_rank is not UNSET:
             field_dict["plan_bytes_per_step_by_rank"] = plan_bytes_per_step_by_rank
 
@@ -107,6 +146,9 @@ class TorchSimTraffic:
         )
         from ..models.torch_sim_traffic_engine_layout_plan_bytes_per_step import (
             TorchSimTrafficEngineLayoutPlanBytesPerStep,  # noqa: PLC0415
+        )
+        from ..models.torch_sim_traffic_model_parallel_predicted_bytes_per_step_type_0_item import (
+            TorchSimTrafficModelParallelPredictedBytesPerStepType0Item,  # noqa: PLC0415
         )
         from ..models.torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerStep  # noqa: PLC0415
         from ..models.torch_sim_traffic_plan_bytes_per_step_by_rank_type_0_item import (
@@ -156,6 +198,49 @@ class TorchSimTraffic:
             d.pop("engine_bytes_per_step_by_group", UNSET)
         )
 
+        def _parse_model_parallel_matches(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        model_parallel_matches = _parse_model_parallel_matches(d.pop("model_parallel_matches", UNSET))
+
+        def _parse_model_parallel_predicted_bytes_per_step(
+            data: object,
+        ) -> list[TorchSimTrafficModelParallelPredictedBytesPerStepType0Item] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                model_parallel_predicted_bytes_per_step_type_0 = []
+                _model_parallel_predicted_bytes_per_step_type_0 = data
+                for (
+                    model_parallel_predicted_bytes_per_step_type_0_item_data
+                ) in _model_parallel_predicted_bytes_per_step_type_0:
+                    model_parallel_predicted_bytes_per_step_type_0_item = (
+                        TorchSimTrafficModelParallelPredictedBytesPerStepType0Item.from_dict(
+                            model_parallel_predicted_bytes_per_step_type_0_item_data
+                        )
+                    )
+
+                    model_parallel_predicted_bytes_per_step_type_0.append(
+                        model_parallel_predicted_bytes_per_step_type_0_item
+                    )
+
+                return model_parallel_predicted_bytes_per_step_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[TorchSimTrafficModelParallelPredictedBytesPerStepType0Item] | None | Unset, data)
+
+        model_parallel_predicted_bytes_per_step = _parse_model_parallel_predicted_bytes_per_step(
+            d.pop("model_parallel_predicted_bytes_per_step", UNSET)
+        )
+
         def _parse_plan_bytes_per_step_by_rank(
             data: object,
         ) -> list[TorchSimTrafficPlanBytesPerStepByRankType0Item] | None | Unset:
@@ -189,6 +274,8 @@ class TorchSimTraffic:
             plan_total_bytes_per_step=plan_total_bytes_per_step,
             reasons=reasons,
             engine_bytes_per_step_by_group=engine_bytes_per_step_by_group,
+            model_parallel_matches=model_parallel_matches,
+            model_parallel_predicted_bytes_per_step=model_parallel_predicted_bytes_per_step,
             plan_bytes_per_step_by_rank=plan_bytes_per_step_by_rank,
         )
 
