@@ -1,9 +1,10 @@
-"""GET and POST /v1/figures/{name}: the four figures of issue 4, as PNG or SVG.
+"""GET and POST /v1/figures/{name}: the four figures of issue 4 and the two of a layout, as PNG or SVG.
 
 The body is a /v1/plan request without ``arrangement`` (every figure draws DP, ZeRO-1, ZeRO-2,
 ZeRO-3 and FSDP's SHARD_GRAD_OP side by side), plus the GPU range of the memory curve, the image
 size and, for the traffic figure, bytes a simulation measured (POST /v1/simulations) to draw
-beside the formula's.
+beside the formula's. The layout figures (layout-memory, layout-traffic) draw the /v1/plan answer for
+``parallelism`` under ``layout_arrangement``: each pipeline stage's memory, each group's traffic.
 """
 
 from enum import StrEnum
@@ -25,6 +26,7 @@ from models.common import (
     precision_validator,
 )
 from models.enums import ArrangementName, CollectiveName
+from models.parallelism import Parallelism
 from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
 from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName, PrecisionSpec
 from models.training import Activations, Levers, Training
@@ -54,12 +56,23 @@ FIGURE_EXAMPLE: dict[str, JsonValue] = {
 
 
 class FigureName(StrEnum):
-    """The four figures (issue 4, 'The four figures')."""
+    """The four figures (issue 4, 'The four figures'), and the two of a layout (its stages' memory, the bytes
+    each of its groups sends)."""
 
     memory_vs_gpus = "memory-vs-gpus"
     bytes_per_weight = "bytes-per-weight"
     traffic = "traffic"
     step_time = "step-time"
+    layout_memory = "layout-memory"
+    layout_traffic = "layout-traffic"
+
+
+ARRANGEMENT_FIGURES = (
+    FigureName.memory_vs_gpus,
+    FigureName.bytes_per_weight,
+    FigureName.traffic,
+    FigureName.step_time,
+)
 
 
 class FigureFormat(StrEnum):
@@ -110,6 +123,15 @@ class FigureRequest(Strict):
     levers: Levers = Field(
         default_factory=Levers,
         description="Levers applied to every arrangement drawn; offload_parameters applies to ZeRO-3 only.",
+    )
+    layout_arrangement: ArrangementName = Field(
+        default=ArrangementName.zero1,
+        description="The arrangement of the layout figures (layout-memory, layout-traffic), over the data-parallel "
+        "group; the four others draw every arrangement side by side.",
+    )
+    parallelism: Parallelism = Field(
+        default_factory=Parallelism,
+        description="The layout the layout figures draw, as in /v1/plan; the four others draw data parallelism.",
     )
     max_gpus: int = MAX_GPUS_FIELD
     measured: list[MeasuredBytes] | None = Field(

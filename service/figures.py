@@ -1,9 +1,11 @@
-"""The four figures of issue 4, drawn with matplotlib's object API (Agg and SVG canvases, no pyplot).
+"""The four figures of issue 4 and the two of a layout, drawn with matplotlib's object API (Agg and SVG
+canvases, no pyplot).
 
 Every number drawn comes from the core: ``service.evaluate.evaluate`` for bytes and seconds (the
 memory curve evaluates all GPU counts at once, as numpy arrays), ``service.traffic`` for the
-collectives of one step, ``service.fit.gpu_count_grid`` for the powers of two. No formula is
-written here; this module only draws. Units follow DESIGN.md: GiB = 2**30 bytes, GB = 1e9 bytes.
+collectives of one step, ``service.fit.gpu_count_grid`` for the powers of two, and the /v1/plan
+answer (``service.planner.plan``) for a layout's stages and groups. No formula is written here;
+this module only draws. Units follow DESIGN.md: GiB = 2**30 bytes, GB = 1e9 bytes.
 
 Output is deterministic: SVG without a date and with a fixed id salt, text kept as text
 (``svg.fonttype`` none, so the arrangement names are searchable); PNG without a Software tag.
@@ -24,6 +26,7 @@ from matplotlib.ticker import NullLocator
 
 from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
 from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
+from models.plan import PlanRequest, PlanResponse
 from service import resolve
 from service.arrangements import COMPARED
 from service.evaluate import Evaluation, Setup, evaluate
@@ -250,6 +253,88 @@ def draw_step_time(ax: Axes, case: Case) -> None:
     _legend_outside(ax)
 
 
+def layout_plan(request: FigureRequest) -> PlanResponse:
+    """The /v1/plan answer for the figure request's arrangement and layout."""
+    from service.planner import plan
+
+    body = request.model_dump(mode="json", exclude_none=True, exclude=FIGURE_ONLY_FIELDS)
+    body["arrangement"] = body.pop("layout_arrangement")
+    body.pop("precision_spec", None)
+    body["cluster"].pop("link_spec", None)
+    return plan(PlanRequest.model_validate(body))
+
+
+FIGURE_ONLY_FIELDS = {"max_gpus", "measured", "width_px", "height_px"}
+STAGE_PARTS = (
+    ("model states", "model_state_bytes", "tab:blue"),
+    ("working set", "working_set_bytes", "tab:olive"),
+    ("activations", "activations_bytes", "tab:orange"),
+)
+
+
+def draw_layout_memory(ax: Axes, case: Case) -> None:
+    """Bytes each GPU of each pipeline stage holds, stacked, against the usable bytes of the card."""
+    answer = layout_plan(case.request)
+    stages = answer.memory.stages
+    x = np.arange(len(stages))
+    bottom = np.zeros(len(stages))
+    for label, field, colour in STAGE_PARTS:
+        values = np.asarray([getattr(stage, field) / GIB_BYTES for stage in stages])
+        ax.bar(x, values, bottom=bottom, color=colour, label=label)
+        bottom += values
+    usable = answer.memory.usable_bytes / GIB_BYTES
+    ax.axhline(usable, color="black", linestyle="--", linewidth=1, label=f"usable {usable:.1f} GiB")
+    ticks = [f"stage {s.stage}\n{s.layers} layers\n{'fits' if s.fits else 'does not fit'}" for s in stages]
+    step = max(1, len(stages) // 16)
+    ax.set_xticks(x[::step], labels=ticks[::step])
+    ax.set_ylim(0, max(bottom.max(), usable) * 1.15)
+    ax.set_ylabel("bytes per GPU (GiB = 2^30 bytes)")
+    ax.set_xlabel(_layout_words(answer))
+    ax.set_title(
+        f"Memory per GPU of each pipeline stage, {LABELS.get(answer.arrangement.name, answer.arrangement.name)}"
+    )
+    _legend_outside(ax)
+
+
+GROUP_COLOURS = {"all_reduce": "tab:purple", "reduce_scatter": "tab:cyan", "all_gather": "tab:olive"}
+GROUP_COLOURS |= {"all_to_all": "tab:pink", "send_recv": "tab:gray"}
+
+
+def draw_layout_traffic(ax: Axes, case: Case) -> None:
+    """Bytes each GPU of the busiest stage sends per step, by group and collective."""
+    answer = layout_plan(case.request)
+    groups = [g.group for g in answer.parallelism.groups]
+    sent: dict[tuple[str, str], int] = {}
+    for c in answer.traffic.collectives:
+        key = (c.group.value, c.name.value)
+        sent[key] = sent.get(key, 0) + c.count_per_step * c.bytes_sent_per_gpu
+    x = np.arange(len(groups))
+    bottom = np.zeros(len(groups))
+    for name, colour in GROUP_COLOURS.items():
+        values = np.asarray([sent.get((g.value, name), 0) / GB_BYTES for g in groups])
+        if values.any():
+            ax.bar(x, values, bottom=bottom, color=colour, label=name)
+            bottom += values
+    links = {c.group.value: c.link.value.replace("_", "-") for c in answer.traffic.collectives}
+    for i, group in enumerate(groups):
+        _label_above(ax, x[i], bottom[i], f"{bottom[i]:.3g} GB\n{links.get(group.value, 'none')}")
+    ax.set_xticks(x, labels=[f"{g.group.value}\n{g.ranks} GPUs" for g in answer.parallelism.groups])
+    ax.set_ylim(0, (bottom.max() or 1.0) * 1.2)
+    ax.set_ylabel("bytes sent per GPU per step (GB = 1e9 bytes)")
+    ax.set_xlabel(_layout_words(answer))
+    ax.set_title("Traffic per GPU per optimizer step, by group")
+    _legend_outside(ax)
+
+
+def _layout_words(answer: PlanResponse) -> str:
+    par = answer.parallelism
+    return (
+        f"tensor {par.tensor} x context {par.context} x data {par.data} x pipeline {par.pipeline}"
+        f"{', expert ' + str(par.expert) if par.expert > 1 else ''} ({par.pipeline_schedule.value}, "
+        f"{par.micro_batches} micro-batches)"
+    )
+
+
 def _arrangement_ticks(case: Case) -> list[str]:
     return [f"{LABELS[name]}\n{'fits' if bool(r.fits) else 'does not fit'}" for name, r in case.results.items()]
 
@@ -270,6 +355,8 @@ DRAWERS: dict[FigureName, Callable[[Axes, Case], None]] = {
     FigureName.bytes_per_weight: draw_bytes_per_weight,
     FigureName.traffic: draw_traffic,
     FigureName.step_time: draw_step_time,
+    FigureName.layout_memory: draw_layout_memory,
+    FigureName.layout_traffic: draw_layout_traffic,
 }
 
 

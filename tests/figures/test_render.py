@@ -9,7 +9,7 @@ import matplotlib.image
 import pytest
 
 from models.enums import ArrangementName
-from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
+from models.figures import ARRANGEMENT_FIGURES, DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
 from service.figures import LABELS, collective_split, draw, resolve_case
 from tests.figures.conftest import SEED_30B_BODY
 
@@ -50,7 +50,7 @@ def test_the_smallest_image_keeps_its_size_and_thins_the_gpu_labels():
     assert "1" in labels and "2" not in labels  # 20 powers of two do not all fit in 640 px
 
 
-@pytest.mark.parametrize("name", list(FigureName))
+@pytest.mark.parametrize("name", ARRANGEMENT_FIGURES)
 def test_svg_is_deterministic_and_names_every_arrangement_and_the_card(name):
     request = seed_request()
     first, second = draw(name, request, FigureFormat.svg), draw(name, request, FigureFormat.svg)

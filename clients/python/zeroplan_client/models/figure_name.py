@@ -3,6 +3,8 @@ from enum import StrEnum
 
 class FigureName(StrEnum):
     BYTES_PER_WEIGHT = "bytes-per-weight"
+    LAYOUT_MEMORY = "layout-memory"
+    LAYOUT_TRAFFIC = "layout-traffic"
     MEMORY_VS_GPUS = "memory-vs-gpus"
     STEP_TIME = "step-time"
     TRAFFIC = "traffic"

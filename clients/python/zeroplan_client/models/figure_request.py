@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.arrangement_name import ArrangementName
 from ..models.precision_preset_name import PrecisionPresetName
 from ..types import UNSET, Unset
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from ..models.levers import Levers
     from ..models.measured_bytes import MeasuredBytes
     from ..models.model_spec import ModelSpec
+    from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
     from ..models.training import Training
 
@@ -35,11 +37,23 @@ class FigureRequest:
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
         height_px (int | Unset): Image height, pixels. Default: 600.
+        layout_arrangement (ArrangementName | Unset): Named arrangements. FSDP's names map to what FSDP does: no_shard
+            is ddp, full_shard is zero3,
+            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
+            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         max_gpus (int | Unset): Largest GPU count of the memory-vs-gpus curve (powers of two up to it, each a valid
             job). Default: 64.
         measured (list[MeasuredBytes] | None | Unset): Measured bytes per GPU per step (e.g. from a simulation report),
             drawn beside the formula's in the traffic figure; at most one entry per arrangement and collective.
+        parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
+            Megatron-LM's PTD-P).
+
+            The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+            Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+            so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+            zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
         precision (PrecisionPresetName | Unset):
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
@@ -52,9 +66,11 @@ class FigureRequest:
     model: ModelSpec
     activations: Activations | Unset = UNSET
     height_px: int | Unset = 600
+    layout_arrangement: ArrangementName | Unset = UNSET
     levers: Levers | Unset = UNSET
     max_gpus: int | Unset = 64
     measured: list[MeasuredBytes] | None | Unset = UNSET
+    parallelism: Parallelism | Unset = UNSET
     precision: PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     training: None | Training | Unset = UNSET
@@ -74,6 +90,10 @@ class FigureRequest:
 
         height_px = self.height_px
 
+        layout_arrangement: str | Unset = UNSET
+        if not isinstance(self.layout_arrangement, Unset):
+            layout_arrangement = self.layout_arrangement.value
+
         levers: dict[str, Any] | Unset = UNSET
         if not isinstance(self.levers, Unset):
             levers = self.levers.to_dict()
@@ -91,6 +111,10 @@ class FigureRequest:
 
         else:
             measured = self.measured
+
+        parallelism: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.parallelism, Unset):
+            parallelism = self.parallelism.to_dict()
 
         precision: str | Unset = UNSET
         if not isinstance(self.precision, Unset):
@@ -126,12 +150,16 @@ class FigureRequest:
             field_dict["activations"] = activations
         if height_px is not UNSET:
             field_dict["height_px"] = height_px
+        if layout_arrangement is not UNSET:
+            field_dict["layout_arrangement"] = layout_arrangement
         if levers is not UNSET:
             field_dict["levers"] = levers
         if max_gpus is not UNSET:
             field_dict["max_gpus"] = max_gpus
         if measured is not UNSET:
             field_dict["measured"] = measured
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
         if precision is not UNSET:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
@@ -150,6 +178,7 @@ class FigureRequest:
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.measured_bytes import MeasuredBytes  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
@@ -166,6 +195,13 @@ class FigureRequest:
             activations = Activations.from_dict(_activations)
 
         height_px = d.pop("height_px", UNSET)
+
+        _layout_arrangement = d.pop("layout_arrangement", UNSET)
+        layout_arrangement: ArrangementName | Unset
+        if isinstance(_layout_arrangement, Unset):
+            layout_arrangement = UNSET
+        else:
+            layout_arrangement = ArrangementName(_layout_arrangement)
 
         _levers = d.pop("levers", UNSET)
         levers: Levers | Unset
@@ -197,6 +233,13 @@ class FigureRequest:
             return cast(list[MeasuredBytes] | None | Unset, data)
 
         measured = _parse_measured(d.pop("measured", UNSET))
+
+        _parallelism = d.pop("parallelism", UNSET)
+        parallelism: Parallelism | Unset
+        if isinstance(_parallelism, Unset):
+            parallelism = UNSET
+        else:
+            parallelism = Parallelism.from_dict(_parallelism)
 
         _precision = d.pop("precision", UNSET)
         precision: PrecisionPresetName | Unset
@@ -246,9 +289,11 @@ class FigureRequest:
             model=model,
             activations=activations,
             height_px=height_px,
+            layout_arrangement=layout_arrangement,
             levers=levers,
             max_gpus=max_gpus,
             measured=measured,
+            parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
             training=training,

@@ -133,7 +133,9 @@ def sync_detailed(
     parameter wins over `Accept`; PNG when neither names one. Same request, same bytes.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         format_ (FigureFormat | None | Unset): png or svg; wins over the Accept header.
         body (FigureRequest):
 
@@ -174,7 +176,9 @@ def sync(
     parameter wins over `Accept`; PNG when neither names one. Same request, same bytes.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         format_ (FigureFormat | None | Unset): png or svg; wins over the Accept header.
         body (FigureRequest):
 
@@ -210,7 +214,9 @@ async def asyncio_detailed(
     parameter wins over `Accept`; PNG when neither names one. Same request, same bytes.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         format_ (FigureFormat | None | Unset): png or svg; wins over the Accept header.
         body (FigureRequest):
 
@@ -249,7 +255,9 @@ async def asyncio(
     parameter wins over `Accept`; PNG when neither names one. Same request, same bytes.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         format_ (FigureFormat | None | Unset): png or svg; wins over the Accept header.
         body (FigureRequest):
 

@@ -181,7 +181,9 @@ def sync_detailed(
     only: a model, a card, N and GPUs per node; POST for the rest.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         parameter_count (int | None | Unset): Parameter count (model.parameter_count).
         preset (ModelPresetName | None | Unset): A model preset (model.preset).
         precision (PrecisionPresetName | Unset):
@@ -252,7 +254,9 @@ def sync(
     only: a model, a card, N and GPUs per node; POST for the rest.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         parameter_count (int | None | Unset): Parameter count (model.parameter_count).
         preset (ModelPresetName | None | Unset): A model preset (model.preset).
         precision (PrecisionPresetName | Unset):
@@ -318,7 +322,9 @@ async def asyncio_detailed(
     only: a model, a card, N and GPUs per node; POST for the rest.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         parameter_count (int | None | Unset): Parameter count (model.parameter_count).
         preset (ModelPresetName | None | Unset): A model preset (model.preset).
         precision (PrecisionPresetName | Unset):
@@ -387,7 +393,9 @@ async def asyncio(
     only: a model, a card, N and GPUs per node; POST for the rest.
 
     Args:
-        name (FigureName): The four figures (issue 4, 'The four figures').
+        name (FigureName): The four figures (issue 4, 'The four figures'), and the two of a layout
+            (its stages' memory, the bytes
+            each of its groups sends).
         parameter_count (int | None | Unset): Parameter count (model.parameter_count).
         preset (ModelPresetName | None | Unset): A model preset (model.preset).
         precision (PrecisionPresetName | Unset):
