@@ -375,8 +375,8 @@ class TorchSimModel(BaseModel):
 class TorchSimMemory(BaseModel):
     state: Literal["parameters", "gradients", "optimizer_state"]
     measured_bytes: list[int] = Field(
-        description="Per rank: the tracker's bytes of this class after the last step (a layout's: counted from the "
-        "local tensors, DTensor shards, the rank holds)."
+        description="Per rank: the tracker's bytes of this class after the last step (with pipeline stages: counted "
+        "from the local tensors, DTensor shards, the rank holds; FSDPMemTracker refuses micro-batches)."
     )
     predicted_bytes: list[int] = Field(
         description="Per rank: the core's breakdown for the layout the engine keeps plus its conventions."

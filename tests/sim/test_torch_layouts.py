@@ -70,6 +70,9 @@ def test_tensor_ranks_hold_their_matrix_halves_over_the_data_group(tensor_report
     share = 2 * TENSOR_LAYER + TABLE // 2 + TABLE // 2 + FINAL_NORM  # 58,688 on each tensor rank
     for a in tensor_report["arrangements"]:
         assert _measured(a) == {k: [v] * 4 for k, v in fp32_state(share // 2, 36).items()}
+        # FSDPMemTracker's own categories: the sharded fp32 parameters and the Adam state, as held
+        assert [p["Sharded Param"] for p in a["tracker_peak_bytes"]] == [4 * share // 2] * 4
+        assert [p["OptState"] for p in a["tracker_peak_bytes"]] == [8 * share // 2 + 4 * 36] * 4
         assert a["plan_stages"] == [
             {
                 "stage": 0,

@@ -260,11 +260,15 @@ def run_one(
 def run_layout(
     cfg: TorchSimConfig, arrangement: TorchArrangement, rank: int, device: torch.device, where: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
-    """A tensor x pipeline x data layout: each rank's bytes counted from the local tensors it holds
-    (DTensor shards), its collectives labelled by mesh dimension, the wire around the measured steps."""
+    """A tensor x pipeline x data layout: each rank's bytes by class from FSDPMemTracker (tensor x
+    data), or counted from the local tensors it holds (DTensor shards) with pipeline stages, whose
+    micro-batches run a stage's forward more than once an iteration, which the tracker refuses
+    (torch/distributed/_tools/fsdp2_mem_tracker.py); its collectives labelled by mesh dimension, the
+    wire around the measured steps."""
     from service.sim.engines.torch_layouts import build_layout, full_parameters, held_bytes
 
     run = build_layout(cfg, arrangement, device, rank)
+    tracker = FSDPMemTracker(run.module, run.optimizer) if cfg.pipeline == 1 else None
     replica = cfg.data_rank_of(rank)
     steps: list[dict[str, Any]] = []
     held: dict[str, int] = {}
@@ -277,7 +281,7 @@ def run_layout(
         loss = run.train_step(tokens)
         run.optimizer.step()
         if t == cfg.steps - 1:
-            held.update(held_bytes(run))
+            held.update(_class_bytes(tracker.get_tracker_snapshot()) if tracker is not None else held_bytes(run))
         run.optimizer.zero_grad()
         issued = counter.first_issue_s if counter is not None and counter.first_issue_s else None
         step_s = time.perf_counter() - start
@@ -289,18 +293,22 @@ def run_layout(
     dist.barrier()
     calls: list[dict[str, Any]] = []
     wire_per_step: list[int] = []
-    for t in range(cfg.warmup_steps, cfg.steps):
-        counter = CollectiveCounter(cfg)
-        before = written_bytes()
-        with counter:
-            step(t, counter)
-        wire_per_step.append(written_bytes() - before)
-        calls.extend(counter.calls)
+    with tracker if tracker is not None else nullcontext():
+        for t in range(cfg.warmup_steps, cfg.steps):
+            if tracker is not None:
+                tracker.reset_mod_stats()
+            counter = CollectiveCounter(cfg)
+            before = written_bytes()
+            with counter:
+                step(t, counter)
+            wire_per_step.append(written_bytes() - before)
+            calls.extend(counter.calls)
     where["step"] = None
+    peak = _class_bytes(tracker.get_tracker_snapshot("peak"), every=True) if tracker is not None else {}
     measured: dict[str, Any] = {
         "arrangement": arrangement.value,
         "held_bytes": held,
-        "tracker_peak_bytes": {},
+        "tracker_peak_bytes": peak,
         "calls": calls,
         "wire_bytes_per_step": wire_per_step,
         "steps": steps,

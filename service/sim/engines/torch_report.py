@@ -196,7 +196,8 @@ def layout_implementation(cfg: TorchSimConfig, arrangement: TorchArrangement) ->
         parts.append(f"PipelineStage x {cfg.pipeline} with {kind}, {cfg.micro_batches} micro-batches")
     reshard = arrangement is not TorchArrangement.shard_grad_op
     parts.append(f"fully_shard(reshard_after_forward={reshard}) over data {cfg.data} + AdamW")
-    return "; ".join(parts) + "; held bytes counted from each rank's local tensors (DTensor shards)"
+    held = "FSDPMemTracker" if cfg.pipeline == 1 else "each rank's local tensors (DTensor shards)"
+    return "; ".join(parts) + f"; held bytes from {held}"
 
 
 def memory_rows(

@@ -17,8 +17,8 @@ class TorchSimMemory:
     Attributes:
         delta_from_preset_bytes (list[int]):
         matches (bool): measured_bytes equal predicted_bytes exactly.
-        measured_bytes (list[int]): Per rank: the tracker's bytes of this class after the last step (a layout's: counted
-            from the local tensors, DTensor shards, the rank holds).
+        measured_bytes (list[int]): Per rank: the tracker's bytes of this class after the last step (with pipeline
+            stages: counted from the local tensors, DTensor shards, the rank holds; FSDPMemTracker refuses micro-batches).
         predicted_bytes (list[int]): Per rank: the core's breakdown for the layout the engine keeps plus its
             conventions.
         preset_bytes (int): The core's bytes for the requested precision preset (/v1/plan), on the busiest rank.
