@@ -12,7 +12,9 @@
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -74,13 +76,76 @@ def torch_engine() -> bool:
     return ok and total_s < TORCH_TARGET_S
 
 
+SLOW_DELAY_S = 0.3
+RISE_TARGET = 0.8
+COLLECTIVE_TIMEOUT_S = 2.0
+FAILURE_MARGIN_S = 10.0
+RUN_MARGIN_S = 20.0
+
+
+def _engines() -> dict[str, tuple[Callable[..., Any], Callable[..., dict[str, Any]]]]:
+    """Per engine: a configuration with faults, and its simulate."""
+    from service.sim.engines.torch_config import TorchSimConfig
+    from service.sim.engines.torch_run import simulate as simulate_torch
+
+    def rings_config(**faults: Any) -> SimConfig:
+        return SimConfig(
+            world_size=4,
+            runs=(RunSpec.of(ZERO2),),
+            steps=6,
+            parameter_count=20_000,
+            collective_timeout_s=COLLECTIVE_TIMEOUT_S,
+            measure_builtin=False,
+            **faults,
+        )
+
+    def torch_config(**faults: Any) -> TorchSimConfig:
+        return TorchSimConfig(
+            world_size=2, arrangements=("zero3",), steps=4, collective_timeout_s=COLLECTIVE_TIMEOUT_S, **faults
+        )
+
+    return {"rings": (rings_config, simulate), "torch": (torch_config, simulate_torch)}
+
+
+def faults() -> bool:
+    from service.sim.config import DroppedRank, SlowRank
+
+    ok = True
+    for engine, (config, run) in _engines().items():
+        slow = run(config(slow_rank=SlowRank(rank=1, delay_s=SLOW_DELAY_S)), deadline_s=120)["faults"]["slow_rank"]
+        ratios = [rise / SLOW_DELAY_S for rise in slow["rise_s"]]
+        passed = slow["slow_rank"] == 1 and min(ratios) >= RISE_TARGET
+        ok = ok and passed
+        print(
+            f"{engine}: slow rank 1 (+{SLOW_DELAY_S:g} s a step), named rank {slow['slow_rank']}; "
+            "each rank's rise / delay: "
+            + ", ".join(f"{r:.2f}" for r in ratios)
+            + f" (target >= {RISE_TARGET:g}) {'pass' if passed else 'MISS'}"
+        )
+        started = time.perf_counter()
+        report = run(config(dropped_rank=DroppedRank(rank=1, step=3, mode="exit")), deadline_s=120)
+        wall_s = time.perf_counter() - started
+        after = [f["after_s"] for f in report["faults"]["failure"]["failed_ranks"]]
+        passed = max(after) <= COLLECTIVE_TIMEOUT_S + FAILURE_MARGIN_S and wall_s <= COLLECTIVE_TIMEOUT_S + RUN_MARGIN_S
+        ok = ok and passed
+        print(
+            f"{engine}: dropped rank 1, the others failed after "
+            + ", ".join(f"{a:.2f}" for a in after)
+            + f" s (collective timeout {COLLECTIVE_TIMEOUT_S:g} s, target <= +{FAILURE_MARGIN_S:g} s); "
+            f"run {wall_s:.2f} s (target <= +{RUN_MARGIN_S:g} s) {'pass' if passed else 'MISS'}"
+        )
+    return ok
+
+
 def main(argv: list[str]) -> int:
     which = argv[0] if argv else "both"
     ok = True
-    if which in ("rings", "both"):
+    if which in ("rings", "both", "all"):
         ok = rings() and ok
-    if which in ("torch", "both"):
+    if which in ("torch", "both", "all"):
         ok = torch_engine() and ok
+    if which in ("faults", "all"):
+        ok = faults() and ok
     return 0 if ok else 1
 
 

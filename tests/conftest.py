@@ -4,9 +4,15 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, settings
 
 from api.app import create_app
 from api.settings import Settings
+
+# Property tests assert properties, not speed: no per-example deadline and no "too slow" health
+# check, both wall-clock limits that a busy machine trips (timing belongs in bench/).
+settings.register_profile("zeroplan", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("zeroplan")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -37,7 +37,7 @@ def test_one_json_access_line_per_request(logged):
     assert len(lines) == 1
     line = lines[0]
     assert line["method"] == "POST" and line["route"] == "/v1/plan" and line["status"] == response.status_code
-    assert line["request_id"] == "log-me" and 0 < line["duration_s"] < 60
+    assert line["request_id"] == "log-me" and line["duration_s"] > 0
 
 
 def test_the_access_log_can_be_turned_off(logged):

@@ -2,8 +2,6 @@
 makes the others fail within the collective timeout and leaves no process behind, as with the
 rings (tests/sim/test_faults.py)."""
 
-import time
-
 import pytest
 
 pytest.importorskip("torch")
@@ -24,28 +22,28 @@ def config(**faults: object) -> TorchSimConfig:
     )  # type: ignore[arg-type]
 
 
-def test_slow_rank_slows_every_rank_and_is_named() -> None:
+def test_slow_rank_is_named_and_its_delay_counted_as_its_own_time() -> None:
+    # Load-proof: the delay is slept before the step's first collective, so the slow rank's busy
+    # time is at least the delay on any machine. Every rank's rise is timing: bench/sim.py faults.
     delay_s = 0.3
-    report = simulate(config(slow_rank=SlowRank(rank=1, delay_s=delay_s)), deadline_s=50)
+    cfg = config(slow_rank=SlowRank(rank=1, delay_s=delay_s))
+    report = simulate(cfg, deadline_s=50)
     slow = report["faults"]["slow_rank"]
     assert report["succeeded"]
-    assert slow["slow_rank"] == 1
-    assert all(rise_s >= 0.8 * delay_s for rise_s in slow["rise_s"])
-    assert slow["busy_s"][1] >= 0.8 * delay_s
+    assert slow["slow_rank"] == slow["configured_rank"] == 1
+    assert slow["from_step"] == cfg.steps // 2 and len(slow["rise_s"]) == cfg.world_size
+    assert slow["busy_s"][1] >= delay_s
 
 
 # "exit" only: a hanging rank is killed by the same launcher code, which tests/sim/test_faults.py covers.
 @pytest.mark.parametrize("mode", ["exit"])
 def test_dropped_rank_fails_the_others_within_the_timeout_and_leaves_no_process(mode: str) -> None:
-    started = time.perf_counter()
     report = simulate(config(dropped_rank=DroppedRank(rank=1, step=3, mode=mode)), deadline_s=50)
-    wall_s = time.perf_counter() - started
     failure = report["faults"]["failure"]
     assert not report["succeeded"]
     assert [r["rank"] for r in failure["ranks_without_result"]] == [1]
     assert failure["ranks_without_result"][0]["killed"] == (mode == "hang")
     assert [f["rank"] for f in failure["failed_ranks"]] == [0]
     assert failure["failed_at_steps"] == [3]
-    assert all(f["after_s"] <= COLLECTIVE_TIMEOUT_S + 15 for f in failure["failed_ranks"])
-    assert wall_s <= COLLECTIVE_TIMEOUT_S + 20
+    assert failure["timed_out"] is False  # ended by the collective timeout, not the run's deadline
     assert not any(alive(r["pid"]) for r in report["ranks"])
