@@ -54,6 +54,16 @@ LEVER_RICH_EXAMPLE: dict[str, JsonValue] = {
     },
 }
 
+LAYOUT_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "llama-3-70b"},
+    "precision": "megatron",
+    "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 32},
+    "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "arrangement": "zero1",
+    "levers": {"recompute": "selective"},
+    "parallelism": {"tensor": 8, "pipeline": 4, "sequence_parallel": True, "pipeline_schedule": "1f1b"},
+}
+
 TRAINING_FIELD = Field(
     default=None, description="Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4."
 )
@@ -90,7 +100,9 @@ def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
 
 
 class PlanRequest(Strict):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE, LAYOUT_EXAMPLE]}
+    )
 
     model: ModelSpec
     precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD

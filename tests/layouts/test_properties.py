@@ -56,3 +56,43 @@ def test_all_degrees_one_equals_the_data_parallel_evaluation(
     assert layout.step_s == pytest.approx(plain.step_s, rel=1e-12)
     assert layout.mfu == pytest.approx(plain.mfu, rel=1e-12)
     assert layout.pipeline_bubble_s == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["llama-3-8b", "mixtral-8x7b", "qwen3-30b-a3b"]),
+    st.sampled_from([1, 2, 4, 8]),
+    st.sampled_from([1, 2, 4]),
+    st.sampled_from([1, 2]),
+    st.sampled_from([1, 2, 4]),
+    st.sampled_from([ArrangementName.zero3, ArrangementName.zero1, ArrangementName.ddp]),
+)
+def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, c, e, arrangement):
+    """Over the t x c x d GPUs of every stage, ZeRO's shards add up to each state class once per parameter
+    held (service.stages' shares, which the parameter property sums to the model): nothing lost or counted
+    twice by sharding over the data group x context or the experts' group."""
+    n = 64
+    cluster = Cluster(world_size=n, gpus_per_node=8, gpu="h100-80gb")
+    scene = resolve.scenario(ModelSpec(preset=preset), "mixed_bf16_adam", Training(), Activations(), Levers(), cluster)
+    arch = scene.model.architecture
+    experts = arch.moe.experts if arch.moe else 1
+    mesh = Mesh(n, 8, tensor=t, pipeline=p, context=c, expert=e if arch.moe else 1)
+    if arch.attention_heads % t or arch.kv_heads % t or experts % mesh.expert or mesh.data_context % mesh.expert:
+        return
+    setup = resolve.setup_for(scene, resolve.sharding(arrangement))
+    layout = evaluate_layout(arch, mesh, setup, max(p, 1), 1, 2048, False)
+    per_weight = 16  # mixed bf16 Adam: 2 + 2 + 4 + 4 + 4
+    for stage in layout.stages:
+        dense = stage.share.dense_parameters + (0 if stage.expert_rows else stage.share.expert_parameters)
+        experts_held = stage.share.expert_parameters if stage.expert_rows else 0
+        if dense % mesh.data_context or experts_held % mesh.expert_data:
+            continue  # padded shards: covered by the padding tests of service.memory
+        gpus = t * mesh.data_context  # the stage's GPUs
+        summed = gpus * stage.model_state_bytes
+        sharded = 12 if arrangement is ArrangementName.zero1 else 16 if arrangement is ArrangementName.zero3 else 0
+        replicated = per_weight - sharded
+        # each stage GPU holds its share: sharded classes once over d x c (experts over d x c / e), the rest whole
+        expected = t * (sharded * dense + replicated * dense * mesh.data_context) + t * e * (
+            sharded * experts_held + replicated * experts_held * mesh.expert_data
+        ) * (1 if stage.expert_rows else 0)
+        assert summed == expected
