@@ -2,6 +2,9 @@
 when the previous answer has arrived. Bounded by time and by count.
 
 python -m bench.client PORT PATH BODY_JSON CLIENTS SECONDS MAX_REQUESTS  -> one JSON line
+
+A body holding the string "__N__" is sent with a different number there each time (a running
+count), so no two requests are the same and no answer comes from a cache.
 """
 
 import asyncio
@@ -10,6 +13,7 @@ import sys
 import time
 
 WARMUP_REQUESTS = 50
+DISTINCT = b'"__N__"'
 
 
 def request_bytes(path: str, body: bytes) -> bytes:
@@ -42,7 +46,23 @@ class Tally:
         return len(self.latencies_s) + self.errors < self.max_requests and time.perf_counter() < self.stop_at
 
 
-async def connection(port: int, payload: bytes, tally: Tally) -> None:
+class Payloads:
+    """The same request each time, or (with "__N__" in the body) a different one each time."""
+
+    def __init__(self, path: str, body: bytes) -> None:
+        self.path, self.body = path, body
+        self.distinct = DISTINCT in body
+        self.fixed = request_bytes(path, body)
+        self.count = 0
+
+    def next(self) -> bytes:
+        if not self.distinct:
+            return self.fixed
+        self.count += 1
+        return request_bytes(self.path, self.body.replace(DISTINCT, str(self.count).encode()))
+
+
+async def connection(port: int, payloads: Payloads, tally: Tally) -> None:
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
     except OSError:
@@ -50,6 +70,7 @@ async def connection(port: int, payload: bytes, tally: Tally) -> None:
         return
     try:
         while tally.more():
+            payload = payloads.next()
             started = time.perf_counter()
             writer.write(payload)
             status = await read_response(reader)
@@ -69,11 +90,11 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-async def drive(port: int, payload: bytes, clients: int, seconds: float, max_requests: int) -> dict[str, float]:
-    await connection(port, payload, Tally(WARMUP_REQUESTS, time.perf_counter() + 5))
+async def drive(port: int, payloads: Payloads, clients: int, seconds: float, max_requests: int) -> dict[str, float]:
+    await connection(port, payloads, Tally(WARMUP_REQUESTS, time.perf_counter() + 5))
     started = time.perf_counter()
     tally = Tally(max_requests, started + seconds)
-    await asyncio.gather(*(connection(port, payload, tally) for _ in range(clients)))
+    await asyncio.gather(*(connection(port, payloads, tally) for _ in range(clients)))
     elapsed_s = time.perf_counter() - started
     latencies = sorted(tally.latencies_s)
     return {
@@ -90,7 +111,7 @@ async def drive(port: int, payload: bytes, clients: int, seconds: float, max_req
 def main() -> None:
     port, path, body = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
     clients, seconds, max_requests = int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-    work = drive(port, request_bytes(path, body), clients, seconds, max_requests)
+    work = drive(port, Payloads(path, body), clients, seconds, max_requests)
     try:
         import uvloop
 

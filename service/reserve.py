@@ -9,10 +9,12 @@ a zero reserve, so its textbook table stays exact.
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from service.numeric import ceil_div, group_digits
 
 
+@lru_cache(maxsize=1024)  # a plan asks several times for the same card; Fraction is slow to build
 def fragmentation_bytes(card_bytes: int, fragmentation: float) -> int:
     """ceil(card x fragmentation), exact for the decimal the caller wrote (0.1 is 1/10, not a binary float)."""
     share = Fraction(repr(fragmentation))

@@ -286,7 +286,12 @@ def _evaluate_group(
 
 
 def _full(value: object, rows: int) -> np.ndarray:
-    return np.broadcast_to(np.asarray(value), (rows,)).copy()
+    """A column of rows values: an array the evaluation already gave per cell as it is (columns are
+    never written to, and the final concatenation copies them), a scalar repeated."""
+    array = np.asarray(value)
+    if array.shape == (rows,):
+        return array
+    return np.broadcast_to(array, (rows,)).copy()
 
 
 def _count_invalid(
