@@ -260,7 +260,8 @@ class Collective(BaseModel):
     purpose: str = Field(description="What the collective moves and when.")
     dtype: Dtype
     buffer_bytes: int = Field(
-        description="Bytes of the whole buffer: model-sized, or one node's shard for hybrid's cross-node all-reduce."
+        description="Bytes of the whole buffer: model-sized (the GPU's parameter share in a layout), one node's shard "
+        "for hybrid's cross-node all-reduce, or for a model-parallel group the activations of one call."
     )
     bytes_sent_per_gpu: int = Field(description="Bytes each GPU sends for one call, at ring cost.")
     hops: int = Field(description="Sequential ring steps of one call.")

@@ -67,7 +67,7 @@ def plan(request: PlanRequest) -> PlanResponse:
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)
     p = scene.model.parameter_count
-    warnings = list(scene.warnings)
+    warnings = list(scene.warnings) + layout.warnings
     if request.levers.mxfp8 and not scene.blackwell_class:
         warnings.append(
             "levers.mxfp8 needs Blackwell-class hardware (native MXFP8 tensor cores); the card is not, "

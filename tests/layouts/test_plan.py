@@ -204,3 +204,17 @@ def test_limits_refuses_a_layout(client):
     limits = client.post("/v1/limits", json=base)
     assert limits.status_code == 422
     assert limits.json()["errors"][0]["pointer"] == "/parallelism"
+
+
+def test_sequence_parallelism_without_tensor_parallelism_is_a_warning(client):
+    body = layout_body(N.llama3_8b, 8, {"sequence_parallel": True}, {"micro_batch_size": 1})
+    answer = client.post("/v1/plan", json=body).json()
+    assert "parallelism.sequence_parallel has no effect without tensor parallelism" in answer["warnings"]
+
+
+def test_tensor_wider_than_a_node_is_a_warning_and_crosses_nodes(client):
+    body = layout_body(N.gpt3_175b, 32, {"tensor": 16}, {"micro_batch_size": 1, "sequence_length": 2048})  # 96 heads
+    body["cluster"]["gpu"] = "h100-80gb"
+    answer = client.post("/v1/plan", json=body).json()
+    assert any("wider than a node" in w for w in answer["warnings"])
+    assert {c["link"] for c in answer["traffic"]["collectives"] if c["group"] == "tensor"} == {"inter_node"}

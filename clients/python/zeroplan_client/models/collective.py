@@ -19,8 +19,8 @@ class Collective:
     """
     Attributes:
         arithmetic (str):
-        buffer_bytes (int): Bytes of the whole buffer: model-sized, or one node's shard for hybrid's cross-node all-
-            reduce.
+        buffer_bytes (int): Bytes of the whole buffer: model-sized (the GPU's parameter share in a layout), one node's
+            shard for hybrid's cross-node all-reduce, or for a model-parallel group the activations of one call.
         bytes_sent_per_gpu (int): Bytes each GPU sends for one call, at ring cost.
         count_per_step (int): Calls per optimizer step.
         dtype (Dtype): Storage or wire format of one tensor element.
