@@ -41,6 +41,7 @@
   let running = false;
   let pending = false;
   let updates = 0;
+  const BUSY_RETRIES = 4; // tries of a call the service answers 429 (busy), Retry-After apart
   let figuresMissing = false; // the service answered 404 for figures: ask no more until a reload
   const figureUrls = new Map();
 
@@ -237,10 +238,16 @@
     const accept = image ? "image/svg+xml, application/problem+json" : "application/json, application/problem+json";
     const init = body === undefined ? { headers: headers(accept) } : { method: "POST", headers: headers(accept), body: JSON.stringify(body) };
     let response;
-    try {
-      response = await fetch(url, init);
-    } catch {
-      return { ok: false, status: 0, problem: { detail: "The service did not answer. Is it still running?" } };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        response = await fetch(url, init);
+      } catch {
+        return { ok: false, status: 0, problem: { detail: "The service did not answer. Is it still running?" } };
+      }
+      // 429: the service is busy with other heavy requests; wait as it says and ask again.
+      if (response.status !== 429 || attempt === BUSY_RETRIES) break;
+      const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, 5);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
     if (response.ok) return { ok: true, status: response.status, data: image ? await response.blob() : await response.json() };
     let problem = { detail: `${response.status} ${response.statusText}` };
@@ -591,13 +598,15 @@
     }
     $("#status").textContent = "Updating…";
     const inputs = readInputs();
-    const figureCalls = FIGURES.map((f) =>
-      figuresMissing ? { ok: false, status: 404, problem: {} } : call(API.figure(f.name), inputs.figure, { image: true }));
     const [plans, fit, recommend] = await Promise.all([
       Promise.all(ARRANGEMENTS.map((a) => call(API.plan, inputs.plan(a.name)))),
       call(API.fit, inputs.fit),
       call(API.recommend, inputs.recommend),
     ]);
+    // The figures are asked for once the numbers are in: fewer heavy requests at once (the
+    // service runs a few at a time and answers a burst beyond them with 429).
+    const figureCalls = FIGURES.map((f) =>
+      figuresMissing ? { ok: false, status: 404, problem: {} } : call(API.figure(f.name), inputs.figure, { image: true }));
     renderCompare(plans, fit.ok ? fit.data : null);
     renderBreakdown(plans, fit.ok ? fit.data : null);
     renderRecommend(recommend);

@@ -62,11 +62,21 @@ def web_app() -> FastAPI:
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
+    yield from serve(web_app())
+
+
+@pytest.fixture(scope="module")
+def busy_url() -> Iterator[str]:
+    """A service that runs one heavy request at a time and lets none wait: a burst gets 429s."""
+    yield from serve(create_app(Settings(access_log=False, max_concurrent_heavy_requests=1, heavy_queue_wait_s=0)))
+
+
+def serve(app: FastAPI) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(web_app(), log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -385,3 +395,14 @@ def test_one_unit_per_cell_and_words_for_counts(driver: "webdriver.Chrome", base
     assert "1 GPU," in case and "1 GPUs" not in case
     recommend = driver.find_element(By.ID, "recommend").text
     assert "1 GPUs" not in recommend
+
+
+def test_a_busy_service_is_asked_again_not_reported(driver: "webdriver.Chrome", busy_url: str) -> None:
+    # The page's fit and recommendation arrive together: one of them is answered 429 with Retry-After,
+    # and the page asks again instead of showing an error.
+    driver.get(busy_url)
+    wait_settled(driver, after=0)
+    assert "Updated at" in driver.find_element(By.ID, "status").text
+    assert driver.find_elements(By.CSS_SELECTOR, "#recommend li.chosen")
+    assert driver.find_element(By.ID, "general-errors").get_attribute("hidden") is not None
+    assert console_errors(driver, allowed_statuses=(429,)) == [], json.dumps(driver.get_log("browser"))
