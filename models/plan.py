@@ -65,7 +65,8 @@ LAYOUT_EXAMPLE: dict[str, JsonValue] = {
 }
 
 TRAINING_FIELD = Field(
-    default=None, description="Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4."
+    default=None,
+    description="Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency model's compute time.",
 )
 ACTIVATIONS_FIELD = Field(default_factory=Activations)
 
@@ -300,7 +301,11 @@ class Time(BaseModel):
         "attention: the attention core's forward)."
     )
     compute_flops: float = Field(description="The hardware FLOPs of the step (same as hardware_flops_per_step).")
-    compute_s: float = Field(description="model_flops_per_step / (N x peak x training.utilisation, the MFU).")
+    compute_s: float = Field(
+        description="Forward and backward of every micro-batch: with training.utilisation, model_flops_per_step / "
+        "(N x peak x utilisation); without it, the efficiency model's sum of matrix multiplications, attention and "
+        "memory-bound work on the GPU."
+    )
     communication_s: float = Field(description="All communication of the step on the faster schedule.")
     communication_flat_s: float = Field(description="On flat rings (across nodes at the inter-node speed).")
     communication_hierarchical_s: float = Field(description="Reduce-scatter in the node, across nodes, gather.")
@@ -326,9 +331,18 @@ class Time(BaseModel):
         description="Exposed part of the ring-attention exchange: what the stage's compute does not hide."
     )
     expert_parallel_s: float = Field(description="Expert all-to-all dispatch and combine (exposed).")
+    optimizer_s: float = Field(
+        default=0.0,
+        description="The optimizer step streaming its shard through HBM (efficiency model; 0 with a utilisation).",
+    )
+    overlap_slowdown_s: float = Field(
+        default=0.0,
+        description="Compute time lost to communication kernels running beside it (efficiency model; 0 with a "
+        "utilisation).",
+    )
     step_s: float = Field(
-        description="The slowest stage's compute_s + pipeline_bubble_s + exposed_communication_s (every group's "
-        "exposed part) + offload_s."
+        description="The slowest stage's compute_s + overlap_slowdown_s + pipeline_bubble_s + "
+        "exposed_communication_s (every group's exposed part) + offload_s + optimizer_s."
     )
     tokens_per_s_per_gpu: float = Field(description="tokens_per_s / world_size.")
     total_tokens: int | None = Field(description="training.total_tokens, the token budget; null when not given.")

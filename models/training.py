@@ -10,7 +10,6 @@ from models.enums import ActivationModel, Mxfp8Recipe, Recompute
 MIB_BYTES = 2**20
 MAX_MICRO_BATCH_SIZE = 100_000
 MAX_SEQUENCE_LENGTH = 10_000_000
-DEFAULT_UTILISATION = 0.4
 MIN_UTILISATION = 0.001  # with the peak's lower bound, keeps compute time finite
 
 
@@ -35,14 +34,15 @@ class Training(Strict):
         "micro-batches per step are m = global_batch_size / (micro_batch_size x d), d the data-parallel degree, "
         "and must be whole. Instead of gradient_accumulation_steps.",
     )
-    utilisation: float = Field(
-        default=DEFAULT_UTILISATION,
+    utilisation: float | None = Field(
+        default=None,
         ge=MIN_UTILISATION,
         le=1,
         description="Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N + 12 x L x h x s per "
         "token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested "
-        "recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 "
-        "(Llama 3 405B, PaLM).",
+        "recomputation. Give it to override the model. Default null: the efficiency model prices every matrix "
+        "multiplication, attention, memory-bound operation and the optimizer step on the GPU, calibrated on "
+        "published runs (README, 'Calibration').",
     )
     total_tokens: int | None = Field(
         default=None,

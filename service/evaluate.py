@@ -25,6 +25,15 @@ from service.compute import (
     tokens_per_second,
     tokens_per_step,
 )
+from service.efficiency import (
+    Efficiency,
+    LinkSpeeds,
+    bus_speeds,
+    call_overheads,
+    micro_batch_compute,
+    optimizer_seconds,
+    overlap_slowdown_seconds,
+)
 from service.memory import (
     NO_OFFLOAD,
     Offload,
@@ -33,6 +42,7 @@ from service.memory import (
     model_state_bytes,
     replicated_floor_bytes,
     shard_degree,
+    shard_elements,
 )
 from service.numeric import CountLike, FloatLike, IntLike, select
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
@@ -85,7 +95,8 @@ class Setup:
     host_memory_bytes_per_s: float = DEFAULT_HOST_MEMORY_BYTES_PER_S
     links: LinkSpec = field(default_factory=LinkSpec)
     peak_flops_per_s: float = 989.4e12
-    utilisation: float = 0.4
+    utilisation: float | None = 0.4  # MFU; None: the efficiency model decides (service/efficiency.py)
+    efficiency: Efficiency | None = None  # what the efficiency model needs; required when utilisation is None
     micro_batches: CountLike = 1  # k: an int for one plan; a sweep may give an int64 array aligned with the inputs
     offload: Offload = NO_OFFLOAD
     recompute: Recompute = Recompute.none
@@ -138,6 +149,8 @@ class Evaluation:
     cpu_optimizer_s: FloatLike
     offload_s: FloatLike
     step_s: FloatLike
+    optimizer_s: FloatLike  # the optimizer step through HBM (efficiency model; 0 with a utilisation)
+    overlap_slowdown_s: FloatLike  # compute lost to overlapped communication (efficiency model)
     tokens_per_s: FloatLike
     mfu: FloatLike
     hfu: FloatLike
@@ -201,22 +214,38 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     model_flops = model_flops_per_token(active, shape, s) * tokens
     hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
     flops = hardware_per_token * tokens
-    measured = setup.measured_recompute or setup.recompute
-    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
-    compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
-    forward_s = compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token) / k
-    backward_s = compute_s / k - forward_s
-
     calls = step_collectives(precision, sharding, k)
+    links: LinkSpeeds = setup.links
+    overheads: list[FloatLike] | None = None
+    optimizer_s: FloatLike = 0.0
+    if setup.utilisation is None:
+        eff = _efficiency(setup)
+        micro = micro_batch_compute(
+            eff, inputs.micro_batch_size, s, setup.recompute, model_flops_per_token(active, shape, s)
+        )
+        forward_s, backward_s = micro.forward_s, micro.backward_s
+        compute_s = k * micro.total_s
+        optimizer_s = optimizer_seconds(shard_elements(p, degree) if sharding.shard_optimizer else p, eff.device)
+        links = bus_speeds(setup.links, g)
+        units = eff.kernels.layers + 1 if sharding.shard_parameters and eff.kernels is not None else None
+        overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, units)
+    else:
+        measured = setup.measured_recompute or setup.recompute
+        efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
+        compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
+        forward_s = compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token) / k
+        backward_s = compute_s / k - forward_s
 
     def communication(hierarchical: bool) -> CommunicationTime:
         return communication_time(
-            calls, p, n, g, setup.links, hierarchical, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes
+            calls, p, n, g, links, hierarchical, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
         )
 
     flat = communication(False)
-    # Inside one node the two schedules are the same ring: price it once for a single plan.
-    timing = {False: flat, True: flat if one_node(n, g) is True else communication(True)}
+    # Inside one node the two schedules are the same ring: price it once for a single plan. With bus
+    # speeds a flat ring already runs over all of a node's NICs: NCCL's ring, never slower than two levels.
+    single = one_node(n, g) is True or setup.utilisation is None
+    timing = {False: flat, True: flat if single else communication(True)}
     use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
     exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
     offload_transfer_s = pcie / setup.links.host_bytes_per_s
@@ -226,7 +255,13 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     host = host_bytes_per_node(host_per_gpu, n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
     floor = floor_bytes(p, setup, activations, g)
-    step_s = compute_s + exposed_s + offload_s
+    hidden_s = select(use_hierarchical, timing[True].total_s, timing[False].total_s) - exposed_s
+    slowdown_s = (
+        0.0 * hidden_s
+        if setup.utilisation is not None
+        else overlap_slowdown_seconds(hidden_s, _efficiency(setup).calibration)
+    )
+    step_s = compute_s + slowdown_s + exposed_s + offload_s + optimizer_s
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,
@@ -254,10 +289,18 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         cpu_optimizer_s=cpu_optimizer_s,
         offload_s=offload_s,
         step_s=step_s,
+        optimizer_s=optimizer_s,
+        overlap_slowdown_s=slowdown_s,
         tokens_per_s=tokens_per_second(tokens, step_s),
         mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
         hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
     )
+
+
+def _efficiency(setup: Setup) -> Efficiency:
+    if setup.efficiency is None:
+        raise ValueError("a setup without a utilisation needs the efficiency model's device")
+    return setup.efficiency
 
 
 def _less(a: FloatLike, b: FloatLike) -> FloatLike:

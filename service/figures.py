@@ -233,7 +233,7 @@ def draw_step_time(ax: Axes, case: Case) -> None:
     names = list(case.results)
     x = np.arange(len(names))
     parts = {
-        "compute": [r.compute_s for r in case.results.values()],
+        "compute": [r.compute_s + r.overlap_slowdown_s + r.optimizer_s for r in case.results.values()],
         "exposed communication": [r.exposed_communication_s for r in case.results.values()],
         "offload (host link, not overlapped)": [r.offload_s for r in case.results.values()],
     }
@@ -249,7 +249,8 @@ def draw_step_time(ax: Axes, case: Case) -> None:
     ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
     ax.set_ylabel("seconds per optimizer step (s)")
     setup = next(iter(case.setups.values()))
-    ax.set_title(f"Step time at utilisation {setup.utilisation:g} of {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak")
+    basis = "the efficiency model" if setup.utilisation is None else f"utilisation {setup.utilisation:g}"
+    ax.set_title(f"Step time at {basis} of {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak")
     _legend_outside(ax)
 
 

@@ -348,6 +348,29 @@ def _flops_words(setup: Setup) -> str:
     return model + repeated + kept
 
 
+BUS_WORDS = (
+    ", priced at NCCL's bus bandwidth (370/450 of NVLink, 96% of every NIC of a node for a ring across nodes), "
+    "one call per FSDP unit or gradient bucket"
+)
+
+
+def compute_words(setup: Setup) -> str:
+    if setup.utilisation is not None:
+        return (
+            f"utilisation (MFU) {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (given in "
+            "the request)"
+        )
+    eff = setup.efficiency
+    ceiling = eff.calibration.ceiling(eff.device.generation) if eff is not None else 0.0
+    known = eff is not None and eff.kernels is not None
+    return (
+        f"efficiency model on a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak: matrix multiplications at up to "
+        f"{ceiling:g} of peak in waves of 128 x 128 tiles, or their bytes over HBM"
+        + (", attention at flash attention's efficiency, memory-bound work over HBM" if known else "")
+        + ", calibrated on published runs (python -m bench.calibration); give training.utilisation to override"
+    )
+
+
 def token_budget_of(request: PlanRequest) -> TokenBudget | None:
     training = request.training
     if training is None or training.total_tokens is None:
@@ -357,12 +380,11 @@ def token_budget_of(request: PlanRequest) -> TokenBudget | None:
 
 def time_assumptions(setup: Setup) -> list[str]:
     return [
-        f"utilisation (MFU) {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (an "
-        "assumption until measured)",
+        compute_words(setup),
         _flops_words(setup),
         f"alpha-beta links: {setup.links.intra_node_bytes_per_s / 1e9:g} GB/s in a node, "
         f"{setup.links.inter_node_bytes_per_s / 1e9:g} GB/s across nodes, {setup.links.host_bytes_per_s / 1e9:g} "
-        "GB/s to the host",
+        "GB/s to the host" + ("" if setup.utilisation is not None else BUS_WORDS),
         f"overlap {'on' if setup.overlap else 'off'}: {setup.bucket_bytes:,}-byte buckets, the last never hidden",
         "offload: PCIe transfers and the CPU optimizer step are not overlapped with compute; the CPU step "
         f"streams its state through {setup.host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
@@ -397,6 +419,8 @@ def time_report(setup: Setup, result: Evaluation, world_size: int, budget: Token
         pipeline_p2p_s=0.0,
         context_parallel_s=0.0,
         expert_parallel_s=0.0,
+        optimizer_s=float(result.optimizer_s),
+        overlap_slowdown_s=float(result.overlap_slowdown_s),
         step_s=float(result.step_s),
         tokens_per_s=float(result.tokens_per_s),
         tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),

@@ -32,11 +32,13 @@ from service.architecture import (
     Moe,
     active_parameter_count,
     attention_width,
+    head_dim,
     input_lookup_parameters,
 )
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, ZeroPlusPlus, canonical_name, sharding_for
 from service.compute import FlopShape
+from service.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
 from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture
 from service.evaluate import ActivationSetup, Inputs, Setup, with_mxfp8
 from service.hf_config import architecture_fields
@@ -256,6 +258,7 @@ class Scenario:
     blackwell_class: bool
     warnings: list[str]
     flop_shape: FlopShape
+    efficiency: Efficiency | None = None
     host_memory_bytes: int | None = None
     host_memory_bytes_per_s: float = DEFAULT_HOST_MEMORY_BYTES_PER_S
 
@@ -309,6 +312,7 @@ def scenario(
         blackwell_class=blackwell_class(card),
         warnings=warnings,
         flop_shape=flop_shape(arch, activations.flash_attention),
+        efficiency=Efficiency(device(card), kernel_shape(arch, activations.flash_attention)),
         host_memory_bytes=card.host_memory_bytes,
         host_memory_bytes_per_s=card.host_memory_bytes_per_s,
     )
@@ -320,6 +324,35 @@ def flop_shape(arch: Architecture | None, flash_attention: bool) -> FlopShape:
         return FlopShape(flash_attention=flash_attention)
     # The attention term's width is the heads' (a x d), which is h only when the heads split h.
     return FlopShape(input_lookup_parameters(arch), arch.layers, attention_width(arch), flash_attention)
+
+
+def device(card: Card) -> Device:
+    """The GPU as the efficiency model sees it: the preset's HBM, multiprocessors and generation."""
+    peak = peak_flops_per_s(card)
+    preset = GPU_PRESETS[card.gpu] if card.gpu is not None else None
+    if preset is None or preset.hbm_bytes_per_s is None:
+        return Device(peak)
+    return Device(peak, preset.hbm_bytes_per_s, MULTIPROCESSORS.get(preset.name.value, 132), preset.generation)
+
+
+def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> KernelShape | None:
+    """The matrices of a layer; a mixture of experts runs top_k routed and the shared experts per token."""
+    if arch is None:
+        return None
+    ffn = arch.ffn_hidden_size
+    if arch.moe is not None:
+        ffn = arch.moe.expert_ffn_hidden_size * (arch.moe.top_k + arch.moe.shared_experts)
+    return KernelShape(
+        layers=arch.layers,
+        hidden_size=arch.hidden_size,
+        attention_width=attention_width(arch),
+        kv_width=arch.kv_heads * head_dim(arch),
+        ffn_hidden_size=ffn,
+        gated=arch.mlp is not MlpKind.gelu,
+        vocab_size=arch.vocab_size,
+        attention_heads=arch.attention_heads,
+        flash_attention=flash_attention,
+    )
 
 
 def activation_warnings(activations: Activations, training: Training | None, counted: ActivationModel) -> list[str]:
@@ -363,6 +396,7 @@ def setup_for(
         links=scene.links,
         peak_flops_per_s=scene.peak_flops_per_s,
         utilisation=scene.training.utilisation,
+        efficiency=scene.efficiency,
         micro_batches=scene.training.gradient_accumulation_steps,
         offload=Offload(
             optimizer=chosen.offload_optimizer,

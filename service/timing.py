@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.enums import CollectiveName, Link
-from models.presets import LinkSpec
 from service.collectives import ring_bytes_sent, ring_hops
 from service.dtypes import bytes_per_element
+from service.efficiency import LinkSpeeds
 from service.memory import shard_elements
 from service.numeric import CountLike, FloatLike, IntLike, minimum, select
 from service.traffic import (
@@ -40,7 +40,7 @@ def alpha_beta_seconds(hops: IntLike, bytes_sent: IntLike, latency_s: float, byt
     return hops * latency_s + bytes_sent / bytes_per_s
 
 
-def link_speed(link: Link, links: LinkSpec) -> tuple[float, float]:
+def link_speed(link: Link, links: LinkSpeeds) -> tuple[float, FloatLike]:
     """(latency_s, bytes_per_s) of a link."""
     if link is Link.intra_node:
         return links.intra_node_latency_s, links.intra_node_bytes_per_s
@@ -59,7 +59,7 @@ class Phase:
     link: Link
 
 
-def phase_seconds(phase: Phase, dtype: FloatLike, links: LinkSpec) -> FloatLike:
+def phase_seconds(phase: Phase, dtype: FloatLike, links: LinkSpeeds) -> FloatLike:
     latency_s, bytes_per_s = link_speed(phase.link, links)
     sent = ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
     return alpha_beta_seconds(ring_hops(phase.name, phase.ranks), sent, latency_s, bytes_per_s)
@@ -86,7 +86,7 @@ def flat_link(c: StepCollective, n: IntLike, g: IntLike) -> Link | None:
     return None
 
 
-def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
+def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
     """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
     ranks = collective_ranks(c, n, g)
     link = flat_link(c, n, g)
@@ -113,7 +113,7 @@ def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: Int
     return inside[c.name]
 
 
-def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpec) -> FloatLike:
+def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
     if c.group is not RankGroup.all or one_node(n, g) is True:
         return flat_seconds(c, elements, n, g, links)
     total: FloatLike = 0.0
@@ -140,14 +140,14 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
 
 
 def call_seconds(
-    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, hierarchical: bool
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, hierarchical: bool
 ) -> FloatLike:
     elements = collective_buffer_elements(c, p, g)
     return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
 
 
 def bucket_seconds(
-    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpec, bucket_bytes: int, hierarchical: bool
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, bucket_bytes: int, hierarchical: bool
 ) -> FloatLike:
     """Time of one bucket of this collective: the part overlap can never hide."""
     per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
@@ -173,16 +173,20 @@ def communication_time(
     p: IntLike,
     n: IntLike,
     g: IntLike,
-    links: LinkSpec,
+    links: LinkSpeeds,
     hierarchical: bool,
     micro_batches: CountLike,
     forward_s: FloatLike,
     backward_s: FloatLike,
     overlap: bool,
     bucket_bytes: int,
+    call_overhead_s: list[FloatLike] | None = None,
 ) -> CommunicationTime:
-    """Total and exposed communication per step; forward_s and backward_s are per micro-batch."""
+    """Total and exposed communication per step; forward_s and backward_s are per micro-batch;
+    call_overhead_s: latency each collective pays beyond one call (its further buckets or units)."""
     times = [call_seconds(c, p, n, g, links, hierarchical) for c in calls]
+    if call_overhead_s is not None:
+        times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
     total: FloatLike = 0.0
     for c, t in zip(calls, times, strict=True):
         total = total + c.count_per_step * t

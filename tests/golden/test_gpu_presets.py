@@ -115,6 +115,7 @@ def test_fp8_doubles_bf16_where_both_exist():
 def test_v100_plans_at_its_fp16_peak(client):
     body = plan_body("zero3", world_size=8)
     body["cluster"] = {"world_size": 8, "gpus_per_node": 8, "gpu": "v100-32gb"}
+    body["training"] = body.get("training", {}) | {"utilisation": 0.4}
     plan = client.post("/v1/plan", json=body).json()
     time = plan["time"]
     assert time["compute_s"] == pytest.approx(time["compute_flops"] / (8 * 125e12 * 0.4))

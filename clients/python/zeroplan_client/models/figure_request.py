@@ -58,7 +58,8 @@ class FigureRequest:
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
-        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4.
+        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency
+            model's compute time.
         width_px (int | Unset): Image width, pixels. Default: 960.
     """
 

@@ -58,7 +58,8 @@ class PlanRequest:
             B/weight).
         sharding (None | ShardingFlags | Unset): The three sharding flags: an arrangement given by its flags instead of
             a name.
-        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, utilisation 0.4.
+        training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency
+            model's compute time.
     """
 
     cluster: Cluster

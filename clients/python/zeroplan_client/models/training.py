@@ -24,10 +24,11 @@ class Training:
         sequence_length (int | Unset): Tokens per sequence (s). Default: 2048.
         total_tokens (int | None | Unset): Tokens of the whole run, a token budget (Llama 3 was trained on 15e12).
             Given, the answer's time holds training_steps, training_days and gpu_hours.
-        utilisation (float | Unset): Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N + 12 x
-            L x h x s per token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested
-            recomputation. The default 0.4 is an assumption, not a measurement: large dense runs report 0.38-0.46 (Llama 3
-            405B, PaLM). Default: 0.4.
+        utilisation (float | None | Unset): Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N
+            + 12 x L x h x s per token, PaLM appendix B) over compute time x N x peak, as the run measures it with the
+            requested recomputation. Give it to override the model. Default null: the efficiency model prices every matrix
+            multiplication, attention, memory-bound operation and the optimizer step on the GPU, calibrated on published
+            runs (README, 'Calibration').
     """
 
     global_batch_size: int | None | Unset = UNSET
@@ -35,7 +36,7 @@ class Training:
     micro_batch_size: int | Unset = 1
     sequence_length: int | Unset = 2048
     total_tokens: int | None | Unset = UNSET
-    utilisation: float | Unset = 0.4
+    utilisation: float | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         global_batch_size: int | None | Unset
@@ -56,7 +57,11 @@ class Training:
         else:
             total_tokens = self.total_tokens
 
-        utilisation = self.utilisation
+        utilisation: float | None | Unset
+        if isinstance(self.utilisation, Unset):
+            utilisation = UNSET
+        else:
+            utilisation = self.utilisation
 
         field_dict: dict[str, Any] = {}
 
@@ -104,7 +109,14 @@ class Training:
 
         total_tokens = _parse_total_tokens(d.pop("total_tokens", UNSET))
 
-        utilisation = d.pop("utilisation", UNSET)
+        def _parse_utilisation(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        utilisation = _parse_utilisation(d.pop("utilisation", UNSET))
 
         training = cls(
             global_batch_size=global_batch_size,

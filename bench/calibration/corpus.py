@@ -1,0 +1,357 @@
+"""Published measured training runs with their full configuration: the calibration corpus.
+
+Every number is copied as its source prints it; where a source leaves a field out, the row says so
+in ``unpublished`` and the value used instead (and why) in ``assumed``. Each row names its source
+and the place in it (table, file and line at a commit).
+
+Sources
+- MOSAIC: mosaicml/llm-foundry, scripts/train/benchmarking/README.md at commit 8c8dd48f (MPT
+  training benchmarks on the MosaicML platform; sections "H100 80GB BF16 (Large Scale, >= 128
+  GPUs)" (lines 72-92), "H100 80GB BF16" (lines 95-149), "A100 80GB with 1600 Gbps node-node
+  interconnect (RoCE)" (lines 162-226), "A100 40GB with 1600 Gbps node-node interconnect (RoCE)"
+  (lines 228-309)). Columns used: SeqLen, # GPUs, GPU, MicroBatchSize, GradAccum,
+  GlobalBatchSize, Throughput (T/s/GPU), Sharding Strategy, Activation Checkpointing. The MPT
+  architectures are scripts/train/yamls/pretrain/mpt-<size>.yaml (d_model, n_heads, n_layers,
+  expansion_ratio 4, vocab_size 50368, attn_impl flash).
+- TITAN: pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit b5bcd76c, tables
+  1 and 3 (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing, TPS/GPU). Its
+  H100s are 96 GB HBM2e parts at a 500 W power limit (line 13-15), slower than the SXM preset.
+- NARAYANAN: Narayanan et al. 2021 (arXiv 2104.04473), table 1, as reproduced in the
+  NVIDIA/Megatron-LM README until commit fd5cfec0 (images/cases_april2021.png): hidden size,
+  layers, model-parallel size (t x p), GPUs, batch size, achieved teraFLOP/s per GPU, A100 80GB,
+  vocabulary 51,200, sequence 2048 (README "Training Speed and Scalability"). The t and p split
+  and the attention heads are the paper's table 1. TFLOP/s count the paper's formula (section
+  5.1): F = 96 B s l h^2 (1 + s / 6h + V / 16lh), with activation recomputation.
+- MEGATRON_H100: NVIDIA/Megatron-LM README at commit d98e8a64, images/model_table.png (added in
+  commit f2e5db40): GPT models 1.7B-462B on H100, vocabulary 131,072, sequence 4,096, tensor,
+  pipeline and data-parallel sizes, batch size, per-GPU teraFLOP/s counted by
+  megatron/training/training.py ``num_floating_point_operations`` (the model FLOPs of
+  12 B s L h^2 ((2 + s / h) + 4 + V / 2Lh) for a GPT with 4h MLP).
+"""
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Metric(StrEnum):
+    tokens_per_s_per_gpu = "tokens_per_s_per_gpu"
+    narayanan_tflops_per_gpu = "narayanan_tflops_per_gpu"  # Narayanan et al. 2021, section 5.1
+    megatron_tflops_per_gpu = "megatron_tflops_per_gpu"  # Megatron-LM num_floating_point_operations
+
+
+MOSAIC = "mosaicml/llm-foundry scripts/train/benchmarking/README.md @8c8dd48f"
+TITAN = "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76c"
+NARAYANAN = "Narayanan et al. 2021 (arXiv 2104.04473) table 1; Megatron-LM README @fd5cfec0 cases_april2021.png"
+MEGATRON_H100 = "NVIDIA/Megatron-LM README @d98e8a64, images/model_table.png"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One published measurement and the configuration it was measured with."""
+
+    name: str
+    source: str
+    where: str
+    gpu: str  # a GPU preset name
+    world_size: int
+    model: dict[str, object]  # a /v1/plan model block
+    sequence_length: int
+    global_batch_size: int  # sequences per optimizer step
+    micro_batch_size: int
+    arrangement: str  # ddp, zero1, zero2 (FSDP SHARD_GRAD_OP as planned here: shard_grad_op), zero3/full_shard
+    recompute: str  # none, selective, full
+    metric: Metric
+    measured: float
+    tensor: int = 1
+    pipeline: int = 1
+    gpus_per_node: int = 8
+    unpublished: tuple[str, ...] = ()
+    assumed: dict[str, object] = field(default_factory=dict)
+    flash_attention: bool = True
+    excluded: str = ""  # why the row stays out of the fit and the summary (a field it depends on is unpublished)
+
+    @property
+    def data_parallel(self) -> int:
+        return self.world_size // (self.tensor * self.pipeline)
+
+    @property
+    def accumulation_steps(self) -> int:
+        return self.global_batch_size // (self.micro_batch_size * self.data_parallel)
+
+    @property
+    def needs_layouts(self) -> bool:
+        """Tensor or pipeline parallelism: predicted only with the parallelism block."""
+        return self.tensor > 1 or self.pipeline > 1
+
+
+def mpt(d_model: int, n_heads: int, n_layers: int) -> dict[str, object]:
+    """An MPT model (llm-foundry yamls/pretrain/mpt-*.yaml): GELU MLP of 4 x d_model, vocab 50368,
+    tied embeddings, biases on every linear layer (the table's NumParams count them)."""
+    return {
+        "layers": n_layers,
+        "hidden_size": d_model,
+        "attention_heads": n_heads,
+        "ffn_hidden_size": 4 * d_model,
+        "vocab_size": 50368,
+        "mlp": "gelu",
+        "tied_embeddings": True,
+    }
+
+
+MPT = {
+    "125m": mpt(768, 12, 12),
+    "350m": mpt(1024, 16, 24),
+    "760m": mpt(1536, 12, 24),
+    "1b": mpt(2048, 16, 24),
+    "3b": mpt(2560, 20, 32),
+    "7b": mpt(4096, 32, 32),
+    "13b": mpt(5120, 40, 40),
+    "30b": mpt(7168, 56, 48),
+    "70b": mpt(8192, 64, 80),
+}
+MOSAIC_SECTIONS = {
+    "h100-80gb-large": "section 'H100 80GB BF16 (Large Scale, >= 128 GPUs)'",
+    "h100-80gb": "section 'H100 80GB BF16'",
+    "a100-80gb": "section 'A100 80GB with 1600 Gbps node-node interconnect (RoCE)'",
+    "a100-40gb": "section 'A100 40GB with 1600 Gbps node-node interconnect (RoCE)'",
+}
+H100_NIC_UNPUBLISHED = ("node-to-node interconnect of the H100 runs",)
+H100_NIC_ASSUMED = {"links": "nvlink4_ib400: the DGX H100 reference, 400 Gb/s per GPU"}
+
+
+def mosaic(
+    section: str,
+    line: int,
+    size: str,
+    seq: int,
+    gpus: int,
+    micro: int,
+    accumulation: int,
+    global_batch: int,
+    tokens_per_s_per_gpu: int,
+    sharding: str,
+    checkpointing: bool,
+) -> Run:
+    """One row of the MPT benchmark tables (FULL_SHARD is ZeRO-3; SHARD_GRAD_OP FSDP's ZeRO-2-like strategy)."""
+    gpu = "h100-80gb" if section.startswith("h100") else section
+    assert global_batch == micro * accumulation * gpus, (size, line)
+    h100 = section.startswith("h100")
+    return Run(
+        name=f"MPT-{size} {gpu} x{gpus} s{seq}",
+        source=MOSAIC,
+        where=f"{MOSAIC_SECTIONS[section]}, line {line}",
+        gpu=gpu,
+        world_size=gpus,
+        model=MPT[size],
+        sequence_length=seq,
+        global_batch_size=global_batch,
+        micro_batch_size=micro,
+        arrangement={"FULL_SHARD": "full_shard", "SHARD_GRAD_OP": "shard_grad_op"}[sharding],
+        recompute="full" if checkpointing else "none",
+        metric=Metric.tokens_per_s_per_gpu,
+        measured=tokens_per_s_per_gpu,
+        unpublished=H100_NIC_UNPUBLISHED if h100 else (),
+        assumed=H100_NIC_ASSUMED if h100 else {},
+    )
+
+
+RUNS: list[Run] = [
+    # MosaicML MPT, H100 80GB bf16, 128-512 GPUs
+    mosaic("h100-80gb-large", 75, "70b", 2048, 512, 8, 1, 4096, 1007, "FULL_SHARD", True),
+    mosaic("h100-80gb-large", 77, "70b", 2048, 128, 8, 1, 1024, 1058, "FULL_SHARD", True),
+    mosaic("h100-80gb-large", 78, "30b", 2048, 512, 8, 1, 4096, 2115, "FULL_SHARD", True),
+    mosaic("h100-80gb-large", 80, "30b", 2048, 128, 8, 1, 1024, 2199, "FULL_SHARD", True),
+    mosaic("h100-80gb-large", 81, "13b", 2048, 512, 16, 1, 8192, 4952, "FULL_SHARD", True),
+    mosaic("h100-80gb-large", 83, "13b", 2048, 128, 16, 1, 2048, 5080, "FULL_SHARD", True),
+    mosaic("h100-80gb-large", 84, "7b", 2048, 512, 6, 1, 3072, 9670, "FULL_SHARD", False),
+    mosaic("h100-80gb-large", 86, "7b", 2048, 128, 6, 1, 768, 10475, "FULL_SHARD", False),
+    mosaic("h100-80gb-large", 87, "3b", 2048, 512, 8, 1, 4096, 21664, "SHARD_GRAD_OP", False),
+    mosaic("h100-80gb-large", 90, "1b", 2048, 512, 12, 1, 6144, 39837, "SHARD_GRAD_OP", False),
+    # MosaicML MPT, H100 80GB bf16, 8-64 GPUs
+    mosaic("h100-80gb", 98, "70b", 2048, 64, 8, 4, 2048, 1039, "FULL_SHARD", True),
+    mosaic("h100-80gb", 104, "30b", 2048, 8, 3, 21, 504, 2002, "FULL_SHARD", True),
+    mosaic("h100-80gb", 107, "13b", 16384, 8, 3, 3, 72, 2985, "FULL_SHARD", True),
+    mosaic("h100-80gb", 112, "13b", 2048, 8, 2, 1, 16, 4792, "FULL_SHARD", False),
+    mosaic("h100-80gb", 116, "7b", 8192, 8, 8, 2, 128, 6935, "FULL_SHARD", True),
+    mosaic("h100-80gb", 118, "7b", 2048, 8, 6, 1, 48, 10643, "FULL_SHARD", False),
+    mosaic("h100-80gb", 125, "3b", 2048, 64, 6, 3, 1152, 22525, "FULL_SHARD", False),
+    mosaic("h100-80gb", 135, "1b", 2048, 64, 20, 1, 1280, 44402, "FULL_SHARD", False),
+    mosaic("h100-80gb", 145, "760m", 2048, 32, 24, 1, 768, 67971, "FULL_SHARD", False),
+    # MosaicML MPT, A100 80GB bf16, 8-64 GPUs
+    mosaic("a100-80gb", 166, "70b", 2048, 64, 8, 4, 2048, 410, "FULL_SHARD", True),
+    mosaic("a100-80gb", 170, "30b", 2048, 8, 3, 21, 504, 916, "FULL_SHARD", True),
+    mosaic("a100-80gb", 175, "13b", 8192, 8, 5, 3, 120, 1795, "FULL_SHARD", True),
+    mosaic("a100-80gb", 184, "7b", 2048, 8, 6, 2, 96, 4641, "FULL_SHARD", False),
+    mosaic("a100-80gb", 191, "3b", 2048, 8, 10, 2, 160, 10811, "FULL_SHARD", False),
+    mosaic("a100-80gb", 199, "1b", 2048, 8, 14, 4, 448, 20513, "FULL_SHARD", False),
+    mosaic("a100-80gb", 215, "350m", 2048, 8, 32, 2, 512, 58782, "FULL_SHARD", False),
+    # MosaicML MPT, A100 40GB bf16, 8-128 GPUs
+    mosaic("a100-40gb", 232, "70b", 2048, 128, 4, 1, 512, 376, "FULL_SHARD", True),
+    mosaic("a100-40gb", 234, "30b", 2048, 128, 6, 1, 768, 865, "FULL_SHARD", True),
+    mosaic("a100-40gb", 238, "13b", 2048, 128, 16, 1, 2048, 1972, "FULL_SHARD", True),
+    mosaic("a100-40gb", 242, "13b", 2048, 8, 4, 16, 512, 1668, "FULL_SHARD", True),
+    mosaic("a100-40gb", 245, "7b", 16384, 8, 1, 4, 32, 2249, "FULL_SHARD", True),
+    mosaic("a100-40gb", 248, "7b", 2048, 128, 18, 1, 2304, 3623, "FULL_SHARD", True),
+    mosaic("a100-40gb", 252, "7b", 2048, 8, 12, 4, 384, 3679, "FULL_SHARD", True),
+    mosaic("a100-40gb", 259, "3b", 2048, 128, 6, 1, 768, 9538, "FULL_SHARD", False),
+    mosaic("a100-40gb", 270, "1b", 2048, 128, 10, 1, 1280, 18647, "FULL_SHARD", False),
+    mosaic("a100-40gb", 281, "760m", 2048, 128, 12, 1, 1536, 28940, "FULL_SHARD", False),
+    mosaic("a100-40gb", 296, "350m", 2048, 8, 16, 4, 512, 55995, "FULL_SHARD", False),
+    mosaic("a100-40gb", 307, "125m", 2048, 8, 26, 3, 624, 136334, "FULL_SHARD", False),
+]
+
+TITAN_SEQUENCE = {
+    "sequence_length": "8192: train_configs/llama3_8b.toml line 30 (seq_len) at torchtitan commit 9dec370a, "
+    "the commit the benchmark names"
+}
+TITAN_HARDWARE = {"gpu": "h100-80gb: the SXM preset, though the runs used 96 GB HBM2e H100s at 500 W (lines 13-15)"}
+
+
+def titan(line: int, gpus: int, tokens_per_s_per_gpu: int) -> Run:
+    """torchtitan's 1D FSDP rows (tables 1 and 3): Llama 3.1 8B, local batch 2, selective checkpointing."""
+    return Run(
+        name=f"Llama-3.1-8B FSDP x{gpus} (torchtitan)",
+        source=TITAN,
+        where=f"table {'1' if gpus == 8 else '3'}, row FSDP, line {line}",
+        gpu="h100-80gb",
+        world_size=gpus,
+        model={"preset": "llama-3.1-8b"},
+        sequence_length=8192,
+        global_batch_size=2 * gpus,
+        micro_batch_size=2,
+        arrangement="full_shard",
+        recompute="selective",
+        metric=Metric.tokens_per_s_per_gpu,
+        measured=tokens_per_s_per_gpu,
+        unpublished=("sequence length (in the config, not the page)", "the exact H100 variant's peak FLOP/s"),
+        assumed=TITAN_SEQUENCE | TITAN_HARDWARE,
+        excluded="the GPU's peak is unpublished: 96 GB HBM2e H100s at 500 W, 'between SXM and NVL' (footnote 2)",
+    )
+
+
+RUNS += [titan(27, 8, 5762), titan(44, 128, 5605)]
+
+
+def gpt(layers: int, hidden: int, heads: int, vocab: int) -> dict[str, object]:
+    """A Megatron GPT: LayerNorm and GELU MLP of 4h (Megatron's default ffn_hidden_size), untied output layer."""
+    return {
+        "layers": layers,
+        "hidden_size": hidden,
+        "attention_heads": heads,
+        "ffn_hidden_size": 4 * hidden,
+        "vocab_size": vocab,
+        "mlp": "gelu",
+        "tied_embeddings": False,
+    }
+
+
+NARAYANAN_UNPUBLISHED = ("micro-batch size", "data-parallel arrangement details")
+NARAYANAN_ASSUMED = {
+    "micro_batch_size": "1 (not in table 1)",
+    "arrangement": "ddp: 2021 Megatron-LM all-reduces gradients, no distributed optimizer",
+}
+
+
+def narayanan(
+    size: str, hidden: int, layers: int, heads: int, t: int, p: int, gpus: int, batch: int, tflops: int
+) -> Run:
+    """Table 1 of Narayanan et al. 2021: A100 80GB (Selene), s = 2048, V = 51,200, full recomputation."""
+    return Run(
+        name=f"GPT-{size} t{t} p{p} x{gpus} (Narayanan)",
+        source=NARAYANAN,
+        where=f"table 1, row {size}",
+        gpu="a100-80gb",
+        world_size=gpus,
+        model=gpt(layers, hidden, heads, 51200),
+        sequence_length=2048,
+        global_batch_size=batch,
+        micro_batch_size=1,
+        arrangement="ddp",
+        recompute="full",
+        metric=Metric.narayanan_tflops_per_gpu,
+        measured=tflops,
+        tensor=t,
+        pipeline=p,
+        unpublished=NARAYANAN_UNPUBLISHED,
+        assumed=NARAYANAN_ASSUMED,
+        flash_attention=False,  # 2021: Megatron's fused softmax, before flash attention
+    )
+
+
+RUNS += [
+    narayanan("1.7B", 2304, 24, 24, 1, 1, 32, 512, 137),
+    narayanan("3.6B", 3072, 30, 32, 2, 1, 64, 512, 138),
+    narayanan("7.5B", 4096, 36, 32, 4, 1, 128, 512, 142),
+    narayanan("18B", 6144, 40, 48, 8, 1, 256, 1024, 135),
+    narayanan("39B", 8192, 48, 64, 8, 2, 512, 1536, 138),
+    narayanan("76B", 10240, 60, 80, 8, 4, 1024, 1792, 140),
+    narayanan("145B", 12288, 80, 96, 8, 8, 1536, 2304, 148),
+    narayanan("310B", 16384, 96, 128, 8, 16, 1920, 2160, 155),
+    narayanan("530B", 20480, 105, 128, 8, 35, 2520, 2520, 163),
+    narayanan("1T", 25600, 128, 160, 8, 64, 3072, 3072, 163),
+]
+
+MEGATRON_UNPUBLISHED = ("micro-batch size", "ffn_hidden_size", "recomputation", "interconnect")
+MEGATRON_ASSUMED = {
+    "micro_batch_size": "1 (not in the table)",
+    "ffn_hidden_size": "4h, Megatron's default",
+    "arrangement": "zero1: the distributed optimizer that --overlap-param-gather needs (README)",
+    "recompute": "none (not stated)",
+    "links": "nvlink4_ib400",
+}
+
+
+def megatron_h100(
+    size: str, heads: int, hidden: int, layers: int, t: int, p: int, gpus: int, batch: int, tflops: float
+) -> Run:
+    """Megatron-LM's H100 table: vocabulary 131,072, sequence 4,096, data-parallel size 48 throughout."""
+    return Run(
+        name=f"GPT-{size} t{t} p{p} x{gpus} (Megatron H100)",
+        source=MEGATRON_H100,
+        where=f"model table, row {size}",
+        gpu="h100-80gb",
+        world_size=gpus,
+        model=gpt(layers, hidden, heads, 131072),
+        sequence_length=4096,
+        global_batch_size=batch,
+        micro_batch_size=1,
+        arrangement="zero1",
+        recompute="none",
+        metric=Metric.megatron_tflops_per_gpu,
+        measured=tflops,
+        tensor=t,
+        pipeline=p,
+        unpublished=MEGATRON_UNPUBLISHED,
+        assumed=MEGATRON_ASSUMED,
+    )
+
+
+RUNS += [
+    megatron_h100("1.7B", 16, 2048, 24, 1, 1, 48, 192, 408.8),
+    megatron_h100("7.1B", 32, 4096, 30, 2, 1, 96, 192, 465.9),
+    megatron_h100("16B", 48, 6144, 32, 4, 1, 192, 192, 489.1),
+    megatron_h100("32B", 56, 7168, 48, 8, 1, 384, 192, 459.6),
+    megatron_h100("70B", 64, 8192, 84, 8, 2, 768, 384, 419.7),
+    megatron_h100("119B", 80, 10240, 92, 8, 4, 1536, 768, 420.5),
+    megatron_h100("177B", 96, 12288, 96, 8, 6, 2304, 1152, 432.8),
+    megatron_h100("314B", 128, 16384, 96, 8, 8, 3072, 1536, 474.4),
+    megatron_h100("462B", 144, 18432, 112, 8, 16, 6144, 3072, 459.9),
+]
+
+
+def flops_per_sequence(run: Run) -> float:
+    """The FLOPs the source counts per sequence, for a metric given in FLOP/s."""
+    m, s = run.model, run.sequence_length
+    h, layers, vocab = int(m["hidden_size"]), int(m["layers"]), int(m["vocab_size"])  # type: ignore[call-overload]
+    if run.metric is Metric.narayanan_tflops_per_gpu:
+        # Narayanan et al. 2021, section 5.1: 96 B s l h^2 (1 + s / 6h + V / 16lh), per sequence (B = 1)
+        return 96 * s * layers * h**2 * (1 + s / (6 * h) + vocab / (16 * layers * h))
+    # Megatron-LM num_floating_point_operations, GPT with MHA and a 4h GELU MLP, per sequence
+    return 12 * s * layers * h**2 * ((1 + 1 + s / h) + 4 + vocab / (2 * layers * h))
+
+
+def measured_tokens_per_s_per_gpu(run: Run) -> float:
+    """The measurement as tokens per second per GPU: FLOP/s per GPU over the source's FLOPs per token."""
+    if run.metric is Metric.tokens_per_s_per_gpu:
+        return run.measured
+    return run.measured * 1e12 * run.sequence_length / flops_per_sequence(run)

@@ -1,0 +1,45 @@
+"""Predict a corpus run with the planning core, under a given calibration."""
+
+from dataclasses import replace
+
+from bench.calibration.corpus import Run, measured_tokens_per_s_per_gpu
+from models.plan import PlanRequest
+from service import resolve
+from service.efficiency import FITTED, Calibration
+from service.evaluate import evaluate
+
+
+def plan_request(run: Run) -> PlanRequest:
+    """The /v1/plan request of a run: its model, cluster, arrangement, shape and recomputation."""
+    return PlanRequest.model_validate(
+        {
+            "model": run.model,
+            "cluster": {"world_size": run.world_size, "gpus_per_node": run.gpus_per_node, "gpu": run.gpu},
+            "arrangement": run.arrangement,
+            "training": {
+                "micro_batch_size": run.micro_batch_size,
+                "sequence_length": run.sequence_length,
+                "gradient_accumulation_steps": run.accumulation_steps,
+            },
+            "levers": {"recompute": run.recompute},
+            "activations": {"flash_attention": run.flash_attention},
+        }
+    )
+
+
+def predicted_tokens_per_s_per_gpu(run: Run, calibration: Calibration = FITTED) -> float:
+    request = plan_request(run)
+    scene = resolve.scenario(
+        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+    )
+    setup = resolve.setup_for(scene, resolve.sharding(request.arrangement))
+    assert setup.efficiency is not None
+    setup = replace(setup, efficiency=replace(setup.efficiency, calibration=calibration))
+    result = evaluate(resolve.inputs_for(scene, run.world_size, run.gpus_per_node), setup)
+    return float(result.tokens_per_s) / run.world_size
+
+
+def relative_error(run: Run, calibration: Calibration = FITTED) -> float:
+    """(predicted - measured) / measured, on tokens per second per GPU."""
+    measured = measured_tokens_per_s_per_gpu(run)
+    return (predicted_tokens_per_s_per_gpu(run, calibration) - measured) / measured

@@ -1,0 +1,92 @@
+"""The efficiency model's terms, each from arithmetic written out here."""
+
+import numpy as np
+import pytest
+
+from models.enums import CollectiveName, Dtype, Recompute
+from models.presets import LinkSpec
+from service.efficiency import (
+    Calibration,
+    Device,
+    Efficiency,
+    KernelShape,
+    bus_speeds,
+    call_overheads,
+    gemm_seconds,
+    micro_batch_compute,
+    optimizer_seconds,
+)
+from service.traffic import StepCollective
+
+DEVICE = Device(peak_flops_per_s=1e15, hbm_bytes_per_s=2e12, multiprocessors=100)
+
+
+def test_a_square_gemm_runs_in_whole_waves():
+    # 4096^2 outputs are 32 x 32 = 1024 tiles of 128 x 128: 11 waves over 100 multiprocessors, each
+    # tile 2 x 128 x 128 x 4096 FLOPs on one multiprocessor's share of half the peak
+    tile_s = 2 * 128 * 128 * 4096 / (1e15 * 0.5 / 100)
+    assert gemm_seconds(4096, 4096, 4096, DEVICE, 0.5) == pytest.approx(11 * tile_s, rel=1e-12)
+
+
+def test_a_skinny_gemm_is_bound_by_its_bytes():
+    # 8 x 8192 @ 8192 x 8192: one wave of 64 tiles, far less than its 2 x (8 x 8192 + 8192^2 + 8 x 8192) bytes
+    memory_s = 2 * (8 * 8192 + 8192 * 8192 + 8 * 8192) / 2e12
+    assert gemm_seconds(8, 8192, 8192, DEVICE, 0.5) == pytest.approx(memory_s, rel=1e-12)
+
+
+def test_arrays_and_ints_agree():
+    m = np.array([4096, 8], dtype=np.int64)
+    arrays = gemm_seconds(m, 8192, 8192, DEVICE, 0.5)
+    assert arrays[0] == gemm_seconds(4096, 8192, 8192, DEVICE, 0.5)
+    assert arrays[1] == gemm_seconds(8, 8192, 8192, DEVICE, 0.5)
+
+
+def test_bus_bandwidth_of_nvlink_and_of_a_nodes_nics():
+    links = LinkSpec(intra_node_bytes_per_s=450e9, inter_node_bytes_per_s=50e9)
+    bus = bus_speeds(links, 4)
+    assert bus.intra_node_bytes_per_s == pytest.approx(370e9, rel=1e-12)  # nccl-tests issue 212
+    assert bus.inter_node_bytes_per_s == pytest.approx(4 * 50e9 * 0.96, rel=1e-12)  # one ring per NIC
+    # eight 400 Gb/s NICs (384 GB/s of bus bandwidth) outrun NVLink's 370: the ring runs at NVLink's
+    assert bus_speeds(links, 8).inter_node_bytes_per_s == pytest.approx(370e9, rel=1e-12)
+    a100 = bus_speeds(LinkSpec(intra_node_bytes_per_s=300e9, inter_node_bytes_per_s=25e9), 8)
+    assert a100.inter_node_bytes_per_s == pytest.approx(192e9, rel=1e-12)
+    capped = bus_speeds(LinkSpec(intra_node_bytes_per_s=100e9, inter_node_bytes_per_s=50e9), 8)
+    assert capped.inter_node_bytes_per_s == pytest.approx(100e9 * 370 / 450, rel=1e-12)
+
+
+def test_each_fsdp_unit_pays_its_calls_latency():
+    gather = StepCollective(CollectiveName.all_gather, "parameters", Dtype.bf16, 1)
+    links = LinkSpec(intra_node_latency_s=3e-6, inter_node_latency_s=10e-6)
+    # 33 units over 16 GPUs on two nodes: 33 launches of 10.14 us and 32 more rings of 15 hops at 10 us
+    (extra,) = call_overheads([gather], 10**9, 16, 8, links, 25 * 2**20, 33)
+    assert extra == pytest.approx(33 * 10.14e-6 + 32 * 15 * 10e-6, rel=1e-12)
+    # without units: a 2 GB bf16 buffer in 25 MiB buckets is ceil(2e9 / 26214400) = 77 calls
+    (bucketed,) = call_overheads([gather], 10**9, 8, 8, links, 25 * 2**20, None)
+    assert bucketed == pytest.approx(77 * 10.14e-6 + 76 * 7 * 3e-6, rel=1e-12)
+
+
+def test_a_layer_without_an_architecture_runs_every_flop_at_the_ceiling():
+    cal = Calibration(default_gemm_ceiling=0.5)
+    eff = Efficiency(Device(1e15), None, cal)
+    none = micro_batch_compute(eff, 2, 1000, Recompute.none, 6e9)
+    assert none.total_s == pytest.approx(6e9 * 2000 / (1e15 * 0.5), rel=1e-12)
+    full = micro_batch_compute(eff, 2, 1000, Recompute.full, 6e9)
+    assert full.total_s == pytest.approx(4 / 3 * none.total_s, rel=1e-12)
+
+
+def test_without_flash_attention_the_scores_go_through_hbm():
+    # attention FLOPs at the same rate either way, so the difference is the scores' bytes: per layer and
+    # token 4 passes of 8 heads x s 2-byte scores, 1.5 passes per counted byte, twice again backward
+    cal = Calibration(default_gemm_ceiling=0.5, default_attention_efficiency=0.5, elementwise_passes=1.5)
+    flash = Efficiency(DEVICE, KernelShape(2, 1024, 1024, 1024, 4096, False, 1000, 8), cal)
+    plain = Efficiency(DEVICE, KernelShape(2, 1024, 1024, 1024, 4096, False, 1000, 8, flash_attention=False), cal)
+    s = 4096
+    scores_s = 2 * 1.5 * 2 * 4 * 8 * s * s / 2e12  # layers x passes x bytes x 4 x heads x s x tokens / HBM
+    with_flash = micro_batch_compute(flash, 1, s, Recompute.none, 0.0)
+    without = micro_batch_compute(plain, 1, s, Recompute.none, 0.0)
+    assert without.forward_s - with_flash.forward_s == pytest.approx(scores_s, rel=1e-9)
+    assert without.backward_s - with_flash.backward_s == pytest.approx(2 * scores_s, rel=1e-9)
+
+
+def test_adam_streams_thirty_bytes_a_weight():
+    assert optimizer_seconds(10**9, DEVICE) == pytest.approx(30e9 / 2e12, rel=1e-12)
