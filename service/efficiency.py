@@ -78,10 +78,10 @@ class Calibration:
     """The fitted constants: ``python -m bench.calibration`` fits them on half the published corpus
     (a fixed split) and prints every row; the values here are its output."""
 
-    gemm_ceiling: dict[str, float] = field(default_factory=lambda: {"ampere": 0.76, "hopper": 0.63})
-    default_gemm_ceiling: float = 0.63  # other generations: Hopper's, the most conservative fitted
-    attention_efficiency: dict[str, float] = field(default_factory=lambda: {"ampere": 0.54, "hopper": 0.36})
-    default_attention_efficiency: float = 0.36
+    gemm_ceiling: dict[str, float] = field(default_factory=lambda: {"ampere": 0.75, "hopper": 0.62})
+    default_gemm_ceiling: float = 0.62  # other generations: Hopper's, the most conservative fitted
+    attention_efficiency: dict[str, float] = field(default_factory=lambda: {"ampere": 0.52, "hopper": 0.34})
+    default_attention_efficiency: float = 0.34
     overlap_slowdown: float = 0.35
     elementwise_passes: float = 1.75  # unfused kernels: HBM passes per counted byte of memory-bound work
 
@@ -191,11 +191,15 @@ def micro_batch_compute(
     model_flops_per_token: FloatLike,
     layers_per_stage: int | None = None,
     tensor: int = 1,
+    context: int = 1,
+    logits: bool = True,
 ) -> ComputeTime:
-    """Forward and backward time of one micro-batch on one GPU."""
+    """Forward and backward time of one micro-batch on one GPU: a pipeline stage's layers (all by
+    default), matrices split over ``tensor`` ranks, the sequence over ``context`` ranks (each GPU's
+    s / c tokens still attend to the whole sequence), the logits and loss on the last stage."""
     device, cal = eff.device, eff.calibration
     ceiling = cal.ceiling(device.generation)
-    tokens = b * s
+    tokens = b * s // context
     shape = eff.kernels
     if shape is None:  # 6P alone: every FLOP at the ceiling, a third forward
         total = model_flops_per_token * tokens / (device.peak_flops_per_s * ceiling)
@@ -219,6 +223,8 @@ def micro_batch_compute(
     backward = layers * (backward + 2 * attention_s + 2 * memory_s)
     if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
         backward = backward + forward
+    if not logits:
+        return ComputeTime(forward, backward)
     logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
     loss_s = LOSS_BYTES_PER_VOCAB_TOKEN * (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
     forward = forward + logit_f + loss_s / 3

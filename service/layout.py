@@ -36,6 +36,14 @@ from service.compute import (
     tokens_per_second,
     tokens_per_step,
 )
+from service.efficiency import (
+    LinkSpeeds,
+    bus_speeds,
+    call_overheads,
+    micro_batch_compute,
+    optimizer_seconds,
+    overlap_slowdown_seconds,
+)
 from service.evaluate import Setup
 from service.memory import StateBytes, bytes_at, model_state_breakdown, replicated_floor_bytes
 from service.mesh import Group, Mesh
@@ -118,6 +126,8 @@ class LayoutEvaluation:
     tokens_per_s: float
     mfu: float
     hfu: float
+    optimizer_s: float = 0.0  # the efficiency model's optimizer step over HBM
+    overlap_slowdown_s: float = 0.0  # compute lost to the data-parallel communication it hides
 
     @property
     def top(self) -> StageEvaluation:
@@ -214,8 +224,26 @@ def _stage(
     )
 
 
+def modelled_stage_seconds(
+    setup: Setup, mesh: Mesh, layers: int, stage: int, m: int, b: int, s: int, active: int
+) -> tuple[float, float]:
+    """(compute, forward) seconds of a stage's m micro-batches by the efficiency model (service.efficiency)."""
+    eff = setup.efficiency
+    if eff is None:
+        raise ValueError("a setup without a utilisation needs the efficiency model's device")
+    per_token = float(model_flops_per_token(active, setup.flop_shape, s))
+    last = stage == mesh.pipeline - 1
+    micro = micro_batch_compute(eff, b, s, setup.recompute, per_token, layers, mesh.tensor, mesh.context, last)
+    return m * float(micro.total_s), m * float(micro.forward_s)
+
+
+def _links(setup: Setup, per_node: int) -> LinkSpeeds:
+    """Line rates with a given utilisation; NCCL's bus bandwidths for the efficiency model."""
+    return setup.links if setup.utilisation is not None else bus_speeds(setup.links, per_node)
+
+
 def _call_seconds(call: GroupCall, setup: Setup) -> float:
-    latency_s, bytes_per_s = link_speed(call.link, setup.links)
+    latency_s, bytes_per_s = link_speed(call.link, _links(setup, 1))  # a model-parallel call: the GPU's own NIC
     return float(alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s))
 
 
@@ -237,22 +265,31 @@ def _data_group(
     label: str, parameters: int, ranks: int, per_node: int, setup: Setup, m: int, forward_s: float, backward_s: float
 ) -> DataGroup:
     calls = step_collectives(setup.precision, setup.sharding, m)
+    links = _links(setup, per_node)
+    overheads = None
+    if setup.utilisation is not None:
+        schedules: tuple[bool, ...] = (False, True)
+    else:  # NCCL's flat ring over the node's NICs, one call per bucket (service.efficiency)
+        schedules = (False,)
+        overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, None)
     timed = {
         schedule: communication_time(
             calls,
             parameters,
             ranks,
             per_node,
-            setup.links,
+            links,
             schedule,
             m,
             forward_s,
             backward_s,
             setup.overlap,
             setup.bucket_bytes,
+            overheads,
         )
-        for schedule in (False, True)
+        for schedule in schedules
     }
+    timed.setdefault(True, timed[False])
     hierarchical = bool(timed[True].total_s < timed[False].total_s)
     return DataGroup(
         label,
@@ -292,12 +329,14 @@ def evaluate_layout(
     model_flops = float(model_flops_per_token(active, shape, s)) * tokens
     hardware_per_token = float(hardware_flops_per_token(active, shape, s, setup.recompute))
     flops = hardware_per_token * tokens
-    measured = setup.measured_recompute or setup.recompute
-    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
-    stage_gpus = mesh.tensor * mesh.context * mesh.data
-    compute_s = float(compute_seconds(flops * share, stage_gpus, setup.peak_flops_per_s, efficiency))
-    forward_share = float(forward_flops_per_token(active, shape, s)) / hardware_per_token
-    forward_s = compute_s * forward_share
+    if setup.utilisation is None:
+        compute_s, forward_s = modelled_stage_seconds(setup, mesh, len(indices[slowest]), slowest, m, b, s, active)
+    else:
+        measured = setup.measured_recompute or setup.recompute
+        efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
+        stage_gpus = mesh.tensor * mesh.context * mesh.data
+        compute_s = float(compute_seconds(flops * share, stage_gpus, setup.peak_flops_per_s, efficiency))
+        forward_s = compute_s * float(forward_flops_per_token(active, shape, s)) / hardware_per_token
     backward_s = compute_s - forward_s
     idle = bubble_fraction(mesh.schedule, mesh.pipeline, mesh.virtual_stages, m)
     bubble_s = compute_s * float(idle)
@@ -360,7 +399,13 @@ def evaluate_layout(
     host = int(host_bytes_per_node(top.host_bytes, n, g))
     host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
     exposed = sum(group_s.values())
-    step_s = compute_s + bubble_s + exposed + data_exposed + offload_s
+    optimizer_s = slowdown_s = 0.0
+    if setup.utilisation is None and setup.efficiency is not None:
+        sharded = setup.sharding.shard_optimizer
+        rank_weights = -(-dense_share // mesh.data_context) if sharded else dense_share
+        optimizer_s = float(optimizer_seconds(rank_weights, setup.efficiency.device))
+        slowdown_s = float(overlap_slowdown_seconds(data_total - data_exposed, setup.efficiency.calibration))
+    step_s = compute_s + bubble_s + exposed + data_exposed + offload_s + optimizer_s + slowdown_s
     floor = (
         int(replicated_floor_bytes(dense_share, setup.precision, setup.sharding, setup.offload))
         + int(replicated_floor_bytes(top.share.expert_parameters, setup.precision, setup.sharding, setup.offload))
@@ -399,4 +444,6 @@ def evaluate_layout(
         tokens_per_s=float(tokens_per_second(tokens, step_s)),
         mfu=float(flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s)),
         hfu=float(flops_utilisation(flops, step_s, n, setup.peak_flops_per_s)),
+        optimizer_s=optimizer_s,
+        overlap_slowdown_s=slowdown_s,
     )

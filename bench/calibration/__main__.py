@@ -9,7 +9,7 @@ does not publish (``Run.excluded`` says which) is printed but neither fitted nor
 free constants (the GEMM ceiling and flash attention's efficiency of each GPU generation, the
 overlap slowdown and the memory-bound passes) are fitted by coordinate descent over grids,
 minimising the mean squared log error of tokens per second
-per GPU on the fit rows. Runs with tensor or pipeline parallelism are listed as waiting for layouts.
+per GPU on the fit rows. Runs with tensor or pipeline parallelism go through service.layout.
 """
 
 import argparse
@@ -83,9 +83,6 @@ def report(runs: list[Run], held: list[Run], cal: Calibration) -> dict[str, floa
     print(f"{'run':48s} {'split':8s} {'measured':>10s} {'predicted':>10s} {'error':>7s}  source, where")
     errors: dict[str, float] = {}
     for run in runs:
-        if run.needs_layouts:
-            print(f"{run.name:48s} {'waits':8s} {'':>10s} {'':>10s} {'':>7s}  {run.source}, {run.where}")
-            continue
         measured, predicted, e = error(run, cal)
         errors[run.name] = e
         label = "excluded" if run.excluded else "held" if run in held else "fit"
@@ -97,7 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-fit", action="store_true", help="report the committed constants without fitting")
     args = parser.parse_args()
-    evaluable = [r for r in RUNS if not r.needs_layouts and not r.excluded]
+    evaluable = [r for r in RUNS if not r.excluded]
     fit_rows, held = split(evaluable)
     cal = FITTED if args.no_fit else fit(fit_rows, START)
     print(
@@ -108,10 +105,11 @@ def main() -> None:
     errors = report(RUNS, held, cal)
     held_errors = [abs(errors[r.name]) for r in held]
     fit_errors = [abs(errors[r.name]) for r in fit_rows]
-    waiting = sum(r.needs_layouts for r in RUNS)
+    layouts = sum(r.needs_layouts and not r.excluded for r in RUNS)
+    excluded = sum(bool(r.excluded) for r in RUNS)
     print(
-        f"\n{len(RUNS)} runs: {len(fit_rows)} fitted, {len(held)} held out, {waiting} waiting for layouts (tensor or "
-        "pipeline parallelism)"
+        f"\n{len(RUNS)} runs: {len(fit_rows)} fitted, {len(held)} held out ({layouts} of them with tensor or pipeline "
+        f"parallelism), {excluded} excluded"
     )
     for r in RUNS:
         if r.excluded:

@@ -68,6 +68,7 @@ class Run:
     unpublished: tuple[str, ...] = ()
     assumed: dict[str, object] = field(default_factory=dict)
     flash_attention: bool = True
+    sequence_parallel: bool = False
     excluded: str = ""  # why the row stays out of the fit and the summary (a field it depends on is unpublished)
 
     @property
@@ -245,9 +246,10 @@ def gpt(layers: int, hidden: int, heads: int, vocab: int) -> dict[str, object]:
     }
 
 
-NARAYANAN_UNPUBLISHED = ("micro-batch size", "data-parallel arrangement details")
+NARAYANAN_UNPUBLISHED = ("micro-batch size", "pipeline schedule", "data-parallel arrangement details")
 NARAYANAN_ASSUMED = {
     "micro_batch_size": "1 (not in table 1)",
+    "pipeline_schedule": "1F1B (not in table 1)",
     "arrangement": "ddp: 2021 Megatron-LM all-reduces gradients, no distributed optimizer",
 }
 
@@ -298,6 +300,7 @@ MEGATRON_ASSUMED = {
     "arrangement": "zero1: the distributed optimizer that --overlap-param-gather needs (README)",
     "recompute": "none (not stated)",
     "links": "nvlink4_ib400",
+    "sequence_parallel": "on: --tp-comm-overlap, which the README lists, requires it",
 }
 
 
@@ -323,6 +326,9 @@ def megatron_h100(
         pipeline=p,
         unpublished=MEGATRON_UNPUBLISHED,
         assumed=MEGATRON_ASSUMED,
+        sequence_parallel=t > 1,
+        excluded="its overlaps are not expressible yet: --tp-comm-overlap hides the tensor-parallel collectives "
+        "and --overlap-param-gather the distributed optimizer's gather under compute (README)",
     )
 
 

@@ -7,6 +7,8 @@ from models.plan import PlanRequest
 from service import resolve
 from service.efficiency import FITTED, Calibration
 from service.evaluate import evaluate
+from service.layout import evaluate_layout
+from service.mesh import Mesh
 
 
 def plan_request(run: Run) -> PlanRequest:
@@ -35,6 +37,20 @@ def predicted_tokens_per_s_per_gpu(run: Run, calibration: Calibration = FITTED) 
     setup = resolve.setup_for(scene, resolve.sharding(request.arrangement))
     assert setup.efficiency is not None
     setup = replace(setup, efficiency=replace(setup.efficiency, calibration=calibration))
+    if run.needs_layouts:
+        arch = scene.model.architecture
+        assert arch is not None
+        mesh = Mesh(
+            run.world_size,
+            run.gpus_per_node,
+            tensor=run.tensor,
+            pipeline=run.pipeline,
+            sequence_parallel=run.sequence_parallel,
+        )
+        layout = evaluate_layout(
+            arch, mesh, setup, run.accumulation_steps, run.micro_batch_size, run.sequence_length, True
+        )
+        return layout.tokens_per_s / run.world_size
     result = evaluate(resolve.inputs_for(scene, run.world_size, run.gpus_per_node), setup)
     return float(result.tokens_per_s) / run.world_size
 
