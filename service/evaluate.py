@@ -215,7 +215,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
     flops = hardware_per_token * tokens
     calls = step_collectives(precision, sharding, k)
-    links: LinkSpeeds = setup.links
+    links = time_links(setup, g)
     overheads: list[FloatLike] | None = None
     optimizer_s: FloatLike = 0.0
     if setup.utilisation is None:
@@ -225,10 +225,9 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         )
         forward_s, backward_s = micro.forward_s, micro.backward_s
         compute_s = k * micro.total_s
-        optimizer_s = optimizer_seconds(shard_elements(p, degree) if sharding.shard_optimizer else p, eff.device)
-        links = bus_speeds(setup.links, g)
-        units = eff.kernels.layers + 1 if sharding.shard_parameters and eff.kernels is not None else None
-        overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, units)
+        optimizer_s = optimizer_step_seconds(setup, p, degree)
+        layers = eff.kernels.layers if eff.kernels is not None else None
+        overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, fsdp_units(setup, layers))
     else:
         measured = setup.measured_recompute or setup.recompute
         efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
@@ -295,6 +294,24 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
         hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
     )
+
+
+def optimizer_step_seconds(setup: Setup, parameters: IntLike, degree: IntLike) -> FloatLike:
+    """The optimizer step over the GPU's weights: its shard of ``parameters`` when the optimizer is sharded."""
+    weights = shard_elements(parameters, degree) if setup.sharding.shard_optimizer else parameters
+    return optimizer_seconds(weights, _efficiency(setup).device)
+
+
+def fsdp_units(setup: Setup, layers: int | None) -> int | None:
+    """Calls per collective when parameters are sharded: one per wrapped unit, a unit per layer and one
+    for the rest (torchtitan and llm-foundry wrap each transformer block); None: by buckets."""
+    return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
+
+
+def time_links(setup: Setup, gpus_per_node: IntLike) -> LinkSpeeds:
+    """The speeds collectives are priced at: the links' line rates with a given utilisation, NCCL's bus
+    bandwidths for the efficiency model (service.efficiency.bus_speeds)."""
+    return setup.links if setup.utilisation is not None else bus_speeds(setup.links, gpus_per_node)
 
 
 def _efficiency(setup: Setup) -> Efficiency:

@@ -37,15 +37,12 @@ from service.compute import (
     tokens_per_step,
 )
 from service.efficiency import (
-    LinkSpeeds,
-    bus_speeds,
     call_overheads,
     micro_batch_compute,
-    optimizer_seconds,
     overlap_slowdown_seconds,
 )
-from service.evaluate import Setup
-from service.memory import StateBytes, bytes_at, model_state_breakdown, replicated_floor_bytes
+from service.evaluate import Setup, fsdp_units, optimizer_step_seconds, time_links
+from service.memory import StateBytes, bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
 from service.mesh import Group, Mesh
 from service.mesh_traffic import GroupCall, StageWork, model_parallel_calls
 from service.numeric import group_digits
@@ -237,13 +234,8 @@ def modelled_stage_seconds(
     return m * float(micro.total_s), m * float(micro.forward_s)
 
 
-def _links(setup: Setup, per_node: int) -> LinkSpeeds:
-    """Line rates with a given utilisation; NCCL's bus bandwidths for the efficiency model."""
-    return setup.links if setup.utilisation is not None else bus_speeds(setup.links, per_node)
-
-
-def _call_seconds(call: GroupCall, setup: Setup) -> float:
-    latency_s, bytes_per_s = link_speed(call.link, _links(setup, 1))  # a model-parallel call: the GPU's own NIC
+def group_call_seconds(call: GroupCall, setup: Setup) -> float:
+    latency_s, bytes_per_s = link_speed(call.link, time_links(setup, 1))  # a model-parallel call: the GPU's own NIC
     return float(alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s))
 
 
@@ -252,26 +244,35 @@ def _exposed_group_s(calls: list[GroupCall], group: Group, setup: Setup, forward
     but the first (ring attention overlaps the next chunk's transfer with this chunk's attention)."""
     exposed = 0.0
     for call in (c for c in calls if c.group is group):
-        total = call.count_per_step * _call_seconds(call, setup)
+        total = call.count_per_step * group_call_seconds(call, setup)
         if call.window is Window.none:
             exposed += total
         else:
             window_s = forward_s if call.window is Window.forward else backward_s
-            exposed += float(exposed_in_window(total, _call_seconds(call, setup), window_s))
+            exposed += float(exposed_in_window(total, group_call_seconds(call, setup), window_s))
     return exposed
 
 
 def _data_group(
-    label: str, parameters: int, ranks: int, per_node: int, setup: Setup, m: int, forward_s: float, backward_s: float
+    label: str,
+    parameters: int,
+    ranks: int,
+    per_node: int,
+    setup: Setup,
+    m: int,
+    forward_s: float,
+    backward_s: float,
+    layers: int,
 ) -> DataGroup:
     calls = step_collectives(setup.precision, setup.sharding, m)
-    links = _links(setup, per_node)
+    links = time_links(setup, per_node)
     overheads = None
     if setup.utilisation is not None:
         schedules: tuple[bool, ...] = (False, True)
     else:  # NCCL's flat ring over the node's NICs, one call per bucket (service.efficiency)
         schedules = (False,)
-        overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, None)
+        units = fsdp_units(setup, layers)
+        overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, units)
     timed = {
         schedule: communication_time(
             calls,
@@ -367,6 +368,7 @@ def evaluate_layout(
                 m,
                 forward_s / m,
                 backward_s / m,
+                top.share.layers,
             )
         )
     if experts_apart and mesh.expert_data > 1:
@@ -381,6 +383,7 @@ def evaluate_layout(
                 m,
                 forward_s / m,
                 backward_s / m,
+                top.share.layers,
             )
         )
     data_total = sum(group.total_s for group in groups)
@@ -401,9 +404,11 @@ def evaluate_layout(
     exposed = sum(group_s.values())
     optimizer_s = slowdown_s = 0.0
     if setup.utilisation is None and setup.efficiency is not None:
-        sharded = setup.sharding.shard_optimizer
-        rank_weights = -(-dense_share // mesh.data_context) if sharded else dense_share
-        optimizer_s = float(optimizer_seconds(rank_weights, setup.efficiency.device))
+        degree = shard_degree(mesh.data_context, mesh.members_per_node(Group.data), setup.sharding)
+        optimizer_s = float(optimizer_step_seconds(setup, dense_share, degree))
+        if experts_apart:
+            experts = shard_degree(mesh.expert_data, mesh.members_per_node(Group.data), setup.sharding)
+            optimizer_s += float(optimizer_step_seconds(setup, top.share.expert_parameters, experts))
         slowdown_s = float(overlap_slowdown_seconds(data_total - data_exposed, setup.efficiency.calibration))
     step_s = compute_s + bubble_s + exposed + data_exposed + offload_s + optimizer_s + slowdown_s
     floor = (

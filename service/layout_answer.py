@@ -26,14 +26,14 @@ from models.training import Training
 from service import resolve
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.errors import InvalidLayout
-from service.evaluate import Setup
-from service.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout
+from service.evaluate import Setup, time_links
+from service.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
 from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.mesh import Group, Mesh, ModelLimits, layout_warnings, micro_batches, validated_mesh
 from service.mesh_traffic import GroupCall
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
-from service.timing import call_seconds, flat_link, hierarchical_link_bytes, link_speed
+from service.timing import call_seconds, flat_link, hierarchical_link_bytes
 from service.traffic import (
     collective_buffer_bytes,
     collective_buffer_elements,
@@ -310,7 +310,7 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),
+                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False)),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of {group_digits(p)} weights / "
@@ -318,11 +318,6 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
             )
         )
     return entries, total, intra_total, inter_total
-
-
-def group_call_seconds(call: GroupCall, setup: Setup) -> float:
-    latency_s, bytes_per_s = link_speed(call.link, setup.links)
-    return call.hops * latency_s + call.bytes_sent / bytes_per_s
 
 
 def _group_collective(call: GroupCall, setup: Setup) -> Collective:
@@ -415,6 +410,8 @@ def _time(
         offload_transfer_s=result.offload_transfer_s,
         cpu_optimizer_s=result.cpu_optimizer_s,
         offload_s=result.offload_s,
+        optimizer_s=result.optimizer_s,
+        overlap_slowdown_s=result.overlap_slowdown_s,
         pipeline_bubble_s=result.pipeline_bubble_s,
         pipeline_bubble_fraction=float(result.bubble_fraction / (1 + result.bubble_fraction)),
         tensor_parallel_s=result.tensor_parallel_s,

@@ -36,7 +36,7 @@ from service.arrangements import DDP, Sharding, canonical_name
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
-from service.evaluate import Evaluation, Setup, evaluate, working_set
+from service.evaluate import Evaluation, Setup, evaluate, time_links, working_set
 from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.reserve import CardMemory
@@ -305,7 +305,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, setup.links, hierarchical=False)),
+                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False)),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "

@@ -147,7 +147,12 @@ def test_bubble_and_groups_of_a_pipeline(client):
     assert tensor[0]["buffer_bytes"] == 4096 * 8192 * 2
     assert tensor[0]["bytes_sent_per_gpu"] == 7 * (4096 * 8192 // 8) * 2
     assert time["step_s"] == pytest.approx(
-        time["compute_s"] + time["pipeline_bubble_s"] + time["exposed_communication_s"] + time["offload_s"]
+        time["compute_s"]
+        + time["pipeline_bubble_s"]
+        + time["exposed_communication_s"]
+        + time["offload_s"]
+        + time["optimizer_s"]
+        + time["overlap_slowdown_s"]
     )
 
 

@@ -6,6 +6,8 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="Time")
 
 
@@ -18,7 +20,9 @@ class Time:
         communication_hierarchical_s (float): Reduce-scatter in the node, across nodes, gather.
         communication_s (float): All communication of the step on the faster schedule.
         compute_flops (float): The hardware FLOPs of the step (same as hardware_flops_per_step).
-        compute_s (float): model_flops_per_step / (N x peak x training.utilisation, the MFU).
+        compute_s (float): Forward and backward of every micro-batch: with training.utilisation, model_flops_per_step /
+            (N x peak x utilisation); without it, the efficiency model's sum of matrix multiplications, attention and
+            memory-bound work on the GPU.
         context_parallel_s (float): Exposed part of the ring-attention exchange: what the stage's compute does not hide.
         cost (float | None): gpu_hours x cluster.gpu_hour_price; null without a price.
         cpu_optimizer_s (float): The CPU optimizer step under offload: the bytes it streams per node over the node's
@@ -40,8 +44,8 @@ class Time:
             1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism.
         pipeline_p2p_s (float): Pipeline sends and receives between stages (exposed).
         schedule (str): flat or hierarchical: the faster one, used for the step.
-        step_s (float): The slowest stage's compute_s + pipeline_bubble_s + exposed_communication_s (every group's
-            exposed part) + offload_s.
+        step_s (float): The slowest stage's compute_s + overlap_slowdown_s + pipeline_bubble_s + exposed_communication_s
+            (every group's exposed part) + offload_s + optimizer_s.
         tensor_parallel_s (float): Tensor-parallel collectives, on the critical path (exposed).
         tokens_per_s (float): tokens_per_step / step_s, the whole job.
         tokens_per_s_per_gpu (float): tokens_per_s / world_size.
@@ -49,6 +53,10 @@ class Time:
         total_tokens (int | None): training.total_tokens, the token budget; null when not given.
         training_days (float | None): training_steps x step_s, in days of wall time.
         training_steps (int | None): ceil(total_tokens / tokens_per_step) optimizer steps.
+        optimizer_s (float | Unset): The optimizer step streaming its shard through HBM (efficiency model; 0 with a
+            utilisation). Default: 0.0.
+        overlap_slowdown_s (float | Unset): Compute time lost to communication kernels running beside it (efficiency
+            model; 0 with a utilisation). Default: 0.0.
     """
 
     assumptions: list[str]
@@ -81,6 +89,8 @@ class Time:
     total_tokens: int | None
     training_days: float | None
     training_steps: int | None
+    optimizer_s: float | Unset = 0.0
+    overlap_slowdown_s: float | Unset = 0.0
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,6 +159,10 @@ class Time:
         training_steps: int | None
         training_steps = self.training_steps
 
+        optimizer_s = self.optimizer_s
+
+        overlap_slowdown_s = self.overlap_slowdown_s
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -185,6 +199,10 @@ class Time:
                 "training_steps": training_steps,
             }
         )
+        if optimizer_s is not UNSET:
+            field_dict["optimizer_s"] = optimizer_s
+        if overlap_slowdown_s is not UNSET:
+            field_dict["overlap_slowdown_s"] = overlap_slowdown_s
 
         return field_dict
 
@@ -276,6 +294,10 @@ class Time:
 
         training_steps = _parse_training_steps(d.pop("training_steps"))
 
+        optimizer_s = d.pop("optimizer_s", UNSET)
+
+        overlap_slowdown_s = d.pop("overlap_slowdown_s", UNSET)
+
         time = cls(
             assumptions=assumptions,
             communication_flat_s=communication_flat_s,
@@ -307,6 +329,8 @@ class Time:
             total_tokens=total_tokens,
             training_days=training_days,
             training_steps=training_steps,
+            optimizer_s=optimizer_s,
+            overlap_slowdown_s=overlap_slowdown_s,
         )
 
         time.additional_properties = d
