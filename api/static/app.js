@@ -141,6 +141,24 @@
     return compact(spec);
   }
 
+  // The layout beside data parallelism; undefined when every degree is 1 (data parallelism only).
+  function layoutSpec() {
+    const degrees = compact({
+      tensor: parseNumber(text("tensor")),
+      pipeline: parseNumber(text("pipeline")),
+      context: parseNumber(text("context")),
+      virtual_stages: parseNumber(text("virtual_stages")),
+    });
+    const spec = {
+      ...degrees,
+      sequence_parallel: checked("sequence_parallel"),
+      pipeline_schedule: text("pipeline_schedule"),
+    };
+    const trivial = Object.values(degrees).every((d) => d === 1) && !spec.sequence_parallel
+      && spec.pipeline_schedule === "1f1b";
+    return trivial ? undefined : spec;
+  }
+
   function readInputs() {
     const card = compact({
       gpus_per_node: parseNumber(text("gpus_per_node")),
@@ -166,6 +184,7 @@
       overlap: checked("overlap"),
       mxfp8: checked("mxfp8"),
     };
+    const parallelism = layoutSpec();
     const shared = { model: modelSpec(), precision: text("precision") || undefined, training, activations };
     const worldSize = parseNumber(text("world_size"));
     const maxGpus = parseNumber(text("max_gpus"));
@@ -176,6 +195,7 @@
           ...shared,
           cluster: compact({ ...card, world_size: worldSize }),
           arrangement,
+          parallelism,
           // A replicated parameter copy stays on the GPU: the API refuses parameter offload without ZeRO-3.
           levers: { ...levers, offload_parameters: arrangement === "zero3" && levers.offload_parameters },
         }),
@@ -198,6 +218,7 @@
     "card_source", "gpu", "gpu_memory", "gpu_memory_unit", "gpus_per_node", "world_size", "max_gpus",
     "gpu_count_grid", "links", "micro_batch_size", "sequence_length", "gradient_accumulation_steps", "utilisation",
     "activation_model", "flash_attention", "recompute", "offload_optimizer", "offload_parameters", "overlap", "mxfp8",
+    "tensor", "pipeline", "context", "virtual_stages", "pipeline_schedule", "sequence_parallel",
   ];
 
   function saveToFragment() {
@@ -394,6 +415,46 @@
     return td;
   }
 
+  // The layout section: each pipeline stage's GPU and each group's traffic, per arrangement.
+  function renderLayout(plans) {
+    const answered = plans.map((p) => (p.ok && p.data.parallelism ? p.data : null));
+    const first = answered.find(Boolean);
+    $("#layout").hidden = !first;
+    if (!first) return;
+    const l = first.parallelism;
+    const bubble = first.time.pipeline_bubble_fraction;
+    $("#layout-summary").textContent = `tensor ${l.tensor} x pipeline ${l.pipeline} x context ${l.context} x data ${l.data}` +
+      ` = ${gpus(first.world_size)}; ${plural(l.micro_batches, "micro-batch", "micro-batches")} of ` +
+      `${plural(l.global_batch_size, "sequence")} a step` +
+      (l.pipeline > 1 ? `; the ${l.pipeline_schedule} bubble idles ${fixed(bubble * 100, 1)}% of the pipeline's time` : "") + ".";
+    const head = (label) => el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "rowhead", text: label }),
+      ARRANGEMENTS.map((a) => el("th", { scope: "col", "data-arrangement": a.name, text: a.label }))));
+    const stages = first.memory.stages.map((stage) => el("tr", { "data-stage": stage.stage },
+      el("th", { scope: "row", class: "rowhead", text: `Stage ${stage.stage} (${plural(stage.layers, "layer")})` }),
+      ARRANGEMENTS.map((a, i) => {
+        const s = answered[i]?.memory.stages[stage.stage];
+        if (!s) return cell(a.name, "stage", main("—", "muted"));
+        const td = cell(a.name, "stage", mainBytes(s.per_gpu_bytes), badge(s.fits, "fits", "does not fit"),
+          small(`states ${gib(s.model_state_bytes)} + activations ${gib(s.activations_bytes)}`));
+        td.dataset.bytes = String(s.per_gpu_bytes);
+        return td;
+      })));
+    $("#stages").replaceChildren(head("Per GPU of each stage"), el("tbody", {}, stages));
+    const groups = [...new Set(answered.filter(Boolean).flatMap((p) => p.traffic.collectives.map((c) => c.group)))];
+    const rows = groups.map((group) => el("tr", { "data-group": group },
+      el("th", { scope: "row", class: "rowhead", text: `${group} group` }),
+      ARRANGEMENTS.map((a, i) => {
+        const calls = answered[i]?.traffic.collectives.filter((c) => c.group === group);
+        if (!calls) return cell(a.name, "group", main("—", "muted"));
+        const sent = calls.reduce((sum, c) => sum + c.bytes_sent_per_gpu * c.count_per_step, 0);
+        const td = cell(a.name, "group", el("span", { class: "main", text: gb(sent), title: bytesTip(sent) }),
+          small(calls.map((c) => `${c.name} x ${grouped(c.count_per_step)} on ${c.link.replace("_", "-")}`).join("; ")));
+        td.dataset.bytes = String(sent);
+        return td;
+      })));
+    $("#groups").replaceChildren(head("Sent per GPU per step"), el("tbody", {}, rows));
+  }
+
   function renderCompare(plans, fit) {
     const n = plans.find((p) => p.ok)?.data.world_size;
     const head = el("tr", {}, el("th", { scope: "col", class: "rowhead", text: n ? `At N = ${n}` : "" }),
@@ -417,7 +478,7 @@
         el("span", { class: "main", text: gb(p.traffic.bytes_sent_per_gpu), title: bytesTip(p.traffic.bytes_sent_per_gpu) }),
         small(`${trim(p.traffic.volume_in_p)}P at ring cost${p.traffic.pcie_bytes_per_gpu ? `; PCIe ${gb(p.traffic.pcie_bytes_per_gpu)}` : ""}`)]],
       ["step-time", "Step time", (p) => [main(stepSeconds(p.time.step_s)),
-        small(`compute ${seconds(p.time.compute_s)} + exposed communication ${seconds(p.time.exposed_communication_s)}${p.time.offload_s ? ` + offload ${seconds(p.time.offload_s)}` : ""}`)]],
+        small(`compute ${seconds(p.time.compute_s)}${p.time.pipeline_bubble_s ? ` + bubble ${seconds(p.time.pipeline_bubble_s)}` : ""} + exposed communication ${seconds(p.time.exposed_communication_s)}${p.time.offload_s ? ` + offload ${seconds(p.time.offload_s)}` : ""}`)]],
     ];
     const body = rows.map(([key, label, render]) =>
       el("tr", { "data-row": key }, el("th", { scope: "row", class: "rowhead", text: label }),
@@ -608,6 +669,7 @@
     const figureCalls = FIGURES.map((f) =>
       figuresMissing ? { ok: false, status: 404, problem: {} } : call(API.figure(f.name), inputs.figure, { image: true }));
     renderCompare(plans, fit.ok ? fit.data : null);
+    renderLayout(layoutSpec() ? plans : []);
     renderBreakdown(plans, fit.ok ? fit.data : null);
     renderRecommend(recommend);
     renderWarnings([...plans, fit, recommend]);

@@ -406,3 +406,33 @@ def test_a_busy_service_is_asked_again_not_reported(driver: "webdriver.Chrome", 
     assert driver.find_elements(By.CSS_SELECTOR, "#recommend li.chosen")
     assert driver.find_element(By.ID, "general-errors").get_attribute("hidden") is not None
     assert console_errors(driver, allowed_statuses=(429,)) == [], json.dumps(driver.get_log("browser"))
+
+
+def test_a_layout_shows_each_stage_and_group(driver: "webdriver.Chrome", base_url: str) -> None:
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+    assert driver.find_element(By.ID, "layout").get_attribute("hidden") is not None  # data parallelism only
+    before = updates(driver)
+    # Llama 3 8B on 16 GPUs as tensor 2 x pipeline 2: d = 16 / (2 x 2) = 4; 4 micro-batches a step
+    type_into(driver, "world_size", "16")
+    type_into(driver, "gradient_accumulation_steps", "4")
+    type_into(driver, "tensor", "2")
+    type_into(driver, "pipeline", "2")
+    wait_settled(driver, after=before)
+    section = driver.find_element(By.ID, "layout")
+    assert section.get_attribute("hidden") is None, driver.find_element(By.ID, "status").text
+    summary = driver.find_element(By.ID, "layout-summary").text
+    assert "tensor 2 x pipeline 2 x context 1 x data 4 = 16 GPUs" in summary
+    assert "4 micro-batches" in summary and "bubble" in summary
+    stages = driver.find_elements(By.CSS_SELECTOR, "#stages tbody tr")
+    assert [s.get_attribute("data-stage") for s in stages] == ["0", "1"]
+    for stage in stages:
+        by = {
+            td.get_attribute("data-arrangement"): int(td.get_attribute("data-bytes"))
+            for td in stage.find_elements(By.CSS_SELECTOR, "td[data-bytes]")
+        }
+        # sharding more state over the 4-way data group holds less on each GPU
+        assert by["ddp"] > by["zero1"] > by["zero2"] > by["zero3"]
+    groups = {g.get_attribute("data-group") for g in driver.find_elements(By.CSS_SELECTOR, "#groups tbody tr")}
+    assert {"data", "tensor", "pipeline"} <= groups
+    assert console_errors(driver) == [], json.dumps(driver.get_log("browser"))
