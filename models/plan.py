@@ -269,7 +269,11 @@ class Collective(BaseModel):
     ranks: int = Field(description="GPUs in the ring.")
     count_per_step: int = Field(description="Calls per optimizer step.")
     link: Link = Field(description="The slowest link a flat ring crosses.")
-    seconds: float = Field(description="Alpha-beta time of one call on a flat ring.")
+    seconds: float = Field(
+        description="Alpha-beta time of one call on a flat ring; under the efficiency model (no "
+        "training.utilisation) at NCCL's bus bandwidth, with the launch and ring latency of each further bucket or "
+        "FSDP unit the collective is split into."
+    )
     overlaps_with: str = Field(description="forward, backward or none: the compute it can hide under.")
     group: ParallelGroup = Field(
         description="The mesh group it runs in: data (the data-parallel group x context; for expert weights the "

@@ -154,6 +154,8 @@ class Evaluation:
     tokens_per_s: FloatLike
     mfu: FloatLike
     hfu: FloatLike
+    # per collective of step_collectives: latency of its further buckets or FSDP units (efficiency model)
+    call_overhead_s: list[FloatLike] | None = None
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -293,6 +295,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         tokens_per_s=tokens_per_second(tokens, step_s),
         mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
         hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
+        call_overhead_s=overheads,
     )
 
 

@@ -286,7 +286,9 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     k = setup.micro_batches
     collectives = []
     intra_total = inter_total = 0
-    for c in step_collectives(setup.precision, setup.sharding, k):
+    calls = step_collectives(setup.precision, setup.sharding, k)
+    overheads = result.call_overhead_s or [0.0] * len(calls)
+    for c, overhead_s in zip(calls, overheads, strict=True):
         sent = int(collective_bytes_sent(p, n, c, g))
         hops = int(collective_hops(n, c, g))
         ranks = int(collective_ranks(c, n, g))
@@ -305,7 +307,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False)),
+                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False) + overhead_s),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "

@@ -90,3 +90,21 @@ def test_without_flash_attention_the_scores_go_through_hbm():
 
 def test_adam_streams_thirty_bytes_a_weight():
     assert optimizer_seconds(10**9, DEVICE) == pytest.approx(30e9 / 2e12, rel=1e-12)
+
+
+def test_the_collectives_add_up_to_the_communication_time():
+    from models.plan import PlanRequest
+    from service import planner
+
+    body = {
+        "model": {"preset": "llama-3.1-8b"},
+        "cluster": {"world_size": 16, "gpu": "h100-80gb"},
+        "arrangement": "zero3",
+        "training": {"micro_batch_size": 2, "sequence_length": 8192, "gradient_accumulation_steps": 2},
+    }
+    answer = planner.plan(PlanRequest.model_validate(body))
+    calls = answer.traffic.collectives
+    total = sum(c.seconds * c.count_per_step for c in calls)
+    assert total == pytest.approx(answer.time.communication_s, rel=1e-12)
+    # 33 FSDP units (32 layers and the rest): every call pays at least 33 launches of 10.14 us
+    assert all(c.seconds > 33 * 10.14e-6 for c in calls)

@@ -31,7 +31,9 @@ class Collective:
         overlaps_with (str): forward, backward or none: the compute it can hide under.
         purpose (str): What the collective moves and when.
         ranks (int): GPUs in the ring.
-        seconds (float): Alpha-beta time of one call on a flat ring.
+        seconds (float): Alpha-beta time of one call on a flat ring; under the efficiency model (no
+            training.utilisation) at NCCL's bus bandwidth, with the launch and ring latency of each further bucket or FSDP
+            unit the collective is split into.
     """
 
     arithmetic: str
