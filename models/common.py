@@ -202,8 +202,9 @@ class ShardingFlags(Strict):
 
 # Each name-or-object field is split in the contract: `arrangement` (a name) or `sharding` (the
 # flags), `precision` or `precision_spec`, `cluster.links` or `cluster.link_spec`, so generated
-# clients get plain classes. The object is still accepted where the name goes (requests written
-# before the split keep working), but the spec shows only the name there (SkipJsonSchema).
+# clients get plain classes. A request puts only a name in the name field (an object there is a
+# 422 naming the spec field); after validation the name field holds the spec field's object when
+# that was given, so the core reads one field (SkipJsonSchema keeps that member out of the spec).
 Arrangement = Annotated[
     Annotated[ArrangementName, Tag(NAME_TAG)] | Annotated[SkipJsonSchema[ShardingFlags], Tag(SPEC_TAG)],
     Discriminator(
@@ -260,6 +261,8 @@ def name_or_spec(spec_field: str, default: Any = None, required: bool = False) -
     """
 
     def pick(value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, dict):  # the spec documents a name here: the object has its own field
+            raise ValueError(f"{info.field_name} takes a name; give the object in {spec_field}")
         spec = info.data.get(spec_field)
         if value is None:
             if spec is not None:

@@ -43,10 +43,13 @@ SEED_CARD = "seed-80gb"
 
 
 def plan_body(arrangement: object, world_size: int = 8, parameter_count: int = SEED_P, **extra: object) -> dict:
-    body = {
+    """A /v1/plan body; sharding flags (a dict) go in `sharding`, explicit dtypes in `precision_spec`."""
+    body: dict = {
         "model": {"parameter_count": parameter_count},
         "cluster": {"world_size": world_size, "gpus_per_node": 8, "gpu": SEED_CARD},
-        "arrangement": arrangement,
     }
+    body["sharding" if isinstance(arrangement, dict) else "arrangement"] = arrangement
+    if isinstance(extra.get("precision"), dict):
+        extra["precision_spec"] = extra.pop("precision")
     body.update(extra)
     return body

@@ -38,7 +38,7 @@ def with_cluster(**cluster):
         (with_cluster(peak_flops_per_s=True), "/cluster/peak_flops_per_s"),
         (
             plan_body({"shard_optimizer": 1, "shard_gradients": 0, "shard_parameters": 0}),
-            "/arrangement/shard_optimizer",
+            "/sharding/shard_optimizer",
         ),
         (plan_body("zero3") | {"training": {"utilisation": "0.4"}}, "/training/utilisation"),
     ],
@@ -77,8 +77,8 @@ def test_a_peak_that_would_make_times_infinite_is_refused(client, peak_flops_per
     ("body", "pointer"),
     [
         (plan_body("zero3") | {"training": {"utilisation": 1e-300}}, "/training/utilisation"),
-        (with_cluster(links={"inter_node_bytes_per_s": 5e-324}), "/cluster/links/inter_node_bytes_per_s"),
-        (with_cluster(links={"host_bytes_per_s": 1e-300}), "/cluster/links/host_bytes_per_s"),
+        (with_cluster(link_spec={"inter_node_bytes_per_s": 5e-324}), "/cluster/link_spec/inter_node_bytes_per_s"),
+        (with_cluster(link_spec={"host_bytes_per_s": 1e-300}), "/cluster/link_spec/host_bytes_per_s"),
         (plan_body("zero3") | {"activations": {"fudge": 5e-324}}, "/activations/fudge"),
     ],
 )
@@ -89,7 +89,7 @@ def test_other_floats_that_would_underflow_are_refused(client, body, pointer):
 def test_the_slowest_inputs_allowed_still_give_finite_times(client):
     body = with_cluster(
         peak_flops_per_s=1e9,
-        links={"intra_node_bytes_per_s": 1e6, "inter_node_bytes_per_s": 1e6, "host_bytes_per_s": 1e6},
+        link_spec={"intra_node_bytes_per_s": 1e6, "inter_node_bytes_per_s": 1e6, "host_bytes_per_s": 1e6},
     ) | {"training": {"utilisation": 0.001, "gradient_accumulation_steps": 1_000_000, "sequence_length": 10_000_000}}
     response = client.post("/v1/plan", json=body)
     assert response.status_code == 200, response.text

@@ -35,12 +35,12 @@ def with_cluster(**cluster):
         (plan_body("zero4"), "/arrangement", "arrangement"),
         (
             plan_body({"shard_optimizer": True, "shard_gradients": False, "shard_parameters": True}),
-            "/arrangement",
+            "/sharding",
             "shard_parameters",
         ),
         (
             plan_body({"shard_optimizer": False, "shard_gradients": True, "shard_parameters": False}),
-            "/arrangement",
+            "/sharding",
             "shard_gradients",
         ),
         (with_cluster(world_size=12), "/cluster/world_size", "12 = 1 x gpus_per_node 8 + 4"),

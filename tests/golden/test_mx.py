@@ -24,7 +24,7 @@ SHARD = P // 8
 def test_mx_element_types_store_a_shared_scale_per_32(client, dtype, block_bytes):
     p = 3200  # 100 blocks
     spec = {"parameter_dtype": dtype, "gradient_dtype": "bf16"}
-    body = plan(client, "ddp", world_size=1, parameter_count=p, precision=spec)
+    body = plan(client, "ddp", world_size=1, parameter_count=p, precision_spec=spec)
     rows = {r["state"]: r for r in body["memory"]["breakdown"]}
     assert rows["parameters"]["bytes"] == 100 * block_bytes
     assert rows["parameters"]["dtype"] == dtype
@@ -32,7 +32,7 @@ def test_mx_element_types_store_a_shared_scale_per_32(client, dtype, block_bytes
 
 def test_a_partial_mxfp4_block(client):
     # 33 values: 132 bits = 17 packed bytes (rounded up) and two scales
-    body = plan(client, "ddp", world_size=1, parameter_count=33, precision={"parameter_dtype": "mxfp4_e2m1"})
+    body = plan(client, "ddp", world_size=1, parameter_count=33, precision_spec={"parameter_dtype": "mxfp4_e2m1"})
     assert body["memory"]["breakdown"][0]["bytes"] == 17 + 2
 
 
@@ -84,8 +84,8 @@ def test_compute_parameter_copies_out_of_range(client, copies):
         "model": {"parameter_count": P},
         "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
         "arrangement": "zero2",
-        "precision": {"compute_parameter_dtype": "mxfp8", "compute_parameter_copies": copies},
+        "precision_spec": {"compute_parameter_dtype": "mxfp8", "compute_parameter_copies": copies},
     }
     response = client.post("/v1/plan", json=body)
     assert response.status_code == 422
-    assert [e["pointer"] for e in response.json()["errors"]] == ["/precision/compute_parameter_copies"]
+    assert [e["pointer"] for e in response.json()["errors"]] == ["/precision_spec/compute_parameter_copies"]

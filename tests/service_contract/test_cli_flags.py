@@ -113,23 +113,16 @@ def test_flags_reach_training_levers_and_links(capsys):
     assert json.loads(out) == planner.plan(PlanRequest.model_validate(body)).model_dump(mode="json")
 
 
-def test_a_json_object_flag(capsys):
-    flags = '{"shard_optimizer": true, "shard_gradients": true, "shard_parameters": false}'
-    code, out, err = zeroplan(
-        capsys,
-        "plan",
-        "--parameter-count",
-        "30B",
-        "--world-size",
-        "8",
-        "--gpu",
-        "seed-80gb",
-        "--arrangement",
-        flags,
-        "--json",
-    )
+def test_an_object_field_takes_dotted_flags_and_a_name_field_only_a_name(capsys):
+    common = ("plan", "--parameter-count", "30B", "--world-size", "8", "--gpu", "seed-80gb")
+    flags = ("--sharding.shard-optimizer", "true", "--sharding.shard-gradients", "true")
+    code, out, err = zeroplan(capsys, *common, *flags, "--sharding.shard-parameters", "false", "--json")
     assert code == 0, err
     assert json.loads(out)["arrangement"]["name"] == "zero2"
+    # the flags as one object where the name goes: refused, naming the field that takes it
+    whole = '{"shard_optimizer": true, "shard_gradients": true, "shard_parameters": false}'
+    code, out, err = zeroplan(capsys, *common, "--arrangement", whole, "--json")
+    assert code != 0 and "sharding" in err
 
 
 def test_seventy_billion_in_a_yaml_file(capsys, tmp_path: Path):
