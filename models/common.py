@@ -234,6 +234,28 @@ Links = Annotated[
 ]
 
 
+SPLIT_PAIRS = (("arrangement", "sharding"), ("precision", "precision_spec"))
+LINK_PAIR = (("links", "link_spec"),)
+
+
+def as_request_json(request: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
+    """A validated request as JSON, written as a client writes it (nulls left out): after validation a
+    name field holds its spec field's object when that was given; the object goes back to the spec
+    field whole (its explicit nulls, such as master_dtype, are values)."""
+    body = request.model_dump(mode="json", exclude_none=True, exclude=exclude)
+    cluster = getattr(request, "cluster", None)
+    for holder, source, pairs in ((body, request, SPLIT_PAIRS), (body.get("cluster"), cluster, LINK_PAIR)):
+        if not isinstance(holder, dict):
+            continue
+        for name, spec in pairs:
+            holder.pop(spec, None)
+            value = getattr(source, name, None)
+            if isinstance(value, BaseModel):
+                holder.pop(name, None)
+                holder[spec] = value.model_dump(mode="json")
+    return body
+
+
 def _non_null(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in members if m.get("type") != "null"]
 

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import NullLocator
 
+from models.common import as_request_json
 from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
 from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
 from models.plan import PlanRequest, PlanResponse
@@ -258,10 +259,8 @@ def layout_plan(request: FigureRequest) -> PlanResponse:
     """The /v1/plan answer for the figure request's arrangement and layout."""
     from service.planner import plan
 
-    body = request.model_dump(mode="json", exclude_none=True, exclude=FIGURE_ONLY_FIELDS)
+    body = as_request_json(request, exclude=FIGURE_ONLY_FIELDS)
     body["arrangement"] = body.pop("layout_arrangement")
-    body.pop("precision_spec", None)
-    body["cluster"].pop("link_spec", None)
     return plan(PlanRequest.model_validate(body))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from models.common import ModelSpec
+from models.common import ModelSpec, as_request_json
 from models.enums import StateClass, StateLocation
 from models.plan import PlanRequest, PlanResponse
 from service.errors import DomainError, SweepTooLarge
@@ -58,11 +58,7 @@ def check_layout_cells(count: int) -> None:
 
 def _base_body(base: PlanRequest) -> dict[str, Any]:
     """The base request as JSON, each split pair (name or object) written once, where the name goes."""
-    body = base.model_dump(mode="json", exclude_none=True)
-    body.pop("sharding", None)
-    body.pop("precision_spec", None)
-    body["cluster"].pop("link_spec", None)
-    return body
+    return as_request_json(base)
 
 
 def cell_body(

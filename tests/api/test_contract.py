@@ -209,3 +209,45 @@ def test_every_body_the_spec_names_is_checked_here(client):
 def test_every_scalar_of_every_request_is_strict(model):
     # Whatever field is added to a request, nested at any depth, its base class makes it strict.
     assert non_strict_scalars(model.__pydantic_core_schema__) == []
+
+
+SKETCH = {
+    "parameter_dtype": "fp16",
+    "gradient_dtype": "fp16",
+    "master_dtype": None,
+    "optimizer": "adam",
+    "optimizer_state_dtype": "fp64",
+}
+LINKS = {"intra_node_bytes_per_s": 4e11, "inter_node_bytes_per_s": 4e10, "host_bytes_per_s": 5e10}
+
+
+def test_an_object_where_a_name_goes_is_refused_naming_its_field(client):
+    for body, pointer, spec_field in [
+        (plan_body("zero3") | {"precision": SKETCH}, "/precision", "precision_spec"),
+        (plan_body("zero3") | {"arrangement": {"shard_optimizer": True}}, "/arrangement", "sharding"),
+        (with_cluster(links=LINKS), "/cluster/links", "link_spec"),
+    ]:
+        response = client.post("/v1/plan", json=body)
+        assert_problem(response, 422, "validation_error", pointer)
+        assert spec_field in response.text
+
+
+def test_layouts_planned_inside_a_sweep_and_a_figure_keep_the_spec_fields(client):
+    # 16 GPUs as tensor 2 x pipeline 2 (d = 4), 4 micro-batches, the sketch's dtypes and explicit links
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "precision_spec": SKETCH,
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb", "link_spec": LINKS},
+        "arrangement": "zero1",
+        "training": {"gradient_accumulation_steps": 4},
+    }
+    layout = {"tensor": 2, "pipeline": 2}
+    plan = client.post("/v1/plan", json=base | {"parallelism": layout})
+    assert plan.status_code == 200, plan.text
+    sweep = client.post("/v1/sweep", json={"base": base, "axes": {"tensor": [2], "pipeline": [2]}})
+    assert sweep.status_code == 200, sweep.text
+    assert sweep.json()["columns"]["per_gpu_bytes"] == [plan.json()["memory"]["per_gpu_bytes"]]
+    figure = base | {"layout_arrangement": "zero1", "parallelism": layout}
+    figure.pop("arrangement")
+    drawn = client.post("/v1/figures/layout-memory?format=svg", json=figure)
+    assert drawn.status_code == 200, drawn.text
