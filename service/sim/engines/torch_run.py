@@ -84,5 +84,8 @@ def torchrun_main(cfg: TorchSimConfig, emit: Any, out: str | None) -> int:
         ranks = [{"rank": r["rank"], "pid": r["pid"], "exit_code": None, "killed": False} for r in gathered]
         launched = {"results": gathered, "ranks": ranks, "timed_out": False, "wall_s": time.perf_counter() - started}
         emit(build_report(cfg, launched), out)
+    # Every rank leaves together: a rank that tears gloo down while a peer still talks to it aborts
+    # ("terminate called without an active exception") and torchrun reports the job failed.
+    dist.barrier()
     dist.destroy_process_group()
     return 0
