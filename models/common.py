@@ -260,17 +260,22 @@ def _non_null(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in members if m.get("type") != "null"]
 
 
-def plain_name(default: str | None = None) -> Callable[[dict[str, Any]], None]:
+def plain_name(default: str | None = None, nullable: bool = False) -> Callable[[dict[str, Any]], None]:
     """json_schema_extra of a split field: its one documented member without a oneOf, its real default."""
 
     def edit(schema: dict[str, Any]) -> None:
-        members = _non_null(schema.pop("oneOf", None) or schema.pop("anyOf", None) or [])
+        given = schema.pop("oneOf", None) or schema.pop("anyOf", None) or []
+        null_member = nullable or len(_non_null(given)) < len(given)
+        members = _non_null(given)
         while len(members) == 1 and "$ref" not in members[0] and ("oneOf" in members[0] or "anyOf" in members[0]):
             members = _non_null(members[0].get("oneOf") or members[0].get("anyOf") or [])
         if len(members) == 1:
-            schema.update(members[0])
+            # null is a value here (the default), as the validator takes it: the spec says so too
+            schema.update({"anyOf": [members[0], {"type": "null"}]} if null_member else members[0])
         schema.pop("default", None)
-        if default is not None:
+        # A nullable name states its default in words: as a schema default, generated clients would
+        # send it beside the spec field's object.
+        if default is not None and not null_member:
             schema["default"] = default
 
     return edit
@@ -307,8 +312,9 @@ PRECISION_SPEC_FIELD = Field(
 PRECISION_FIELD = Field(
     default=None,
     validate_default=True,
-    description="A precision preset name (see GET /v1/presets); or give `precision_spec` instead.",
-    json_schema_extra=plain_name(PrecisionPresetName.mixed_bf16_adam.value),
+    description="A precision preset name (see GET /v1/presets); or give `precision_spec` instead. Omitted or "
+    "null: mixed_bf16_adam.",
+    json_schema_extra=plain_name(PrecisionPresetName.mixed_bf16_adam.value, nullable=True),
 )
 
 

@@ -121,7 +121,7 @@ class PlanRequest(Strict):
         "shard_grad_op: parameters sharded at rest, gathered before every micro-batch's forward and kept until "
         "after its backward; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding` instead. "
         "hybrid needs cluster.world_size a multiple of cluster.gpus_per_node.",
-        json_schema_extra=plain_name(),
+        json_schema_extra=plain_name(nullable=True),
     )
 
     pick_precision = precision_validator()  # type: ignore[pydantic-field]

@@ -37,7 +37,10 @@ class Cluster:
             under offload streams its state through it. Default 300e9, an assumption: about half the 614.4 GB/s peak of two
             8-channel DDR5-4800 sockets. Default: 300000000000.0.
         link_spec (LinkSpec | None | Unset): Explicit link bandwidths and latencies, instead of a `links` preset name.
-        links (LinkPresetName | Unset):
+        links (LinkPresetName | None | Unset): Link bandwidths and latencies: a preset name (see GET /v1/presets); or
+            give `link_spec`. Default: the links of the GPU preset's generation (A100: nvlink3-ib200, H100/H200:
+            nvlink4-ib400, B200/B300: nvlink5-ib800, others from the preset's own link figures); `seed` for seed-80gb or a
+            card given by its memory.
         peak_flops_per_s (float | None | Unset): Dense peak FLOP/s of one GPU, 1e9 to 1e18 (bounds that keep every time
             finite); default the GPU preset's.
         reserve_bytes (int | None | Unset): Bytes of each card a job cannot use: CUDA context and NCCL buffers. Default:
@@ -53,7 +56,7 @@ class Cluster:
     host_memory_bytes: int | None | Unset = UNSET
     host_memory_bytes_per_s: float | Unset = 300000000000.0
     link_spec: LinkSpec | None | Unset = UNSET
-    links: LinkPresetName | Unset = UNSET
+    links: LinkPresetName | None | Unset = UNSET
     peak_flops_per_s: float | None | Unset = UNSET
     reserve_bytes: int | None | Unset = UNSET
 
@@ -106,9 +109,13 @@ class Cluster:
         else:
             link_spec = self.link_spec
 
-        links: str | Unset = UNSET
-        if not isinstance(self.links, Unset):
+        links: None | str | Unset
+        if isinstance(self.links, Unset):
+            links = UNSET
+        elif isinstance(self.links, LinkPresetName):
             links = self.links.value
+        else:
+            links = self.links
 
         peak_flops_per_s: float | None | Unset
         if isinstance(self.peak_flops_per_s, Unset):
@@ -235,12 +242,22 @@ class Cluster:
 
         link_spec = _parse_link_spec(d.pop("link_spec", UNSET))
 
-        _links = d.pop("links", UNSET)
-        links: LinkPresetName | Unset
-        if isinstance(_links, Unset):
-            links = UNSET
-        else:
-            links = LinkPresetName(_links)
+        def _parse_links(data: object) -> LinkPresetName | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                links_type_0 = LinkPresetName(data)
+
+                return links_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(LinkPresetName | None | Unset, data)
+
+        links = _parse_links(d.pop("links", UNSET))
 
         def _parse_peak_flops_per_s(data: object) -> float | None | Unset:
             if data is None:

@@ -54,7 +54,8 @@ class FigureRequest:
             so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
             zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
             optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
-        precision (PrecisionPresetName | Unset):
+        precision (None | PrecisionPresetName | Unset): A precision preset name (see GET /v1/presets); or give
+            `precision_spec` instead. Omitted or null: mixed_bf16_adam.
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
@@ -72,7 +73,7 @@ class FigureRequest:
     max_gpus: int | Unset = 64
     measured: list[MeasuredBytes] | None | Unset = UNSET
     parallelism: Parallelism | Unset = UNSET
-    precision: PrecisionPresetName | Unset = UNSET
+    precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     training: None | Training | Unset = UNSET
     width_px: int | Unset = 960
@@ -117,9 +118,13 @@ class FigureRequest:
         if not isinstance(self.parallelism, Unset):
             parallelism = self.parallelism.to_dict()
 
-        precision: str | Unset = UNSET
-        if not isinstance(self.precision, Unset):
+        precision: None | str | Unset
+        if isinstance(self.precision, Unset):
+            precision = UNSET
+        elif isinstance(self.precision, PrecisionPresetName):
             precision = self.precision.value
+        else:
+            precision = self.precision
 
         precision_spec: dict[str, Any] | None | Unset
         if isinstance(self.precision_spec, Unset):
@@ -242,12 +247,22 @@ class FigureRequest:
         else:
             parallelism = Parallelism.from_dict(_parallelism)
 
-        _precision = d.pop("precision", UNSET)
-        precision: PrecisionPresetName | Unset
-        if isinstance(_precision, Unset):
-            precision = UNSET
-        else:
-            precision = PrecisionPresetName(_precision)
+        def _parse_precision(data: object) -> None | PrecisionPresetName | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                precision_type_0 = PrecisionPresetName(data)
+
+                return precision_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PrecisionPresetName | Unset, data)
+
+        precision = _parse_precision(d.pop("precision", UNSET))
 
         def _parse_precision_spec(data: object) -> None | PrecisionSpec | Unset:
             if data is None:

@@ -37,10 +37,10 @@ class PlanRequest:
             hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
-        arrangement (ArrangementName | Unset): Named arrangements. FSDP's names map to what FSDP does: no_shard is ddp,
-            full_shard is zero3,
-            and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
-            gathered again before every micro-batch's forward), not DeepSpeed's zero2.
+        arrangement (ArrangementName | None | Unset): An arrangement name (ddp, zero1, zero2, zero3; FSDP: no_shard =
+            ddp, full_shard = zero3, shard_grad_op: parameters sharded at rest, gathered before every micro-batch's forward
+            and kept until after its backward; hybrid: ZeRO-3 inside a node, replicated across nodes); or give `sharding`
+            instead. hybrid needs cluster.world_size a multiple of cluster.gpus_per_node.
         estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
             does not otherwise carry.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
@@ -52,7 +52,8 @@ class PlanRequest:
             so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
             zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
             optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
-        precision (PrecisionPresetName | Unset):
+        precision (None | PrecisionPresetName | Unset): A precision preset name (see GET /v1/presets); or give
+            `precision_spec` instead. Omitted or null: mixed_bf16_adam.
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
@@ -65,11 +66,11 @@ class PlanRequest:
     cluster: Cluster
     model: ModelSpec
     activations: Activations | Unset = UNSET
-    arrangement: ArrangementName | Unset = UNSET
+    arrangement: ArrangementName | None | Unset = UNSET
     estimator: EstimatorOptions | Unset = UNSET
     levers: Levers | Unset = UNSET
     parallelism: Parallelism | Unset = UNSET
-    precision: PrecisionPresetName | Unset = UNSET
+    precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     sharding: None | ShardingFlags | Unset = UNSET
     training: None | Training | Unset = UNSET
@@ -87,9 +88,13 @@ class PlanRequest:
         if not isinstance(self.activations, Unset):
             activations = self.activations.to_dict()
 
-        arrangement: str | Unset = UNSET
-        if not isinstance(self.arrangement, Unset):
+        arrangement: None | str | Unset
+        if isinstance(self.arrangement, Unset):
+            arrangement = UNSET
+        elif isinstance(self.arrangement, ArrangementName):
             arrangement = self.arrangement.value
+        else:
+            arrangement = self.arrangement
 
         estimator: dict[str, Any] | Unset = UNSET
         if not isinstance(self.estimator, Unset):
@@ -103,9 +108,13 @@ class PlanRequest:
         if not isinstance(self.parallelism, Unset):
             parallelism = self.parallelism.to_dict()
 
-        precision: str | Unset = UNSET
-        if not isinstance(self.precision, Unset):
+        precision: None | str | Unset
+        if isinstance(self.precision, Unset):
+            precision = UNSET
+        elif isinstance(self.precision, PrecisionPresetName):
             precision = self.precision.value
+        else:
+            precision = self.precision
 
         precision_spec: dict[str, Any] | None | Unset
         if isinstance(self.precision_spec, Unset):
@@ -184,12 +193,22 @@ class PlanRequest:
         else:
             activations = Activations.from_dict(_activations)
 
-        _arrangement = d.pop("arrangement", UNSET)
-        arrangement: ArrangementName | Unset
-        if isinstance(_arrangement, Unset):
-            arrangement = UNSET
-        else:
-            arrangement = ArrangementName(_arrangement)
+        def _parse_arrangement(data: object) -> ArrangementName | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                arrangement_type_0 = ArrangementName(data)
+
+                return arrangement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ArrangementName | None | Unset, data)
+
+        arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
 
         _estimator = d.pop("estimator", UNSET)
         estimator: EstimatorOptions | Unset
@@ -212,12 +231,22 @@ class PlanRequest:
         else:
             parallelism = Parallelism.from_dict(_parallelism)
 
-        _precision = d.pop("precision", UNSET)
-        precision: PrecisionPresetName | Unset
-        if isinstance(_precision, Unset):
-            precision = UNSET
-        else:
-            precision = PrecisionPresetName(_precision)
+        def _parse_precision(data: object) -> None | PrecisionPresetName | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                precision_type_0 = PrecisionPresetName(data)
+
+                return precision_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PrecisionPresetName | Unset, data)
+
+        precision = _parse_precision(d.pop("precision", UNSET))
 
         def _parse_precision_spec(data: object) -> None | PrecisionSpec | Unset:
             if data is None:

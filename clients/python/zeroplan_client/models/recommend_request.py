@@ -36,7 +36,8 @@ class RecommendRequest:
         bucket_bytes (int | Unset):  Default: 26214400.
         max_gpus (int | Unset): The most GPUs the team can have. Default: 1024.
         overlap (bool | Unset): Overlap communication with compute in every step. Default: True.
-        precision (PrecisionPresetName | Unset):
+        precision (None | PrecisionPresetName | Unset): A precision preset name (see GET /v1/presets); or give
+            `precision_spec` instead. Omitted or null: mixed_bf16_adam.
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
@@ -50,7 +51,7 @@ class RecommendRequest:
     bucket_bytes: int | Unset = 26214400
     max_gpus: int | Unset = 1024
     overlap: bool | Unset = True
-    precision: PrecisionPresetName | Unset = UNSET
+    precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     training: None | Training | Unset = UNSET
 
@@ -72,9 +73,13 @@ class RecommendRequest:
 
         overlap = self.overlap
 
-        precision: str | Unset = UNSET
-        if not isinstance(self.precision, Unset):
+        precision: None | str | Unset
+        if isinstance(self.precision, Unset):
+            precision = UNSET
+        elif isinstance(self.precision, PrecisionPresetName):
             precision = self.precision.value
+        else:
+            precision = self.precision
 
         precision_spec: dict[str, Any] | None | Unset
         if isinstance(self.precision_spec, Unset):
@@ -143,12 +148,22 @@ class RecommendRequest:
 
         overlap = d.pop("overlap", UNSET)
 
-        _precision = d.pop("precision", UNSET)
-        precision: PrecisionPresetName | Unset
-        if isinstance(_precision, Unset):
-            precision = UNSET
-        else:
-            precision = PrecisionPresetName(_precision)
+        def _parse_precision(data: object) -> None | PrecisionPresetName | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                precision_type_0 = PrecisionPresetName(data)
+
+                return precision_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PrecisionPresetName | Unset, data)
+
+        precision = _parse_precision(d.pop("precision", UNSET))
 
         def _parse_precision_spec(data: object) -> None | PrecisionSpec | Unset:
             if data is None:
