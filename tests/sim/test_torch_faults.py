@@ -47,3 +47,23 @@ def test_dropped_rank_fails_the_others_within_the_timeout_and_leaves_no_process(
     assert failure["failed_at_steps"] == [3]
     assert failure["timed_out"] is False  # ended by the collective timeout, not the run's deadline
     assert not any(alive(r["pid"]) for r in report["ranks"])
+
+
+def test_a_hanging_rank_fails_a_pipeline_layout_within_the_timeout() -> None:
+    """DeviceMesh's sub-groups (data, pipeline) take the job's collective timeout: with c10d's default
+    (30 minutes for gloo) the peers of a hanging rank would wait until the job's deadline."""
+    cfg = TorchSimConfig(
+        world_size=4,
+        pipeline=2,
+        micro_batches=2,
+        arrangements=("zero3",),
+        collective_timeout_s=COLLECTIVE_TIMEOUT_S,
+        dropped_rank=DroppedRank(rank=2, step=2, mode="hang"),
+    )
+    report = simulate(cfg, deadline_s=50)
+    failure = report["faults"]["failure"]
+    assert not report["timed_out"]
+    assert [r["rank"] for r in failure["ranks_without_result"]] == [2]
+    assert failure["ranks_without_result"][0]["killed"]
+    assert all(f["after_s"] <= COLLECTIVE_TIMEOUT_S + 15 for f in failure["failed_ranks"])
+    assert not any(alive(r["pid"]) for r in report["ranks"])

@@ -15,6 +15,7 @@ and ``apply_fsdp``; torchtitan/distributed/pipeline_parallel.py):
 - FSDP2 ``fully_shard`` on each block and the stage's root over the data dimension.
 """
 
+import datetime
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,8 +72,25 @@ def stage_blocks(layers: int, pipeline: int, stage: int) -> list[str]:
     return [str(i) for i in range(stage * per, (stage + 1) * per)]
 
 
+def mesh_group_options(cfg: TorchSimConfig, names: tuple[str, ...]) -> dict[int | str, Any]:
+    """Each mesh dimension's process group with the job's collective timeout: without it DeviceMesh's
+    sub-groups take c10d's default (30 minutes for gloo), and a dead peer hangs its group's ranks."""
+    out: dict[int | str, Any] = {}
+    for name in names:
+        gloo = cfg.backend == "gloo"
+        options = dist.ProcessGroupGloo._Options() if gloo else dist.ProcessGroupNCCL.Options()  # type: ignore[attr-defined]
+        options._timeout = datetime.timedelta(seconds=cfg.collective_timeout_s)
+        out[name] = (cfg.backend, options)
+    return out
+
+
 def build_layout(cfg: TorchSimConfig, arrangement: TorchArrangement, device: torch.device, rank: int) -> LayoutRun:
-    mesh = init_device_mesh(device.type, (cfg.pipeline, cfg.data, cfg.tensor), mesh_dim_names=MESH_DIMS)
+    mesh = init_device_mesh(
+        device.type,
+        (cfg.pipeline, cfg.data, cfg.tensor),
+        mesh_dim_names=MESH_DIMS,
+        backend_override=mesh_group_options(cfg, MESH_DIMS),
+    )
     model = build(cfg.model, cfg.seed, device)
     stage = cfg.stage_of(rank)
     first, last = stage == 0, stage == cfg.pipeline - 1

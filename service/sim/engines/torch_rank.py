@@ -166,7 +166,15 @@ def wrap(cfg: TorchSimConfig, arrangement: TorchArrangement, device: torch.devic
         mesh = None
         if arrangement is TorchArrangement.hybrid:
             g = cfg.ranks_per_node
-            mesh = init_device_mesh(device.type, (cfg.world_size // g, g), mesh_dim_names=("replicate", "shard"))
+            from service.sim.engines.torch_layouts import mesh_group_options
+
+            names = ("replicate", "shard")
+            mesh = init_device_mesh(
+                device.type,
+                (cfg.world_size // g, g),
+                mesh_dim_names=names,
+                backend_override=mesh_group_options(cfg, names),
+            )
         else:
             mesh = init_device_mesh(device.type, (cfg.world_size,))
         # PyTorch's defaults beyond param_dtype: reduce_dtype None reduces in bf16, the sharded
