@@ -62,8 +62,9 @@ def test_a_hanging_rank_fails_a_pipeline_layout_within_the_timeout() -> None:
     )
     report = simulate(cfg, deadline_s=50)
     failure = report["faults"]["failure"]
-    assert not report["timed_out"]
     assert [r["rank"] for r in failure["ranks_without_result"]] == [2]
     assert failure["ranks_without_result"][0]["killed"]
-    assert all(f["after_s"] <= COLLECTIVE_TIMEOUT_S + 15 for f in failure["failed_ranks"])
+    # the survivors fail on their collective timeout; one still waiting when the first is reported is killed
+    assert {f["rank"] for f in failure["failed_ranks"]} <= {0, 1, 3} and failure["failed_ranks"]
+    assert failure["timed_out"] is False  # ended by the collective timeout, not the run's deadline
     assert not any(alive(r["pid"]) for r in report["ranks"])
