@@ -11,7 +11,7 @@ world size is skipped with the reason's field. They are bounded by ``MAX_LAYOUT_
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from models.common import ModelSpec, as_request_json
 from models.enums import StateClass, StateLocation
@@ -66,7 +66,13 @@ def cell_body(
 ) -> dict[str, Any]:
     body = _base_body(base)
     body["model"] = spec.model_dump(mode="json", exclude_none=True)
-    body["arrangement"] = group["arrangement"].value if hasattr(group["arrangement"], "value") else group["arrangement"]
+    arrangement = group["arrangement"]  # a name, or the base's sharding flags
+    body.pop("sharding", None)
+    body.pop("arrangement", None)
+    if isinstance(arrangement, BaseModel):
+        body["sharding"] = arrangement.model_dump(mode="json")
+    else:
+        body["arrangement"] = getattr(arrangement, "value", arrangement)
     body["cluster"] |= {"world_size": cell["world_size"], "gpus_per_node": cell["gpus_per_node"]}
     training = body.get("training", {})
     training |= {

@@ -251,3 +251,20 @@ def test_layouts_planned_inside_a_sweep_and_a_figure_keep_the_spec_fields(client
     figure.pop("arrangement")
     drawn = client.post("/v1/figures/layout-memory?format=svg", json=figure)
     assert drawn.status_code == 200, drawn.text
+
+
+def test_a_layout_sweep_over_a_base_given_by_its_sharding_flags_plans_every_cell(client):
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "sharding": {"shard_optimizer": True, "shard_gradients": False, "shard_parameters": False},
+        "training": {"gradient_accumulation_steps": 4},
+    }
+    plan = client.post("/v1/plan", json=base | {"parallelism": {"tensor": 2, "pipeline": 2}})
+    assert plan.status_code == 200, plan.text
+    sweep = client.post("/v1/sweep", json={"base": base, "axes": {"tensor": [2], "pipeline": [2]}})
+    assert sweep.status_code == 200, sweep.text
+    answer = sweep.json()
+    assert answer["skipped_cells"] == 0, answer["skipped_reasons"]
+    assert answer["columns"]["arrangement"] == ["zero1"]
+    assert answer["columns"]["per_gpu_bytes"] == [plan.json()["memory"]["per_gpu_bytes"]]
