@@ -120,6 +120,9 @@ def render_recommend(answer: dict[str, Any]) -> str:
     ]
     headers = ["rank", "lever", "arrangement", "min GPUs", "fits", "per GPU", "step s"]
     parts = [answer["summary"], table(headers, rows)]
+    omitted = [f"- {o['why']}" for o in answer.get("omitted", [])]
+    if omitted:
+        parts.append("not listed (they change nothing here):\n" + "\n".join(omitted))
     questions = [f"- {q['question']} ({q['what_settles_it']})" for q in answer["questions"] if q["relevant"]]
     if questions:
         parts.append("open questions:\n" + "\n".join(questions))

@@ -70,6 +70,14 @@ class RecommendStep(BaseModel):
     why: str
 
 
+class OmittedStep(BaseModel):
+    lever: str
+    arrangement: ArrangementName
+    levers: StepLevers
+    same_as: str = Field(description="The step without the lever, whose memory and time this one matches.")
+    why: str
+
+
 class OpenQuestion(BaseModel):
     question: str
     what_settles_it: str
@@ -87,6 +95,11 @@ class RecommendResponse(BaseModel):
     usable_bytes: int = Field(description="The card less its reserve and fragmentation: what every step must fit.")
     steps: list[RecommendStep]
     recommendation: RecommendStep | None = Field(description="The first step that fits; null if none does.")
+    omitted: list[OmittedStep] = Field(
+        description="Levers left out of the steps because they change nothing this case needs: the same per-GPU "
+        "bytes as the arrangement without them and no shorter step (selective recomputation with flash attention, "
+        "which stores no attention scores; recomputation when activations are not counted)."
+    )
     summary: str
     questions: list[OpenQuestion]
     warnings: list[str]

@@ -20,8 +20,10 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   and writes the fp32 logits (12 bytes per vocabulary entry and token, forward and backward).
   The optimizer step streams its shard once: AdamW reads the fp32 master weight, both moments
   and the gradient and writes the three and the 16-bit copy, 30 bytes per weight.
-- Full recomputation runs the layers' forward again (the logits and loss are not checkpointed);
-  selective recomputation with flash attention repeats nothing.
+- Full recomputation runs the layers' forward again (the logits and loss are not checkpointed).
+  Selective recomputation (Korthikanti et al. 2022, section 4.2) runs the attention core's
+  forward again in the backward: the two batched products, the softmax and its dropout over the
+  s x s scores; with flash attention nothing was stored, so it repeats nothing.
 
 Communication (service/timing.py prices each ring call with these speeds):
 - **Bus bandwidth, not line rate:** NCCL's protocol overhead leaves about 370 of NVLink 4's
@@ -159,16 +161,23 @@ def layer_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]
 
 
 def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> IntLike:
-    """Forward bytes of one layer's memory-bound work per token (module docstring); without flash
-    attention each head's row of s scores is written, read and written by the softmax and read by
-    the weighted sum (Korthikanti et al. 2022, section 4.1: the 5as/h-byte terms)."""
+    """Forward bytes of one layer's memory-bound work per token (module docstring), the attention
+    scores' included (``score_bytes_per_token``)."""
     h = shape.hidden_size
     norms = 2 * 2 * h
     residuals = 2 * 3 * h
     rotary = 2 * (shape.attention_width + shape.kv_width) // tensor
     activation = (3 if shape.gated else 2) * shape.ffn_hidden_size // tensor
-    scores = 0 * s if shape.flash_attention else 4 * (shape.attention_heads // tensor) * s
-    return BYTES_16BIT * (norms + residuals + rotary + activation + scores)
+    return BYTES_16BIT * (norms + residuals + rotary + activation) + score_bytes_per_token(shape, s, tensor)
+
+
+def score_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> IntLike:
+    """Forward bytes of the attention scores per token and layer: none with flash attention; without it
+    each head's row of s 2-byte scores is written, read and written by the softmax and read by the
+    weighted sum (Korthikanti et al. 2022, section 4.1)."""
+    if shape.flash_attention:
+        return 0 * s
+    return BYTES_16BIT * 4 * (shape.attention_heads // tensor) * s
 
 
 @dataclass(frozen=True)
@@ -223,6 +232,9 @@ def micro_batch_compute(
     backward = layers * (backward + 2 * attention_s + 2 * memory_s)
     if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
         backward = backward + forward
+    elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
+        scores_s = passes * score_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
+        backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
     if not logits:
         return ComputeTime(forward, backward)
     logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)

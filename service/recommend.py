@@ -5,12 +5,27 @@ fits (or at the most GPUs allowed when it never does) and priced against data pa
 same count: extra wire volume, extra FLOPs, PCIe bytes, and the step time they add. Steps are
 ordered by what they need (hardware the card lacks goes last) and then by the time they add;
 the recommendation is the first step that fits. The candidate set is fixed; its order is not.
+Compute and communication are priced by the same model as /v1/plan: the efficiency model unless
+the request gives ``training.utilisation``.
+
+A lever that changes nothing the case needs is not a step: when its per-GPU bytes equal those of
+the same arrangement without it and its step is no shorter (selective recomputation with flash
+attention, which stores no attention scores to drop; recomputation when activations are not
+counted), it is listed under ``omitted`` with the reason.
 """
 
 from dataclasses import dataclass
 
 from models.enums import ActivationModel, ArrangementName, Dtype, Recompute
-from models.recommend import OpenQuestion, RecommendRequest, RecommendResponse, RecommendStep, StepCost, StepLevers
+from models.recommend import (
+    OmittedStep,
+    OpenQuestion,
+    RecommendRequest,
+    RecommendResponse,
+    RecommendStep,
+    StepCost,
+    StepLevers,
+)
 from models.training import Levers
 from service import resolve
 from service.arrangements import DDP, sharding_for
@@ -31,6 +46,14 @@ class Candidate:
     recompute: Recompute = R.none
     offload_optimizer: bool = False
     mxfp8: bool = False
+
+    @property
+    def has_levers(self) -> bool:
+        return self.recompute is not R.none or self.offload_optimizer or self.mxfp8
+
+    @property
+    def step_levers(self) -> StepLevers:
+        return StepLevers(recompute=self.recompute, offload_optimizer=self.offload_optimizer, mxfp8=self.mxfp8)
 
 
 CANDIDATES = (
@@ -56,8 +79,8 @@ def recommend(request: RecommendRequest) -> RecommendResponse:
         request.model, request.precision, request.training, request.activations, base_levers, request.cluster
     )
     g, max_gpus = request.cluster.gpus_per_node, request.max_gpus
-    candidates = [c for c in CANDIDATES if c.recompute is R.none or _counts_activations(scene)]
-    evaluated = [e for c in candidates if (e := _evaluate_candidate(scene, c, base_levers, g, max_gpus)) is not None]
+    evaluated = [e for c in CANDIDATES if (e := _evaluate_candidate(scene, c, base_levers, g, max_gpus)) is not None]
+    evaluated, omitted = _without_idle_levers(scene, evaluated)
     evaluated.sort(key=lambda e: (e.cost.hardware is not None, round(e.cost.added_step_s, 9), e.rank_gpus))
     steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
     recommendation = next((s for s in steps if s.fits), None)
@@ -68,15 +91,61 @@ def recommend(request: RecommendRequest) -> RecommendResponse:
         usable_bytes=scene.usable_bytes,
         steps=steps,
         recommendation=recommendation,
+        omitted=omitted,
         summary=_summary(recommendation, max_gpus),
         questions=_questions(steps, recommendation, g),
         warnings=list(scene.warnings),
     )
 
 
-def _counts_activations(scene: resolve.Scenario) -> bool:
-    """Recomputation only buys activation memory: skip it when no activations are counted."""
-    return scene.activations.model is not ActivationModel.none
+def _without_idle_levers(
+    scene: resolve.Scenario, evaluated: list["Evaluated"]
+) -> tuple[list["Evaluated"], list[OmittedStep]]:
+    """The steps whose lever changes something, and those whose lever does not: the same per-GPU bytes
+    as the same arrangement without it (so the same GPU count) and a step no shorter."""
+    plain = {e.candidate.arrangement: e for e in evaluated if not e.candidate.has_levers}
+    kept: list[Evaluated] = []
+    omitted: list[OmittedStep] = []
+    for e in evaluated:
+        base = plain.get(e.candidate.arrangement)
+        if base is None or e is base or not _changes_nothing(e, base):
+            kept.append(e)
+            continue
+        omitted.append(
+            OmittedStep(
+                lever=e.candidate.lever,
+                arrangement=e.candidate.arrangement,
+                levers=e.candidate.step_levers,
+                same_as=base.candidate.lever,
+                why=_idle_why(scene, e, base),
+            )
+        )
+    return kept, omitted
+
+
+def _changes_nothing(e: "Evaluated", base: "Evaluated") -> bool:
+    same_memory = e.world_size == base.world_size and int(e.result.per_gpu_bytes) == int(base.result.per_gpu_bytes)
+    return same_memory and float(e.result.step_s) >= float(base.result.step_s)
+
+
+def _idle_why(scene: resolve.Scenario, e: "Evaluated", base: "Evaluated") -> str:
+    c = e.candidate
+    same = (
+        f"the same {int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU as {base.candidate.lever} "
+        f"on {gpus(e.world_size)}"
+    )
+    added_ms = (float(e.result.step_s) - float(base.result.step_s)) * 1e3
+    time = "and the same step time" if added_ms == 0 else f"and a step {added_ms:+,.1f} ms longer"
+    if c.recompute is not R.none and scene.activations.model is ActivationModel.none:
+        reason = "recomputation trades activation memory for compute, and activations are not counted here"
+    elif c.recompute is R.selective and scene.activations.flash_attention:
+        reason = (
+            "it drops the attention scores, softmax and dropout outputs to recompute them (Korthikanti et al. "
+            "2022, section 4.2), and flash attention never stores them"
+        )
+    else:
+        reason = "the lever changes nothing this case needs"
+    return f"{c.lever}: {reason}; {same} {time}"
 
 
 @dataclass(frozen=True)
@@ -97,7 +166,7 @@ class Evaluated:
             rank=rank,
             lever=c.lever,
             arrangement=c.arrangement,
-            levers=StepLevers(recompute=c.recompute, offload_optimizer=c.offload_optimizer, mxfp8=c.mxfp8),
+            levers=c.step_levers,
             per_gpu_bytes=int(self.result.per_gpu_bytes),
             fits=self.min_gpus is not None,
             min_gpus=self.min_gpus,

@@ -88,6 +88,26 @@ def test_without_flash_attention_the_scores_go_through_hbm():
     assert without.backward_s - with_flash.backward_s == pytest.approx(2 * scores_s, rel=1e-9)
 
 
+def test_selective_recomputation_repeats_the_attention_core_only_when_it_was_stored():
+    # Korthikanti et al. 2022, section 4.2: the backward runs Q K^T, the softmax, its dropout and the
+    # weighted sum again. Without flash attention, per layer: the two products' forward, 4 x s x (a x d)
+    # FLOPs per token at the GEMM ceiling (0.5 of 1e15), and the scores' 4 passes of 8 heads x s 2-byte
+    # values at 1.5 HBM passes per counted byte; two layers. With flash attention nothing was stored.
+    cal = Calibration(default_gemm_ceiling=0.5, default_attention_efficiency=0.5, elementwise_passes=1.5)
+    s = 4096
+    attention_s = 4 * s * 1024 * s / (1e15 * 0.5)
+    scores_s = 1.5 * 2 * 4 * 8 * s * s / 2e12
+    plain = Efficiency(DEVICE, KernelShape(2, 1024, 1024, 1024, 4096, False, 1000, 8, flash_attention=False), cal)
+    none = micro_batch_compute(plain, 1, s, Recompute.none, 0.0)
+    selective = micro_batch_compute(plain, 1, s, Recompute.selective, 0.0)
+    assert selective.forward_s == none.forward_s
+    assert selective.backward_s - none.backward_s == pytest.approx(2 * (attention_s + scores_s), rel=1e-9)
+    flash = Efficiency(DEVICE, KernelShape(2, 1024, 1024, 1024, 4096, False, 1000, 8), cal)
+    assert micro_batch_compute(flash, 1, s, Recompute.selective, 0.0) == micro_batch_compute(
+        flash, 1, s, Recompute.none, 0.0
+    )
+
+
 def test_adam_streams_thirty_bytes_a_weight():
     assert optimizer_seconds(10**9, DEVICE) == pytest.approx(30e9 / 2e12, rel=1e-12)
 

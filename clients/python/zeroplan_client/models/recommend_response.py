@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.omitted_step import OmittedStep
     from ..models.open_question import OpenQuestion
     from ..models.recommend_step import RecommendStep
 
@@ -21,6 +22,9 @@ class RecommendResponse:
         active_parameter_count (int): Parameters one token uses (top_k of the routed experts in a mixture of experts;
             all of them in a dense model). Compute counts these; memory holds parameter_count.
         card_bytes (int):
+        omitted (list[OmittedStep]): Levers left out of the steps because they change nothing this case needs: the same
+            per-GPU bytes as the arrangement without them and no shorter step (selective recomputation with flash attention,
+            which stores no attention scores; recomputation when activations are not counted).
         parameter_count (int):
         questions (list[OpenQuestion]):
         recommendation (None | RecommendStep): The first step that fits; null if none does.
@@ -32,6 +36,7 @@ class RecommendResponse:
 
     active_parameter_count: int
     card_bytes: int
+    omitted: list[OmittedStep]
     parameter_count: int
     questions: list[OpenQuestion]
     recommendation: None | RecommendStep
@@ -47,6 +52,11 @@ class RecommendResponse:
         active_parameter_count = self.active_parameter_count
 
         card_bytes = self.card_bytes
+
+        omitted = []
+        for omitted_item_data in self.omitted:
+            omitted_item = omitted_item_data.to_dict()
+            omitted.append(omitted_item)
 
         parameter_count = self.parameter_count
 
@@ -78,6 +88,7 @@ class RecommendResponse:
             {
                 "active_parameter_count": active_parameter_count,
                 "card_bytes": card_bytes,
+                "omitted": omitted,
                 "parameter_count": parameter_count,
                 "questions": questions,
                 "recommendation": recommendation,
@@ -92,6 +103,7 @@ class RecommendResponse:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.omitted_step import OmittedStep  # noqa: PLC0415
         from ..models.open_question import OpenQuestion  # noqa: PLC0415
         from ..models.recommend_step import RecommendStep  # noqa: PLC0415
 
@@ -99,6 +111,13 @@ class RecommendResponse:
         active_parameter_count = d.pop("active_parameter_count")
 
         card_bytes = d.pop("card_bytes")
+
+        omitted = []
+        _omitted = d.pop("omitted")
+        for omitted_item_data in _omitted:
+            omitted_item = OmittedStep.from_dict(omitted_item_data)
+
+            omitted.append(omitted_item)
 
         parameter_count = d.pop("parameter_count")
 
@@ -140,6 +159,7 @@ class RecommendResponse:
         recommend_response = cls(
             active_parameter_count=active_parameter_count,
             card_bytes=card_bytes,
+            omitted=omitted,
             parameter_count=parameter_count,
             questions=questions,
             recommendation=recommendation,
