@@ -1,0 +1,86 @@
+"""The pipeline bubble of each schedule through POST /v1/plan, from the published formulas.
+
+- Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters Using
+  Megatron-LM"), section 2.2.1: with p stages and m micro-batches a batch idles (p - 1) x (t_f + t_b)
+  on each stage, so the bubble time fraction t_pb / t_id = (p - 1) / m, the same for GPipe and for
+  PipeDream-Flush (1F1B), which only limits the micro-batches in flight to p; section 2.2.2: the
+  interleaved schedule with v model chunks per stage divides it by v: (p - 1) / (v m).
+- Huang et al. 2019 (GPipe), section 2.3: the bubble overhead is (K - 1) / (M + K - 1) of the step, K
+  partitions and M micro-batches: the same idle time as a share of compute plus bubble.
+- Qi et al. 2023 ("Zero Bubble Pipeline Parallelism"), ZB-H2: no bubble, at the price of 2p - 1
+  micro-batches in flight on the first stage where 1F1B holds p (table 3's peak memory).
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from models.presets import ModelPresetName
+
+P, M, T, LAYERS = 4, 16, 8, 80
+S, B, H = 4096, 1, 8192
+
+
+def plan(client, schedule: str, virtual_stages: int = 1) -> dict:
+    # Llama 3 70B on 64 A100s: t 8 (a node), p 4, d 2; m = 32 / (1 x 2) = 16 micro-batches
+    body = {
+        "model": {"preset": ModelPresetName.llama3_70b},
+        "precision": "megatron",
+        "arrangement": "zero1",
+        "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "a100-80gb"},
+        "training": {"micro_batch_size": B, "sequence_length": S, "global_batch_size": 32},
+        "parallelism": {
+            "tensor": T,
+            "pipeline": P,
+            "sequence_parallel": True,
+            "pipeline_schedule": schedule,
+            "virtual_stages": virtual_stages,
+        },
+    }
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["parallelism"]["micro_batches"] == M
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("schedule", "v", "idle"),
+    [
+        ("1f1b", 1, Fraction(P - 1, M)),  # 3/16
+        ("gpipe", 1, Fraction(P - 1, M)),  # 3/16
+        ("interleaved", 2, Fraction(P - 1, 2 * M)),  # 3/32
+        ("interleaved", 5, Fraction(P - 1, 5 * M)),  # 3/80
+        ("zero_bubble", 1, Fraction(0)),
+    ],
+)
+def test_the_bubble_of_each_schedule(client, schedule, v, idle):
+    time = plan(client, schedule, v)["time"]
+    assert time["pipeline_bubble_s"] == pytest.approx(time["compute_s"] * float(idle), rel=1e-12, abs=0)
+    assert time["pipeline_bubble_fraction"] == pytest.approx(float(idle / (1 + idle)), rel=1e-12, abs=0)
+
+
+def test_gpipe_bubble_overhead_is_its_papers_share():
+    # K = 4 partitions, M = 16 micro-batches: (K - 1) / (M + K - 1) = 3/19 of the step
+    idle = Fraction(P - 1, M)
+    assert idle / (1 + idle) == Fraction(P - 1, M + P - 1) == Fraction(3, 19)
+
+
+def test_zero_bubble_pays_in_activation_memory(client):
+    one_f_one_b, gpipe, zero_bubble = (plan(client, s) for s in ("1f1b", "gpipe", "zero_bubble"))
+    in_flight = {
+        name: [s["in_flight_micro_batches"] for s in answer["memory"]["stages"]]
+        for name, answer in (("1f1b", one_f_one_b), ("gpipe", gpipe), ("zero_bubble", zero_bubble))
+    }
+    assert in_flight["1f1b"] == [P - i for i in range(P)] == [4, 3, 2, 1]
+    assert in_flight["zero_bubble"] == [2 * (P - i) - 1 for i in range(P)] == [7, 5, 3, 1]
+    assert in_flight["gpipe"] == [M] * P
+    # the first stage: 20 layers of 34 s b h / t (sequence parallelism, flash attention) and the embedding's
+    # dropout mask s b h / t, per micro-batch in flight (Korthikanti et al. 2022, table 2 and section 4.3)
+    per_micro_batch = S * B * H * (LAYERS // P * 34 + 1) // T
+    first = {
+        name: answer["memory"]["stages"][0]["activations_bytes"]
+        for name, answer in (("1f1b", one_f_one_b), ("gpipe", gpipe), ("zero_bubble", zero_bubble))
+    }
+    assert first == {"1f1b": 4 * per_micro_batch, "zero_bubble": 7 * per_micro_batch, "gpipe": 16 * per_micro_batch}
+    assert zero_bubble["time"]["pipeline_bubble_s"] == 0 < one_f_one_b["time"]["pipeline_bubble_s"]
