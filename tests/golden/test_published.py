@@ -107,3 +107,26 @@ def test_model_preset_supplies_the_count(client):
     assert memory["model_state_bytes"] == 16 * 6_738_415_616
     # plus two 25 MiB gradient buckets in flight (the working set of data parallel with overlap)
     assert memory["per_gpu_bytes"] == 16 * 6_738_415_616 + 2 * 25 * 2**20
+
+
+@pytest.mark.parametrize(
+    ("parameter_dtype", "gradient_dtype", "extra", "plain", "replicated", "sharded"),
+    [
+        # Megatron-LM docs/user-guide/features/dist_optimizer.md, bytes per parameter (d data-parallel ranks):
+        # fp16 parameters and gradients: 20, or 4 + 16/d (fp32 main parameters and main gradients, Adam's two)
+        ("fp16", "fp16", {"optimizer_gradient_dtype": "fp32"}, 20, 4, 16),
+        # bf16 parameters, fp32 gradients: 18, or 6 + 12/d
+        ("bf16", "fp32", {}, 18, 6, 12),
+        # fp32 parameters and gradients: 16, or 8 + 8/d (no separate main copy)
+        ("fp32", "fp32", {"master_dtype": None}, 16, 8, 8),
+    ],
+)
+def test_megatron_distributed_optimizer_table(
+    client, parameter_dtype, gradient_dtype, extra, plain, replicated, sharded
+):
+    p, d = 1_000_000_000, 8
+    spec = {"parameter_dtype": parameter_dtype, "gradient_dtype": gradient_dtype} | extra
+    ddp = client.post("/v1/plan", json=plan_body("ddp", d, parameter_count=p, precision=spec)).json()
+    zero1 = client.post("/v1/plan", json=plan_body("zero1", d, parameter_count=p, precision=spec)).json()
+    assert ddp["memory"]["model_state_bytes"] == plain * p
+    assert zero1["memory"]["model_state_bytes"] == replicated * p + sharded * p // d
