@@ -1,5 +1,6 @@
 """The FastAPI app factory."""
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -76,10 +77,25 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start: open the job store, adopt what an earlier process left, take queued jobs. Stop: take no
     more, let running jobs end within the grace period, hand the rest back (api/jobs.py)."""
     await anyio.to_thread.run_sync(start_jobs, app)
+    _freeze_startup_objects()
     try:
         yield
     finally:
         await anyio.to_thread.run_sync(stop_jobs, app)
+
+
+def _freeze_startup_objects() -> None:
+    """Move what start-up built (modules, schemas, the spec) out of the garbage collector's reach, once per
+    process: a full collection then walks only what requests leave behind, not the ~130,000 objects
+    of the imports, and pauses every request in flight for less (the CPython docs of ``gc.freeze``)."""
+    global _frozen
+    if not _frozen:
+        gc.collect()
+        gc.freeze()
+        _frozen = True
+
+
+_frozen = False
 
 
 def _install_middleware(app: FastAPI, settings: Settings) -> None:

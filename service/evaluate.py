@@ -37,6 +37,7 @@ from service.efficiency import (
 from service.memory import (
     NO_OFFLOAD,
     Offload,
+    StateBytes,
     bytes_at,
     model_state_breakdown,
     model_state_bytes,
@@ -156,6 +157,8 @@ class Evaluation:
     hfu: FloatLike
     # per collective of step_collectives: latency of its further buckets or FSDP units (efficiency model)
     call_overhead_s: list[FloatLike] | None = None
+    # model_state_breakdown's rows the figures above were summed from, for a report to show them
+    state_rows: list[StateBytes] = field(default_factory=list)
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -296,6 +299,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
         hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
         call_overhead_s=overheads,
+        state_rows=rows,
     )
 
 

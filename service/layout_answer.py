@@ -8,6 +8,7 @@ module reports the busiest GPU's memory, every group's collectives and the step'
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
 from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
@@ -52,6 +53,7 @@ class Layout:
     micro_batches: int
     training: Training | None  # the request's, with gradient_accumulation_steps = m
     warnings: list[str]
+    model: resolve.ResolvedModel  # read once here, handed to resolve.scenario
 
 
 def layout_of(request: PlanRequest) -> Layout:
@@ -69,7 +71,8 @@ def layout_of(request: PlanRequest) -> Layout:
         virtual_stages=par.virtual_stages,
     )
     training = request.training or Training()
-    arch = resolve.model(request.model).architecture
+    resolved_model = resolve.model(request.model)
+    arch = resolved_model.architecture
     limits = (
         ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
         if arch is not None
@@ -93,9 +96,11 @@ def layout_of(request: PlanRequest) -> Layout:
         if request.training is not None
         else None
     )
-    return Layout(mesh, m, resolved_training, layout_warnings(mesh))
+    return Layout(mesh, m, resolved_training, layout_warnings(mesh), resolved_model)
 
 
+# A pure function of hashable values; a response only reads the echo it is given.
+@lru_cache(maxsize=1024)
 def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
     groups = [
         GroupPlacement(group=g, ranks=mesh.ranks(g), stride=mesh.stride(g), spans_nodes=mesh.spans_nodes(g))
@@ -122,7 +127,13 @@ def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
     from service.planner import _resolved, _where, time_assumptions, token_budget_of
 
     scene = resolve.scenario(
-        request.model, request.precision, layout.training, request.activations, request.levers, request.cluster
+        request.model,
+        request.precision,
+        layout.training,
+        request.activations,
+        request.levers,
+        request.cluster,
+        layout.model,
     )
     sharding = resolve.sharding(request.arrangement)
     setup = resolve.setup_for(scene, sharding)

@@ -25,6 +25,7 @@ single plan share one definition.
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from models.enums import Dtype, ShardGroup, StateClass, StateLocation
 from models.presets import PrecisionSpec
@@ -80,6 +81,12 @@ class Resident:
 
 def resident_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD) -> list[Resident]:
     """Every state class held for each GPU, in breakdown order (see the module docstring)."""
+    return list(_resident_states(precision, sharding, offload))
+
+
+# A pure function of three frozen (hashable) values, asked several times by every plan and sweep group.
+@lru_cache(maxsize=1024)
+def _resident_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload) -> tuple[Resident, ...]:
     on_host = StateLocation.host if offload.optimizer else StateLocation.gpu
     rows = []
     for spec in state_specs(precision):
@@ -97,7 +104,7 @@ def resident_states(precision: PrecisionSpec, sharding: Sharding, offload: Offlo
     if offload.optimizer and precision.optimizer_gradient_dtype is None:
         host_gradients = StateSpec(StateClass.optimizer_gradients, HOST_GRADIENT_DTYPE, ShardGroup.optimizer)
         rows.insert(_after_gradients(rows), Resident(host_gradients, sharding.shard_optimizer, StateLocation.host))
-    return rows
+    return tuple(rows)
 
 
 def _compute_copy(precision: PrecisionSpec, sharding: Sharding) -> list[Resident]:
@@ -149,7 +156,7 @@ def model_state_breakdown(
     """Bytes of every state class held for each GPU, and where each lives."""
     degree = shard_degree(world_size, gpus_per_node, sharding)
     rows = []
-    for r in resident_states(precision, sharding, offload):
+    for r in _resident_states(precision, sharding, offload):
         held_by = node_degree(world_size, gpus_per_node) if r.node_sharded else degree
         held = r.spec.copies * state_class_bytes(parameter_count, held_by, r.spec.dtype, r.sharded)
         rows.append(StateBytes(r.spec, r.sharded, r.location, held, held_by))
@@ -189,7 +196,7 @@ def replicated_floor_bytes(
     """Bytes of the replicated state classes on the GPU: what no GPU count lowers (with G known, a
     class sharded over a node's GPUs too: it stops shrinking at G)."""
     total: IntLike = 0
-    for r in resident_states(precision, sharding, offload):
+    for r in _resident_states(precision, sharding, offload):
         if r.location is not StateLocation.gpu:
             continue
         if not r.sharded:
@@ -204,7 +211,7 @@ def bytes_per_weight_split(
 ) -> tuple[float, float]:
     """(r, s): replicated and sharded GPU bytes per weight, so that per-weight bytes at N = r + s/N."""
     replicated = sharded = 0.0
-    for r in resident_states(precision, sharding, offload):
+    for r in _resident_states(precision, sharding, offload):
         if r.location is StateLocation.host or r.node_sharded:  # a node-sharded class is neither r nor s/N
             continue
         if r.sharded:

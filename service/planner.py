@@ -37,7 +37,7 @@ from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate, time_links, working_set
-from service.memory import bytes_per_weight_split, model_state_breakdown, state_arithmetic
+from service.memory import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.reserve import CardMemory
 from service.timing import call_seconds, flat_link, hierarchical_link_bytes
@@ -59,7 +59,13 @@ def plan(request: PlanRequest) -> PlanResponse:
     if not layout.mesh.trivial:
         return layout_plan(request, layout)
     scene = resolve.scenario(
-        request.model, request.precision, layout.training, request.activations, request.levers, request.cluster
+        request.model,
+        request.precision,
+        layout.training,
+        request.activations,
+        request.levers,
+        request.cluster,
+        layout.model,
     )
     sharding = resolve.sharding(request.arrangement)
     setup = resolve.setup_for(scene, sharding)
@@ -159,7 +165,7 @@ def _resolved(sharding: Sharding) -> ResolvedArrangement:
 def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup, result: Evaluation) -> Memory:
     b, s = scene.training.micro_batch_size, scene.training.sequence_length
     card = scene.card
-    rows = model_state_breakdown(p, n, setup.precision, setup.sharding, g, setup.offload)
+    rows = result.state_rows
     per_gpu = int(result.per_gpu_bytes)
     replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
     return Memory(

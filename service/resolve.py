@@ -278,7 +278,9 @@ def scenario(
     activations: Activations,
     levers: Levers,
     card: Card,
+    resolved: ResolvedModel | None = None,
 ) -> Scenario:
+    """``resolved``: the model of ``model_spec`` when the caller has resolved it already."""
     if training is not None and training.global_batch_size is not None:
         raise InvalidLayout(
             [
@@ -289,7 +291,7 @@ def scenario(
                 )
             ]
         )
-    resolved = model(model_spec)
+    resolved = resolved or model(model_spec)
     arch = resolved.architecture
     shape = transformer_shape(arch) if arch else None
     activation_setup = ActivationSetup(

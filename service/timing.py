@@ -128,6 +128,9 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
         return phase_bytes(Phase(c.name, elements, g, Link.intra_node), c.dtype), 0
     if c.group is RankGroup.replicas:
         return 0, phase_bytes(Phase(c.name, elements, node_count(n, g), Link.inter_node), c.dtype)
+    flat = phase_bytes(Phase(c.name, elements, n, Link.intra_node), c.dtype)
+    if one_node(n, g) is True:
+        return flat, 0  # one plan inside a node: the flat ring is the schedule
     intra: IntLike = 0
     inter: IntLike = 0
     for phase in hierarchical_phases(c, elements, n, g):
@@ -135,7 +138,6 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
             intra = intra + phase_bytes(phase, c.dtype)
         else:
             inter = inter + phase_bytes(phase, c.dtype)
-    flat = phase_bytes(Phase(c.name, elements, n, Link.intra_node), c.dtype)
     return select(n <= g, flat, intra), select(n <= g, 0, inter)
 
 
@@ -157,6 +159,9 @@ def bucket_seconds(
 
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
+    if not isinstance(total_s, np.ndarray) and not isinstance(bucket_s, np.ndarray):
+        if not isinstance(window_compute_s, np.ndarray):  # one plan: scalars, no numpy call
+            return float(min(total_s, bucket_s + max(0.0, total_s - bucket_s - window_compute_s)))
     excess_s = np.maximum(0.0, total_s - bucket_s - window_compute_s)
     exposed = np.minimum(total_s, bucket_s + excess_s)
     return exposed if isinstance(exposed, np.ndarray) else float(exposed)

@@ -26,6 +26,7 @@ communicate once per step.
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from models.enums import CollectiveName, Dtype
 from models.presets import PrecisionSpec
@@ -78,6 +79,17 @@ def step_collectives(
     precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1
 ) -> list[StepCollective]:
     """The collectives one optimizer step runs, with how many times each runs (k may be an array)."""
+    if isinstance(micro_batches, int):  # one plan: a pure function of hashable values, asked several times
+        return list(_step_collectives(precision, sharding, micro_batches))
+    return _collectives(precision, sharding, micro_batches)
+
+
+@lru_cache(maxsize=1024)
+def _step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: int) -> tuple[StepCollective, ...]:
+    return tuple(_collectives(precision, sharding, micro_batches))
+
+
+def _collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike) -> list[StepCollective]:
     grads, params, k = reduce_dtype(precision), precision.parameter_dtype, micro_batches
     rs, ag, ar = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
     if not sharding.shard_optimizer:
