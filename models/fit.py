@@ -18,6 +18,7 @@ from models.common import (
     precision_validator,
 )
 from models.enums import ArrangementName, GpuCountGrid
+from models.parallelism import Parallelism, ParallelismEcho
 from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
 from models.presets import PrecisionSpec
 from models.training import Activations, Levers, Training
@@ -28,6 +29,15 @@ FIT_EXAMPLE: dict[str, JsonValue] = {
     "cluster": {"gpus_per_node": 8, "gpu": "seed-80gb"},
     "gpu_count_grid": "powers_of_two",
     "max_gpus": 64,
+}
+
+FIT_LAYOUT_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "llama-3-70b"},
+    "precision": "megatron",
+    "training": {"micro_batch_size": 1, "sequence_length": 8192, "global_batch_size": 512},
+    "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
+    "parallelism": {"tensor": 4, "pipeline": 4, "sequence_parallel": True},
+    "max_gpus": 1024,
 }
 
 MAX_GRID_POINTS = 4096
@@ -57,7 +67,7 @@ Grid = Annotated[
 
 
 class FitRequest(Strict):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE]})
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE, FIT_LAYOUT_EXAMPLE]})
 
     model: ModelSpec
     precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
@@ -75,6 +85,15 @@ class FitRequest(Strict):
     levers: Levers = Field(
         default_factory=Levers,
         description="Levers applied to every arrangement; offload_parameters applies to ZeRO-3 only.",
+    )
+    parallelism: Parallelism = Field(
+        default_factory=Parallelism,
+        description="A layout (tensor, pipeline, context, expert degrees, schedule) each arrangement shards the "
+        "data-parallel group of. Given, the GPU counts are those the layout can run on: t x p x c x d, part of a "
+        "node or whole nodes, expert dividing d x c, and with training.global_batch_size a whole number m = "
+        "global / (micro_batch_size x d) of micro-batches, m >= p for 1f1b and interleaved (a multiple of p for "
+        "interleaved); the minimum is the smallest such count whose busiest GPU fits, up to 1,000,000 GPUs. "
+        "Omitted: data parallelism alone.",
     )
 
     @field_validator("gpu_count_grid")
@@ -107,7 +126,15 @@ class ArrangementFit(BaseModel):
     min_gpus_exact: int | None = Field(description="Smallest GPU count that fits; null when none does.")
     min_gpus_whole_nodes: int | None = Field(description="Smallest whole-node GPU count (multiple of G) that fits.")
     min_gpus_on_grid: int | None = Field(description="Smallest grid GPU count up to max_gpus that fits.")
-    table: list[FitCell]
+    table: list[FitCell] = Field(
+        description="Per-GPU bytes over the grid (the busiest GPU with a layout; grid counts the layout cannot run "
+        "on are left out)."
+    )
+    parallelism: ParallelismEcho | None = Field(
+        default=None,
+        description="With a layout: the layout at min_gpus_exact (its data-parallel degree and micro-batches); null "
+        "without one, or when nothing fits.",
+    )
 
 
 class FitResponse(BaseModel):
@@ -116,7 +143,10 @@ class FitResponse(BaseModel):
         description="Parameters one token uses (top_k of the routed experts in a mixture of experts; all of "
         "them in a dense model). Compute counts these; memory holds parameter_count."
     )
-    activations_bytes: int = Field(description="Activation bytes on every GPU, included in per_gpu_bytes.")
+    activations_bytes: int = Field(
+        description="Activation bytes on every GPU, included in per_gpu_bytes, with the whole model on each GPU; "
+        "with a layout each stage holds its own share (the tables hold the busiest GPU's bytes)."
+    )
     activations_counted: bool = Field(description="Whether per_gpu_bytes includes activations (see warnings).")
     card_bytes: int
     card_gib: float

@@ -15,17 +15,27 @@ from service.fit import (
     min_gpus_exact,
     min_gpus_whole_nodes,
 )
+from service.layout_fit import layout_fits
 from service.memory import bytes_per_weight_split
 from service.numeric import GIB_BYTES, gpus, group_digits
 from service.reserve import CardMemory
+from service.work_budget import WorkBudget
 
 
-def fit(request: FitRequest, max_points: int) -> FitResponse:
-    scene = resolve.scenario(
-        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
-    )
+def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) -> FitResponse:
+    """Each compared arrangement against the card; on the request's layout when it gives one
+    (service.layout_fit), else over data parallelism alone."""
     g = request.cluster.gpus_per_node
     grid = gpu_count_grid(request.gpu_count_grid, g, request.max_gpus, max_points)
+    par = request.parallelism
+    if not par.tensor == par.pipeline == par.context == par.expert == 1:
+        scene, fits, warnings = layout_fits(request, grid, budget)
+    else:
+        scene = resolve.scenario(
+            request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+        )
+        fits = [_arrangement_fit(scene, name, sharding, g, grid) for name, sharding in COMPARED.items()]
+        warnings = []
     base = resolve.setup_for(scene, DDP)
     return FitResponse(
         parameter_count=scene.model.parameter_count,
@@ -43,8 +53,8 @@ def fit(request: FitRequest, max_points: int) -> FitResponse:
         usable_bytes=scene.usable_bytes,
         gpus_per_node=g,
         grid=grid,
-        arrangements=[_arrangement_fit(scene, name, sharding, g, grid) for name, sharding in COMPARED.items()],
-        warnings=list(scene.warnings),
+        arrangements=fits,
+        warnings=list(scene.warnings) + warnings,
     )
 
 

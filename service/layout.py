@@ -452,3 +452,18 @@ def evaluate_layout(
         optimizer_s=optimizer_s,
         overlap_slowdown_s=slowdown_s,
     )
+
+
+def stage_memory(
+    arch: Architecture,
+    mesh: Mesh,
+    setup: Setup,
+    micro_batches: int,
+    micro_batch_size: int,
+    sequence_length: int,
+    activations_counted: bool,
+) -> list[StageEvaluation]:
+    """Each stage's bytes per GPU alone, without the step's time: what a fit search compares."""
+    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages)
+    m, b, s = micro_batches, micro_batch_size, sequence_length
+    return [_stage(arch, mesh, setup, share, m, b, s, activations_counted) for share in shares]

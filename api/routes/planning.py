@@ -58,7 +58,7 @@ async def fit(request: FitRequest, http: Request) -> Response:
     settings: Settings = http.app.state.settings
     return json_response(
         await cached_heavy(
-            http, "fit", request, lambda budget: fitting.fit(request, max_points=settings.max_fit_grid_points)
+            http, "fit", request, lambda budget: fitting.fit(request, settings.max_fit_grid_points, budget)
         )
     )
 

@@ -7,9 +7,11 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.arrangement_name import ArrangementName
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.fit_cell import FitCell
+    from ..models.parallelism_echo import ParallelismEcho
 
 
 T = TypeVar("T", bound="ArrangementFit")
@@ -31,7 +33,10 @@ class ArrangementFit:
         replicated_bytes_per_weight (float):
         replicated_floor_bytes (int):
         sharded_bytes_per_weight (float):
-        table (list[FitCell]):
+        table (list[FitCell]): Per-GPU bytes over the grid (the busiest GPU with a layout; grid counts the layout cannot
+            run on are left out).
+        parallelism (None | ParallelismEcho | Unset): With a layout: the layout at min_gpus_exact (its data-parallel
+            degree and micro-batches); null without one, or when nothing fits.
     """
 
     arrangement: ArrangementName
@@ -44,9 +49,12 @@ class ArrangementFit:
     replicated_floor_bytes: int
     sharded_bytes_per_weight: float
     table: list[FitCell]
+    parallelism: None | ParallelismEcho | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.parallelism_echo import ParallelismEcho  # noqa: PLC0415
+
         arrangement = self.arrangement.value
 
         min_gpus_exact: int | None
@@ -73,6 +81,14 @@ class ArrangementFit:
             table_item = table_item_data.to_dict()
             table.append(table_item)
 
+        parallelism: dict[str, Any] | None | Unset
+        if isinstance(self.parallelism, Unset):
+            parallelism = UNSET
+        elif isinstance(self.parallelism, ParallelismEcho):
+            parallelism = self.parallelism.to_dict()
+        else:
+            parallelism = self.parallelism
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -89,12 +105,15 @@ class ArrangementFit:
                 "table": table,
             }
         )
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.fit_cell import FitCell  # noqa: PLC0415
+        from ..models.parallelism_echo import ParallelismEcho  # noqa: PLC0415
 
         d = dict(src_dict)
         arrangement = ArrangementName(d.pop("arrangement"))
@@ -137,6 +156,23 @@ class ArrangementFit:
 
             table.append(table_item)
 
+        def _parse_parallelism(data: object) -> None | ParallelismEcho | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                parallelism_type_0 = ParallelismEcho.from_dict(data)
+
+                return parallelism_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ParallelismEcho | Unset, data)
+
+        parallelism = _parse_parallelism(d.pop("parallelism", UNSET))
+
         arrangement_fit = cls(
             arrangement=arrangement,
             min_gpus_exact=min_gpus_exact,
@@ -148,6 +184,7 @@ class ArrangementFit:
             replicated_floor_bytes=replicated_floor_bytes,
             sharded_bytes_per_weight=sharded_bytes_per_weight,
             table=table,
+            parallelism=parallelism,
         )
 
         arrangement_fit.additional_properties = d

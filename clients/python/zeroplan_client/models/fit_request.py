@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..models.card import Card
     from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
+    from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
     from ..models.training import Training
 
@@ -40,6 +41,14 @@ class FitRequest:
             GpuCountGrid.POWERS_OF_TWO.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         max_gpus (int | Unset): Largest GPU count tabulated. Default: 1024.
+        parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
+            Megatron-LM's PTD-P).
+
+            The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+            Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+            so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+            zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
         precision (None | PrecisionPresetName | Unset): A precision preset name (see GET /v1/presets); or give
             `precision_spec` instead. Omitted or null: mixed_bf16_adam.
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
@@ -55,6 +64,7 @@ class FitRequest:
     gpu_count_grid: GpuCountGrid | list[int] | Unset = GpuCountGrid.POWERS_OF_TWO
     levers: Levers | Unset = UNSET
     max_gpus: int | Unset = 1024
+    parallelism: Parallelism | Unset = UNSET
     precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     training: None | Training | Unset = UNSET
@@ -84,6 +94,10 @@ class FitRequest:
             levers = self.levers.to_dict()
 
         max_gpus = self.max_gpus
+
+        parallelism: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.parallelism, Unset):
+            parallelism = self.parallelism.to_dict()
 
         precision: None | str | Unset
         if isinstance(self.precision, Unset):
@@ -125,6 +139,8 @@ class FitRequest:
             field_dict["levers"] = levers
         if max_gpus is not UNSET:
             field_dict["max_gpus"] = max_gpus
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
         if precision is not UNSET:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
@@ -140,6 +156,7 @@ class FitRequest:
         from ..models.card import Card  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
@@ -182,6 +199,13 @@ class FitRequest:
             levers = Levers.from_dict(_levers)
 
         max_gpus = d.pop("max_gpus", UNSET)
+
+        _parallelism = d.pop("parallelism", UNSET)
+        parallelism: Parallelism | Unset
+        if isinstance(_parallelism, Unset):
+            parallelism = UNSET
+        else:
+            parallelism = Parallelism.from_dict(_parallelism)
 
         def _parse_precision(data: object) -> None | PrecisionPresetName | Unset:
             if data is None:
@@ -241,6 +265,7 @@ class FitRequest:
             gpu_count_grid=gpu_count_grid,
             levers=levers,
             max_gpus=max_gpus,
+            parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
             training=training,

@@ -17,7 +17,8 @@ T = TypeVar("T", bound="FitResponse")
 class FitResponse:
     """
     Attributes:
-        activations_bytes (int): Activation bytes on every GPU, included in per_gpu_bytes.
+        activations_bytes (int): Activation bytes on every GPU, included in per_gpu_bytes, with the whole model on each
+            GPU; with a layout each stage holds its own share (the tables hold the busiest GPU's bytes).
         activations_counted (bool): Whether per_gpu_bytes includes activations (see warnings).
         active_parameter_count (int): Parameters one token uses (top_k of the routed experts in a mixture of experts;
             all of them in a dense model). Compute counts these; memory holds parameter_count.
