@@ -55,6 +55,11 @@ class Settings(BaseSettings):
         le=60,
         description="How long a heavy request waits for a slot before its 429 (0: refused at once).",
     )
+    heavy_work_processes: bool = Field(
+        default=True,
+        description="Sweeps run in worker processes (as many as max_concurrent_heavy_requests, started on demand), "
+        "so their CPU time leaves the API process's interpreter lock to the event loop; false: in its threads.",
+    )
     work_deadline_s: float = Field(
         default=30.0, gt=0, le=3600, description="Wall-clock limit of one heavy request's work; past it, a 503."
     )

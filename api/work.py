@@ -5,19 +5,22 @@
   limits and figures together is served, not refused); past that wait, or with
   ``max_waiting`` already waiting, it is refused with a 429 and ``Retry-After``, so a burst cannot
   pile up threads and memory.
-- In a worker thread, with a WorkBudget (service.work_budget): its deadline stops the work at the
-  core's next check, and so does the client going away (an ``http.disconnect`` on the request's
-  receive channel cancels the budget).
-- The event loop only waits: /healthz and cached answers stay fast while the work runs.
+- In a worker thread, or (``run_in_process``: sweeps, the longest) in a worker process of
+  api.pool, with a WorkBudget (service.work_budget): its deadline stops the work at the core's
+  next check, and so does the client going away (an ``http.disconnect`` on the request's receive
+  channel cancels the budget), and so does the service shutting down (``cancel_running``).
+- The event loop only waits: /healthz and cached answers stay fast while the work runs. Work in a
+  thread still takes the interpreter lock from the event loop; work in a process does not.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import anyio
 from starlette.requests import Request
 
+from api.pool import WorkerPool, shared_pool
 from api.problems import too_many_requests
 from service.work_budget import WorkBudget
 
@@ -34,14 +37,17 @@ class HeavyWork:
         queue_wait_s: float = 0.0,
         max_waiting: int | None = None,
         retry_after_s: int = 1,
+        processes: bool = True,
     ) -> None:
         self.max_concurrent = max_concurrent
         self.deadline_s = deadline_s
         self.queue_wait_s = queue_wait_s
         self.max_waiting = WAITING_PER_SLOT * max_concurrent if max_waiting is None else max_waiting
         self.retry_after_s = retry_after_s
+        self.processes = processes  # False: run_in_process runs in a thread too
         self.running = 0  # touched only on the event loop: no lock
         self.waiting = 0
+        self._budgets: set[WorkBudget] = set()
 
     async def _take_slot(self) -> None:
         if self.running < self.max_concurrent:
@@ -69,23 +75,51 @@ class HeavyWork:
         )
 
     async def run(self, request: Request, work: Callable[[WorkBudget], T]) -> T:
+        """The work in a worker thread of this process."""
         await self._take_slot()
         budget = WorkBudget(self.deadline_s)
+        return await self._watched(request, budget, lambda: anyio.to_thread.run_sync(work, budget))
+
+    async def run_in_process(self, request: Request, task: Callable[[WorkBudget], T]) -> T:
+        """A picklable task (a functools.partial of a module-level function) in a worker process."""
+        if not self.processes:
+            return await self.run(request, task)
+        await self._take_slot()
+        try:
+            pool: WorkerPool = shared_pool(self.max_concurrent)
+            budget, index = pool.budget(self.deadline_s)
+        except BaseException:
+            self.running -= 1
+            raise
+        try:
+            return await self._watched(request, budget, lambda: pool.run(task, budget, index))
+        finally:
+            pool.release(index)
+
+    async def _watched(self, request: Request, budget: WorkBudget, call: Callable[[], Awaitable[T]]) -> T:
+        """Await the work with its slot taken, cancelling its budget when the client goes away."""
         failure: Exception | None = None
+        self._budgets.add(budget)
         try:
             async with anyio.create_task_group() as watchers:
                 watchers.start_soon(_cancel_on_disconnect, request, budget)
                 try:
-                    result = await anyio.to_thread.run_sync(work, budget)
+                    result = await call()
                 except Exception as exc:  # raised after the group, not wrapped in an ExceptionGroup
                     failure = exc
                 finally:
                     watchers.cancel_scope.cancel()
         finally:
+            self._budgets.discard(budget)
             self.running -= 1
         if failure is not None:
             raise failure
         return result
+
+    def cancel_running(self) -> None:
+        """Stop every heavy request in flight at its next check (the service is shutting down)."""
+        for budget in list(self._budgets):
+            budget.cancel()
 
 
 async def _cancel_on_disconnect(request: Request, budget: WorkBudget) -> None:

@@ -15,6 +15,18 @@ class DomainError(Exception):
         """(detail, JSON pointer) of each field the error concerns."""
         return [(self.detail, self.pointer)] if self.pointer else []
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled whole (heavy work runs in worker processes): Exception's default rebuilds the error
+        # from its message alone, which the subclasses that take a list of problems cannot take.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _rebuild(cls: type[DomainError], args: tuple[object, ...], state: dict[str, object]) -> DomainError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class NonMonotoneSharding(DomainError):
     code = "non_monotone_sharding"

@@ -8,15 +8,34 @@ interrupted from outside in Python; checking between steps of bounded size is ho
 
 import threading
 import time
+from typing import Protocol
 
 from service.errors import DeadlineExceeded, WorkCancelled
 
 
+class Flag(Protocol):
+    """What cancels: a threading.Event, or a flag another process can raise."""
+
+    def set(self) -> None: ...
+
+    def is_set(self) -> bool: ...
+
+
 class WorkBudget:
-    def __init__(self, deadline_s: float | None = None) -> None:
+    def __init__(
+        self, deadline_s: float | None = None, stop_at: float | None = None, cancelled: Flag | None = None
+    ) -> None:
+        """``stop_at``: the deadline's instant on time.monotonic() when the work began elsewhere (the
+        clock is system-wide); ``cancelled``: a flag shared with whoever cancels."""
         self.deadline_s = deadline_s
-        self._stop_at = None if deadline_s is None else time.monotonic() + deadline_s
-        self._cancelled = threading.Event()
+        if stop_at is None and deadline_s is not None:
+            stop_at = time.monotonic() + deadline_s
+        self._stop_at = stop_at
+        self._cancelled: Flag = cancelled if cancelled is not None else threading.Event()
+
+    @property
+    def stop_at(self) -> float | None:
+        return self._stop_at
 
     def cancel(self) -> None:
         self._cancelled.set()

@@ -1,11 +1,12 @@
 """POST /v1/sweep: columnar JSON or CSV over the cartesian product of the axes.
 
-The sweep is heavy work (api.work): at most a few at once, in a worker thread, under a deadline,
-stopped when the client leaves. Its answer is encoded in that thread too, column by column (JSON)
-or in blocks of rows (CSV), counting bytes against ZEROPLAN_MAX_RESPONSE_BYTES: an answer that
+The sweep is heavy work (api.work): at most a few at once, in a worker process (api.pool), under a
+deadline, stopped when the client leaves. Its answer is encoded in that process too, column by
+column (JSON) or in blocks of rows (CSV), counting bytes against ZEROPLAN_MAX_RESPONSE_BYTES: an answer that
 would pass it is refused before it is built, or as soon as it passes, never sent half-made.
 """
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -55,18 +56,22 @@ async def sweep_grid(body: SweepRequest, request: Request) -> Response:
     settings: Settings = request.app.state.settings
     heavy: HeavyWork = request.app.state.heavy
     as_csv = CSV_MEDIA_TYPE in request.headers.get("accept", "")
-
-    def work(budget: WorkBudget) -> tuple[int, bytes]:
-        cost = sweep_cost(body)
-        check_cost(cost, settings.max_sweep_cells, settings.max_sweep_evaluations)
-        check_response_bound(body, cost.cells, settings.max_response_bytes)
-        answer = sweep_answer(body, settings.max_sweep_cells, settings.max_sweep_evaluations, budget)
-        encode = encode_csv if as_csv else encode_json
-        return answer["cells"], encode(answer, budget, settings.max_response_bytes)
-
-    cells, content = await heavy.run(request, work)
+    limits = (settings.max_sweep_cells, settings.max_sweep_evaluations, settings.max_response_bytes)
+    cells, content = await heavy.run_in_process(request, partial(compute_sweep, body, as_csv, *limits))
     SWEEP_CELLS.inc(cells)
     return Response(content, media_type=CSV_MEDIA_TYPE if as_csv else "application/json")
+
+
+def compute_sweep(
+    body: SweepRequest, as_csv: bool, max_cells: int, max_evaluations: int, max_bytes: int, budget: WorkBudget
+) -> tuple[int, bytes]:
+    """The cells computed and the encoded answer: the heavy work, module-level so a worker process runs it."""
+    cost = sweep_cost(body)
+    check_cost(cost, max_cells, max_evaluations)
+    check_response_bound(body, cost.cells, max_bytes)
+    answer = sweep_answer(body, max_cells, max_evaluations, budget)
+    encode = encode_csv if as_csv else encode_json
+    return answer["cells"], encode(answer, budget, max_bytes)
 
 
 def too_large(max_bytes: int, what: str) -> ResponseTooLarge:
