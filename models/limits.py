@@ -38,7 +38,10 @@ class LimitsRequest(PlanRequest):
     @classmethod
     def _data_parallel_only(cls, parallelism: Parallelism) -> Parallelism:
         if parallelism != Parallelism():
-            raise ValueError("/v1/limits plans data parallelism only: give a layout to POST /v1/plan")
+            raise ValueError(
+                "/v1/limits plans data parallelism only: POST /v1/fit finds the smallest GPU count a layout fits "
+                "on, POST /v1/plan its memory and step time"
+            )
         return parallelism
 
 

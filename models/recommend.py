@@ -1,6 +1,6 @@
 """POST /v1/recommend: the ordered steps a team should take, cheapest first."""
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from models.common import (
     MAX_WORLD_SIZE,
@@ -13,6 +13,7 @@ from models.common import (
     precision_validator,
 )
 from models.enums import ArrangementName, Recompute
+from models.parallelism import Parallelism
 from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
 from models.presets import PrecisionSpec
 from models.training import Activations, Training
@@ -37,6 +38,21 @@ class RecommendRequest(Strict):
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="The most GPUs the team can have.")
     overlap: bool = Field(default=True, description="Overlap communication with compute in every step.")
     bucket_bytes: int = Field(default=25 * 2**20, ge=1, le=10**12)
+    parallelism: Parallelism = Field(
+        default_factory=Parallelism,
+        description="Data parallelism only: the steps are levers over the data-parallel group. For a layout, "
+        "POST /v1/fit finds the smallest GPU count it fits on and POST /v1/plan its memory and step time.",
+    )
+
+    @field_validator("parallelism")
+    @classmethod
+    def _data_parallel_only(cls, parallelism: Parallelism) -> Parallelism:
+        if not parallelism.tensor == parallelism.pipeline == parallelism.context == parallelism.expert == 1:
+            raise ValueError(
+                "/v1/recommend plans data parallelism only: POST /v1/fit finds the smallest GPU count a layout "
+                "fits on, POST /v1/plan its memory and step time"
+            )
+        return parallelism
 
 
 class StepLevers(BaseModel):

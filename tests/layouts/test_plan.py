@@ -209,6 +209,22 @@ def test_limits_refuses_a_layout(client):
     limits = client.post("/v1/limits", json=base)
     assert limits.status_code == 422
     assert limits.json()["errors"][0]["pointer"] == "/parallelism"
+    assert "POST /v1/fit" in limits.json()["errors"][0]["detail"]
+
+
+def test_recommend_refuses_a_layout_and_names_where_to_ask(client):
+    body = {
+        "model": {"preset": N.llama3_8b},
+        "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
+        "parallelism": {"tensor": 2},
+    }
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert error["pointer"] == "/parallelism"
+    assert "POST /v1/fit" in error["detail"]
+    body["parallelism"] = {"tensor": 1, "pipeline": 1}  # every degree 1: data parallelism, answered
+    assert client.post("/v1/recommend", json=body).status_code == 200
 
 
 def test_sequence_parallelism_without_tensor_parallelism_is_a_warning(client):

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..models.activations import Activations
     from ..models.card import Card
     from ..models.model_spec import ModelSpec
+    from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
     from ..models.training import Training
 
@@ -36,6 +37,14 @@ class RecommendRequest:
         bucket_bytes (int | Unset):  Default: 26214400.
         max_gpus (int | Unset): The most GPUs the team can have. Default: 1024.
         overlap (bool | Unset): Overlap communication with compute in every step. Default: True.
+        parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
+            Megatron-LM's PTD-P).
+
+            The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).
+            Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
+            so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
+            zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
+            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
         precision (None | PrecisionPresetName | Unset): A precision preset name (see GET /v1/presets); or give
             `precision_spec` instead. Omitted or null: mixed_bf16_adam.
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
@@ -51,6 +60,7 @@ class RecommendRequest:
     bucket_bytes: int | Unset = 26214400
     max_gpus: int | Unset = 1024
     overlap: bool | Unset = True
+    parallelism: Parallelism | Unset = UNSET
     precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
     training: None | Training | Unset = UNSET
@@ -72,6 +82,10 @@ class RecommendRequest:
         max_gpus = self.max_gpus
 
         overlap = self.overlap
+
+        parallelism: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.parallelism, Unset):
+            parallelism = self.parallelism.to_dict()
 
         precision: None | str | Unset
         if isinstance(self.precision, Unset):
@@ -113,6 +127,8 @@ class RecommendRequest:
             field_dict["max_gpus"] = max_gpus
         if overlap is not UNSET:
             field_dict["overlap"] = overlap
+        if parallelism is not UNSET:
+            field_dict["parallelism"] = parallelism
         if precision is not UNSET:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
@@ -127,6 +143,7 @@ class RecommendRequest:
         from ..models.activations import Activations  # noqa: PLC0415
         from ..models.card import Card  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
+        from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
@@ -147,6 +164,13 @@ class RecommendRequest:
         max_gpus = d.pop("max_gpus", UNSET)
 
         overlap = d.pop("overlap", UNSET)
+
+        _parallelism = d.pop("parallelism", UNSET)
+        parallelism: Parallelism | Unset
+        if isinstance(_parallelism, Unset):
+            parallelism = UNSET
+        else:
+            parallelism = Parallelism.from_dict(_parallelism)
 
         def _parse_precision(data: object) -> None | PrecisionPresetName | Unset:
             if data is None:
@@ -206,6 +230,7 @@ class RecommendRequest:
             bucket_bytes=bucket_bytes,
             max_gpus=max_gpus,
             overlap=overlap,
+            parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
             training=training,
