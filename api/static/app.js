@@ -199,7 +199,14 @@
           // A replicated parameter copy stays on the GPU: the API refuses parameter offload without ZeRO-3.
           levers: { ...levers, offload_parameters: arrangement === "zero3" && levers.offload_parameters },
         }),
-      fit: compact({ ...shared, cluster: card, gpu_count_grid: text("gpu_count_grid"), max_gpus: maxGpus, levers }),
+      fit: compact({
+        ...shared,
+        cluster: card,
+        gpu_count_grid: text("gpu_count_grid"),
+        max_gpus: maxGpus,
+        levers,
+        parallelism,
+      }),
       recommend: compact({ ...shared, cluster: card, max_gpus: maxGpus, overlap: levers.overlap }),
       figure: compact({
         ...shared,
@@ -402,8 +409,10 @@
     if (entry.min_gpus_on_grid !== null) td.dataset.minGrid = String(entry.min_gpus_on_grid);
     if (entry.min_gpus_exact !== null) td.dataset.minExact = String(entry.min_gpus_exact);
     if (entry.min_gpus_whole_nodes !== null) td.dataset.minWholeNodes = String(entry.min_gpus_whole_nodes);
+    if (entry.parallelism) td.dataset.minData = String(entry.parallelism.data);
     if (entry.never_fits) {
-      td.append(badge(false, "", "never"), small("at any GPU count"));
+      const layout = fit.arrangements.some((a) => a.parallelism);
+      td.append(badge(false, "", "never"), small(layout ? "on this layout" : "at any GPU count"));
     } else if (entry.min_gpus_on_grid === null) {
       td.append(main(`over ${grouped(Math.max(...fit.grid))}`), small(`exact minimum ${grouped(entry.min_gpus_exact)}`));
     } else {
@@ -411,6 +420,9 @@
         main(`from ${grouped(entry.min_gpus_on_grid)}`, "good"),
         small(`on the grid; exact ${grouped(entry.min_gpus_exact)}, whole nodes ${entry.min_gpus_whole_nodes ?? "—"}`),
       );
+    }
+    if (entry.parallelism) {
+      td.append(small(`data ${entry.parallelism.data}, ${grouped(entry.parallelism.micro_batches)} micro-batches`));
     }
     return td;
   }

@@ -435,4 +435,7 @@ def test_a_layout_shows_each_stage_and_group(driver: "webdriver.Chrome", base_ur
         assert by["ddp"] > by["zero1"] > by["zero2"] > by["zero3"]
     groups = {g.get_attribute("data-group") for g in driver.find_elements(By.CSS_SELECTOR, "#groups tbody tr")}
     assert {"data", "tensor", "pipeline"} <= groups
+    # the minimum GPU counts are the layout's: t 2 x p 2 x d GPUs, the data degree beside them
+    zero3 = cell(driver, "min-gpus", "zero3")
+    assert int(zero3.get_attribute("data-min-exact")) == 4 * int(zero3.get_attribute("data-min-data"))
     assert console_errors(driver) == [], json.dumps(driver.get_log("browser"))
