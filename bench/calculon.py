@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,16 @@ DRIVER = Path(__file__).resolve().parent / "calculon_driver.py"
 INSTALL_TIMEOUT_S = 900.0
 # Starting the environment and the pool, and enumerating the space, on top of the search's deadline.
 STARTUP_ALLOWANCE_S = 300.0
+# The knobs of Calculon's outer search loop, by its execution field names; restrict takes these.
+RESTRICTABLE = (
+    "tensor_par",
+    "pipeline_par",
+    "data_par",
+    "pipeline_interleaving",
+    "activation_recompute",
+    "optimizer_sharding",
+    "tensor_par_comm_type",
+)
 COUNTED = (
     "configurations evaluated by Calculon's llm-optimal-execution search: calls of Llm.compile, "
     "one per configuration it tries (its exe_count), fitting in memory or not"
@@ -72,15 +83,22 @@ def run_calculon_search(
     cpus: int | None = None,
     top_n: int = 5,
     mbs_break: bool = True,
+    restrict: Mapping[str, Sequence[Any]] | None = None,
     work_dir: Path = WORK_DIR,
 ) -> dict[str, Any]:
     """Install Calculon from ``source`` (or $ZEROPLAN_BENCH_CALCULON_SOURCE) and time its search.
 
     model and system are Calculon's names (``gpt3-175B``, ``a100_80g``) or paths to its JSON
     files. ``mbs_break`` is the command's ``-m`` (stop raising the micro-batch once none fits),
-    as in Calculon's README example. Never raises for a missing or broken Calculon: the result
-    says ``installed`` and ``reason``.
+    as in Calculon's README example. ``restrict`` maps knobs of RESTRICTABLE to the values
+    allowed (``{"tensor_par": [8], "pipeline_par": [4]}``); without it the whole space is
+    searched. Never raises for a missing or broken Calculon: the result says ``installed`` and
+    ``reason``.
     """
+    restrict = {key: list(values) for key, values in (restrict or {}).items()}
+    unknown = sorted(set(restrict) - set(RESTRICTABLE))
+    if unknown:
+        raise ValueError(f"cannot restrict {', '.join(unknown)}: Calculon's outer loop has {', '.join(RESTRICTABLE)}")
     source = source or os.environ.get(SOURCE_ENV) or None
     if source is None:
         return not_run(
@@ -110,6 +128,7 @@ def run_calculon_search(
             cpus=cpus,
             top_n=top_n,
             mbs_break=mbs_break,
+            restrict=restrict,
         )
         stdout = run_driver(command, max_seconds + STARTUP_ALLOWANCE_S)
         result = parse_driver_output(stdout)
@@ -125,6 +144,7 @@ def run_calculon_search(
         "datatype": DATATYPE,
         "mbs_break": mbs_break,
         "max_seconds": max_seconds,
+        "restrict": restrict,
     }
     return result
 
@@ -265,6 +285,7 @@ def driver_command(
     cpus: int | None,
     top_n: int,
     mbs_break: bool,
+    restrict: Mapping[str, Sequence[Any]],
 ) -> list[str]:
     # -I keeps bench/ off sys.path, where this module would shadow the calculon package.
     command = [
@@ -284,6 +305,8 @@ def driver_command(
         command.append(f"--cpus={cpus}")
     if mbs_break:
         command.append("--mbs-break")
+    if restrict:
+        command.append(f"--restrict={json.dumps(restrict)}")
     return command
 
 
@@ -391,6 +414,8 @@ def format_report(result: dict[str, Any]) -> str:
         f"  {result['layouts_evaluated']:,} configurations evaluated in {result['seconds']:.1f} s: "
         f"{result['layouts_per_s']:,.1f} layouts/s ({result['fitting']:,} fitting, in finished items)",
     ]
+    if search.get("restrict"):
+        lines.append("  restricted to " + ", ".join(f"{k} in {v}" for k, v in search["restrict"].items()))
     if result["complete"]:
         lines.append(f"  search complete: {result['items_total']:,} items; best layouts:")
     else:
@@ -417,6 +442,20 @@ def format_report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def parse_restriction(text: str) -> tuple[str, list[Any]]:
+    """``tensor_par=4,8`` as ("tensor_par", [4, 8]); true/false become booleans, digits integers."""
+    key, sep, values = text.partition("=")
+    if not sep or key not in RESTRICTABLE or not values:
+        raise argparse.ArgumentTypeError(f"expected KNOB=V1,V2 with KNOB one of {', '.join(RESTRICTABLE)}: {text!r}")
+
+    def value(word: str) -> Any:
+        if word in ("true", "false"):
+            return word == "true"
+        return int(word) if word.isdigit() else word
+
+    return key, [value(word) for word in values.split(",")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Time Calculon's exhaustive layout search.")
     parser.add_argument("--calculon-source", help=f"a Calculon checkout or archive (default: ${SOURCE_ENV})")
@@ -429,6 +468,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpus", type=int, default=None, help="worker processes (default: physical cores)")
     parser.add_argument("--top-n", type=int, default=5)
     parser.add_argument("--no-mbs-break", action="store_true", help="try every micro-batch size (no -m)")
+    parser.add_argument(
+        "--restrict",
+        type=parse_restriction,
+        action="append",
+        default=[],
+        metavar="KNOB=V1,V2",
+        help=f"search only these values of an outer-loop knob ({', '.join(RESTRICTABLE)})",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     result = run_calculon_search(
@@ -442,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus=args.cpus,
         top_n=args.top_n,
         mbs_break=not args.no_mbs_break,
+        restrict=dict(args.restrict),
     )
     print(json.dumps(result, indent=2) if args.json else format_report(result))
     return 0 if result["reason"] is None else 1

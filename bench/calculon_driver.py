@@ -17,6 +17,8 @@ deadline has sampled the whole space rather than its first tensor degrees; the p
 at the deadline; and every call of ``Llm.compile`` (made once per configuration the search tries,
 its ``exe_count``) is counted, so configurations evaluated in an item that the deadline cut short
 count too. A search that finishes reports the counter next to Calculon's own ``exe_count``.
+``--restrict`` keeps only the outer-loop items whose knobs take the values given (for instance one
+layout's degrees, to let Calculon choose the rest for it); without it the search is the command's.
 """
 
 import argparse
@@ -57,8 +59,8 @@ def _search(item):
     return OptimalExecution.search(*item)
 
 
-def search_items(args, app, syst):
-    """The outer loop of OptimalExecution.run_command, item for item."""
+def search_items(args, app, syst, restrict):
+    """The outer loop of OptimalExecution.run_command, item for item, less the values restrict leaves out."""
     items = []
     for tp in Llm.get_all_tensor_parallelisms(args.num_procs, app.hidden, app.attn_heads):
         for pp in Llm.get_all_pipeline_parallelisms(args.num_procs, tp, app.num_blocks):
@@ -70,6 +72,17 @@ def search_items(args, app, syst):
                 for activation_recompute in ["full", "attn_only", "none"]:
                     for optimizer_sharding in pick(dp > 1, [True, False], [False]):
                         for tensor_par_comm_type in ["ar", "p2p_rs_ag", "rs_ag"]:
+                            knobs = {
+                                "tensor_par": tp,
+                                "pipeline_par": pp,
+                                "data_par": dp,
+                                "pipeline_interleaving": ppint,
+                                "activation_recompute": activation_recompute,
+                                "optimizer_sharding": optimizer_sharding,
+                                "tensor_par_comm_type": tensor_par_comm_type,
+                            }
+                            if any(knobs[key] not in allowed for key, allowed in restrict.items()):
+                                continue
                             items.append(
                                 (
                                     False,  # debug: evaluate, do not just loop
@@ -143,6 +156,7 @@ def main() -> int:
     parser.add_argument("--top-n", type=int, default=5)
     parser.add_argument("--mbs-break", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--restrict", type=json.loads, default={}, help="outer-loop knob: allowed values")
     args = parser.parse_args()
 
     app_cfg = calculon.io.read_json_file(args.model_json)
@@ -151,7 +165,7 @@ def main() -> int:
     syst = calculon.System(calculon.io.read_json_file(args.system_json))
     cpus = args.cpus or psutil.cpu_count(logical=False) or 1  # the command's default for --cpus
 
-    items = search_items(args, app, syst)
+    items = search_items(args, app, syst, args.restrict)
     random.Random(args.seed).shuffle(items)
     in_space = sum(configurations_in_item(item, app, syst) for item in items)
 
@@ -185,6 +199,7 @@ def main() -> int:
     json.dump(
         {
             "calculon_version": calculon.__version__,
+            "restrict": args.restrict,
             "cpus": cpus,
             "complete": done == len(items),
             "items_total": len(items),

@@ -1,5 +1,6 @@
 """bench.calculon without Calculon: nothing here installs or runs it."""
 
+import argparse
 import json
 from pathlib import Path
 
@@ -141,3 +142,36 @@ def test_names_a_model_it_does_not_have(tmp_path: Path) -> None:
     assert calculon.calculon_file(tmp_path, "models", "gpt3-175B") == tmp_path / "models" / "gpt3-175B.json"
     with pytest.raises(calculon.SetupError, match=r"no model 'gpt3-13B' in Calculon's models/ \(it has: gpt3-175B\)"):
         calculon.calculon_file(tmp_path, "models", "gpt3-13B")
+
+
+def test_a_restriction_reads_as_knob_and_values() -> None:
+    assert calculon.parse_restriction("tensor_par=4,8") == ("tensor_par", [4, 8])
+    assert calculon.parse_restriction("optimizer_sharding=true") == ("optimizer_sharding", [True])
+    assert calculon.parse_restriction("activation_recompute=none,full") == ("activation_recompute", ["none", "full"])
+    for wrong in ("tensor=4", "tensor_par", "tensor_par="):
+        with pytest.raises(argparse.ArgumentTypeError, match="KNOB=V1,V2"):
+            calculon.parse_restriction(wrong)
+
+
+def test_an_unknown_knob_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot restrict micro_batch_size"):
+        calculon.run_calculon_search(restrict={"micro_batch_size": [1]}, source=str(tmp_path), work_dir=tmp_path)
+
+
+def test_the_restriction_reaches_the_driver() -> None:
+    command = calculon.driver_command(
+        Path("python"),
+        Path("m.json"),
+        Path("s.json"),
+        num_procs=4096,
+        global_batch_size=1536,
+        sequence_length=2048,
+        max_seconds=60.0,
+        cpus=None,
+        top_n=5,
+        mbs_break=True,
+        restrict={"tensor_par": [8], "pipeline_par": [4]},
+    )
+    assert command[1] == "-I"  # bench/ off sys.path, or bench/calculon.py would shadow the package
+    assert '--restrict={"tensor_par": [8], "pipeline_par": [4]}' in command
+    assert "--max-batch-size=1536" in command and "--mbs-break" in command
