@@ -26,6 +26,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.MissingArchitecture: (422, ProblemCode.missing_architecture),
     domain.InvalidModel: (422, ProblemCode.validation_error),
     domain.SweepTooLarge: (422, ProblemCode.sweep_too_large),
+    domain.SearchTooLarge: (422, ProblemCode.search_too_large),
     domain.SweepOverflow: (422, ProblemCode.sweep_overflow),
     domain.UnknownSortKey: (422, ProblemCode.validation_error),
     domain.InvalidHfConfig: (422, ProblemCode.validation_error),

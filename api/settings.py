@@ -41,6 +41,12 @@ class Settings(BaseSettings):
         description="Most core evaluations one /v1/sweep may need: one per combination of its categorical axes, "
         "plus its overflow checks.",
     )
+    max_search_layouts: int = Field(
+        default=20_000_000,
+        ge=1,
+        description="Most combinations of layouts one /v1/search may consider (world sizes x degrees x schedules x "
+        "micro-batch sizes x arrangements x levers, before validity); more is a 422.",
+    )
     max_response_bytes: int = Field(
         default=128 * MIB_BYTES, ge=1024, description="Largest answer a sweep may encode; larger ones get a 422."
     )

@@ -19,6 +19,7 @@ class ProblemCode(StrEnum):
     grid_too_large = "grid_too_large"
     missing_architecture = "missing_architecture"
     sweep_too_large = "sweep_too_large"
+    search_too_large = "search_too_large"
     sweep_overflow = "sweep_overflow"
     unauthorized = "unauthorized"
     not_found = "not_found"

@@ -25,12 +25,13 @@ token passes through, the MLP's input and dropout mask (3sbh) and its two inner 
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 
 from models.enums import Recompute
 from service.architecture import Architecture, moe_layer_count
-from service.numeric import FloatLike, IntLike, ceil_div
+from service.numeric import FloatLike, IntLike, ceil_div, select
 
 
 def fudge_activation_bytes(
@@ -76,11 +77,12 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
 
 @dataclass(frozen=True)
 class TensorSplit:
-    """How a layer's activations divide over the tensor group; the defaults are one GPU."""
+    """How a layer's activations divide over the tensor group; the defaults are one GPU (the degrees may be
+    int64 arrays, one per layout; sequence parallelism is one choice for all of them)."""
 
-    tensor: int = 1
+    tensor: IntLike = 1
     sequence_parallel: bool = False
-    context: int = 1
+    context: IntLike = 1
 
 
 ONE_GPU = TensorSplit()
@@ -135,19 +137,48 @@ def transformer_activation_components(
     return stage_activation_components(b, s, shape, flash_attention, recompute, layers)
 
 
+class Ratio(Protocol):
+    """A Fraction, or a pair of int64 arrays (numerator, denominator) for many stages at once."""
+
+    @property
+    def numerator(self) -> IntLike: ...
+    @property
+    def denominator(self) -> IntLike: ...
+
+
+@dataclass(frozen=True)
+class ArrayRatio:
+    numerator: IntLike
+    denominator: IntLike
+
+
 @dataclass(frozen=True)
 class StageLayers:
-    """What a pipeline stage holds: its dense and MoE layers, whether it has the embedding or the output layer."""
+    """What a pipeline stage holds: its dense and MoE layers, whether it has the embedding or the output layer.
 
-    dense: int
-    moe: int
-    first: bool
-    last: bool
-    in_flight: Fraction = Fraction(1)  # micro-batches of these layers held at the peak
+    Python numbers for one stage; int64 and bool arrays for many stages of many layouts (service.layout_grid).
+    """
+
+    dense: IntLike
+    moe: IntLike
+    first: FloatLike
+    last: FloatLike
+    in_flight: Ratio = Fraction(1)  # micro-batches of these layers held at the peak
 
 
-def _times(value: IntLike, factor: Fraction) -> IntLike:
+def _times(value: IntLike, factor: Ratio) -> IntLike:
     return ceil_div(value * factor.numerator, factor.denominator)
+
+
+def _held(flag: FloatLike) -> bool:
+    """Whether a stage part is reported: always for arrays (zero where the flag is off), else when on."""
+    return isinstance(flag, np.ndarray) or bool(flag)
+
+
+def _on(flag: FloatLike, value: IntLike) -> IntLike:
+    if isinstance(flag, np.ndarray):
+        return np.where(flag, value, 0)
+    return value
 
 
 def stage_activation_components(
@@ -175,10 +206,10 @@ def stage_activation_components(
     per_micro_batch = layers.dense * dense + layers.moe * moe
     parts: dict[str, IntLike]
     if recompute is Recompute.full:
-        working = (
-            moe_layer_bytes(s, b, shape, not flash_attention, split)
-            if layers.moe
-            else dense_layer_bytes(s, b, shape, not flash_attention, split)
+        working = select(
+            layers.moe > 0,
+            moe_layer_bytes(s, b, shape, not flash_attention, split),
+            dense_layer_bytes(s, b, shape, not flash_attention, split),
         )
         parts = {
             "layer inputs (2sbh per layer)": _times((layers.dense + layers.moe) * ceil_div(2 * sbh, sp_t), flight),
@@ -188,12 +219,14 @@ def stage_activation_components(
         parts = {"layers (34sbh per layer; attention core recomputed)": _times(per_micro_batch, flight)}
     else:
         parts = {"layers": _times(per_micro_batch, flight)}
-    if layers.first:
-        parts["embedding output dropout mask (sbh)"] = _times(ceil_div(sbh, sp_t), flight)
-    if layers.last:
-        parts["output layer: final layer norm and projection inputs (4sbh)"] = _times(ceil_div(4 * sbh, sp_t), flight)
+    if _held(layers.first):
+        parts["embedding output dropout mask (sbh)"] = _on(layers.first, _times(ceil_div(sbh, sp_t), flight))
+    if _held(layers.last):
+        parts["output layer: final layer norm and projection inputs (4sbh)"] = _on(
+            layers.last, _times(ceil_div(4 * sbh, sp_t), flight)
+        )
         vocab = (s // split.context) * b * shape.vocab_size
-        parts["fp32 logits for the loss (4sbV)"] = _times(ceil_div(4 * vocab, split.tensor), flight)
+        parts["fp32 logits for the loss (4sbV)"] = _on(layers.last, _times(ceil_div(4 * vocab, split.tensor), flight))
     return parts
 
 

@@ -60,6 +60,10 @@ class UnknownSortKey(DomainError):
     code = "validation_error"
 
 
+class SearchTooLarge(DomainError):
+    code = "search_too_large"
+
+
 class SweepOverflow(DomainError):
     code = "sweep_overflow"
 

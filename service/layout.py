@@ -15,6 +15,9 @@ GPUs at the requested utilisation.
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
+
+import numpy as np
 
 from models.enums import Recompute, StateLocation
 from service.activations import StageLayers, TensorSplit, stage_activation_components, transformer_shape
@@ -50,7 +53,7 @@ from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pc
 from service.pipeline import bubble_fraction, in_flight, stage_layer_indices
 from service.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.stages import stage_shares as shares_of
-from service.timing import alpha_beta_seconds, communication_time, exposed_in_window, link_speed
+from service.timing import CommunicationTime, alpha_beta_seconds, communication_time, exposed_in_window, link_speed
 from service.traffic import StepCollective, Window, step_collectives
 from service.working_set import Units, WorkingSetRow, working_set_rows
 
@@ -234,37 +237,40 @@ def modelled_stage_seconds(
     return m * float(micro.total_s), m * float(micro.forward_s)
 
 
-def group_call_seconds(call: GroupCall, setup: Setup) -> float:
+def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
+    """One call's seconds (a float; an array for many layouts, whose link is then a bool array)."""
     latency_s, bytes_per_s = link_speed(call.link, time_links(setup, 1))  # a model-parallel call: the GPU's own NIC
-    return float(alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s))
+    seconds = alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s)
+    return seconds if isinstance(seconds, np.ndarray) else float(seconds)
 
 
-def _exposed_group_s(calls: list[GroupCall], group: Group, setup: Setup, forward_s: float, backward_s: float) -> float:
+def exposed_group_s(calls: list[GroupCall], group: Group, setup: Setup, forward_s: Any, backward_s: Any) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first (ring attention overlaps the next chunk's transfer with this chunk's attention)."""
-    exposed = 0.0
+    exposed: Any = 0.0
     for call in (c for c in calls if c.group is group):
         total = call.count_per_step * group_call_seconds(call, setup)
         if call.window is Window.none:
             exposed += total
         else:
             window_s = forward_s if call.window is Window.forward else backward_s
-            exposed += float(exposed_in_window(total, group_call_seconds(call, setup), window_s))
+            exposed += exposed_in_window(total, group_call_seconds(call, setup), window_s)
     return exposed
 
 
-def _data_group(
-    label: str,
-    parameters: int,
-    ranks: int,
-    per_node: int,
+def data_group_time(
+    calls: list[StepCollective],
+    parameters: Any,
+    ranks: Any,
+    per_node: Any,
     setup: Setup,
-    m: int,
-    forward_s: float,
-    backward_s: float,
-    layers: int,
-) -> DataGroup:
-    calls = step_collectives(setup.precision, setup.sharding, m)
+    m: Any,
+    forward_s: Any,
+    backward_s: Any,
+    layers: Any,
+) -> dict[bool, CommunicationTime]:
+    """The data group's step on the flat ring and, with a given utilisation, the hierarchical schedule
+    (keyed by hierarchical or not); numbers for one plan, arrays for many layouts (flat only then)."""
     links = time_links(setup, per_node)
     overheads = None
     if setup.utilisation is not None:
@@ -291,6 +297,22 @@ def _data_group(
         for schedule in schedules
     }
     timed.setdefault(True, timed[False])
+    return timed
+
+
+def _data_group(
+    label: str,
+    parameters: int,
+    ranks: int,
+    per_node: int,
+    setup: Setup,
+    m: int,
+    forward_s: float,
+    backward_s: float,
+    layers: int,
+) -> DataGroup:
+    calls = step_collectives(setup.precision, setup.sharding, m)
+    timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers)
     hierarchical = bool(timed[True].total_s < timed[False].total_s)
     return DataGroup(
         label,
@@ -351,7 +373,7 @@ def evaluate_layout(
         full_recompute=setup.recompute is Recompute.full,
     )
     calls = model_parallel_calls(mesh, arch, work)
-    group_s = {g: _exposed_group_s(calls, g, setup, forward_s, backward_s) for g in Group if g is not Group.data}
+    group_s = {g: float(exposed_group_s(calls, g, setup, forward_s, backward_s)) for g in Group if g is not Group.data}
 
     # Data parallelism on the busiest stage's share: the dense part over d x c, the experts over d x c / e.
     groups = []

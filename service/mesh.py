@@ -17,12 +17,15 @@ from dataclasses import dataclass
 
 from models.parallelism import ParallelGroup, PipelineSchedule
 from service.errors import InvalidLayout
+from service.numeric import maximum, minimum
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 
 
 @dataclass(frozen=True)
 class Mesh:
+    """One layout's degrees (ints), or many layouts' (equal-length int64 arrays, service.layout_grid)."""
+
     world_size: int
     gpus_per_node: int
     tensor: int = 1
@@ -78,7 +81,8 @@ class Mesh:
 
     def members_per_node(self, group: Group) -> int:
         """How many of one group's ranks share a node: G / stride, at most the group, at least 1."""
-        return max(1, min(self.ranks(group), self.gpus_per_node // self.stride(group)))
+        members = maximum(1, minimum(self.ranks(group), self.gpus_per_node // self.stride(group)))
+        return members  # type: ignore[return-value]  # an array for a mesh of arrays
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,15 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
 """
 
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from models.enums import CollectiveName, Dtype, Link
 from service.architecture import Architecture, head_dim
 from service.collectives import ring_bytes_sent, ring_hops
 from service.mesh import Group, Mesh
+from service.numeric import IntLike
 from service.traffic import Window
 
 ACTIVATION_DTYPE = Dtype.bf16
@@ -33,35 +37,59 @@ ACTIVATION_DTYPE = Dtype.bf16
 
 @dataclass(frozen=True)
 class GroupCall:
-    """One collective of a model-parallel group, as many times a step as count_per_step says."""
+    """One collective of a model-parallel group, as many times a step as count_per_step says.
+
+    For one plan the fields are Python numbers and ``link`` a Link; for many layouts at once
+    (service.layout_grid) they are int64 arrays, ``link`` a bool array (True: inter-node) and the count 0
+    where the layout has no such group.
+    """
 
     group: Group
     name: CollectiveName
     purpose: str
-    elements: int  # of the buffer of one call
-    ranks: int
-    count_per_step: int
-    link: Link
+    elements: Any  # of the buffer of one call
+    ranks: Any
+    count_per_step: Any
+    link: Any  # Link, or a bool array: crosses nodes
     window: Window = Window.none
     dtype: Dtype = ACTIVATION_DTYPE
 
     @property
-    def bytes_sent(self) -> int:
+    def bytes_sent(self) -> Any:
         """Bytes each GPU sends for one call."""
-        return int(ring_bytes_sent(self.name, self.elements, self.ranks, self.dtype))
+        return _plain(ring_bytes_sent(self.name, self.elements, self.ranks, self.dtype))
 
     @property
-    def hops(self) -> int:
-        return int(ring_hops(self.name, self.ranks))
+    def hops(self) -> Any:
+        return _plain(ring_hops(self.name, self.ranks))
 
 
-def group_link(mesh: Mesh, group: Group) -> Link:
-    return Link.inter_node if mesh.spans_nodes(group) else Link.intra_node
+def _plain(value: IntLike) -> Any:
+    return value if isinstance(value, np.ndarray) else int(value)
 
 
-def pipeline_link(mesh: Mesh) -> Link:
+def _link(inter_node: Any) -> Any:
+    if isinstance(inter_node, np.ndarray):
+        return inter_node
+    return Link.inter_node if inter_node else Link.intra_node
+
+
+def _absent(degree: IntLike) -> bool:
+    """One plan's group of one rank has no calls; arrays keep the calls and count 0 where the degree is 1."""
+    return not isinstance(degree, np.ndarray) and degree == 1
+
+
+def _present(degree: IntLike) -> Any:
+    return degree > 1 if isinstance(degree, np.ndarray) else 1
+
+
+def group_link(mesh: Mesh, group: Group) -> Any:
+    return _link(mesh.spans_nodes(group))
+
+
+def pipeline_link(mesh: Mesh) -> Any:
     """Neighbouring stages sit t x c x d ranks apart: on another node once that reaches a node's GPUs."""
-    return Link.inter_node if mesh.stride(Group.pipeline) >= mesh.gpus_per_node else Link.intra_node
+    return _link(mesh.stride(Group.pipeline) >= mesh.gpus_per_node)
 
 
 def kv_elements_per_token(arch: Architecture) -> int:
@@ -74,25 +102,25 @@ def kv_elements_per_token(arch: Architecture) -> int:
 
 @dataclass(frozen=True)
 class StageWork:
-    """The busiest stage as the groups see it."""
+    """The busiest stage as the groups see it (ints, or int64 arrays over many layouts)."""
 
-    layers: int
-    moe_layers: int
-    micro_batches: int
-    micro_batch_size: int
+    layers: Any
+    moe_layers: Any
+    micro_batches: Any
+    micro_batch_size: Any
     sequence_length: int
     full_recompute: bool = False
 
 
 def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
     t = mesh.tensor
-    if t == 1:
+    if _absent(t):
         return []
     buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size
-    forward = 2 * work.layers * work.micro_batches
+    forward = 2 * work.layers * work.micro_batches * _present(t)
     repeat = forward if work.full_recompute else 0
     link = group_link(mesh, Group.tensor)
-    again = " and again in the recomputed forward" if repeat else ""
+    again = " and again in the recomputed forward" if work.full_recompute else ""
     if not mesh.sequence_parallel:
         return [
             GroupCall(
@@ -120,11 +148,11 @@ def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
 
 
 def pipeline_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
-    if mesh.pipeline == 1:
+    if _absent(mesh.pipeline):
         return []
     sp = mesh.tensor if mesh.sequence_parallel else 1
     buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size // sp
-    sends = mesh.virtual_stages * work.micro_batches
+    sends = mesh.virtual_stages * work.micro_batches * _present(mesh.pipeline)
     link = pipeline_link(mesh)
     return [
         GroupCall(Group.pipeline, CollectiveName.send_recv, what, buffer, 2, sends, link)
@@ -137,7 +165,7 @@ def pipeline_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[Grou
 
 def context_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
     c = mesh.context
-    if c == 1:
+    if _absent(c):
         return []
     buffer = (work.sequence_length // c) * work.micro_batch_size * kv_elements_per_token(arch) // mesh.tensor
     per_step = (c - 1) * work.layers * work.micro_batches
@@ -168,12 +196,12 @@ def context_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[Group
 
 def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
     e = mesh.expert
-    if e == 1 or not work.moe_layers or arch.moe is None:
+    if arch.moe is None or _absent(e) or (not isinstance(work.moe_layers, np.ndarray) and not work.moe_layers):
         return []
     sp = mesh.tensor if mesh.sequence_parallel else 1
     tokens = (work.sequence_length // mesh.context) * work.micro_batch_size // sp
     buffer = tokens * arch.moe.top_k * arch.hidden_size
-    per_step = 2 * work.moe_layers * work.micro_batches
+    per_step = 2 * work.moe_layers * work.micro_batches * _present(e)
     link = group_link(mesh, Group.expert)
     return [
         GroupCall(

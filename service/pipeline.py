@@ -20,6 +20,7 @@
 from fractions import Fraction
 
 from models.parallelism import PipelineSchedule
+from service.numeric import IntLike, minimum, select
 
 
 def stage_layer_indices(layers: int, pipeline: int, virtual_stages: int = 1) -> list[list[int]]:
@@ -34,29 +35,48 @@ def stage_layer_indices(layers: int, pipeline: int, virtual_stages: int = 1) -> 
     return [list(range(starts[s], starts[s] + sizes[s])) for s in range(p)]
 
 
+def in_flight_ratio(
+    schedule: PipelineSchedule, stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike
+) -> tuple[IntLike, IntLike]:
+    """(numerator, denominator) of the micro-batches held at the peak on stage ``stage``: ints for one
+    plan, int64 arrays for many layouts at once (service.layout_grid)."""
+    p, v, m, i = pipeline, virtual_stages, micro_batches, stage
+    if schedule is PipelineSchedule.gpipe:
+        return m + 0 * i, 1 + 0 * i
+    if schedule is PipelineSchedule.zero_bubble:
+        return minimum(2 * (p - i) - 1, m), 1 + 0 * i
+    if schedule is PipelineSchedule.interleaved:  # with v = 1 the count falls to 1F1B's p - i
+        chunks = (p - i - 1) * 2 + (v - 1) * p + 1
+        interleaved = minimum(chunks, m * v)
+        plain = minimum(p - i, m)
+        return select(v > 1, interleaved, plain), select(v > 1, v, 1)
+    return minimum(p - i, m), 1 + 0 * i
+
+
 def in_flight(
     schedule: PipelineSchedule, stage: int, pipeline: int, virtual_stages: int, micro_batches: int
 ) -> Fraction:
     """Micro-batches of the stage's layers held at the peak on stage ``stage``."""
-    p, v, m, i = pipeline, virtual_stages, micro_batches, stage
-    if schedule is PipelineSchedule.gpipe:
-        return Fraction(m)
+    numerator, denominator = in_flight_ratio(schedule, stage, pipeline, virtual_stages, micro_batches)
+    return Fraction(int(numerator), int(denominator))
+
+
+def bubble_ratio(
+    schedule: PipelineSchedule, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike
+) -> tuple[IntLike, IntLike]:
+    """(numerator, denominator) of the idle time over the ideal compute time of a step."""
+    p, v, m = pipeline, virtual_stages, micro_batches
     if schedule is PipelineSchedule.zero_bubble:
-        return Fraction(min(2 * (p - i) - 1, m))
-    if schedule is PipelineSchedule.interleaved and v > 1:
-        chunks = (p - i - 1) * 2 + (v - 1) * p + 1
-        return Fraction(min(chunks, m * v), v)
-    return Fraction(min(p - i, m))
+        return 0 * p, 1 + 0 * p
+    if schedule is PipelineSchedule.gpipe:
+        return p - 1, m
+    return p - 1, v * m  # p = 1: no bubble, 0 / (v m)
 
 
 def bubble_fraction(schedule: PipelineSchedule, pipeline: int, virtual_stages: int, micro_batches: int) -> Fraction:
     """Idle time over the ideal compute time of a step."""
-    p, v, m = pipeline, virtual_stages, micro_batches
-    if p == 1 or schedule is PipelineSchedule.zero_bubble:
-        return Fraction(0)
-    if schedule is PipelineSchedule.gpipe:
-        return Fraction(p - 1, m)
-    return Fraction(p - 1, v * m)
+    numerator, denominator = bubble_ratio(schedule, pipeline, virtual_stages, micro_batches)
+    return Fraction(int(numerator), int(denominator))
 
 
 def bubble_share(schedule: PipelineSchedule, pipeline: int, virtual_stages: int, micro_batches: int) -> Fraction:

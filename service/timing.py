@@ -40,8 +40,13 @@ def alpha_beta_seconds(hops: IntLike, bytes_sent: IntLike, latency_s: float, byt
     return hops * latency_s + bytes_sent / bytes_per_s
 
 
-def link_speed(link: Link, links: LinkSpeeds) -> tuple[float, FloatLike]:
-    """(latency_s, bytes_per_s) of a link."""
+def link_speed(link: Link | np.ndarray, links: LinkSpeeds) -> tuple[FloatLike, FloatLike]:
+    """(latency_s, bytes_per_s) of a link; for many layouts a bool array (True: inter-node) selects."""
+    if isinstance(link, np.ndarray):
+        return (
+            np.where(link, links.inter_node_latency_s, links.intra_node_latency_s),
+            np.where(link, links.inter_node_bytes_per_s, links.intra_node_bytes_per_s),
+        )
     if link is Link.intra_node:
         return links.intra_node_latency_s, links.intra_node_bytes_per_s
     if link is Link.inter_node:

@@ -188,10 +188,20 @@ def request_models() -> list[type[BaseModel]]:
     from models.limits import LimitsRequest
     from models.plan import PlanRequest
     from models.recommend import RecommendRequest
+    from models.search import SearchRequest
     from models.simulation import SimulationRequest
     from models.sweep import SweepRequest
 
-    return [PlanRequest, FitRequest, LimitsRequest, RecommendRequest, SweepRequest, FigureRequest, SimulationRequest]
+    return [
+        PlanRequest,
+        FitRequest,
+        LimitsRequest,
+        RecommendRequest,
+        SweepRequest,
+        SearchRequest,
+        FigureRequest,
+        SimulationRequest,
+    ]
 
 
 def test_every_body_the_spec_names_is_checked_here(client):

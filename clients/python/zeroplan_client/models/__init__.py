@@ -75,6 +75,16 @@ from .recommend_step import RecommendStep
 from .recompute import Recompute
 from .resolved_arrangement import ResolvedArrangement
 from .scale_up_link import ScaleUpLink
+from .search_cluster import SearchCluster
+from .search_layout import SearchLayout
+from .search_layout_request import SearchLayoutRequest
+from .search_objective import SearchObjective
+from .search_request import SearchRequest
+from .search_response import SearchResponse
+from .search_response_candidates import SearchResponseCandidates
+from .search_response_skipped import SearchResponseSkipped
+from .search_restrict import SearchRestrict
+from .search_training import SearchTraining
 from .sharding_flags import ShardingFlags
 from .sim_arrangement import SimArrangement
 from .sim_builtin_reduce_scatter import SimBuiltinReduceScatter
@@ -210,6 +220,16 @@ __all__ = (
     "Recompute",
     "ResolvedArrangement",
     "ScaleUpLink",
+    "SearchCluster",
+    "SearchLayout",
+    "SearchLayoutRequest",
+    "SearchObjective",
+    "SearchRequest",
+    "SearchResponse",
+    "SearchResponseCandidates",
+    "SearchResponseSkipped",
+    "SearchRestrict",
+    "SearchTraining",
     "ShardingFlags",
     "SimArrangement",
     "SimBuiltinReduceScatter",

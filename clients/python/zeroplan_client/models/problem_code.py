@@ -16,6 +16,7 @@ class ProblemCode(StrEnum):
     PAYLOAD_TOO_LARGE = "payload_too_large"
     REQUEST_HEADERS_TOO_LARGE = "request_headers_too_large"
     RESPONSE_TOO_LARGE = "response_too_large"
+    SEARCH_TOO_LARGE = "search_too_large"
     SIMULATION_UNAVAILABLE = "simulation_unavailable"
     SWEEP_OVERFLOW = "sweep_overflow"
     SWEEP_TOO_LARGE = "sweep_too_large"

@@ -1,0 +1,43 @@
+"""POST /v1/search: every valid layout of a model on a cluster, ranked; thin transport over service.search.
+
+Heavy work (api.work): at most a few at once, in a worker thread, under the work deadline, stopped
+when the client leaves; a space larger than ZEROPLAN_MAX_SEARCH_LAYOUTS is refused before any work.
+"""
+
+from fastapi import Request, Response
+
+from api.problems import HEAVY, PROBLEM_RESPONSES
+from api.routes.planning import json_response
+from api.routing import v1_router
+from api.settings import Settings
+from api.work import HeavyWork
+from models.search import SearchRequest, SearchResponse
+from service.search import search
+from service.work_budget import WorkBudget
+
+router = v1_router(["search"])
+
+
+@router.post(
+    "/search",
+    operation_id="search",
+    summary="Every valid layout of a model on a cluster, the best by an objective and the Pareto front",
+    description="Evaluates every valid layout (data, tensor, pipeline, context and expert degrees, ZeRO stage or "
+    "FSDP strategy, micro-batch size, recomputation, optimizer offload, pipeline schedule and virtual stages) "
+    "of the model on each world size, vectorised through the same formulas as /v1/plan, and returns the top_k "
+    "that fit by the objective (step_s, tokens_per_s_per_gpu or gpus) and the Pareto front of GPUs against "
+    "step time. Each row carries the /v1/plan request that reproduces it and that plan's memory and time. "
+    "Combinations that are not valid layouts are counted by reason in `skipped`. Bounded: at most "
+    "ZEROPLAN_MAX_SEARCH_LAYOUTS combinations (a 422 before any work), a deadline, and a limit on heavy "
+    "requests at once (429).",
+    response_model=SearchResponse,
+    responses=PROBLEM_RESPONSES | HEAVY,
+)
+async def search_layouts(body: SearchRequest, request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    heavy: HeavyWork = request.app.state.heavy
+
+    def work(budget: WorkBudget) -> bytes:
+        return search(body, settings.max_search_layouts, budget).model_dump_json().encode()
+
+    return json_response(await heavy.run(request, work))

@@ -1,0 +1,152 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.search_objective import SearchObjective
+
+if TYPE_CHECKING:
+    from ..models.search_layout import SearchLayout
+    from ..models.search_response_candidates import SearchResponseCandidates
+    from ..models.search_response_skipped import SearchResponseSkipped
+
+
+T = TypeVar("T", bound="SearchResponse")
+
+
+@_attrs_define
+class SearchResponse:
+    """
+    Attributes:
+        candidates (SearchResponseCandidates): The values searched on each axis.
+        evaluated (int): Valid layouts evaluated.
+        fitting (int): Of those, the layouts that fit the card.
+        layouts (list[SearchLayout]): The top_k layouts that fit, best first.
+        note (None | str): Why the answer is empty, when no layout fits; else null.
+        objective (SearchObjective): What the layouts are ranked by.
+        pareto (list[SearchLayout]): The Pareto front of GPUs against step time among the layouts that fit: for each
+            world size on the front its fastest layout, kept when it is faster than every layout on fewer GPUs.
+        skipped (SearchResponseSkipped): Combinations that are not valid layouts, by reason.
+    """
+
+    candidates: SearchResponseCandidates
+    evaluated: int
+    fitting: int
+    layouts: list[SearchLayout]
+    note: None | str
+    objective: SearchObjective
+    pareto: list[SearchLayout]
+    skipped: SearchResponseSkipped
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        candidates = self.candidates.to_dict()
+
+        evaluated = self.evaluated
+
+        fitting = self.fitting
+
+        layouts = []
+        for layouts_item_data in self.layouts:
+            layouts_item = layouts_item_data.to_dict()
+            layouts.append(layouts_item)
+
+        note: None | str
+        note = self.note
+
+        objective = self.objective.value
+
+        pareto = []
+        for pareto_item_data in self.pareto:
+            pareto_item = pareto_item_data.to_dict()
+            pareto.append(pareto_item)
+
+        skipped = self.skipped.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "candidates": candidates,
+                "evaluated": evaluated,
+                "fitting": fitting,
+                "layouts": layouts,
+                "note": note,
+                "objective": objective,
+                "pareto": pareto,
+                "skipped": skipped,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.search_layout import SearchLayout  # noqa: PLC0415
+        from ..models.search_response_candidates import SearchResponseCandidates  # noqa: PLC0415
+        from ..models.search_response_skipped import SearchResponseSkipped  # noqa: PLC0415
+
+        d = dict(src_dict)
+        candidates = SearchResponseCandidates.from_dict(d.pop("candidates"))
+
+        evaluated = d.pop("evaluated")
+
+        fitting = d.pop("fitting")
+
+        layouts = []
+        _layouts = d.pop("layouts")
+        for layouts_item_data in _layouts:
+            layouts_item = SearchLayout.from_dict(layouts_item_data)
+
+            layouts.append(layouts_item)
+
+        def _parse_note(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        note = _parse_note(d.pop("note"))
+
+        objective = SearchObjective(d.pop("objective"))
+
+        pareto = []
+        _pareto = d.pop("pareto")
+        for pareto_item_data in _pareto:
+            pareto_item = SearchLayout.from_dict(pareto_item_data)
+
+            pareto.append(pareto_item)
+
+        skipped = SearchResponseSkipped.from_dict(d.pop("skipped"))
+
+        search_response = cls(
+            candidates=candidates,
+            evaluated=evaluated,
+            fitting=fitting,
+            layouts=layouts,
+            note=note,
+            objective=objective,
+            pareto=pareto,
+            skipped=skipped,
+        )
+
+        search_response.additional_properties = d
+        return search_response
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,412 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.arrangement_name import ArrangementName
+from ..models.pipeline_schedule import PipelineSchedule
+from ..models.recompute import Recompute
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SearchRestrict")
+
+
+@_attrs_define
+class SearchRestrict:
+    """Restrictions on the search space; a field left out searches its default candidates.
+
+    Attributes:
+        arrangement (list[ArrangementName] | None | Unset): Arrangements allowed (no_shard is ddp, full_shard zero3).
+            Default: ddp, zero1, zero2, zero3, shard_grad_op, hybrid (hybrid only without model parallelism, as /v1/plan
+            models it).
+        context (list[int] | None | Unset): Context-parallel degrees allowed. Default: 1, 2, 4, 8, 16.
+        expert (list[int] | None | Unset): Expert-parallel degrees allowed. Default: 1 for a dense model; the powers of
+            two dividing the experts for a mixture of experts.
+        micro_batch_size (list[int] | None | Unset): Micro-batch sizes allowed. Default: the powers of two up to 64 (and
+            the global batch).
+        offload_optimizer (list[bool] | None | Unset): Optimizer offload off/on. Default: both.
+        pipeline (list[int] | None | Unset): Pipeline-parallel degrees allowed. Default: the powers of two up to the
+            model's layers and the divisors of its layers.
+        pipeline_schedule (list[PipelineSchedule] | None | Unset): Pipeline schedules allowed for layouts with pipeline
+            parallelism. Default: all four.
+        recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
+        sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
+            Default: both.
+        tensor (list[int] | None | Unset): Tensor-parallel degrees allowed. Default: the powers of two up to
+            gpus_per_node.
+        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule allowed. Default: 2 to 8
+            (with 1 it is 1F1B).
+    """
+
+    arrangement: list[ArrangementName] | None | Unset = UNSET
+    context: list[int] | None | Unset = UNSET
+    expert: list[int] | None | Unset = UNSET
+    micro_batch_size: list[int] | None | Unset = UNSET
+    offload_optimizer: list[bool] | None | Unset = UNSET
+    pipeline: list[int] | None | Unset = UNSET
+    pipeline_schedule: list[PipelineSchedule] | None | Unset = UNSET
+    recompute: list[Recompute] | None | Unset = UNSET
+    sequence_parallel: list[bool] | None | Unset = UNSET
+    tensor: list[int] | None | Unset = UNSET
+    virtual_stages: list[int] | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        arrangement: list[str] | None | Unset
+        if isinstance(self.arrangement, Unset):
+            arrangement = UNSET
+        elif isinstance(self.arrangement, list):
+            arrangement = []
+            for arrangement_type_0_item_data in self.arrangement:
+                arrangement_type_0_item = arrangement_type_0_item_data.value
+                arrangement.append(arrangement_type_0_item)
+
+        else:
+            arrangement = self.arrangement
+
+        context: list[int] | None | Unset
+        if isinstance(self.context, Unset):
+            context = UNSET
+        elif isinstance(self.context, list):
+            context = self.context
+
+        else:
+            context = self.context
+
+        expert: list[int] | None | Unset
+        if isinstance(self.expert, Unset):
+            expert = UNSET
+        elif isinstance(self.expert, list):
+            expert = self.expert
+
+        else:
+            expert = self.expert
+
+        micro_batch_size: list[int] | None | Unset
+        if isinstance(self.micro_batch_size, Unset):
+            micro_batch_size = UNSET
+        elif isinstance(self.micro_batch_size, list):
+            micro_batch_size = self.micro_batch_size
+
+        else:
+            micro_batch_size = self.micro_batch_size
+
+        offload_optimizer: list[bool] | None | Unset
+        if isinstance(self.offload_optimizer, Unset):
+            offload_optimizer = UNSET
+        elif isinstance(self.offload_optimizer, list):
+            offload_optimizer = self.offload_optimizer
+
+        else:
+            offload_optimizer = self.offload_optimizer
+
+        pipeline: list[int] | None | Unset
+        if isinstance(self.pipeline, Unset):
+            pipeline = UNSET
+        elif isinstance(self.pipeline, list):
+            pipeline = self.pipeline
+
+        else:
+            pipeline = self.pipeline
+
+        pipeline_schedule: list[str] | None | Unset
+        if isinstance(self.pipeline_schedule, Unset):
+            pipeline_schedule = UNSET
+        elif isinstance(self.pipeline_schedule, list):
+            pipeline_schedule = []
+            for pipeline_schedule_type_0_item_data in self.pipeline_schedule:
+                pipeline_schedule_type_0_item = pipeline_schedule_type_0_item_data.value
+                pipeline_schedule.append(pipeline_schedule_type_0_item)
+
+        else:
+            pipeline_schedule = self.pipeline_schedule
+
+        recompute: list[str] | None | Unset
+        if isinstance(self.recompute, Unset):
+            recompute = UNSET
+        elif isinstance(self.recompute, list):
+            recompute = []
+            for recompute_type_0_item_data in self.recompute:
+                recompute_type_0_item = recompute_type_0_item_data.value
+                recompute.append(recompute_type_0_item)
+
+        else:
+            recompute = self.recompute
+
+        sequence_parallel: list[bool] | None | Unset
+        if isinstance(self.sequence_parallel, Unset):
+            sequence_parallel = UNSET
+        elif isinstance(self.sequence_parallel, list):
+            sequence_parallel = self.sequence_parallel
+
+        else:
+            sequence_parallel = self.sequence_parallel
+
+        tensor: list[int] | None | Unset
+        if isinstance(self.tensor, Unset):
+            tensor = UNSET
+        elif isinstance(self.tensor, list):
+            tensor = self.tensor
+
+        else:
+            tensor = self.tensor
+
+        virtual_stages: list[int] | None | Unset
+        if isinstance(self.virtual_stages, Unset):
+            virtual_stages = UNSET
+        elif isinstance(self.virtual_stages, list):
+            virtual_stages = self.virtual_stages
+
+        else:
+            virtual_stages = self.virtual_stages
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if arrangement is not UNSET:
+            field_dict["arrangement"] = arrangement
+        if context is not UNSET:
+            field_dict["context"] = context
+        if expert is not UNSET:
+            field_dict["expert"] = expert
+        if micro_batch_size is not UNSET:
+            field_dict["micro_batch_size"] = micro_batch_size
+        if offload_optimizer is not UNSET:
+            field_dict["offload_optimizer"] = offload_optimizer
+        if pipeline is not UNSET:
+            field_dict["pipeline"] = pipeline
+        if pipeline_schedule is not UNSET:
+            field_dict["pipeline_schedule"] = pipeline_schedule
+        if recompute is not UNSET:
+            field_dict["recompute"] = recompute
+        if sequence_parallel is not UNSET:
+            field_dict["sequence_parallel"] = sequence_parallel
+        if tensor is not UNSET:
+            field_dict["tensor"] = tensor
+        if virtual_stages is not UNSET:
+            field_dict["virtual_stages"] = virtual_stages
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+
+        def _parse_arrangement(data: object) -> list[ArrangementName] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                arrangement_type_0 = []
+                _arrangement_type_0 = data
+                for arrangement_type_0_item_data in _arrangement_type_0:
+                    arrangement_type_0_item = ArrangementName(arrangement_type_0_item_data)
+
+                    arrangement_type_0.append(arrangement_type_0_item)
+
+                return arrangement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ArrangementName] | None | Unset, data)
+
+        arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        def _parse_context(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                context_type_0 = cast(list[int], data)
+
+                return context_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        context = _parse_context(d.pop("context", UNSET))
+
+        def _parse_expert(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                expert_type_0 = cast(list[int], data)
+
+                return expert_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        expert = _parse_expert(d.pop("expert", UNSET))
+
+        def _parse_micro_batch_size(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                micro_batch_size_type_0 = cast(list[int], data)
+
+                return micro_batch_size_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        micro_batch_size = _parse_micro_batch_size(d.pop("micro_batch_size", UNSET))
+
+        def _parse_offload_optimizer(data: object) -> list[bool] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                offload_optimizer_type_0 = cast(list[bool], data)
+
+                return offload_optimizer_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[bool] | None | Unset, data)
+
+        offload_optimizer = _parse_offload_optimizer(d.pop("offload_optimizer", UNSET))
+
+        def _parse_pipeline(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                pipeline_type_0 = cast(list[int], data)
+
+                return pipeline_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        pipeline = _parse_pipeline(d.pop("pipeline", UNSET))
+
+        def _parse_pipeline_schedule(data: object) -> list[PipelineSchedule] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                pipeline_schedule_type_0 = []
+                _pipeline_schedule_type_0 = data
+                for pipeline_schedule_type_0_item_data in _pipeline_schedule_type_0:
+                    pipeline_schedule_type_0_item = PipelineSchedule(pipeline_schedule_type_0_item_data)
+
+                    pipeline_schedule_type_0.append(pipeline_schedule_type_0_item)
+
+                return pipeline_schedule_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[PipelineSchedule] | None | Unset, data)
+
+        pipeline_schedule = _parse_pipeline_schedule(d.pop("pipeline_schedule", UNSET))
+
+        def _parse_recompute(data: object) -> list[Recompute] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                recompute_type_0 = []
+                _recompute_type_0 = data
+                for recompute_type_0_item_data in _recompute_type_0:
+                    recompute_type_0_item = Recompute(recompute_type_0_item_data)
+
+                    recompute_type_0.append(recompute_type_0_item)
+
+                return recompute_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Recompute] | None | Unset, data)
+
+        recompute = _parse_recompute(d.pop("recompute", UNSET))
+
+        def _parse_sequence_parallel(data: object) -> list[bool] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                sequence_parallel_type_0 = cast(list[bool], data)
+
+                return sequence_parallel_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[bool] | None | Unset, data)
+
+        sequence_parallel = _parse_sequence_parallel(d.pop("sequence_parallel", UNSET))
+
+        def _parse_tensor(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                tensor_type_0 = cast(list[int], data)
+
+                return tensor_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        tensor = _parse_tensor(d.pop("tensor", UNSET))
+
+        def _parse_virtual_stages(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                virtual_stages_type_0 = cast(list[int], data)
+
+                return virtual_stages_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        virtual_stages = _parse_virtual_stages(d.pop("virtual_stages", UNSET))
+
+        search_restrict = cls(
+            arrangement=arrangement,
+            context=context,
+            expert=expert,
+            micro_batch_size=micro_batch_size,
+            offload_optimizer=offload_optimizer,
+            pipeline=pipeline,
+            pipeline_schedule=pipeline_schedule,
+            recompute=recompute,
+            sequence_parallel=sequence_parallel,
+            tensor=tensor,
+            virtual_stages=virtual_stages,
+        )
+
+        return search_restrict

@@ -1,0 +1,178 @@
+"""POST /v1/search: every valid layout of a model on a cluster, ranked, with the Pareto front."""
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, JsonValue, StrictBool, field_validator
+
+from models.common import MAX_WORLD_SIZE, Card, ModelSpec, Strict, check_world_size
+from models.enums import ArrangementName, Recompute
+from models.parallelism import MAX_DEGREE, MAX_VIRTUAL_STAGES, ParallelismEcho, PipelineSchedule
+from models.plan import Memory, Time
+
+MAX_WORLD_SIZES = 256
+MAX_TOP_K = 100
+MAX_CHOICES = 64
+
+SEARCH_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "llama-3.1-405b"},
+    "cluster": {"world_size": [1024, 2048, 4096, 8192, 16384], "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "training": {"global_batch_size": 2048, "sequence_length": 8192},
+    "objective": "step_s",
+    "top_k": 5,
+}
+
+RESTRICTED_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "gpt-3-175b"},
+    "cluster": {"world_size": 1024, "gpus_per_node": 8, "gpu": "a100-80gb"},
+    "training": {"global_batch_size": 1536, "sequence_length": 2048},
+    "objective": "tokens_per_s_per_gpu",
+    "top_k": 3,
+    "restrict": {"tensor": [4, 8], "arrangement": ["zero1"], "recompute": ["selective", "full"]},
+}
+
+
+class SearchObjective(StrEnum):
+    """What the layouts are ranked by."""
+
+    step_s = "step_s"  # the shortest step
+    tokens_per_s_per_gpu = "tokens_per_s_per_gpu"  # the most tokens per second per GPU
+    gpus = "gpus"  # the fewest GPUs, then the shortest step
+
+
+def _choices(description: str, low: int = 1, high: int = MAX_DEGREE) -> Any:
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_CHOICES,
+        description=description,
+        json_schema_extra={"uniqueItems": True},
+    )
+
+
+Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE)]
+
+
+class SearchRestrict(Strict):
+    """Restrictions on the search space; a field left out searches its default candidates."""
+
+    tensor: list[Degree] | None = _choices(
+        "Tensor-parallel degrees allowed. Default: the powers of two up to gpus_per_node."
+    )
+    pipeline: list[Degree] | None = _choices(
+        "Pipeline-parallel degrees allowed. Default: the powers of two up to the model's layers and the "
+        "divisors of its layers."
+    )
+    context: list[Degree] | None = _choices("Context-parallel degrees allowed. Default: 1, 2, 4, 8, 16.")
+    expert: list[Degree] | None = _choices(
+        "Expert-parallel degrees allowed. Default: 1 for a dense model; the powers of two dividing the experts "
+        "for a mixture of experts."
+    )
+    virtual_stages: list[Annotated[int, Field(ge=1, le=MAX_VIRTUAL_STAGES)]] | None = _choices(
+        "Virtual stages of the interleaved schedule allowed. Default: 2 to 8 (with 1 it is 1F1B)."
+    )
+    micro_batch_size: list[Annotated[int, Field(ge=1, le=100_000)]] | None = _choices(
+        "Micro-batch sizes allowed. Default: the powers of two up to 64 (and the global batch)."
+    )
+    arrangement: list[ArrangementName] | None = _choices(
+        "Arrangements allowed (no_shard is ddp, full_shard zero3). Default: ddp, zero1, zero2, zero3, "
+        "shard_grad_op, hybrid (hybrid only without model parallelism, as /v1/plan models it)."
+    )
+    recompute: list[Recompute] | None = _choices("Recomputation modes allowed. Default: none, selective, full.")
+    offload_optimizer: list[StrictBool] | None = _choices("Optimizer offload off/on. Default: both.")
+    pipeline_schedule: list[PipelineSchedule] | None = _choices(
+        "Pipeline schedules allowed for layouts with pipeline parallelism. Default: all four."
+    )
+    sequence_parallel: list[StrictBool] | None = _choices(
+        "Sequence parallelism off/on for layouts with tensor parallelism. Default: both."
+    )
+
+
+class SearchCluster(Card):
+    """The card, GPUs per node and the world sizes to search."""
+
+    world_size: int | list[Annotated[int, Field(ge=1, le=MAX_WORLD_SIZE)]] = Field(
+        description="A GPU count or a list of them (each at most gpus_per_node or a multiple of it).",
+        json_schema_extra={"examples": [1024, [1024, 2048, 4096]]},
+    )
+
+    @field_validator("world_size")
+    @classmethod
+    def _whole_nodes(cls, value: int | list[int], info: Any) -> int | list[int]:
+        if isinstance(value, int) and not 1 <= value <= MAX_WORLD_SIZE:
+            raise ValueError(f"world_size must be between 1 and {MAX_WORLD_SIZE:,}")
+        sizes = [value] if isinstance(value, int) else value
+        if not sizes:
+            raise ValueError("world_size needs at least one GPU count")
+        if len(sizes) > MAX_WORLD_SIZES:
+            raise ValueError(f"at most {MAX_WORLD_SIZES} world sizes")
+        if len(set(sizes)) != len(sizes):
+            raise ValueError("world sizes must be distinct")
+        gpus_per_node = info.data.get("gpus_per_node")
+        if gpus_per_node is not None:
+            for size in sizes:
+                check_world_size(size, gpus_per_node)
+        return value
+
+    @property
+    def world_sizes(self) -> list[int]:
+        return [self.world_size] if isinstance(self.world_size, int) else sorted(self.world_size)
+
+
+class SearchTraining(Strict):
+    """The training shape every layout keeps: sequences per optimizer step and tokens per sequence."""
+
+    global_batch_size: int = Field(ge=1, le=100_000_000, description="Sequences per optimizer step.")
+    sequence_length: int = Field(ge=1, le=10_000_000, description="Tokens per sequence (s).")
+
+
+class SearchRequest(Strict):
+    """A model, a cluster and a training shape: every valid layout, ranked by the objective."""
+
+    model_config = {"json_schema_extra": {"examples": [SEARCH_EXAMPLE, RESTRICTED_EXAMPLE]}}
+
+    model: ModelSpec = Field(description="The model, as in /v1/plan; it needs an architecture (a preset has one).")
+    cluster: SearchCluster
+    training: SearchTraining
+    objective: SearchObjective = Field(
+        default=SearchObjective.step_s,
+        description="step_s: the shortest step; tokens_per_s_per_gpu: the most tokens per second per GPU; "
+        "gpus: the fewest GPUs, then the shortest step.",
+    )
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K, description="How many of the best layouts to return.")
+    restrict: SearchRestrict = Field(default_factory=SearchRestrict, description="Restrictions of the space.")
+
+
+class SearchLayout(BaseModel):
+    """One layout: its degrees and levers, the /v1/plan answer's memory and time, and why it ranks here."""
+
+    rank: int = Field(description="1 for the best by the objective (pareto rows: their rank, or 0 when below top_k).")
+    world_size: int
+    parallelism: ParallelismEcho
+    arrangement: ArrangementName
+    micro_batch_size: int
+    recompute: Recompute
+    offload_optimizer: bool
+    per_gpu_bytes: int
+    fits: bool
+    step_s: float
+    tokens_per_s_per_gpu: float
+    mfu: float = Field(description="Model FLOPs utilisation of the step (PaLM's count over N x peak).")
+    why: str = Field(description="The reason it ranks here, in words: what it beats the runner-up on.")
+    memory: Memory = Field(description="The /v1/plan answer's memory for `request`.")
+    time: Time = Field(description="The /v1/plan answer's time for `request`.")
+    request: dict[str, JsonValue] = Field(description="The complete /v1/plan request that reproduces this row.")
+
+
+class SearchResponse(BaseModel):
+    objective: SearchObjective
+    layouts: list[SearchLayout] = Field(description="The top_k layouts that fit, best first.")
+    pareto: list[SearchLayout] = Field(
+        description="The Pareto front of GPUs against step time among the layouts that fit: for each world size "
+        "on the front its fastest layout, kept when it is faster than every layout on fewer GPUs."
+    )
+    evaluated: int = Field(description="Valid layouts evaluated.")
+    fitting: int = Field(description="Of those, the layouts that fit the card.")
+    skipped: dict[str, int] = Field(description="Combinations that are not valid layouts, by reason.")
+    candidates: dict[str, list[JsonValue]] = Field(description="The values searched on each axis.")
+    note: str | None = Field(description="Why the answer is empty, when no layout fits; else null.")

@@ -1,0 +1,292 @@
+"""The layouts a search considers: candidate values per axis, and which combinations are valid.
+
+Default candidates (a request's ``restrict`` replaces any of them):
+- tensor t: the powers of two up to the GPUs of a node (a tensor group inside a node);
+- pipeline p: the powers of two up to the model's layers and the divisors of its layers (a stage
+  count that does not divide the layers gives the last L mod p stages one more layer);
+- context c: 1, 2, 4, 8, 16; expert e: 1 for a dense model, the powers of two dividing the experts
+  of a mixture;
+- schedules: 1F1B, GPipe, zero bubble, and interleaved with 2 to 8 virtual stages, for p > 1 (a
+  layout without pipeline parallelism has no schedule: 1F1B, the default, in its request);
+- sequence parallelism off and on for t > 1 (off for t = 1, where it does nothing);
+- micro-batch sizes: the powers of two up to 64 and the global batch;
+- arrangements ddp, zero1, zero2, zero3, shard_grad_op and hybrid; recompute none, selective,
+  full; optimizer offload off and on.
+
+A combination is valid exactly when POST /v1/plan accepts its request (service.mesh.layout_problems
+and service.layout_answer.layout_of; a property test checks the two agree): the degrees divide the
+world size, t divides the attention and key/value heads, e divides the experts and d x c, the
+interleaved schedule has the layers divisible by p x v and m a multiple of p, p is at most the
+layers, the sequence divides by c (x t with sequence parallelism), the global batch by b x d, 1F1B
+and interleaved have m >= p, and hybrid sharding has no model parallelism. Invalid combinations are
+counted by their first failing rule, in that order.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models.enums import ArrangementName, Recompute
+from models.parallelism import PipelineSchedule
+from models.search import SearchRestrict
+from service.architecture import Architecture
+from service.arrangements import canonical_name, sharding_for
+from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Layouts
+
+DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
+DEFAULT_VIRTUAL_STAGES = tuple(range(2, 9))
+MAX_DEFAULT_MICRO_BATCH = 64
+CHUNK_LAYOUTS = 65_536
+
+REASONS = (
+    "degrees do not divide the world size (/parallelism)",
+    "tensor does not divide the attention or key/value heads (/parallelism/tensor)",
+    "expert does not divide the experts, or the model has none (/parallelism/expert)",
+    "expert does not divide data x context (/parallelism/expert)",
+    "interleaved schedule: layers not divisible by pipeline x virtual stages (/parallelism/virtual_stages)",
+    "pipeline exceeds the layers (/parallelism/pipeline)",
+    "sequence not divisible by context (x tensor with sequence parallelism) (/training/sequence_length)",
+    "global batch not divisible by micro-batch x data (/training/global_batch_size)",
+    "fewer micro-batches than pipeline stages (/training/global_batch_size)",
+    "interleaved schedule: micro-batches not a multiple of the pipeline (/training/global_batch_size)",
+    "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",
+)
+
+
+def _powers_of_two(limit: int) -> list[int]:
+    values, value = [], 1
+    while value <= limit:
+        values.append(value)
+        value *= 2
+    return values
+
+
+@dataclass(frozen=True)
+class Candidates:
+    world_size: list[int]
+    tensor: list[int]
+    pipeline: list[int]
+    context: list[int]
+    expert: list[int]
+    schedules: list[tuple[PipelineSchedule, int]]  # (schedule, virtual stages) for p > 1
+    sequence_parallel: list[bool]
+    micro_batch_size: list[int]
+    arrangement: list[ArrangementName]
+    recompute: list[Recompute]
+    offload_optimizer: list[bool]
+
+    def as_json(self) -> dict[str, list[Any]]:
+        return {
+            "world_size": self.world_size,
+            "tensor": self.tensor,
+            "pipeline": self.pipeline,
+            "context": self.context,
+            "expert": self.expert,
+            "pipeline_schedule": sorted({s.value for s, _ in self.schedules}),
+            "virtual_stages": sorted({v for s, v in self.schedules if s is PipelineSchedule.interleaved}),
+            "sequence_parallel": self.sequence_parallel,
+            "micro_batch_size": self.micro_batch_size,
+            "arrangement": [a.value for a in self.arrangement],
+            "recompute": [r.value for r in self.recompute],
+            "offload_optimizer": self.offload_optimizer,
+        }
+
+    @property
+    def categorical(self) -> int:
+        return len(self.arrangement) * len(self.recompute) * len(self.offload_optimizer)
+
+    @property
+    def combinations(self) -> int:
+        """The size of the space before validity: the cost a request is refused on up front."""
+        mesh = len(self.world_size) * len(self.tensor) * len(self.pipeline) * len(self.context) * len(self.expert)
+        return (
+            mesh
+            * (1 + len(self.schedules))
+            * len(self.sequence_parallel)
+            * len(self.micro_batch_size)
+            * (self.categorical)
+        )
+
+
+def candidates(
+    arch: Architecture, world_sizes: list[int], gpus_per_node: int, global_batch_size: int, restrict: SearchRestrict
+) -> Candidates:
+    divisors = [p for p in range(1, arch.layers + 1) if arch.layers % p == 0]
+    experts = arch.moe.experts if arch.moe is not None else 1
+    schedules = restrict.pipeline_schedule or list(PipelineSchedule)
+    virtual = restrict.virtual_stages or list(DEFAULT_VIRTUAL_STAGES)
+    pairs: list[tuple[PipelineSchedule, int]] = []
+    for schedule in PipelineSchedule:
+        if schedule not in schedules:
+            continue
+        if schedule is PipelineSchedule.interleaved:
+            pairs += [(schedule, v) for v in sorted(virtual)]
+        else:
+            pairs.append((schedule, 1))
+    arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
+    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
+    micro = [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
+    return Candidates(
+        world_size=sorted(world_sizes),
+        tensor=sorted(restrict.tensor or _powers_of_two(gpus_per_node)),
+        pipeline=sorted(restrict.pipeline or set(_powers_of_two(arch.layers)) | set(divisors)),
+        context=sorted(restrict.context or DEFAULT_CONTEXT),
+        expert=sorted(restrict.expert or [e for e in _powers_of_two(experts) if experts % e == 0]),
+        schedules=pairs,
+        sequence_parallel=sorted(set(restrict.sequence_parallel or [False, True])),
+        micro_batch_size=sorted(restrict.micro_batch_size or micro),
+        arrangement=list(dict.fromkeys(arrangements)),
+        recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
+        offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),
+    )
+
+
+@dataclass(frozen=True)
+class Space:
+    """The valid model-parallel shapes (one row each), crossed with every categorical choice on demand."""
+
+    shapes: dict[str, np.ndarray]  # world_size ... micro_batch_size, one entry per valid shape
+    categorical: dict[str, np.ndarray]  # arrangement, recompute, offload_optimizer: one entry per choice
+    skipped: dict[str, int]
+
+    gpus_per_node: int
+
+    @property
+    def size(self) -> int:
+        hybrid_ok = self._hybrid_ok()
+        return int(len(hybrid_ok) * self._choices() - (~hybrid_ok).sum() * self._hybrid_choices())
+
+    def _hybrid_ok(self) -> np.ndarray:
+        """Hybrid sharding (ZeRO-3 in a node, replicas across nodes) is planned without model parallelism,
+        on whole nodes."""
+        s = self.shapes
+        trivial = (s["tensor"] == 1) & (s["pipeline"] == 1) & (s["context"] == 1) & (s["expert"] == 1)
+        ok: np.ndarray = trivial & (s["world_size"] % self.gpus_per_node == 0)
+        return ok
+
+    def _choices(self) -> int:
+        return len(self.categorical["arrangement"])
+
+    def _hybrid_choices(self) -> int:
+        return int((self.categorical["arrangement"] == ARRANGEMENTS.index(ArrangementName.hybrid)).sum())
+
+    def chunks(self, size: int = CHUNK_LAYOUTS) -> Any:
+        """The valid layouts, in blocks of about ``size``: each shape crossed with every categorical choice."""
+        per_shape = self._choices()
+        step = max(1, size // per_shape)
+        hybrid = self.categorical["arrangement"] == ARRANGEMENTS.index(ArrangementName.hybrid)
+        total = len(self.shapes["world_size"])
+        for start in range(0, total, step):
+            rows = np.arange(start, min(total, start + step))
+            shape_index = np.repeat(rows, per_shape)
+            choice_index = np.tile(np.arange(per_shape), len(rows))
+            hybrid_ok = self._hybrid_ok()[shape_index]
+            keep = hybrid_ok | ~hybrid[choice_index]
+            shape_index, choice_index = shape_index[keep], choice_index[keep]
+            columns = {name: values[shape_index] for name, values in self.shapes.items()}
+            columns |= {name: values[choice_index] for name, values in self.categorical.items()}
+            yield Layouts(columns)
+
+
+def space(
+    arch: Architecture, cand: Candidates, sequence_length: int, global_batch_size: int, gpus_per_node: int
+) -> Space:
+    """Every valid combination of the candidates; the invalid ones counted by reason."""
+    pairs = cand.schedules
+    schedule_codes = [SCHEDULES.index(PipelineSchedule.one_f_one_b)] + [SCHEDULES.index(s) for s, _ in pairs]
+    virtual = [1] + [v for _, v in pairs]
+    none_pair = [True] + [False] * len(pairs)  # the "no schedule" entry, for p = 1 only
+    axes = [
+        np.array(cand.world_size),
+        np.array(cand.tensor),
+        np.array(cand.pipeline),
+        np.array(cand.context),
+        np.array(cand.expert),
+        np.arange(len(schedule_codes)),
+        np.array(cand.sequence_parallel, dtype=np.int64),
+        np.array(cand.micro_batch_size),
+    ]
+    grids = [g.reshape(-1) for g in np.meshgrid(*axes, indexing="ij")]
+    n, t, p, c, e, pair, sp, b = grids
+    sp = sp.astype(bool)
+    schedule = np.array(schedule_codes)[pair]
+    v = np.array(virtual)[pair]
+    no_pipeline_entry = np.array(none_pair)[pair]
+    # Not distinct layouts: a schedule without a pipeline, a pipeline without one, SP without tensor parallelism.
+    distinct = (no_pipeline_entry == (p == 1)) & ~(sp & (t == 1))
+    n, t, p, c, e, schedule, v, sp, b = (x[distinct] for x in (n, t, p, c, e, schedule, v, sp, b))
+    problem = _first_problem(arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size)
+    skipped: dict[str, int] = {}
+    per_shape = cand.categorical
+    hybrid_choices = ArrangementName.hybrid in cand.arrangement
+    hybrid_count = len(cand.recompute) * len(cand.offload_optimizer) if hybrid_choices else 0
+    for code, count in zip(*np.unique(problem[problem >= 0], return_counts=True), strict=True):
+        skipped[REASONS[int(code)]] = int(count) * per_shape
+    valid = problem < 0
+    no_hybrid = valid & ~((t == 1) & (p == 1) & (c == 1) & (e == 1) & (n % gpus_per_node == 0))
+    if hybrid_count and no_hybrid.any():
+        skipped[REASONS[-1]] = int(no_hybrid.sum()) * hybrid_count
+    shapes = {
+        "world_size": n[valid],
+        "tensor": t[valid],
+        "pipeline": p[valid],
+        "context": c[valid],
+        "expert": e[valid],
+        "virtual_stages": v[valid],
+        "schedule": schedule[valid],
+        "sequence_parallel": sp[valid],
+        "micro_batch_size": b[valid],
+    }
+    arrangement, recompute, offload = np.meshgrid(
+        np.array([ARRANGEMENTS.index(a) for a in cand.arrangement]),
+        np.array([RECOMPUTES.index(r) for r in cand.recompute]),
+        np.array(cand.offload_optimizer),
+        indexing="ij",
+    )
+    categorical = {
+        "arrangement": arrangement.reshape(-1),
+        "recompute": recompute.reshape(-1),
+        "offload_optimizer": offload.reshape(-1).astype(bool),
+    }
+    return Space(shapes, categorical, skipped, gpus_per_node)
+
+
+def _first_problem(
+    arch: Architecture,
+    n: np.ndarray,
+    t: np.ndarray,
+    p: np.ndarray,
+    c: np.ndarray,
+    e: np.ndarray,
+    schedule: np.ndarray,
+    v: np.ndarray,
+    sp: np.ndarray,
+    b: np.ndarray,
+    s: int,
+    global_batch: int,
+) -> np.ndarray:
+    """Index into REASONS of each combination's first failing rule; -1 where it is valid."""
+    problem = np.full(len(n), -1, dtype=np.int64)
+
+    def rule(code: int, failing: np.ndarray) -> None:
+        problem[(problem < 0) & failing] = code
+
+    interleaved = schedule == SCHEDULES.index(PipelineSchedule.interleaved)
+    fills = n % (t * p * c) == 0
+    d = np.where(fills, n // (t * p * c), 1)
+    experts = arch.moe.experts if arch.moe is not None else None
+    rule(0, ~fills)
+    rule(1, (arch.attention_heads % t != 0) | (arch.kv_heads % t != 0))
+    rule(2, (e > 1) & (experts is None) | ((experts or 1) % e != 0))
+    rule(3, (d * c) % e != 0)
+    rule(4, interleaved & (arch.layers % (p * v) != 0))
+    rule(5, arch.layers < p)
+    rule(6, s % (c * np.where(sp, t, 1)) != 0)
+    divides = global_batch % (b * d) == 0
+    rule(7, ~divides)
+    m = np.where(divides, global_batch // (b * d), 0)
+    one_f_one_b = schedule == SCHEDULES.index(PipelineSchedule.one_f_one_b)
+    rule(8, (one_f_one_b | interleaved) & (p > 1) & (m < p))
+    rule(9, interleaved & (m % p != 0))
+    return problem

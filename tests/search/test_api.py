@@ -1,0 +1,142 @@
+"""POST /v1/search over HTTP: the contract, the rows as their plans, limits and errors."""
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
+
+SMALL = {
+    "model": {"preset": "llama-3.2-1b"},
+    "cluster": {"world_size": [8, 16], "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "training": {"global_batch_size": 64, "sequence_length": 2048},
+    "top_k": 4,
+}
+# 24 layers of width 4096, MLP 16384, vocabulary 32,000: 12 x 24 x 4096^2 + 24 x 4 x 4096 (norm and biases)
+# + 2 x 32,000 x 4096 (untied embedding and output layer) + 2 x 4096 (final norm), about 5.1e9 weights.
+FIVE_B = {
+    "layers": 24,
+    "hidden_size": 4096,
+    "attention_heads": 32,
+    "ffn_hidden_size": 16384,
+    "vocab_size": 32000,
+}
+
+
+def test_answers_the_top_k_each_with_the_plan_of_its_request(client):
+    answer = client.post("/v1/search", json=SMALL)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["objective"] == "step_s"
+    assert len(body["layouts"]) == 4
+    assert body["evaluated"] >= body["fitting"] >= 4
+    assert all(isinstance(count, int) and count > 0 for count in body["skipped"].values())
+    steps = [row["step_s"] for row in body["layouts"]]
+    assert steps == sorted(steps)
+    assert [row["rank"] for row in body["layouts"]] == [1, 2, 3, 4]
+    for row in body["layouts"]:
+        plan = client.post("/v1/plan", json=row["request"])
+        assert plan.status_code == 200, plan.text
+        planned = plan.json()
+        assert planned["memory"] == row["memory"]
+        assert planned["time"] == row["time"]
+        assert planned["time"]["step_s"] == row["step_s"]
+        assert planned["memory"]["per_gpu_bytes"] == row["per_gpu_bytes"]
+        assert row["fits"] and row["why"]
+        assert row["request"]["training"]["global_batch_size"] == 64
+
+
+def test_the_pareto_front_falls_in_step_time_as_gpus_rise(client):
+    body = client.post("/v1/search", json=SMALL | {"cluster": SMALL["cluster"] | {"world_size": [8, 16, 32]}}).json()
+    front = body["pareto"]
+    assert front, body["note"]
+    sizes = [row["world_size"] for row in front]
+    steps = [row["step_s"] for row in front]
+    assert sizes == sorted(sizes) and len(set(sizes)) == len(sizes)
+    assert all(later < earlier for earlier, later in zip(steps, steps[1:], strict=False))
+    best = body["layouts"][0]
+    assert best["world_size"] in sizes  # the fastest layout is on the front
+
+
+def test_gpus_objective_takes_the_fewest_gpus_that_fit(client):
+    """A 5.1e9-weight model on an 80e9-byte card without offload: 16 bytes a weight on one GPU is about 81.6e9
+    bytes of model states alone, more than the card, so no layout fits 1 GPU; on 2 GPUs ZeRO-3 holds 8 bytes a
+    weight (about 41e9) and fits. The fewest GPUs that fit is 2."""
+    request = {
+        "model": FIVE_B,
+        "cluster": {"world_size": [1, 2, 4], "gpus_per_node": 8, "gpu_memory_bytes": 80_000_000_000},
+        "training": {"global_batch_size": 8, "sequence_length": 512},
+        "objective": "gpus",
+        "top_k": 3,
+        "restrict": {"offload_optimizer": [False]},
+    }
+    body = client.post("/v1/search", json=request).json()
+    assert body["layouts"][0]["world_size"] == 2
+    assert body["layouts"][0]["request"]["cluster"]["world_size"] == 2
+    assert all(row["world_size"] >= 2 for row in body["layouts"])
+    one = client.post("/v1/search", json=request | {"cluster": request["cluster"] | {"world_size": 1}}).json()
+    assert one["layouts"] == [] and one["pareto"] == []
+    assert one["evaluated"] > 0 and one["fitting"] == 0
+    assert one["note"].startswith("no layout fits")
+
+
+def test_restrict_narrows_the_space(client):
+    request = SMALL | {
+        "restrict": {
+            "tensor": [2],
+            "pipeline": [1],
+            "context": [1],
+            "arrangement": ["zero1"],
+            "recompute": ["full"],
+            "offload_optimizer": [False],
+            "micro_batch_size": [2],
+        }
+    }
+    body = client.post("/v1/search", json=request).json()
+    assert body["candidates"]["tensor"] == [2]
+    # 2 world sizes x sequence parallelism off and on: 4 layouts, all valid for a 1B model on 8 and 16 GPUs.
+    assert body["evaluated"] == 4
+    for row in body["layouts"]:
+        assert row["parallelism"]["tensor"] == 2 and row["parallelism"]["pipeline"] == 1
+        assert row["arrangement"] == "zero1" and row["recompute"] == "full" and row["micro_batch_size"] == 2
+
+
+@pytest.mark.parametrize(
+    ("restrict", "pointer"),
+    [
+        ({"tensor": [0]}, "/restrict/tensor/0"),
+        ({"arrangement": ["zero9"]}, "/restrict/arrangement/0"),
+        ({"recompute": ["some"]}, "/restrict/recompute/0"),
+        ({"pipeline_schedule": ["1f2b"]}, "/restrict/pipeline_schedule/0"),
+        ({"micro_batch_size": []}, "/restrict/micro_batch_size"),
+        ({"offload_optimizer": ["yes"]}, "/restrict/offload_optimizer/0"),
+        ({"speed": [1]}, "/restrict/speed"),
+    ],
+)
+def test_bad_restrictions_are_422s_naming_the_field(client, restrict, pointer):
+    answer = client.post("/v1/search", json=SMALL | {"restrict": restrict})
+    assert answer.status_code == 422
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert pointer in [e["pointer"] for e in answer.json()["errors"]]
+
+
+def test_bad_world_sizes_and_models_are_422s(client):
+    cluster = SMALL["cluster"] | {"world_size": [8, 12]}
+    answer = client.post("/v1/search", json=SMALL | {"cluster": cluster})
+    assert answer.status_code == 422
+    assert answer.json()["errors"][0]["pointer"].startswith("/cluster/world_size")
+    answer = client.post("/v1/search", json=SMALL | {"model": {"parameter_count": 7_000_000_000}})
+    assert answer.status_code == 422
+    assert answer.json()["code"] == "missing_architecture"
+    assert answer.json()["errors"][0]["pointer"] == "/model"
+    assert client.post("/v1/search", json=SMALL | {"top_k": 0}).status_code == 422
+
+
+def test_a_space_over_the_limit_is_refused_before_any_work():
+    small = TestClient(create_app(Settings(max_search_layouts=1000)))
+    answer = small.post("/v1/search", json=SMALL)
+    assert answer.status_code == 422
+    problem = answer.json()
+    assert problem["code"] == "search_too_large"
+    assert problem["errors"][0]["pointer"] == "/restrict"
+    assert "ZEROPLAN_MAX_SEARCH_LAYOUTS" in problem["detail"]

@@ -1,0 +1,141 @@
+"""The search's vectorised evaluation is the /v1/plan answer of each layout's request.
+
+Hypothesis draws a model (presets: dense, grouped-query, mixture of experts, latent attention),
+a card, a world size, a training shape and one combination of every search axis; the search's
+validity must agree with /v1/plan's (a valid layout plans, an invalid one is refused), and for a
+valid layout every figure the vectorised engine computes must equal the plan of its request:
+bytes exactly, times to 1e-9.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from models.parallelism import PipelineSchedule
+from models.plan import PlanRequest
+from models.search import SearchRequest
+from service.errors import DomainError
+from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Layouts, StructureTable, evaluate_layouts
+from service.planner import plan
+from service.search import layout_body, prepare
+from service.search_space import _first_problem
+
+PRESETS = ["llama-3-8b", "llama-3.2-1b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b", "gemma-2-9b", "deepseek-v3"]
+EXACT = ("per_gpu_bytes", "model_state_bytes", "activations_bytes", "working_set_bytes", "tokens_per_step")
+TIMES = {
+    "compute_s": "compute_s",
+    "pipeline_bubble_s": "pipeline_bubble_s",
+    "tensor_parallel_s": "tensor_parallel_s",
+    "pipeline_p2p_s": "pipeline_p2p_s",
+    "context_parallel_s": "context_parallel_s",
+    "expert_parallel_s": "expert_parallel_s",
+    "offload_s": "offload_s",
+    "optimizer_s": "optimizer_s",
+    "overlap_slowdown_s": "overlap_slowdown_s",
+    "step_s": "step_s",
+    "tokens_per_s": "tokens_per_s",
+    "mfu": "mfu",
+}
+
+
+@st.composite
+def cases(draw):
+    """Mostly layouts that divide their world size and batch (the interesting ones), some that do not."""
+    preset = draw(st.sampled_from(PRESETS))
+    g = draw(st.sampled_from([4, 8]))
+    t, p, c = (draw(st.sampled_from(values)) for values in ([1, 2, 4, 8], [1, 2, 3, 4, 8], [1, 2, 4]))
+    d = draw(st.sampled_from([1, 2, 4, 3]))
+    b = draw(st.sampled_from([1, 2, 4]))
+    n = t * p * c * d
+    if draw(st.integers(0, 4)) == 0 or (n > g and n % g):
+        n = g * draw(st.sampled_from([1, 2, 4, 8, 16, 3]))
+    gpu = draw(st.sampled_from(["h100-80gb", "a100-80gb", "a100-40gb", "h200"]))
+    s = draw(st.sampled_from([1024, 2048, 4096, 4096, 3000]))
+    batch = b * d * p * draw(st.sampled_from([1, 2, 4, 3]))
+    if draw(st.integers(0, 4)) == 0:
+        batch = draw(st.sampled_from([n, 64, 96, 512]))
+    layout = {
+        "world_size": n,
+        "tensor": t,
+        "pipeline": p,
+        "context": c,
+        "expert": draw(st.sampled_from([1, 1, 1, 2, 4, 8])),
+        "schedule": draw(st.integers(0, len(SCHEDULES) - 1)),
+        "virtual_stages": draw(st.sampled_from([1, 2, 3, 4])),
+        "sequence_parallel": draw(st.booleans()),
+        "micro_batch_size": b,
+        "arrangement": draw(st.integers(0, len(ARRANGEMENTS) - 1)),
+        "recompute": draw(st.integers(0, len(RECOMPUTES) - 1)),
+        "offload_optimizer": draw(st.booleans()),
+    }
+    # As the search space has them: no schedule without a pipeline, no sequence parallelism without t.
+    if layout["pipeline"] == 1:
+        layout["schedule"] = SCHEDULES.index(PipelineSchedule.one_f_one_b)
+    if SCHEDULES[layout["schedule"]] is not PipelineSchedule.interleaved:
+        layout["virtual_stages"] = 1
+    if layout["tensor"] == 1:
+        layout["sequence_parallel"] = False
+    request = SearchRequest.model_validate(
+        {
+            "model": {"preset": preset},
+            "cluster": {"world_size": n, "gpus_per_node": g, "gpu": gpu},
+            "training": {"global_batch_size": batch, "sequence_length": s},
+        }
+    )
+    return request, layout
+
+
+def _valid(prepared, layout) -> bool:
+    columns = {k: np.array([v]) for k, v in layout.items()}
+    case = prepared.case
+    problem = _first_problem(
+        case.arch,
+        *(columns[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "schedule", "virtual_stages")),
+        columns["sequence_parallel"],
+        columns["micro_batch_size"],
+        case.sequence_length,
+        case.global_batch_size,
+    )[0]
+    nontrivial = any(layout[k] > 1 for k in ("tensor", "pipeline", "context", "expert"))
+    hybrid = ARRANGEMENTS[layout["arrangement"]].value == "hybrid"
+    part_of_node = layout["world_size"] % prepared.case.gpus_per_node != 0
+    return problem < 0 and not (hybrid and (nontrivial or part_of_node))
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases())
+def test_each_layout_equals_the_plan_of_its_request(drawn):
+    request, layout = drawn
+    prepared = prepare(request)
+    body = layout_body(prepared.base, Layouts({k: np.array([v]) for k, v in layout.items()}), 0)
+    valid = _valid(prepared, layout)
+    try:
+        answer = plan(PlanRequest.model_validate(body))
+    except (DomainError, ValidationError):
+        event("refused by /v1/plan")
+        assert not valid, body
+        return
+    event("planned")
+    assert valid, body
+    columns = {k: np.array([v]) for k, v in layout.items()}
+    figures = evaluate_layouts(prepared.case, StructureTable(prepared.case), Layouts(columns))
+    memory, time = answer.memory, answer.time
+    assert int(figures.per_gpu_bytes[0]) == memory.per_gpu_bytes
+    assert int(figures.model_state_bytes[0]) == memory.model_state_bytes
+    assert int(figures.working_set_bytes[0]) == memory.working_set_bytes
+    assert int(figures.activations_bytes[0]) == memory.activations_bytes
+    assert int(figures.host_bytes[0]) == memory.host_bytes
+    assert bool(figures.fits[0]) == memory.fits
+    assert int(figures.tokens_per_step[0]) == time.tokens_per_step
+    assert int(figures.micro_batches[0]) == answer.parallelism.micro_batches
+    assert int(figures.data[0]) == answer.parallelism.data
+    for name, field in TIMES.items():
+        assert float(getattr(figures, name)[0]) == pytest.approx(getattr(time, field), rel=1e-9, abs=1e-15), (
+            name,
+            body,
+        )
+    exposed = figures.data_parallel_exposed_s[0] + figures.tensor_parallel_s[0] + figures.pipeline_p2p_s[0]
+    exposed += figures.context_parallel_s[0] + figures.expert_parallel_s[0]
+    assert float(exposed) == pytest.approx(time.exposed_communication_s, rel=1e-9, abs=1e-15)
