@@ -167,8 +167,19 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
 
 
 @dataclass(frozen=True)
+class Choices:
+    """The categorical choices every shape is evaluated under: indices into ARRANGEMENTS and RECOMPUTES."""
+
+    arrangement: list[int]
+    recompute: list[int]
+    offload_optimizer: list[bool]
+
+
+@dataclass(frozen=True)
 class Figures:
-    """Per layout: the figures of its /v1/plan answer the search ranks and reports."""
+    """The figures of each layout's /v1/plan answer the search ranks and reports. Arrays indexed
+    (shape, arrangement, recompute, offload) where they depend on all four; (shape, recompute) for the
+    compute and the model-parallel groups; (shape,) for d, m and tokens."""
 
     data: np.ndarray
     micro_batches: np.ndarray
@@ -206,12 +217,13 @@ class StructureTable:
         self.arrays: dict[str, np.ndarray] = {}
 
     def index(self, layouts: Layouts) -> np.ndarray:
-        keys = np.stack([layouts["tensor"], layouts["pipeline"], layouts["expert"], layouts["virtual_stages"]], 1)
-        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
+        code = ((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v
+        unique, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         grew = False
         local = np.empty(len(unique), dtype=np.int64)
-        for i, row in enumerate(unique.tolist()):
-            key = (row[0], row[1], row[2], row[3])
+        for i, row in enumerate(first.tolist()):
+            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
                 self.items.append(structure(self.case, *key))
@@ -253,29 +265,49 @@ class StructureTable:
         self.arrays["working"] = working
 
 
-def _combos(*columns: np.ndarray) -> list[tuple[tuple[Any, ...], np.ndarray]]:
-    """Each distinct combination of the categorical columns present, with the mask of its layouts."""
-    stacked = np.stack([np.asarray(c, dtype=np.int64) for c in columns], 1)
-    unique, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return [(tuple(row), inverse == i) for i, row in enumerate(unique.tolist())]
+def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Each combination of the categorical columns present (small non-negative ints or bools), with the
+    indices of its layouts: one stable sort of a combined code, then a slice per combination."""
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    widths = []
+    for column in columns:
+        width = int(column.max()) + 1 if len(column) else 1
+        code = code * width + column
+        widths.append(width)
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=int(np.prod(widths)))
+    found = []
+    start = 0
+    for value in np.flatnonzero(counts).tolist():
+        key = []
+        rest = value
+        for width in reversed(widths):
+            rest, digit = divmod(rest, width)
+            key.append(digit)
+        stop = start + int(counts[value])
+        found.append((tuple(reversed(key)), order[start:stop]))
+        start = stop
+    return found
 
 
-def evaluate_layouts(case: Case, table: StructureTable, layouts: Layouts) -> Figures:
-    """Every layout's figures, as service.layout.evaluate_layout computes them for one (valid) layout."""
+def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: Choices) -> Figures:
+    """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
+    (shapes, arrangements, recomputes, offloads), as service.layout.evaluate_layout computes them for one
+    valid layout. Each term is computed on the axes it depends on and broadcast."""
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
     n_world, t, p, c, e, v = (
-        layouts[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
+        shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
     )
-    b, arrangement, recompute = layouts["micro_batch_size"], layouts["arrangement"], layouts["recompute"]
-    offload, schedule, sp = layouts["offload_optimizer"], layouts["schedule"], layouts["sequence_parallel"]
+    b, schedule, sp = shapes["micro_batch_size"], shapes["schedule"], shapes["sequence_parallel"]
+    arrangements, recomputes, offloads = choices.arrangement, choices.recompute, choices.offload_optimizer
+    count = len(n_world)
     d = n_world // (t * p * c)
     m = case.global_batch_size // (b * d)
-    sid = table.index(layouts)
+    sid = table.index(shapes)
     st = table.arrays
 
     def per_stage(name: str) -> Any:
-        return st[name][sid].T  # (candidates, layouts)
+        return st[name].T[:, sid]  # (candidates, shapes)
 
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
     mesh = Mesh(n_world, g_node, **degrees)
@@ -286,141 +318,157 @@ def evaluate_layouts(case: Case, table: StructureTable, layouts: Layouts) -> Fig
     apart_k = (e > 1) & (expert_k > 0)
     dense_held = dense_k + np.where(apart_k, 0, expert_k)
     experts_held = np.where(apart_k, expert_k, 0)
-    shape_k = dense_k.shape
+    k_count = dense_k.shape[0]
+    sizes = (len(arrangements), len(recomputes), len(offloads))
 
-    # Model states, the working set and host bytes of every candidate stage, per arrangement and offload.
-    state = np.zeros(shape_k, dtype=np.int64)
-    host = np.zeros(shape_k, dtype=np.int64)
-    cpu = np.zeros(shape_k, dtype=np.int64)
-    working = np.zeros(shape_k, dtype=np.int64)
-    for (a, o), mask in _combos(arrangement, offload):
-        setup = case.setup(a, 0, bool(o))
-        prec, shard, off = setup.precision, setup.sharding, setup.offload
-        dc, ed, gd = data_context[mask], expert_data[mask], g_data[mask]
-        dense_rows = model_state_breakdown(dense_held[:, mask], dc, prec, shard, gd, off)
-        expert_rows = model_state_breakdown(experts_held[:, mask], ed, prec, shard, gd, off)
-        state[:, mask] = bytes_at(dense_rows, StateLocation.gpu) + bytes_at(expert_rows, StateLocation.gpu)
-        host[:, mask] = bytes_at(dense_rows, StateLocation.host) + bytes_at(expert_rows, StateLocation.host)
-        cpu[:, mask] = cpu_optimizer_bytes_per_gpu(
-            dense_rows, dense_held[:, mask], dc, prec, shard, off
-        ) + cpu_optimizer_bytes_per_gpu(expert_rows, experts_held[:, mask], ed, prec, shard, off)
-        working[:, mask] = st["working"][sid[mask], a].T
+    # Model states and host bytes of every candidate stage, per arrangement and offload; the working set
+    # per arrangement: (candidates, shapes, arrangements, 1, offloads) and (candidates, shapes, arrangements, 1, 1).
+    state = np.zeros((k_count, count, sizes[0], 1, sizes[2]), dtype=np.int64)
+    host = np.zeros_like(state)
+    cpu = np.zeros_like(state)
+    working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
+    for i, a in enumerate(arrangements):
+        working[:, :, i, 0, 0] = st["working"][sid, a].T
+        for j, o in enumerate(offloads):
+            setup = case.setup(a, 0, o)
+            prec, shard, off = setup.precision, setup.sharding, setup.offload
+            dense_rows = model_state_breakdown(dense_held, data_context, prec, shard, g_data, off)
+            expert_rows = model_state_breakdown(experts_held, expert_data, prec, shard, g_data, off)
+            state[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.gpu) + bytes_at(expert_rows, StateLocation.gpu)
+            host[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.host) + bytes_at(expert_rows, StateLocation.host)
+            cpu[:, :, i, 0, j] = cpu_optimizer_bytes_per_gpu(
+                dense_rows, dense_held, data_context, prec, shard, off
+            ) + cpu_optimizer_bytes_per_gpu(expert_rows, experts_held, expert_data, prec, shard, off)
 
-    # Activations of every candidate stage with its micro-batches in flight.
-    activations = np.zeros(shape_k, dtype=np.int64)
+    # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1).
+    activations = np.zeros((k_count, count, 1, sizes[1], 1), dtype=np.int64)
     shape = transformer_shape(arch)
     flash = case.scene.activations.flash_attention
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
-    for (r, q, sched), mask in _combos(recompute, sp, schedule):
-        numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, mask], p[mask], v[mask], m[mask])
+    for (q, sched), rows in _combos(sp, schedule):
+        numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows])
         layers = StageLayers(
-            layers_k[:, mask] - moe_k[:, mask],
-            moe_k[:, mask],
-            first_k[:, mask],
-            last_k[:, mask],
+            layers_k[:, rows] - moe_k[:, rows],
+            moe_k[:, rows],
+            first_k[:, rows],
+            last_k[:, rows],
             ArrayRatio(numerator, denominator),
         )
-        split = TensorSplit(t[mask], bool(q), c[mask])
-        parts = stage_activation_components(b[mask], s, shape, flash, RECOMPUTES[r], layers, split)
-        total: Any = np.zeros(shape_k, dtype=np.int64)[:, mask]
-        for value in parts.values():
-            total = total + value
-        activations[:, mask] = total
+        split = TensorSplit(t[rows], bool(q), c[rows])
+        for j, r in enumerate(recomputes):
+            parts = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split)
+            total: Any = 0
+            for value in parts.values():
+                total = total + value
+            activations[:, rows, 0, j, 0] = total
 
-    per_gpu = np.where(valid, state + working + activations, -1)
-    busiest = np.argmax(per_gpu, axis=0)
+    per_gpu = np.where(valid[:, :, None, None, None], state + working + activations, -1)
+    busiest = np.argmax(per_gpu, axis=0)[None]  # (1, shapes, arrangements, recomputes, offloads)
 
     def top(values: Any) -> Any:
-        return np.take_along_axis(values, busiest[None, :], axis=0)[0]
+        full = np.broadcast_to(values, (values.shape[0],) + busiest.shape[1:]) if values.ndim == 5 else values
+        return np.take_along_axis(full, busiest, axis=0)[0]
+
+    def staged(values: Any) -> Any:  # (candidates, shapes) -> (candidates, shapes, 1, 1, 1)
+        return values[:, :, None, None, None]
 
     top_bytes = top(per_gpu)
-    host_node: Any = host_bytes_per_node(top(host), n_world, g_node)
+    host_node: Any = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
     fits = top_bytes <= case.scene.usable_bytes
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
 
-    # Compute: the slowest stage's micro-batches by the efficiency model; the bubble by the schedule.
-    first_setup = case.setup(0)
+    # Compute: the slowest stage's micro-batches by the efficiency model, per recompute: (shapes, recomputes).
+    first_setup = case.setup(arrangements[0])
     eff = first_setup.efficiency
     assert eff is not None
     active = active_parameter_count(arch)
     per_token = float(model_flops_per_token(active, first_setup.flop_shape, s))
-    compute_s = np.zeros(len(layouts))
-    forward_s = np.zeros(len(layouts))
+    compute_s = np.zeros((count, sizes[1]))
+    forward_s = np.zeros((count, sizes[1]))
     slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
-    for (r, last), mask in _combos(recompute, slowest_last):
-        micro = micro_batch_compute(
-            eff, b[mask], s, RECOMPUTES[r], per_token, slowest_layers[mask], t[mask], c[mask], bool(last)
-        )
-        compute_s[mask] = m[mask] * micro.total_s
-        forward_s[mask] = m[mask] * micro.forward_s
+    for (last,), rows in _combos(slowest_last):
+        for j, r in enumerate(recomputes):
+            micro = micro_batch_compute(
+                eff, b[rows], s, RECOMPUTES[r], per_token, slowest_layers[rows], t[rows], c[rows], bool(last)
+            )
+            compute_s[rows, j] = m[rows] * micro.total_s
+            forward_s[rows, j] = m[rows] * micro.forward_s
     backward_s = compute_s - forward_s
-    bubble_s = np.zeros(len(layouts))
-    for (sched,), mask in _combos(schedule):
-        numerator, denominator = bubble_ratio(SCHEDULES[sched], p[mask], v[mask], m[mask])
-        bubble_s[mask] = compute_s[mask] * (numerator / denominator)
+    idle = np.zeros(count)
+    for (sched,), rows in _combos(schedule):
+        numerator, denominator = bubble_ratio(SCHEDULES[sched], p[rows], v[rows], m[rows])
+        idle[rows] = numerator / denominator
+    bubble_s = compute_s * idle[:, None]
 
     # Model-parallel groups: their calls on the critical path, ring attention's hidden but for one step.
-    group_s = {g: np.zeros(len(layouts)) for g in MODEL_GROUPS}
-    for (q, r), mask in _combos(sp, recompute == RECOMPUTES.index(Recompute.full)):
-        masked: dict[str, Any] = {name: values[mask] for name, values in degrees.items()}
-        sub = Mesh(n_world[mask], g_node, sequence_parallel=bool(q), **masked)
-        work = StageWork(st["max_layers"][sid[mask]], st["max_moe_layers"][sid[mask]], m[mask], b[mask], s, bool(r))
-        calls = model_parallel_calls(sub, arch, work)
-        for g in MODEL_GROUPS:
-            group_s[g][mask] = exposed_group_s(calls, g, first_setup, forward_s[mask], backward_s[mask])
+    group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
+    for (q,), rows in _combos(sp):
+        masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
+        sub = Mesh(n_world[rows], g_node, sequence_parallel=bool(q), **masked)
+        for j, r in enumerate(recomputes):
+            full = RECOMPUTES[r] is Recompute.full
+            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            calls = model_parallel_calls(sub, arch, work)
+            for g in MODEL_GROUPS:
+                group_s[g][rows, j] = exposed_group_s(calls, g, first_setup, forward_s[rows, j], backward_s[rows, j])
 
-    # The data-parallel groups on the busiest stage's share, offload and the optimizer step.
-    top_dense, top_experts, top_layers = top(dense_held), top(experts_held), top(layers_k)
-    top_apart = top(apart_k)
+    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
+    # and offload: (shapes, recomputes) each.
+    top_dense, top_experts = top(staged(dense_held)), top(staged(experts_held))
+    top_layers, top_apart = top(staged(layers_k)), top(staged(apart_k))
+    top_cpu = top(cpu)
     trivial = (t == 1) & (p == 1) & (c == 1) & (e == 1)
     expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // (t * e)))
-    data_total = np.zeros(len(layouts))
-    data_exposed = np.zeros(len(layouts))
-    pcie = np.zeros(len(layouts), dtype=np.int64)
-    optimizer_s = np.zeros(len(layouts))
-    for (a, o), mask in _combos(arrangement, offload):
-        setup = case.setup(a, 0, bool(o))
-        mm, fw, bw = m[mask], forward_s[mask] / m[mask], backward_s[mask] / m[mask]
-        collectives = step_collectives(setup.precision, setup.sharding, mm)
-        dense = data_group_time(
-            collectives, top_dense[mask], data_context[mask], g_data[mask], setup, mm, fw, bw, top_layers[mask]
-        )[False]
-        experts = data_group_time(
-            collectives,
-            top_experts[mask],
-            expert_data[mask],
-            expert_per_node[mask],
-            setup,
-            mm,
-            fw,
-            bw,
-            top_layers[mask],
-        )[False]
-        # /v1/plan prices a layout without model parallelism by service.evaluate, whose data group is there
-        # even on one GPU (NCCL's call latency on a ring of one); service.layout skips a group of one.
-        has_dense = (data_context[mask] > 1) | trivial[mask]
-        has_experts = top_apart[mask] & (expert_data[mask] > 1)
-        data_total[mask] = np.where(has_dense, dense.total_s, 0.0) + np.where(has_experts, experts.total_s, 0.0)
-        data_exposed[mask] = np.where(has_dense, dense.exposed_s, 0.0) + np.where(has_experts, experts.exposed_s, 0.0)
-        prec, shard, off = setup.precision, setup.sharding, setup.offload
-        pcie[mask] = pcie_bytes_per_gpu(top_dense[mask], data_context[mask], prec, shard, off, mm) + np.where(
-            top_apart[mask], pcie_bytes_per_gpu(top_experts[mask], expert_data[mask], prec, shard, off, mm), 0
-        )
-        degree = shard_degree(data_context[mask], g_data[mask], shard)
-        expert_degree = shard_degree(expert_data[mask], g_data[mask], shard)
-        optimizer_s[mask] = optimizer_step_seconds(setup, top_dense[mask], degree) + np.where(
-            top_apart[mask], optimizer_step_seconds(setup, top_experts[mask], expert_degree), 0.0
-        )
+    # /v1/plan prices a layout without model parallelism by service.evaluate, whose data group is there even
+    # on one GPU (NCCL's call latency on a ring of one); service.layout leaves a group of one out.
+    has_dense = ((data_context > 1) | trivial)[:, None]
+    col = (slice(None), None)
+    mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
+    full_shape = busiest.shape[1:]
+    data_total = np.zeros(full_shape)
+    data_exposed = np.zeros(full_shape)
+    pcie = np.zeros(full_shape, dtype=np.int64)
+    optimizer_s = np.zeros(full_shape)
+    for i, a in enumerate(arrangements):
+        for j, o in enumerate(offloads):
+            setup = case.setup(a, 0, o)
+            at = (slice(None), i, slice(None), j)
+            collectives = step_collectives(setup.precision, setup.sharding, mm)
+            dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
+            dense = data_group_time(
+                collectives, dense_p, data_context[col], g_data[col], setup, mm, fw, bw, layers_top
+            )[False]
+            experts = data_group_time(
+                collectives, expert_p, expert_data[col], expert_per_node[col], setup, mm, fw, bw, layers_top
+            )[False]
+            has_experts = top_apart[at] & (expert_data[col] > 1)
+            data_total[at] = np.where(has_dense, dense.total_s, 0.0) + np.where(has_experts, experts.total_s, 0.0)
+            data_exposed[at] = np.where(has_dense, dense.exposed_s, 0.0) + np.where(has_experts, experts.exposed_s, 0.0)
+            prec, shard, off = setup.precision, setup.sharding, setup.offload
+            pcie[at] = pcie_bytes_per_gpu(dense_p, data_context[col], prec, shard, off, mm) + np.where(
+                top_apart[at], pcie_bytes_per_gpu(expert_p, expert_data[col], prec, shard, off, mm), 0
+            )
+            degree = shard_degree(data_context[col], g_data[col], shard)
+            expert_degree = shard_degree(expert_data[col], g_data[col], shard)
+            optimizer_s[at] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
+                top_apart[at], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
+            )
+    per_node = n_world[:, None, None, None]
     offload_s = pcie / first_setup.links.host_bytes_per_s + (
-        host_bytes_per_node(top(cpu), n_world, g_node) / first_setup.host_memory_bytes_per_s
+        host_bytes_per_node(top_cpu, per_node, g_node) / first_setup.host_memory_bytes_per_s
     )
     slowdown_s = overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
-    step_s = compute_s + bubble_s + exposed + data_exposed + offload_s + optimizer_s + slowdown_s
+
+    def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
+        return values[:, None, :, None]
+
+    step_s = grid(compute_s) + grid(bubble_s) + grid(exposed) + data_exposed + offload_s + optimizer_s + slowdown_s
     tokens: Any = tokens_per_step(d, b, s, m)
     model_flops = per_token * tokens
+    wide = (slice(None), None, None, None)
     return Figures(
         data=d,
         micro_batches=m,
@@ -428,7 +476,7 @@ def evaluate_layouts(case: Case, table: StructureTable, layouts: Layouts) -> Fig
         model_state_bytes=top(state),
         working_set_bytes=top(working),
         activations_bytes=top(activations),
-        busiest_stage=top(stage_k),
+        busiest_stage=top(staged(stage_k)),
         host_bytes=host_node,
         fits=fits,
         tokens_per_step=tokens,
@@ -444,6 +492,6 @@ def evaluate_layouts(case: Case, table: StructureTable, layouts: Layouts) -> Fig
         optimizer_s=optimizer_s,
         overlap_slowdown_s=slowdown_s,
         step_s=step_s,
-        tokens_per_s=tokens_per_second(tokens, step_s),
-        mfu=flops_utilisation(model_flops, step_s, n_world, first_setup.peak_flops_per_s),
+        tokens_per_s=tokens_per_second(tokens[wide], step_s),
+        mfu=flops_utilisation(model_flops[wide], step_s, n_world[wide], first_setup.peak_flops_per_s),
     )

@@ -21,10 +21,12 @@ from models.search import SearchLayout, SearchObjective, SearchRequest, SearchRe
 from models.training import Training
 from service import resolve
 from service.errors import MissingArchitecture, SearchTooLarge
-from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Case, Layouts, StructureTable, evaluate_layouts
+from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Case, Layouts, StructureTable, evaluate_grid
 from service.numeric import group_digits
 from service.search_space import Candidates, Space, candidates, space
 from service.work_budget import WorkBudget
+
+CHOICE_COLUMNS = ("arrangement", "recompute", "offload_optimizer")
 
 
 @dataclass(frozen=True)
@@ -91,24 +93,33 @@ class Ranked:
 
 
 def evaluate_space(case: Case, found: Space, budget: WorkBudget | None = None) -> Ranked:
+    """Every valid layout, block by block; the fitting ones kept with their step and rate."""
     table = StructureTable(case)
-    kept: list[Layouts] = []
+    choices = found.choices
+    kept: dict[str, list[np.ndarray]] = {name: [] for name in (*found.shapes, *CHOICE_COLUMNS)}
     steps: list[np.ndarray] = []
     rates: list[np.ndarray] = []
     evaluated = 0
-    for block in found.chunks():
+    for _, block in found.blocks():
         if budget is not None:
             budget.check()
-        figures = evaluate_layouts(case, table, block)
-        evaluated += len(block)
-        fit = figures.fits
-        kept.append(block.take(fit))
-        steps.append(figures.step_s[fit])
-        rates.append((figures.tokens_per_s / block["world_size"])[fit])
-    if not kept:
-        empty = Layouts({name: np.zeros(0, dtype=np.int64) for name in found.shapes | found.categorical})
+        figures = evaluate_grid(case, table, block, choices)
+        valid = found.valid(block.columns)
+        evaluated += int(valid.sum())
+        fit = figures.fits & valid
+        shape, a, r, o = np.nonzero(fit)
+        for name, values in block.columns.items():
+            kept[name].append(values[shape])
+        kept["arrangement"].append(np.array(choices.arrangement)[a])
+        kept["recompute"].append(np.array(choices.recompute)[r])
+        kept["offload_optimizer"].append(np.array(choices.offload_optimizer, dtype=bool)[o])
+        step = figures.step_s[fit]
+        steps.append(step)
+        rates.append(figures.tokens_per_step[shape] / step / block["world_size"][shape])
+    if not steps:
+        empty = Layouts({name: np.zeros(0, dtype=np.int64) for name in kept})
         return Ranked(empty, np.zeros(0), np.zeros(0), 0)
-    columns = {name: np.concatenate([k[name] for k in kept]) for name in kept[0].columns}
+    columns = {name: np.concatenate(values) for name, values in kept.items()}
     return Ranked(Layouts(columns), np.concatenate(steps), np.concatenate(rates), evaluated)
 
 

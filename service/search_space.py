@@ -32,12 +32,12 @@ from models.parallelism import PipelineSchedule
 from models.search import SearchRestrict
 from service.architecture import Architecture
 from service.arrangements import canonical_name, sharding_for
-from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Layouts
+from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Choices, Layouts
 
 DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
 DEFAULT_VIRTUAL_STAGES = tuple(range(2, 9))
 MAX_DEFAULT_MICRO_BATCH = 64
-CHUNK_LAYOUTS = 65_536
+CHUNK_LAYOUTS = 262_144
 
 REASONS = (
     "degrees do not divide the world size (/parallelism)",
@@ -144,49 +144,54 @@ def candidates(
 
 @dataclass(frozen=True)
 class Space:
-    """The valid model-parallel shapes (one row each), crossed with every categorical choice on demand."""
+    """The valid shapes (world size, degrees, schedule, sequence parallelism, micro-batch size; one row each),
+    each evaluated under every categorical choice (hybrid only where /v1/plan models it)."""
 
-    shapes: dict[str, np.ndarray]  # world_size ... micro_batch_size, one entry per valid shape
-    categorical: dict[str, np.ndarray]  # arrangement, recompute, offload_optimizer: one entry per choice
+    shapes: dict[str, np.ndarray]
+    choices: Choices
     skipped: dict[str, int]
-
     gpus_per_node: int
 
     @property
     def size(self) -> int:
-        hybrid_ok = self._hybrid_ok()
-        return int(len(hybrid_ok) * self._choices() - (~hybrid_ok).sum() * self._hybrid_choices())
+        """Valid layouts: every shape under every choice, less hybrid where it is not modelled."""
+        hybrid_ok = self.hybrid_ok(self.shapes)
+        per_shape = len(self.choices.arrangement) * len(self.choices.recompute) * len(self.choices.offload_optimizer)
+        return int(len(hybrid_ok) * per_shape - (~hybrid_ok).sum() * self._hybrid_choices())
 
-    def _hybrid_ok(self) -> np.ndarray:
+    def hybrid_ok(self, shapes: dict[str, np.ndarray]) -> np.ndarray:
         """Hybrid sharding (ZeRO-3 in a node, replicas across nodes) is planned without model parallelism,
         on whole nodes."""
-        s = self.shapes
+        s = shapes
         trivial = (s["tensor"] == 1) & (s["pipeline"] == 1) & (s["context"] == 1) & (s["expert"] == 1)
         ok: np.ndarray = trivial & (s["world_size"] % self.gpus_per_node == 0)
         return ok
 
-    def _choices(self) -> int:
-        return len(self.categorical["arrangement"])
-
     def _hybrid_choices(self) -> int:
-        return int((self.categorical["arrangement"] == ARRANGEMENTS.index(ArrangementName.hybrid)).sum())
+        hybrid = ARRANGEMENTS.index(ArrangementName.hybrid)
+        if hybrid not in self.choices.arrangement:
+            return 0
+        return len(self.choices.recompute) * len(self.choices.offload_optimizer)
 
-    def chunks(self, size: int = CHUNK_LAYOUTS) -> Any:
-        """The valid layouts, in blocks of about ``size``: each shape crossed with every categorical choice."""
-        per_shape = self._choices()
+    def valid(self, shapes: dict[str, np.ndarray]) -> np.ndarray:
+        """(shapes, arrangements, recomputes, offloads): whether each combination is a valid layout."""
+        c = self.choices
+        valid = np.ones(
+            (len(shapes["world_size"]), len(c.arrangement), len(c.recompute), len(c.offload_optimizer)), bool
+        )
+        hybrid = ARRANGEMENTS.index(ArrangementName.hybrid)
+        if hybrid in c.arrangement:
+            valid[:, c.arrangement.index(hybrid)] = self.hybrid_ok(shapes)[:, None, None]
+        return valid
+
+    def blocks(self, size: int = CHUNK_LAYOUTS) -> Any:
+        """(first shape index, Layouts of the shapes) in blocks of about ``size`` layouts."""
+        c = self.choices
+        per_shape = len(c.arrangement) * len(c.recompute) * len(c.offload_optimizer)
         step = max(1, size // per_shape)
-        hybrid = self.categorical["arrangement"] == ARRANGEMENTS.index(ArrangementName.hybrid)
         total = len(self.shapes["world_size"])
         for start in range(0, total, step):
-            rows = np.arange(start, min(total, start + step))
-            shape_index = np.repeat(rows, per_shape)
-            choice_index = np.tile(np.arange(per_shape), len(rows))
-            hybrid_ok = self._hybrid_ok()[shape_index]
-            keep = hybrid_ok | ~hybrid[choice_index]
-            shape_index, choice_index = shape_index[keep], choice_index[keep]
-            columns = {name: values[shape_index] for name, values in self.shapes.items()}
-            columns |= {name: values[choice_index] for name, values in self.categorical.items()}
-            yield Layouts(columns)
+            yield start, Layouts({name: values[start : start + step] for name, values in self.shapes.items()})
 
 
 def space(
@@ -238,18 +243,12 @@ def space(
         "sequence_parallel": sp[valid],
         "micro_batch_size": b[valid],
     }
-    arrangement, recompute, offload = np.meshgrid(
-        np.array([ARRANGEMENTS.index(a) for a in cand.arrangement]),
-        np.array([RECOMPUTES.index(r) for r in cand.recompute]),
-        np.array(cand.offload_optimizer),
-        indexing="ij",
+    choices = Choices(
+        [ARRANGEMENTS.index(a) for a in cand.arrangement],
+        [RECOMPUTES.index(r) for r in cand.recompute],
+        list(cand.offload_optimizer),
     )
-    categorical = {
-        "arrangement": arrangement.reshape(-1),
-        "recompute": recompute.reshape(-1),
-        "offload_optimizer": offload.reshape(-1).astype(bool),
-    }
-    return Space(shapes, categorical, skipped, gpus_per_node)
+    return Space(shapes, choices, skipped, gpus_per_node)
 
 
 def _first_problem(

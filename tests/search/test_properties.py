@@ -7,6 +7,8 @@ valid layout every figure the vectorised engine computes must equal the plan of 
 bytes exactly, times to 1e-9.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
@@ -17,10 +19,10 @@ from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest
 from models.search import SearchRequest
 from service.errors import DomainError
-from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Layouts, StructureTable, evaluate_layouts
+from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Choices, Layouts, StructureTable, evaluate_grid
 from service.planner import plan
 from service.search import layout_body, prepare
-from service.search_space import _first_problem
+from service.search_space import _first_problem, space
 
 PRESETS = ["llama-3-8b", "llama-3.2-1b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b", "gemma-2-9b", "deepseek-v3"]
 EXACT = ("per_gpu_bytes", "model_state_bytes", "activations_bytes", "working_set_bytes", "tokens_per_step")
@@ -119,8 +121,11 @@ def test_each_layout_equals_the_plan_of_its_request(drawn):
         return
     event("planned")
     assert valid, body
-    columns = {k: np.array([v]) for k, v in layout.items()}
-    figures = evaluate_layouts(prepared.case, StructureTable(prepared.case), Layouts(columns))
+    choices = Choices([layout.pop("arrangement")], [layout.pop("recompute")], [layout.pop("offload_optimizer")])
+    shape = Layouts({k: np.array([v]) for k, v in layout.items()})
+    grid = evaluate_grid(prepared.case, StructureTable(prepared.case), shape, choices)
+    # One shape under one choice: every array holds one value, whatever axes it has.
+    figures = SimpleNamespace(**{k: np.asarray(v).reshape(-1) for k, v in vars(grid).items()})
     memory, time = answer.memory, answer.time
     assert int(figures.per_gpu_bytes[0]) == memory.per_gpu_bytes
     assert int(figures.model_state_bytes[0]) == memory.model_state_bytes
@@ -139,3 +144,52 @@ def test_each_layout_equals_the_plan_of_its_request(drawn):
     exposed = figures.data_parallel_exposed_s[0] + figures.tensor_parallel_s[0] + figures.pipeline_p2p_s[0]
     exposed += figures.context_parallel_s[0] + figures.expert_parallel_s[0]
     assert float(exposed) == pytest.approx(time.exposed_communication_s, rel=1e-9, abs=1e-15)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.sampled_from(["llama-3-8b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b"]),
+    st.sampled_from([[8, 16], [16, 32, 64], [24]]),
+    st.sampled_from([2048, 4096]),
+    st.sampled_from([64, 96]),
+    st.randoms(use_true_random=False),
+)
+def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, sizes, s, batch, rng):
+    """Many shapes under every arrangement, recompute and offload at once (the broadcasting the search does):
+    sampled cells, valid or not for hybrid, against /v1/plan."""
+    request = SearchRequest.model_validate(
+        {
+            "model": {"preset": preset},
+            "cluster": {"world_size": sizes, "gpus_per_node": 8, "gpu": "h100-80gb"},
+            "training": {"global_batch_size": batch, "sequence_length": s},
+            "restrict": {"context": [1, 2], "micro_batch_size": [1, 2], "virtual_stages": [2]},
+        }
+    )
+    prepared = prepare(request)
+    case = prepared.case
+    found = space(case.arch, prepared.candidates, s, batch, 8)
+    table = StructureTable(case)
+    for _, block in found.blocks():
+        grid = evaluate_grid(case, table, block, found.choices)
+        valid = found.valid(block.columns)
+        for _ in range(6):
+            cell = tuple(rng.randrange(size) for size in valid.shape)
+            i, a, r, o = cell
+            columns = {k: v[i : i + 1] for k, v in block.columns.items()}
+            columns |= {
+                "arrangement": np.array([found.choices.arrangement[a]]),
+                "recompute": np.array([found.choices.recompute[r]]),
+                "offload_optimizer": np.array([found.choices.offload_optimizer[o]]),
+            }
+            body = layout_body(prepared.base, Layouts(columns), 0)
+            try:
+                answer = plan(PlanRequest.model_validate(body))
+            except (DomainError, ValidationError):
+                assert not valid[cell], body
+                continue
+            assert valid[cell], body
+            assert int(grid.per_gpu_bytes[cell]) == answer.memory.per_gpu_bytes, body
+            assert bool(grid.fits[cell]) == answer.memory.fits, body
+            assert float(grid.step_s[cell]) == pytest.approx(answer.time.step_s, rel=1e-9), body
+            assert float(grid.mfu[cell]) == pytest.approx(answer.time.mfu, rel=1e-9), body
+            assert float(grid.compute_s[i, r]) == pytest.approx(answer.time.compute_s, rel=1e-9), body
