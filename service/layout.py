@@ -137,7 +137,8 @@ class LayoutEvaluation:
 def layout_units(arch: Architecture, mesh: Mesh) -> Units:
     """FSDP units as one GPU holds them: a block's, the embedding's and the output layer's share."""
     t, e = mesh.tensor, mesh.expert
-    blocks = {sum(rank_parameters(layer_split(arch, i), t, e)) for i in range(arch.layers)}
+    kinds = {is_moe_layer(arch, i): i for i in range(arch.layers)}  # a layer's split depends on its kind alone
+    blocks = {sum(rank_parameters(layer_split(arch, i), t, e)) for i in kinds.values()}
     block = max(blocks)
     embedding = rank_parameters(embedding_split(arch, t), t, e)[0]
     output = rank_parameters(output_split(arch, t, mesh.pipeline), t, e)[0]
@@ -179,6 +180,7 @@ def _stage(
     b: int,
     s: int,
     counted: bool,
+    units: Units | None,
 ) -> StageEvaluation:
     precision, sharding, offload = setup.precision, setup.sharding, setup.offload
     g = mesh.members_per_node(Group.data)
@@ -193,7 +195,6 @@ def _stage(
         cpu += int(cpu_optimizer_bytes_per_gpu(expert_rows, experts, mesh.expert_data, precision, sharding, offload))
     model_state = int(bytes_at(rows, StateLocation.gpu)) + int(bytes_at(expert_rows, StateLocation.gpu))
     host = int(bytes_at(rows, StateLocation.host)) + int(bytes_at(expert_rows, StateLocation.host))
-    units = layout_units(arch, mesh) if setup.units is not None else None
     working = working_set_rows(share.parameters, precision, sharding, units, setup.bucket_bytes, setup.overlap)
     flight = in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m)
     activations: dict[str, int] = {}
@@ -338,7 +339,8 @@ def evaluate_layout(
 ) -> LayoutEvaluation:
     m, b, s = micro_batches, micro_batch_size, sequence_length
     shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages)
-    stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted) for share in shares]
+    units = layout_units(arch, mesh) if setup.units is not None else None
+    stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]
     busiest = max(range(len(stages)), key=lambda i: stages[i].per_gpu_bytes)
     top = stages[busiest]
 

@@ -184,11 +184,11 @@ class Figures:
     data: np.ndarray
     micro_batches: np.ndarray
     per_gpu_bytes: np.ndarray
-    model_state_bytes: np.ndarray
-    working_set_bytes: np.ndarray
-    activations_bytes: np.ndarray
+    model_state_bytes: np.ndarray | None  # these four with detail only
+    working_set_bytes: np.ndarray | None
+    activations_bytes: np.ndarray | None
+    host_bytes: np.ndarray | None
     busiest_stage: np.ndarray
-    host_bytes: np.ndarray
     fits: np.ndarray
     tokens_per_step: np.ndarray
     compute_s: np.ndarray
@@ -290,10 +290,13 @@ def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
     return found
 
 
-def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: Choices) -> Figures:
+def evaluate_grid(
+    case: Case, table: StructureTable, shapes: Layouts, choices: Choices, detail: bool = False
+) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
     (shapes, arrangements, recomputes, offloads), as service.layout.evaluate_layout computes them for one
-    valid layout. Each term is computed on the axes it depends on and broadcast."""
+    valid layout. Each term is computed on the axes it depends on and broadcast. ``detail``: also the busiest
+    stage's model states, working set, activations and host bytes (what ranking does not need)."""
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
     n_world, t, p, c, e, v = (
         shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
@@ -323,22 +326,30 @@ def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: C
 
     # Model states and host bytes of every candidate stage, per arrangement and offload; the working set
     # per arrangement: (candidates, shapes, arrangements, 1, offloads) and (candidates, shapes, arrangements, 1, 1).
-    state = np.zeros((k_count, count, sizes[0], 1, sizes[2]), dtype=np.int64)
-    host = np.zeros_like(state)
-    cpu = np.zeros_like(state)
+    # Model states depend on the structure and d x c alone: computed once per distinct pair, then spread.
+    pair = sid * (int(data_context.max()) + 1) + data_context
+    _, first, spread = np.unique(pair, return_index=True, return_inverse=True)
+    spread = spread.reshape(-1)
+    held_d, held_e = dense_held[:, first], experts_held[:, first]
+    dc, ed, gd = data_context[first], expert_data[first], g_data[first]
+    unique_shape = (k_count, len(first), sizes[0], 1, sizes[2])
+    state_u = np.zeros(unique_shape, dtype=np.int64)
+    host_u = np.zeros_like(state_u)
+    cpu_u = np.zeros_like(state_u)
     working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
     for i, a in enumerate(arrangements):
         working[:, :, i, 0, 0] = st["working"][sid, a].T
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             prec, shard, off = setup.precision, setup.sharding, setup.offload
-            dense_rows = model_state_breakdown(dense_held, data_context, prec, shard, g_data, off)
-            expert_rows = model_state_breakdown(experts_held, expert_data, prec, shard, g_data, off)
-            state[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.gpu) + bytes_at(expert_rows, StateLocation.gpu)
-            host[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.host) + bytes_at(expert_rows, StateLocation.host)
-            cpu[:, :, i, 0, j] = cpu_optimizer_bytes_per_gpu(
-                dense_rows, dense_held, data_context, prec, shard, off
-            ) + cpu_optimizer_bytes_per_gpu(expert_rows, experts_held, expert_data, prec, shard, off)
+            dense_rows = model_state_breakdown(held_d, dc, prec, shard, gd, off)
+            expert_rows = model_state_breakdown(held_e, ed, prec, shard, gd, off)
+            state_u[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.gpu) + bytes_at(expert_rows, StateLocation.gpu)
+            host_u[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.host) + bytes_at(expert_rows, StateLocation.host)
+            cpu_u[:, :, i, 0, j] = cpu_optimizer_bytes_per_gpu(
+                dense_rows, held_d, dc, prec, shard, off
+            ) + cpu_optimizer_bytes_per_gpu(expert_rows, held_e, ed, prec, shard, off)
+    state, host, cpu = state_u[:, spread], host_u[:, spread], cpu_u[:, spread]
 
     # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1).
     activations = np.zeros((k_count, count, 1, sizes[1], 1), dtype=np.int64)
@@ -365,17 +376,27 @@ def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: C
 
     per_gpu = np.where(valid[:, :, None, None, None], state + working + activations, -1)
     busiest = np.argmax(per_gpu, axis=0)[None]  # (1, shapes, arrangements, recomputes, offloads)
+    cells = busiest.shape[1:]
+    at_shape = np.arange(count)[:, None, None, None] * k_count + busiest[0]
+
+    chosen = [busiest[0] == k for k in range(1, k_count)]
 
     def top(values: Any) -> Any:
-        full = np.broadcast_to(values, (values.shape[0],) + busiest.shape[1:]) if values.ndim == 5 else values
-        return np.take_along_axis(full, busiest, axis=0)[0]
+        """Each layout's value at its busiest stage: candidate 0's, replaced where another is the busiest."""
+        out = np.broadcast_to(values[0], busiest.shape[1:])
+        for k in range(1, k_count):
+            out = np.where(chosen[k - 1], values[k], out)
+        return np.array(out)
 
-    def staged(values: Any) -> Any:  # (candidates, shapes) -> (candidates, shapes, 1, 1, 1)
-        return values[:, :, None, None, None]
+    def staged(values: Any) -> Any:
+        """A (candidates, shapes) figure at each layout's busiest stage: one gather."""
+        return np.ascontiguousarray(values.T).reshape(-1)[at_shape]
 
-    top_bytes = top(per_gpu)
-    host_node: Any = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
+    top_bytes = per_gpu.max(axis=0)  # the busiest stage's, by its definition
+    host_node: Any = None
     fits = top_bytes <= case.scene.usable_bytes
+    if detail or case.scene.host_memory_bytes is not None:
+        host_node = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
 
@@ -416,8 +437,10 @@ def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: C
 
     # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
     # and offload: (shapes, recomputes) each.
-    top_dense, top_experts = top(staged(dense_held)), top(staged(experts_held))
-    top_layers, top_apart = top(staged(layers_k)), top(staged(apart_k))
+    top_dense, top_layers = staged(dense_held), staged(layers_k)
+    experts_anywhere = bool(apart_k.any())
+    top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
+    top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
     top_cpu = top(cpu)
     trivial = (t == 1) & (p == 1) & (c == 1) & (e == 1)
     expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // (t * e)))
@@ -431,29 +454,39 @@ def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: C
     data_exposed = np.zeros(full_shape)
     pcie = np.zeros(full_shape, dtype=np.int64)
     optimizer_s = np.zeros(full_shape)
+    wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
+    fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
     for i, a in enumerate(arrangements):
+        # The collectives' time depends on the offload choice only through the busiest stage's share: one
+        # evaluation over (shapes, recomputes, offloads).
+        setup = case.setup(a)
+        at = (slice(None), i)
+        collectives = step_collectives(setup.precision, setup.sharding, m3)
+        dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
+        dense = data_group_time(
+            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
+        )[False]
+        data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
+        data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
+        if experts_anywhere:
+            experts = data_group_time(
+                collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
+            )[False]
+            has_experts = top_apart[at] & (expert_data[wide3] > 1)
+            data_total[at] += np.where(has_experts, experts.total_s, 0.0)
+            data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
-            at = (slice(None), i, slice(None), j)
-            collectives = step_collectives(setup.precision, setup.sharding, mm)
-            dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-            dense = data_group_time(
-                collectives, dense_p, data_context[col], g_data[col], setup, mm, fw, bw, layers_top
-            )[False]
-            experts = data_group_time(
-                collectives, expert_p, expert_data[col], expert_per_node[col], setup, mm, fw, bw, layers_top
-            )[False]
-            has_experts = top_apart[at] & (expert_data[col] > 1)
-            data_total[at] = np.where(has_dense, dense.total_s, 0.0) + np.where(has_experts, experts.total_s, 0.0)
-            data_exposed[at] = np.where(has_dense, dense.exposed_s, 0.0) + np.where(has_experts, experts.exposed_s, 0.0)
+            cell = (slice(None), i, slice(None), j)
+            dense_p, expert_p = top_dense[cell], top_experts[cell]
             prec, shard, off = setup.precision, setup.sharding, setup.offload
-            pcie[at] = pcie_bytes_per_gpu(dense_p, data_context[col], prec, shard, off, mm) + np.where(
-                top_apart[at], pcie_bytes_per_gpu(expert_p, expert_data[col], prec, shard, off, mm), 0
+            pcie[cell] = pcie_bytes_per_gpu(dense_p, data_context[col], prec, shard, off, mm) + np.where(
+                top_apart[cell], pcie_bytes_per_gpu(expert_p, expert_data[col], prec, shard, off, mm), 0
             )
             degree = shard_degree(data_context[col], g_data[col], shard)
             expert_degree = shard_degree(expert_data[col], g_data[col], shard)
-            optimizer_s[at] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
-                top_apart[at], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
+            optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
+                top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
             )
     per_node = n_world[:, None, None, None]
     offload_s = pcie / first_setup.links.host_bytes_per_s + (
@@ -473,10 +506,10 @@ def evaluate_grid(case: Case, table: StructureTable, shapes: Layouts, choices: C
         data=d,
         micro_batches=m,
         per_gpu_bytes=top_bytes,
-        model_state_bytes=top(state),
-        working_set_bytes=top(working),
-        activations_bytes=top(activations),
-        busiest_stage=top(staged(stage_k)),
+        model_state_bytes=top(state) if detail else None,
+        working_set_bytes=top(working) if detail else None,
+        activations_bytes=top(activations) if detail else None,
+        busiest_stage=staged(stage_k),
         host_bytes=host_node,
         fits=fits,
         tokens_per_step=tokens,

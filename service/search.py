@@ -222,15 +222,19 @@ def why(objective: SearchObjective, rank: int, answer: PlanResponse, body: dict[
     if runner_up is None:
         return head + "; no other layout fits"
     other_body, other_step, other_rate = runner_up
+    differences = _differences(body, other_body)
     if objective is SearchObjective.gpus and other_body["cluster"]["world_size"] != answer.world_size:
         edge = f"needs fewer GPUs than the next layout ({group_digits(other_body['cluster']['world_size'])})"
-    elif objective is SearchObjective.tokens_per_s_per_gpu:
+        return f"{head}; {edge}, which differs in: {differences}"
+    if objective is SearchObjective.tokens_per_s_per_gpu:
         gain = time.tokens_per_s_per_gpu / other_rate - 1 if other_rate else 0.0
         edge = f"{gain:.2%} more tokens/s per GPU than the next layout"
     else:
         gain = other_step / time.step_s - 1 if time.step_s else 0.0
-        edge = f"{gain:.2%} faster than the next layout ({other_step:.4g} s)"
-    return f"{head}; {edge}, which differs in: {_differences(body, other_body)}"
+        edge = f"a {gain:.2%} shorter step than the next layout ({other_step:.4g} s)"
+    if gain == 0:
+        return f"{head}; level with the next layout, which differs in {differences}: a choice that changes nothing here"
+    return f"{head}; {edge}, which differs in: {differences}"
 
 
 def _row(
@@ -285,7 +289,8 @@ def search(request: SearchRequest, max_layouts: int, budget: WorkBudget | None =
         body = layout_body(prepared.base, ranked.layouts, i)
         n, step = int(ranked.layouts["world_size"][i]), float(ranked.step_s[i])
         reason = f"the fastest layout that fits on {group_digits(n)} GPUs (step {step:.4g} s)" + (
-            f"; {previous[1] / step - 1:.2%} faster than the best on {group_digits(previous[0])} GPUs"
+            f"; its step is {1 - step / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} "
+            f"GPUs ({previous[1]:.4g} s)"
             if previous
             else "; no fitting layout needs fewer GPUs"
         )

@@ -142,10 +142,14 @@ def stage_shares(
 ) -> list[StageShare]:
     """Each stage's layers and the parameters one of its GPUs holds."""
     shares = []
+    kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
     for stage, indices in enumerate(stage_layer_indices(arch.layers, pipeline, virtual_stages)):
         split = Split()
         for index in indices:
-            split = split + layer_split(arch, index)
+            kind = is_moe_layer(arch, index)
+            if kind not in kinds:
+                kinds[kind] = layer_split(arch, index)
+            split = split + kinds[kind]
         first, last = stage == 0, stage == pipeline - 1
         dense, experts = rank_parameters(split, tensor, expert)
         if first:

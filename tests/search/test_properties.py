@@ -123,7 +123,7 @@ def test_each_layout_equals_the_plan_of_its_request(drawn):
     assert valid, body
     choices = Choices([layout.pop("arrangement")], [layout.pop("recompute")], [layout.pop("offload_optimizer")])
     shape = Layouts({k: np.array([v]) for k, v in layout.items()})
-    grid = evaluate_grid(prepared.case, StructureTable(prepared.case), shape, choices)
+    grid = evaluate_grid(prepared.case, StructureTable(prepared.case), shape, choices, detail=True)
     # One shape under one choice: every array holds one value, whatever axes it has.
     figures = SimpleNamespace(**{k: np.asarray(v).reshape(-1) for k, v in vars(grid).items()})
     memory, time = answer.memory, answer.time
@@ -170,7 +170,7 @@ def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, size
     found = space(case.arch, prepared.candidates, s, batch, 8)
     table = StructureTable(case)
     for _, block in found.blocks():
-        grid = evaluate_grid(case, table, block, found.choices)
+        grid = evaluate_grid(case, table, block, found.choices, detail=True)
         valid = found.valid(block.columns)
         for _ in range(6):
             cell = tuple(rng.randrange(size) for size in valid.shape)
@@ -190,6 +190,9 @@ def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, size
             assert valid[cell], body
             assert int(grid.per_gpu_bytes[cell]) == answer.memory.per_gpu_bytes, body
             assert bool(grid.fits[cell]) == answer.memory.fits, body
+            assert int(grid.model_state_bytes[cell]) == answer.memory.model_state_bytes, body
+            assert int(grid.activations_bytes[cell]) == answer.memory.activations_bytes, body
+            assert int(grid.host_bytes[cell]) == answer.memory.host_bytes, body
             assert float(grid.step_s[cell]) == pytest.approx(answer.time.step_s, rel=1e-9), body
             assert float(grid.mfu[cell]) == pytest.approx(answer.time.mfu, rel=1e-9), body
             assert float(grid.compute_s[i, r]) == pytest.approx(answer.time.compute_s, rel=1e-9), body
