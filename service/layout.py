@@ -490,4 +490,5 @@ def stage_memory(
     """Each stage's bytes per GPU alone, without the step's time: what a fit search compares."""
     shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages)
     m, b, s = micro_batches, micro_batch_size, sequence_length
-    return [_stage(arch, mesh, setup, share, m, b, s, activations_counted) for share in shares]
+    units = layout_units(arch, mesh) if setup.units is not None else None
+    return [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]

@@ -197,14 +197,17 @@ class Space:
 def space(
     arch: Architecture, cand: Candidates, sequence_length: int, global_batch_size: int, gpus_per_node: int
 ) -> Space:
-    """Every valid combination of the candidates; the invalid ones counted by reason."""
+    """Every valid combination of the candidates; the invalid ones counted by reason. The grid is built one
+    (world size, tensor degree) at a time, so only its valid shapes are ever held whole."""
     pairs = cand.schedules
-    schedule_codes = [SCHEDULES.index(PipelineSchedule.one_f_one_b)] + [SCHEDULES.index(s) for s, _ in pairs]
-    virtual = [1] + [v for _, v in pairs]
-    none_pair = [True] + [False] * len(pairs)  # the "no schedule" entry, for p = 1 only
-    axes = [
-        np.array(cand.world_size),
-        np.array(cand.tensor),
+    schedule_codes = np.array([SCHEDULES.index(PipelineSchedule.one_f_one_b)] + [SCHEDULES.index(s) for s, _ in pairs])
+    virtual = np.array([1] + [v for _, v in pairs])
+    none_pair = np.array([True] + [False] * len(pairs))  # the "no schedule" entry, for p = 1 only
+    names = ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages", "schedule")
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*names, "sequence_parallel", "micro_batch_size")}
+    problems: list[np.ndarray] = []
+    no_hybrid = 0
+    rest = [
         np.array(cand.pipeline),
         np.array(cand.context),
         np.array(cand.expert),
@@ -212,37 +215,31 @@ def space(
         np.array(cand.sequence_parallel, dtype=np.int64),
         np.array(cand.micro_batch_size),
     ]
-    grids = [g.reshape(-1) for g in np.meshgrid(*axes, indexing="ij")]
-    n, t, p, c, e, pair, sp, b = grids
-    sp = sp.astype(bool)
-    schedule = np.array(schedule_codes)[pair]
-    v = np.array(virtual)[pair]
-    no_pipeline_entry = np.array(none_pair)[pair]
-    # Not distinct layouts: a schedule without a pipeline, a pipeline without one, SP without tensor parallelism.
-    distinct = (no_pipeline_entry == (p == 1)) & ~(sp & (t == 1))
-    n, t, p, c, e, schedule, v, sp, b = (x[distinct] for x in (n, t, p, c, e, schedule, v, sp, b))
-    problem = _first_problem(arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size)
+    for world_size in cand.world_size:
+        for tensor in cand.tensor:
+            p, c, e, pair, sp_code, b = (g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij"))
+            sp = sp_code.astype(bool)
+            # Not distinct layouts: a schedule without a pipeline, a pipeline without one, SP without t > 1.
+            distinct = (none_pair[pair] == (p == 1)) & ~(sp & (tensor == 1))
+            p, c, e, pair, sp, b = (x[distinct] for x in (p, c, e, pair, sp, b))
+            n, t = np.full(len(p), world_size), np.full(len(p), tensor)
+            schedule, v = schedule_codes[pair], virtual[pair]
+            problem = _first_problem(arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size)
+            problems.append(problem[problem >= 0])
+            valid = problem < 0
+            trivial = (tensor == 1) & (p == 1) & (c == 1) & (e == 1) & (world_size % gpus_per_node == 0)
+            no_hybrid += int((valid & ~trivial).sum())
+            for name, values in zip(names, (n, t, p, c, e, v, schedule), strict=True):
+                parts[name].append(values[valid])
+            parts["sequence_parallel"].append(sp[valid])
+            parts["micro_batch_size"].append(b[valid])
     skipped: dict[str, int] = {}
-    per_shape = cand.categorical
-    hybrid_choices = ArrangementName.hybrid in cand.arrangement
-    hybrid_count = len(cand.recompute) * len(cand.offload_optimizer) if hybrid_choices else 0
-    for code, count in zip(*np.unique(problem[problem >= 0], return_counts=True), strict=True):
-        skipped[REASONS[int(code)]] = int(count) * per_shape
-    valid = problem < 0
-    no_hybrid = valid & ~((t == 1) & (p == 1) & (c == 1) & (e == 1) & (n % gpus_per_node == 0))
-    if hybrid_count and no_hybrid.any():
-        skipped[REASONS[-1]] = int(no_hybrid.sum()) * hybrid_count
-    shapes = {
-        "world_size": n[valid],
-        "tensor": t[valid],
-        "pipeline": p[valid],
-        "context": c[valid],
-        "expert": e[valid],
-        "virtual_stages": v[valid],
-        "schedule": schedule[valid],
-        "sequence_parallel": sp[valid],
-        "micro_batch_size": b[valid],
-    }
+    found = np.concatenate(problems) if problems else np.zeros(0, dtype=np.int64)
+    for code, count in zip(*np.unique(found, return_counts=True), strict=True):
+        skipped[REASONS[int(code)]] = int(count) * cand.categorical
+    if ArrangementName.hybrid in cand.arrangement and no_hybrid:
+        skipped[REASONS[-1]] = no_hybrid * len(cand.recompute) * len(cand.offload_optimizer)
+    shapes = {name: np.concatenate(values) for name, values in parts.items()}
     choices = Choices(
         [ARRANGEMENTS.index(a) for a in cand.arrangement],
         [RECOMPUTES.index(r) for r in cand.recompute],

@@ -1,8 +1,10 @@
 """POST /v1/search: every valid layout of a model on a cluster, ranked; thin transport over service.search.
 
-Heavy work (api.work): at most a few at once, in a worker thread, under the work deadline, stopped
-when the client leaves; a space larger than ZEROPLAN_MAX_SEARCH_LAYOUTS is refused before any work.
+Heavy work (api.work): at most a few at once, in a worker process (api.pool), under the work deadline,
+stopped when the client leaves; a space larger than ZEROPLAN_MAX_SEARCH_LAYOUTS is refused before any work.
 """
+
+from functools import partial
 
 from fastapi import Request, Response
 
@@ -37,7 +39,11 @@ async def search_layouts(body: SearchRequest, request: Request) -> Response:
     settings: Settings = request.app.state.settings
     heavy: HeavyWork = request.app.state.heavy
 
-    def work(budget: WorkBudget) -> bytes:
-        return search(body, settings.max_search_layouts, budget).model_dump_json().encode()
+    return json_response(
+        await heavy.run_in_process(request, partial(compute_search, body, settings.max_search_layouts))
+    )
 
-    return json_response(await heavy.run(request, work))
+
+def compute_search(body: SearchRequest, max_layouts: int, budget: WorkBudget) -> bytes:
+    """The encoded answer: the heavy work, module-level so a worker process runs it."""
+    return search(body, max_layouts, budget).model_dump_json().encode()
