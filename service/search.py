@@ -207,6 +207,11 @@ def _differences(mine: dict[str, Any], other: dict[str, Any]) -> str:
     return "; ".join(changed) or "the same choices"
 
 
+def _percent(fraction: float) -> str:
+    """0.0123 -> '1.23%'; small gaps keep three significant digits ('0.000412%')."""
+    return f"{fraction:.2%}" if abs(fraction) >= 1e-3 else f"{fraction * 100:.3g}%"
+
+
 def why(objective: SearchObjective, rank: int, answer: PlanResponse, body: dict[str, Any], runner_up: Any) -> str:
     """The reason a row ranks where it does: the objective's figure against the next layout's."""
     time = answer.time
@@ -228,10 +233,10 @@ def why(objective: SearchObjective, rank: int, answer: PlanResponse, body: dict[
         return f"{head}; {edge}, which differs in: {differences}"
     if objective is SearchObjective.tokens_per_s_per_gpu:
         gain = time.tokens_per_s_per_gpu / other_rate - 1 if other_rate else 0.0
-        edge = f"{gain:.2%} more tokens/s per GPU than the next layout"
+        edge = f"{_percent(gain)} more tokens/s per GPU than the next layout"
     else:
         gain = other_step / time.step_s - 1 if time.step_s else 0.0
-        edge = f"a {gain:.2%} shorter step than the next layout ({other_step:.4g} s)"
+        edge = f"a {_percent(gain)} shorter step than the next layout ({other_step:.4g} s)"
     if gain == 0:
         return f"{head}; level with the next layout, which differs in {differences}: a choice that changes nothing here"
     return f"{head}; {edge}, which differs in: {differences}"
