@@ -30,7 +30,7 @@ from service.search_space import space
 
 GPT3_SIZES = [512 + 256 * k for k in range(15)]  # 512 to 4,096 GPUs
 LLAMA_405B_SIZES = [1024, 2048, 4096, 8192, 16384]
-CALCULON_GPUS = 1024  # one system size for both searches (Calculon's search takes one num_procs)
+CALCULON_GPUS = 4096  # one system size for both searches (Calculon's search takes one num_procs)
 
 
 def gpt3_request(sizes: list[int], top_k: int = 5) -> dict[str, Any]:
@@ -130,7 +130,7 @@ def calculon_side(ours_per_s: float, ours: dict[str, Any], quick: bool) -> None:
         num_procs=procs,
         global_batch_size=1536,
         sequence_length=2048,
-        max_seconds=60.0 if quick else 600.0,
+        max_seconds=60.0 if quick else 120.0,
     )
     if not result.get("installed"):
         print(f"   not run: {result.get('reason')}")
