@@ -56,7 +56,8 @@ class Parallelism(Strict):
     pipeline_schedule: PipelineSchedule = Field(
         default=PipelineSchedule.one_f_one_b,
         description="1f1b (PipeDream-Flush), interleaved (virtual_stages chunks per stage), gpipe, or zero_bubble "
-        "(ZB-H2 of Qi et al. 2023: no bubble, 2p - 1 micro-batches in flight on the first stage).",
+        "(ZB-H2 of Qi et al. 2023: no bubble, 2p - 1 micro-batches in flight on the first stage, so at least 2p - 1 "
+        "micro-batches per step).",
     )
     virtual_stages: int = Field(
         default=1,

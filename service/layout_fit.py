@@ -5,8 +5,8 @@ world size is n = t x p x c x d. The data-parallel degrees d a job can run (serv
 where n is part of one node or whole nodes, e divides d x c (the expert group is carved out of the
 data x context ranks), and, with a global batch of B sequences, micro_batch_size x d divides B into
 m micro-batches, m >= p for 1F1B and interleaved (a multiple of p for interleaved, Megatron-LM's
-requirement). Without a global batch m is the accumulation steps and the valid d are, past one
-node, the multiples of lcm(G / gcd(G, t p c), e / gcd(e, c)).
+requirement), m >= 2p - 1 for zero bubble (its warm-up). Without a global batch m is the
+accumulation steps and the valid d are, past one node, the multiples of lcm(G / gcd(G, t p c), e / gcd(e, c)).
 
 The busiest GPU's bytes never rise with d: ZeRO shards over d x c ranks, and with a global batch m,
 so the micro-batches a stage holds in flight, only fall. The smallest fitting d is then found by

@@ -226,6 +226,15 @@ def _batch_problems(
                 field,
             )
         ]
+    if mesh.schedule is PipelineSchedule.zero_bubble and p > 1 and m < 2 * p - 1:
+        return [
+            (
+                f"{m} micro-batches per step are fewer than the {2 * p - 1} the zero_bubble schedule needs on "
+                f"{p} pipeline stages: its warm-up runs 2 x pipeline - 1 forward passes on the first stage before "
+                "the first backward (ZB-H2, Qi et al. 2023, section 2.2); with fewer the bubble is not filled",
+                field,
+            )
+        ]
     if mesh.schedule is PipelineSchedule.interleaved and m % p:
         return [
             (

@@ -18,8 +18,8 @@ and service.layout_answer.layout_of; a property test checks the two agree): the 
 world size, t divides the attention and key/value heads, e divides the experts and d x c, the
 interleaved schedule has the layers divisible by p x v and m a multiple of p, p is at most the
 layers, the sequence divides by c (x t with sequence parallelism), the global batch by b x d, 1F1B
-and interleaved have m >= p, and hybrid sharding has no model parallelism. Invalid combinations are
-counted by their first failing rule, in that order.
+and interleaved have m >= p, zero bubble m >= 2p - 1, and hybrid sharding has no model parallelism.
+Invalid combinations are counted by their first failing rule, in that order.
 """
 
 from dataclasses import dataclass
@@ -50,6 +50,7 @@ REASONS = (
     "global batch not divisible by micro-batch x data (/training/global_batch_size)",
     "fewer micro-batches than pipeline stages (/training/global_batch_size)",
     "interleaved schedule: micro-batches not a multiple of the pipeline (/training/global_batch_size)",
+    "zero-bubble schedule: fewer micro-batches than 2 x pipeline - 1 (/training/global_batch_size)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",
 )
 
@@ -285,4 +286,6 @@ def _first_problem(
     one_f_one_b = schedule == SCHEDULES.index(PipelineSchedule.one_f_one_b)
     rule(8, (one_f_one_b | interleaved) & (p > 1) & (m < p))
     rule(9, interleaved & (m % p != 0))
+    zero_bubble = schedule == SCHEDULES.index(PipelineSchedule.zero_bubble)
+    rule(10, zero_bubble & (p > 1) & (m < 2 * p - 1))
     return problem

@@ -84,3 +84,24 @@ def test_zero_bubble_pays_in_activation_memory(client):
     }
     assert first == {"1f1b": 4 * per_micro_batch, "zero_bubble": 7 * per_micro_batch, "gpipe": 16 * per_micro_batch}
     assert zero_bubble["time"]["pipeline_bubble_s"] == 0 < one_f_one_b["time"]["pipeline_bubble_s"]
+
+
+@pytest.mark.parametrize(("global_batch", "accepted"), [(12, False), (14, True)])
+def test_zero_bubble_needs_its_warm_up_micro_batches(client, global_batch, accepted):
+    # ZB-H2 runs 2p - 1 = 7 forward passes on the first stage before its first backward (Qi et al.
+    # 2023, section 2.2): with d = 2 a global batch of 12 gives m = 6 < 7, one of 14 gives m = 7.
+    body = {
+        "model": {"preset": ModelPresetName.llama3_70b},
+        "arrangement": "zero1",
+        "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "a100-80gb"},
+        "training": {"micro_batch_size": 1, "sequence_length": S, "global_batch_size": global_batch},
+        "parallelism": {"tensor": T, "pipeline": P, "pipeline_schedule": "zero_bubble"},
+    }
+    response = client.post("/v1/plan", json=body)
+    if accepted:
+        assert response.status_code == 200, response.text
+        assert response.json()["parallelism"]["micro_batches"] == 2 * P - 1
+        return
+    assert response.status_code == 422
+    pointers = [error["pointer"] for error in response.json()["errors"]]
+    assert pointers == ["/training/global_batch_size"]
