@@ -315,10 +315,12 @@ def call_overheads(
     units: int | None,
 ) -> list[FloatLike]:
     """Per collective, the latency of its calls beyond the one the ring cost already prices:
-    every call pays NCCL's launch latency, and each further call its ring's hops again."""
+    every call pays NCCL's launch latency, and each further call its ring's hops again; a group of one
+    rank makes no call (its ring has no hop)."""
     overheads: list[FloatLike] = []
     for c in calls:
         count = calls_per_collective(collective_buffer_bytes(p, c, g), bucket_bytes, units)
         hops = collective_hops(n, c, g)
-        overheads.append(count * NCCL_CALL_LATENCY_S + (count - 1) * hops * hop_latency_s(c, n, g, links))
+        latency_s = count * NCCL_CALL_LATENCY_S + (count - 1) * hops * hop_latency_s(c, n, g, links)
+        overheads.append(select(hops > 0, latency_s, 0.0 * latency_s))  # one rank: no call is made
     return overheads

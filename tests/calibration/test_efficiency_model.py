@@ -65,6 +65,18 @@ def test_each_fsdp_unit_pays_its_calls_latency():
     assert bucketed == pytest.approx(77 * 10.14e-6 + 76 * 7 * 3e-6, rel=1e-12)
 
 
+def test_a_group_of_one_rank_makes_no_call():
+    from models.plan import PlanRequest
+    from service import planner
+
+    reduce = StepCollective(CollectiveName.all_reduce, "gradients", Dtype.bf16, 1)
+    assert call_overheads([reduce], 10**9, 1, 8, LinkSpec(), 25 * 2**20, None) == [0.0]
+    body = {"model": {"preset": "llama-3.1-8b"}, "cluster": {"world_size": 1, "gpu": "h100-80gb"}, "arrangement": "ddp"}
+    answer = planner.plan(PlanRequest.model_validate(body))
+    assert [c.seconds for c in answer.traffic.collectives] == [0.0]
+    assert answer.time.communication_s == 0.0
+
+
 def test_a_layer_without_an_architecture_runs_every_flop_at_the_ceiling():
     cal = Calibration(default_gemm_ceiling=0.5)
     eff = Efficiency(Device(1e15), None, cal)
