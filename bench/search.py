@@ -132,14 +132,19 @@ def calculon_side(ours_per_s: float, ours: dict[str, Any], quick: bool) -> None:
         sequence_length=2048,
         max_seconds=60.0 if quick else 120.0,
     )
-    if not result.get("installed"):
+    if not result.get("installed") or result.get("reason"):
         print(f"   not run: {result.get('reason')}")
         return
     theirs = float(result["layouts_per_s"])
+    processes = result.get("cpus", "?")
     print(
-        f"   Calculon: {result['layouts_evaluated']:,} layouts in {result['seconds']:.1f} s = {theirs:,.0f}/s; "
-        f"zeroplan {ours_per_s:,.0f}/s: {ours_per_s / theirs if theirs else float('inf'):,.0f}x (target >= 1,000x)"
+        f"   Calculon: {result['layouts_evaluated']:,} layouts in {result['seconds']:.1f} s on {processes} processes "
+        f"= {theirs:,.0f}/s; zeroplan in one process {ours_per_s:,.0f}/s: "
+        f"{ours_per_s / theirs if theirs else float('inf'):,.0f}x (target >= 1,000x)"
     )
+    if not result.get("complete", True):
+        done, total = result.get("items_done", "?"), result.get("items_total", "?")
+        print(f"   Calculon's search stopped at its deadline ({done} of {total} items): its best among those evaluated")
     print(f"   best layouts on {procs:,} GPUs, zeroplan | Calculon:")
     rows = ours["layouts"]
     for i in range(max(len(rows), len(result.get("best", [])))):
