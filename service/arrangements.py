@@ -19,6 +19,7 @@ the GPU from the forward to the end of the backward, and are gathered again ever
 """
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from models.enums import ArrangementName, ShardGroup
 from service.errors import NonMonotoneSharding
@@ -103,6 +104,7 @@ def sharding_for(name: ArrangementName) -> Sharding:
     return NAMED[ALIASES.get(name, name)]
 
 
+@lru_cache(maxsize=256)  # a pure function of frozen flags, asked twice by every plan
 def canonical_name(sharding: Sharding) -> ArrangementName:
     sharding = replace(sharding, zeropp=NO_ZEROPP)  # ZeRO++ is a set of levers on zero3, not a stage
     for name, flags in NAMED.items():

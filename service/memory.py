@@ -206,6 +206,7 @@ def replicated_floor_bytes(
     return total
 
 
+@lru_cache(maxsize=1024)  # a pure function of frozen values, asked by every plan
 def bytes_per_weight_split(
     precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD
 ) -> tuple[float, float]:
