@@ -442,11 +442,8 @@ def evaluate_grid(
     top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
     top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
     top_cpu = top(cpu)
-    trivial = (t == 1) & (p == 1) & (c == 1) & (e == 1)
     expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // (t * e)))
-    # /v1/plan prices a layout without model parallelism by service.evaluate, whose data group is there even
-    # on one GPU (NCCL's call latency on a ring of one); service.layout leaves a group of one out.
-    has_dense = ((data_context > 1) | trivial)[:, None]
+    has_dense = (data_context > 1)[:, None]  # a group of one rank makes no call (service.efficiency.call_overheads)
     col = (slice(None), None)
     mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
     full_shape = busiest.shape[1:]
