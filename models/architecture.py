@@ -16,6 +16,13 @@ class MoeSpec(Strict):
     top_k: int = Field(ge=1, le=100_000, description="Routed experts each token uses.")
     expert_ffn_hidden_size: int = Field(ge=1, le=10_000_000, description="Inner width of one expert's MLP.")
     shared_experts: int = Field(default=0, ge=0, le=1_000, description="Experts every token uses (DeepSeek, Llama 4).")
+    shared_expert_ffn_hidden_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Inner width of one shared expert's MLP; default expert_ffn_hidden_size (Megatron-LM's "
+        "--moe-shared-expert-intermediate-size is this times shared_experts).",
+    )
     dense_layers: int = Field(
         default=0,
         ge=0,

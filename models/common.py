@@ -9,7 +9,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from models.architecture import MlaSpec, MoeSpec
 from models.base import Strict as Strict  # re-exported: request models take their base from here
-from models.enums import ArrangementName, MlpKind
+from models.enums import ArrangementName, MlpKind, Normalization
 from models.presets import (
     GpuPresetName,
     LinkPresetName,
@@ -50,6 +50,8 @@ ARCHITECTURE_FIELDS = ("layers", "hidden_size", "attention_heads", "ffn_hidden_s
 OPTIONAL_ARCHITECTURE_FIELDS = (
     "kv_heads",
     "mlp",
+    "linear_bias",
+    "normalization",
     "tied_embeddings",
     "head_dim",
     "qkv_bias",
@@ -95,6 +97,16 @@ class ModelSpec(Strict):
     vocab_size: int | None = Field(default=None, ge=1, le=100_000_000, description="Vocabulary size (V).")
     mlp: MlpKind | None = Field(
         default=None, description="gelu (GPT-style, with biases), swiglu (Llama-style) or geglu (Gemma)."
+    )
+    linear_bias: bool | None = Field(
+        default=None,
+        description="Biases on every linear layer of attention and MLP (Megatron-LM's --add-bias-linear); "
+        "default true for a gelu MLP, false for swiglu and geglu.",
+    )
+    normalization: Normalization | None = Field(
+        default=None,
+        description="layernorm (scale and bias) or rmsnorm (scale only); default layernorm for a gelu MLP, "
+        "rmsnorm for swiglu and geglu.",
     )
     tied_embeddings: bool | None = Field(default=None, description="Output layer shares the embedding matrix.")
     head_dim: int | None = Field(

@@ -110,12 +110,20 @@ class Recompute(StrEnum):
 
 
 class MlpKind(StrEnum):
-    """gelu: two matrices with biases and LayerNorm (GPT); swiglu and geglu: three gated matrices, no
-    biases, RMSNorm (Llama; Gemma). swiglu and geglu count the same parameters."""
+    """gelu: two matrices, by default with biases and LayerNorm (GPT); swiglu and geglu: three gated
+    matrices, by default no biases and RMSNorm (Llama; Gemma). swiglu and geglu count the same parameters."""
 
     gelu = "gelu"
     swiglu = "swiglu"
     geglu = "geglu"
+
+
+class Normalization(StrEnum):
+    """layernorm: a scale and a bias per channel (Ba et al. 2016); rmsnorm: a scale only (Zhang and
+    Sennrich 2019). Megatron-LM's --normalization."""
+
+    layernorm = "layernorm"
+    rmsnorm = "rmsnorm"
 
 
 class GpuGeneration(StrEnum):

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from models.architecture import MlaSpec, MoeSpec
-from models.enums import MlpKind
+from models.enums import MlpKind, Normalization
 
 
 class ModelPresetName(StrEnum):
@@ -86,6 +86,8 @@ class ModelPreset(BaseModel):
     ffn_hidden_size: int | None = None
     vocab_size: int | None = None
     mlp: MlpKind | None = None
+    linear_bias: bool | None = None
+    normalization: Normalization | None = None
     tied_embeddings: bool | None = None
     head_dim: int | None = None
     qkv_bias: bool | None = None

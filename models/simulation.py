@@ -196,6 +196,8 @@ class SimulationRequest(Strict):
             raise ValueError("give the architecture fields (layers, hidden_size, ...), not a preset")
         if m.mlp not in (None, "gelu") or m.kv_heads not in (None, m.attention_heads) or m.tied_embeddings:
             raise ValueError("the torch engine's transformer has a gelu MLP, one kv head per head, untied")
+        if m.linear_bias is False or m.normalization not in (None, "layernorm"):
+            raise ValueError("the torch engine's transformer has biases on its linear layers and LayerNorm")
         return m
 
     @field_validator("parallelism", "micro_batches")

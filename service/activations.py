@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from models.enums import Recompute
-from service.architecture import Architecture, moe_layer_count
+from service.architecture import Architecture, moe_layer_count, shared_expert_width
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
 
@@ -58,7 +58,7 @@ class TransformerShape:
     vocab_size: int
     moe_layers: int = 0  # of the layers, those with a mixture of experts
     experts_per_token: int = 0  # top_k routed + shared experts a token passes through
-    expert_ffn_hidden_size: int = 0
+    expert_inner_width: int = 0  # their inner widths summed: top_k x f_e + shared x f_s
 
 
 def transformer_shape(arch: Architecture) -> TransformerShape:
@@ -71,7 +71,7 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
         arch.vocab_size,
         moe_layer_count(arch),
         (moe.top_k + moe.shared_experts) if moe else 0,
-        moe.expert_ffn_hidden_size if moe else 0,
+        (moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe)) if moe else 0,
     )
 
 
@@ -120,7 +120,7 @@ def moe_layer_bytes(
     sb = (s // split.context) * b
     sbh, k = sb * shape.hidden_size, shape.experts_per_token
     replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH + EXPERT_REPLICATED_SBH * k) * sbh
-    divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_ffn_hidden_size * k
+    divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_inner_width
     return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
 
 

@@ -11,13 +11,17 @@ Per layer, with head dimension d (h / a unless given) and key/value width kv_hea
   r_q is 0), k and v through one h x (r_kv + d_rope) down-projection, an r_kv RMSNorm and an
   r_kv x a(d_nope + d_v) up-projection; W_o is (a d_v) x h.
 - MLP of width f: gated (swiglu, Llama, Touvron et al. 2023; geglu, Gemma) three h x f matrices,
-  no biases; gelu two, with biases.
+  gelu two. Biases (``linear_bias``, Megatron-LM's ``--add-bias-linear``; by default with gelu
+  alone, as GPT-2 has them and Llama not): on q, k, v and the output projection, and on each MLP
+  matrix (the gated first layer's 2f, Megatron-LM's fused ``linear_fc1``).
 - mixture of experts (Shazeer et al. 2017; Mixtral, Jiang et al. 2024; DeepSeek-V3 report,
   section 2.1.2): a router of experts x h (plus a per-expert bias in DeepSeek-V3), ``experts``
-  routed MLPs and ``shared_experts`` always-on MLPs of width f_e. The first ``dense_layers``
+  routed MLPs of width f_e and ``shared_experts`` always-on MLPs of width f_s (f_e unless given;
+  Megatron-LM's ``moe_shared_expert_intermediate_size``). The first ``dense_layers``
   layers and, after them, all but every ``layer_interval``-th layer keep the dense MLP of width f
   (Llama 4 Maverick interleaves: ``interleave_moe_layer_step`` 2).
-- norms: RMSNorm one h-vector (Llama), LayerNorm two (GPT); two per layer, four with the sandwich
+- norms (``normalization``; by default LayerNorm with gelu, RMSNorm otherwise): RMSNorm one
+  h-vector (Llama), LayerNorm two (GPT); two per layer, four with the sandwich
   norms of Gemma 2 and 3 (``modeling_gemma2.py``), and one final norm.
 Embeddings: V x h, a separate V x h output layer unless tied, and learned absolute positions
 (GPT-2/3) of ``position_embeddings`` x h when given.
@@ -27,7 +31,7 @@ not use, (experts - top_k) MLPs per MoE layer. FLOPs use them; memory uses the t
 
 from dataclasses import dataclass
 
-from models.enums import MlpKind
+from models.enums import MlpKind, Normalization
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class Moe:
     dense_layers: int = 0
     layer_interval: int = 1
     router_bias: bool = False
+    shared_expert_ffn_hidden_size: int | None = None  # None: expert_ffn_hidden_size
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class Architecture:
     position_embeddings: int = 0
     moe: Moe | None = None
     mla: Mla | None = None
+    linear_bias: bool | None = None  # None: with a gelu MLP only
+    normalization: Normalization | None = None  # None: LayerNorm with a gelu MLP, RMSNorm otherwise
 
 
 def head_dim(arch: Architecture) -> int:
@@ -84,9 +91,27 @@ def attention_width(arch: Architecture) -> int:
     return arch.attention_heads * head_dim(arch)
 
 
+def has_linear_bias(arch: Architecture) -> bool:
+    """Biases on the attention and MLP matrices: as given, else with a gelu MLP (GPT-2) and not with a gated one."""
+    return arch.linear_bias if arch.linear_bias is not None else arch.mlp == MlpKind.gelu
+
+
+def norm_width(arch: Architecture) -> int:
+    """Parameters per channel of a norm: RMSNorm has a scale; LayerNorm (by default with gelu, GPT-style) a
+    scale and a bias."""
+    kind = arch.normalization
+    if kind is None:
+        kind = Normalization.layernorm if arch.mlp == MlpKind.gelu else Normalization.rmsnorm
+    return 2 if kind == Normalization.layernorm else 1
+
+
+def shared_expert_width(moe: Moe) -> int:
+    """f_s: one shared expert's inner width."""
+    return moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size
+
+
 def _norm(arch: Architecture, width: int) -> int:
-    """RMSNorm has a scale; LayerNorm (the gelu, GPT-style models) a scale and a bias."""
-    return 2 * width if arch.mlp == MlpKind.gelu else width
+    return norm_width(arch) * width
 
 
 def attention_parameters(arch: Architecture) -> int:
@@ -96,7 +121,7 @@ def attention_parameters(arch: Architecture) -> int:
     d = head_dim(arch)
     q_width, kv_width = a * d, arch.kv_heads * d
     weights = 2 * h * q_width + 2 * h * kv_width
-    if arch.mlp == MlpKind.gelu:
+    if has_linear_bias(arch):
         biases = q_width + 2 * kv_width + h
     else:
         biases = q_width + 2 * kv_width if arch.qkv_bias else 0
@@ -118,9 +143,9 @@ def _mla_parameters(h: int, a: int, mla: Mla) -> int:
 
 def mlp_parameters(arch: Architecture, width: int) -> int:
     h = arch.hidden_size
-    if arch.mlp == MlpKind.gelu:
-        return 2 * h * width + width + h
-    return 3 * h * width
+    gated = arch.mlp != MlpKind.gelu
+    weights = (3 if gated else 2) * h * width
+    return weights + (((2 if gated else 1) * width + h) if has_linear_bias(arch) else 0)
 
 
 def moe_layer_count(arch: Architecture) -> int:
@@ -143,7 +168,8 @@ def moe_layer_parameters(arch: Architecture) -> int:
     moe = arch.moe
     assert moe is not None
     router = moe.experts * arch.hidden_size + (moe.experts if moe.router_bias else 0)
-    experts = (moe.experts + moe.shared_experts) * mlp_parameters(arch, moe.expert_ffn_hidden_size)
+    experts = moe.experts * mlp_parameters(arch, moe.expert_ffn_hidden_size)
+    experts += moe.shared_experts * mlp_parameters(arch, shared_expert_width(moe))
     return attention_parameters(arch) + router + experts + _layer_norms(arch)
 
 
@@ -195,8 +221,12 @@ def largest_layer_parameters(arch: Architecture) -> int:
     output matrix (V x h), one MLP projection (h x f, plus its bias for gelu), one expert's projection, the
     router (experts x h) or the query projection (h x a d, plus its bias)."""
     h, v = arch.hidden_size, arch.vocab_size
-    bias = arch.mlp == MlpKind.gelu
-    widths = [arch.ffn_hidden_size] + ([arch.moe.expert_ffn_hidden_size] if arch.moe is not None else [])
+    bias = has_linear_bias(arch)
+    widths = [arch.ffn_hidden_size]
+    if arch.moe is not None:
+        widths.append(arch.moe.expert_ffn_hidden_size)
+        if arch.moe.shared_experts:
+            widths.append(shared_expert_width(arch.moe))
     candidates = [v * h] + [h * f + (f if bias else 0) for f in widths]
     q_width = arch.attention_heads * head_dim(arch)
     candidates.append(h * q_width + (q_width if bias or arch.qkv_bias else 0))

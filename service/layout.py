@@ -28,6 +28,7 @@ from service.architecture import (
     layer_parameters,
     mlp_parameters,
     moe_layer_parameters,
+    norm_width,
 )
 from service.compute import (
     compute_seconds,
@@ -166,7 +167,7 @@ def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, se
     """
     weights = sum(active_layer_parameters(arch, i) for i in indices)
     if last:
-        norm = (2 if arch.mlp.value == "gelu" else 1) * arch.hidden_size
+        norm = norm_width(arch) * arch.hidden_size
         weights += arch.vocab_size * arch.hidden_size + norm
     return 6 * weights + 12 * len(indices) * attention_width(arch) * sequence_length
 

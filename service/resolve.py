@@ -34,6 +34,7 @@ from service.architecture import (
     attention_width,
     head_dim,
     input_lookup_parameters,
+    shared_expert_width,
 )
 from service.architecture import parameter_count as architecture_parameters
 from service.arrangements import Sharding, ZeroPlusPlus, canonical_name, sharding_for
@@ -140,6 +141,8 @@ def _architecture(fields: dict[str, Any]) -> Architecture | None:
         position_embeddings=fields["position_embeddings"] or 0,
         moe=Moe(**moe.model_dump()) if moe is not None else None,
         mla=Mla(**mla.model_dump()) if mla is not None else None,
+        linear_bias=fields["linear_bias"],
+        normalization=fields["normalization"],
     )
 
 
@@ -343,7 +346,8 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
         return None
     ffn = arch.ffn_hidden_size
     if arch.moe is not None:
-        ffn = arch.moe.expert_ffn_hidden_size * (arch.moe.top_k + arch.moe.shared_experts)
+        moe = arch.moe
+        ffn = moe.expert_ffn_hidden_size * moe.top_k + shared_expert_width(moe) * moe.shared_experts
     return KernelShape(
         layers=arch.layers,
         hidden_size=arch.hidden_size,

@@ -17,13 +17,15 @@ The dense part's model states shard over d x c ranks, the experts' over d x c / 
 
 from dataclasses import dataclass
 
-from models.enums import MlpKind
 from service.architecture import (
     Architecture,
     attention_parameters,
+    has_linear_bias,
     head_dim,
     layer_parameters,
     mlp_parameters,
+    norm_width,
+    shared_expert_width,
 )
 from service.pipeline import stage_layer_indices
 
@@ -38,11 +40,6 @@ def is_moe_layer(arch: Architecture, index: int) -> bool:
     if moe is None or index < moe.dense_layers:
         return False
     return (index - moe.dense_layers + 1) % moe.layer_interval == 0
-
-
-def _norm_width(arch: Architecture) -> int:
-    """RMSNorm has a scale; LayerNorm (gelu, GPT-style) a scale and a bias."""
-    return 2 if arch.mlp == MlpKind.gelu else 1
 
 
 @dataclass(frozen=True)
@@ -67,12 +64,12 @@ def _attention_replicated(arch: Architecture) -> int:
     """Of the attention: the row-parallel output bias and the per-head q/k norms, kept whole."""
     if arch.mla is not None:
         return arch.mla.q_lora_rank + arch.mla.kv_lora_rank  # the two down-projection RMSNorms
-    output_bias = arch.hidden_size if arch.mlp == MlpKind.gelu else 0
+    output_bias = arch.hidden_size if has_linear_bias(arch) else 0
     return output_bias + (2 * head_dim(arch) if arch.qk_norm else 0)
 
 
 def _mlp_replicated(arch: Architecture) -> int:
-    return arch.hidden_size if arch.mlp == MlpKind.gelu else 0  # the second linear's bias
+    return arch.hidden_size if has_linear_bias(arch) else 0  # the second linear's bias
 
 
 def layer_split(arch: Architecture, index: int) -> Split:
@@ -87,7 +84,7 @@ def layer_split(arch: Architecture, index: int) -> Split:
     assert moe is not None
     expert = mlp_parameters(arch, moe.expert_ffn_hidden_size)
     router = moe.experts * arch.hidden_size + (moe.experts if moe.router_bias else 0)
-    shared = moe.shared_experts * expert
+    shared = moe.shared_experts * mlp_parameters(arch, shared_expert_width(moe))
     shared_replicated = moe.shared_experts * _mlp_replicated(arch)
     return Split(
         tensor + shared - shared_replicated,
@@ -131,7 +128,7 @@ def embedding_split(arch: Architecture, tensor: int) -> Split:
 
 def output_split(arch: Architecture, tensor: int, pipeline: int) -> Split:
     """The final norm and, unless tied to a matrix on the same stage, the output layer."""
-    final_norm = _norm_width(arch) * arch.hidden_size
+    final_norm = norm_width(arch) * arch.hidden_size
     held = not arch.tied_embeddings or pipeline > 1
     rows = _ceil(arch.vocab_size, tensor) * tensor if held else 0
     return Split(rows * arch.hidden_size, final_norm)

@@ -18,9 +18,15 @@ None of this depends on the GPU count: it belongs to the replicated floor.
 
 from dataclasses import dataclass
 
-from models.enums import Dtype, MlpKind, StateClass
+from models.enums import Dtype, StateClass
 from models.presets import PrecisionSpec
-from service.architecture import Architecture, layer_parameters, moe_layer_count, moe_layer_parameters
+from service.architecture import (
+    Architecture,
+    layer_parameters,
+    moe_layer_count,
+    moe_layer_parameters,
+    norm_width,
+)
 from service.arrangements import Sharding
 from service.dtypes import tensor_bytes
 from service.numeric import group_digits
@@ -44,7 +50,7 @@ def transformer_units(arch: Architecture) -> Units:
     embedding = v * h + arch.position_embeddings * h
     dense_layers = arch.layers - moe_layer_count(arch)
     block = max(layer_parameters(arch) if dense_layers else 0, moe_layer_parameters(arch) if arch.moe else 0)
-    final_norm = 2 * h if arch.mlp == MlpKind.gelu else h  # LayerNorm has a bias, RMSNorm not
+    final_norm = norm_width(arch) * h  # LayerNorm has a bias, RMSNorm not
     output = final_norm if arch.tied_embeddings else v * h + final_norm
     pairs = [embedding + block, block + output] + ([2 * block] if arch.layers > 1 else [])
     words = (

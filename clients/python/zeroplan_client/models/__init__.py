@@ -48,6 +48,7 @@ from .model_spec import ModelSpec
 from .model_spec_hf_config_type_0 import ModelSpecHfConfigType0
 from .moe_spec import MoeSpec
 from .mxfp_8_recipe import Mxfp8Recipe
+from .normalization import Normalization
 from .omitted_step import OmittedStep
 from .open_question import OpenQuestion
 from .optimizer_kind import OptimizerKind
@@ -193,6 +194,7 @@ __all__ = (
     "ModelSpecHfConfigType0",
     "MoeSpec",
     "Mxfp8Recipe",
+    "Normalization",
     "OmittedStep",
     "OpenQuestion",
     "OptimizerKind",

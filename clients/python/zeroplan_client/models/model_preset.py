@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..models.mlp_kind import MlpKind
 from ..models.model_preset_name import ModelPresetName
+from ..models.normalization import Normalization
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -34,9 +35,11 @@ class ModelPreset:
         hidden_size (int | None | Unset):
         kv_heads (int | None | Unset):
         layers (int | None | Unset):
+        linear_bias (bool | None | Unset):
         mla (MlaSpec | None | Unset):
         mlp (MlpKind | None | Unset):
         moe (MoeSpec | None | Unset):
+        normalization (None | Normalization | Unset):
         position_embeddings (int | None | Unset):
         qk_norm (bool | None | Unset):
         qkv_bias (bool | None | Unset):
@@ -56,9 +59,11 @@ class ModelPreset:
     hidden_size: int | None | Unset = UNSET
     kv_heads: int | None | Unset = UNSET
     layers: int | None | Unset = UNSET
+    linear_bias: bool | None | Unset = UNSET
     mla: MlaSpec | None | Unset = UNSET
     mlp: MlpKind | None | Unset = UNSET
     moe: MoeSpec | None | Unset = UNSET
+    normalization: None | Normalization | Unset = UNSET
     position_embeddings: int | None | Unset = UNSET
     qk_norm: bool | None | Unset = UNSET
     qkv_bias: bool | None | Unset = UNSET
@@ -121,6 +126,12 @@ class ModelPreset:
         else:
             layers = self.layers
 
+        linear_bias: bool | None | Unset
+        if isinstance(self.linear_bias, Unset):
+            linear_bias = UNSET
+        else:
+            linear_bias = self.linear_bias
+
         mla: dict[str, Any] | None | Unset
         if isinstance(self.mla, Unset):
             mla = UNSET
@@ -144,6 +155,14 @@ class ModelPreset:
             moe = self.moe.to_dict()
         else:
             moe = self.moe
+
+        normalization: None | str | Unset
+        if isinstance(self.normalization, Unset):
+            normalization = UNSET
+        elif isinstance(self.normalization, Normalization):
+            normalization = self.normalization.value
+        else:
+            normalization = self.normalization
 
         position_embeddings: int | None | Unset
         if isinstance(self.position_embeddings, Unset):
@@ -205,12 +224,16 @@ class ModelPreset:
             field_dict["kv_heads"] = kv_heads
         if layers is not UNSET:
             field_dict["layers"] = layers
+        if linear_bias is not UNSET:
+            field_dict["linear_bias"] = linear_bias
         if mla is not UNSET:
             field_dict["mla"] = mla
         if mlp is not UNSET:
             field_dict["mlp"] = mlp
         if moe is not UNSET:
             field_dict["moe"] = moe
+        if normalization is not UNSET:
+            field_dict["normalization"] = normalization
         if position_embeddings is not UNSET:
             field_dict["position_embeddings"] = position_embeddings
         if qk_norm is not UNSET:
@@ -303,6 +326,15 @@ class ModelPreset:
 
         layers = _parse_layers(d.pop("layers", UNSET))
 
+        def _parse_linear_bias(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        linear_bias = _parse_linear_bias(d.pop("linear_bias", UNSET))
+
         def _parse_mla(data: object) -> MlaSpec | None | Unset:
             if data is None:
                 return data
@@ -353,6 +385,23 @@ class ModelPreset:
             return cast(MoeSpec | None | Unset, data)
 
         moe = _parse_moe(d.pop("moe", UNSET))
+
+        def _parse_normalization(data: object) -> None | Normalization | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                normalization_type_0 = Normalization(data)
+
+                return normalization_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Normalization | Unset, data)
+
+        normalization = _parse_normalization(d.pop("normalization", UNSET))
 
         def _parse_position_embeddings(data: object) -> int | None | Unset:
             if data is None:
@@ -420,9 +469,11 @@ class ModelPreset:
             hidden_size=hidden_size,
             kv_heads=kv_heads,
             layers=layers,
+            linear_bias=linear_bias,
             mla=mla,
             mlp=mlp,
             moe=moe,
+            normalization=normalization,
             position_embeddings=position_embeddings,
             qk_norm=qk_norm,
             qkv_bias=qkv_bias,

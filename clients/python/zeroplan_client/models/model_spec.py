@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 
 from ..models.mlp_kind import MlpKind
 from ..models.model_preset_name import ModelPresetName
+from ..models.normalization import Normalization
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -40,9 +41,13 @@ class ModelSpec:
                 the embedding or the output layer), for the working set when the architecture is unknown; derived from an
                 architecture otherwise.
             layers (int | None | Unset): Transformer layers (L).
+            linear_bias (bool | None | Unset): Biases on every linear layer of attention and MLP (Megatron-LM's --add-bias-
+                linear); default true for a gelu MLP, false for swiglu and geglu.
             mla (MlaSpec | None | Unset): Multi-head latent attention (DeepSeek-V3) instead of MHA/GQA.
             mlp (MlpKind | None | Unset): gelu (GPT-style, with biases), swiglu (Llama-style) or geglu (Gemma).
             moe (MoeSpec | None | Unset): Mixture of experts; absent for a dense model.
+            normalization (None | Normalization | Unset): layernorm (scale and bias) or rmsnorm (scale only); default
+                layernorm for a gelu MLP, rmsnorm for swiglu and geglu.
             parameter_count (int | None | Unset): Parameter count (elements, not bytes). Derived from the architecture when
                 one is given; a given count that differs by more than 1% is reported as a warning.
             position_embeddings (int | None | Unset): Learned absolute positions (GPT-2/3); 0 for rotary.
@@ -62,9 +67,11 @@ class ModelSpec:
     kv_heads: int | None | Unset = UNSET
     largest_unit_parameters: int | None | Unset = UNSET
     layers: int | None | Unset = UNSET
+    linear_bias: bool | None | Unset = UNSET
     mla: MlaSpec | None | Unset = UNSET
     mlp: MlpKind | None | Unset = UNSET
     moe: MoeSpec | None | Unset = UNSET
+    normalization: None | Normalization | Unset = UNSET
     parameter_count: int | None | Unset = UNSET
     position_embeddings: int | None | Unset = UNSET
     preset: ModelPresetName | None | Unset = UNSET
@@ -129,6 +136,12 @@ class ModelSpec:
         else:
             layers = self.layers
 
+        linear_bias: bool | None | Unset
+        if isinstance(self.linear_bias, Unset):
+            linear_bias = UNSET
+        else:
+            linear_bias = self.linear_bias
+
         mla: dict[str, Any] | None | Unset
         if isinstance(self.mla, Unset):
             mla = UNSET
@@ -152,6 +165,14 @@ class ModelSpec:
             moe = self.moe.to_dict()
         else:
             moe = self.moe
+
+        normalization: None | str | Unset
+        if isinstance(self.normalization, Unset):
+            normalization = UNSET
+        elif isinstance(self.normalization, Normalization):
+            normalization = self.normalization.value
+        else:
+            normalization = self.normalization
 
         parameter_count: int | None | Unset
         if isinstance(self.parameter_count, Unset):
@@ -222,12 +243,16 @@ class ModelSpec:
             field_dict["largest_unit_parameters"] = largest_unit_parameters
         if layers is not UNSET:
             field_dict["layers"] = layers
+        if linear_bias is not UNSET:
+            field_dict["linear_bias"] = linear_bias
         if mla is not UNSET:
             field_dict["mla"] = mla
         if mlp is not UNSET:
             field_dict["mlp"] = mlp
         if moe is not UNSET:
             field_dict["moe"] = moe
+        if normalization is not UNSET:
+            field_dict["normalization"] = normalization
         if parameter_count is not UNSET:
             field_dict["parameter_count"] = parameter_count
         if position_embeddings is not UNSET:
@@ -335,6 +360,15 @@ class ModelSpec:
 
         layers = _parse_layers(d.pop("layers", UNSET))
 
+        def _parse_linear_bias(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        linear_bias = _parse_linear_bias(d.pop("linear_bias", UNSET))
+
         def _parse_mla(data: object) -> MlaSpec | None | Unset:
             if data is None:
                 return data
@@ -385,6 +419,23 @@ class ModelSpec:
             return cast(MoeSpec | None | Unset, data)
 
         moe = _parse_moe(d.pop("moe", UNSET))
+
+        def _parse_normalization(data: object) -> None | Normalization | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                normalization_type_0 = Normalization(data)
+
+                return normalization_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Normalization | Unset, data)
+
+        normalization = _parse_normalization(d.pop("normalization", UNSET))
 
         def _parse_parameter_count(data: object) -> int | None | Unset:
             if data is None:
@@ -475,9 +526,11 @@ class ModelSpec:
             kv_heads=kv_heads,
             largest_unit_parameters=largest_unit_parameters,
             layers=layers,
+            linear_bias=linear_bias,
             mla=mla,
             mlp=mlp,
             moe=moe,
+            normalization=normalization,
             parameter_count=parameter_count,
             position_embeddings=position_embeddings,
             preset=preset,

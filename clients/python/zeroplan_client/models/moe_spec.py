@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -23,6 +23,8 @@ class MoeSpec:
             (Llama 4 Maverick: interleave_moe_layer_step 2). Default: 1.
         router_bias (bool | Unset): A per-expert bias beside the router (DeepSeek-V3 e_score_correction_bias). Default:
             False.
+        shared_expert_ffn_hidden_size (int | None | Unset): Inner width of one shared expert's MLP; default
+            expert_ffn_hidden_size (Megatron-LM's --moe-shared-expert-intermediate-size is this times shared_experts).
         shared_experts (int | Unset): Experts every token uses (DeepSeek, Llama 4). Default: 0.
     """
 
@@ -32,6 +34,7 @@ class MoeSpec:
     dense_layers: int | Unset = 0
     layer_interval: int | Unset = 1
     router_bias: bool | Unset = False
+    shared_expert_ffn_hidden_size: int | None | Unset = UNSET
     shared_experts: int | Unset = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,6 +49,12 @@ class MoeSpec:
         layer_interval = self.layer_interval
 
         router_bias = self.router_bias
+
+        shared_expert_ffn_hidden_size: int | None | Unset
+        if isinstance(self.shared_expert_ffn_hidden_size, Unset):
+            shared_expert_ffn_hidden_size = UNSET
+        else:
+            shared_expert_ffn_hidden_size = self.shared_expert_ffn_hidden_size
 
         shared_experts = self.shared_experts
 
@@ -64,6 +73,8 @@ class MoeSpec:
             field_dict["layer_interval"] = layer_interval
         if router_bias is not UNSET:
             field_dict["router_bias"] = router_bias
+        if shared_expert_ffn_hidden_size is not UNSET:
+            field_dict["shared_expert_ffn_hidden_size"] = shared_expert_ffn_hidden_size
         if shared_experts is not UNSET:
             field_dict["shared_experts"] = shared_experts
 
@@ -84,6 +95,17 @@ class MoeSpec:
 
         router_bias = d.pop("router_bias", UNSET)
 
+        def _parse_shared_expert_ffn_hidden_size(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        shared_expert_ffn_hidden_size = _parse_shared_expert_ffn_hidden_size(
+            d.pop("shared_expert_ffn_hidden_size", UNSET)
+        )
+
         shared_experts = d.pop("shared_experts", UNSET)
 
         moe_spec = cls(
@@ -93,6 +115,7 @@ class MoeSpec:
             dense_layers=dense_layers,
             layer_interval=layer_interval,
             router_bias=router_bias,
+            shared_expert_ffn_hidden_size=shared_expert_ffn_hidden_size,
             shared_experts=shared_experts,
         )
 
