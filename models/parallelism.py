@@ -36,7 +36,9 @@ class Parallelism(Strict):
     Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
     so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
     zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
-    optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
+    optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert, or
+    world / (pipeline x expert_tensor x expert) with an expert tensor degree of its own, Megatron-Core's
+    expert grid).
     """
 
     tensor: int = Field(default=1, ge=1, le=MAX_DEGREE, description="Tensor-parallel degree (t).")
@@ -47,6 +49,15 @@ class Parallelism(Strict):
         ge=1,
         le=MAX_DEGREE,
         description="Expert-parallel degree (e), carved out of data x context for the expert weights.",
+    )
+    expert_tensor: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_DEGREE,
+        description="Expert tensor-parallel degree: each routed expert's matrices split over this many ranks "
+        "(Megatron-LM's --expert-tensor-parallel-size). Omitted: the tensor degree. The expert weights then "
+        "lay out as pipeline x expert_tensor x expert x expert-data = world_size, and their model states shard "
+        "over the expert-data-parallel group of world_size / (pipeline x expert_tensor x expert) ranks.",
     )
     sequence_parallel: StrictBool = Field(
         default=False,
@@ -74,6 +85,7 @@ class ParallelismEcho(BaseModel):
     pipeline: int
     context: int
     expert: int
+    expert_tensor: int = Field(description="Expert tensor-parallel degree: as requested, else the tensor degree.")
     data: int = Field(description="Data-parallel degree d = world_size / (tensor x pipeline x context).")
     sequence_parallel: bool
     pipeline_schedule: PipelineSchedule
@@ -83,7 +95,10 @@ class ParallelismEcho(BaseModel):
         "or training.gradient_accumulation_steps."
     )
     global_batch_size: int = Field(description="Sequences per optimizer step: micro_batches x micro_batch_size x d.")
-    expert_data: int = Field(description="Ranks sharing one copy of the expert weights: data x context / expert.")
+    expert_data: int = Field(
+        description="Ranks sharing one copy of the expert weights: world_size / (pipeline x expert_tensor x "
+        "expert), data x context / expert when expert_tensor is the tensor degree."
+    )
     groups: list["GroupPlacement"] = Field(description="Where each group's ranks sit: inside a node or across nodes.")
 
 

@@ -47,7 +47,8 @@ class RecommendRequest(Strict):
     @field_validator("parallelism")
     @classmethod
     def _data_parallel_only(cls, parallelism: Parallelism) -> Parallelism:
-        if not parallelism.tensor == parallelism.pipeline == parallelism.context == parallelism.expert == 1:
+        degrees = (parallelism.tensor, parallelism.pipeline, parallelism.context, parallelism.expert)
+        if degrees != (1, 1, 1, 1) or parallelism.expert_tensor not in (None, 1):
             raise ValueError(
                 "/v1/recommend plans data parallelism only: POST /v1/fit finds the smallest GPU count a layout "
                 "fits on, POST /v1/plan its memory and step time"

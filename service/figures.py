@@ -330,7 +330,9 @@ def _layout_words(answer: PlanResponse) -> str:
     par = answer.parallelism
     return (
         f"tensor {par.tensor} x context {par.context} x data {par.data} x pipeline {par.pipeline}"
-        f"{', expert ' + str(par.expert) if par.expert > 1 else ''} ({par.pipeline_schedule.value}, "
+        f"{', expert ' + str(par.expert) if par.expert > 1 else ''}"
+        f"{', expert tensor ' + str(par.expert_tensor) if par.expert_tensor != par.tensor else ''} "
+        f"({par.pipeline_schedule.value}, "
         f"{par.micro_batches} micro-batches)"
     )
 

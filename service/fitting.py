@@ -28,7 +28,7 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
     g = request.cluster.gpus_per_node
     grid = gpu_count_grid(request.gpu_count_grid, g, request.max_gpus, max_points)
     par = request.parallelism
-    if not par.tensor == par.pipeline == par.context == par.expert == 1:
+    if (par.tensor, par.pipeline, par.context, par.expert) != (1, 1, 1, 1) or par.expert_tensor not in (None, 1):
         scene, fits, warnings = layout_fits(request, grid, budget)
     else:
         scene = resolve.scenario(

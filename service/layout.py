@@ -139,7 +139,7 @@ def layout_units(arch: Architecture, mesh: Mesh) -> Units:
     """FSDP units as one GPU holds them: a block's, the embedding's and the output layer's share."""
     t, e = mesh.tensor, mesh.expert
     kinds = {is_moe_layer(arch, i): i for i in range(arch.layers)}  # a layer's split depends on its kind alone
-    blocks = {sum(rank_parameters(layer_split(arch, i), t, e)) for i in kinds.values()}
+    blocks = {sum(rank_parameters(layer_split(arch, i), t, e, mesh.expert_tensor)) for i in kinds.values()}
     block = max(blocks)
     embedding = rank_parameters(embedding_split(arch, t), t, e)[0]
     output = rank_parameters(output_split(arch, t, mesh.pipeline), t, e)[0]
@@ -185,7 +185,7 @@ def _stage(
 ) -> StageEvaluation:
     precision, sharding, offload = setup.precision, setup.sharding, setup.offload
     g = mesh.members_per_node(Group.data)
-    experts_apart = mesh.expert > 1 and share.expert_parameters > 0
+    experts_apart = bool(mesh.experts_apart) and share.expert_parameters > 0
     dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
     rows = model_state_breakdown(dense, mesh.data_context, precision, sharding, g, offload)
     cpu = int(cpu_optimizer_bytes_per_gpu(rows, dense, mesh.data_context, precision, sharding, offload))
@@ -339,7 +339,7 @@ def evaluate_layout(
     activations_counted: bool,
 ) -> LayoutEvaluation:
     m, b, s = micro_batches, micro_batch_size, sequence_length
-    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages)
+    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor)
     units = layout_units(arch, mesh) if setup.units is not None else None
     stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]
     busiest = max(range(len(stages)), key=lambda i: stages[i].per_gpu_bytes)
@@ -397,7 +397,7 @@ def evaluate_layout(
             )
         )
     if experts_apart and mesh.expert_data > 1:
-        per_node = max(1, min(mesh.expert_data, mesh.gpus_per_node // (mesh.tensor * mesh.expert)))
+        per_node = max(1, min(mesh.expert_data, mesh.gpus_per_node // mesh.expert_data_stride))
         groups.append(
             _data_group(
                 "experts",
@@ -489,7 +489,7 @@ def stage_memory(
     activations_counted: bool,
 ) -> list[StageEvaluation]:
     """Each stage's bytes per GPU alone, without the step's time: what a fit search compares."""
-    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages)
+    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor)
     m, b, s = micro_batches, micro_batch_size, sequence_length
     units = layout_units(arch, mesh) if setup.units is not None else None
     return [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]

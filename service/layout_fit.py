@@ -62,6 +62,7 @@ class LayoutCase:
             pipeline=par.pipeline,
             context=par.context,
             expert=par.expert,
+            expert_tensor=par.expert_tensor,
             sequence_parallel=par.sequence_parallel,
             schedule=par.pipeline_schedule,
             virtual_stages=par.virtual_stages,
@@ -113,9 +114,11 @@ def data_degrees(case: LayoutCase) -> DataDegrees:
         sequences = case.global_batch_size // case.micro_batch_size
         divisors = _divisors(sequences) if case.global_batch_size % case.micro_batch_size == 0 else []
         return DataDegrees([d for d in divisors if d <= top and case.valid(d)], range(0))
-    # Past one node the valid d repeat with a period: whole nodes and e dividing d x c.
-    e, c = case.parallelism.expert, case.parallelism.context
-    step = math.lcm(g // math.gcd(g, mp), e // math.gcd(e, c))
+    # Past one node the valid d repeat with a period: whole nodes and expert_tensor x e dividing t x c x d
+    # (e dividing d x c when expert_tensor is t).
+    par = case.parallelism
+    experts = (par.tensor if par.expert_tensor is None else par.expert_tensor) * par.expert
+    step = math.lcm(g // math.gcd(g, mp), experts // math.gcd(experts, par.tensor * par.context))
     within_node = [d for d in range(1, min(g // mp, top) + 1) if case.valid(d)]
     first = (g // mp // step + 1) * step
     run = range(first, top + 1, step)

@@ -318,7 +318,7 @@ def evaluate_grid(
     expert_data: Any = mesh.expert_data
     g_data: Any = mesh.members_per_node(Group.data)
     dense_k, expert_k, valid = per_stage("dense"), per_stage("expert"), per_stage("valid")
-    apart_k = (e > 1) & (expert_k > 0)
+    apart_k = mesh.experts_apart & (expert_k > 0)  # the search keeps ETP = t: apart when e > 1
     dense_held = dense_k + np.where(apart_k, 0, expert_k)
     experts_held = np.where(apart_k, expert_k, 0)
     k_count = dense_k.shape[0]
@@ -442,7 +442,7 @@ def evaluate_grid(
     top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
     top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
     top_cpu = top(cpu)
-    expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // (t * e)))
+    expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // mesh.expert_data_stride))
     has_dense = (data_context > 1)[:, None]  # a group of one rank makes no call (service.efficiency.call_overheads)
     col = (slice(None), None)
     mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]

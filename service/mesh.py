@@ -8,6 +8,13 @@ pipeline t x c x d. Expert parallelism is carved out of data x context for the e
 (Megatron-Core's expert-data-parallel group; torchtitan borrows ep from dp_shard x cp): an expert
 group is e ranks at stride t, and the expert weights are replicated over d x c / e ranks.
 
+An expert tensor degree of its own (Megatron-LM's --expert-tensor-parallel-size, ETP; its default is
+t) lays the expert weights out on a grid of their own over the same ranks (Megatron-Core
+parallel_state.initialize_model_parallel, the expert "tp-ep-dp-pp" order): world = p x ETP x e x
+EDP, an expert-tensor group of ETP ranks at stride 1, the expert group of e ranks at stride ETP,
+the expert-data-parallel group of EDP = world / (p x ETP x e) ranks at stride ETP x e. With ETP = t
+this is the grid above: EDP = t c d / (t e) = d x c / e.
+
 Validation follows torchtitan's ParallelDims (torchtitan/distributed/parallel_dims.py, _validate):
 when the degrees do not multiply out, the message names every factor. Each problem carries the
 JSON pointer of the field to change.
@@ -32,6 +39,7 @@ class Mesh:
     pipeline: int = 1
     context: int = 1
     expert: int = 1
+    expert_tensor: int | None = None  # None: the tensor degree (Megatron-LM's default)
     sequence_parallel: bool = False
     schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
     virtual_stages: int = 1
@@ -44,7 +52,12 @@ class Mesh:
     @property
     def trivial(self) -> bool:
         """Data parallelism alone: every other degree 1."""
-        return self.tensor == self.pipeline == self.context == self.expert == 1
+        return self.tensor == self.pipeline == self.context == self.expert == self.etp == 1
+
+    @property
+    def etp(self) -> int:
+        """The expert tensor degree: as given, else t."""
+        return self.tensor if self.expert_tensor is None else self.expert_tensor
 
     @property
     def data_context(self) -> int:
@@ -53,8 +66,19 @@ class Mesh:
 
     @property
     def expert_data(self) -> int:
-        """Ranks holding the same experts: d x c / e."""
-        return self.data_context // self.expert
+        """Ranks holding the same experts: EDP = world / (p x ETP x e), d x c / e when ETP = t."""
+        return (self.tensor * self.data_context) // (self.etp * self.expert)
+
+    @property
+    def experts_apart(self) -> bool:
+        """Whether the expert weights shard over a group other than the dense weights' d x c: e > 1 or ETP != t."""
+        apart: bool = (self.expert > 1) | (self.etp != self.tensor)
+        return apart
+
+    @property
+    def expert_data_stride(self) -> int:
+        """Rank distance between neighbours of the expert-data-parallel group: ETP x e."""
+        return self.etp * self.expert
 
     @property
     def sequence_split(self) -> int:
@@ -73,7 +97,10 @@ class Mesh:
     def stride(self, group: Group) -> int:
         """Rank distance between neighbours of a group (the data group here is d x c: stride t)."""
         t, c, d = self.tensor, self.context, self.data
-        return {Group.tensor: 1, Group.context: t, Group.data: t, Group.pipeline: t * c * d, Group.expert: t}[group]
+        experts = self.etp  # the expert group sits at stride ETP on the experts' grid
+        return {Group.tensor: 1, Group.context: t, Group.data: t, Group.pipeline: t * c * d, Group.expert: experts}[
+            group
+        ]
 
     def spans_nodes(self, group: Group) -> bool:
         """Whether the group's first and last ranks sit on different nodes (groups are aligned runs)."""
@@ -126,6 +153,8 @@ def layout_problems(
         )
         return problems
     needs_architecture = {"tensor": t, "pipeline": p, "context": c, "expert": e}
+    if mesh.expert_tensor is not None:
+        needs_architecture["expert_tensor"] = mesh.expert_tensor
     if model.layers is None:
         for name, degree in needs_architecture.items():
             if degree > 1:
@@ -155,14 +184,7 @@ def layout_problems(
         problems.append(
             (f"parallelism.expert {e} does not divide the model's experts {model.experts}", "/parallelism/expert")
         )
-    if mesh.data_context % e:
-        problems.append(
-            (
-                f"parallelism.expert {e} does not divide data {mesh.data} x context {c} = {mesh.data_context}, "
-                "the ranks experts are carved out of",
-                "/parallelism/expert",
-            )
-        )
+    problems += _expert_tensor_problems(mesh, model)
     problems += _pipeline_problems(mesh, layers)
     split = mesh.sequence_split
     if sequence_length % split:
@@ -175,6 +197,39 @@ def layout_problems(
         )
     problems += _batch_problems(mesh, micro_batch_size, global_batch_size, gradient_accumulation_steps)
     return problems
+
+
+def _expert_tensor_problems(mesh: Mesh, model: ModelLimits) -> list[tuple[str, str]]:
+    """The experts' grid: ETP x e divides the t x c x d ranks of a stage (Megatron-Core parallel_state asserts
+    world_size % (expert_tensor x expert x pipeline) == 0)."""
+    t, c, e, etp = mesh.tensor, mesh.context, mesh.expert, mesh.etp
+    if mesh.expert_tensor is None:
+        if mesh.data_context % e:
+            return [
+                (
+                    f"parallelism.expert {e} does not divide data {mesh.data} x context {c} = {mesh.data_context}, "
+                    "the ranks experts are carved out of",
+                    "/parallelism/expert",
+                )
+            ]
+        return []
+    if etp > 1 and model.experts is None:
+        return [
+            (
+                f"parallelism.expert_tensor {etp} needs a mixture-of-experts model (model.moe)",
+                "/parallelism/expert_tensor",
+            )
+        ]
+    stage = t * mesh.data_context
+    if stage % (etp * e):
+        return [
+            (
+                f"parallelism.expert_tensor {etp} x expert {e} = {etp * e} does not divide tensor {t} x context {c} "
+                f"x data {mesh.data} = {stage}, the ranks of one pipeline stage the experts are laid out over",
+                "/parallelism/expert_tensor",
+            )
+        ]
+    return []
 
 
 def _pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
@@ -252,6 +307,11 @@ def layout_warnings(mesh: Mesh) -> list[str]:
         warnings.append(
             f"parallelism.tensor {mesh.tensor} is wider than a node of {mesh.gpus_per_node} GPUs: its collectives, "
             "on every layer, cross the inter-node link"
+        )
+    if mesh.expert_tensor is not None and mesh.expert_tensor > mesh.gpus_per_node:
+        warnings.append(
+            f"parallelism.expert_tensor {mesh.expert_tensor} is wider than a node of {mesh.gpus_per_node} GPUs: "
+            "the experts' tensor-parallel collectives cross the inter-node link"
         )
     if mesh.sequence_parallel and mesh.tensor == 1:
         warnings.append("parallelism.sequence_parallel has no effect without tensor parallelism")

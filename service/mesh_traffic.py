@@ -17,7 +17,8 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   gradients back: 2 (c - 1) steps of the same size.
 - expert (Lepikhin et al. 2021, GShard; Megatron-Core's all-to-all token dispatcher): per MoE layer
   an all-to-all dispatches the rank's tokens x top_k of width h and one combines them, forward
-  and backward: four all-to-alls of s' b top_k h / (t with sequence parallelism) elements.
+  and backward: four all-to-alls of s' b top_k h / (t with sequence parallelism) elements, among
+  the e ranks of the expert group, ETP apart on the experts' grid (service.mesh).
 """
 
 from dataclasses import dataclass

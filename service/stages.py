@@ -10,9 +10,10 @@ megatron/training/theoretical_memory_usage.py):
   output layer (ceil(V / t) rows each, V padded to a multiple of t);
 - whole on every tensor rank: the norms, the row-parallel output biases (added after the
   all-reduce), the per-head q/k norms, the router and learned positions;
-- the routed experts over t x e: each rank holds experts / e of them, each divided by t (Megatron's
-  expert tensor parallelism, whose default size is t).
-The dense part's model states shard over d x c ranks, the experts' over d x c / e (service.mesh).
+- the routed experts over ETP x e: each rank holds experts / e of them, each divided by the expert
+  tensor degree ETP (Megatron's --expert-tensor-parallel-size, whose default is t).
+The dense part's model states shard over d x c ranks, the experts' over the expert-data-parallel
+group, world / (p x ETP x e) ranks (service.mesh).
 """
 
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ def is_moe_layer(arch: Architecture, index: int) -> bool:
 
 @dataclass(frozen=True)
 class Split:
-    """Parameters of one part: divided by t, whole on every tensor rank, and routed experts (over t x e)."""
+    """Parameters of one part: divided by t, whole on every tensor rank, and routed experts (over ETP x e)."""
 
     tensor: int = 0
     replicated: int = 0
@@ -102,7 +103,7 @@ class StageShare:
     layers: int
     moe_layers: int
     dense_parameters: int  # sharded over d x c
-    expert_parameters: int  # sharded over d x c / e
+    expert_parameters: int  # sharded over the expert-data-parallel group
     first: bool
     last: bool
 
@@ -111,13 +112,13 @@ class StageShare:
         return self.dense_parameters + self.expert_parameters
 
 
-def rank_parameters(split: Split, tensor: int, expert: int) -> tuple[int, int]:
-    """(dense, expert) parameters one GPU holds of a part."""
+def rank_parameters(split: Split, tensor: int, expert: int, expert_tensor: int | None = None) -> tuple[int, int]:
+    """(dense, expert) parameters one GPU holds of a part; expert_tensor None is t."""
     dense = _ceil(split.tensor, tensor) + split.replicated
     if not split.expert_count:
         return dense, 0
     one_expert = split.experts // split.expert_count
-    return dense, (split.expert_count // expert) * _ceil(one_expert, tensor)
+    return dense, (split.expert_count // expert) * _ceil(one_expert, tensor if expert_tensor is None else expert_tensor)
 
 
 def embedding_split(arch: Architecture, tensor: int) -> Split:
@@ -135,9 +136,14 @@ def output_split(arch: Architecture, tensor: int, pipeline: int) -> Split:
 
 
 def stage_shares(
-    arch: Architecture, tensor: int, pipeline: int, expert: int, virtual_stages: int = 1
+    arch: Architecture,
+    tensor: int,
+    pipeline: int,
+    expert: int,
+    virtual_stages: int = 1,
+    expert_tensor: int | None = None,
 ) -> list[StageShare]:
-    """Each stage's layers and the parameters one of its GPUs holds."""
+    """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t)."""
     shares = []
     kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
     for stage, indices in enumerate(stage_layer_indices(arch.layers, pipeline, virtual_stages)):
@@ -148,7 +154,7 @@ def stage_shares(
                 kinds[kind] = layer_split(arch, index)
             split = split + kinds[kind]
         first, last = stage == 0, stage == pipeline - 1
-        dense, experts = rank_parameters(split, tensor, expert)
+        dense, experts = rank_parameters(split, tensor, expert, expert_tensor)
         if first:
             dense += rank_parameters(embedding_split(arch, tensor), tensor, expert)[0]
         if last:

@@ -156,9 +156,18 @@ def sweep_cost(request: SweepRequest) -> SweepCost:
 def layout_cells(request: SweepRequest) -> int:
     """Cells with some model-parallel degree above 1: each planned on its own."""
     values = axis_values(request)
-    layouts = sum(1 for combo in itertools.product(*(values[a] for a in LAYOUT_AXES)) if not trivial(_layout(combo)))
+    layouts = sum(
+        1
+        for combo in itertools.product(*(values[a] for a in LAYOUT_AXES))
+        if not _data_only(_layout(combo), request.base)
+    )
     others = prod(len(values[a]) for a in (*NUMERIC_AXES, *GROUP_AXES))
     return len(models_of(request)) * layouts * others
+
+
+def _data_only(layout: dict[str, int], base: PlanRequest) -> bool:
+    """A cell of data parallelism alone, pushed through the arrays: every degree 1, the base's expert tensor too."""
+    return trivial(layout) and base.parallelism.expert_tensor in (None, 1)
 
 
 def _layout(combo: tuple[int, ...]) -> dict[str, int]:
@@ -205,13 +214,13 @@ def sweep(
                 budget.check()
                 part = (
                     _evaluate_group(scene, base, group, numeric, values, skipped)
-                    if trivial(layout)
+                    if _data_only(layout, base)
                     else _columns(layout_part(base, spec, group, layout, numeric, skipped))
                 )
                 if part is not None:
                     rows = len(part["world_size"])
                     part["model"] = np.full(rows, model_label(spec))
-                    if trivial(layout):
+                    if _data_only(layout, base):
                         part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
                         for axis in LAYOUT_AXES:
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)

@@ -121,18 +121,21 @@ def architecture(name: ModelPresetName):  # type: ignore[no-untyped-def]
     st.sampled_from([1, 2, 4, 8]),
     st.integers(1, 16),
     st.sampled_from([1, 2, 4, 8]),
+    st.sampled_from([None, 1, 2, 4, 8]),
 )
-def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e):
+def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e, expert_tensor):
     """Every parameter is held by exactly one GPU of a (tensor, expert) group of each stage, except the parts
     kept whole on every tensor rank (norms, router, row-parallel biases), a copy of a tied embedding on the last
-    stage, and the rows a vocabulary padded to a multiple of t adds."""
+    stage, and the rows a vocabulary padded to a multiple of t adds. The routed experts are held once by the
+    expert_tensor x e GPUs of the experts' grid (expert_tensor None: t)."""
     arch = architecture(name)
+    etp = t if expert_tensor is None else expert_tensor
     experts = arch.moe.experts if arch.moe else 1
     if arch.attention_heads % t or arch.kv_heads % t or experts % e or p > arch.layers:
         return
     if arch.moe is None:
         e = 1
-    shares = stage_shares(arch, t, p, e)
+    shares = stage_shares(arch, t, p, e, expert_tensor=expert_tensor)
     held = 0
     for share, indices in zip(shares, stage_layer_indices(arch.layers, p), strict=True):
         replicated = sum(layer_split(arch, i).replicated for i in indices)
@@ -140,7 +143,7 @@ def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e):
             replicated += embedding_split(arch, t).replicated
         if share.last:
             replicated += output_split(arch, t, p).replicated
-        held += t * share.dense_parameters - (t - 1) * replicated + t * e * share.expert_parameters
+        held += t * share.dense_parameters - (t - 1) * replicated + etp * e * share.expert_parameters
     padded_rows = (-arch.vocab_size) % t
     copies = 1 if arch.tied_embeddings else 2
     extra = arch.vocab_size * arch.hidden_size if arch.tied_embeddings and p > 1 else 0
@@ -153,7 +156,7 @@ def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e):
             split = layer_split(arch, i)
             if split.expert_count:
                 one = split.experts // split.expert_count
-                expert_padding += split.expert_count * (t * -(-one // t) - one)
+                expert_padding += split.expert_count * (etp * -(-one // etp) - one)
     from service.architecture import parameter_count
 
     total = parameter_count(arch) + extra + (copies + (1 if extra else 0)) * padded_rows * arch.hidden_size

@@ -66,18 +66,23 @@ def test_all_degrees_one_equals_the_data_parallel_evaluation(
     st.sampled_from([1, 2]),
     st.sampled_from([1, 2, 4]),
     st.sampled_from([ArrangementName.zero3, ArrangementName.zero1, ArrangementName.ddp]),
+    st.sampled_from([None, 1, 2, 4, 8]),
 )
-def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, c, e, arrangement):
+def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, c, e, arrangement, expert_tensor):
     """Over the t x c x d GPUs of every stage, ZeRO's shards add up to each state class once per parameter
     held (service.stages' shares, which the parameter property sums to the model): nothing lost or counted
-    twice by sharding over the data group x context or the experts' group."""
+    twice by sharding over the data group x context or the experts' group. With an expert tensor degree of its
+    own the t x c x d GPUs of a stage are expert_tensor x e x EDP for the experts (Megatron-Core's expert grid)."""
     n = 64
     cluster = Cluster(world_size=n, gpus_per_node=8, gpu="h100-80gb")
     scene = resolve.scenario(ModelSpec(preset=preset), "mixed_bf16_adam", Training(), Activations(), Levers(), cluster)
     arch = scene.model.architecture
     experts = arch.moe.experts if arch.moe else 1
-    mesh = Mesh(n, 8, tensor=t, pipeline=p, context=c, expert=e if arch.moe else 1)
-    if arch.attention_heads % t or arch.kv_heads % t or experts % mesh.expert or mesh.data_context % mesh.expert:
+    etp = expert_tensor if arch.moe else None
+    mesh = Mesh(n, 8, tensor=t, pipeline=p, context=c, expert=e if arch.moe else 1, expert_tensor=etp)
+    if arch.attention_heads % t or arch.kv_heads % t or experts % mesh.expert:
+        return
+    if (t * mesh.data_context) % (mesh.etp * mesh.expert) or mesh.data_context % mesh.expert and etp is None:
         return
     setup = resolve.setup_for(scene, resolve.sharding(arrangement))
     layout = evaluate_layout(arch, mesh, setup, max(p, 1), 1, 2048, False)
@@ -92,7 +97,7 @@ def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, 
         sharded = 12 if arrangement is ArrangementName.zero1 else 16 if arrangement is ArrangementName.zero3 else 0
         replicated = per_weight - sharded
         # each stage GPU holds its share: sharded classes once over d x c (experts over d x c / e), the rest whole
-        expected = t * (sharded * dense + replicated * dense * mesh.data_context) + t * e * (
+        expected = t * (sharded * dense + replicated * dense * mesh.data_context) + mesh.etp * mesh.expert * (
             sharded * experts_held + replicated * experts_held * mesh.expert_data
         ) * (1 if stage.expert_rows else 0)
         assert summed == expected

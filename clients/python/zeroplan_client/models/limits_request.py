@@ -44,7 +44,9 @@ class LimitsRequest:
             Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
             so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
             zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
-            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
+            optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert, or
+            world / (pipeline x expert_tensor x expert) with an expert tensor degree of its own, Megatron-Core's
+            expert grid).
         precision (None | PrecisionPresetName | Unset): A precision preset name (see GET /v1/presets); or give
             `precision_spec` instead. Omitted or null: mixed_bf16_adam.
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset

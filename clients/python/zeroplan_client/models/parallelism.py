@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -19,12 +19,18 @@ class Parallelism:
     Ranks are placed tensor innermost, then context, data, pipeline outermost (Megatron-LM's order),
     so a tensor group of up to gpus_per_node GPUs stays inside a node. The arrangement (ddp, zero1,
     zero2, zero3, ...) shards over the data-parallel group x context, as Megatron's distributed
-    optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert).
+    optimizer does; expert weights shard over the expert-data-parallel group (d x context / expert, or
+    world / (pipeline x expert_tensor x expert) with an expert tensor degree of its own, Megatron-Core's
+    expert grid).
 
         Attributes:
             context (int | Unset): Context-parallel degree (c): the sequence / c. Default: 1.
             expert (int | Unset): Expert-parallel degree (e), carved out of data x context for the expert weights. Default:
                 1.
+            expert_tensor (int | None | Unset): Expert tensor-parallel degree: each routed expert's matrices split over this
+                many ranks (Megatron-LM's --expert-tensor-parallel-size). Omitted: the tensor degree. The expert weights then
+                lay out as pipeline x expert_tensor x expert x expert-data = world_size, and their model states shard over the
+                expert-data-parallel group of world_size / (pipeline x expert_tensor x expert) ranks.
             pipeline (int | Unset): Pipeline stages (p). Default: 1.
             pipeline_schedule (PipelineSchedule | Unset): How micro-batches flow through the pipeline stages.
             sequence_parallel (bool | Unset): Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms
@@ -36,6 +42,7 @@ class Parallelism:
 
     context: int | Unset = 1
     expert: int | Unset = 1
+    expert_tensor: int | None | Unset = UNSET
     pipeline: int | Unset = 1
     pipeline_schedule: PipelineSchedule | Unset = UNSET
     sequence_parallel: bool | Unset = False
@@ -46,6 +53,12 @@ class Parallelism:
         context = self.context
 
         expert = self.expert
+
+        expert_tensor: int | None | Unset
+        if isinstance(self.expert_tensor, Unset):
+            expert_tensor = UNSET
+        else:
+            expert_tensor = self.expert_tensor
 
         pipeline = self.pipeline
 
@@ -66,6 +79,8 @@ class Parallelism:
             field_dict["context"] = context
         if expert is not UNSET:
             field_dict["expert"] = expert
+        if expert_tensor is not UNSET:
+            field_dict["expert_tensor"] = expert_tensor
         if pipeline is not UNSET:
             field_dict["pipeline"] = pipeline
         if pipeline_schedule is not UNSET:
@@ -86,6 +101,15 @@ class Parallelism:
 
         expert = d.pop("expert", UNSET)
 
+        def _parse_expert_tensor(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        expert_tensor = _parse_expert_tensor(d.pop("expert_tensor", UNSET))
+
         pipeline = d.pop("pipeline", UNSET)
 
         _pipeline_schedule = d.pop("pipeline_schedule", UNSET)
@@ -104,6 +128,7 @@ class Parallelism:
         parallelism = cls(
             context=context,
             expert=expert,
+            expert_tensor=expert_tensor,
             pipeline=pipeline,
             pipeline_schedule=pipeline_schedule,
             sequence_parallel=sequence_parallel,

@@ -23,7 +23,9 @@ class ParallelismEcho:
         context (int):
         data (int): Data-parallel degree d = world_size / (tensor x pipeline x context).
         expert (int):
-        expert_data (int): Ranks sharing one copy of the expert weights: data x context / expert.
+        expert_data (int): Ranks sharing one copy of the expert weights: world_size / (pipeline x expert_tensor x
+            expert), data x context / expert when expert_tensor is the tensor degree.
+        expert_tensor (int): Expert tensor-parallel degree: as requested, else the tensor degree.
         global_batch_size (int): Sequences per optimizer step: micro_batches x micro_batch_size x d.
         groups (list[GroupPlacement]): Where each group's ranks sit: inside a node or across nodes.
         micro_batches (int): Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x
@@ -39,6 +41,7 @@ class ParallelismEcho:
     data: int
     expert: int
     expert_data: int
+    expert_tensor: int
     global_batch_size: int
     groups: list[GroupPlacement]
     micro_batches: int
@@ -57,6 +60,8 @@ class ParallelismEcho:
         expert = self.expert
 
         expert_data = self.expert_data
+
+        expert_tensor = self.expert_tensor
 
         global_batch_size = self.global_batch_size
 
@@ -85,6 +90,7 @@ class ParallelismEcho:
                 "data": data,
                 "expert": expert,
                 "expert_data": expert_data,
+                "expert_tensor": expert_tensor,
                 "global_batch_size": global_batch_size,
                 "groups": groups,
                 "micro_batches": micro_batches,
@@ -110,6 +116,8 @@ class ParallelismEcho:
         expert = d.pop("expert")
 
         expert_data = d.pop("expert_data")
+
+        expert_tensor = d.pop("expert_tensor")
 
         global_batch_size = d.pop("global_batch_size")
 
@@ -137,6 +145,7 @@ class ParallelismEcho:
             data=data,
             expert=expert,
             expert_data=expert_data,
+            expert_tensor=expert_tensor,
             global_batch_size=global_batch_size,
             groups=groups,
             micro_batches=micro_batches,

@@ -1,0 +1,141 @@
+"""An expert tensor degree of its own (Megatron-LM's --expert-tensor-parallel-size, ETP).
+
+Megatron-Core lays the routed experts out on a grid of their own over the same ranks
+(megatron/core/parallel_state.py, initialize_model_parallel: the expert "tp-ep-dp-pp" order):
+world = PP x ETP x EP x EDP, the expert group EP ranks at stride ETP, the expert-data-parallel
+group EDP ranks at stride ETP x EP; each rank holds experts / EP experts, each split ETP ways.
+Omitted, ETP is the tensor degree and every answer is what it was.
+"""
+
+import pytest
+
+from tests.layouts.test_sweep_layouts import LAYOUT_FIELDS, plan_for
+from tests.sweep.test_sweep import rows, sweep
+
+MIXTRAL_LAYERS, H, F, EXPERTS = 32, 4096, 14336, 8
+ONE_EXPERT = 3 * H * F  # swiglu, no biases
+
+
+def body(world=64, arrangement="zero1", model=None, **parallelism):  # type: ignore[no-untyped-def]
+    return {
+        "model": model or {"preset": "mixtral-8x7b"},
+        "cluster": {"world_size": world, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": arrangement,
+        "precision": "megatron",
+        "parallelism": parallelism,
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "gradient_accumulation_steps": 4},
+    }
+
+
+def plan(client, **kwargs):  # type: ignore[no-untyped-def]
+    response = client.post("/v1/plan", json=body(**kwargs))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def without_request_ids(answer: dict) -> dict:
+    return {k: v for k, v in answer.items() if k not in ("request_id",)}
+
+
+@pytest.mark.parametrize(("tensor", "pipeline", "expert"), [(1, 1, 2), (2, 2, 2), (4, 1, 8), (8, 2, 4)])
+def test_omitted_is_the_tensor_degree(client, tensor, pipeline, expert):
+    omitted = plan(client, tensor=tensor, pipeline=pipeline, expert=expert)
+    given = plan(client, tensor=tensor, pipeline=pipeline, expert=expert, expert_tensor=tensor)
+    assert omitted["parallelism"]["expert_tensor"] == tensor
+    assert without_request_ids(omitted) == without_request_ids(given)
+
+
+def test_the_experts_split_expert_tensor_ways_and_shard_over_the_expert_data_group(client):
+    # 64 GPUs, t 2, e 2, ETP 4: EDP = 64 / (1 x 4 x 2) = 8; d = 32.
+    answer = plan(client, tensor=2, expert=2, expert_tensor=4)
+    par = answer["parallelism"]
+    assert (par["data"], par["expert_data"]) == (32, 64 // (4 * 2))
+    experts_held = MIXTRAL_LAYERS * (EXPERTS // 2) * ONE_EXPERT // 4
+    rows_ = [r for r in answer["memory"]["breakdown"] if "routed experts" in r["arithmetic"]]
+    by_state = {r["state"]: r["bytes"] for r in rows_}
+    assert by_state["parameters"] == 2 * experts_held
+    assert by_state["gradients"] == 4 * experts_held
+    assert by_state["master_weights"] == by_state["momentum"] == by_state["variance"] == 4 * experts_held // 8
+
+
+def test_groups_sit_on_the_experts_grid(client):
+    # ETP 8 on nodes of 8: the expert group's 2 ranks sit 8 apart, on two nodes; EDP = 64 / 16 = 4 ranks at
+    # stride ETP x e = 16, on four nodes.
+    answer = plan(client, tensor=2, expert=2, expert_tensor=8)
+    groups = {g["group"]: g for g in answer["parallelism"]["groups"]}
+    assert (groups["expert"]["ranks"], groups["expert"]["stride"], groups["expert"]["spans_nodes"]) == (2, 8, True)
+    expert_calls = [c for c in answer["traffic"]["collectives"] if c["group"] == "expert"]
+    assert expert_calls and all(c["link"] == "inter_node" for c in expert_calls)
+    assert answer["parallelism"]["expert_data"] == 4
+    # Of the data group's calls, those of the experts run over the 4 EDP ranks; with ETP 2 instead the
+    # expert group of stride 2 stays in a node.
+    data_ranks = {c["ranks"] for c in answer["traffic"]["collectives"] if c["group"] == "data"}
+    assert data_ranks == {32, 4}
+    inside = plan(client, tensor=2, expert=2, expert_tensor=2)
+    assert all(c["link"] == "intra_node" for c in inside["traffic"]["collectives"] if c["group"] == "expert")
+
+
+def test_expert_data_collectives_move_the_experts_share(client):
+    answer = plan(client, tensor=2, expert=2, expert_tensor=4)
+    experts_held = MIXTRAL_LAYERS * (EXPERTS // 2) * ONE_EXPERT // 4
+    edp = 8
+    scatter = [
+        c
+        for c in answer["traffic"]["collectives"]
+        if c["group"] == "data" and c["ranks"] == edp and c["name"] == "reduce_scatter"
+    ]
+    assert len(scatter) == 1
+    # fp32 gradients reduce-scattered over the ring of 8: (n - 1) / n of the buffer sent per GPU.
+    assert scatter[0]["bytes_sent_per_gpu"] == 4 * experts_held * (edp - 1) // edp
+
+
+@pytest.mark.parametrize(
+    ("parallelism", "model", "pointer"),
+    [
+        ({"tensor": 2, "expert": 8, "expert_tensor": 16}, None, "/parallelism/expert_tensor"),  # 128 > 2 x 32
+        ({"expert_tensor": 2}, {"preset": "llama-3-8b"}, "/parallelism/expert_tensor"),  # no experts
+        ({"expert_tensor": 2}, {"parameter_count": 10**9}, "/parallelism/expert_tensor"),  # no architecture
+        ({"tensor": 2, "expert": 3}, None, "/parallelism/expert"),
+    ],
+)
+def test_a_grid_that_does_not_divide_names_the_field(client, parallelism, model, pointer):
+    response = client.post("/v1/plan", json=body(model=model, **parallelism))
+    assert response.status_code == 422
+    assert pointer in [e["pointer"] for e in response.json()["errors"]]
+
+
+def test_a_divisible_grid_is_accepted_when_e_alone_would_not_divide_d(client):
+    # 16 GPUs, t 4, e 8: d x c = 4 is not a multiple of e, but with ETP 2 the stage's 16 ranks are 2 x 8 x 1.
+    answer = plan(client, world=16, tensor=4, expert=8, expert_tensor=2)
+    assert answer["parallelism"]["expert_data"] == 16 // (2 * 8) == 1
+
+
+def test_a_sweep_keeps_the_base_expert_tensor_and_each_cell_is_its_plan(client):
+    base = body(world=16, tensor=1, expert=2, expert_tensor=2)
+    answer = sweep(client, {"tensor": [1, 2], "world_size": [16, 32]}, base=base)
+    found = rows(answer)
+    assert len(found) == 4
+    for row in found:
+        planned = plan_for(client, base, row)
+        assert planned["parallelism"]["expert_tensor"] == 2
+        for column, (section, field) in LAYOUT_FIELDS.items():
+            assert row[column] == planned[section][field], column
+
+
+def test_fit_takes_the_expert_tensor_degree(client):
+    request = {
+        "model": {"preset": "mixtral-8x7b"},
+        "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
+        "parallelism": {"tensor": 2, "expert": 4, "expert_tensor": 1},
+    }
+    response = client.post("/v1/fit", json=request)
+    assert response.status_code == 200, response.text
+    zero1 = next(a for a in response.json()["arrangements"] if a["arrangement"] == "zero1")
+    assert zero1["parallelism"]["expert_tensor"] == 1
+    smallest = zero1["min_gpus_exact"]
+    for world, fits in ((smallest, True), (smallest - 8, False)):  # whole nodes, ETP x e = 4 dividing each
+        planned = client.post(
+            "/v1/plan", json=request | {"arrangement": "zero1", "cluster": request["cluster"] | {"world_size": world}}
+        )
+        assert planned.status_code == 200, planned.text
+        assert planned.json()["memory"]["fits"] is fits
