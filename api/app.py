@@ -8,10 +8,12 @@ from typing import Any
 
 import anyio.to_thread
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from starlette.routing import Mount
 
 from api.answers import AnswerCache
 from api.docs import install_docs
+from api.fast import DirectOperation, DirectPathMiddleware, direct_operation
 from api.jobs import start_jobs, stop_jobs
 from api.logs import configure_logging
 from api.metrics import record_build
@@ -116,12 +118,23 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
     # Every path the app serves labels metrics; the documented ones also carry their methods.
     templates = RouteTemplates(lambda: {path: {} for path in route_templates(app)} | app.openapi()["paths"])
     app.state.route_templates = templates
+    app.add_middleware(DirectPathMiddleware, operations=direct_operations)
     app.add_middleware(JsonBodyMiddleware, templates=templates)
     app.add_middleware(AcceptMiddleware, spec=lambda: app.openapi())
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     token = settings.api_token.get_secret_value() if settings.api_token else None
     app.add_middleware(BearerAuthMiddleware, token=token)
     app.add_middleware(RequestContextMiddleware, templates=templates, log_requests=settings.access_log)
+
+
+def direct_operations() -> dict[str, DirectOperation]:
+    """The light operations valid requests reach without the framework's routing (api.fast)."""
+    answers = {"/v1/plan": planning.plan_answer}
+    return {
+        route.path: direct_operation(route, answers[route.path])
+        for route in planning.router.routes
+        if isinstance(route, APIRoute) and route.path in answers and "POST" in route.methods
+    }
 
 
 def route_templates(app: FastAPI) -> list[str]:

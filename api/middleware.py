@@ -75,8 +75,17 @@ class RouteTemplates:
         path = scope["path"]
         return next((t for pattern, t, _ in self._compiled if pattern.match(path)), UNMATCHED_ROUTE)
 
+    @cached_property
+    def _static(self) -> dict[str, frozenset[str]]:
+        """The answer of ``allowed`` for each template without parameters (most requests' paths), kept."""
+        return {template: self._matching(template) for _, template, _ in self._compiled if "{" not in template}
+
     def allowed(self, path: str) -> frozenset[str]:
         """Every method some documented operation answers on this path (empty for an unknown path)."""
+        static = self._static.get(path)
+        return static if static is not None else self._matching(path)
+
+    def _matching(self, path: str) -> frozenset[str]:
         methods: set[str] = set()
         for pattern, _, operation_methods in self._compiled:
             if pattern.match(path):

@@ -1,0 +1,110 @@
+"""A direct path for valid requests to light operations (/v1/plan): the same answer, less framework.
+
+A plan is computed in a fraction of a millisecond, so the framework's per-request machinery
+(routing over every route, the dependency solve, the exception and exit-stack layers, a Request and
+a Response object) is a large share of its cost. For the operations registered here, a request
+whose body parses and validates is answered directly: validated by the route's own body field
+(what FastAPI runs), answered by the route's own answer function. Anything else (a body that
+does not parse or validate, an error while answering, a client that disconnects) goes on to the
+framework with its body replayed, so there is one set of error handlers and one contract.
+
+It sits inside the shell's middleware (request id, access log, metrics, auth, body limit, Accept
+and Content-Type checks), which every request passes first.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from fastapi.routing import APIRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+Answer = Callable[[Any, Any], bytes]  # (the app's state, the validated request) -> the JSON body
+JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+@dataclass(frozen=True)
+class DirectOperation:
+    route: APIRoute
+    validate: Callable[[Any], tuple[Any, list[Any]]]
+    answer: Answer
+
+
+class DirectPathMiddleware:
+    """Answers POSTs to the registered paths directly when their body is valid JSON of the route's model."""
+
+    def __init__(self, app: ASGIApp, operations: Callable[[], dict[str, DirectOperation]]) -> None:
+        self.app = app
+        self._operations_of = operations
+        self._operations: dict[str, DirectOperation] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        operation = None
+        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
+            if self._operations is None:
+                self._operations = self._operations_of()
+            operation = self._operations.get(scope["path"])
+        if operation is None:
+            await self.app(scope, receive, send)
+            return
+        messages, body, failure = await _read_body(receive)
+        answer = None if body is None else _answer(operation, scope, body)
+        if answer is None:
+            await self.app(scope, _replaying(messages, failure, receive), send)
+            return
+        scope["route"] = operation.route  # what the router would set: metrics and logs read its template
+        headers = [(b"content-length", str(len(answer)).encode()), *JSON_HEADERS]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+
+def direct_operation(route: APIRoute, answer: Answer) -> DirectOperation:
+    """The route's body field validates exactly as the framework would (fastapi.dependencies.utils)."""
+    field = route.body_field
+    if field is None:
+        raise ValueError(f"{route.path} takes no body")
+    return DirectOperation(route=route, validate=lambda value: field.validate(value, {}, loc=("body",)), answer=answer)
+
+
+def _answer(operation: DirectOperation, scope: Scope, body: bytes) -> bytes | None:
+    """The answer, or None when the framework must answer (invalid input or any error)."""
+    try:
+        value, errors = operation.validate(orjson.loads(body))
+        if errors:
+            return None
+        return operation.answer(scope["app"].state, value)
+    except Exception:
+        return None  # the framework repeats the work and answers the error through its handlers
+
+
+async def _read_body(receive: Receive) -> tuple[list[Message], bytes | None, Exception | None]:
+    """Every message received and the whole body; no body when the client went away first or reading
+    failed (the body limit's 413 is raised by ``receive``: the framework then sees the same failure)."""
+    messages: list[Message] = []
+    chunks: list[bytes] = []
+    while True:
+        try:
+            message = await receive()
+        except Exception as exc:
+            return messages, None, exc
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, None, None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return messages, b"".join(chunks), None
+
+
+def _replaying(messages: list[Message], failure: Exception | None, receive: Receive) -> Receive:
+    """The messages already read, then the failure that ended the reading if any, then the client's own."""
+    pending = list(messages)
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop(0)
+        if failure is not None:
+            raise failure
+        return await receive()
+
+    return replay
