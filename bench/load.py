@@ -2,7 +2,9 @@
 
 Each app runs under uvicorn (one worker, 127.0.0.1) in its own process; the load comes from a
 second process (bench.client), 1, 8 and 32 concurrent keep-alive clients, bounded in time and
-count. Reports req/s, p50/p99 latency, errors and the server's resident memory before and after.
+count. Reports req/s, p50/p99 latency, errors, the server's CPU time per request (user + system, a
+figure other load on the machine disturbs less than the rate) and its resident memory before and
+after.
 
     python -m bench.load                # 30 s per run
     python -m bench.load --seconds 10   # shorter
@@ -10,6 +12,7 @@ count. Reports req/s, p50/p99 latency, errors and the server's resident memory b
 
 import argparse
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -20,6 +23,7 @@ from pathlib import Path
 import httpx
 
 from api.settings import Settings
+from bench.client import WARMUP_REQUESTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN_BODY = {
@@ -73,6 +77,12 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time the process has used (proc(5): fields 14 and 15 of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def start_server(app: str, port: int, deadline_s: float) -> subprocess.Popen:
     command = [sys.executable, "-m", "bench.server", app, str(port), str(deadline_s)]
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -105,7 +115,10 @@ def bench_app(app: str, concurrency: list[int], seconds: float, max_requests: in
         rows = []
         for endpoint in endpoints:
             for clients in concurrency:
+                cpu_before_s = cpu_seconds(server.pid)
                 row = {"endpoint": endpoint.name} | drive(port, endpoint, clients, seconds, max_requests)
+                answered = row["requests"] + row["errors"] + WARMUP_REQUESTS
+                row["server_cpu_us"] = round((cpu_seconds(server.pid) - cpu_before_s) / answered * 1e6)
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr)
         rss_after = rss_bytes(server.pid)
@@ -142,6 +155,18 @@ def verdicts(rows: list[dict]) -> dict[str, bool]:
     }
 
 
+def cpu_ratio(rows: list[dict]) -> str:
+    """Server CPU per computed plan against the trivial endpoint's, at the top concurrency: the rate ratio's
+    cause, which the machine's other load disturbs less."""
+    top = max(r["clients"] for r in rows)
+    by = {(r["endpoint"], r["clients"]): r for r in rows}
+    plan, trivial = by[("/v1/plan distinct", top)]["server_cpu_us"], by[("/trivial", top)]["server_cpu_us"]
+    ratio = plan / trivial
+    return (
+        f"server CPU per request at {top} clients: /v1/plan distinct {plan} us, /trivial {trivial} us ({ratio:.2f} x)"
+    )
+
+
 def report(rows: list[dict]) -> str:
     headers = [
         "endpoint",
@@ -151,11 +176,13 @@ def report(rows: list[dict]) -> str:
         "p50_ms",
         "p99_ms",
         "errors",
+        "server_cpu_us",
         "rss_before_mib",
         "rss_after_mib",
     ]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers)]
     lines += [" | ".join(str(row[h]) for h in headers) for row in rows]
+    lines += ["", cpu_ratio(rows)]
     lines += ["", *(f"{'PASS' if ok else 'MISS'}  {name}" for name, ok in verdicts(rows).items())]
     return "\n".join(lines)
 
