@@ -19,6 +19,12 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   an all-to-all dispatches the rank's tokens x top_k of width h and one combines them, forward
   and backward: four all-to-alls of s' b top_k h / (t with sequence parallelism) elements, among
   the e ranks of the expert group, ETP apart on the experts' grid (service.mesh).
+- expert tensor (Megatron-Core's MoEAlltoAllTokenDispatcher: the tokens an expert receives are
+  gathered over its expert-tensor group before the experts and reduce-scattered after them): the
+  pair of tensor-group calls a layer's MLP makes is counted in the tensor group while the expert
+  tensor degree ETP is t; given apart from t, each MoE layer's MLP pair runs over the ETP ranks
+  instead, on a buffer of ETP x the rank's s' b / t tokens (s' b without sequence parallelism,
+  an all-reduce), forward and backward.
 """
 
 from dataclasses import dataclass
@@ -113,39 +119,77 @@ class StageWork:
     full_recompute: bool = False
 
 
-def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
-    t = mesh.tensor
-    if _absent(t):
-        return []
-    buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size
-    forward = 2 * work.layers * work.micro_batches * _present(t)
-    repeat = forward if work.full_recompute else 0
-    link = group_link(mesh, Group.tensor)
-    again = " and again in the recomputed forward" if work.full_recompute else ""
+def _expert_tensor_apart(mesh: Mesh, work: StageWork) -> bool:
+    """Whether MoE layers send their MLP's pair over an expert tensor group other than the tensor group
+    (a given ETP unlike t; the layouts of a search keep ETP = t)."""
+    if mesh.expert_tensor is None or isinstance(work.moe_layers, np.ndarray):
+        return False
+    return mesh.expert_tensor != mesh.tensor and work.moe_layers > 0
+
+
+def _pair_calls(
+    group: Group,
+    ranks: Any,
+    buffer: Any,
+    forward: Any,
+    link: Any,
+    mesh: Mesh,
+    full_recompute: bool,
+    words: tuple[str, str],
+) -> list[GroupCall]:
+    """A layer part's forward calls and as many backward: an all-reduce each, or with sequence parallelism an
+    all-gather and a reduce-scatter of the same buffer; full recomputation repeats the forward's.
+    words: (what the buffer holds, how many calls a layer makes)."""
+    repeat = forward if full_recompute else 0
+    again = " and again in the recomputed forward" if full_recompute else ""
+    subject, counts = words
     if not mesh.sequence_parallel:
-        return [
-            GroupCall(
-                Group.tensor,
-                CollectiveName.all_reduce,
-                f"layer outputs (s'bh), 2 per layer forward and 2 backward{again}, every micro-batch",
-                buffer,
-                t,
-                2 * forward + repeat,
-                link,
-            )
-        ]
+        purpose = f"layer outputs ({subject}), {counts}{again}, every micro-batch"
+        return [GroupCall(group, CollectiveName.all_reduce, purpose, buffer, ranks, 2 * forward + repeat, link)]
     return [
         GroupCall(
-            Group.tensor,
+            group,
             name,
-            f"sequence-parallel {verb} of s'bh, 2 per layer forward and 2 backward{again}, every micro-batch",
+            f"sequence-parallel {verb} of {subject}, {counts}{again}, every micro-batch",
             buffer,
-            t,
+            ranks,
             2 * forward + repeat,
             link,
         )
         for name, verb in ((CollectiveName.all_gather, "gathers"), (CollectiveName.reduce_scatter, "scatters"))
     ]
+
+
+def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
+    t = mesh.tensor
+    if _absent(t):
+        return []
+    buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size
+    apart = _expert_tensor_apart(mesh, work)
+    pairs = 2 * work.layers - (work.moe_layers if apart else 0)
+    forward = pairs * work.micro_batches * _present(t)
+    counts = (
+        "2 per dense layer and 1 per MoE layer (its MLP's on the expert tensor group) forward, as many backward"
+        if apart
+        else "2 per layer forward and 2 backward"
+    )
+    link = group_link(mesh, Group.tensor)
+    return _pair_calls(Group.tensor, t, buffer, forward, link, mesh, work.full_recompute, ("s'bh", counts))
+
+
+def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
+    """The MoE layers' MLP pair over the expert tensor group, when its degree is given apart from t."""
+    etp = mesh.etp
+    if not _expert_tensor_apart(mesh, work) or etp == 1:
+        return []
+    tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
+    sequence_parallel = mesh.sequence_parallel
+    buffer = (tokens * etp // mesh.tensor if sequence_parallel else tokens) * arch.hidden_size
+    subject = f"the experts' tokens, {etp} x s'b/t x h" if sequence_parallel else "the experts' s'bh"
+    counts = f"1 per MoE layer forward and 1 backward over the {etp} expert tensor ranks"
+    link = _link(etp > mesh.gpus_per_node)  # ETP consecutive ranks (service.mesh)
+    forward = work.moe_layers * work.micro_batches
+    return _pair_calls(Group.expert, etp, buffer, forward, link, mesh, work.full_recompute, (subject, counts))
 
 
 def pipeline_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
@@ -225,4 +269,5 @@ def model_parallel_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> lis
         + pipeline_calls(mesh, arch, work)
         + context_calls(mesh, arch, work)
         + expert_calls(mesh, arch, work)
+        + expert_tensor_calls(mesh, arch, work)
     )

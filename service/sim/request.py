@@ -73,6 +73,8 @@ def layout_request_errors(body: SimulationRequest) -> list[tuple[str, str]]:
         for name in ("context", "expert", "virtual_stages")
         if getattr(par, name) != 1
     ]
+    if par.expert_tensor is not None and par.expert_tensor != par.tensor:
+        errors.append(("parallelism.expert_tensor", "the torch engine's transformer has no experts to split apart"))
     if par.sequence_parallel:
         errors.append(("parallelism.sequence_parallel", "the torch engine runs tensor parallelism without it"))
     return errors

@@ -64,8 +64,8 @@ def test_groups_sit_on_the_experts_grid(client):
     answer = plan(client, tensor=2, expert=2, expert_tensor=8)
     groups = {g["group"]: g for g in answer["parallelism"]["groups"]}
     assert (groups["expert"]["ranks"], groups["expert"]["stride"], groups["expert"]["spans_nodes"]) == (2, 8, True)
-    expert_calls = [c for c in answer["traffic"]["collectives"] if c["group"] == "expert"]
-    assert expert_calls and all(c["link"] == "inter_node" for c in expert_calls)
+    all_to_all = [c for c in answer["traffic"]["collectives"] if c["name"] == "all_to_all"]
+    assert len(all_to_all) == 2 and all(c["link"] == "inter_node" for c in all_to_all)
     assert answer["parallelism"]["expert_data"] == 4
     # Of the data group's calls, those of the experts run over the 4 EDP ranks; with ETP 2 instead the
     # expert group of stride 2 stays in a node.
@@ -73,6 +73,33 @@ def test_groups_sit_on_the_experts_grid(client):
     assert data_ranks == {32, 4}
     inside = plan(client, tensor=2, expert=2, expert_tensor=2)
     assert all(c["link"] == "intra_node" for c in inside["traffic"]["collectives"] if c["group"] == "expert")
+
+
+S, M = 4096, 4  # sequence_length and micro-batches of body()
+
+
+@pytest.mark.parametrize("sequence_parallel", [False, True])
+def test_moe_layers_move_their_mlp_pair_to_the_expert_tensor_group(client, sequence_parallel):
+    """Megatron-Core's all-to-all dispatcher gathers the tokens an expert receives over the expert tensor
+    group and reduce-scatters its output there (token_dispatcher.py, dispatch_postprocess and
+    combine_preprocess): with ETP apart from t, each MoE layer's MLP pair leaves the tensor group."""
+    etp, t = 8, 2
+    answer = plan(client, tensor=t, expert=2, expert_tensor=etp, sequence_parallel=sequence_parallel)
+    calls = answer["traffic"]["collectives"]
+    tensor = [c for c in calls if c["group"] == "tensor"]
+    experts_tp = [c for c in calls if c["group"] == "expert" and c["name"] != "all_to_all"]
+    names = ["all_gather", "reduce_scatter"] if sequence_parallel else ["all_reduce"]
+    assert [c["name"] for c in tensor] == [c["name"] for c in experts_tp] == names
+    # 32 layers, all MoE: 2 pairs a layer on the tensor group less the MLP's, forward and backward.
+    assert {c["count_per_step"] for c in tensor} == {2 * (2 * MIXTRAL_LAYERS - MIXTRAL_LAYERS) * M}
+    assert {c["count_per_step"] for c in experts_tp} == {2 * MIXTRAL_LAYERS * M}
+    tokens = S * 1 * etp // t if sequence_parallel else S * 1  # ETP ranks' s'b/t tokens gathered, or s'b
+    assert {c["buffer_bytes"] for c in experts_tp} == {2 * tokens * H}
+    assert {c["ranks"] for c in experts_tp} == {etp}
+    assert all(c["link"] == "intra_node" for c in experts_tp)  # 8 consecutive ranks, one node
+    omitted = plan(client, tensor=t, expert=2, sequence_parallel=sequence_parallel)["traffic"]["collectives"]
+    assert {c["count_per_step"] for c in omitted if c["group"] == "tensor"} == {2 * 2 * MIXTRAL_LAYERS * M}
+    assert [c for c in omitted if c["group"] == "expert" and c["name"] != "all_to_all"] == []
 
 
 def test_expert_data_collectives_move_the_experts_share(client):

@@ -84,6 +84,20 @@ def test_torch_job_reports_measured_against_predicted(tmp_path: Path) -> None:
         ({"parallelism": {"tensor": 2}, "arrangements": ["ddp"]}, "/arrangements"),
         ({"parallelism": {"tensor": 2, "context": 2}}, "/parallelism/context"),
         ({"parallelism": {"tensor": 2, "sequence_parallel": True}}, "/parallelism/sequence_parallel"),
+        ({"parallelism": {"tensor": 2, "expert_tensor": 1}}, "/parallelism/expert_tensor"),
+        (
+            {
+                "model": {
+                    "layers": 2,
+                    "hidden_size": 64,
+                    "attention_heads": 2,
+                    "ffn_hidden_size": 256,
+                    "vocab_size": 128,
+                    "linear_bias": False,
+                }
+            },
+            "/model",
+        ),
         ({"parallelism": {"pipeline": 2, "pipeline_schedule": "interleaved"}}, "/parallelism/pipeline_schedule"),
     ],
 )
