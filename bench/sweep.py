@@ -12,7 +12,11 @@
    columns) over a million cells with categorical axes (accumulation steps x micro-batch x
    arrangement x MXFP8 x offload): target >= 1,000,000 cells/s;
 5. POST /v1/sweep of 100,000 cells over HTTP to uvicorn on 127.0.0.1, serialisation included:
-   target < 2 s.
+   target < 2 s;
+6. a layout sweep (Llama 3 70B: tensor x pipeline x context x world size x micro-batch x
+   micro-batches x arrangement, 131,072 cells) through the whole sweep core, its layout cells
+   evaluated at once by service.layout_grid, against the same cells planned one by one
+   (service.planner.plan on each cell's request, as layout cells were swept before).
 All figures come from one run on this machine.
 """
 
@@ -34,6 +38,7 @@ from service.evaluate import Inputs, Setup, evaluate
 from service.fit import fits
 from service.memory import model_state_bytes
 from service.sweep import sweep
+from service.sweep_layouts import cell_body
 from service.traffic import step_bytes_sent
 
 P = 30_000_000_000
@@ -108,6 +113,55 @@ def categorical_sweep_rate() -> tuple[int, float]:
     return table.cells, table.cells / timed(lambda: sweep(request, max_cells=1_000_000))
 
 
+LAYOUT_SWEEP = {
+    "base": {
+        "model": {"preset": "llama-3-70b"},
+        "arrangement": "zero1",
+        "precision": "megatron",
+        "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"sequence_length": 4096},
+        "parallelism": {"sequence_parallel": True},
+    },
+    "axes": {
+        "tensor": [1, 2, 4, 8],
+        "pipeline": [1, 2, 4, 8],
+        "context": [1, 2],
+        "world_size": [8 * k for k in range(1, 257)],
+        "micro_batch_size": [1, 2],
+        "gradient_accumulation_steps": [8, 16, 32, 64],
+        "arrangement": ["zero1", "zero3"],
+    },
+}
+
+
+def layout_sweep_rates(sample: int) -> tuple[int, int, float, float]:
+    """(cells, rows, cells/s of the sweep core, cells/s planned one by one on a sample of its layout cells)."""
+    request = SweepRequest.model_validate(LAYOUT_SWEEP)
+    table = sweep(request, max_cells=1_000_000, max_evaluations=100_000)
+    rate = table.cells / timed(lambda: sweep(request, max_cells=1_000_000, max_evaluations=100_000))
+    columns = table.columns
+    layout = ("tensor", "pipeline", "context", "expert", "virtual_stages")
+    picked = [i for i in range(table.rows) if any(int(columns[a][i]) > 1 for a in layout)][:sample]
+    bodies = []
+    for i in picked:
+        cell = {a: int(columns[a][i]) for a in ("world_size", "gpus_per_node", "micro_batch_size", "sequence_length")}
+        cell["gradient_accumulation_steps"] = int(columns["gradient_accumulation_steps"][i])
+        group = {
+            "arrangement": request.axes.arrangement[["zero1", "zero3"].index(str(columns["arrangement"][i]))],
+            "recompute": request.base.levers.recompute,
+            "offload_optimizer": False,
+            "mxfp8": False,
+        }
+        degrees = {a: int(columns[a][i]) for a in layout}
+        bodies.append(cell_body(request.base, request.base.model, group, degrees, cell))
+
+    def one_by_one() -> None:
+        for body in bodies:
+            planner.plan(PlanRequest.model_validate(body))
+
+    return table.cells, table.rows, rate, len(bodies) / timed(one_by_one, repeat=1)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -174,6 +228,12 @@ def main() -> None:
     )
     http_s, rows = http_sweep_seconds(10_000 if args.quick else 100_000)
     print(f"POST /v1/sweep, {rows:,} cells over HTTP: {http_s:.2f} s (target < 2 s)")
+    cells_layout, rows_layout, layout_rate, planned_rate = layout_sweep_rates(100 if args.quick else 500)
+    print(
+        f"layout sweep core, {cells_layout:,} cells (31 of 32 with a layout; {rows_layout:,} valid): "
+        f"{layout_rate:,.0f} cells/s; its layout cells planned one by one: "
+        f"{planned_rate:,.0f} cells/s ({layout_rate / planned_rate:,.0f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -25,24 +25,24 @@ from typing import Any
 
 import numpy as np
 
-from models.enums import ArrangementName, Recompute, StateLocation
+from models.enums import ArrangementName, Recompute, StateClass, StateLocation
 from models.parallelism import PipelineSchedule
 from models.training import Levers
 from service import resolve
 from service.activations import ArrayRatio, StageLayers, TensorSplit, stage_activation_components, transformer_shape
 from service.architecture import Architecture, active_parameter_count
-from service.arrangements import sharding_for
+from service.arrangements import Sharding, sharding_for
 from service.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
 from service.efficiency import micro_batch_compute, overlap_slowdown_seconds
 from service.evaluate import Setup, optimizer_step_seconds
-from service.layout import data_group_time, exposed_group_s, layout_units, stage_flops_per_token
-from service.memory import bytes_at, model_state_breakdown, shard_degree
+from service.layout import data_group_time, exposed_group_s, group_call_seconds, layout_units, stage_flops_per_token
+from service.memory import bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
 from service.mesh import Group, Mesh
 from service.mesh_traffic import StageWork, model_parallel_calls
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
 from service.pipeline import bubble_ratio, in_flight_ratio, stage_layer_indices
 from service.stages import StageShare, stage_shares
-from service.traffic import step_collectives
+from service.traffic import collective_bytes_sent, step_collectives
 from service.working_set import working_set_rows
 
 ARRANGEMENTS: tuple[ArrangementName, ...] = (
@@ -56,6 +56,7 @@ ARRANGEMENTS: tuple[ArrangementName, ...] = (
 RECOMPUTES: tuple[Recompute, ...] = (Recompute.none, Recompute.selective, Recompute.full)
 SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)
 MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)  # service.layout's order
+STATES: tuple[StateClass, ...] = tuple(StateClass)
 
 COLUMNS = (
     "world_size",
@@ -89,9 +90,15 @@ class Layouts:
         return Layouts({name: values[index] for name, values in self.columns.items()})
 
 
+NAMED_SHARDINGS: tuple[Sharding, ...] = tuple(sharding_for(name) for name in ARRANGEMENTS)
+
+
 @dataclass(frozen=True)
 class Case:
-    """What every layout of a search shares: the model, the card and links, the training shape."""
+    """What every layout of a search (or of a sweep's model, sequence length and node size) shares: the
+    model, the card and links, the training shape, the levers the layouts do not vary, and the arrangements
+    a layout's ``arrangement`` indexes (the six names by default). ``global_batch_size`` gives each layout's
+    micro-batches m = global / (b x d) unless the layouts carry a ``micro_batches`` column (a sweep's k)."""
 
     arch: Architecture
     scene: resolve.Scenario
@@ -99,12 +106,16 @@ class Case:
     global_batch_size: int
     sequence_length: int
     setups: dict[tuple[int, int, bool], Setup] = field(default_factory=dict)
+    levers: Levers = field(default_factory=Levers)
+    shardings: tuple[Sharding, ...] = NAMED_SHARDINGS
+    activations_counted: bool = True  # /v1/plan counts none when the request's activations.model is none
+    expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
 
     def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
         key = (arrangement, recompute, offload)
         if key not in self.setups:
-            levers = Levers(recompute=RECOMPUTES[recompute], offload_optimizer=offload)
-            self.setups[key] = resolve.setup_for(self.scene, sharding_for(ARRANGEMENTS[arrangement]), levers)
+            levers = self.levers.model_copy(update={"recompute": RECOMPUTES[recompute], "offload_optimizer": offload})
+            self.setups[key] = resolve.setup_for(self.scene, self.shardings[arrangement], levers)
         return self.setups[key]
 
 
@@ -118,6 +129,7 @@ class Structure:
     max_moe_layers: int
     slowest_layers: int
     slowest_last: bool
+    working_states: list[list[dict[StateClass, int]]]  # [arrangement][candidate]: the working set by state class
 
 
 def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
@@ -134,25 +146,21 @@ def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
 
 def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int) -> Structure:
     arch, s = case.arch, case.sequence_length
-    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages)
+    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor)
     candidates = candidate_stages(shares)
     mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
-    units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert}))
+    units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor}))
     working = []
-    for code in range(len(ARRANGEMENTS)):
+    working_states = []
+    for code in range(len(case.shardings)):
         setup = case.setup(code)
         used = units if setup.units is not None else None
-        working.append(
-            [
-                sum(
-                    row.bytes
-                    for row in working_set_rows(
-                        share.parameters, setup.precision, setup.sharding, used, setup.bucket_bytes, setup.overlap
-                    )
-                )
-                for share in candidates
-            ]
-        )
+        rows = [
+            working_set_rows(share.parameters, setup.precision, setup.sharding, used, setup.bucket_bytes, setup.overlap)
+            for share in candidates
+        ]
+        working.append([sum(row.bytes for row in found) for found in rows])
+        working_states.append([{row.state: row.bytes for row in found} for found in rows])
     indices = stage_layer_indices(arch.layers, pipeline, virtual_stages)
     per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
@@ -163,6 +171,7 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         max(share.moe_layers for share in shares),
         len(indices[slowest]),
         slowest == pipeline - 1,
+        working_states,
     )
 
 
@@ -205,6 +214,13 @@ class Figures:
     step_s: np.ndarray
     tokens_per_s: np.ndarray
     mfu: np.ndarray
+    # With detail, what a sweep row reports besides, (shapes, arrangements, recomputes, offloads) each:
+    state_bytes: np.ndarray | None = None  # (states, ...): bytes on the GPU per state class (STATES)
+    replicated_floor_bytes: np.ndarray | None = None
+    bytes_sent_per_gpu: np.ndarray | None = None
+    communication_s: np.ndarray | None = None
+    exposed_communication_s: np.ndarray | None = None
+    pcie_bytes_per_gpu: np.ndarray | None = None
 
 
 class StructureTable:
@@ -258,11 +274,17 @@ class StructureTable:
             "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
             "slowest_last": np.array([item.slowest_last for item in self.items], dtype=bool),
         }
-        working = np.zeros((count, len(ARRANGEMENTS), width), dtype=np.int64)
+        arrangements = len(self.case.shardings)
+        working = np.zeros((count, arrangements, width), dtype=np.int64)
+        states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
         for i, item in enumerate(self.items):
             for a, row in enumerate(item.working_set_bytes):
                 working[i, a, : len(row)] = row
+                for k, by_state in enumerate(item.working_states[a]):
+                    for state, value in by_state.items():
+                        states[STATES.index(state), i, a, k] = value
         self.arrays["working"] = working
+        self.arrays["working_states"] = states
 
 
 def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
@@ -305,7 +327,7 @@ def evaluate_grid(
     arrangements, recomputes, offloads = choices.arrangement, choices.recompute, choices.offload_optimizer
     count = len(n_world)
     d = n_world // (t * p * c)
-    m = case.global_batch_size // (b * d)
+    m = shapes["micro_batches"] if "micro_batches" in shapes.columns else case.global_batch_size // (b * d)
     sid = table.index(shapes)
     st = table.arrays
 
@@ -313,7 +335,7 @@ def evaluate_grid(
         return st[name].T[:, sid]  # (candidates, shapes)
 
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
-    mesh = Mesh(n_world, g_node, **degrees)
+    mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor)
     data_context: Any = mesh.data_context
     expert_data: Any = mesh.expert_data
     g_data: Any = mesh.members_per_node(Group.data)
@@ -357,7 +379,7 @@ def evaluate_grid(
     flash = case.scene.activations.flash_attention
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
-    for (q, sched), rows in _combos(sp, schedule):
+    for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
         numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows])
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
@@ -425,15 +447,21 @@ def evaluate_grid(
 
     # Model-parallel groups: their calls on the critical path, ring attention's hidden but for one step.
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
+    groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
+    groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
     for (q,), rows in _combos(sp):
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
-        sub = Mesh(n_world[rows], g_node, sequence_parallel=bool(q), **masked)
+        sub = Mesh(n_world[rows], g_node, sequence_parallel=bool(q), expert_tensor=case.expert_tensor, **masked)
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(calls, g, first_setup, forward_s[rows, j], backward_s[rows, j])
+            if detail:
+                for call in calls:
+                    groups_total_s[rows, j] += call.count_per_step * group_call_seconds(call, first_setup)
+                    groups_sent[rows, j] += call.count_per_step * call.bytes_sent
 
     # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
     # and offload: (shapes, recomputes) each.
@@ -451,6 +479,7 @@ def evaluate_grid(
     data_exposed = np.zeros(full_shape)
     pcie = np.zeros(full_shape, dtype=np.int64)
     optimizer_s = np.zeros(full_shape)
+    extra = _Detail(full_shape, top(working), top(activations)) if detail else None
     wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
     fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
     for i, a in enumerate(arrangements):
@@ -485,6 +514,14 @@ def evaluate_grid(
             optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
                 top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
             )
+            if extra is not None:
+                apart = top_apart[cell]
+                shares = [
+                    _Share(dense_p, data_context[col], g_data[col], True, has_dense),
+                    _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                ]
+                working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
+                extra.add(cell, setup, mm, g_data[col], shares, working_states, busiest[0][:, i, :, j])
     per_node = n_world[:, None, None, None]
     offload_s = pcie / first_setup.links.host_bytes_per_s + (
         host_bytes_per_node(top_cpu, per_node, g_node) / first_setup.host_memory_bytes_per_s
@@ -524,4 +561,57 @@ def evaluate_grid(
         step_s=step_s,
         tokens_per_s=tokens_per_second(tokens[wide], step_s),
         mfu=flops_utilisation(model_flops[wide], step_s, n_world[wide], first_setup.peak_flops_per_s),
+        state_bytes=extra.state_bytes if extra is not None else None,
+        replicated_floor_bytes=extra.floor_bytes if extra is not None else None,
+        bytes_sent_per_gpu=grid(groups_sent) + extra.sent_bytes if extra is not None else None,
+        communication_s=grid(groups_total_s) + data_total if detail else None,
+        exposed_communication_s=grid(exposed) + data_exposed if detail else None,
+        pcie_bytes_per_gpu=pcie if detail else None,
     )
+
+
+class _Detail:
+    """What a sweep row reports beyond the search's figures, at each layout's busiest stage, as /v1/plan's
+    answer reports it (service.layout_answer): the GPU's bytes per state class (model states and working
+    set), the replicated floor, and the bytes the data-parallel groups send (their collectives on the
+    stage's share, service.traffic)."""
+
+    def __init__(self, shape: tuple[int, ...], working: Any, activations: Any) -> None:
+        self.state_bytes = np.zeros((len(STATES), *shape), dtype=np.int64)
+        self.floor_bytes = np.array(working + activations, dtype=np.int64)
+        self.sent_bytes = np.zeros(shape, dtype=np.int64)
+
+    def add(
+        self, cell: Any, setup: Setup, m: Any, g_data: Any, shares: list["_Share"], working_states: Any, busiest: Any
+    ) -> None:
+        """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
+        the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes)."""
+        prec, shard, off = setup.precision, setup.sharding, setup.offload
+        calls = step_collectives(prec, shard, m)
+        for share in shares:
+            # Model states shard over the group with the data group's members per node (service.layout._stage).
+            for row in model_state_breakdown(share.parameters, share.ranks, prec, shard, g_data, off):
+                if row.location is StateLocation.gpu:
+                    self.state_bytes[(STATES.index(row.spec.state), *cell)] += np.where(share.held, row.bytes, 0)
+            floor = replicated_floor_bytes(share.parameters, prec, shard, off)
+            self.floor_bytes[cell] += np.where(share.held, floor, 0)
+            sent: Any = 0
+            for call in calls:
+                sent = sent + call.count_per_step * collective_bytes_sent(
+                    share.parameters, share.ranks, call, share.per_node
+                )
+            self.sent_bytes[cell] += np.where(share.grouped, sent, 0)
+        for k, by_state in enumerate(working_states):
+            self.state_bytes[(k, *cell)] += np.take_along_axis(by_state, busiest, axis=1)
+
+
+@dataclass(frozen=True)
+class _Share:
+    """A part of the busiest stage's parameters: its count, the ranks its states and gradients shard over, the
+    group's members per node (for its collectives), whether the stage holds it apart and whether it has a group."""
+
+    parameters: Any
+    ranks: Any
+    per_node: Any
+    held: Any
+    grouped: Any

@@ -4,8 +4,9 @@ The numeric axes (N, G, micro-batch size, sequence length, accumulation steps k)
 int64 arrays pushed through ``service.evaluate.evaluate``, the very function a single plan calls
 with Python ints; the categorical axes (model, arrangement, recomputation, offload, MXFP8) pick
 the model and the formulas' branches, so each combination of them is one vectorised evaluation
-over all the numeric cells. No formula lives here: throughput and the token budget come from
-``service.budget``, as for a single plan.
+over all the numeric cells; the cells with a model-parallel layout are evaluated at once per model
+by ``service.sweep_layouts`` (through ``service.layout_grid``). No formula lives here: throughput
+and the token budget come from ``service.budget``, as for a single plan.
 
 The work is bounded before it starts: the cells (the cartesian product) and the evaluations (one
 vectorised call per categorical combination, plus the overflow checks below) are counted from
@@ -35,7 +36,7 @@ from service.compute import tokens_per_second
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.evaluate import Evaluation, Inputs, Setup, evaluate
 from service.fit import valid_job
-from service.sweep_layouts import LAYOUT_AXES, check_layout_cells, layout_part, trivial
+from service.sweep_layouts import LAYOUT_AXES, LayoutCells, check_layout_cells, data_only
 from service.work_budget import WorkBudget
 
 # Fields of Inputs; then k, which the evaluation takes through its setup.
@@ -153,23 +154,6 @@ def sweep_cost(request: SweepRequest) -> SweepCost:
     )
 
 
-def layout_cells(request: SweepRequest) -> int:
-    """Cells with some model-parallel degree above 1: each planned on its own."""
-    values = axis_values(request)
-    layouts = sum(
-        1
-        for combo in itertools.product(*(values[a] for a in LAYOUT_AXES))
-        if not _data_only(_layout(combo), request.base)
-    )
-    others = prod(len(values[a]) for a in (*NUMERIC_AXES, *GROUP_AXES))
-    return len(models_of(request)) * layouts * others
-
-
-def _data_only(layout: dict[str, int], base: PlanRequest) -> bool:
-    """A cell of data parallelism alone, pushed through the arrays: every degree 1, the base's expert tensor too."""
-    return trivial(layout) and base.parallelism.expert_tensor in (None, 1)
-
-
 def _layout(combo: tuple[int, ...]) -> dict[str, int]:
     return dict(zip(LAYOUT_AXES, combo, strict=True))
 
@@ -183,7 +167,8 @@ def check_cost(cost: SweepCost, max_cells: int, max_evaluations: int) -> None:
     if cost.evaluations > max_evaluations:
         raise SweepTooLarge(
             f"the axes ask for {cost.evaluations:,} evaluations ({cost.groups:,} combinations of model, arrangement, "
-            f"recompute, offload_optimizer and mxfp8, each evaluated once over the numeric axes and checked at "
+            f"recompute, offload_optimizer, mxfp8 and the layout's degrees, each evaluated once over the numeric "
+            f"axes and checked at "
             f"{cost.corners} corners), more than the limit of {max_evaluations:,}; sweep fewer categorical values",
             pointer="/axes",
         )
@@ -198,29 +183,32 @@ def sweep(
     budget = budget or WorkBudget()
     cost = sweep_cost(request)
     check_cost(cost, max_cells, max_evaluations)
-    check_layout_cells(layout_cells(request))
     values = axis_values(request)
     base = request.base
     grid = np.meshgrid(*(np.asarray(values[a], dtype=np.int64) for a in NUMERIC_AXES), indexing="ij")
     numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
     parts: list[dict[str, np.ndarray]] = []
     skipped: dict[str, int] = {}
+    planned = 0
     for spec in models_of(request):
         budget.check()
         scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        layouts = LayoutCells(base, spec, values, numeric, budget)
+        planned += layouts.one_by_one_cells()
+        check_layout_cells(planned)
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
             group = dict(zip(GROUP_AXES, combo, strict=True))
             for layout in map(_layout, itertools.product(*(values[a] for a in LAYOUT_AXES))):
                 budget.check()
                 part = (
                     _evaluate_group(scene, base, group, numeric, values, skipped)
-                    if _data_only(layout, base)
-                    else _columns(layout_part(base, spec, group, layout, numeric, skipped))
+                    if data_only(layout, base)
+                    else layouts.part(group, layout, skipped)
                 )
                 if part is not None:
                     rows = len(part["world_size"])
                     part["model"] = np.full(rows, model_label(spec))
-                    if _data_only(layout, base):
+                    if data_only(layout, base):
                         part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
                         for axis in LAYOUT_AXES:
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)
@@ -230,12 +218,6 @@ def sweep(
     names = COLUMNS + budget_columns(request)
     columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}
     return SweepTable(columns, cost.cells, skipped)
-
-
-def _columns(rows: list[dict[str, Any]]) -> dict[str, np.ndarray] | None:
-    if not rows:
-        return None
-    return {name: np.asarray([row[name] for row in rows]) for name in rows[0]}
 
 
 def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.ndarray]:

@@ -1,25 +1,51 @@
-"""Sweep cells with a model-parallel layout: each cell is the /v1/plan answer for it.
+"""Sweep cells with a model-parallel layout, evaluated at once through service.layout_grid.
 
-A layout changes which formulas apply stage by stage (the layers each stage holds, the groups
-that exist, which of them cross nodes), so cells whose tensor, pipeline, context or expert
-degree is above 1 are not pushed through numpy arrays: each is built as the plan request it
-stands for, validated as /v1/plan validates it, and answered by ``service.planner.plan``. A cell
-is therefore its plan by construction; a cell whose layout does not divide its model, batch or
-world size is skipped with the reason's field. They are bounded by ``MAX_LAYOUT_CELLS``.
+A layout changes which formulas apply stage by stage (the layers each stage holds, the groups that
+exist, which of them cross nodes); service.layout_grid evaluates many layouts side by side through
+the very functions /v1/plan's layout path calls, so a sweep's layout cells are numpy arrays as its
+data-parallel cells are. For one model they are grouped by what a ``layout_grid.Case`` fixes (GPUs
+per node, sequence length, MXFP8) and evaluated once per group over every valid (layout, numeric cell)
+under every arrangement, recomputation and offload choice; each row is then read off at its cell.
+
+A cell is skipped when /v1/plan refuses its request, with the reason the plan gives: a request that
+does not validate (its first error's field), a layout the arrangement or ZeRO++ cannot run, or the
+mesh's problems (service.mesh.layout_problems, every pointer). The request checks run through the
+request model itself, once per distinct (world size, GPUs per node, arrangement) and per layout; the
+mesh's rules are evaluated over the cells by ``mesh_problem_pointers`` (a property test checks every
+cell against /v1/plan). Before any array is formed, each layout group is evaluated in Python's exact
+integers at the corners of its valid numeric box and refused if a count reaches 2**63.
+
+With a given utilisation (training.utilisation), a layout of virtual stages alone on a model
+without an architecture, or an expert tensor degree apart from the cell's tensor degree, cells are
+planned one by one by service.planner.plan, at most ``MAX_LAYOUT_CELLS`` a sweep.
 """
 
+import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from models.common import ModelSpec, as_request_json
-from models.enums import StateClass, StateLocation
+from models.enums import ActivationModel, ArrangementName, StateClass, StateLocation
+from models.parallelism import Parallelism, PipelineSchedule
 from models.plan import PlanRequest, PlanResponse
-from service.errors import DomainError, SweepTooLarge
+from models.training import Training
+from service import resolve
+from service.arrangements import canonical_name
+from service.errors import DomainError, SweepOverflow, SweepTooLarge
+from service.layout import LayoutEvaluation, evaluate_layout
+from service.layout_grid import RECOMPUTES, SCHEDULES, STATES, Case, Choices, Layouts, StructureTable, evaluate_grid
+from service.mesh import Mesh, ModelLimits
+from service.traffic import collective_bytes_sent
+from service.work_budget import WorkBudget
 
 LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
-MAX_LAYOUT_CELLS = 4096
+DEGREES = ("tensor", "pipeline", "context", "expert")
+MAX_LAYOUT_CELLS = 4096  # cells planned one by one (a given utilisation)
+INT64_LIMIT = 2**63
+VALID = -1
 # Sweep columns read off the plan's answer: column -> (section, field).
 PLAN_COLUMNS = {
     "model_state_bytes": ("memory", "model_state_bytes"),
@@ -39,32 +65,47 @@ PLAN_COLUMNS = {
     "pipeline_bubble_s": ("time", "pipeline_bubble_s"),
     "step_s": ("time", "step_s"),
 }
+# Figures of layout_grid (detail) that are sweep columns as they are.
+GRID_COLUMNS = (
+    "model_state_bytes",
+    "activations_bytes",
+    "per_gpu_bytes",
+    "fits",
+    "replicated_floor_bytes",
+    "host_bytes",
+    "bytes_sent_per_gpu",
+    "pcie_bytes_per_gpu",
+    "tokens_per_step",
+    "compute_s",
+    "communication_s",
+    "exposed_communication_s",
+    "offload_s",
+    "pipeline_bubble_s",
+    "step_s",
+)
 
 
-def trivial(layout: dict[str, int]) -> bool:
-    return all(layout[axis] == 1 for axis in LAYOUT_AXES if axis != "virtual_stages") and (
-        layout["virtual_stages"] == 1
-    )
+def data_only(layout: dict[str, int], base: PlanRequest) -> bool:
+    """A cell of data parallelism alone, pushed through the data-parallel arrays: every degree 1, the base's
+    expert tensor degree too."""
+    return all(layout[axis] == 1 for axis in LAYOUT_AXES) and base.parallelism.expert_tensor in (None, 1)
 
 
 def check_layout_cells(count: int) -> None:
     if count > MAX_LAYOUT_CELLS:
         raise SweepTooLarge(
-            f"the axes ask for {count:,} cells with a model-parallel layout, each planned on its own; the limit "
-            f"is {MAX_LAYOUT_CELLS:,}",
+            f"the axes ask for {count:,} cells with a model-parallel layout planned one by one (with a given "
+            "training.utilisation, or parallelism.expert_tensor other than the cell's tensor degree); the limit is "
+            f"{MAX_LAYOUT_CELLS:,}",
             pointer="/axes",
         )
-
-
-def _base_body(base: PlanRequest) -> dict[str, Any]:
-    """The base request as JSON, each split pair (name or object) written once, where the name goes."""
-    return as_request_json(base)
 
 
 def cell_body(
     base: PlanRequest, spec: ModelSpec, group: dict[str, Any], layout: dict[str, int], cell: dict[str, int]
 ) -> dict[str, Any]:
-    body = _base_body(base)
+    """The /v1/plan request of one sweep cell."""
+    body = as_request_json(base)
     body["model"] = spec.model_dump(mode="json", exclude_none=True)
     arrangement = group["arrangement"]  # a name, or the base's sharding flags
     body.pop("sharding", None)
@@ -90,6 +131,439 @@ def cell_body(
     return body
 
 
+def _invalid_request(error: ValidationError) -> tuple[str, str]:
+    """(the first error's top-level field, the sweep's reason)."""
+    loc = error.errors()[0]["loc"]
+    where = "/".join(str(part) for part in loc[:2])
+    return str(loc[0]) if loc else "", f"not a valid plan request (/{where})"
+
+
+def _unfit(pointers: list[str] | set[str]) -> str:
+    return f"the layout does not fit the cell ({', '.join(sorted(pointers))})"
+
+
+def mesh_problem_pointers(
+    limits: ModelLimits,
+    layout: dict[str, int],
+    expert_tensor: int | None,
+    sequence_parallel: bool,
+    schedule: PipelineSchedule,
+    world_size: np.ndarray,
+    sequence_length: np.ndarray,
+    micro_batches: np.ndarray,
+) -> list[tuple[str, np.ndarray]]:
+    """service.mesh.layout_problems over arrays of cells, for micro-batches given (no global batch): each
+    pointer it would report, with the cells it reports it for. The first rule (the degrees do not divide
+    the world size) is reported alone, as there."""
+    t, p, c, e, v = (layout[axis] for axis in LAYOUT_AXES)
+    n, s, k = world_size, sequence_length, micro_batches
+    mesh = Mesh(n, 1, t, p, c, e, expert_tensor, sequence_parallel, schedule, v)  # type: ignore[arg-type]
+    fills = n % (t * p * c) == 0
+    found: list[tuple[str, Any]] = []
+    if limits.layers is None:
+        degrees = {name: layout[name] for name in DEGREES} | ({"expert_tensor": expert_tensor} if expert_tensor else {})
+        for name, degree in degrees.items():
+            if degree > 1:
+                found.append((f"/parallelism/{name}", True))
+    else:
+        heads, kv_heads = limits.attention_heads or 1, limits.kv_heads or 1
+        found.append(("/parallelism/tensor", bool(heads % t or kv_heads % t)))
+        experts = (e > 1 and limits.experts is None) or (limits.experts is not None and limits.experts % e != 0)
+        data_context = np.where(fills, n // (t * p * c), 0) * c
+        if expert_tensor is None:  # service.mesh._expert_tensor_problems
+            found.append(("/parallelism/expert", experts | (data_context % e != 0)))
+        else:
+            found.append(("/parallelism/expert", experts))
+            no_experts = mesh.etp > 1 and limits.experts is None
+            found.append(("/parallelism/expert_tensor", no_experts | ((t * data_context) % (mesh.etp * e) != 0)))
+        found += [(pointer, True) for pointer in _pipeline_pointers(p, v, schedule, limits.layers)]
+        found.append(("/training/sequence_length", s % mesh.sequence_split != 0))
+    one_f_one_b = schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved)
+    batch = (one_f_one_b & (p > 1) & (k < p)) | (schedule is PipelineSchedule.zero_bubble and p > 1) & (k < 2 * p - 1)
+    batch |= (schedule is PipelineSchedule.interleaved) & (k % p != 0)
+    found.append(("/training/gradient_accumulation_steps", batch))
+    out = [("/parallelism", ~fills)]
+    for pointer, mask in found:
+        out.append((pointer, np.broadcast_to(np.asarray(mask), n.shape) & fills))
+    return out
+
+
+def _pipeline_pointers(p: int, v: int, schedule: PipelineSchedule, layers: int) -> list[str]:
+    """service.mesh._pipeline_problems' pointer (the first failing rule), for one layout."""
+    interleaved = schedule is PipelineSchedule.interleaved
+    if v > 1 and not interleaved:
+        return ["/parallelism/virtual_stages"]
+    if interleaved and p < 2:
+        return ["/parallelism/pipeline"]
+    if interleaved and layers % (p * v):
+        return ["/parallelism/virtual_stages"]
+    if layers < p:
+        return ["/parallelism/pipeline"]
+    return []
+
+
+@dataclass
+class Reasons:
+    """Reason strings by code; code -1 is a valid cell."""
+
+    names: list[str]
+
+    def code(self, reason: str) -> int:
+        if reason not in self.names:
+            self.names.append(reason)
+        return self.names.index(reason)
+
+
+class LayoutCells:
+    """Every layout cell of one model: its validity by reason, and the rows of the valid ones, evaluated
+    by service.layout_grid at once (or, for the cells it does not cover, planned one by one)."""
+
+    def __init__(
+        self,
+        request: PlanRequest,
+        spec: ModelSpec,
+        values: dict[str, list[Any]],
+        numeric: dict[str, np.ndarray],
+        budget: WorkBudget,
+    ) -> None:
+        self.base, self.spec, self.values, self.numeric = request, spec, values, numeric
+        self.layouts = [
+            layout
+            for layout in (dict(zip(LAYOUT_AXES, combo, strict=True)) for combo in _product(values, LAYOUT_AXES))
+            if not data_only(layout, request)
+        ]
+        self.index = {tuple(layout.values()): i for i, layout in enumerate(self.layouts)}
+        self.arrangements = list(values["arrangement"])
+        self.resolved = resolve.model(spec)
+        self.reasons = Reasons([])
+        self.codes = self._validity()  # (layouts, cells, arrangements)
+        self.one_by_one = self._planned_one_by_one()
+        self.tables: dict[bool, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+        self.cases: dict[tuple[int, int, bool], Case] = {}
+        if self.layouts and not self.one_by_one.all():
+            for mxfp8 in values["mxfp8"]:
+                budget.check()
+                self.tables[mxfp8] = self._evaluate(mxfp8, budget)
+
+    # Validity -------------------------------------------------------------------------------------------------
+
+    def _validity(self) -> np.ndarray:
+        base, numeric = self.base, self.numeric
+        n, g = numeric["world_size"], numeric["gpus_per_node"]
+        cells = len(n)
+        codes = np.full((len(self.layouts), cells, len(self.arrangements)), VALID, dtype=np.int64)
+        if not self.layouts:
+            return codes
+        # The request model's own checks: once per (world size, GPUs per node) and arrangement...
+        pairs, pair_of = np.unique(np.stack([n, g]), axis=1, return_inverse=True)
+        pair_of = pair_of.reshape(-1)
+        ones = dict.fromkeys(LAYOUT_AXES, 1)
+        first = {axis: int(values[0]) for axis, values in numeric.items()}
+        group = {axis: self.values[axis][0] for axis in ("recompute", "offload_optimizer", "mxfp8")}
+        request_codes = np.full((pairs.shape[1], len(self.arrangements)), VALID, dtype=np.int64)
+        request_fields = np.full(request_codes.shape, "", dtype=object)
+        for a, arrangement in enumerate(self.arrangements):
+            for i in range(pairs.shape[1]):
+                cell = first | {"world_size": int(pairs[0, i]), "gpus_per_node": int(pairs[1, i])}
+                body = cell_body(base, self.spec, group | {"arrangement": arrangement}, ones, cell)
+                try:
+                    PlanRequest.model_validate(body)
+                except ValidationError as error:
+                    request_fields[i, a], reason = _invalid_request(error)
+                    request_codes[i, a] = self.reasons.code(reason)
+        # ... and once per layout (its degrees' bounds); the fields before parallelism come first.
+        arch = self.resolved.architecture
+        limits = (
+            ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+            if arch is not None
+            else ModelLimits()
+        )
+        par = base.parallelism
+        zeropp = base.levers.zeropp.qwz or base.levers.zeropp.hpz or base.levers.zeropp.qgz
+        for li, layout in enumerate(self.layouts):
+            try:
+                Parallelism.model_validate(par.model_dump() | layout)
+                layout_code = VALID
+            except ValidationError as error:
+                layout_code = self.reasons.code(_invalid_request(error)[1].replace("(/", "(/parallelism/", 1))
+            masks = mesh_problem_pointers(
+                limits,
+                layout,
+                par.expert_tensor,
+                par.sequence_parallel,
+                par.pipeline_schedule,
+                n,
+                numeric["sequence_length"],
+                numeric["gradient_accumulation_steps"],
+            )
+            mesh_codes = self._mesh_codes(masks)
+            etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
+            nontrivial = any(layout[name] > 1 for name in DEGREES) or etp != 1  # not service.mesh.Mesh.trivial
+            for a, arrangement in enumerate(self.arrangements):
+                before = np.isin(request_fields[pair_of, a], ("cluster", "sharding", "arrangement"))
+                out = np.where(before, request_codes[pair_of, a], VALID)
+                if layout_code != VALID:
+                    out = np.where(out == VALID, layout_code, out)
+                out = np.where(out == VALID, request_codes[pair_of, a], out)
+                # service.layout_answer.layout_of: what the arrangement and ZeRO++ cannot run on a mesh.
+                plan_problems = [
+                    pointer
+                    for pointer, refused in (
+                        ("/arrangement", arrangement == ArrangementName.hybrid),
+                        ("/levers/zeropp", zeropp),
+                    )
+                    if refused and nontrivial
+                ]
+                if plan_problems:
+                    out = np.where(out == VALID, self.reasons.code(_unfit(plan_problems)), out)
+                codes[li, :, a] = np.where(out == VALID, mesh_codes, out)
+        return codes
+
+    def _mesh_codes(self, masks: list[tuple[str, np.ndarray]]) -> np.ndarray:
+        """Each cell's reason code from its set of failing pointers."""
+        bits = np.zeros(len(masks[0][1]), dtype=np.int64)
+        for i, (_, mask) in enumerate(masks):
+            bits |= mask.astype(np.int64) << i
+        out = np.full(len(bits), VALID, dtype=np.int64)
+        for value in np.unique(bits[bits != 0]).tolist():
+            pointers = {masks[i][0] for i in range(len(masks)) if value >> i & 1}
+            out[bits == value] = self.reasons.code(_unfit(pointers))
+        return out
+
+    def _planned_one_by_one(self) -> np.ndarray:
+        """Layouts layout_grid does not cover: a given utilisation (its compute and hierarchical schedule), a
+        model without an architecture (where a layout of virtual stages alone plans as data parallelism), and
+        an expert tensor degree other than the tensor degree (its own group's calls, service.mesh_traffic)."""
+        given = self.base.training is not None and self.base.training.utilisation is not None
+        no_architecture = self.resolved.architecture is None
+        etp = self.base.parallelism.expert_tensor
+        return np.array(
+            [given or no_architecture or etp not in (None, layout["tensor"]) for layout in self.layouts], dtype=bool
+        )
+
+    def one_by_one_cells(self) -> int:
+        if not self.one_by_one.any():
+            return 0
+        valid = (self.codes[self.one_by_one] == VALID).sum()
+        categorical = len(self.values["recompute"]) * len(self.values["offload_optimizer"]) * len(self.values["mxfp8"])
+        return int(valid) * categorical
+
+    # Evaluation -----------------------------------------------------------------------------------------------
+
+    def case(self, gpus_per_node: int, sequence_length: int, mxfp8: bool) -> Case:
+        key = (gpus_per_node, sequence_length, mxfp8)
+        if key not in self.cases:
+            base = self.base
+            training = (base.training or Training()).model_copy(update={"sequence_length": sequence_length})
+            cluster = base.cluster.model_copy(update={"gpus_per_node": gpus_per_node})
+            levers = base.levers.model_copy(update={"mxfp8": mxfp8})
+            scene = resolve.scenario(
+                self.spec, base.precision, training, base.activations, levers, cluster, self.resolved
+            )
+            arch = self.resolved.architecture
+            assert arch is not None
+            shardings = tuple(resolve.sharding(a) for a in self.arrangements)
+            counted = scene.activations.model is not ActivationModel.none
+            self.cases[key] = Case(
+                arch,
+                scene,
+                gpus_per_node,
+                0,
+                sequence_length,
+                levers=levers,
+                shardings=shardings,
+                expert_tensor=base.parallelism.expert_tensor,
+                activations_counted=counted,
+            )
+        return self.cases[key]
+
+    def _evaluate(self, mxfp8: bool, budget: WorkBudget) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """(row of each (layout, cell) in the columns or -1, the columns (rows, arrangements, recomputes,
+        offloads)) of every valid cell under this MXFP8 choice."""
+        numeric, par = self.numeric, self.base.parallelism
+        cells = len(numeric["world_size"])
+        valid = (self.codes != VALID).sum(axis=2) < len(self.arrangements)  # valid under some arrangement
+        valid &= ~self.one_by_one[:, None]
+        layout_of, cell_of = np.nonzero(valid)
+        degrees = {axis: np.array([layout[axis] for layout in self.layouts], dtype=np.int64) for axis in LAYOUT_AXES}
+        g, s = numeric["gpus_per_node"][cell_of], numeric["sequence_length"][cell_of]
+        choices = Choices(
+            list(range(len(self.arrangements))),
+            [RECOMPUTES.index(r) for r in self.values["recompute"]],
+            list(self.values["offload_optimizer"]),
+        )
+        row_of = np.full(len(self.layouts) * cells, -1, dtype=np.int64)
+        parts: dict[str, list[np.ndarray]] = {}
+        rows = 0
+        for gs in np.unique(np.stack([g, s]), axis=1).T.tolist():
+            budget.check()
+            where = np.flatnonzero((g == gs[0]) & (s == gs[1]))
+            case = self.case(gs[0], gs[1], mxfp8)
+            self._check_overflow(case, layout_of[where], cell_of[where])
+            columns = {axis: values[layout_of[where]] for axis, values in degrees.items()}
+            columns |= {
+                "world_size": numeric["world_size"][cell_of[where]],
+                "micro_batch_size": numeric["micro_batch_size"][cell_of[where]],
+                "micro_batches": numeric["gradient_accumulation_steps"][cell_of[where]],
+                "schedule": np.full(len(where), SCHEDULES.index(par.pipeline_schedule)),
+                "sequence_parallel": np.full(len(where), par.sequence_parallel),
+            }
+            figures = evaluate_grid(case, StructureTable(case), Layouts(columns), choices, detail=True)
+            for name, values in _columns(case, figures).items():
+                parts.setdefault(name, []).append(values)
+            row_of[layout_of[where] * cells + cell_of[where]] = rows + np.arange(len(where))
+            rows += len(where)
+        return row_of, {name: np.concatenate(values) for name, values in parts.items()}
+
+    def _check_overflow(self, case: Case, layouts: np.ndarray, cells: np.ndarray) -> None:
+        """Each layout group evaluated in exact integers (service.layout, as /v1/plan) where its counts are
+        largest: every byte and token count grows with the micro-batch size and the micro-batches (activations
+        in flight, tokens, the calls of each micro-batch) and is monotone in the world size (model states fall,
+        tokens rise), so the largest micro-batch size and count at the smallest and largest world size."""
+        numeric, par = self.numeric, self.base.parallelism
+        recomputes = [RECOMPUTES.index(r) for r in self.values["recompute"]]
+        for li in np.unique(layouts).tolist():
+            layout = self.layouts[li]
+            mine = cells[layouts == li]
+            b = int(numeric["micro_batch_size"][mine].max())
+            k = int(numeric["gradient_accumulation_steps"][mine].max())
+            sizes = numeric["world_size"][mine]
+            for n in sorted({int(sizes.min()), int(sizes.max())}):
+                mesh = Mesh(
+                    n,
+                    case.gpus_per_node,
+                    **layout,
+                    expert_tensor=par.expert_tensor,
+                    sequence_parallel=par.sequence_parallel,
+                    schedule=par.pipeline_schedule,
+                )
+                for a, r, o in itertools.product(
+                    range(len(self.arrangements)), recomputes, self.values["offload_optimizer"]
+                ):
+                    setup = case.setup(a, r, o)
+                    result = evaluate_layout(
+                        case.arch, mesh, setup, k, b, case.sequence_length, case.activations_counted
+                    )
+                    largest = largest_count(result)
+                    if largest >= INT64_LIMIT:
+                        point = {"world_size": n, "micro_batch_size": b, "gradient_accumulation_steps": k}
+                        raise SweepOverflow(
+                            f"the cell {point | layout} gives a count of {largest:,}, beyond 64-bit integers; "
+                            "narrow the axes",
+                            pointer="/axes",
+                        )
+
+    # Rows -----------------------------------------------------------------------------------------------------
+
+    def part(
+        self, group: dict[str, Any], layout: dict[str, int], skipped: dict[str, int]
+    ) -> dict[str, np.ndarray] | None:
+        """The rows of one layout under one categorical choice, in the numeric cells' order; the invalid cells
+        counted by reason, in order of first appearance."""
+        li = self.index[tuple(layout.values())]
+        a = self.arrangements.index(group["arrangement"])
+        codes = self.codes[li, :, a]
+        bad = codes[codes != VALID]
+        if len(bad):
+            found, first, counts = np.unique(bad, return_index=True, return_counts=True)
+            order = np.argsort(first, kind="stable")
+            for code, count in zip(found[order].tolist(), counts[order].tolist(), strict=True):
+                reason = self.reasons.names[code]
+                skipped[reason] = skipped.get(reason, 0) + count
+        cells = np.flatnonzero(codes == VALID)
+        if not len(cells):
+            return None
+        if self.one_by_one[li]:
+            return _planned(self.base, self.spec, group, layout, self.numeric, cells, skipped)
+        row_of, columns = self.tables[group["mxfp8"]]
+        rows = row_of[li * len(self.numeric["world_size"]) + cells]
+        r = self.values["recompute"].index(group["recompute"])
+        o = self.values["offload_optimizer"].index(group["offload_optimizer"])
+        part = {axis: values[cells] for axis, values in self.numeric.items()}
+        for name, values in columns.items():
+            part[name] = values[rows, a, r, o]
+        count = len(cells)
+        sharding = resolve.sharding(group["arrangement"])
+        part["arrangement"] = np.full(count, canonical_name(sharding).value)
+        for axis in ("recompute", "offload_optimizer", "mxfp8"):
+            value = group[axis]
+            part[axis] = np.full(count, value.value) if hasattr(value, "value") else np.full(count, value)
+        for axis in LAYOUT_AXES:
+            part[axis] = np.full(count, layout[axis], dtype=np.int64)
+        part["parameter_count"] = np.full(count, self.resolved.parameter_count, dtype=np.int64)
+        return part
+
+
+def _product(values: dict[str, list[Any]], axes: tuple[str, ...]) -> Any:
+    return itertools.product(*(values[axis] for axis in axes))
+
+
+def _columns(case: Case, figures: Any) -> dict[str, np.ndarray]:
+    """The sweep's columns of a grid's figures, each (shapes, arrangements, recomputes, offloads)."""
+    shape = np.shape(figures.per_gpu_bytes)
+
+    def full(values: Any) -> np.ndarray:
+        array = np.asarray(values)
+        if array.ndim == 1:
+            array = array[:, None, None, None]
+        elif array.ndim == 2:  # (shapes, recomputes)
+            array = array[:, None, :, None]
+        return np.broadcast_to(array, shape)
+
+    out = {name: full(getattr(figures, name)) for name in GRID_COLUMNS}
+    out["headroom_bytes"] = case.scene.card.usable_bytes - out["per_gpu_bytes"]
+    for i, state in enumerate(STATES):
+        out[f"{state.value}_bytes"] = figures.state_bytes[i]
+    return out
+
+
+def largest_count(result: LayoutEvaluation) -> int:
+    """The largest integer a sweep row of this evaluation holds or sums: bytes per stage, tokens, the bytes
+    each call sends a step and their total."""
+    counts = [result.tokens_per_step, result.replicated_floor_bytes, result.pcie_bytes_per_gpu, result.host_bytes]
+    for stage in result.stages:
+        counts += [stage.per_gpu_bytes, stage.host_bytes, stage.cpu_optimizer_bytes]
+    sent = [call.count_per_step * call.bytes_sent for call in result.group_calls]
+    for group in result.data_groups:
+        for call in group.calls:
+            bytes_sent = collective_bytes_sent(group.parameters, group.ranks, call, group.members_per_node)
+            sent.append(call.count_per_step * int(bytes_sent))
+    return max(abs(int(count)) for count in [*counts, *sent, sum(sent)])
+
+
+def _planned(
+    base: PlanRequest,
+    spec: ModelSpec,
+    group: dict[str, Any],
+    layout: dict[str, int],
+    numeric: dict[str, np.ndarray],
+    cells: np.ndarray,
+    skipped: dict[str, int],
+) -> dict[str, np.ndarray] | None:
+    """The rows of valid cells, each its plan's answer."""
+    from service.planner import plan
+
+    rows = []
+    for i in cells.tolist():
+        cell = {axis: int(values[i]) for axis, values in numeric.items()}
+        try:
+            answer = plan(PlanRequest.model_validate(cell_body(base, spec, group, layout, cell)))
+        except (ValidationError, DomainError) as error:
+            reason = (
+                _invalid_request(error)[1]
+                if isinstance(error, ValidationError)
+                else _unfit({pointer for _, pointer in error.field_errors()} or {error.code})
+            )
+            skipped[reason] = skipped.get(reason, 0) + 1
+            continue
+        row = cell | _row(answer) | layout
+        for axis in ("recompute", "offload_optimizer", "mxfp8"):
+            value = group[axis]
+            row[axis] = value.value if hasattr(value, "value") else value
+        rows.append(row)
+    return {name: np.asarray([row[name] for row in rows]) for name in rows[0]} if rows else None
+
+
 def _row(answer: PlanResponse) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for column, (section, field) in PLAN_COLUMNS.items():
@@ -103,37 +577,3 @@ def _row(answer: PlanResponse) -> dict[str, Any]:
     row["arrangement"] = answer.arrangement.name.value
     row["parameter_count"] = answer.parameter_count
     return row
-
-
-def layout_part(
-    base: PlanRequest,
-    spec: ModelSpec,
-    group: dict[str, Any],
-    layout: dict[str, int],
-    numeric: dict[str, np.ndarray],
-    skipped: dict[str, int],
-) -> list[dict[str, Any]]:
-    """The rows of one layout over every numeric cell: each its plan's answer, or a skipped cell."""
-    from service.planner import plan
-
-    rows = []
-    for i in range(len(numeric["world_size"])):
-        cell = {axis: int(values[i]) for axis, values in numeric.items()}
-        try:
-            answer = plan(PlanRequest.model_validate(cell_body(base, spec, group, layout, cell)))
-        except ValidationError as error:
-            where = "/".join(str(part) for part in error.errors()[0]["loc"][:2])
-            reason = f"not a valid plan request (/{where})"
-            skipped[reason] = skipped.get(reason, 0) + 1
-            continue
-        except DomainError as error:
-            pointers = ", ".join(sorted({pointer for _, pointer in error.field_errors()})) or error.code
-            reason = f"the layout does not fit the cell ({pointers})"
-            skipped[reason] = skipped.get(reason, 0) + 1
-            continue
-        row = cell | _row(answer) | layout
-        for axis in ("recompute", "offload_optimizer", "mxfp8"):
-            value = group[axis]
-            row[axis] = value.value if hasattr(value, "value") else value
-        rows.append(row)
-    return rows
