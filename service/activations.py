@@ -116,7 +116,11 @@ def dense_layer_bytes(
 def moe_layer_bytes(
     s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
 ) -> IntLike:
-    """Attention and norms as a dense layer; the MLP's 3sbh + 4sbf_e once per expert a token uses."""
+    """Attention and norms as a dense layer; the MLP's 3sbh + 4sbf_e once per expert a token uses.
+
+    The experts' inner activations divide by t whatever the expert tensor degree ETP: Megatron-Core's
+    dispatcher gathers ETP ranks' s'b/t tokens each over the expert tensor group and each rank computes
+    f_e / ETP of their width, ETP x s'b/t x f_e / ETP = s'b f_e / t (balanced routing)."""
     sb = (s // split.context) * b
     sbh, k = sb * shape.hidden_size, shape.experts_per_token
     replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH + EXPERT_REPLICATED_SBH * k) * sbh

@@ -101,3 +101,34 @@ def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, 
             sharded * experts_held + replicated * experts_held * mesh.expert_data
         ) * (1 if stage.expert_rows else 0)
         assert summed == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"]),
+    st.sampled_from([1, 2, 4, 8]),
+    st.sampled_from([1, 2, 4]),
+    st.sampled_from([1, 2, 4, 8]),
+    st.booleans(),
+    st.sampled_from([ArrangementName.zero1, ArrangementName.zero3, ArrangementName.ddp]),
+)
+def test_an_expert_tensor_degree_equal_to_t_is_the_omitted_one(preset, t, p, e, sequence_parallel, arrangement):
+    """Megatron-LM's --expert-tensor-parallel-size defaults to the tensor degree: giving it as t changes nothing."""
+    n = 64
+    cluster = Cluster(world_size=n, gpus_per_node=8, gpu="h100-80gb")
+    scene = resolve.scenario(ModelSpec(preset=preset), "megatron", Training(), Activations(), Levers(), cluster)
+    arch = scene.model.architecture
+    omitted = Mesh(n, 8, tensor=t, pipeline=p, expert=e, sequence_parallel=sequence_parallel)
+    if arch.attention_heads % t or arch.kv_heads % t or arch.moe.experts % e or omitted.data_context % e:
+        return
+    if p > arch.layers:
+        return
+    given_t = Mesh(n, 8, tensor=t, pipeline=p, expert=e, expert_tensor=t, sequence_parallel=sequence_parallel)
+    setup = resolve.setup_for(scene, resolve.sharding(arrangement))
+    one = evaluate_layout(arch, omitted, setup, p, 1, 2048, True)
+    other = evaluate_layout(arch, given_t, setup, p, 1, 2048, True)
+    assert [s.per_gpu_bytes for s in one.stages] == [s.per_gpu_bytes for s in other.stages]
+    assert [s.model_state_bytes for s in one.stages] == [s.model_state_bytes for s in other.stages]
+    assert one.group_calls == other.group_calls
+    assert one.step_s == other.step_s
+    assert one.data_parallel_s == other.data_parallel_s
