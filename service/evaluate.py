@@ -48,7 +48,7 @@ from service.memory import (
 from service.numeric import CountLike, FloatLike, IntLike, select
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
 from service.timing import CommunicationTime, communication_time, one_node
-from service.traffic import step_bytes_sent, step_collectives
+from service.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 from service.working_set import Units, WorkingSetRow, working_set_rows
 
 
@@ -85,7 +85,8 @@ class ActivationSetup:
     shape: TransformerShape | None = None
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
 class Setup:
     """What is fixed for a group of cells: categorical choices and scalar settings."""
 
@@ -109,7 +110,8 @@ class Setup:
     measured_recompute: Recompute | None = None  # what `utilisation` (MFU) was given for; None: `recompute`
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
 class Inputs:
     """Numeric inputs: Python ints for one plan, equal-length int64 arrays for a sweep."""
 
@@ -122,7 +124,8 @@ class Inputs:
     sequence_length: IntLike = 2048
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
 class Evaluation:
     state_bytes: dict[StateClass, IntLike]  # on the GPU, per state class (0 when offloaded)
     model_state_bytes: IntLike
@@ -159,6 +162,13 @@ class Evaluation:
     call_overhead_s: list[FloatLike] | None = None
     # model_state_breakdown's rows the figures above were summed from, for a report to show them
     state_rows: list[StateBytes] = field(default_factory=list)
+    # the working set's rows, summed into working_set_bytes
+    working_rows: list[WorkingSetRow] = field(default_factory=list)
+    # the step's collectives (step_collectives), and per collective what one call sends and takes on a flat
+    # ring (call_overhead_s included): what bytes_sent_per_gpu and communication_flat_s were summed from
+    calls: list[StepCollective] = field(default_factory=list)
+    call_bytes_sent: list[IntLike] = field(default_factory=list)
+    call_flat_s: list[FloatLike] = field(default_factory=list)
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -181,11 +191,18 @@ def working_set_bytes(parameter_count: int, setup: Setup) -> int:
 
 
 def floor_bytes(
-    parameter_count: IntLike, setup: Setup, activations: IntLike, gpus_per_node: IntLike | None = None
+    parameter_count: IntLike,
+    setup: Setup,
+    activations: IntLike,
+    gpus_per_node: IntLike | None = None,
+    working: int | None = None,
 ) -> IntLike:
-    """Replicated model states on the GPU, the working set and activations: what no GPU count lowers."""
+    """Replicated model states on the GPU, the working set and activations: what no GPU count lowers
+    (``working``: the working set's bytes when the caller has them)."""
     replicated = replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload, gpus_per_node)
-    return replicated + working_set_bytes(int(parameter_count), setup) + activations
+    if working is None:
+        working = working_set_bytes(int(parameter_count), setup)
+    return replicated + working + activations
 
 
 def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
@@ -220,6 +237,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
     flops = hardware_per_token * tokens
     calls = step_collectives(precision, sharding, k)
+    sent = calls_bytes_sent(p, n, calls, g)
     links = time_links(setup, g)
     overheads: list[FloatLike] | None = None
     optimizer_s: FloatLike = 0.0
@@ -258,7 +276,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     offload_s = offload_transfer_s + cpu_optimizer_s
     host = host_bytes_per_node(host_per_gpu, n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
-    floor = floor_bytes(p, setup, activations, g)
+    floor = floor_bytes(p, setup, activations, g, working)
     hidden_s = select(use_hierarchical, timing[True].total_s, timing[False].total_s) - exposed_s
     slowdown_s = (
         0.0 * hidden_s
@@ -278,7 +296,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         host_bytes_per_gpu=host_per_gpu,
         host_bytes=host,
         host_fits=host_fits,
-        bytes_sent_per_gpu=step_bytes_sent(p, n, precision, sharding, k, g),
+        bytes_sent_per_gpu=per_step(calls, sent),
         pcie_bytes_per_gpu=pcie,
         tokens_per_step=tokens,
         model_flops=model_flops,
@@ -300,6 +318,10 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
         call_overhead_s=overheads,
         state_rows=rows,
+        working_rows=transient,
+        calls=calls,
+        call_bytes_sent=sent,
+        call_flat_s=flat.call_s,
     )
 
 

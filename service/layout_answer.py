@@ -71,7 +71,7 @@ def layout_of(request: PlanRequest) -> Layout:
         schedule=par.pipeline_schedule,
         virtual_stages=par.virtual_stages,
     )
-    training = request.training or Training()
+    training = request.training or resolve.DEFAULT_TRAINING
     resolved_model = resolve.model(request.model)
     arch = resolved_model.architecture
     limits = (
@@ -252,7 +252,7 @@ def _memory(
         reserve_bytes=card.reserve_bytes,
         fragmentation_bytes=card.fragmentation_bytes,
         usable_bytes=card.usable_bytes,
-        usable_arithmetic=card.arithmetic(),
+        usable_arithmetic=card.usable_arithmetic,
         fits=fits,
         headroom_bytes=card.usable_bytes - per_gpu,
         activations_counted=counted,

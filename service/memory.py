@@ -136,7 +136,8 @@ def state_class_bytes(parameter_count: IntLike, world_size: IntLike, dtype: Dtyp
     return tensor_bytes(held_elements(parameter_count, world_size, sharded), dtype)
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
 class StateBytes:
     spec: StateSpec
     sharded: bool
@@ -249,10 +250,13 @@ def state_arithmetic(parameter_count: int, world_size: int, dtype: Dtype, sharde
     )
 
 
+# Pure functions of a dtype (a closed enum), asked for every row of every plan's breakdown.
+@lru_cache(maxsize=64)
 def _block_scaled(dtype: Dtype) -> bool:
     return bytes_per_element(dtype) != int(bytes_per_element(dtype))
 
 
+@lru_cache(maxsize=64)
 def _per_value_words(dtype: Dtype) -> str:
     if _block_scaled(dtype):
         return f"({bytes_per_element(dtype):g} B incl. one shared scale per block)"

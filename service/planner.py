@@ -36,18 +36,16 @@ from service.arrangements import DDP, Sharding, canonical_name
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
-from service.evaluate import Evaluation, Setup, evaluate, time_links, working_set
+from service.evaluate import Evaluation, Setup, evaluate
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.reserve import CardMemory
-from service.timing import call_seconds, flat_link, hierarchical_link_bytes
+from service.timing import flat_link, hierarchical_link_bytes
 from service.traffic import (
     collective_buffer_bytes,
     collective_buffer_elements,
-    collective_bytes_sent,
     collective_hops,
     collective_ranks,
-    step_collectives,
     volume_in_p,
 )
 
@@ -187,7 +185,7 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
         reserve_bytes=card.reserve_bytes,
         fragmentation_bytes=card.fragmentation_bytes,
         usable_bytes=card.usable_bytes,
-        usable_arithmetic=card.arithmetic(),
+        usable_arithmetic=card.usable_arithmetic,
         fits=bool(result.fits),
         headroom_bytes=int(result.headroom_bytes),
         activations_counted=setup.activations.model is not ActivationModel.none,
@@ -212,7 +210,7 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
                 location=StateLocation.gpu,
                 arithmetic=row.arithmetic,
             )
-            for row in working_set(p, setup)
+            for row in result.working_rows
         ],
         activations=activation_report(setup, result, b, s),
         stages=[
@@ -289,13 +287,12 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> Activ
 
 
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> Traffic:
+    """Each collective of the evaluation with its arithmetic; bytes and seconds as the evaluation summed them."""
     k = setup.micro_batches
     collectives = []
     intra_total = inter_total = 0
-    calls = step_collectives(setup.precision, setup.sharding, k)
-    overheads = result.call_overhead_s or [0.0] * len(calls)
-    for c, overhead_s in zip(calls, overheads, strict=True):
-        sent = int(collective_bytes_sent(p, n, c, g))
+    for c, sent_bytes, seconds in zip(result.calls, result.call_bytes_sent, result.call_flat_s, strict=True):
+        sent = int(sent_bytes)
         hops = int(collective_hops(n, c, g))
         ranks = int(collective_ranks(c, n, g))
         chunk = sent // hops if hops else 0
@@ -313,7 +310,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False) + overhead_s),
+                seconds=float(seconds),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "

@@ -9,7 +9,7 @@ a zero reserve, so its textbook table stays exact.
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from service.numeric import ceil_div, group_digits
 
@@ -27,13 +27,19 @@ class CardMemory:
     reserve_bytes: int
     fragmentation: float
 
-    @property
+    # Computed once per card: a plan reads them several times (cached_property writes the instance's
+    # __dict__ directly, so it works on a frozen dataclass).
+    @cached_property
     def fragmentation_bytes(self) -> int:
         return fragmentation_bytes(self.card_bytes, self.fragmentation)
 
-    @property
+    @cached_property
     def usable_bytes(self) -> int:
         return self.card_bytes - self.reserve_bytes - self.fragmentation_bytes
+
+    @cached_property
+    def usable_arithmetic(self) -> str:
+        return self.arithmetic()
 
     def arithmetic(self) -> str:
         """'81,559 MiB card - 1,411 MiB reserve - ceil(0.1 x card) = ... B usable'."""

@@ -1,6 +1,7 @@
 """Turn the contract's names and presets into the plain values the formulas take."""
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from models.architecture import MlaSpec, MoeSpec
@@ -19,13 +20,15 @@ from models.presets import (
     LINK_PRESETS,
     MODEL_PRESETS,
     PRECISION_PRESETS,
+    GpuPresetName,
     LinkPresetName,
     LinkSpec,
+    ModelPresetName,
     PrecisionPresetName,
     PrecisionSpec,
 )
 from models.training import Activations, Levers, Training
-from service.activations import transformer_shape
+from service.activations import TransformerShape, transformer_shape
 from service.architecture import (
     Architecture,
     Mla,
@@ -72,6 +75,21 @@ FIELD_NAMES = ARCHITECTURE_FIELDS + OPTIONAL_ARCHITECTURE_FIELDS
 
 def model(spec: ModelSpec) -> ResolvedModel:
     """The model with its units: given, derived from the architecture, or unknown (then said in a warning)."""
+    if spec.preset is not None and spec.model_fields_set == {"preset"}:
+        found = bare_preset(spec.preset)
+        return ResolvedModel(
+            found.parameter_count, found.architecture, list(found.warnings), found.active_parameter_count, found.units
+        )
+    return _model(spec)
+
+
+@lru_cache(maxsize=len(MODEL_PRESETS))
+def bare_preset(preset: ModelPresetName) -> ResolvedModel:
+    """A preset given alone, resolved once: its architecture, counts and units never change."""
+    return _model(ModelSpec(preset=preset))
+
+
+def _model(spec: ModelSpec) -> ResolvedModel:
     resolved = _count_and_architecture(spec)
     count, arch = resolved.parameter_count, resolved.architecture
     if spec.largest_unit_parameters is not None:
@@ -91,11 +109,13 @@ def model(spec: ModelSpec) -> ResolvedModel:
             "gradient buckets) is not counted: the model's units are unknown; give model.largest_unit_parameters, "
             "an architecture or a model.preset that has one"
         )
-    return replace(resolved, warnings=warnings, units=units)
+    return ResolvedModel(count, arch, warnings, resolved.active_parameter_count, units)
 
 
 def _count_and_architecture(spec: ModelSpec) -> ResolvedModel:
     """Parameter counts and, where known, architecture; a given count that disagrees is a warning."""
+    if spec.parameter_count is not None and spec.model_fields_set == {"parameter_count"}:
+        return ResolvedModel(spec.parameter_count, None, [])  # a bare count: no architecture to look for
     preset = MODEL_PRESETS[spec.preset] if spec.preset is not None else None
     base: dict[str, Any] = {}
     if preset is not None:
@@ -167,13 +187,19 @@ def card_bytes(card: Card) -> int:
     return GPU_PRESETS[card.gpu].memory_bytes
 
 
+@lru_cache(maxsize=1024)
+def shared_card_memory(card_bytes: int, reserve_bytes: int, fragmentation: float) -> CardMemory:
+    """One CardMemory per distinct card, so that its derived figures are computed once."""
+    return CardMemory(card_bytes, reserve_bytes, fragmentation)
+
+
 def card_memory(card: Card) -> CardMemory:
     """The card, its reserve and fragmentation: the request's, else the preset's, else none for a bare size."""
     reserve, fragmentation = GPU_PRESETS[card.gpu].reserve() if card.gpu is not None else (0, 0.0)
-    memory = CardMemory(
-        card_bytes=card_bytes(card),
-        reserve_bytes=reserve if card.reserve_bytes is None else card.reserve_bytes,
-        fragmentation=fragmentation if card.fragmentation is None else card.fragmentation,
+    memory = shared_card_memory(
+        card_bytes(card),
+        reserve if card.reserve_bytes is None else card.reserve_bytes,
+        fragmentation if card.fragmentation is None else card.fragmentation,
     )
     if memory.usable_bytes < 1:
         blame_fragmentation = card.fragmentation is not None and memory.reserve_bytes < memory.card_bytes
@@ -246,7 +272,8 @@ def activation_model(
     return ActivationModel.none
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
 class Scenario:
     """Everything but the arrangement and the GPU count, resolved once."""
 
@@ -296,13 +323,13 @@ def scenario(
         )
     resolved = resolved or model(model_spec)
     arch = resolved.architecture
-    shape = transformer_shape(arch) if arch else None
+    shapes = model_shapes(arch, activations.flash_attention)
     activation_setup = ActivationSetup(
         model=activation_model(activations, training, arch),
         fudge=activations.fudge,
         bytes_per_value=activations.bytes_per_value,
         flash_attention=activations.flash_attention,
-        shape=shape,
+        shape=shapes.activations,
     )
     warnings = resolved.warnings + activation_warnings(activations, training, activation_setup.model)
     return Scenario(
@@ -316,10 +343,28 @@ def scenario(
         links=links(card),
         blackwell_class=blackwell_class(card),
         warnings=warnings,
-        flop_shape=flop_shape(arch, activations.flash_attention),
-        efficiency=Efficiency(device(card), kernel_shape(arch, activations.flash_attention)),
+        flop_shape=shapes.flops,
+        efficiency=Efficiency(device(card), shapes.kernels),
         host_memory_bytes=card.host_memory_bytes,
         host_memory_bytes_per_s=card.host_memory_bytes_per_s,
+    )
+
+
+@dataclass(frozen=True)
+class ModelShapes:
+    """What the activation, FLOP and kernel models read of an architecture."""
+
+    activations: TransformerShape | None
+    flops: FlopShape
+    kernels: KernelShape | None
+
+
+@lru_cache(maxsize=1024)  # a pure function of frozen values: a preset's shapes are derived once
+def model_shapes(arch: Architecture | None, flash_attention: bool) -> ModelShapes:
+    return ModelShapes(
+        transformer_shape(arch) if arch is not None else None,
+        flop_shape(arch, flash_attention),
+        kernel_shape(arch, flash_attention),
     )
 
 
@@ -333,8 +378,12 @@ def flop_shape(arch: Architecture | None, flash_attention: bool) -> FlopShape:
 
 def device(card: Card) -> Device:
     """The GPU as the efficiency model sees it: the preset's HBM, multiprocessors and generation."""
-    peak = peak_flops_per_s(card)
-    preset = GPU_PRESETS[card.gpu] if card.gpu is not None else None
+    return preset_device(peak_flops_per_s(card), card.gpu)
+
+
+@lru_cache(maxsize=1024)  # a pure function of a peak and a preset name
+def preset_device(peak: float, gpu: GpuPresetName | None) -> Device:
+    preset = GPU_PRESETS[gpu] if gpu is not None else None
     if preset is None or preset.hbm_bytes_per_s is None:
         return Device(peak)
     return Device(peak, preset.hbm_bytes_per_s, MULTIPROCESSORS.get(preset.name.value, 132), preset.generation)
@@ -379,7 +428,10 @@ def activation_warnings(activations: Activations, training: Training | None, cou
 
 def with_zeropp(arrangement: Sharding, levers: Levers) -> Sharding:
     """The ZeRO++ levers on a ZeRO-3 arrangement; other arrangements are left as they are."""
-    zeropp = ZeroPlusPlus(levers.zeropp.qwz, levers.zeropp.hpz, levers.zeropp.qgz)
+    asked = levers.zeropp
+    if not (asked.qwz or asked.hpz or asked.qgz):
+        return arrangement
+    zeropp = ZeroPlusPlus(asked.qwz, asked.hpz, asked.qgz)
     plain_zero3 = arrangement.shard_parameters and arrangement.reshard_after_forward and not arrangement.hybrid
     return replace(arrangement, zeropp=zeropp) if zeropp.any and plain_zero3 else arrangement
 

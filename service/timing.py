@@ -13,7 +13,7 @@ last one, which has no compute left to hide under) plus whatever the window's co
 cover. ZeRO-3's forward gathers are prefetched under the forward pass except the first.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -65,9 +65,16 @@ class Phase:
 
 
 def phase_seconds(phase: Phase, dtype: FloatLike, links: LinkSpeeds) -> FloatLike:
-    latency_s, bytes_per_s = link_speed(phase.link, links)
-    sent = ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
-    return alpha_beta_seconds(ring_hops(phase.name, phase.ranks), sent, latency_s, bytes_per_s)
+    return ring_seconds(phase.name, phase.elements, phase.ranks, phase.link, dtype, links)
+
+
+def ring_seconds(
+    name: CollectiveName, elements: IntLike, ranks: IntLike, link: Link, dtype: FloatLike, links: LinkSpeeds
+) -> FloatLike:
+    """One ring collective on one link at alpha-beta cost (a Phase's fields, for callers that have no Phase)."""
+    latency_s, bytes_per_s = link_speed(link, links)
+    sent = ring_bytes_sent(name, elements, ranks, dtype)
+    return alpha_beta_seconds(ring_hops(name, ranks), sent, latency_s, bytes_per_s)
 
 
 def phase_bytes(phase: Phase, dtype: FloatLike) -> IntLike:
@@ -96,7 +103,7 @@ def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, l
     ranks = collective_ranks(c, n, g)
     link = flat_link(c, n, g)
     if link is not None:  # a single plan, or a group whose link never depends on N
-        return phase_seconds(Phase(c.name, elements, ranks, link), c.dtype, links)
+        return ring_seconds(c.name, elements, ranks, link, c.dtype, links)
     intra = phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
     inter = phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
     return select(n <= g, intra, inter)
@@ -130,10 +137,10 @@ def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: In
 def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> tuple[IntLike, IntLike]:
     """(intra-node, inter-node) bytes each GPU sends for one call on the hierarchical schedule."""
     if c.group is RankGroup.node:
-        return phase_bytes(Phase(c.name, elements, g, Link.intra_node), c.dtype), 0
+        return ring_bytes_sent(c.name, elements, g, c.dtype), 0
     if c.group is RankGroup.replicas:
-        return 0, phase_bytes(Phase(c.name, elements, node_count(n, g), Link.inter_node), c.dtype)
-    flat = phase_bytes(Phase(c.name, elements, n, Link.intra_node), c.dtype)
+        return 0, ring_bytes_sent(c.name, elements, node_count(n, g), c.dtype)
+    flat = ring_bytes_sent(c.name, elements, n, c.dtype)
     if one_node(n, g) is True:
         return flat, 0  # one plan inside a node: the flat ring is the schedule
     intra: IntLike = 0
@@ -176,6 +183,8 @@ def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s:
 class CommunicationTime:
     total_s: FloatLike
     exposed_s: FloatLike
+    # per collective of the calls priced: one call's seconds, with its further buckets' or units' latency
+    call_s: list[FloatLike] = field(default_factory=list)
 
 
 def communication_time(
@@ -201,7 +210,7 @@ def communication_time(
     for c, t in zip(calls, times, strict=True):
         total = total + c.count_per_step * t
     if not overlap:
-        return CommunicationTime(total, total)
+        return CommunicationTime(total, total, times)
     exposed: FloatLike = 0.0
     for c, t in zip(calls, times, strict=True):
         if c.window is Window.none:
@@ -223,4 +232,4 @@ def communication_time(
         if isinstance(micro_batches, np.ndarray) or micro_batches > 1:
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
-    return CommunicationTime(total, exposed)
+    return CommunicationTime(total, exposed, times)

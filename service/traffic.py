@@ -270,6 +270,21 @@ def collective_hops(world_size: IntLike, collective: StepCollective, gpus_per_no
     return ring_hops(collective.name, collective_ranks(collective, world_size, gpus_per_node))
 
 
+def calls_bytes_sent(
+    parameter_count: IntLike, world_size: IntLike, calls: list[StepCollective], gpus_per_node: IntLike = 1
+) -> list[IntLike]:
+    """Bytes each GPU sends for one call of each collective, in the order of ``calls``."""
+    return [collective_bytes_sent(parameter_count, world_size, c, gpus_per_node) for c in calls]
+
+
+def per_step(calls: list[StepCollective], per_call: list[IntLike]) -> IntLike:
+    """A per-call figure of each collective summed over the step: each one x its calls per step."""
+    total: IntLike = 0
+    for c, value in zip(calls, per_call, strict=True):
+        total = total + c.count_per_step * value
+    return total
+
+
 def step_bytes_sent(
     parameter_count: IntLike,
     world_size: IntLike,
@@ -279,12 +294,8 @@ def step_bytes_sent(
     gpus_per_node: IntLike = 1,
 ) -> IntLike:
     """Exact ring-cost bytes each GPU sends per optimizer step."""
-    total: IntLike = 0
-    for sent in bytes_sent_by_collective(
-        parameter_count, world_size, precision, sharding, micro_batches, gpus_per_node
-    ).values():
-        total = total + sent
-    return total
+    calls = step_collectives(precision, sharding, micro_batches)
+    return per_step(calls, calls_bytes_sent(parameter_count, world_size, calls, gpus_per_node))
 
 
 def bytes_sent_by_collective(
@@ -305,6 +316,17 @@ def bytes_sent_by_collective(
 
 def volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1) -> float:
     """Model-sized buffers moved per step before the (N-1)/N factor (2 for DP, 3 for ZeRO-3)."""
+    if isinstance(micro_batches, int):  # one plan: a pure function of hashable values
+        return _volume_in_p(precision, sharding, micro_batches)
+    return _volume(precision, sharding, micro_batches)
+
+
+@lru_cache(maxsize=1024)
+def _volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: int) -> float:
+    return _volume(precision, sharding, micro_batches)
+
+
+def _volume(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike) -> float:
     return float(
         sum(
             RING_PHASES[c.name] * c.count_per_step
