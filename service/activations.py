@@ -25,6 +25,7 @@ token passes through, the MLP's input and dropout mask (3sbh) and its two inner 
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -137,6 +138,21 @@ def transformer_activation_components(
     b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
 ) -> dict[str, IntLike]:
     """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
+    if type(b) is int and type(s) is int:  # one plan: a pure function of hashable values, asked twice per plan
+        return dict(_plan_components(b, s, shape, flash_attention, recompute))
+    return _components(b, s, shape, flash_attention, recompute)
+
+
+@lru_cache(maxsize=1024)
+def _plan_components(
+    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> tuple[tuple[str, IntLike], ...]:
+    return tuple(_components(b, s, shape, flash_attention, recompute).items())
+
+
+def _components(
+    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> dict[str, IntLike]:
     layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
     return stage_activation_components(b, s, shape, flash_attention, recompute, layers)
 

@@ -317,10 +317,12 @@ def call_overheads(
     """Per collective, the latency of its calls beyond the one the ring cost already prices:
     every call pays NCCL's launch latency, and each further call its ring's hops again; a group of one
     rank makes no call (its ring has no hop)."""
-    overheads: list[FloatLike] = []
+    priced: dict[tuple[object, ...], FloatLike] = {}  # collectives of one cost_key pay the same
     for c in calls:
+        if c.cost_key in priced:
+            continue
         count = calls_per_collective(collective_buffer_bytes(p, c, g), bucket_bytes, units)
         hops = collective_hops(n, c, g)
         latency_s = count * NCCL_CALL_LATENCY_S + (count - 1) * hops * hop_latency_s(c, n, g, links)
-        overheads.append(select(hops > 0, latency_s, 0.0 * latency_s))  # one rank: no call is made
-    return overheads
+        priced[c.cost_key] = select(hops > 0, latency_s, 0.0 * latency_s)  # one rank: no call is made
+    return [priced[c.cost_key] for c in calls]

@@ -6,6 +6,7 @@ combination of its categorical axes. No formula is written here; this module onl
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -340,7 +341,16 @@ def fsdp_units(setup: Setup, layers: int | None) -> int | None:
 def time_links(setup: Setup, gpus_per_node: IntLike) -> LinkSpeeds:
     """The speeds collectives are priced at: the links' line rates with a given utilisation, NCCL's bus
     bandwidths for the efficiency model (service.efficiency.bus_speeds)."""
-    return setup.links if setup.utilisation is not None else bus_speeds(setup.links, gpus_per_node)
+    if setup.utilisation is not None:
+        return setup.links
+    if type(gpus_per_node) is int:  # one plan: a pure function of frozen values
+        return plan_bus_speeds(setup.links, gpus_per_node)
+    return bus_speeds(setup.links, gpus_per_node)
+
+
+@lru_cache(maxsize=1024)
+def plan_bus_speeds(links: LinkSpec, gpus_per_node: int) -> LinkSpeeds:
+    return bus_speeds(links, gpus_per_node)
 
 
 def _efficiency(setup: Setup) -> Efficiency:

@@ -92,11 +92,11 @@ def layout_of(request: PlanRequest) -> Layout:
     gbs, k, b = training.global_batch_size, training.gradient_accumulation_steps, training.micro_batch_size
     validated_mesh(mesh, limits, b, training.sequence_length, gbs, k)
     m = micro_batches(gbs, k, b, mesh.data)
-    resolved_training = (
-        training.model_copy(update={"global_batch_size": None, "gradient_accumulation_steps": m})
-        if request.training is not None
-        else None
-    )
+    resolved_training = request.training
+    if resolved_training is not None and (gbs is not None or k != m):
+        resolved_training = resolved_training.model_copy(
+            update={"global_batch_size": None, "gradient_accumulation_steps": m}
+        )
     return Layout(mesh, m, resolved_training, layout_warnings(mesh), resolved_model)
 
 

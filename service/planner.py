@@ -1,6 +1,9 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
 
-from models.enums import ActivationModel, Mxfp8Recipe, StateClass, StateLocation
+from dataclasses import dataclass
+from functools import lru_cache
+
+from models.enums import ActivationModel, Link, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.parallelism import ParallelGroup, StageMemory
 from models.plan import (
     ActivationComponent,
@@ -30,18 +33,20 @@ from models.presets import (
     PresetsResponse,
 )
 from service import resolve
-from service.activations import transformer_activation_components
+from service.activations import TransformerShape, transformer_activation_components
 from service.architecture import largest_layer_parameters
 from service.arrangements import DDP, Sharding, canonical_name
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate
+from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.reserve import CardMemory
 from service.timing import flat_link, hierarchical_link_bytes
 from service.traffic import (
+    StepCollective,
     collective_buffer_bytes,
     collective_buffer_elements,
     collective_hops,
@@ -150,6 +155,8 @@ def framework_estimate(
     )
 
 
+# A pure function of a frozen value; a response only reads the arrangement it is given (as with echo).
+@lru_cache(maxsize=256)
 def _resolved(sharding: Sharding) -> ResolvedArrangement:
     return ResolvedArrangement(
         name=canonical_name(sharding),
@@ -189,18 +196,7 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
         fits=bool(result.fits),
         headroom_bytes=int(result.headroom_bytes),
         activations_counted=setup.activations.model is not ActivationModel.none,
-        breakdown=[
-            StateBytes(
-                state=row.spec.state,
-                dtype=row.spec.dtype,
-                bytes=int(row.bytes),
-                sharded=row.sharded,
-                location=row.location,
-                arithmetic=state_arithmetic(p, int(row.degree), row.spec.dtype, row.sharded, row.spec.copies)
-                + _where(row.spec.state, row.location),
-            )
-            for row in rows
-        ]
+        breakdown=state_rows_report(p, rows)
         + [
             StateBytes(
                 state=row.state,
@@ -227,6 +223,29 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
             )
         ],
     )
+
+
+def state_rows_report(p: int, rows: list[StateRow]) -> list[StateBytes]:
+    """The breakdown's rows with their arithmetic; rows alike in dtype, sharding and copies (the fp32
+    master weights and both Adam moments) share one computation of it."""
+    words: dict[tuple[object, ...], str] = {}
+    report = []
+    for row in rows:
+        degree, spec = int(row.degree), row.spec
+        key = (degree, spec.dtype, row.sharded, spec.copies)
+        if key not in words:
+            words[key] = state_arithmetic(p, degree, spec.dtype, row.sharded, spec.copies)
+        report.append(
+            StateBytes(
+                state=spec.state,
+                dtype=spec.dtype,
+                bytes=int(row.bytes),
+                sharded=row.sharded,
+                location=row.location,
+                arithmetic=words[key] + _where(spec.state, row.location),
+            )
+        )
+    return report
 
 
 def _where(state: StateClass, location: StateLocation) -> str:
@@ -268,13 +287,9 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> Activ
             "Korthikanti et al. 2022, section 4.1, give 34 s b h per layer without attention scores (fudge 17 at "
             "2 bytes)",
         )
-    parts = transformer_activation_components(b, s, shape, act.flash_attention, setup.recompute)
-    symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
     components = [
-        ActivationComponent(
-            name=name, bytes=int(value), arithmetic=f"{name} with {symbols} = {group_digits(int(value))} B"
-        )
-        for name, value in parts.items()
+        ActivationComponent(name=name, bytes=value, arithmetic=words)
+        for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute)
     ]
     flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
     return ActivationMemory(
@@ -286,35 +301,77 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> Activ
     )
 
 
+@lru_cache(maxsize=1024)  # a pure function of frozen values: a preset at one shape is worded once
+def component_words(
+    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> tuple[tuple[str, int, str], ...]:
+    """(name, bytes, arithmetic) of each activation component of the transformer model."""
+    parts = transformer_activation_components(b, s, shape, flash_attention, recompute)
+    symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
+    return tuple(
+        (name, int(value), f"{name} with {symbols} = {group_digits(int(value))} B") for name, value in parts.items()
+    )
+
+
+@dataclass  # not frozen: built per collective of every plan, and a frozen __init__ costs more
+class CallFigures:
+    """What the report shows of one call of a collective, beside what the evaluation summed."""
+
+    buffer_bytes: int
+    hops: int
+    ranks: int
+    intra_node_bytes: int  # on the hierarchical schedule
+    inter_node_bytes: int
+    link: Link | None
+    arithmetic: str
+
+
+def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFigures:
+    hops = int(collective_hops(n, c, g))
+    ranks = int(collective_ranks(c, n, g))
+    chunk = sent // hops if hops else 0
+    elements = collective_buffer_elements(c, p, g)
+    intra, inter = hierarchical_link_bytes(c, elements, n, g)
+    return CallFigures(
+        buffer_bytes=int(collective_buffer_bytes(p, c, g)),
+        hops=hops,
+        ranks=ranks,
+        intra_node_bytes=int(intra),
+        inter_node_bytes=int(inter),
+        link=flat_link(c, n, g),
+        arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
+        f"= {group_digits(sent)} B per call",
+    )
+
+
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> Traffic:
     """Each collective of the evaluation with its arithmetic; bytes and seconds as the evaluation summed them."""
     k = setup.micro_batches
     collectives = []
     intra_total = inter_total = 0
+    figures: dict[tuple[object, ...], CallFigures] = {}  # collectives of one cost_key show the same figures
     for c, sent_bytes, seconds in zip(result.calls, result.call_bytes_sent, result.call_flat_s, strict=True):
         sent = int(sent_bytes)
-        hops = int(collective_hops(n, c, g))
-        ranks = int(collective_ranks(c, n, g))
-        chunk = sent // hops if hops else 0
-        intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
-        intra_total += c.count_per_step * int(intra)
-        inter_total += c.count_per_step * int(inter)
+        if c.cost_key not in figures:
+            figures[c.cost_key] = call_figures(c, sent, p, n, g)
+        one = figures[c.cost_key]
+        intra_total += c.count_per_step * one.intra_node_bytes
+        inter_total += c.count_per_step * one.inter_node_bytes
         collectives.append(
             Collective(
                 name=c.name,
                 purpose=c.purpose,
                 dtype=c.dtype,
-                buffer_bytes=int(collective_buffer_bytes(p, c, g)),
+                buffer_bytes=one.buffer_bytes,
                 bytes_sent_per_gpu=sent,
-                hops=hops,
-                ranks=ranks,
+                hops=one.hops,
+                ranks=one.ranks,
                 count_per_step=c.count_per_step,
-                link=flat_link(c, n, g),
+                link=one.link,
                 seconds=float(seconds),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
-                arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
-                f"= {group_digits(sent)} B per call, x {c.count_per_step} per step",
+                arithmetic=f"{one.arithmetic}, x {c.count_per_step} per step",
             )
         )
     return Traffic(

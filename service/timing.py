@@ -14,6 +14,7 @@ cover. ZeRO-3's forward gathers are prefetched under the forward pass except the
 """
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -54,9 +55,9 @@ def link_speed(link: Link | np.ndarray, links: LinkSpeeds) -> tuple[FloatLike, F
     return 0.0, links.host_bytes_per_s
 
 
-@dataclass(frozen=True)
-class Phase:
-    """One ring collective on one link: the unit the time model prices."""
+class Phase(NamedTuple):
+    """One ring collective on one link: the unit the time model prices (a named tuple: immutable, and
+    several times cheaper to build than a frozen dataclass, which the hierarchical schedule does per call)."""
 
     name: CollectiveName
     elements: IntLike
@@ -113,16 +114,17 @@ def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: Int
     """The two-level schedule of a collective over all N GPUs (valid when G divides N)."""
     nodes = node_count(n, g)
     node_shard = shard_elements(elements, g)
-    inside = {
-        AR: [
+    if c.name is AR:
+        return [
             Phase(RS, elements, g, Link.intra_node),
             Phase(AR, node_shard, nodes, Link.inter_node),
             Phase(AG, elements, g, Link.intra_node),
-        ],
-        RS: [Phase(RS, elements, g, Link.intra_node), Phase(RS, node_shard, nodes, Link.inter_node)],
-        AG: [Phase(AG, node_shard, nodes, Link.inter_node), Phase(AG, elements, g, Link.intra_node)],
-    }
-    return inside[c.name]
+        ]
+    if c.name is RS:
+        return [Phase(RS, elements, g, Link.intra_node), Phase(RS, node_shard, nodes, Link.inter_node)]
+    if c.name is AG:
+        return [Phase(AG, node_shard, nodes, Link.inter_node), Phase(AG, elements, g, Link.intra_node)]
+    raise KeyError(c.name)
 
 
 def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
@@ -131,6 +133,8 @@ def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: In
     total: FloatLike = 0.0
     for phase in hierarchical_phases(c, elements, n, g):
         total = total + phase_seconds(phase, c.dtype, links)
+    if one_node(n, g) is False:  # one plan across nodes: the two-level schedule alone
+        return total
     return select(n <= g, flat_seconds(c, elements, n, g, links), total)
 
 
@@ -140,9 +144,9 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
         return ring_bytes_sent(c.name, elements, g, c.dtype), 0
     if c.group is RankGroup.replicas:
         return 0, ring_bytes_sent(c.name, elements, node_count(n, g), c.dtype)
-    flat = ring_bytes_sent(c.name, elements, n, c.dtype)
-    if one_node(n, g) is True:
-        return flat, 0  # one plan inside a node: the flat ring is the schedule
+    inside = one_node(n, g)
+    if inside is True:  # one plan inside a node: the flat ring is the schedule
+        return ring_bytes_sent(c.name, elements, n, c.dtype), 0
     intra: IntLike = 0
     inter: IntLike = 0
     for phase in hierarchical_phases(c, elements, n, g):
@@ -150,6 +154,9 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
             intra = intra + phase_bytes(phase, c.dtype)
         else:
             inter = inter + phase_bytes(phase, c.dtype)
+    if inside is False:  # one plan across nodes
+        return intra, inter
+    flat = ring_bytes_sent(c.name, elements, n, c.dtype)
     return select(n <= g, flat, intra), select(n <= g, 0, inter)
 
 
@@ -179,7 +186,7 @@ def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s:
     return exposed if isinstance(exposed, np.ndarray) else float(exposed)
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: built for every schedule of every plan, and a frozen __init__ costs more
 class CommunicationTime:
     total_s: FloatLike
     exposed_s: FloatLike
@@ -203,7 +210,11 @@ def communication_time(
 ) -> CommunicationTime:
     """Total and exposed communication per step; forward_s and backward_s are per micro-batch;
     call_overhead_s: latency each collective pays beyond one call (its further buckets or units)."""
-    times = [call_seconds(c, p, n, g, links, hierarchical) for c in calls]
+    priced: dict[tuple[object, ...], FloatLike] = {}  # one call of each cost_key, priced once
+    for c in calls:
+        if c.cost_key not in priced:
+            priced[c.cost_key] = call_seconds(c, p, n, g, links, hierarchical)
+    times = [priced[c.cost_key] for c in calls]
     if call_overhead_s is not None:
         times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
     total: FloatLike = 0.0
@@ -212,6 +223,7 @@ def communication_time(
     if not overlap:
         return CommunicationTime(total, total, times)
     exposed: FloatLike = 0.0
+    buckets: dict[tuple[object, ...], FloatLike] = {}
     for c, t in zip(calls, times, strict=True):
         if c.window is Window.none:
             exposed = exposed + c.count_per_step * t
@@ -219,7 +231,10 @@ def communication_time(
         in_window = [(c, t) for c, t in zip(calls, times, strict=True) if c.window is window]
         if not in_window:
             continue
-        bucket_s = bucket_seconds(in_window[0][0], p, n, g, links, bucket_bytes, hierarchical)
+        first = in_window[0][0]
+        if first.cost_key not in buckets:
+            buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes, hierarchical)
+        bucket_s = buckets[first.cost_key]
         last: FloatLike = 0.0
         every: FloatLike = 0.0
         for c, t in in_window:

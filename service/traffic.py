@@ -64,6 +64,12 @@ class StepCollective:
     window: Window = Window.none
     per_micro_batch: bool = False  # runs every micro-batch (count_per_step is k), not once per step
 
+    @property
+    def cost_key(self) -> tuple[CollectiveName, Dtype, RankGroup, bool]:
+        """What one call's bytes and seconds depend on: collectives equal here (ZeRO-3's forward and backward
+        gathers) cost the same per call, whatever their purpose, window or count."""
+        return (self.name, self.dtype, self.group, self.node_shard_buffer)
+
 
 def gather_dtype(precision: PrecisionSpec) -> Dtype:
     """What a parameter all-gather of ZeRO-3/FSDP sends."""
