@@ -1,20 +1,24 @@
-"""Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core."""
+"""Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core.
+
+The rows of a report (the breakdown's StateBytes, the Collectives, the activation components, the
+stage) are handed to their parent model as dicts of their fields: pydantic validates them into their
+models in the parent's one pass, a good deal cheaper than a model built per row.
+"""
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from models.enums import ActivationModel, Link, Mxfp8Recipe, Recompute, StateClass, StateLocation
-from models.parallelism import ParallelGroup, StageMemory
+from models.parallelism import ParallelGroup
 from models.plan import (
     ActivationComponent,
     ActivationMemory,
-    Collective,
     FrameworkEstimate,
     Memory,
     PlanRequest,
     PlanResponse,
     ResolvedArrangement,
-    StateBytes,
     Time,
     Traffic,
 )
@@ -198,36 +202,36 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
         activations_counted=setup.activations.model is not ActivationModel.none,
         breakdown=state_rows_report(p, rows)
         + [
-            StateBytes(
-                state=row.state,
-                dtype=row.dtype,
-                bytes=row.bytes,
-                sharded=False,
-                location=StateLocation.gpu,
-                arithmetic=row.arithmetic,
-            )
+            {
+                "state": row.state,
+                "dtype": row.dtype,
+                "bytes": row.bytes,
+                "sharded": False,
+                "location": StateLocation.gpu,
+                "arithmetic": row.arithmetic,
+            }
             for row in result.working_rows
         ],
         activations=activation_report(setup, result, b, s),
         stages=[
-            StageMemory(
-                stage=0,
-                layers=scene.model.architecture.layers if scene.model.architecture is not None else 0,
-                parameters_per_gpu=p,
-                model_state_bytes=int(result.model_state_bytes),
-                working_set_bytes=int(result.working_set_bytes),
-                activations_bytes=int(result.activations_bytes),
-                in_flight_micro_batches=1.0,
-                per_gpu_bytes=per_gpu,
-                fits=per_gpu <= card.usable_bytes,
-            )
+            {
+                "stage": 0,
+                "layers": scene.model.architecture.layers if scene.model.architecture is not None else 0,
+                "parameters_per_gpu": p,
+                "model_state_bytes": int(result.model_state_bytes),
+                "working_set_bytes": int(result.working_set_bytes),
+                "activations_bytes": int(result.activations_bytes),
+                "in_flight_micro_batches": 1.0,
+                "per_gpu_bytes": per_gpu,
+                "fits": per_gpu <= card.usable_bytes,
+            }
         ],
     )
 
 
-def state_rows_report(p: int, rows: list[StateRow]) -> list[StateBytes]:
-    """The breakdown's rows with their arithmetic; rows alike in dtype, sharding and copies (the fp32
-    master weights and both Adam moments) share one computation of it."""
+def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
+    """The breakdown's rows (StateBytes fields) with their arithmetic; rows alike in dtype, sharding and
+    copies (the fp32 master weights and both Adam moments) share one computation of it."""
     words: dict[tuple[object, ...], str] = {}
     report = []
     for row in rows:
@@ -236,14 +240,14 @@ def state_rows_report(p: int, rows: list[StateRow]) -> list[StateBytes]:
         if key not in words:
             words[key] = state_arithmetic(p, degree, spec.dtype, row.sharded, spec.copies)
         report.append(
-            StateBytes(
-                state=spec.state,
-                dtype=spec.dtype,
-                bytes=int(row.bytes),
-                sharded=row.sharded,
-                location=row.location,
-                arithmetic=words[key] + _where(spec.state, row.location),
-            )
+            {
+                "state": spec.state,
+                "dtype": spec.dtype,
+                "bytes": int(row.bytes),
+                "sharded": row.sharded,
+                "location": row.location,
+                "arithmetic": words[key] + _where(spec.state, row.location),
+            }
         )
     return report
 
@@ -288,7 +292,7 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> Activ
             "2 bytes)",
         )
     components = [
-        ActivationComponent(name=name, bytes=value, arithmetic=words)
+        {"name": name, "bytes": value, "arithmetic": words}
         for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute)
     ]
     flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
@@ -347,7 +351,7 @@ def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFi
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> Traffic:
     """Each collective of the evaluation with its arithmetic; bytes and seconds as the evaluation summed them."""
     k = setup.micro_batches
-    collectives = []
+    collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
     figures: dict[tuple[object, ...], CallFigures] = {}  # collectives of one cost_key show the same figures
     for c, sent_bytes, seconds in zip(result.calls, result.call_bytes_sent, result.call_flat_s, strict=True):
@@ -358,21 +362,21 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
         intra_total += c.count_per_step * one.intra_node_bytes
         inter_total += c.count_per_step * one.inter_node_bytes
         collectives.append(
-            Collective(
-                name=c.name,
-                purpose=c.purpose,
-                dtype=c.dtype,
-                buffer_bytes=one.buffer_bytes,
-                bytes_sent_per_gpu=sent,
-                hops=one.hops,
-                ranks=one.ranks,
-                count_per_step=c.count_per_step,
-                link=one.link,
-                seconds=float(seconds),
-                overlaps_with=c.window.value,
-                group=ParallelGroup.data,
-                arithmetic=f"{one.arithmetic}, x {c.count_per_step} per step",
-            )
+            {
+                "name": c.name,
+                "purpose": c.purpose,
+                "dtype": c.dtype,
+                "buffer_bytes": one.buffer_bytes,
+                "bytes_sent_per_gpu": sent,
+                "hops": one.hops,
+                "ranks": one.ranks,
+                "count_per_step": c.count_per_step,
+                "link": one.link,
+                "seconds": float(seconds),
+                "overlaps_with": c.window.value,
+                "group": ParallelGroup.data,
+                "arithmetic": f"{one.arithmetic}, x {c.count_per_step} per step",
+            }
         )
     return Traffic(
         collectives=collectives,
