@@ -26,7 +26,7 @@ communicate once per step.
 
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from models.enums import CollectiveName, Dtype
 from models.presets import PrecisionSpec
@@ -64,7 +64,7 @@ class StepCollective:
     window: Window = Window.none
     per_micro_batch: bool = False  # runs every micro-batch (count_per_step is k), not once per step
 
-    @property
+    @cached_property  # the step's collectives are memoised (step_collectives): their keys are built once
     def cost_key(self) -> tuple[CollectiveName, Dtype, RankGroup, bool]:
         """What one call's bytes and seconds depend on: collectives equal here (ZeRO-3's forward and backward
         gathers) cost the same per call, whatever their purpose, window or count."""
