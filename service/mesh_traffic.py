@@ -119,12 +119,17 @@ class StageWork:
     full_recompute: bool = False
 
 
-def _expert_tensor_apart(mesh: Mesh, work: StageWork) -> bool:
-    """Whether MoE layers send their MLP's pair over an expert tensor group other than the tensor group
-    (a given ETP unlike t; the layouts of a search keep ETP = t)."""
-    if mesh.expert_tensor is None or isinstance(work.moe_layers, np.ndarray):
+def _expert_tensor_apart(mesh: Mesh, work: StageWork) -> Any:
+    """Whether MoE layers send their MLP's pair over an expert tensor group other than the tensor group: a
+    given ETP unlike t (a bool; a bool array over layouts whose t or MoE layers are arrays)."""
+    if mesh.expert_tensor is None:
         return False
-    return mesh.expert_tensor != mesh.tensor and work.moe_layers > 0
+    return (mesh.expert_tensor != mesh.tensor) & (work.moe_layers > 0)
+
+
+def _one(flag: Any) -> bool:
+    """A plan's flag that holds (arrays keep every call and count 0 where it does not)."""
+    return not isinstance(flag, np.ndarray) and bool(flag)
 
 
 def _pair_calls(
@@ -166,11 +171,11 @@ def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
         return []
     buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size
     apart = _expert_tensor_apart(mesh, work)
-    pairs = 2 * work.layers - (work.moe_layers if apart else 0)
+    pairs = 2 * work.layers - work.moe_layers * apart
     forward = pairs * work.micro_batches * _present(t)
     counts = (
         "2 per dense layer and 1 per MoE layer (its MLP's on the expert tensor group) forward, as many backward"
-        if apart
+        if _one(apart)
         else "2 per layer forward and 2 backward"
     )
     link = group_link(mesh, Group.tensor)
@@ -180,15 +185,17 @@ def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
 def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
     """The MoE layers' MLP pair over the expert tensor group, when its degree is given apart from t."""
     etp = mesh.etp
-    if not _expert_tensor_apart(mesh, work) or etp == 1:
+    present = _expert_tensor_apart(mesh, work) & (etp > 1)
+    if not isinstance(present, np.ndarray) and not present:
         return []
     tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
     sequence_parallel = mesh.sequence_parallel
     buffer = (tokens * etp // mesh.tensor if sequence_parallel else tokens) * arch.hidden_size
     subject = f"the experts' tokens, {etp} x s'b/t x h" if sequence_parallel else "the experts' s'bh"
     counts = f"1 per MoE layer forward and 1 backward over the {etp} expert tensor ranks"
-    link = _link(etp > mesh.gpus_per_node)  # ETP consecutive ranks (service.mesh)
-    forward = work.moe_layers * work.micro_batches
+    inter_node = etp > mesh.gpus_per_node  # ETP consecutive ranks (service.mesh)
+    link = np.broadcast_to(inter_node, present.shape) if isinstance(present, np.ndarray) else _link(inter_node)
+    forward = work.moe_layers * work.micro_batches * present
     return _pair_calls(Group.expert, etp, buffer, forward, link, mesh, work.full_recompute, (subject, counts))
 
 

@@ -95,8 +95,7 @@ def check_layout_cells(count: int) -> None:
     if count > MAX_LAYOUT_CELLS:
         raise SweepTooLarge(
             f"the axes ask for {count:,} cells with a model-parallel layout planned one by one (with a given "
-            "training.utilisation, or parallelism.expert_tensor other than the cell's tensor degree); the limit is "
-            f"{MAX_LAYOUT_CELLS:,}",
+            f"training.utilisation); the limit is {MAX_LAYOUT_CELLS:,}",
             pointer="/axes",
         )
 
@@ -331,15 +330,11 @@ class LayoutCells:
         return out
 
     def _planned_one_by_one(self) -> np.ndarray:
-        """Layouts layout_grid does not cover: a given utilisation (its compute and hierarchical schedule), a
-        model without an architecture (where a layout of virtual stages alone plans as data parallelism), and
-        an expert tensor degree other than the tensor degree (its own group's calls, service.mesh_traffic)."""
+        """Layouts layout_grid does not cover: a given utilisation (its compute and hierarchical schedule) and a
+        model without an architecture (where a layout of virtual stages alone plans as data parallelism)."""
         given = self.base.training is not None and self.base.training.utilisation is not None
         no_architecture = self.resolved.architecture is None
-        etp = self.base.parallelism.expert_tensor
-        return np.array(
-            [given or no_architecture or etp not in (None, layout["tensor"]) for layout in self.layouts], dtype=bool
-        )
+        return np.array([given or no_architecture for _ in self.layouts], dtype=bool)
 
     def one_by_one_cells(self) -> int:
         if not self.one_by_one.any():

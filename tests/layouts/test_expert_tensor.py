@@ -137,16 +137,20 @@ def test_a_divisible_grid_is_accepted_when_e_alone_would_not_divide_d(client):
     assert answer["parallelism"]["expert_data"] == 16 // (2 * 8) == 1
 
 
-def test_a_sweep_keeps_the_base_expert_tensor_and_each_cell_is_its_plan(client):
-    base = body(world=16, tensor=1, expert=2, expert_tensor=2)
-    answer = sweep(client, {"tensor": [1, 2], "world_size": [16, 32]}, base=base)
-    found = rows(answer)
-    assert len(found) == 4
+@pytest.mark.parametrize(("expert_tensor", "sequence_parallel"), [(2, False), (4, True), (1, True)])
+def test_a_sweep_keeps_the_base_expert_tensor_and_each_cell_is_its_plan(client, expert_tensor, sequence_parallel):
+    """Sweep cells go through the vectorised layout evaluator (service.layout_grid), the expert tensor group's
+    calls included; each equals its /v1/plan answer."""
+    base = body(world=16, tensor=1, expert=2, expert_tensor=expert_tensor, sequence_parallel=sequence_parallel)
+    axes = {"tensor": [1, 2, 4], "world_size": [16, 32], "recompute": ["none", "full"]}
+    found = rows(sweep(client, axes, base=base))
+    assert len(found) == 12
     for row in found:
         planned = plan_for(client, base, row)
-        assert planned["parallelism"]["expert_tensor"] == 2
+        assert planned["parallelism"]["expert_tensor"] == expert_tensor
         for column, (section, field) in LAYOUT_FIELDS.items():
-            assert row[column] == planned[section][field], column
+            expected = planned[section][field]
+            assert row[column] == (pytest.approx(expected, rel=1e-9) if isinstance(expected, float) else expected)
 
 
 def test_fit_takes_the_expert_tensor_degree(client):
