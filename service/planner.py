@@ -41,6 +41,7 @@ from service.activations import TransformerShape, transformer_activation_compone
 from service.architecture import largest_layer_parameters
 from service.arrangements import DDP, Sharding, canonical_name
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
+from service.compute import FlopShape
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate
@@ -91,8 +92,8 @@ def plan(request: PlanRequest) -> PlanResponse:
             "levers.mxfp8 with mxfp8_recipe seed is the textbook model: gradients stored and reduced in MXFP8, "
             "which no collective library does; mxfp8_recipe fp8_weights follows Transformer Engine and torchao"
         )
-    memory = memory_report(p, n, g, scene, setup, result)
-    memory.framework_estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
+    estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
+    memory = memory_report(p, n, g, scene, setup, result, estimate)
     return PlanResponse(
         parameter_count=p,
         active_parameter_count=scene.model.active,
@@ -171,7 +172,15 @@ def _resolved(sharding: Sharding) -> ResolvedArrangement:
     )
 
 
-def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup, result: Evaluation) -> Memory:
+def memory_report(
+    p: int,
+    n: int,
+    g: int,
+    scene: resolve.Scenario,
+    setup: Setup,
+    result: Evaluation,
+    estimate: FrameworkEstimate | None = None,
+) -> Memory:
     b, s = scene.training.micro_batch_size, scene.training.sequence_length
     card = scene.card
     rows = result.state_rows
@@ -213,6 +222,7 @@ def memory_report(p: int, n: int, g: int, scene: resolve.Scenario, setup: Setup,
             for row in result.working_rows
         ],
         activations=activation_report(setup, result, b, s),
+        framework_estimate=estimate,
         stages=[
             {
                 "stage": 0,
@@ -388,8 +398,7 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     )
 
 
-def _flops_words(setup: Setup) -> str:
-    shape, recompute = setup.flop_shape, setup.recompute
+def _flops_words(shape: FlopShape, recompute: Recompute, measured: Recompute) -> str:
     if shape.counts_attention:
         model = (
             f"model FLOPs per token 6 x (P - {shape.embedding_parameters:,} input-embedding weights) + "
@@ -405,7 +414,6 @@ def _flops_words(setup: Setup) -> str:
         else "; selective recomputation with flash attention repeats nothing counted",
         "none": "",
     }[recompute.value]
-    measured = setup.measured_recompute or recompute
     kept = (
         f"; the utilisation is the MFU with recompute {measured.value}, its hardware efficiency kept here"
         if measured is not recompute
@@ -420,17 +428,13 @@ BUS_WORDS = (
 )
 
 
-def compute_words(setup: Setup) -> str:
-    if setup.utilisation is not None:
-        return (
-            f"utilisation (MFU) {setup.utilisation:g} of a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak (given in "
-            "the request)"
-        )
-    eff = setup.efficiency
-    ceiling = eff.calibration.ceiling(eff.device.generation) if eff is not None else 0.0
-    known = eff is not None and eff.kernels is not None
+def compute_words(utilisation: float | None, peak_flops_per_s: float, ceiling: float, known: bool) -> str:
+    """How compute time is found; ``ceiling``: the GEMM ceiling of the efficiency model, ``known``: whether it
+    knows the model's kernels."""
+    if utilisation is not None:
+        return f"utilisation (MFU) {utilisation:g} of a {peak_flops_per_s / 1e12:g} TFLOP/s peak (given in the request)"
     return (
-        f"efficiency model on a {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak: matrix multiplications at up to "
+        f"efficiency model on a {peak_flops_per_s / 1e12:g} TFLOP/s peak: matrix multiplications at up to "
         f"{ceiling:g} of peak in waves of 128 x 128 tiles, or their bytes over HBM"
         + (", attention at flash attention's efficiency, memory-bound work over HBM" if known else "")
         + ", calibrated on published runs (python -m bench.calibration); give training.utilisation to override"
@@ -445,17 +449,49 @@ def token_budget_of(request: PlanRequest) -> TokenBudget | None:
 
 
 def time_assumptions(setup: Setup) -> list[str]:
-    return [
-        compute_words(setup),
-        _flops_words(setup),
-        f"alpha-beta links: {setup.links.intra_node_bytes_per_s / 1e9:g} GB/s in a node, "
-        f"{setup.links.inter_node_bytes_per_s / 1e9:g} GB/s across nodes, {setup.links.host_bytes_per_s / 1e9:g} "
-        "GB/s to the host" + ("" if setup.utilisation is not None else BUS_WORDS),
-        f"overlap {'on' if setup.overlap else 'off'}: {setup.bucket_bytes:,}-byte buckets, the last never hidden",
+    """The time model's assumptions in words. They name settings only (never the model's size), so they are
+    worded once per distinct set of settings."""
+    eff = setup.efficiency
+    links = setup.links
+    return list(
+        worded_assumptions(
+            (
+                setup.utilisation,
+                setup.peak_flops_per_s,
+                eff.calibration.ceiling(eff.device.generation) if eff is not None else 0.0,
+                eff is not None and eff.kernels is not None,
+            ),
+            (setup.flop_shape, setup.recompute, setup.measured_recompute or setup.recompute),
+            (links.intra_node_bytes_per_s, links.inter_node_bytes_per_s, links.host_bytes_per_s),
+            setup.overlap,
+            setup.bucket_bytes,
+            setup.host_memory_bytes_per_s,
+        )
+    )
+
+
+@lru_cache(maxsize=1024)
+def worded_assumptions(
+    compute: tuple[float | None, float, float, bool],
+    flops: tuple[FlopShape, Recompute, Recompute],
+    link_speeds: tuple[float, float, float],
+    overlap: bool,
+    bucket_bytes: int,
+    host_memory_bytes_per_s: float,
+) -> tuple[str, ...]:
+    """compute: (utilisation, peak, GEMM ceiling, kernels known); flops: (shape, recompute, measured recompute);
+    link_speeds: (in a node, across nodes, to the host) in bytes/s."""
+    intra, inter, host = link_speeds
+    return (
+        compute_words(*compute),
+        _flops_words(*flops),
+        f"alpha-beta links: {intra / 1e9:g} GB/s in a node, {inter / 1e9:g} GB/s across nodes, {host / 1e9:g} "
+        "GB/s to the host" + ("" if compute[0] is not None else BUS_WORDS),
+        f"overlap {'on' if overlap else 'off'}: {bucket_bytes:,}-byte buckets, the last never hidden",
         "offload: PCIe transfers and the CPU optimizer step are not overlapped with compute; the CPU step "
-        f"streams its state through {setup.host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
+        f"streams its state through {host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
         "assumption: half the peak of two 8-channel DDR5-4800 sockets)",
-    ]
+    )
 
 
 def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> Time:
