@@ -35,6 +35,7 @@ from models.training import Training
 from service import resolve
 from service.arrangements import canonical_name
 from service.errors import DomainError, SweepOverflow, SweepTooLarge
+from service.fit import valid_job
 from service.layout import LayoutEvaluation, evaluate_layout
 from service.layout_grid import RECOMPUTES, SCHEDULES, STATES, Case, Choices, Layouts, StructureTable, evaluate_grid
 from service.mesh import Mesh, ModelLimits
@@ -45,6 +46,10 @@ LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
 DEGREES = ("tensor", "pipeline", "context", "expert")
 MAX_LAYOUT_CELLS = 4096  # cells planned one by one (a given utilisation)
 INT64_LIMIT = 2**63
+# The request model's refusals of a cell's world size, by the fields they name (models.common.Cluster,
+# models.plan.PlanRequest).
+NOT_WHOLE_NODES = "not a valid plan request (/cluster/world_size)"
+HYBRID_PART_NODE = "not a valid plan request (/arrangement)"
 VALID = -1
 # Sweep columns read off the plan's answer: column -> (section, field).
 PLAN_COLUMNS = {
@@ -248,29 +253,13 @@ class LayoutCells:
 
     def _validity(self) -> np.ndarray:
         base, numeric = self.base, self.numeric
-        n, g = numeric["world_size"], numeric["gpus_per_node"]
+        n = numeric["world_size"]
         cells = len(n)
         codes = np.full((len(self.layouts), cells, len(self.arrangements)), VALID, dtype=np.int64)
         if not self.layouts:
             return codes
-        # The request model's own checks: once per (world size, GPUs per node) and arrangement...
-        pairs, pair_of = np.unique(np.stack([n, g]), axis=1, return_inverse=True)
-        pair_of = pair_of.reshape(-1)
-        ones = dict.fromkeys(LAYOUT_AXES, 1)
-        first = {axis: int(values[0]) for axis, values in numeric.items()}
-        group = {axis: self.values[axis][0] for axis in ("recompute", "offload_optimizer", "mxfp8")}
-        request_codes = np.full((pairs.shape[1], len(self.arrangements)), VALID, dtype=np.int64)
-        request_fields = np.full(request_codes.shape, "", dtype=object)
-        for a, arrangement in enumerate(self.arrangements):
-            for i in range(pairs.shape[1]):
-                cell = first | {"world_size": int(pairs[0, i]), "gpus_per_node": int(pairs[1, i])}
-                body = cell_body(base, self.spec, group | {"arrangement": arrangement}, ones, cell)
-                try:
-                    PlanRequest.model_validate(body)
-                except ValidationError as error:
-                    request_fields[i, a], reason = _invalid_request(error)
-                    request_codes[i, a] = self.reasons.code(reason)
-        # ... and once per layout (its degrees' bounds); the fields before parallelism come first.
+        requests = [self._request_codes(arrangement) for arrangement in self.arrangements]
+        # The layout's degrees' bounds, once per layout (the request validates parallelism before levers).
         arch = self.resolved.architecture
         limits = (
             ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
@@ -299,11 +288,10 @@ class LayoutCells:
             etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
             nontrivial = any(layout[name] > 1 for name in DEGREES) or etp != 1  # not service.mesh.Mesh.trivial
             for a, arrangement in enumerate(self.arrangements):
-                before = np.isin(request_fields[pair_of, a], ("cluster", "sharding", "arrangement"))
-                out = np.where(before, request_codes[pair_of, a], VALID)
-                if layout_code != VALID:
-                    out = np.where(out == VALID, layout_code, out)
-                out = np.where(out == VALID, request_codes[pair_of, a], out)
+                out, after = requests[a]
+                for code in (layout_code, after):
+                    if code != VALID:
+                        out = np.where(out == VALID, code, out)
                 # service.layout_answer.layout_of: what the arrangement and ZeRO++ cannot run on a mesh.
                 plan_problems = [
                     pointer
@@ -317,6 +305,33 @@ class LayoutCells:
                     out = np.where(out == VALID, self.reasons.code(_unfit(plan_problems)), out)
                 codes[li, :, a] = np.where(out == VALID, mesh_codes, out)
         return codes
+
+    def _request_codes(self, arrangement: Any) -> tuple[np.ndarray, int]:
+        """What /v1/plan's request model refuses in a cell under this arrangement: each cell's code from the
+        fields it validates before parallelism (the cluster, the arrangement), and the code of a refusal of
+        a field after it (the levers)."""
+        numeric = self.numeric
+        n, g = numeric["world_size"], numeric["gpus_per_node"]
+        # The request at a cell every world-size rule allows (N = G): what no cell's numbers change.
+        cell = {axis: int(values[0]) for axis, values in numeric.items()}
+        cell["world_size"] = cell["gpus_per_node"]
+        group = {axis: self.values[axis][0] for axis in ("recompute", "offload_optimizer", "mxfp8")}
+        before = after = VALID
+        try:
+            PlanRequest.model_validate(cell_body(self.base, self.spec, group | {"arrangement": arrangement}, {}, cell))
+        except ValidationError as error:
+            field, reason = _invalid_request(error)
+            if field in ("cluster", "sharding", "arrangement"):
+                before = self.reasons.code(reason)
+            else:
+                after = self.reasons.code(reason)
+        codes = np.full(len(n), before, dtype=np.int64)
+        # The world-size rules, as the data-parallel cells apply them: part of a node or whole nodes (the
+        # cluster's), and whole nodes for hybrid sharding (the request's arrangement check).
+        whole = valid_job(n, g)
+        if arrangement == ArrangementName.hybrid:
+            codes = np.where(whole & (n % g != 0), self.reasons.code(HYBRID_PART_NODE), codes)
+        return np.where(whole, codes, self.reasons.code(NOT_WHOLE_NODES)), after
 
     def _mesh_codes(self, masks: list[tuple[str, np.ndarray]]) -> np.ndarray:
         """Each cell's reason code from its set of failing pointers."""
