@@ -15,9 +15,9 @@ mesh's rules are evaluated over the cells by ``mesh_problem_pointers`` (a proper
 cell against /v1/plan). Before any array is formed, each layout group is evaluated in Python's exact
 integers at the corners of its valid numeric box and refused if a count reaches 2**63.
 
-With a given utilisation (training.utilisation), a layout of virtual stages alone on a model
-without an architecture, or an expert tensor degree apart from the cell's tensor degree, cells are
-planned one by one by service.planner.plan, at most ``MAX_LAYOUT_CELLS`` a sweep.
+With a given utilisation (training.utilisation), or a layout of virtual stages alone on a model
+without an architecture, cells are planned one by one by service.planner.plan, at most
+``MAX_LAYOUT_CELLS`` a sweep.
 """
 
 import itertools
@@ -45,6 +45,7 @@ from service.work_budget import WorkBudget
 LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
 DEGREES = ("tensor", "pipeline", "context", "expert")
 MAX_LAYOUT_CELLS = 4096  # cells planned one by one (a given utilisation)
+CHUNK_CELLS = 131_072  # cells (layouts x categorical choices) evaluated in one layout_grid call
 INT64_LIMIT = 2**63
 # The request model's refusals of a cell's world size, by the fields they name (models.common.Cluster,
 # models.plan.PlanRequest).
@@ -389,7 +390,7 @@ class LayoutCells:
 
     def _evaluate(self, mxfp8: bool, budget: WorkBudget) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """(row of each (layout, cell) in the columns or -1, the columns (rows, arrangements, recomputes,
-        offloads)) of every valid cell under this MXFP8 choice."""
+        offloads)) of every valid cell under this MXFP8 choice, in blocks of about ``CHUNK_CELLS`` cells."""
         numeric, par = self.numeric, self.base.parallelism
         cells = len(numeric["world_size"])
         valid = (self.codes != VALID).sum(axis=2) < len(self.arrangements)  # valid under some arrangement
@@ -402,27 +403,33 @@ class LayoutCells:
             [RECOMPUTES.index(r) for r in self.values["recompute"]],
             list(self.values["offload_optimizer"]),
         )
+        per_shape = len(choices.arrangement) * len(choices.recompute) * len(choices.offload_optimizer)
         row_of = np.full(len(self.layouts) * cells, -1, dtype=np.int64)
         parts: dict[str, list[np.ndarray]] = {}
         rows = 0
         for gs in np.unique(np.stack([g, s]), axis=1).T.tolist():
             budget.check()
-            where = np.flatnonzero((g == gs[0]) & (s == gs[1]))
+            found = np.flatnonzero((g == gs[0]) & (s == gs[1]))
             case = self.case(gs[0], gs[1], mxfp8)
-            self._check_overflow(case, layout_of[where], cell_of[where])
-            columns = {axis: values[layout_of[where]] for axis, values in degrees.items()}
-            columns |= {
-                "world_size": numeric["world_size"][cell_of[where]],
-                "micro_batch_size": numeric["micro_batch_size"][cell_of[where]],
-                "micro_batches": numeric["gradient_accumulation_steps"][cell_of[where]],
-                "schedule": np.full(len(where), SCHEDULES.index(par.pipeline_schedule)),
-                "sequence_parallel": np.full(len(where), par.sequence_parallel),
-            }
-            figures = evaluate_grid(case, StructureTable(case), Layouts(columns), choices, detail=True)
-            for name, values in _columns(case, figures).items():
-                parts.setdefault(name, []).append(values)
-            row_of[layout_of[where] * cells + cell_of[where]] = rows + np.arange(len(where))
-            rows += len(where)
+            self._check_overflow(case, layout_of[found], cell_of[found])
+            table = StructureTable(case)
+            step = max(1, CHUNK_CELLS // per_shape)
+            for start in range(0, len(found), step):
+                budget.check()
+                where = found[start : start + step]
+                columns = {axis: values[layout_of[where]] for axis, values in degrees.items()}
+                columns |= {
+                    "world_size": numeric["world_size"][cell_of[where]],
+                    "micro_batch_size": numeric["micro_batch_size"][cell_of[where]],
+                    "micro_batches": numeric["gradient_accumulation_steps"][cell_of[where]],
+                    "schedule": np.full(len(where), SCHEDULES.index(par.pipeline_schedule)),
+                    "sequence_parallel": np.full(len(where), par.sequence_parallel),
+                }
+                figures = evaluate_grid(case, table, Layouts(columns), choices, detail=True)
+                for name, values in _columns(case, figures).items():
+                    parts.setdefault(name, []).append(values)
+                row_of[layout_of[where] * cells + cell_of[where]] = rows + np.arange(len(where))
+                rows += len(where)
         return row_of, {name: np.concatenate(values) for name, values in parts.items()}
 
     def _check_overflow(self, case: Case, layouts: np.ndarray, cells: np.ndarray) -> None:
