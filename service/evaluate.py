@@ -234,7 +234,8 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     # FLOPs count the parameters a token uses: top_k of a mixture's experts (memory holds them all).
     active = inputs.active_parameter_count if inputs.active_parameter_count is not None else p
     tokens = tokens_per_step(n, inputs.micro_batch_size, s, k)
-    model_flops = model_flops_per_token(active, shape, s) * tokens
+    model_per_token = model_flops_per_token(active, shape, s)
+    model_flops = model_per_token * tokens
     hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
     flops = hardware_per_token * tokens
     calls = step_collectives(precision, sharding, k)
@@ -244,9 +245,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     optimizer_s: FloatLike = 0.0
     if setup.utilisation is None:
         eff = _efficiency(setup)
-        micro = micro_batch_compute(
-            eff, inputs.micro_batch_size, s, setup.recompute, model_flops_per_token(active, shape, s)
-        )
+        micro = micro_batch_compute(eff, inputs.micro_batch_size, s, setup.recompute, model_per_token)
         forward_s, backward_s = micro.forward_s, micro.backward_s
         compute_s = k * micro.total_s
         optimizer_s = optimizer_step_seconds(setup, p, degree)

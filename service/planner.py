@@ -45,6 +45,7 @@ from service.compute import FlopShape
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate
+from service.layout_answer import echo, layout_of, layout_plan
 from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
@@ -61,8 +62,6 @@ from service.traffic import (
 
 
 def plan(request: PlanRequest) -> PlanResponse:
-    from service.layout_answer import echo, layout_of, layout_plan
-
     layout = layout_of(request)
     if not layout.mesh.trivial:
         return layout_plan(request, layout)
