@@ -90,8 +90,10 @@ def torchrun_main(cfg: SimConfig, out: str | None) -> int:
         ranks = [{"rank": r["rank"], "pid": r["pid"], "exit_code": None, "killed": False} for r in gathered]
         launched = {"results": gathered, "ranks": ranks, "timed_out": False, "wall_s": time.perf_counter() - started}
         emit(build_report(cfg, launched), out)
-    dist.destroy_process_group()
-    return 0
+    from service.sim.engines.torch_run import leave_together
+
+    leave_together()
+    return 0  # not reached: leave_together ends the process
 
 
 def main(argv: list[str] | None = None) -> int:

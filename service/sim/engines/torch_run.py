@@ -84,8 +84,23 @@ def torchrun_main(cfg: TorchSimConfig, emit: Any, out: str | None) -> int:
         ranks = [{"rank": r["rank"], "pid": r["pid"], "exit_code": None, "killed": False} for r in gathered]
         launched = {"results": gathered, "ranks": ranks, "timed_out": False, "wall_s": time.perf_counter() - started}
         emit(build_report(cfg, launched), out)
-    # Every rank leaves together: a rank that tears gloo down while a peer still talks to it aborts
-    # ("terminate called without an active exception") and torchrun reports the job failed.
+    leave_together()
+    return 0  # not reached: leave_together ends the process
+
+
+def leave_together() -> None:
+    """End a torchrun rank after its peers are done with it, without gloo's teardown.
+
+    The barrier keeps a rank from leaving while a peer still talks to it. The teardown is skipped
+    (os._exit after flushing): gloo's pair destructors abort the process ("terminate called without
+    an active exception", SIGABRT) when a peer has already closed its sockets, and torchrun then
+    reports the job failed although every rank finished.
+    """
+    import sys
+
+    import torch.distributed as dist
+
     dist.barrier()
-    dist.destroy_process_group()
-    return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
