@@ -140,6 +140,14 @@ class SearchRequest(Strict):
         "gpus: the fewest GPUs, then the shortest step.",
     )
     top_k: int = Field(default=10, ge=1, le=MAX_TOP_K, description="How many of the best layouts to return.")
+    expert_tensor: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_DEGREE,
+        description="The expert tensor-parallel degree every layout keeps (parallelism.expert_tensor of "
+        "/v1/plan, Megatron-LM's --expert-tensor-parallel-size). Omitted: each layout's tensor degree. A layout "
+        "whose expert_tensor x expert does not divide its tensor x context x data GPUs is skipped.",
+    )
     restrict: SearchRestrict = Field(default_factory=SearchRestrict, description="Restrictions of the space.")
 
 

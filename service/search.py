@@ -20,7 +20,7 @@ from models.plan import PlanRequest, PlanResponse
 from models.search import SearchLayout, SearchObjective, SearchRequest, SearchResponse
 from models.training import Training
 from service import resolve
-from service.errors import MissingArchitecture, SearchTooLarge
+from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Case, Layouts, StructureTable, evaluate_grid
 from service.numeric import group_digits
 from service.search_space import Candidates, Space, candidates, space
@@ -43,6 +43,7 @@ def prepare(request: SearchRequest) -> Prepared:
     sizes = request.cluster.world_sizes
     base = {
         "model": body["model"],
+        "parallelism": {} if request.expert_tensor is None else {"expert_tensor": request.expert_tensor},
         "cluster": cluster | {"world_size": sizes[0]},
         "training": {
             "global_batch_size": request.training.global_batch_size,
@@ -68,7 +69,11 @@ def prepare(request: SearchRequest) -> Prepared:
         plan_request.cluster,
     )
     g, batch, s = request.cluster.gpus_per_node, request.training.global_batch_size, request.training.sequence_length
-    case = Case(arch, scene, g, batch, s)
+    if request.expert_tensor is not None and request.expert_tensor > 1 and arch.moe is None:
+        raise InvalidLayout(
+            [(f"expert_tensor {request.expert_tensor} needs a mixture-of-experts model (model.moe)", "/expert_tensor")]
+        )
+    case = Case(arch, scene, g, batch, s, expert_tensor=request.expert_tensor)
     return Prepared(case, candidates(arch, sizes, g, batch, request.restrict), base)
 
 
@@ -165,7 +170,7 @@ def layout_body(base: dict[str, Any], layouts: Layouts, i: int) -> dict[str, Any
         "cluster": base["cluster"] | {"world_size": int(layouts["world_size"][i])},
         "training": base["training"] | {"micro_batch_size": int(layouts["micro_batch_size"][i])},
         "arrangement": ARRANGEMENTS[int(layouts["arrangement"][i])].value,
-        "parallelism": parallelism,
+        "parallelism": base.get("parallelism", {}) | parallelism,
         "levers": {
             "recompute": RECOMPUTES[int(layouts["recompute"][i])].value,
             "offload_optimizer": bool(layouts["offload_optimizer"][i]),
@@ -273,7 +278,7 @@ def search(request: SearchRequest, max_layouts: int, budget: WorkBudget | None =
     prepared = prepare(request)
     check_search_cost(prepared.candidates, max_layouts)
     case, cand = prepared.case, prepared.candidates
-    found = space(case.arch, cand, case.sequence_length, case.global_batch_size, case.gpus_per_node)
+    found = space(case.arch, cand, case.sequence_length, case.global_batch_size, case.gpus_per_node, case.expert_tensor)
     ranked = evaluate_space(case, found, budget)
     best = order(ranked, request.objective)
     top = best[: request.top_k + 1].tolist()

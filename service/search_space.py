@@ -51,7 +51,8 @@ REASONS = (
     "fewer micro-batches than pipeline stages (/training/global_batch_size)",
     "interleaved schedule: micro-batches not a multiple of the pipeline (/training/global_batch_size)",
     "zero-bubble schedule: fewer micro-batches than 2 x pipeline - 1 (/training/global_batch_size)",
-    "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",
+    "expert_tensor x expert does not divide tensor x context x data (/parallelism/expert_tensor)",
+    "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
 
 
@@ -152,6 +153,7 @@ class Space:
     choices: Choices
     skipped: dict[str, int]
     gpus_per_node: int
+    expert_tensor: int | None = None  # the request's, kept by every layout; None: each layout's t
 
     @property
     def size(self) -> int:
@@ -164,7 +166,7 @@ class Space:
         """Hybrid sharding (ZeRO-3 in a node, replicas across nodes) is planned without model parallelism,
         on whole nodes."""
         s = shapes
-        trivial = (s["tensor"] == 1) & (s["pipeline"] == 1) & (s["context"] == 1) & (s["expert"] == 1)
+        trivial = _trivial(s["tensor"], s["pipeline"], s["context"], s["expert"], self.expert_tensor)
         ok: np.ndarray = trivial & (s["world_size"] % self.gpus_per_node == 0)
         return ok
 
@@ -195,8 +197,18 @@ class Space:
             yield start, Layouts({name: values[start : start + step] for name, values in self.shapes.items()})
 
 
+def _trivial(t: Any, p: Any, c: Any, e: Any, expert_tensor: int | None) -> Any:
+    """Data parallelism alone (service.mesh.Mesh.trivial): every degree 1, the expert tensor degree too."""
+    return (t == 1) & (p == 1) & (c == 1) & (e == 1) & (expert_tensor in (None, 1))
+
+
 def space(
-    arch: Architecture, cand: Candidates, sequence_length: int, global_batch_size: int, gpus_per_node: int
+    arch: Architecture,
+    cand: Candidates,
+    sequence_length: int,
+    global_batch_size: int,
+    gpus_per_node: int,
+    expert_tensor: int | None = None,
 ) -> Space:
     """Every valid combination of the candidates; the invalid ones counted by reason. The grid is built one
     (world size, tensor degree) at a time, so only its valid shapes are ever held whole."""
@@ -225,10 +237,12 @@ def space(
             p, c, e, pair, sp, b = (x[distinct] for x in (p, c, e, pair, sp, b))
             n, t = np.full(len(p), world_size), np.full(len(p), tensor)
             schedule, v = schedule_codes[pair], virtual[pair]
-            problem = _first_problem(arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size)
+            problem = _first_problem(
+                arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size, expert_tensor
+            )
             problems.append(problem[problem >= 0])
             valid = problem < 0
-            trivial = (tensor == 1) & (p == 1) & (c == 1) & (e == 1) & (world_size % gpus_per_node == 0)
+            trivial = _trivial(tensor, p, c, e, expert_tensor) & (world_size % gpus_per_node == 0)
             no_hybrid += int((valid & ~trivial).sum())
             for name, values in zip(names, (n, t, p, c, e, v, schedule), strict=True):
                 parts[name].append(values[valid])
@@ -246,7 +260,7 @@ def space(
         [RECOMPUTES.index(r) for r in cand.recompute],
         list(cand.offload_optimizer),
     )
-    return Space(shapes, choices, skipped, gpus_per_node)
+    return Space(shapes, choices, skipped, gpus_per_node, expert_tensor)
 
 
 def _first_problem(
@@ -262,6 +276,7 @@ def _first_problem(
     b: np.ndarray,
     s: int,
     global_batch: int,
+    expert_tensor: int | None = None,
 ) -> np.ndarray:
     """Index into REASONS of each combination's first failing rule; -1 where it is valid."""
     problem = np.full(len(n), -1, dtype=np.int64)
@@ -276,7 +291,10 @@ def _first_problem(
     rule(0, ~fills)
     rule(1, (arch.attention_heads % t != 0) | (arch.kv_heads % t != 0))
     rule(2, (e > 1) & (experts is None) | ((experts or 1) % e != 0))
-    rule(3, (d * c) % e != 0)
+    if expert_tensor is None:
+        rule(3, (d * c) % e != 0)
+    else:  # service.mesh: expert_tensor x e divides the t x c x d ranks of a stage
+        rule(11, (t * d * c) % (expert_tensor * e) != 0)
     rule(4, interleaved & (arch.layers % (p * v) != 0))
     rule(5, arch.layers < p)
     rule(6, s % (c * np.where(sp, t, 1)) != 0)

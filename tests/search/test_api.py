@@ -140,3 +140,29 @@ def test_a_space_over_the_limit_is_refused_before_any_work():
     assert problem["code"] == "search_too_large"
     assert problem["errors"][0]["pointer"] == "/restrict"
     assert "ZEROPLAN_MAX_SEARCH_LAYOUTS" in problem["detail"]
+
+
+def test_a_given_expert_tensor_degree_is_kept_by_every_layout(client):
+    request = {
+        "model": {"preset": "mixtral-8x7b"},
+        "cluster": {"world_size": [32, 64], "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 64, "sequence_length": 4096},
+        "top_k": 4,
+        "expert_tensor": 1,
+    }
+    answer = client.post("/v1/search", json=request)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["layouts"]
+    for row in body["layouts"]:
+        assert row["parallelism"]["expert_tensor"] == 1
+        assert row["request"]["parallelism"]["expert_tensor"] == 1
+        planned = client.post("/v1/plan", json=row["request"]).json()
+        assert planned["memory"] == row["memory"]
+        assert planned["time"] == row["time"]
+
+
+def test_an_expert_tensor_degree_needs_experts(client):
+    answer = client.post("/v1/search", json=SMALL | {"expert_tensor": 2})
+    assert answer.status_code == 422
+    assert [e["pointer"] for e in answer.json()["errors"]] == ["/expert_tensor"]

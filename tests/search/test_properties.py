@@ -24,6 +24,7 @@ from service.planner import plan
 from service.search import layout_body, prepare
 from service.search_space import _first_problem, space
 
+MOE_PRESETS = ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3")
 PRESETS = ["llama-3-8b", "llama-3.2-1b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b", "gemma-2-9b", "deepseek-v3"]
 EXACT = ("per_gpu_bytes", "model_state_bytes", "activations_bytes", "working_set_bytes", "tokens_per_step")
 TIMES = {
@@ -79,14 +80,14 @@ def cases(draw):
         layout["virtual_stages"] = 1
     if layout["tensor"] == 1:
         layout["sequence_parallel"] = False
-    request = SearchRequest.model_validate(
-        {
-            "model": {"preset": preset},
-            "cluster": {"world_size": n, "gpus_per_node": g, "gpu": gpu},
-            "training": {"global_batch_size": batch, "sequence_length": s},
-        }
-    )
-    return request, layout
+    body = {
+        "model": {"preset": preset},
+        "cluster": {"world_size": n, "gpus_per_node": g, "gpu": gpu},
+        "training": {"global_batch_size": batch, "sequence_length": s},
+    }
+    if preset in MOE_PRESETS and draw(st.integers(0, 2)) == 0:
+        body["expert_tensor"] = draw(st.sampled_from([1, 2, 4, 8]))  # kept by every layout (Megatron's ETP)
+    return SearchRequest.model_validate(body), layout
 
 
 def _valid(prepared, layout) -> bool:
@@ -99,8 +100,10 @@ def _valid(prepared, layout) -> bool:
         columns["micro_batch_size"],
         case.sequence_length,
         case.global_batch_size,
+        case.expert_tensor,
     )[0]
     nontrivial = any(layout[k] > 1 for k in ("tensor", "pipeline", "context", "expert"))
+    nontrivial |= case.expert_tensor not in (None, 1)
     hybrid = ARRANGEMENTS[layout["arrangement"]].value == "hybrid"
     part_of_node = layout["world_size"] % prepared.case.gpus_per_node != 0
     return problem < 0 and not (hybrid and (nontrivial or part_of_node))
@@ -153,21 +156,24 @@ def test_each_layout_equals_the_plan_of_its_request(drawn):
     st.sampled_from([2048, 4096]),
     st.sampled_from([64, 96]),
     st.randoms(use_true_random=False),
+    st.sampled_from([None, None, 1, 2, 4]),
 )
-def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, sizes, s, batch, rng):
+def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, sizes, s, batch, rng, expert_tensor):
     """Many shapes under every arrangement, recompute and offload at once (the broadcasting the search does):
-    sampled cells, valid or not for hybrid, against /v1/plan."""
-    request = SearchRequest.model_validate(
-        {
-            "model": {"preset": preset},
-            "cluster": {"world_size": sizes, "gpus_per_node": 8, "gpu": "h100-80gb"},
-            "training": {"global_batch_size": batch, "sequence_length": s},
-            "restrict": {"context": [1, 2], "micro_batch_size": [1, 2], "virtual_stages": [2]},
-        }
-    )
+    sampled cells, valid or not for hybrid, against /v1/plan; a mixture of experts with a given expert tensor
+    degree too."""
+    body = {
+        "model": {"preset": preset},
+        "cluster": {"world_size": sizes, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": batch, "sequence_length": s},
+        "restrict": {"context": [1, 2], "micro_batch_size": [1, 2], "virtual_stages": [2]},
+    }
+    if preset in MOE_PRESETS and expert_tensor is not None:
+        body["expert_tensor"] = expert_tensor
+    request = SearchRequest.model_validate(body)
     prepared = prepare(request)
     case = prepared.case
-    found = space(case.arch, prepared.candidates, s, batch, 8)
+    found = space(case.arch, prepared.candidates, s, batch, 8, case.expert_tensor)
     table = StructureTable(case)
     for _, block in found.blocks():
         grid = evaluate_grid(case, table, block, found.choices, detail=True)

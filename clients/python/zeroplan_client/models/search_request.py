@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -33,6 +33,10 @@ class SearchRequest:
             attention_heads, and attention_heads a multiple of kv_heads.
         training (SearchTraining): The training shape every layout keeps: sequences per optimizer step and tokens per
             sequence.
+        expert_tensor (int | None | Unset): The expert tensor-parallel degree every layout keeps
+            (parallelism.expert_tensor of /v1/plan, Megatron-LM's --expert-tensor-parallel-size). Omitted: each layout's
+            tensor degree. A layout whose expert_tensor x expert does not divide its tensor x context x data GPUs is
+            skipped.
         objective (SearchObjective | Unset): What the layouts are ranked by.
         restrict (SearchRestrict | Unset): Restrictions on the search space; a field left out searches its default
             candidates.
@@ -42,6 +46,7 @@ class SearchRequest:
     cluster: SearchCluster
     model: ModelSpec
     training: SearchTraining
+    expert_tensor: int | None | Unset = UNSET
     objective: SearchObjective | Unset = UNSET
     restrict: SearchRestrict | Unset = UNSET
     top_k: int | Unset = 10
@@ -52,6 +57,12 @@ class SearchRequest:
         model = self.model.to_dict()
 
         training = self.training.to_dict()
+
+        expert_tensor: int | None | Unset
+        if isinstance(self.expert_tensor, Unset):
+            expert_tensor = UNSET
+        else:
+            expert_tensor = self.expert_tensor
 
         objective: str | Unset = UNSET
         if not isinstance(self.objective, Unset):
@@ -72,6 +83,8 @@ class SearchRequest:
                 "training": training,
             }
         )
+        if expert_tensor is not UNSET:
+            field_dict["expert_tensor"] = expert_tensor
         if objective is not UNSET:
             field_dict["objective"] = objective
         if restrict is not UNSET:
@@ -95,6 +108,15 @@ class SearchRequest:
 
         training = SearchTraining.from_dict(d.pop("training"))
 
+        def _parse_expert_tensor(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        expert_tensor = _parse_expert_tensor(d.pop("expert_tensor", UNSET))
+
         _objective = d.pop("objective", UNSET)
         objective: SearchObjective | Unset
         if isinstance(_objective, Unset):
@@ -115,6 +137,7 @@ class SearchRequest:
             cluster=cluster,
             model=model,
             training=training,
+            expert_tensor=expert_tensor,
             objective=objective,
             restrict=restrict,
             top_k=top_k,
