@@ -87,6 +87,14 @@ class SearchRestrict(Strict):
         "Sequence parallelism off/on for layouts with tensor parallelism. Default: both."
     )
 
+    @field_validator("*")
+    @classmethod
+    def _distinct(cls, values: list[Any] | None) -> list[Any] | None:
+        """Each list's values distinct, as the schema's uniqueItems says."""
+        if values is not None and len(set(values)) != len(values):
+            raise ValueError("lists a value twice")
+        return values
+
 
 class SearchCluster(Card):
     """The card, GPUs per node and the world sizes to search."""

@@ -111,6 +111,10 @@ def test_restrict_narrows_the_space(client):
         ({"micro_batch_size": []}, "/restrict/micro_batch_size"),
         ({"offload_optimizer": ["yes"]}, "/restrict/offload_optimizer/0"),
         ({"speed": [1]}, "/restrict/speed"),
+        # The schema says uniqueItems: a value listed twice is refused, as the spec promises.
+        ({"pipeline_schedule": ["1f1b", "1f1b"]}, "/restrict/pipeline_schedule"),
+        ({"tensor": [2, 4, 2]}, "/restrict/tensor"),
+        ({"sequence_parallel": [True, True]}, "/restrict/sequence_parallel"),
     ],
 )
 def test_bad_restrictions_are_422s_naming_the_field(client, restrict, pointer):
