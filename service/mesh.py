@@ -185,7 +185,7 @@ def layout_problems(
             (f"parallelism.expert {e} does not divide the model's experts {model.experts}", "/parallelism/expert")
         )
     problems += _expert_tensor_problems(mesh, model)
-    problems += _pipeline_problems(mesh, layers)
+    problems += pipeline_problems(mesh, layers)
     split = mesh.sequence_split
     if sequence_length % split:
         with_sp = f" x tensor {t} (sequence parallelism)" if mesh.sequence_parallel and t > 1 else ""
@@ -232,7 +232,8 @@ def _expert_tensor_problems(mesh: Mesh, model: ModelLimits) -> list[tuple[str, s
     return []
 
 
-def _pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
+def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
+    """The schedule's rules on the pipeline degree, virtual stages and layers: the first that fails."""
     p, v = mesh.pipeline, mesh.virtual_stages
     interleaved = mesh.schedule is PipelineSchedule.interleaved
     if v > 1 and not interleaved:

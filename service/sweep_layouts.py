@@ -38,7 +38,7 @@ from service.errors import DomainError, SweepOverflow, SweepTooLarge
 from service.fit import valid_job
 from service.layout import LayoutEvaluation, evaluate_layout
 from service.layout_grid import RECOMPUTES, SCHEDULES, STATES, Case, Choices, Layouts, StructureTable, evaluate_grid
-from service.mesh import Mesh, ModelLimits
+from service.mesh import Mesh, ModelLimits, pipeline_problems
 from service.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
@@ -181,7 +181,7 @@ def mesh_problem_pointers(
             found.append(("/parallelism/expert", experts))
             no_experts = mesh.etp > 1 and limits.experts is None
             found.append(("/parallelism/expert_tensor", no_experts | ((t * data_context) % (mesh.etp * e) != 0)))
-        found += [(pointer, True) for pointer in _pipeline_pointers(p, v, schedule, limits.layers)]
+        found += [(pointer, True) for _, pointer in pipeline_problems(mesh, limits.layers)]
         found.append(("/training/sequence_length", s % mesh.sequence_split != 0))
     one_f_one_b = schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved)
     batch = (one_f_one_b & (p > 1) & (k < p)) | (schedule is PipelineSchedule.zero_bubble and p > 1) & (k < 2 * p - 1)
@@ -191,20 +191,6 @@ def mesh_problem_pointers(
     for pointer, mask in found:
         out.append((pointer, np.broadcast_to(np.asarray(mask), n.shape) & fills))
     return out
-
-
-def _pipeline_pointers(p: int, v: int, schedule: PipelineSchedule, layers: int) -> list[str]:
-    """service.mesh._pipeline_problems' pointer (the first failing rule), for one layout."""
-    interleaved = schedule is PipelineSchedule.interleaved
-    if v > 1 and not interleaved:
-        return ["/parallelism/virtual_stages"]
-    if interleaved and p < 2:
-        return ["/parallelism/pipeline"]
-    if interleaved and layers % (p * v):
-        return ["/parallelism/virtual_stages"]
-    if layers < p:
-        return ["/parallelism/pipeline"]
-    return []
 
 
 @dataclass
