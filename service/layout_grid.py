@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
-from models.parallelism import PipelineSchedule
 from models.training import Levers
 from service import resolve
 from service.activations import ArrayRatio, StageLayers, TensorSplit, stage_activation_components, transformer_shape
@@ -37,6 +36,7 @@ from service.efficiency import micro_batch_compute, overlap_slowdown_seconds
 from service.evaluate import Setup, optimizer_step_seconds
 from service.layout import data_group_time, exposed_group_s, group_call_seconds, layout_units, stage_flops_per_token
 from service.memory import bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
+from service.mesh import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh import Group, Mesh
 from service.mesh_traffic import StageWork, model_parallel_calls
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
@@ -54,7 +54,6 @@ ARRANGEMENTS: tuple[ArrangementName, ...] = (
     ArrangementName.hybrid,
 )
 RECOMPUTES: tuple[Recompute, ...] = (Recompute.none, Recompute.selective, Recompute.full)
-SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)
 MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)  # service.layout's order
 STATES: tuple[StateClass, ...] = tuple(StateClass)
 

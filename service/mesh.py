@@ -17,16 +17,21 @@ this is the grid above: EDP = t c d / (t e) = d x c / e.
 
 Validation follows torchtitan's ParallelDims (torchtitan/distributed/parallel_dims.py, _validate):
 when the degrees do not multiply out, the message names every factor. Each problem carries the
-JSON pointer of the field to change.
+JSON pointer of the field to change. ``layout_problem_masks`` is the same rules over arrays of layouts
+(which cells each rule refuses), the one form /v1/search and layout sweeps read.
 """
 
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from models.parallelism import ParallelGroup, PipelineSchedule
 from service.errors import InvalidLayout
 from service.numeric import maximum, minimum
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
+SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
 
 
 @dataclass(frozen=True)
@@ -300,6 +305,114 @@ def _batch_problems(
             )
         ]
     return []
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of ``layout_problems`` over arrays of layouts: the cells it reports a problem for, and where."""
+
+    name: str
+    pointer: str
+    failing: np.ndarray  # bool per cell
+
+
+def layout_problem_masks(
+    model: ModelLimits,
+    mesh: Mesh,
+    schedule: Any,
+    sequence_parallel: Any,
+    micro_batch_size: Any,
+    sequence_length: Any,
+    global_batch_size: int | None,
+    gradient_accumulation_steps: Any,
+) -> list[Rule]:
+    """``layout_problems`` over arrays of layouts, the one array form of its rules: every rule in its order,
+    each with the cells whose list of problems holds it. ``mesh`` carries the degrees (ints or int64 arrays;
+    its schedule and sequence parallelism are not read), ``schedule`` codes into SCHEDULES and
+    ``sequence_parallel`` per layout; all broadcast together. As there: degrees that do not divide the world
+    size are reported alone; without an architecture only each degree above 1 and the batch; of the rules
+    one field check tries in turn (the heads, the experts, the experts' grid, the schedule, the batch) only
+    the first that fails. A cell's first failing rule is therefore its first problem."""
+    n, t, p, c, e, v = (mesh.world_size, mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
+    schedule, sp = np.asarray(schedule), np.asarray(sequence_parallel, dtype=bool)
+    b, s, k = micro_batch_size, sequence_length, gradient_accumulation_steps
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
+    fills = np.broadcast_to(np.asarray(n % (t * p * c) == 0), shape)
+    d = np.where(fills, n // (t * p * c), 1)  # 1 where it is not whole: those cells report nothing else
+    interleaved = schedule == SCHEDULES.index(PipelineSchedule.interleaved)
+    checks: list[list[tuple[str, str, Any]]] = []  # each list: rules of which only the first failing is reported
+    if model.layers is None:
+        degrees = {"tensor": t, "pipeline": p, "context": c, "expert": e}
+        if mesh.expert_tensor is not None:
+            degrees["expert_tensor"] = mesh.expert_tensor
+        for name, degree in degrees.items():
+            checks.append([(f"{name}_needs_architecture", f"/parallelism/{name}", degree > 1)])
+    else:
+        heads, kv_heads, layers, experts = model.attention_heads or 1, model.kv_heads or 1, model.layers, model.experts
+        checks.append(
+            [
+                ("attention_heads", "/parallelism/tensor", heads % t != 0),
+                ("kv_heads", "/parallelism/tensor", kv_heads % t != 0),
+            ]
+        )
+        checks.append(
+            [
+                ("expert_needs_moe", "/parallelism/expert", (e > 1) & (experts is None)),
+                ("experts", "/parallelism/expert", False if experts is None else experts % e != 0),
+            ]
+        )
+        if mesh.expert_tensor is None:  # _expert_tensor_problems
+            checks.append([("expert_data", "/parallelism/expert", (d * c) % e != 0)])
+        else:
+            etp = mesh.expert_tensor
+            checks.append(
+                [
+                    ("expert_tensor_needs_moe", "/parallelism/expert_tensor", etp > 1 and experts is None),
+                    ("expert_tensor_grid", "/parallelism/expert_tensor", (t * d * c) % (etp * e) != 0),
+                ]
+            )
+        checks.append(  # pipeline_problems
+            [
+                ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~interleaved),
+                ("interleaved_needs_pipeline", "/parallelism/pipeline", interleaved & (p < 2)),
+                ("interleaved_layers", "/parallelism/virtual_stages", interleaved & (layers % (p * v) != 0)),
+                ("pipeline_exceeds_layers", "/parallelism/pipeline", layers < p),
+            ]
+        )
+        checks.append([("sequence_length", "/training/sequence_length", s % (c * np.where(sp, t, 1)) != 0)])
+    checks.append(_batch_rules(schedule, p, b, d, global_batch_size, k))
+    rules = [Rule("world_size", "/parallelism", ~fills)]
+    for check in checks:
+        earlier = np.zeros(shape, dtype=bool)
+        for name, pointer, failing in check:
+            reported = np.broadcast_to(np.asarray(failing, dtype=bool), shape) & fills & ~earlier
+            earlier = earlier | reported
+            rules.append(Rule(name, pointer, reported))
+    return rules
+
+
+def _batch_rules(
+    schedule: np.ndarray, p: Any, b: Any, d: Any, global_batch_size: int | None, k: Any
+) -> list[tuple[str, str, Any]]:
+    """_batch_problems' rules over arrays, in its order."""
+    rules: list[tuple[str, str, Any]] = []
+    m = k
+    field = "/training/gradient_accumulation_steps"
+    if global_batch_size is not None:
+        field = "/training/global_batch_size"
+        divides = global_batch_size % (b * d) == 0
+        rules.append(("global_batch_divides", field, ~divides))
+        m = np.where(divides, global_batch_size // (b * d), 0)
+    code = {schedule_: SCHEDULES.index(schedule_) for schedule_ in SCHEDULES}
+    interleaved = schedule == code[PipelineSchedule.interleaved]
+    one_f_one_b = (schedule == code[PipelineSchedule.one_f_one_b]) | interleaved
+    zero_bubble = schedule == code[PipelineSchedule.zero_bubble]
+    return rules + [
+        ("micro_batches_at_least_one", field, m < 1),
+        ("micro_batches_fill_pipeline", field, one_f_one_b & (p > 1) & (m < p)),
+        ("micro_batches_fill_zero_bubble", field, zero_bubble & (p > 1) & (m < 2 * p - 1)),
+        ("interleaved_micro_batches", field, interleaved & (m % p != 0)),
+    ]
 
 
 def layout_warnings(mesh: Mesh) -> list[str]:

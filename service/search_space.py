@@ -19,7 +19,8 @@ world size, t divides the attention and key/value heads, e divides the experts a
 interleaved schedule has the layers divisible by p x v and m a multiple of p, p is at most the
 layers, the sequence divides by c (x t with sequence parallelism), the global batch by b x d, 1F1B
 and interleaved have m >= p, zero bubble m >= 2p - 1, and hybrid sharding has no model parallelism.
-Invalid combinations are counted by their first failing rule, in that order.
+Invalid combinations are counted by their first failing rule, in that order: the rules are
+service.mesh.layout_problem_masks, the array form of layout_problems that layout sweeps read too.
 """
 
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ from models.parallelism import PipelineSchedule
 from models.search import SearchRestrict
 from service.architecture import Architecture
 from service.arrangements import canonical_name, sharding_for
-from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Choices, Layouts
+from service.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, Layouts
+from service.mesh import SCHEDULES, Mesh, ModelLimits, layout_problem_masks
 
 DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
 DEFAULT_VIRTUAL_STAGES = tuple(range(2, 9))
@@ -54,6 +56,26 @@ REASONS = (
     "expert_tensor x expert does not divide tensor x context x data (/parallelism/expert_tensor)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
+# service.mesh's rules by their REASONS; the space never forms the others (virtual stages without the
+# interleaved schedule, a schedule without a pipeline, an architecture missing, fewer than one micro-batch
+# where the global batch divides) and a dense model with an expert tensor degree is refused up front.
+RULE_REASONS = {
+    "world_size": 0,
+    "attention_heads": 1,
+    "kv_heads": 1,
+    "expert_needs_moe": 2,
+    "experts": 2,
+    "expert_data": 3,
+    "interleaved_layers": 4,
+    "pipeline_exceeds_layers": 5,
+    "sequence_length": 6,
+    "global_batch_divides": 7,
+    "micro_batches_fill_pipeline": 8,
+    "interleaved_micro_batches": 9,
+    "micro_batches_fill_zero_bubble": 10,
+    "expert_tensor_needs_moe": 11,
+    "expert_tensor_grid": 11,
+}
 
 
 def _powers_of_two(limit: int) -> list[int]:
@@ -278,32 +300,17 @@ def _first_problem(
     global_batch: int,
     expert_tensor: int | None = None,
 ) -> np.ndarray:
-    """Index into REASONS of each combination's first failing rule; -1 where it is valid."""
+    """Index into REASONS of each combination's first failing rule (service.mesh.layout_problem_masks, the
+    rules /v1/plan applies); -1 where it is valid."""
+    limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+    mesh = Mesh(n, 1, t, p, c, e, expert_tensor, virtual_stages=v)  # type: ignore[arg-type]  # arrays
     problem = np.full(len(n), -1, dtype=np.int64)
-
-    def rule(code: int, failing: np.ndarray) -> None:
-        problem[(problem < 0) & failing] = code
-
-    interleaved = schedule == SCHEDULES.index(PipelineSchedule.interleaved)
-    fills = n % (t * p * c) == 0
-    d = np.where(fills, n // (t * p * c), 1)
-    experts = arch.moe.experts if arch.moe is not None else None
-    rule(0, ~fills)
-    rule(1, (arch.attention_heads % t != 0) | (arch.kv_heads % t != 0))
-    rule(2, (e > 1) & (experts is None) | ((experts or 1) % e != 0))
-    if expert_tensor is None:
-        rule(3, (d * c) % e != 0)
-    else:  # service.mesh: expert_tensor x e divides the t x c x d ranks of a stage
-        rule(11, (t * d * c) % (expert_tensor * e) != 0)
-    rule(4, interleaved & (arch.layers % (p * v) != 0))
-    rule(5, arch.layers < p)
-    rule(6, s % (c * np.where(sp, t, 1)) != 0)
-    divides = global_batch % (b * d) == 0
-    rule(7, ~divides)
-    m = np.where(divides, global_batch // (b * d), 0)
-    one_f_one_b = schedule == SCHEDULES.index(PipelineSchedule.one_f_one_b)
-    rule(8, (one_f_one_b | interleaved) & (p > 1) & (m < p))
-    rule(9, interleaved & (m % p != 0))
-    zero_bubble = schedule == SCHEDULES.index(PipelineSchedule.zero_bubble)
-    rule(10, zero_bubble & (p > 1) & (m < 2 * p - 1))
+    for rule in layout_problem_masks(limits, mesh, schedule, sp, b, s, global_batch, 1):
+        first = rule.failing & (problem < 0)
+        code = RULE_REASONS.get(rule.name)
+        if code is None:
+            if first.any():
+                raise AssertionError(f"the search's space holds a layout refused by {rule.name}, which it never forms")
+            continue
+        problem[first] = code
     return problem

@@ -11,7 +11,8 @@ A cell is skipped when /v1/plan refuses its request, with the reason the plan gi
 does not validate (its first error's field), a layout the arrangement or ZeRO++ cannot run, or the
 mesh's problems (service.mesh.layout_problems, every pointer). The request checks run through the
 request model itself, once per distinct (world size, GPUs per node, arrangement) and per layout; the
-mesh's rules are evaluated over the cells by ``mesh_problem_pointers`` (a property test checks every
+mesh's rules are evaluated over the cells by service.mesh.layout_problem_masks, the array form of
+layout_problems the search reads too (property tests check it against layout_problems, and every
 cell against /v1/plan). Before any array is formed, each layout group is evaluated in Python's exact
 integers at the corners of its valid numeric box and refused if a count reaches 2**63.
 
@@ -38,7 +39,7 @@ from service.errors import DomainError, SweepOverflow, SweepTooLarge
 from service.fit import valid_job
 from service.layout import LayoutEvaluation, evaluate_layout
 from service.layout_grid import RECOMPUTES, SCHEDULES, STATES, Case, Choices, Layouts, StructureTable, evaluate_grid
-from service.mesh import Mesh, ModelLimits, pipeline_problems
+from service.mesh import Mesh, ModelLimits, layout_problem_masks
 from service.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
@@ -157,40 +158,14 @@ def mesh_problem_pointers(
     sequence_length: np.ndarray,
     micro_batches: np.ndarray,
 ) -> list[tuple[str, np.ndarray]]:
-    """service.mesh.layout_problems over arrays of cells, for micro-batches given (no global batch): each
-    pointer it would report, with the cells it reports it for. The first rule (the degrees do not divide
-    the world size) is reported alone, as there."""
+    """service.mesh.layout_problems over arrays of cells of one layout, for micro-batches given (no global
+    batch): each pointer it would report (service.mesh.layout_problem_masks), with the cells it reports it
+    for."""
     t, p, c, e, v = (layout[axis] for axis in LAYOUT_AXES)
-    n, s, k = world_size, sequence_length, micro_batches
-    mesh = Mesh(n, 1, t, p, c, e, expert_tensor, sequence_parallel, schedule, v)  # type: ignore[arg-type]
-    fills = n % (t * p * c) == 0
-    found: list[tuple[str, Any]] = []
-    if limits.layers is None:
-        degrees = {name: layout[name] for name in DEGREES} | ({"expert_tensor": expert_tensor} if expert_tensor else {})
-        for name, degree in degrees.items():
-            if degree > 1:
-                found.append((f"/parallelism/{name}", True))
-    else:
-        heads, kv_heads = limits.attention_heads or 1, limits.kv_heads or 1
-        found.append(("/parallelism/tensor", bool(heads % t or kv_heads % t)))
-        experts = (e > 1 and limits.experts is None) or (limits.experts is not None and limits.experts % e != 0)
-        data_context = np.where(fills, n // (t * p * c), 0) * c
-        if expert_tensor is None:  # service.mesh._expert_tensor_problems
-            found.append(("/parallelism/expert", experts | (data_context % e != 0)))
-        else:
-            found.append(("/parallelism/expert", experts))
-            no_experts = mesh.etp > 1 and limits.experts is None
-            found.append(("/parallelism/expert_tensor", no_experts | ((t * data_context) % (mesh.etp * e) != 0)))
-        found += [(pointer, True) for _, pointer in pipeline_problems(mesh, limits.layers)]
-        found.append(("/training/sequence_length", s % mesh.sequence_split != 0))
-    one_f_one_b = schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved)
-    batch = (one_f_one_b & (p > 1) & (k < p)) | (schedule is PipelineSchedule.zero_bubble and p > 1) & (k < 2 * p - 1)
-    batch |= (schedule is PipelineSchedule.interleaved) & (k % p != 0)
-    found.append(("/training/gradient_accumulation_steps", batch))
-    out = [("/parallelism", ~fills)]
-    for pointer, mask in found:
-        out.append((pointer, np.broadcast_to(np.asarray(mask), n.shape) & fills))
-    return out
+    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v)  # type: ignore[arg-type]  # arrays
+    code = SCHEDULES.index(schedule)
+    rules = layout_problem_masks(limits, mesh, code, sequence_parallel, 1, sequence_length, None, micro_batches)
+    return [(rule.pointer, rule.failing) for rule in rules]
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,7 +12,16 @@ from models.parallelism import PipelineSchedule
 from models.presets import ModelPresetName
 from service import resolve
 from service.errors import InvalidLayout
-from service.mesh import Group, Mesh, ModelLimits, layout_problems, micro_batches, validated_mesh
+from service.mesh import (
+    SCHEDULES,
+    Group,
+    Mesh,
+    ModelLimits,
+    layout_problem_masks,
+    layout_problems,
+    micro_batches,
+    validated_mesh,
+)
 from service.pipeline import bubble_fraction, bubble_share, in_flight, stage_layer_indices
 from service.stages import embedding_split, layer_split, output_split, stage_shares
 
@@ -161,3 +171,81 @@ def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e, expert_ten
 
     total = parameter_count(arch) + extra + (copies + (1 if extra else 0)) * padded_rows * arch.hidden_size
     assert held == total + tensor_padding + expert_padding
+
+
+@st.composite
+def mesh_cells(draw):
+    """A model's limits (an architecture or none), an expert tensor degree and a batch kind shared by the
+    cells, and a few random cells (world size, degrees, schedule, sequence parallelism, batch shape)."""
+    if draw(st.integers(0, 5)) == 0:
+        model = ModelLimits()
+    else:
+        model = ModelLimits(
+            layers=draw(st.sampled_from([1, 2, 6, 12, 32, 80])),
+            attention_heads=draw(st.sampled_from([None, 8, 12, 32, 64])),
+            kv_heads=draw(st.sampled_from([None, 1, 4, 8])),
+            experts=draw(st.sampled_from([None, None, 4, 8, 64])),
+        )
+    expert_tensor = draw(st.sampled_from([None, None, 1, 2, 4]))
+    global_batch = draw(st.sampled_from([None, None, 0, 8, 24, 64, 96, 512]))
+    cells = []
+    for _ in range(draw(st.integers(1, 12))):
+        t, p, c = (draw(st.sampled_from(values)) for values in ([1, 2, 3, 4, 8], [1, 2, 3, 4, 8, 16], [1, 2, 4]))
+        n = t * p * c * draw(st.sampled_from([1, 2, 3, 4]))
+        if draw(st.integers(0, 5)) == 0:
+            n = draw(st.sampled_from([8, 12, 16, 24, 64]))
+        cells.append(
+            {
+                "world_size": n,
+                "tensor": t,
+                "pipeline": p,
+                "context": c,
+                "expert": draw(st.sampled_from([1, 1, 2, 3, 4, 8])),
+                "virtual_stages": draw(st.sampled_from([1, 1, 2, 3, 4])),
+                "schedule": draw(st.integers(0, len(SCHEDULES) - 1)),
+                "sequence_parallel": draw(st.booleans()),
+                "micro_batch_size": draw(st.sampled_from([1, 2, 4])),
+                "sequence_length": draw(st.sampled_from([1000, 2048, 3000, 4096])),
+                "gradient_accumulation_steps": draw(st.sampled_from([1, 2, 3, 4, 8, 16])),
+            }
+        )
+    return model, expert_tensor, global_batch, cells
+
+
+@settings(max_examples=300, deadline=None)
+@given(mesh_cells())
+def test_the_array_form_reports_what_layout_problems_reports(drawn):
+    """layout_problem_masks over many cells at once, against layout_problems (what /v1/plan refuses) one cell
+    at a time: each cell's failing rules are its list of problems, pointer for pointer and in order."""
+    model, expert_tensor, global_batch, cells = drawn
+    column = {name: np.array([cell[name] for cell in cells]) for name in cells[0]}
+    degrees = ("tensor", "pipeline", "context", "expert", "virtual_stages")
+    mesh = Mesh(column["world_size"], 8, **{k: column[k] for k in degrees}, expert_tensor=expert_tensor)
+    rules = layout_problem_masks(
+        model,
+        mesh,
+        column["schedule"],
+        column["sequence_parallel"],
+        column["micro_batch_size"],
+        column["sequence_length"],
+        global_batch,
+        column["gradient_accumulation_steps"],
+    )
+    for i, cell in enumerate(cells):
+        one = Mesh(
+            cell["world_size"],
+            8,
+            **{k: cell[k] for k in degrees},
+            expert_tensor=expert_tensor,
+            sequence_parallel=cell["sequence_parallel"],
+            schedule=SCHEDULES[cell["schedule"]],
+        )
+        expected = layout_problems(
+            one,
+            model,
+            cell["micro_batch_size"],
+            cell["sequence_length"],
+            global_batch,
+            cell["gradient_accumulation_steps"],
+        )
+        assert [rule.pointer for rule in rules if rule.failing[i]] == [pointer for _, pointer in expected], cell

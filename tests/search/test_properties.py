@@ -20,9 +20,10 @@ from models.plan import PlanRequest
 from models.search import SearchRequest
 from service.errors import DomainError
 from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Choices, Layouts, StructureTable, evaluate_grid
+from service.mesh import Mesh, ModelLimits, layout_problems
 from service.planner import plan
 from service.search import layout_body, prepare
-from service.search_space import _first_problem, space
+from service.search_space import REASONS, _first_problem, space
 
 MOE_PRESETS = ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3")
 PRESETS = ["llama-3-8b", "llama-3.2-1b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b", "gemma-2-9b", "deepseek-v3"]
@@ -202,3 +203,41 @@ def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, size
             assert float(grid.step_s[cell]) == pytest.approx(answer.time.step_s, rel=1e-9), body
             assert float(grid.mfu[cell]) == pytest.approx(answer.time.mfu, rel=1e-9), body
             assert float(grid.compute_s[i, r]) == pytest.approx(answer.time.compute_s, rel=1e-9), body
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases())
+def test_the_first_failing_rule_is_the_first_problem_of_the_plan(drawn):
+    """The search's reason for skipping a combination (service.mesh.layout_problem_masks' first failing rule)
+    names the field of the first problem service.mesh.layout_problems gives its /v1/plan request."""
+    request, layout = drawn
+    case = prepare(request).case
+    arch = case.arch
+    columns = {k: np.array([v]) for k, v in layout.items()}
+    problem = _first_problem(
+        arch,
+        *(columns[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "schedule", "virtual_stages")),
+        columns["sequence_parallel"],
+        columns["micro_batch_size"],
+        case.sequence_length,
+        case.global_batch_size,
+        case.expert_tensor,
+    )[0]
+    degrees = {k: layout[k] for k in ("tensor", "pipeline", "context", "expert", "virtual_stages")}
+    mesh = Mesh(
+        layout["world_size"],
+        case.gpus_per_node,
+        **degrees,
+        expert_tensor=case.expert_tensor,
+        sequence_parallel=layout["sequence_parallel"],
+        schedule=SCHEDULES[layout["schedule"]],
+    )
+    limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+    problems = layout_problems(
+        mesh, limits, layout["micro_batch_size"], case.sequence_length, case.global_batch_size, 1
+    )
+    if not problems:
+        assert problem == -1, layout
+        return
+    event(REASONS[problem])
+    assert REASONS[problem].endswith(f"({problems[0][1]})"), (layout, problems)
