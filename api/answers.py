@@ -3,7 +3,10 @@
 Schedulers ask the same question again and again; the answer to a validated request never
 changes while the service runs, so its JSON bytes are kept (least recently used first out).
 The key is the operation and the request's canonical JSON, so equal requests written with other
-spacing or field order share an entry. The cache holds at most ``max_bytes`` of keys and
+spacing or field order share an entry. Requests on the direct path (api.fast) are keyed by their
+body as parsed, its object keys sorted, before any validation: a repeated request is answered
+without being validated again (only a request that validated and was answered is ever stored, and
+validation is a pure function of the body). The cache holds at most ``max_bytes`` of keys and
 answers together (``ZEROPLAN_ANSWER_CACHE_BYTES``; 0 turns it off), and an answer larger than a
 sixteenth of that is served but not kept, so one large fit grid cannot flush the rest.
 """
@@ -11,13 +14,15 @@ sixteenth of that is served but not kept, so one large fit grid cannot flush the
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
+import orjson
 from prometheus_client import Counter
 from pydantic import BaseModel
 
 from api.metrics import ANSWER_CACHE
 
-Key = tuple[str, str]
+Key = tuple[str, str, str]  # (operation, "model" or "body", canonical JSON): the two forms never share an entry
 LARGEST_SHARE = 16  # an entry may take at most 1/16 of the budget
 
 
@@ -41,7 +46,16 @@ class AnswerCache:
         """The key to store under (None when the cache is off) and the cached answer, if any."""
         if self.max_bytes <= 0:
             return None, None
-        key = (operation, request.model_dump_json())
+        return self._get((operation, "model", request.model_dump_json()))
+
+    def lookup_parsed(self, operation: str, body: Any) -> tuple[Key | None, bytes | None]:
+        """As ``lookup``, keyed by a request body as parsed from JSON, before validation (api.fast)."""
+        if self.max_bytes <= 0:
+            return None, None
+        return self._get((operation, "body", orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode()))
+
+    def _get(self, key: Key) -> tuple[Key, bytes | None]:
+        operation = key[0]
         with self._lock:
             body = self._entries.get(key)
             if body is not None:
@@ -76,4 +90,4 @@ class AnswerCache:
 
 
 def _size(key: Key, body: bytes) -> int:
-    return len(key[0]) + len(key[1]) + len(body)
+    return len(key[0]) + len(key[2]) + len(body)

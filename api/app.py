@@ -129,9 +129,9 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
 
 def direct_operations() -> dict[str, DirectOperation]:
     """The light operations valid requests reach without the framework's routing (api.fast)."""
-    answers = {"/v1/plan": planning.plan_answer}
+    answers = {"/v1/plan": ("plan", planning.computed_plan)}  # path -> (the answer cache's operation, answer)
     return {
-        route.path: direct_operation(route, answers[route.path])
+        route.path: direct_operation(answers[route.path][0], route, answers[route.path][1])
         for route in planning.router.routes
         if isinstance(route, APIRoute) and route.path in answers and "POST" in route.methods
     }

@@ -4,7 +4,8 @@ A plan is computed in a fraction of a millisecond, so the framework's per-reques
 (routing over every route, the dependency solve, the exception and exit-stack layers, a Request and
 a Response object) is a large share of its cost. For the operations registered here, a request
 whose body parses and validates is answered directly: validated by the route's own body field
-(what FastAPI runs), answered by the route's own answer function. Anything else (a body that
+(what FastAPI runs), answered by the route's own answer function and kept in the answer cache
+(api.answers) under the body as parsed, so a repeated request is answered before validation. Anything else (a body that
 does not parse or validate, an error while answering, a client that disconnects) goes on to the
 framework with its body replayed, so there is one set of error handlers and one contract.
 
@@ -20,12 +21,15 @@ import orjson
 from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-Answer = Callable[[Any, Any], bytes]  # (the app's state, the validated request) -> the JSON body
+from api.answers import AnswerCache
+
+Answer = Callable[[Any], bytes]  # the validated request -> the JSON body
 JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
 @dataclass(frozen=True)
 class DirectOperation:
+    name: str  # the answer cache's operation
     route: APIRoute
     validate: Callable[[Any], tuple[Any, list[Any]]]
     answer: Answer
@@ -59,21 +63,28 @@ class DirectPathMiddleware:
         await send({"type": "http.response.body", "body": answer})
 
 
-def direct_operation(route: APIRoute, answer: Answer) -> DirectOperation:
+def direct_operation(name: str, route: APIRoute, answer: Answer) -> DirectOperation:
     """The route's body field validates exactly as the framework would (fastapi.dependencies.utils)."""
     field = route.body_field
     if field is None:
         raise ValueError(f"{route.path} takes no body")
-    return DirectOperation(route=route, validate=lambda value: field.validate(value, {}, loc=("body",)), answer=answer)
+    return DirectOperation(
+        name=name, route=route, validate=lambda value: field.validate(value, {}, loc=("body",)), answer=answer
+    )
 
 
 def _answer(operation: DirectOperation, scope: Scope, body: bytes) -> bytes | None:
     """The answer, or None when the framework must answer (invalid input or any error)."""
     try:
-        value, errors = operation.validate(orjson.loads(body))
+        parsed = orjson.loads(body)
+        answers: AnswerCache = scope["app"].state.answers
+        key, cached = answers.lookup_parsed(operation.name, parsed)
+        if cached is not None:
+            return cached
+        value, errors = operation.validate(parsed)
         if errors:
             return None
-        return operation.answer(scope["app"].state, value)
+        return answers.store(key, operation.answer(value))
     except Exception:
         return None  # the framework repeats the work and answers the error through its handlers
 

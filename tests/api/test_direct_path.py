@@ -116,3 +116,42 @@ def test_other_methods_and_paths_are_untouched(direct, framework):
     for method, path in (("GET", "/v1/plan"), ("POST", "/v1/plan/"), ("PUT", "/v1/plan")):
         ours, theirs = direct.request(method, path), framework.request(method, path)
         assert (ours.status_code, ours.headers.get("allow")) == (theirs.status_code, theirs.headers.get("allow"))
+
+
+def test_a_repeated_plan_is_answered_from_the_cache_before_validation(monkeypatch):
+    """The direct path keys the answer cache by the body as parsed with its keys sorted: the same request
+    written with other spacing or key order is a hit, and neither the validator nor the core runs again."""
+    with TestClient(create_app(SETTINGS)) as client:
+        body = plan_body("zero2", world_size=32)
+        first = client.post("/v1/plan", json=body)
+        assert first.status_code == 200
+
+        def fail(*args, **kwargs):
+            raise AssertionError("computed again")
+
+        monkeypatch.setattr(planner, "plan", fail)
+        reordered = json.dumps(dict(reversed(list(body.items()))), indent=2).encode()
+        again = client.post("/v1/plan", content=reordered, headers=JSON)
+        assert again.status_code == 200 and again.content == first.content
+
+
+def test_only_an_answered_request_is_kept_under_its_body():
+    """A body that does not validate leaves nothing in the cache: asked again, it is refused again."""
+    with TestClient(create_app(SETTINGS)) as client:
+        body = plan_body("zero3") | {"arrangement": "zero4"}
+        responses = [client.post("/v1/plan", json=body) for _ in range(2)]
+        assert [r.status_code for r in responses] == [422, 422]
+        assert len(client.app.state.answers) == 0
+
+
+def test_a_body_that_differs_only_in_how_a_number_is_written_is_answered_alike():
+    """30e9 and 30000000000 are different bodies (two cache entries) with one answer."""
+    with TestClient(create_app(SETTINGS)) as client:
+        body = plan_body("zero3", world_size=16)
+        text = json.dumps(body)
+        count = str(body["model"]["parameter_count"])
+        written_as_float = text.replace(f": {count}", ": " + f"{float(count):e}".replace("+", ""))
+        assert written_as_float != text
+        answers = [client.post("/v1/plan", content=t.encode(), headers=JSON) for t in (text, written_as_float)]
+        assert [a.status_code for a in answers] == [200, 200] and answers[0].content == answers[1].content
+        assert len(client.app.state.answers) == 2
