@@ -1,4 +1,5 @@
-"""uvicorn's httptools protocol with a limit on the request line and headers (431 beyond it).
+"""uvicorn's httptools protocol with a limit on the request line and headers (431 beyond it), and
+a response's head and body sent in one write.
 
 uvicorn bounds h11's incomplete events (``h11_max_incomplete_event_size``) but not httptools',
 its default when installed: a client could stream megabytes of one header and the server would
@@ -6,10 +7,17 @@ keep them in memory and parse them. This protocol counts the bytes a request's h
 past ZEROPLAN_MAX_HEADER_BYTES, answers 431 Request Header Fields Too Large (RFC 6585, section
 5) as a problem and closes the connection, before the head reaches the app.
 
+uvicorn writes a response's head and its body with one ``transport.write`` each, so every answer
+costs two send calls, two TCP segments and two wake-ups of the client. ``CoalescingTransport``
+keeps the writes made within one turn of the event loop and sends them together at the end of
+it (what TCP_CORK does in the kernel, without its system calls); past ``COALESCE_BYTES`` pending,
+or when the connection closes, it sends at once, so a large or streamed body is not held back.
+
 Serve with ``uvicorn.run(..., http="api.protocol:HeaderLimitedHttpToolsProtocol")``; the limit is
 read once per process from the settings.
 """
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -38,6 +46,49 @@ def headers_too_large_response(limit_bytes: int) -> bytes:
     return head.encode() + body
 
 
+COALESCE_BYTES = 64 * 1024  # pending bytes past which a write goes out at once
+
+
+class CoalescingTransport:
+    """A transport whose writes within one turn of the event loop go out as one write; all else is the
+    wrapped transport's."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not self._pending:
+            self._loop.call_soon(self.flush)
+        self._pending.append(bytes(data))
+        self._pending_bytes += len(data)
+        if self._pending_bytes >= COALESCE_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        if not self._transport.is_closing():
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending.clear()
+        self._pending_bytes = 0
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class HeadTooLarge(Exception):
     """Raised from a parser callback to stop parsing a head over the limit."""
 
@@ -53,6 +104,9 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         self._raw_bytes = 0  # bytes received while the head is incomplete
         self._head_done = False
         self._head_too_large = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
 
     @property
     def _limit(self) -> int:
