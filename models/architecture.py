@@ -39,6 +39,14 @@ class MoeSpec(Strict):
     router_bias: bool = Field(
         default=False, description="A per-expert bias beside the router (DeepSeek-V3 e_score_correction_bias)."
     )
+    latent_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Width the routed experts work on (Megatron-LM's --moe-latent-size): tokens are projected "
+        "from hidden_size down to it before dispatch and back after combine, by two projections held whole "
+        "on every rank; the shared experts keep hidden_size. Omitted: the routed experts work on hidden_size.",
+    )
 
     @model_validator(mode="after")
     def _top_k_within_experts(self) -> Self:

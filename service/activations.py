@@ -20,7 +20,12 @@ sbh(34/t + 5as/(ht)). Context parallelism c gives each rank s/c of the sequence 
 against all s keys for the scores). A mixture-of-experts layer (Shazeer et al. 2017) keeps the
 attention's 11sbh and the norms' 4sbh, and for each of the top_k routed and the shared experts a
 token passes through, the MLP's input and dropout mask (3sbh) and its two inner activations
-(4 s b f_e, of the expert's width f_e; 16sbh when f_e = 4h, Korthikanti's 19sbh in all).
+(4 s b f_e, of the expert's width f_e; 16sbh when f_e = 4h, Korthikanti's 19sbh in all). With a
+latent width l (Megatron-LM's --moe-latent-size, megatron/core/transformer/moe/moe_layer.py: tokens
+projected h -> l before dispatch and l -> h after combine) a routed expert's input and mask are of
+width l, 3sbl, and the two projections keep their inputs for the weight gradients, 2sbh and 2sbl
+(Korthikanti's rule for a linear layer's input, section 4.1); the projections are whole on every
+tensor rank, so these stay whole too unless sequence parallelism splits the tokens.
 """
 
 from dataclasses import dataclass
@@ -31,7 +36,7 @@ from typing import Protocol
 import numpy as np
 
 from models.enums import Recompute
-from service.architecture import Architecture, moe_layer_count, shared_expert_width
+from service.architecture import Architecture, moe_layer_count, routed_expert_width, shared_expert_width
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
 
@@ -58,21 +63,26 @@ class TransformerShape:
     attention_heads: int
     vocab_size: int
     moe_layers: int = 0  # of the layers, those with a mixture of experts
-    experts_per_token: int = 0  # top_k routed + shared experts a token passes through
+    expert_outer_width: int = 0  # the widths of the experts' inputs a token passes: top_k x (l or h) + shared x h
     expert_inner_width: int = 0  # their inner widths summed: top_k x f_e + shared x f_s
+    latent_size: int = 0  # the routed experts' latent width l (0: none)
 
 
 def transformer_shape(arch: Architecture) -> TransformerShape:
     """The activation model's view of an architecture: its MoE layers count by the experts a token uses."""
     moe = arch.moe
+    if moe is None:
+        return TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size)
+    h = arch.hidden_size
     return TransformerShape(
         arch.layers,
-        arch.hidden_size,
+        h,
         arch.attention_heads,
         arch.vocab_size,
         moe_layer_count(arch),
-        (moe.top_k + moe.shared_experts) if moe else 0,
-        (moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe)) if moe else 0,
+        moe.top_k * routed_expert_width(arch) + moe.shared_experts * h,
+        moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe),
+        moe.latent_size or 0,
     )
 
 
@@ -93,6 +103,7 @@ REPLICATED_SBH, SPLIT_SBH = 10, 24
 ATTENTION_SPLIT_SBH = 8  # Q, K, V and the projection input: the attention's share of the 24
 EXPERT_REPLICATED_SBH = 3  # an MLP's input (2sbh) and dropout mask (sbh)
 EXPERT_INNER_SBF = 4  # an MLP's two inner activations, 2 bytes each, of width f
+PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its width
 
 
 def _scores(s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit) -> IntLike:
@@ -117,14 +128,17 @@ def dense_layer_bytes(
 def moe_layer_bytes(
     s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
 ) -> IntLike:
-    """Attention and norms as a dense layer; the MLP's 3sbh + 4sbf_e once per expert a token uses.
+    """Attention and norms as a dense layer; the MLP's 3sbh (3sbl routed on a latent width) + 4sbf_e once per
+    expert a token uses; with a latent width the projections' inputs, 2sb(h + l).
 
     The experts' inner activations divide by t whatever the expert tensor degree ETP: Megatron-Core's
     dispatcher gathers ETP ranks' s'b/t tokens each over the expert tensor group and each rank computes
     f_e / ETP of their width, ETP x s'b/t x f_e / ETP = s'b f_e / t (balanced routing)."""
     sb = (s // split.context) * b
-    sbh, k = sb * shape.hidden_size, shape.experts_per_token
-    replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH + EXPERT_REPLICATED_SBH * k) * sbh
+    sbh = sb * shape.hidden_size
+    projections = shape.hidden_size + shape.latent_size if shape.latent_size else 0
+    experts = EXPERT_REPLICATED_SBH * shape.expert_outer_width + PROJECTION_INPUT_SB * projections
+    replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH) * sbh + experts * sb
     divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_inner_width
     return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
 

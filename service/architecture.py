@@ -17,7 +17,12 @@ Per layer, with head dimension d (h / a unless given) and key/value width kv_hea
 - mixture of experts (Shazeer et al. 2017; Mixtral, Jiang et al. 2024; DeepSeek-V3 report,
   section 2.1.2): a router of experts x h (plus a per-expert bias in DeepSeek-V3), ``experts``
   routed MLPs of width f_e and ``shared_experts`` always-on MLPs of width f_s (f_e unless given;
-  Megatron-LM's ``moe_shared_expert_intermediate_size``). The first ``dense_layers``
+  Megatron-LM's ``moe_shared_expert_intermediate_size``). With a latent width l (``latent_size``,
+  Megatron-LM's ``--moe-latent-size``, megatron/core/transformer/moe/moe_layer.py) the routed
+  experts work on l instead of h (their matrices l x f_e, their output bias l), and each MoE layer
+  adds the two projections h -> l before dispatch and l -> h after combine, 2hl (plus biases l and
+  h with ``linear_bias``), counted once per layer, in the total and the active count alike
+  (megatron/training/theoretical_memory_usage.py); the shared experts keep h. The first ``dense_layers``
   layers and, after them, all but every ``layer_interval``-th layer keep the dense MLP of width f
   (Llama 4 Maverick interleaves: ``interleave_moe_layer_step`` 2).
 - norms (``normalization``; by default LayerNorm with gelu, RMSNorm otherwise): RMSNorm one
@@ -44,6 +49,7 @@ class Moe:
     layer_interval: int = 1
     router_bias: bool = False
     shared_expert_ffn_hidden_size: int | None = None  # None: expert_ffn_hidden_size
+    latent_size: int | None = None  # None: the routed experts work on hidden_size
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,12 @@ def shared_expert_width(moe: Moe) -> int:
     return moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size
 
 
+def routed_expert_width(arch: Architecture) -> int:
+    """The width a routed expert's tokens have: the latent width l when given, else h."""
+    moe = arch.moe
+    return moe.latent_size if moe is not None and moe.latent_size is not None else arch.hidden_size
+
+
 def _norm(arch: Architecture, width: int) -> int:
     return norm_width(arch) * width
 
@@ -141,11 +153,37 @@ def _mla_parameters(h: int, a: int, mla: Mla) -> int:
     return q + kv_down + kv_up + a * mla.v_head_dim * h
 
 
-def mlp_parameters(arch: Architecture, width: int) -> int:
-    h = arch.hidden_size
+def mlp_parameters(arch: Architecture, width: int, model_width: int | None = None) -> int:
+    """An MLP of inner width f on tokens of model_width (h unless given: a latent expert's l)."""
+    h = arch.hidden_size if model_width is None else model_width
     gated = arch.mlp != MlpKind.gelu
     weights = (3 if gated else 2) * h * width
     return weights + (((2 if gated else 1) * width + h) if has_linear_bias(arch) else 0)
+
+
+def routed_expert_parameters(arch: Architecture) -> int:
+    """One routed expert's MLP, of width f_e on tokens of the routed width (l or h)."""
+    moe = arch.moe
+    assert moe is not None
+    return mlp_parameters(arch, moe.expert_ffn_hidden_size, routed_expert_width(arch))
+
+
+def latent_projection_parameters(arch: Architecture) -> int:
+    """The h -> l and l -> h projections around the routed experts of one MoE layer (0 without a latent
+    width): 2hl, and the biases l and h with linear biases (Megatron-LM's fc1_latent_proj and
+    fc2_latent_proj take ``bias=add_bias_linear``)."""
+    moe = arch.moe
+    if moe is None or moe.latent_size is None:
+        return 0
+    h, latent = arch.hidden_size, moe.latent_size
+    return 2 * h * latent + ((latent + h) if has_linear_bias(arch) else 0)
+
+
+def router_parameters(arch: Architecture) -> int:
+    """experts x h, plus a per-expert bias (DeepSeek-V3's e_score_correction_bias)."""
+    moe = arch.moe
+    assert moe is not None
+    return moe.experts * arch.hidden_size + (moe.experts if moe.router_bias else 0)
 
 
 def moe_layer_count(arch: Architecture) -> int:
@@ -164,13 +202,13 @@ def layer_parameters(arch: Architecture) -> int:
 
 
 def moe_layer_parameters(arch: Architecture) -> int:
-    """One mixture-of-experts layer: attention, router, routed and shared experts, norms."""
+    """One mixture-of-experts layer: attention, router, latent projections, routed and shared experts, norms."""
     moe = arch.moe
     assert moe is not None
-    router = moe.experts * arch.hidden_size + (moe.experts if moe.router_bias else 0)
-    experts = moe.experts * mlp_parameters(arch, moe.expert_ffn_hidden_size)
+    experts = moe.experts * routed_expert_parameters(arch)
     experts += moe.shared_experts * mlp_parameters(arch, shared_expert_width(moe))
-    return attention_parameters(arch) + router + experts + _layer_norms(arch)
+    around = router_parameters(arch) + latent_projection_parameters(arch)
+    return attention_parameters(arch) + around + experts + _layer_norms(arch)
 
 
 def embedding_parameters(arch: Architecture) -> int:
@@ -202,7 +240,7 @@ def inactive_parameters(arch: Architecture) -> int:
     if arch.moe is None:
         return 0
     unused = arch.moe.experts - arch.moe.top_k
-    return moe_layer_count(arch) * unused * mlp_parameters(arch, arch.moe.expert_ffn_hidden_size)
+    return moe_layer_count(arch) * unused * routed_expert_parameters(arch)
 
 
 def active_parameter_count(arch: Architecture) -> int:
@@ -218,16 +256,19 @@ def active_non_embedding_parameter_count(arch: Architecture) -> int:
 def largest_layer_parameters(arch: Architecture) -> int:
     """Parameters of the largest single module, as DeepSpeed's estimate_zero3_model_states_mem_needs_all_live
     finds it (each module's own parameters, ``recurse=False``) on a Hugging Face decoder: the embedding or
-    output matrix (V x h), one MLP projection (h x f, plus its bias for gelu), one expert's projection, the
-    router (experts x h) or the query projection (h x a d, plus its bias)."""
+    output matrix (V x h), one MLP projection (h x f, plus its bias for gelu), one expert's projection (l x f_e
+    on a latent width), a latent projection (h x l), the router (experts x h) or the query projection (h x a d,
+    plus its bias)."""
     h, v = arch.hidden_size, arch.vocab_size
     bias = has_linear_bias(arch)
-    widths = [arch.ffn_hidden_size]
+    widths = [(h, arch.ffn_hidden_size)]
     if arch.moe is not None:
-        widths.append(arch.moe.expert_ffn_hidden_size)
+        widths.append((routed_expert_width(arch), arch.moe.expert_ffn_hidden_size))
         if arch.moe.shared_experts:
-            widths.append(shared_expert_width(arch.moe))
-    candidates = [v * h] + [h * f + (f if bias else 0) for f in widths]
+            widths.append((h, shared_expert_width(arch.moe)))
+        if arch.moe.latent_size is not None:
+            widths.append((h, arch.moe.latent_size))
+    candidates = [v * h] + [k * f + (f if bias else 0) for k, f in widths]
     q_width = arch.attention_heads * head_dim(arch)
     candidates.append(h * q_width + (q_width if bias or arch.qkv_bias else 0))
     if arch.moe is not None:

@@ -115,11 +115,13 @@ class KernelShape:
     hidden_size: int
     attention_width: int  # a x d: queries and the attention output
     kv_width: int  # kv_heads x d: each of keys and values
-    ffn_hidden_size: int  # the MLP a token runs (a mixture: top_k routed + shared experts' widths)
+    ffn_hidden_size: int  # the MLP a token runs on h (a mixture: top_k routed + shared experts' widths)
     gated: bool  # SwiGLU: the up projection is two matrices
     vocab_size: int
     attention_heads: int = 1
     flash_attention: bool = True  # without it the s x s scores go through HBM
+    latent_size: int = 0  # a mixture's latent width l (0: none); its routed experts run on l, not h
+    latent_ffn_hidden_size: int = 0  # the inner widths a token runs on l: top_k x f_e (then not in ffn_hidden_size)
 
 
 @dataclass(frozen=True)
@@ -149,15 +151,23 @@ def trained_gemm_seconds(m: IntLike, k: int, n: int, device: Device, ceiling: fl
 
 
 def layer_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
-    """(k, n) of each projection of one layer on one tensor-parallel rank (Megatron's column/row split)."""
+    """(k, n) of each projection of one layer on one tensor-parallel rank (Megatron's column/row split).
+
+    With a latent width l the routed experts' MLP runs on l, between the whole (duplicated) projections
+    h -> l and l -> h (Megatron-LM megatron/core/transformer/moe/moe_layer.py); an MLP of no width
+    (a latent mixture without shared experts) has no matrices."""
     h, t = shape.hidden_size, tensor
-    up = shape.ffn_hidden_size * (2 if shape.gated else 1)
-    return [
+    gate = 2 if shape.gated else 1
+    matrices = [
         (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
         (shape.attention_width // t, h),  # attention output (row parallel)
-        (h, up // t),  # MLP up (and gate)
-        (shape.ffn_hidden_size // t, h),  # MLP down
     ]
+    if shape.ffn_hidden_size:
+        matrices += [(h, gate * shape.ffn_hidden_size // t), (shape.ffn_hidden_size // t, h)]  # MLP up (gate), down
+    if shape.latent_size:
+        latent, inner = shape.latent_size, shape.latent_ffn_hidden_size
+        matrices += [(h, latent), (latent, gate * inner // t), (inner // t, latent), (latent, h)]
+    return matrices
 
 
 def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> IntLike:
@@ -167,7 +177,7 @@ def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1)
     norms = 2 * 2 * h
     residuals = 2 * 3 * h
     rotary = 2 * (shape.attention_width + shape.kv_width) // tensor
-    activation = (3 if shape.gated else 2) * shape.ffn_hidden_size // tensor
+    activation = (3 if shape.gated else 2) * (shape.ffn_hidden_size + shape.latent_ffn_hidden_size) // tensor
     return BYTES_16BIT * (norms + residuals + rotary + activation) + score_bytes_per_token(shape, s, tensor)
 
 

@@ -26,9 +26,9 @@ from service.architecture import (
     active_parameter_count,
     attention_width,
     layer_parameters,
-    mlp_parameters,
     moe_layer_parameters,
     norm_width,
+    routed_expert_parameters,
 )
 from service.compute import (
     compute_seconds,
@@ -156,7 +156,7 @@ def active_layer_parameters(arch: Architecture, index: int) -> int:
         return layer_parameters(arch)
     moe = arch.moe
     assert moe is not None
-    return moe_layer_parameters(arch) - (moe.experts - moe.top_k) * mlp_parameters(arch, moe.expert_ffn_hidden_size)
+    return moe_layer_parameters(arch) - (moe.experts - moe.top_k) * routed_expert_parameters(arch)
 
 
 def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, sequence_length: int) -> int:

@@ -273,9 +273,10 @@ def _activations(setup: Setup, top: StageEvaluation, mesh: Mesh, b: int, s: int)
 
     assert setup.activations.shape is not None
     shape = setup.activations.shape
+    latent = f", routed experts on the latent l={shape.latent_size}" if shape.latent_size else ""
     symbols = (
         f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, V={shape.vocab_size}; stage "
-        f"{top.share.stage}: {top.share.layers} layers ({top.share.moe_layers} MoE), {float(top.in_flight):g} "
+        f"{top.share.stage}: {top.share.layers} layers ({top.share.moe_layers} MoE{latent}), {float(top.in_flight):g} "
         f"micro-batches in flight; t={mesh.tensor}{' with sequence parallelism' if mesh.sequence_parallel else ''}, "
         f"c={mesh.context}"
     )

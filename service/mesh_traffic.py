@@ -18,13 +18,18 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
 - expert (Lepikhin et al. 2021, GShard; Megatron-Core's all-to-all token dispatcher): per MoE layer
   an all-to-all dispatches the rank's tokens x top_k of width h and one combines them, forward
   and backward: four all-to-alls of s' b top_k h / (t with sequence parallelism) elements, among
-  the e ranks of the expert group, ETP apart on the experts' grid (service.mesh).
+  the e ranks of the expert group, ETP apart on the experts' grid (service.mesh). With a latent
+  width l (Megatron-LM's --moe-latent-size) the tokens are projected to l before the dispatch and
+  back after the combine, so the all-to-alls move s' b top_k l (the dispatcher's hidden_dim is
+  moe_latent_size, megatron/core/transformer/moe/token_dispatcher.py).
 - expert tensor (Megatron-Core's MoEAlltoAllTokenDispatcher: the tokens an expert receives are
   gathered over its expert-tensor group before the experts and reduce-scattered after them): the
   pair of tensor-group calls a layer's MLP makes is counted in the tensor group while the expert
   tensor degree ETP is t; given apart from t, each MoE layer's MLP pair runs over the ETP ranks
   instead, on a buffer of ETP x the rank's s' b / t tokens (s' b without sequence parallelism,
-  an all-reduce), forward and backward.
+  an all-reduce), forward and backward. With a latent width both carry the routed experts' tokens
+  at width l: the MoE layer's pair in the tensor group is then a call of its own, s' b l, and its
+  shared experts (tensor-parallel on h) make their own pair of s' b h.
 """
 
 from dataclasses import dataclass
@@ -33,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import CollectiveName, Dtype, Link
-from service.architecture import Architecture, head_dim
+from service.architecture import Architecture, head_dim, routed_expert_width
 from service.collectives import ring_bytes_sent, ring_hops
 from service.mesh import Group, Mesh
 from service.numeric import IntLike
@@ -169,17 +174,36 @@ def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     t = mesh.tensor
     if _absent(t):
         return []
-    buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size
+    tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
     apart = _expert_tensor_apart(mesh, work)
-    pairs = 2 * work.layers - work.moe_layers * apart
-    forward = pairs * work.micro_batches * _present(t)
-    counts = (
-        "2 per dense layer and 1 per MoE layer (its MLP's on the expert tensor group) forward, as many backward"
-        if _one(apart)
-        else "2 per layer forward and 2 backward"
-    )
     link = group_link(mesh, Group.tensor)
-    return _pair_calls(Group.tensor, t, buffer, forward, link, mesh, work.full_recompute, ("s'bh", counts))
+    if routed_expert_width(arch) == arch.hidden_size:
+        pairs = 2 * work.layers - work.moe_layers * apart
+        counts = (
+            "2 per dense layer and 1 per MoE layer (its MLP's on the expert tensor group) forward, as many backward"
+            if _one(apart)
+            else "2 per layer forward and 2 backward"
+        )
+        forward = pairs * work.micro_batches * _present(t)
+        return _pair_calls(
+            Group.tensor, t, tokens * arch.hidden_size, forward, link, mesh, work.full_recompute, ("s'bh", counts)
+        )
+    # A latent mixture: the MoE layers' expert pair moves the routed tokens at width l, a call of its own; the
+    # shared experts (Megatron-Core's SharedExpertMLP, tensor-parallel on h) keep theirs on h.
+    shared = arch.moe is not None and arch.moe.shared_experts > 0
+    forward = (2 * work.layers - (0 if shared else work.moe_layers)) * work.micro_batches * _present(t)
+    counts = "2 per layer (a MoE layer's attention and shared experts') forward, as many backward"
+    if not shared:
+        counts = "2 per dense layer and 1 per MoE layer (its attention's) forward, as many backward"
+    calls = _pair_calls(
+        Group.tensor, t, tokens * arch.hidden_size, forward, link, mesh, work.full_recompute, ("s'bh", counts)
+    )
+    experts = (work.moe_layers - work.moe_layers * apart) * work.micro_batches * _present(t)
+    if not isinstance(experts, np.ndarray) and not experts:
+        return calls
+    counts = "1 per MoE layer (its routed experts', on the latent width) forward and 1 backward"
+    latent = tokens * routed_expert_width(arch)
+    return calls + _pair_calls(Group.tensor, t, latent, experts, link, mesh, work.full_recompute, ("s'bl", counts))
 
 
 def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
@@ -190,8 +214,9 @@ def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list
         return []
     tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
     sequence_parallel = mesh.sequence_parallel
-    buffer = (tokens * etp // mesh.tensor if sequence_parallel else tokens) * arch.hidden_size
-    subject = f"the experts' tokens, {etp} x s'b/t x h" if sequence_parallel else "the experts' s'bh"
+    width, w = routed_expert_width(arch), ("h" if routed_expert_width(arch) == arch.hidden_size else "l")
+    buffer = (tokens * etp // mesh.tensor if sequence_parallel else tokens) * width
+    subject = f"the experts' tokens, {etp} x s'b/t x {w}" if sequence_parallel else f"the experts' s'b{w}"
     counts = f"1 per MoE layer forward and 1 backward over the {etp} expert tensor ranks"
     inter_node = etp > mesh.gpus_per_node  # ETP consecutive ranks (service.mesh)
     link = np.broadcast_to(inter_node, present.shape) if isinstance(present, np.ndarray) else _link(inter_node)
@@ -252,14 +277,16 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
         return []
     sp = mesh.tensor if mesh.sequence_parallel else 1
     tokens = (work.sequence_length // mesh.context) * work.micro_batch_size // sp
-    buffer = tokens * arch.moe.top_k * arch.hidden_size
+    width = routed_expert_width(arch)
+    buffer = tokens * arch.moe.top_k * width
     per_step = 2 * work.moe_layers * work.micro_batches * _present(e)
     link = group_link(mesh, Group.expert)
+    w = "h" if width == arch.hidden_size else "l (the latent width)"
     return [
         GroupCall(
             Group.expert,
             CollectiveName.all_to_all,
-            f"{what}: tokens x top_k x h, dispatch and combine per MoE layer, every micro-batch",
+            f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch",
             buffer,
             e,
             per_step,

@@ -321,6 +321,8 @@ def component_words(
     """(name, bytes, arithmetic) of each activation component of the transformer model."""
     parts = transformer_activation_components(b, s, shape, flash_attention, recompute)
     symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
+    if shape.latent_size:
+        symbols += f", MoE latent l={shape.latent_size}"
     return tuple(
         (name, int(value), f"{name} with {symbols} = {group_digits(int(value))} B") for name, value in parts.items()
     )

@@ -390,13 +390,19 @@ def preset_device(peak: float, gpu: GpuPresetName | None) -> Device:
 
 
 def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> KernelShape | None:
-    """The matrices of a layer; a mixture of experts runs top_k routed and the shared experts per token."""
+    """The matrices of a layer; a mixture of experts runs top_k routed and the shared experts per token, the
+    routed ones on the latent width when the mixture has one."""
     if arch is None:
         return None
-    ffn = arch.ffn_hidden_size
+    ffn, latent, latent_ffn = arch.ffn_hidden_size, 0, 0
     if arch.moe is not None:
         moe = arch.moe
-        ffn = moe.expert_ffn_hidden_size * moe.top_k + shared_expert_width(moe) * moe.shared_experts
+        routed = moe.expert_ffn_hidden_size * moe.top_k
+        ffn = shared_expert_width(moe) * moe.shared_experts
+        if moe.latent_size is not None:
+            latent, latent_ffn = moe.latent_size, routed
+        else:
+            ffn += routed
     return KernelShape(
         layers=arch.layers,
         hidden_size=arch.hidden_size,
@@ -407,6 +413,8 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
         vocab_size=arch.vocab_size,
         attention_heads=arch.attention_heads,
         flash_attention=flash_attention,
+        latent_size=latent,
+        latent_ffn_hidden_size=latent_ffn,
     )
 
 

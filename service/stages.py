@@ -9,7 +9,9 @@ megatron/training/theoretical_memory_usage.py):
   (column- and row-parallel), the column-parallel biases, and the vocabulary-parallel embedding and
   output layer (ceil(V / t) rows each, V padded to a multiple of t);
 - whole on every tensor rank: the norms, the row-parallel output biases (added after the
-  all-reduce), the per-head q/k norms, the router and learned positions;
+  all-reduce), the per-head q/k norms, the router, the latent projections of a mixture of experts
+  with a latent width (Megatron-LM's fc1_latent_proj and fc2_latent_proj, ``parallel_mode=
+  "duplicated"``; "replicated" params in theoretical_memory_usage.py) and learned positions;
 - the routed experts over ETP x e: each rank holds experts / e of them, each divided by the expert
   tensor degree ETP (Megatron's --expert-tensor-parallel-size, whose default is t).
 The dense part's model states shard over d x c ranks, the experts' over the expert-data-parallel
@@ -23,9 +25,12 @@ from service.architecture import (
     attention_parameters,
     has_linear_bias,
     head_dim,
+    latent_projection_parameters,
     layer_parameters,
     mlp_parameters,
     norm_width,
+    routed_expert_parameters,
+    router_parameters,
     shared_expert_width,
 )
 from service.pipeline import stage_layer_indices
@@ -83,8 +88,8 @@ def layer_split(arch: Architecture, index: int) -> Split:
         return Split(tensor + mlp - _mlp_replicated(arch), replicated + _mlp_replicated(arch))
     moe = arch.moe
     assert moe is not None
-    expert = mlp_parameters(arch, moe.expert_ffn_hidden_size)
-    router = moe.experts * arch.hidden_size + (moe.experts if moe.router_bias else 0)
+    expert = routed_expert_parameters(arch)
+    router = router_parameters(arch) + latent_projection_parameters(arch)
     shared = moe.shared_experts * mlp_parameters(arch, shared_expert_width(moe))
     shared_replicated = moe.shared_experts * _mlp_replicated(arch)
     return Split(

@@ -173,3 +173,94 @@ def test_weight_and_optimizer_memory_decreases_with_expert_parallelism(client):
         found.append(held)
     assert found[0] > found[1] > found[2] > found[3]
     assert found == [4380 + 6528, 4380 + 3456, 4380 + 1920, 4380 + 1152]
+
+
+# test_weight_and_optimizer_memory_accounts_for_latent_moe_experts: _make_args(moe_latent_size=4). The routed
+# experts work on the latent width instead of h, and the two projections h -> latent -> h (2 h latent, no bias
+# with add_bias_linear False) are "duplicated non-expert params", whole on every rank like the norms and router.
+LATENT = 4
+LATENT_ROUTED_EXPERTS = 2 * LATENT * F_EXPERT * EXPERTS
+LATENT_PROJECTIONS = 2 * H * LATENT
+
+
+def latent_model() -> dict:  # type: ignore[type-arg]
+    return MEGATRON_TEST_MODEL | {"moe": MEGATRON_TEST_MODEL["moe"] | {"latent_size": LATENT}}  # type: ignore[operator]
+
+
+def test_the_latent_terms_are_the_tests_numbers():
+    assert (LATENT_ROUTED_EXPERTS, LATENT_PROJECTIONS) == (512, 64)
+
+
+def test_latent_total_and_active_parameters_are_megatrons(client):
+    dense_layer = ATTENTION + DENSE_MLP + LAYER_NORMS
+    around = LAYER_NORMS + ROUTER + LATENT_PROJECTIONS  # counted once per MoE layer, in both counts
+    moe_layer = ATTENTION + SHARED_EXPERT + LATENT_ROUTED_EXPERTS + around
+    active_moe_layer = ATTENTION + SHARED_EXPERT + LATENT_ROUTED_EXPERTS * TOP_K // EXPERTS + around
+    answer = plan(client, model=latent_model())
+    assert answer["parameter_count"] == dense_layer + moe_layer + FINAL_NORM + EMBEDDING == 1800
+    assert answer["active_parameter_count"] == dense_layer + active_moe_layer + FINAL_NORM + EMBEDDING == 1416
+
+
+def test_weight_and_optimizer_memory_accounts_for_latent_moe_experts(client):
+    # _make_args defaults: TP 2, PP 1, EP 2, ETP 4, world 32, distributed optimizer.
+    answer = plan(
+        client,
+        model=latent_model(),
+        cluster={"world_size": 32, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        arrangement="zero1",
+        precision="megatron",
+        parallelism={"tensor": 2, "expert": 2, "expert_tensor": 4},
+        training={"micro_batch_size": 1, "sequence_length": 16, "global_batch_size": 32},
+    )
+    d, edp = 32 // 2, 32 // 4 // 2  # DP = 16, EDP = 4, as the test's comments say
+    assert (answer["parallelism"]["data"], answer["parallelism"]["expert_data"]) == (d, edp)
+
+    # The unit test's expected_memory, written as it writes it.
+    tp_sharded_params_on_rank = ((256 + 256) + (256 + 128) + 256) / 2
+    replicated_params_on_rank = 16 + (16 + 64 + 32) + 8
+    expert_sharded_params_on_rank = 512 / (4 * 2)
+    expected_memory = (tp_sharded_params_on_rank + replicated_params_on_rank) * (
+        6 + 12 / 16
+    ) + expert_sharded_params_on_rank * (6 + 12 / 4)
+    assert expected_memory == 5382
+
+    # The same terms from this file's names: one stage holds both layers and the tied embedding once.
+    dense = (2 * ATTENTION + DENSE_MLP + SHARED_EXPERT + EMBEDDING) // 2
+    dense += 2 * LAYER_NORMS + ROUTER + LATENT_PROJECTIONS + FINAL_NORM
+    experts = LATENT_ROUTED_EXPERTS // (4 * 2)
+    assert (dense, experts) == (tp_sharded_params_on_rank + replicated_params_on_rank, 64) == (712, 64)
+    assert megatron_bytes(dense, experts, d, edp) == expected_memory
+    (stage,) = answer["memory"]["stages"]
+    assert stage["parameters_per_gpu"] == dense + experts
+    held = stage["model_state_bytes"]
+    assert held == held_bytes(dense, experts, d, edp) == 5388
+    assert 0 <= held - expected_memory < 12  # the dense shard 712 / 16 = 44.5 rounded up to 45 elements
+
+
+def test_a_latent_size_of_zero_is_refused(client):
+    body = {
+        "model": latent_model() | {"moe": latent_model()["moe"] | {"latent_size": 0}},
+        "cluster": {"world_size": 1, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "ddp",
+    }
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 422
+    assert [e["pointer"] for e in response.json()["errors"]] == ["/model/moe/latent_size"]
+
+
+def test_latent_moe_flops_follow_megatrons_count(client):
+    # num_floating_point_operations (megatron/training/training.py): per token, the MoE layer's routed experts
+    # cost forward_backward (3) x fma (2) x h x f_e x top_k x ffn_expansion (2, no swiglu), and with a latent
+    # width x latent / h for the experts plus h x 2 latent for the two projections. The rest of the model is
+    # the same with and without the latent width, so the steps differ by the tokens times the difference.
+    def routed(latent: int | None) -> float:
+        if latent is None:
+            return 3 * 2 * H * (F_EXPERT * TOP_K * 2)
+        return 3 * 2 * H * (F_EXPERT * TOP_K * 2 * latent / H + 2 * latent)
+
+    training = {"micro_batch_size": 1, "sequence_length": 16, "global_batch_size": 4}
+    plain = plan(client, training=training)["time"]["model_flops_per_step"]
+    latent = plan(client, model=latent_model(), training=training)["time"]["model_flops_per_step"]
+    tokens = 4 * 16
+    assert routed(LATENT) - routed(None) == 1152 - 1536
+    assert latent - plain == tokens * (routed(LATENT) - routed(None))

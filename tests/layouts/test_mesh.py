@@ -1,5 +1,6 @@
 """The mesh: validation naming every factor, rank placement, stages, and what the mesh conserves."""
 
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -132,13 +133,17 @@ def architecture(name: ModelPresetName):  # type: ignore[no-untyped-def]
     st.integers(1, 16),
     st.sampled_from([1, 2, 4, 8]),
     st.sampled_from([None, 1, 2, 4, 8]),
+    st.sampled_from([None, 256, 1000]),
 )
-def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e, expert_tensor):
+def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e, expert_tensor, latent):
     """Every parameter is held by exactly one GPU of a (tensor, expert) group of each stage, except the parts
     kept whole on every tensor rank (norms, router, row-parallel biases), a copy of a tied embedding on the last
     stage, and the rows a vocabulary padded to a multiple of t adds. The routed experts are held once by the
-    expert_tensor x e GPUs of the experts' grid (expert_tensor None: t)."""
+    expert_tensor x e GPUs of the experts' grid (expert_tensor None: t). A latent width (Megatron-LM's
+    --moe-latent-size) narrows the routed experts and adds its projections among the parts kept whole."""
     arch = architecture(name)
+    if latent is not None and arch.moe is not None:
+        arch = replace(arch, moe=replace(arch.moe, latent_size=latent))
     etp = t if expert_tensor is None else expert_tensor
     experts = arch.moe.experts if arch.moe else 1
     if arch.attention_heads % t or arch.kv_heads % t or experts % e or p > arch.layers:

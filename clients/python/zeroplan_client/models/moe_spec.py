@@ -19,6 +19,9 @@ class MoeSpec:
         experts (int): Routed experts per MoE layer.
         top_k (int): Routed experts each token uses.
         dense_layers (int | Unset): Leading layers with the dense MLP (DeepSeek-V3: first_k_dense_replace). Default: 0.
+        latent_size (int | None | Unset): Width the routed experts work on (Megatron-LM's --moe-latent-size): tokens are
+            projected from hidden_size down to it before dispatch and back after combine, by two projections held whole on
+            every rank; the shared experts keep hidden_size. Omitted: the routed experts work on hidden_size.
         layer_interval (int | Unset): After the dense layers, every layer_interval-th layer is MoE, the others dense
             (Llama 4 Maverick: interleave_moe_layer_step 2). Default: 1.
         router_bias (bool | Unset): A per-expert bias beside the router (DeepSeek-V3 e_score_correction_bias). Default:
@@ -32,6 +35,7 @@ class MoeSpec:
     experts: int
     top_k: int
     dense_layers: int | Unset = 0
+    latent_size: int | None | Unset = UNSET
     layer_interval: int | Unset = 1
     router_bias: bool | Unset = False
     shared_expert_ffn_hidden_size: int | None | Unset = UNSET
@@ -45,6 +49,12 @@ class MoeSpec:
         top_k = self.top_k
 
         dense_layers = self.dense_layers
+
+        latent_size: int | None | Unset
+        if isinstance(self.latent_size, Unset):
+            latent_size = UNSET
+        else:
+            latent_size = self.latent_size
 
         layer_interval = self.layer_interval
 
@@ -69,6 +79,8 @@ class MoeSpec:
         )
         if dense_layers is not UNSET:
             field_dict["dense_layers"] = dense_layers
+        if latent_size is not UNSET:
+            field_dict["latent_size"] = latent_size
         if layer_interval is not UNSET:
             field_dict["layer_interval"] = layer_interval
         if router_bias is not UNSET:
@@ -90,6 +102,15 @@ class MoeSpec:
         top_k = d.pop("top_k")
 
         dense_layers = d.pop("dense_layers", UNSET)
+
+        def _parse_latent_size(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        latent_size = _parse_latent_size(d.pop("latent_size", UNSET))
 
         layer_interval = d.pop("layer_interval", UNSET)
 
@@ -113,6 +134,7 @@ class MoeSpec:
             experts=experts,
             top_k=top_k,
             dense_layers=dense_layers,
+            latent_size=latent_size,
             layer_interval=layer_interval,
             router_bias=router_bias,
             shared_expert_ffn_hidden_size=shared_expert_ffn_hidden_size,
