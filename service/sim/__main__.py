@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import replace
 from typing import Any
 
 from models.enums import ArrangementName
@@ -70,30 +69,12 @@ def under_torchrun() -> bool:
 
 
 def torchrun_main(cfg: SimConfig, out: str | None) -> int:
-    import time
-
-    import torch.distributed as dist
-
+    """One rank under torchrun; rank 0 emits the report (service/sim/torchrun.py)."""
     from service.sim.report import build_report
+    from service.sim.torchrun import torchrun_rank
     from service.sim.worker import run_rank
 
-    cfg = replace(cfg, world_size=int(os.environ["WORLD_SIZE"]))
-    rank = int(os.environ["RANK"])
-    started = time.perf_counter()
-    result = run_rank(cfg, rank, "env://")
-    if result["failure"] is not None:
-        sys.stderr.write(json.dumps(result["failure"]) + "\n")
-        return 1
-    gathered: list[Any] = [None] * cfg.world_size
-    dist.gather_object(result, gathered if rank == 0 else None, dst=0)
-    if rank == 0:
-        ranks = [{"rank": r["rank"], "pid": r["pid"], "exit_code": None, "killed": False} for r in gathered]
-        launched = {"results": gathered, "ranks": ranks, "timed_out": False, "wall_s": time.perf_counter() - started}
-        emit(build_report(cfg, launched), out)
-    from service.sim.engines.torch_run import leave_together
-
-    leave_together()
-    return 0  # not reached: leave_together ends the process
+    return torchrun_rank(cfg, run_rank, build_report, emit, out)
 
 
 def main(argv: list[str] | None = None) -> int:

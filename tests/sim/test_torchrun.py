@@ -27,3 +27,17 @@ def test_four_ranks_under_torchrun_write_the_report(tmp_path: Path) -> None:
     assert report["engine"] == "torch" and report["world_size"] == 4 and report["succeeded"] is True
     [run] = report["arrangements"]
     assert run["arrangement"] == "zero3"
+
+
+def test_the_rings_engine_under_torchrun_writes_the_report(tmp_path: Path) -> None:
+    """The default engine (the hand-written rings) takes the same torchrun path: two ranks, ZeRO-2."""
+    out = tmp_path / "report.json"
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
+    command += ["-m", "service.sim", "--arrangements", "zero2", "--steps", "2", "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RANK", "WORLD_SIZE", "MASTER_", "LOCAL_"))}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=140)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["world_size"] == 2 and report["succeeded"] is True
+    [run] = report["arrangements"]
+    assert run["arrangement"] == "zero2"

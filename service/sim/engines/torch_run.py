@@ -12,7 +12,6 @@ import multiprocessing as mp
 import os
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -63,44 +62,9 @@ def simulate(cfg: TorchSimConfig, deadline_s: float = 120.0) -> dict[str, Any]:
 
 
 def torchrun_main(cfg: TorchSimConfig, emit: Any, out: str | None) -> int:
-    """One rank under torchrun; rank 0 emits the report."""
-    import torch.distributed as dist
-
+    """One rank under torchrun; rank 0 emits the report (service/sim/torchrun.py)."""
     from service.sim.engines.torch_rank import run_rank
     from service.sim.engines.torch_report import build_report
+    from service.sim.torchrun import torchrun_rank
 
-    cfg = replace(cfg, world_size=int(os.environ["WORLD_SIZE"]))
-    rank = int(os.environ["RANK"])
-    started = time.perf_counter()
-    result = run_rank(cfg, rank, "env://")
-    if result["failure"] is not None:
-        import sys
-
-        sys.stderr.write(json.dumps(result["failure"]) + "\n")
-        return 1
-    gathered: list[Any] = [None] * cfg.world_size
-    dist.gather_object(result, gathered if rank == 0 else None, dst=0)
-    if rank == 0:
-        ranks = [{"rank": r["rank"], "pid": r["pid"], "exit_code": None, "killed": False} for r in gathered]
-        launched = {"results": gathered, "ranks": ranks, "timed_out": False, "wall_s": time.perf_counter() - started}
-        emit(build_report(cfg, launched), out)
-    leave_together()
-    return 0  # not reached: leave_together ends the process
-
-
-def leave_together() -> None:
-    """End a torchrun rank after its peers are done with it, without gloo's teardown.
-
-    The barrier keeps a rank from leaving while a peer still talks to it. The teardown is skipped
-    (os._exit after flushing): gloo's pair destructors abort the process ("terminate called without
-    an active exception", SIGABRT) when a peer has already closed its sockets, and torchrun then
-    reports the job failed although every rank finished.
-    """
-    import sys
-
-    import torch.distributed as dist
-
-    dist.barrier()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    return torchrun_rank(cfg, run_rank, build_report, emit, out)
