@@ -25,13 +25,14 @@ from models.plan import (
 )
 from models.training import Training
 from service import resolve
+from service.arrangements import Sharding
 from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
 from service.errors import InvalidLayout
 from service.evaluate import Setup, time_links
 from service.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
 from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
-from service.mesh import Group, Mesh, ModelLimits, layout_warnings, micro_batches, validated_mesh
+from service.mesh import Group, Mesh, ModelLimits, layout_warnings, micro_batches, requested_mesh, validated_mesh
 from service.mesh_traffic import GroupCall
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.timing import call_seconds, flat_link, hierarchical_link_bytes
@@ -59,18 +60,7 @@ class Layout:
 def layout_of(request: PlanRequest) -> Layout:
     """The request's mesh, validated (every problem a 422 naming its field), and its micro-batches."""
     par, cluster = request.parallelism, request.cluster
-    mesh = Mesh(
-        world_size=cluster.world_size,
-        gpus_per_node=cluster.gpus_per_node,
-        tensor=par.tensor,
-        pipeline=par.pipeline,
-        context=par.context,
-        expert=par.expert,
-        expert_tensor=par.expert_tensor,
-        sequence_parallel=par.sequence_parallel,
-        schedule=par.pipeline_schedule,
-        virtual_stages=par.virtual_stages,
-    )
+    mesh = requested_mesh(par, cluster.world_size, cluster.gpus_per_node)
     training = request.training or resolve.DEFAULT_TRAINING
     resolved_model = resolve.model(request.model)
     arch = resolved_model.architecture
@@ -124,10 +114,8 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
     )
 
 
-def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
-    """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
-    from service.planner import _resolved, _where, time_assumptions, token_budget_of
-
+def resolved_request(request: PlanRequest, layout: Layout) -> tuple[resolve.Scenario, Sharding, Setup]:
+    """What a plan request resolves to (service.resolve), with the training and model its layout gives."""
     scene = resolve.scenario(
         request.model,
         request.precision,
@@ -138,7 +126,14 @@ def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
         layout.model,
     )
     sharding = resolve.sharding(request.arrangement)
-    setup = resolve.setup_for(scene, sharding)
+    return scene, sharding, resolve.setup_for(scene, sharding)
+
+
+def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
+    """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
+    from service.planner import _resolved, _where, time_assumptions, token_budget_of
+
+    scene, sharding, setup = resolved_request(request, layout)
     arch = scene.model.architecture
     assert arch is not None
     mesh, m = layout.mesh, layout.micro_batches

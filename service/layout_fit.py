@@ -30,7 +30,7 @@ from service.fit import valid_job
 from service.layout import evaluate_layout, stage_memory
 from service.layout_answer import echo
 from service.memory import bytes_per_weight_split
-from service.mesh import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches
+from service.mesh import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
 from service.numeric import GIB_BYTES, gpus, group_digits
 from service.work_budget import WorkBudget
 
@@ -54,19 +54,7 @@ class LayoutCase:
         return self.parallelism.tensor * self.parallelism.pipeline * self.parallelism.context
 
     def mesh(self, data: int) -> Mesh:
-        par = self.parallelism
-        return Mesh(
-            world_size=self.model_parallel * data,
-            gpus_per_node=self.gpus_per_node,
-            tensor=par.tensor,
-            pipeline=par.pipeline,
-            context=par.context,
-            expert=par.expert,
-            expert_tensor=par.expert_tensor,
-            sequence_parallel=par.sequence_parallel,
-            schedule=par.pipeline_schedule,
-            virtual_stages=par.virtual_stages,
-        )
+        return requested_mesh(self.parallelism, self.model_parallel * data, self.gpus_per_node)
 
     def problems(self, data: int) -> list[tuple[str, str]]:
         return layout_problems(

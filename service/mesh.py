@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from models.parallelism import ParallelGroup, PipelineSchedule
+from models.parallelism import ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
 from service.numeric import maximum, minimum
 
@@ -446,3 +446,19 @@ def validated_mesh(
     if problems:
         raise InvalidLayout(problems)
     return mesh
+
+
+def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int) -> Mesh:
+    """The mesh a request's ``parallelism`` asks for on ``world_size`` GPUs (not yet validated)."""
+    return Mesh(
+        world_size=world_size,
+        gpus_per_node=gpus_per_node,
+        tensor=parallelism.tensor,
+        pipeline=parallelism.pipeline,
+        context=parallelism.context,
+        expert=parallelism.expert,
+        expert_tensor=parallelism.expert_tensor,
+        sequence_parallel=parallelism.sequence_parallel,
+        schedule=parallelism.pipeline_schedule,
+        virtual_stages=parallelism.virtual_stages,
+    )

@@ -45,7 +45,7 @@ from service.compute import FlopShape
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate
-from service.layout_answer import echo, layout_of, layout_plan
+from service.layout_answer import echo, layout_of, layout_plan, resolved_request
 from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
@@ -65,17 +65,7 @@ def plan(request: PlanRequest) -> PlanResponse:
     layout = layout_of(request)
     if not layout.mesh.trivial:
         return layout_plan(request, layout)
-    scene = resolve.scenario(
-        request.model,
-        request.precision,
-        layout.training,
-        request.activations,
-        request.levers,
-        request.cluster,
-        layout.model,
-    )
-    sharding = resolve.sharding(request.arrangement)
-    setup = resolve.setup_for(scene, sharding)
+    scene, sharding, setup = resolved_request(request, layout)
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)
