@@ -16,8 +16,12 @@
 6. a layout sweep (Llama 3 70B: tensor x pipeline x context x world size x micro-batch x
    micro-batches x arrangement, 131,072 cells) through the whole sweep core, its layout cells
    evaluated at once by service.layout_grid, against the same cells planned one by one
-   (service.planner.plan on each cell's request, as layout cells were swept before).
+   (service.planner.plan on each cell's request, as layout cells were swept before);
+7. the same layout sweep with a given training.utilisation (0.45), evaluated at once too (it was
+   planned one by one, at most 4,096 cells a sweep), against its cells planned one by one.
 All figures come from one run on this machine.
+
+    python -m bench.sweep --layouts  # only the layout sweeps (6 and 7)
 """
 
 import argparse
@@ -134,9 +138,13 @@ LAYOUT_SWEEP = {
 }
 
 
-def layout_sweep_rates(sample: int) -> tuple[int, int, float, float]:
+def layout_sweep_rates(sample: int, utilisation: float | None = None) -> tuple[int, int, float, float]:
     """(cells, rows, cells/s of the sweep core, cells/s planned one by one on a sample of its layout cells)."""
-    request = SweepRequest.model_validate(LAYOUT_SWEEP)
+    body = LAYOUT_SWEEP
+    if utilisation is not None:
+        base = LAYOUT_SWEEP["base"]
+        body = {**LAYOUT_SWEEP, "base": {**base, "training": {**base["training"], "utilisation": utilisation}}}
+    request = SweepRequest.model_validate(body)
     table = sweep(request, max_cells=1_000_000, max_evaluations=100_000)
     rate = table.cells / timed(lambda: sweep(request, max_cells=1_000_000, max_evaluations=100_000))
     columns = table.columns
@@ -208,7 +216,11 @@ def http_sweep_seconds(cells: int) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--layouts", action="store_true", help="only the layout sweeps")
     args = parser.parse_args()
+    if args.layouts:
+        layout_figures(args.quick)
+        return
     n, b = grid(25_000 if args.quick else 250_000)
     cells = 4 * len(n)
     vector_s = timed(lambda: memory_traffic_fit(n))
@@ -228,12 +240,18 @@ def main() -> None:
     )
     http_s, rows = http_sweep_seconds(10_000 if args.quick else 100_000)
     print(f"POST /v1/sweep, {rows:,} cells over HTTP: {http_s:.2f} s (target < 2 s)")
-    cells_layout, rows_layout, layout_rate, planned_rate = layout_sweep_rates(100 if args.quick else 500)
-    print(
-        f"layout sweep core, {cells_layout:,} cells (31 of 32 with a layout; {rows_layout:,} valid): "
-        f"{layout_rate:,.0f} cells/s; its layout cells planned one by one: "
-        f"{planned_rate:,.0f} cells/s ({layout_rate / planned_rate:,.0f}x)"
-    )
+    layout_figures(args.quick)
+
+
+def layout_figures(quick: bool) -> None:
+    for utilisation in (None, 0.45):
+        cells, rows, rate, planned_rate = layout_sweep_rates(100 if quick else 500, utilisation)
+        given = "" if utilisation is None else f" with training.utilisation {utilisation:g}"
+        print(
+            f"layout sweep core{given}, {cells:,} cells (31 of 32 with a layout; {rows:,} valid): "
+            f"{rate:,.0f} cells/s; its layout cells planned one by one: "
+            f"{planned_rate:,.0f} cells/s ({rate / planned_rate:,.0f}x)"
+        )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,8 @@ class SweepAxes(Strict):
     tensor: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(
         int,
         "Tensor-parallel degrees; replaces base.parallelism.tensor. A cell with any degree above 1 is evaluated as "
-        "/v1/plan plans its layout, every such cell of a model at once (with a given training.utilisation, one by "
-        "one: at most 4,096 such cells).",
+        "/v1/plan plans its layout, every such cell of a model at once (with or without a given "
+        "training.utilisation).",
     )
     pipeline: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(int, "Pipeline-parallel degrees.")
     context: list[Annotated[int, Field(ge=1, le=1_000_000)]] | None = _axis(int, "Context-parallel degrees.")

@@ -226,6 +226,31 @@ def _stage(
     )
 
 
+def slowest_stage(
+    arch: Architecture, pipeline: int, virtual_stages: int, s: int
+) -> tuple[int, list[list[int]], Fraction]:
+    """(index of the stage with the most FLOPs, each stage's layer indices, its share of the model's FLOPs):
+    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace."""
+    indices = stage_layer_indices(arch.layers, pipeline, virtual_stages)
+    per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
+    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
+    return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
+
+
+def given_stage_seconds(setup: Setup, active: int, s: int, tokens: Any, share: Any, stage_gpus: Any) -> tuple[Any, Any]:
+    """(compute, forward) seconds of the slowest stage at a given utilisation (numbers, or arrays for many
+    layouts): its ``share`` of the step's hardware FLOPs over its t x c x d GPUs at the hardware efficiency
+    the MFU implies for the recomputation it was given for (service.compute.hardware_efficiency); the
+    forward pass is its share of those FLOPs (2 of 6 per weight and token, PaLM appendix B)."""
+    assert setup.utilisation is not None
+    shape = setup.flop_shape
+    hardware_per_token = float(hardware_flops_per_token(active, shape, s, setup.recompute))
+    measured = setup.measured_recompute or setup.recompute
+    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
+    compute_s = compute_seconds(hardware_per_token * tokens * share, stage_gpus, setup.peak_flops_per_s, efficiency)
+    return compute_s, compute_s * float(forward_flops_per_token(active, shape, s)) / hardware_per_token
+
+
 def modelled_stage_seconds(
     setup: Setup, mesh: Mesh, layers: int, stage: int, m: int, b: int, s: int, active: int
 ) -> tuple[float, float]:
@@ -302,6 +327,17 @@ def data_group_time(
     return timed
 
 
+def data_group_schedule(timed: dict[bool, CommunicationTime]) -> tuple[Any, Any, Any]:
+    """(whether the hierarchical schedule runs, the group's total and exposed seconds): the faster of the two
+    schedules data_group_time priced (the flat ring alone without a given utilisation); per layout for arrays."""
+    if timed[True] is timed[False]:
+        return False, timed[False].total_s, timed[False].exposed_s
+    hierarchical = np.asarray(timed[True].total_s) < np.asarray(timed[False].total_s)
+    total_s = np.where(hierarchical, timed[True].total_s, timed[False].total_s)
+    exposed_s = np.where(hierarchical, timed[True].exposed_s, timed[False].exposed_s)
+    return hierarchical, total_s, exposed_s
+
+
 def _data_group(
     label: str,
     parameters: int,
@@ -315,7 +351,7 @@ def _data_group(
 ) -> DataGroup:
     calls = step_collectives(setup.precision, setup.sharding, m)
     timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers)
-    hierarchical = bool(timed[True].total_s < timed[False].total_s)
+    hierarchical, _, exposed_s = data_group_schedule(timed)
     return DataGroup(
         label,
         parameters,
@@ -324,8 +360,8 @@ def _data_group(
         calls,
         float(timed[False].total_s),
         float(timed[True].total_s),
-        float(timed[hierarchical].exposed_s),
-        hierarchical,
+        float(exposed_s),
+        bool(hierarchical),
     )
 
 
@@ -346,23 +382,17 @@ def evaluate_layout(
     top = stages[busiest]
 
     # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
-    indices = stage_layer_indices(arch.layers, mesh.pipeline, mesh.virtual_stages)
-    per_stage = [stage_flops_per_token(arch, idx, i == mesh.pipeline - 1, s) for i, idx in enumerate(indices)]
-    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
-    share = Fraction(per_stage[slowest], sum(per_stage))
+    slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s)
     active, shape = active_parameter_count(arch), setup.flop_shape
     tokens = int(tokens_per_step(mesh.data, b, s, m))
     model_flops = float(model_flops_per_token(active, shape, s)) * tokens
-    hardware_per_token = float(hardware_flops_per_token(active, shape, s, setup.recompute))
-    flops = hardware_per_token * tokens
+    flops = float(hardware_flops_per_token(active, shape, s, setup.recompute)) * tokens
     if setup.utilisation is None:
         compute_s, forward_s = modelled_stage_seconds(setup, mesh, len(indices[slowest]), slowest, m, b, s, active)
     else:
-        measured = setup.measured_recompute or setup.recompute
-        efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
         stage_gpus = mesh.tensor * mesh.context * mesh.data
-        compute_s = float(compute_seconds(flops * share, stage_gpus, setup.peak_flops_per_s, efficiency))
-        forward_s = compute_s * float(forward_flops_per_token(active, shape, s)) / hardware_per_token
+        given = given_stage_seconds(setup, active, s, tokens, float(share), stage_gpus)
+        compute_s, forward_s = float(given[0]), float(given[1])
     backward_s = compute_s - forward_s
     idle = bubble_fraction(mesh.schedule, mesh.pipeline, mesh.virtual_stages, m)
     bubble_s = compute_s * float(idle)

@@ -9,10 +9,13 @@ evaluates one (and /v1/plan answers it), in two parts:
   (service.stages), the FSDP units (service.layout.layout_units), the working set per arrangement,
   the slowest stage by its FLOPs -- is computed once per structure by the scalar functions.
 - Everything else is numpy over the layouts: each formula of the core (model states, activations,
-  micro-batches in flight, the efficiency model's compute, the bubble, the model-parallel and
-  data-parallel collectives, offload, the optimizer step) is called once per value of the
-  categorical choices it branches on (arrangement, offload, recompute, schedule, sequence
-  parallelism), on the layouts that hold that value (boolean masks). No formula is written here.
+  micro-batches in flight, the compute, the bubble, the model-parallel and data-parallel
+  collectives, offload, the optimizer step) is called once per value of the categorical choices it
+  branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
+  that hold that value (boolean masks). No formula is written here. The compute is the efficiency
+  model's or, with a given training.utilisation, the slowest stage's share of the step's FLOPs at
+  the hardware efficiency it implies, the data groups then on the cheaper of the flat ring and the
+  hierarchical schedule (service.layout.given_stage_seconds, data_group_schedule).
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
 (service.pipeline), so of the stages that hold the same layers and parameters the first holds the
@@ -34,13 +37,21 @@ from service.arrangements import Sharding, sharding_for
 from service.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
 from service.efficiency import micro_batch_compute, overlap_slowdown_seconds
 from service.evaluate import Setup, optimizer_step_seconds
-from service.layout import data_group_time, exposed_group_s, group_call_seconds, layout_units, stage_flops_per_token
+from service.layout import (
+    data_group_schedule,
+    data_group_time,
+    exposed_group_s,
+    given_stage_seconds,
+    group_call_seconds,
+    layout_units,
+    slowest_stage,
+)
 from service.memory import bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
 from service.mesh import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh import Group, Mesh
 from service.mesh_traffic import StageWork, model_parallel_calls
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
-from service.pipeline import bubble_ratio, in_flight_ratio, stage_layer_indices
+from service.pipeline import bubble_ratio, in_flight_ratio
 from service.stages import StageShare, stage_shares
 from service.traffic import collective_bytes_sent, step_collectives
 from service.working_set import working_set_rows
@@ -114,7 +125,9 @@ class Case:
         key = (arrangement, recompute, offload)
         if key not in self.setups:
             levers = self.levers.model_copy(update={"recompute": RECOMPUTES[recompute], "offload_optimizer": offload})
-            self.setups[key] = resolve.setup_for(self.scene, self.shardings[arrangement], levers)
+            # Each layout is the plan of its own levers: a given utilisation holds for its recomputation.
+            measured = RECOMPUTES[recompute]
+            self.setups[key] = resolve.setup_for(self.scene, self.shardings[arrangement], levers, measured)
         return self.setups[key]
 
 
@@ -128,6 +141,7 @@ class Structure:
     max_moe_layers: int
     slowest_layers: int
     slowest_last: bool
+    slowest_share: float  # the slowest stage's share of the model's FLOPs
     working_states: list[list[dict[StateClass, int]]]  # [arrangement][candidate]: the working set by state class
 
 
@@ -160,9 +174,7 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    indices = stage_layer_indices(arch.layers, pipeline, virtual_stages)
-    per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
-    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
+    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s)
     return Structure(
         candidates,
         working,
@@ -170,6 +182,7 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         max(share.moe_layers for share in shares),
         len(indices[slowest]),
         slowest == pipeline - 1,
+        float(share),
         working_states,
     )
 
@@ -272,6 +285,7 @@ class StructureTable:
             "max_moe_layers": np.array([item.max_moe_layers for item in self.items], dtype=np.int64),
             "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
             "slowest_last": np.array([item.slowest_last for item in self.items], dtype=bool),
+            "slowest_share": np.array([item.slowest_share for item in self.items], dtype=np.float64),
         }
         arrangements = len(self.case.shardings)
         working = np.zeros((count, arrangements, width), dtype=np.int64)
@@ -421,16 +435,24 @@ def evaluate_grid(
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
 
-    # Compute: the slowest stage's micro-batches by the efficiency model, per recompute: (shapes, recomputes).
+    # Compute: the slowest stage's micro-batches, per recompute: (shapes, recomputes); by the efficiency model,
+    # or at the given utilisation (its share of the step's FLOPs on its t x c x d GPUs).
     first_setup = case.setup(arrangements[0])
     eff = first_setup.efficiency
     assert eff is not None
+    given = first_setup.utilisation is not None
     active = active_parameter_count(arch)
     per_token = float(model_flops_per_token(active, first_setup.flop_shape, s))
+    tokens: Any = tokens_per_step(d, b, s, m)
     compute_s = np.zeros((count, sizes[1]))
     forward_s = np.zeros((count, sizes[1]))
+    if given:
+        share, stage_gpus = st["slowest_share"][sid], t * c * d
+        for j, r in enumerate(recomputes):
+            setup = case.setup(arrangements[0], r)
+            compute_s[:, j], forward_s[:, j] = given_stage_seconds(setup, active, s, tokens, share, stage_gpus)
     slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
-    for (last,), rows in _combos(slowest_last):
+    for (last,), rows in () if given else _combos(slowest_last):
         for j, r in enumerate(recomputes):
             micro = micro_batch_compute(
                 eff, b[rows], s, RECOMPUTES[r], per_token, slowest_layers[rows], t[rows], c[rows], bool(last)
@@ -488,18 +510,20 @@ def evaluate_grid(
         at = (slice(None), i)
         collectives = step_collectives(setup.precision, setup.sharding, m3)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-        dense = data_group_time(
-            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
-        )[False]
-        data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
-        data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
+        _, dense_s, dense_exposed_s = data_group_schedule(
+            data_group_time(collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top)
+        )
+        data_total[at] = np.where(has_dense[:, :, None], dense_s, 0.0)
+        data_exposed[at] = np.where(has_dense[:, :, None], dense_exposed_s, 0.0)
         if experts_anywhere:
-            experts = data_group_time(
-                collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
-            )[False]
+            _, experts_s, experts_exposed_s = data_group_schedule(
+                data_group_time(
+                    collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
+                )
+            )
             has_experts = top_apart[at] & (expert_data[wide3] > 1)
-            data_total[at] += np.where(has_experts, experts.total_s, 0.0)
-            data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
+            data_total[at] += np.where(has_experts, experts_s, 0.0)
+            data_exposed[at] += np.where(has_experts, experts_exposed_s, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)
@@ -510,9 +534,10 @@ def evaluate_grid(
             )
             degree = shard_degree(data_context[col], g_data[col], shard)
             expert_degree = shard_degree(expert_data[col], g_data[col], shard)
-            optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
-                top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
-            )
+            if not given:  # the efficiency model's optimizer step; a given utilisation's compute holds it
+                optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
+                    top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
+                )
             if extra is not None:
                 apart = top_apart[cell]
                 shares = [
@@ -525,14 +550,13 @@ def evaluate_grid(
     offload_s = pcie / first_setup.links.host_bytes_per_s + (
         host_bytes_per_node(top_cpu, per_node, g_node) / first_setup.host_memory_bytes_per_s
     )
-    slowdown_s = overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
+    slowdown_s = np.zeros(full_shape) if given else overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
 
     step_s = grid(compute_s) + grid(bubble_s) + grid(exposed) + data_exposed + offload_s + optimizer_s + slowdown_s
-    tokens: Any = tokens_per_step(d, b, s, m)
     model_flops = per_token * tokens
     wide = (slice(None), None, None, None)
     return Figures(

@@ -36,7 +36,7 @@ from service.compute import tokens_per_second
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.evaluate import Evaluation, Inputs, Setup, evaluate
 from service.fit import valid_job
-from service.sweep_layouts import LAYOUT_AXES, LayoutCells, check_layout_cells, data_only
+from service.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
 from service.work_budget import WorkBudget
 
 # Fields of Inputs; then k, which the evaluation takes through its setup.
@@ -189,26 +189,24 @@ def sweep(
     numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
     parts: list[dict[str, np.ndarray]] = []
     skipped: dict[str, int] = {}
-    planned = 0
     for spec in models_of(request):
         budget.check()
         scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
         layouts = LayoutCells(base, spec, values, numeric, budget)
-        planned += layouts.one_by_one_cells()
-        check_layout_cells(planned)
+        architecture = scene.model.architecture is not None
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
             group = dict(zip(GROUP_AXES, combo, strict=True))
             for layout in map(_layout, itertools.product(*(values[a] for a in LAYOUT_AXES))):
                 budget.check()
                 part = (
                     _evaluate_group(scene, base, group, numeric, values, skipped)
-                    if data_only(layout, base)
+                    if data_only(layout, base, architecture)
                     else layouts.part(group, layout, skipped)
                 )
                 if part is not None:
                     rows = len(part["world_size"])
                     part["model"] = np.full(rows, model_label(spec))
-                    if data_only(layout, base):
+                    if data_only(layout, base, architecture):
                         part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
                         for axis in LAYOUT_AXES:
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)

@@ -16,9 +16,10 @@ layout_problems the search reads too (property tests check it against layout_pro
 cell against /v1/plan). Before any array is formed, each layout group is evaluated in Python's exact
 integers at the corners of its valid numeric box and refused if a count reaches 2**63.
 
-With a given utilisation (training.utilisation), or a layout of virtual stages alone on a model
-without an architecture, cells are planned one by one by service.planner.plan, at most
-``MAX_LAYOUT_CELLS`` a sweep.
+A given utilisation (training.utilisation) is evaluated there too, as /v1/plan prices it. On a model
+without an architecture every degree above 1 is refused, and a layout of virtual stages alone plans
+as data parallelism (/v1/plan's mesh is then trivial): those cells take the sweep's data-parallel
+path (``data_only``), their virtual_stages column as given. Nothing is planned one by one.
 """
 
 import itertools
@@ -29,13 +30,13 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from models.common import ModelSpec, as_request_json
-from models.enums import ActivationModel, ArrangementName, StateClass, StateLocation
+from models.enums import ActivationModel, ArrangementName
 from models.parallelism import Parallelism, PipelineSchedule
-from models.plan import PlanRequest, PlanResponse
+from models.plan import PlanRequest
 from models.training import Training
 from service import resolve
 from service.arrangements import canonical_name
-from service.errors import DomainError, SweepOverflow, SweepTooLarge
+from service.errors import SweepOverflow
 from service.fit import valid_job
 from service.layout import LayoutEvaluation, evaluate_layout
 from service.layout_grid import RECOMPUTES, SCHEDULES, STATES, Case, Choices, Layouts, StructureTable, evaluate_grid
@@ -45,7 +46,6 @@ from service.work_budget import WorkBudget
 
 LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
 DEGREES = ("tensor", "pipeline", "context", "expert")
-MAX_LAYOUT_CELLS = 4096  # cells planned one by one (a given utilisation)
 CHUNK_CELLS = 131_072  # cells (layouts x categorical choices) evaluated in one layout_grid call
 INT64_LIMIT = 2**63
 # The request model's refusals of a cell's world size, by the fields they name (models.common.Cluster,
@@ -53,25 +53,6 @@ INT64_LIMIT = 2**63
 NOT_WHOLE_NODES = "not a valid plan request (/cluster/world_size)"
 HYBRID_PART_NODE = "not a valid plan request (/arrangement)"
 VALID = -1
-# Sweep columns read off the plan's answer: column -> (section, field).
-PLAN_COLUMNS = {
-    "model_state_bytes": ("memory", "model_state_bytes"),
-    "activations_bytes": ("memory", "activations_bytes"),
-    "per_gpu_bytes": ("memory", "per_gpu_bytes"),
-    "fits": ("memory", "fits"),
-    "headroom_bytes": ("memory", "headroom_bytes"),
-    "replicated_floor_bytes": ("memory", "replicated_floor_bytes"),
-    "host_bytes": ("memory", "host_bytes"),
-    "bytes_sent_per_gpu": ("traffic", "bytes_sent_per_gpu"),
-    "pcie_bytes_per_gpu": ("traffic", "pcie_bytes_per_gpu"),
-    "tokens_per_step": ("time", "tokens_per_step"),
-    "compute_s": ("time", "compute_s"),
-    "communication_s": ("time", "communication_s"),
-    "exposed_communication_s": ("time", "exposed_communication_s"),
-    "offload_s": ("time", "offload_s"),
-    "pipeline_bubble_s": ("time", "pipeline_bubble_s"),
-    "step_s": ("time", "step_s"),
-}
 # Figures of layout_grid (detail) that are sweep columns as they are.
 GRID_COLUMNS = (
     "model_state_bytes",
@@ -92,19 +73,12 @@ GRID_COLUMNS = (
 )
 
 
-def data_only(layout: dict[str, int], base: PlanRequest) -> bool:
-    """A cell of data parallelism alone, pushed through the data-parallel arrays: every degree 1, the base's
-    expert tensor degree too."""
-    return all(layout[axis] == 1 for axis in LAYOUT_AXES) and base.parallelism.expert_tensor in (None, 1)
-
-
-def check_layout_cells(count: int) -> None:
-    if count > MAX_LAYOUT_CELLS:
-        raise SweepTooLarge(
-            f"the axes ask for {count:,} cells with a model-parallel layout planned one by one (with a given "
-            f"training.utilisation); the limit is {MAX_LAYOUT_CELLS:,}",
-            pointer="/axes",
-        )
+def data_only(layout: dict[str, int], base: PlanRequest, architecture: bool) -> bool:
+    """A cell /v1/plan plans as data parallelism alone, pushed through the data-parallel arrays: every degree
+    1, the base's expert tensor degree too (service.mesh.Mesh.trivial), and one virtual stage unless the model
+    has no architecture (whose mesh rules, service.mesh.layout_problems, do not read the virtual stages)."""
+    degrees = all(layout[axis] == 1 for axis in DEGREES) and base.parallelism.expert_tensor in (None, 1)
+    return degrees and (layout["virtual_stages"] == 1 or not architecture)
 
 
 def cell_body(
@@ -182,7 +156,7 @@ class Reasons:
 
 class LayoutCells:
     """Every layout cell of one model: its validity by reason, and the rows of the valid ones, evaluated
-    by service.layout_grid at once (or, for the cells it does not cover, planned one by one)."""
+    by service.layout_grid at once."""
 
     def __init__(
         self,
@@ -193,20 +167,20 @@ class LayoutCells:
         budget: WorkBudget,
     ) -> None:
         self.base, self.spec, self.values, self.numeric = request, spec, values, numeric
+        self.resolved = resolve.model(spec)
+        architecture = self.resolved.architecture is not None
         self.layouts = [
             layout
             for layout in (dict(zip(LAYOUT_AXES, combo, strict=True)) for combo in _product(values, LAYOUT_AXES))
-            if not data_only(layout, request)
+            if not data_only(layout, request, architecture)
         ]
         self.index = {tuple(layout.values()): i for i, layout in enumerate(self.layouts)}
         self.arrangements = list(values["arrangement"])
-        self.resolved = resolve.model(spec)
         self.reasons = Reasons([])
         self.codes = self._validity()  # (layouts, cells, arrangements)
-        self.one_by_one = self._planned_one_by_one()
         self.tables: dict[bool, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
         self.cases: dict[tuple[int, int, bool], Case] = {}
-        if self.layouts and not self.one_by_one.all():
+        if self.layouts:
             for mxfp8 in values["mxfp8"]:
                 budget.check()
                 self.tables[mxfp8] = self._evaluate(mxfp8, budget)
@@ -306,20 +280,6 @@ class LayoutCells:
             out[bits == value] = self.reasons.code(_unfit(pointers))
         return out
 
-    def _planned_one_by_one(self) -> np.ndarray:
-        """Layouts layout_grid does not cover: a given utilisation (its compute and hierarchical schedule) and a
-        model without an architecture (where a layout of virtual stages alone plans as data parallelism)."""
-        given = self.base.training is not None and self.base.training.utilisation is not None
-        no_architecture = self.resolved.architecture is None
-        return np.array([given or no_architecture for _ in self.layouts], dtype=bool)
-
-    def one_by_one_cells(self) -> int:
-        if not self.one_by_one.any():
-            return 0
-        valid = (self.codes[self.one_by_one] == VALID).sum()
-        categorical = len(self.values["recompute"]) * len(self.values["offload_optimizer"]) * len(self.values["mxfp8"])
-        return int(valid) * categorical
-
     # Evaluation -----------------------------------------------------------------------------------------------
 
     def case(self, gpus_per_node: int, sequence_length: int, mxfp8: bool) -> Case:
@@ -355,7 +315,6 @@ class LayoutCells:
         numeric, par = self.numeric, self.base.parallelism
         cells = len(numeric["world_size"])
         valid = (self.codes != VALID).sum(axis=2) < len(self.arrangements)  # valid under some arrangement
-        valid &= ~self.one_by_one[:, None]
         layout_of, cell_of = np.nonzero(valid)
         degrees = {axis: np.array([layout[axis] for layout in self.layouts], dtype=np.int64) for axis in LAYOUT_AXES}
         g, s = numeric["gpus_per_node"][cell_of], numeric["sequence_length"][cell_of]
@@ -451,8 +410,6 @@ class LayoutCells:
         cells = np.flatnonzero(codes == VALID)
         if not len(cells):
             return None
-        if self.one_by_one[li]:
-            return _planned(self.base, self.spec, group, layout, self.numeric, cells, skipped)
         row_of, columns = self.tables[group["mxfp8"]]
         rows = row_of[li * len(self.numeric["world_size"]) + cells]
         r = self.values["recompute"].index(group["recompute"])
@@ -507,51 +464,3 @@ def largest_count(result: LayoutEvaluation) -> int:
             bytes_sent = collective_bytes_sent(group.parameters, group.ranks, call, group.members_per_node)
             sent.append(call.count_per_step * int(bytes_sent))
     return max(abs(int(count)) for count in [*counts, *sent, sum(sent)])
-
-
-def _planned(
-    base: PlanRequest,
-    spec: ModelSpec,
-    group: dict[str, Any],
-    layout: dict[str, int],
-    numeric: dict[str, np.ndarray],
-    cells: np.ndarray,
-    skipped: dict[str, int],
-) -> dict[str, np.ndarray] | None:
-    """The rows of valid cells, each its plan's answer."""
-    from service.planner import plan
-
-    rows = []
-    for i in cells.tolist():
-        cell = {axis: int(values[i]) for axis, values in numeric.items()}
-        try:
-            answer = plan(PlanRequest.model_validate(cell_body(base, spec, group, layout, cell)))
-        except (ValidationError, DomainError) as error:
-            reason = (
-                _invalid_request(error)[1]
-                if isinstance(error, ValidationError)
-                else _unfit({pointer for _, pointer in error.field_errors()} or {error.code})
-            )
-            skipped[reason] = skipped.get(reason, 0) + 1
-            continue
-        row = cell | _row(answer) | layout
-        for axis in ("recompute", "offload_optimizer", "mxfp8"):
-            value = group[axis]
-            row[axis] = value.value if hasattr(value, "value") else value
-        rows.append(row)
-    return {name: np.asarray([row[name] for row in rows]) for name in rows[0]} if rows else None
-
-
-def _row(answer: PlanResponse) -> dict[str, Any]:
-    row: dict[str, Any] = {}
-    for column, (section, field) in PLAN_COLUMNS.items():
-        row[column] = getattr(getattr(answer, section), field)
-    held = {state: 0 for state in StateClass}
-    for entry in answer.memory.breakdown:
-        if entry.location is StateLocation.gpu:
-            held[entry.state] += entry.bytes
-    for state, value in held.items():
-        row[f"{state.value}_bytes"] = value
-    row["arrangement"] = answer.arrangement.name.value
-    row["parameter_count"] = answer.parameter_count
-    return row

@@ -146,6 +146,8 @@ def layout_sweeps(draw):
         base["activations"] = {"model": "none"}
     if draw(st.integers(0, 3)) == 3:  # an expert tensor degree of its own, for every cell
         base["parallelism"]["expert_tensor"] = draw(st.sampled_from([1, 2, 4]))
+    if draw(st.integers(0, 1)) == 1:  # a given MFU: the compute at that utilisation, the cheaper data schedule
+        base["training"]["utilisation"] = draw(st.sampled_from([0.25, 0.4, 0.55]))
     return base, axes
 
 
@@ -190,6 +192,8 @@ def test_every_layout_sweep_cell_is_its_plan(drawn):
             assert row[f"{state}_bytes"] == value, (state, cell)
     assert accepted == answer["rows"]
     event("some cells planned" if accepted else "every cell refused")
+    if "utilisation" in base["training"]:
+        event("utilisation given, some cells planned" if accepted else "utilisation given, every cell refused")
     assert answer["skipped_cells"] == sum(refused.values())
     reported = Counter()
     for line in answer["skipped_reasons"]:
@@ -285,7 +289,7 @@ def test_layout_sweeps_meet_the_sweep_limits(client):
     assert body["code"] == "sweep_too_large" and "46,656 evaluations" in body["detail"]
 
 
-def test_a_given_utilisation_plans_layout_cells_one_by_one_within_its_limit(client):
+def test_a_given_utilisation_sweeps_layout_cells_at_once(client):
     base = {
         "model": {"preset": "llama-3-8b"},
         "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
@@ -293,12 +297,39 @@ def test_a_given_utilisation_plans_layout_cells_one_by_one_within_its_limit(clie
         "training": {"utilisation": 0.4},
     }
     small = sweep(client, {"tensor": [2], "world_size": [8, 16]}, base=base)
+    assert small["rows"] == 2
     for row in rows(small):
         expected = plan_for(client, base, row)
-        assert row["step_s"] == expected["time"]["step_s"]
+        assert row["step_s"] == pytest.approx(expected["time"]["step_s"], rel=1e-9)
+        assert row["compute_s"] == pytest.approx(expected["time"]["compute_s"], rel=1e-9)
         assert row["per_gpu_bytes"] == expected["memory"]["per_gpu_bytes"]
-    response = client.post(
-        "/v1/sweep", json={"base": base, "axes": {"tensor": [2, 4], "world_size": list(range(8, 8 * 2100, 8))}}
-    )
-    assert response.status_code == 422
-    assert "4,096" in response.json()["detail"]
+    # 2 tensor degrees x 2,099 world sizes: over the 4,096 cells a given utilisation once planned one by one
+    answer = sweep(client, {"tensor": [2, 4], "world_size": list(range(8, 8 * 2100, 8))}, base=base)
+    assert answer["cells"] == 2 * 2099
+    # every multiple of 8 divides by t = 2 and 4, and t divides llama-3-8b's 32 heads and 8 key/value heads
+    assert answer["rows"] == 2 * 2099 and answer["skipped_cells"] == 0
+
+
+def test_virtual_stages_alone_on_a_model_without_an_architecture_plan_as_data_parallelism(client):
+    """Without an architecture /v1/plan refuses every degree above 1 and plans a layout of virtual stages alone
+    as data parallelism (its mesh rules do not read them): the sweep answers those cells as the plan does."""
+    base = {
+        "model": {"parameter_count": 7_000_000_000},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero3",
+        "training": {"gradient_accumulation_steps": 4},
+    }
+    axes = {"virtual_stages": [1, 2, 4], "pipeline": [1, 2], "world_size": [8, 16]}
+    answer = sweep(client, axes, base=base)
+    # 3 x 2 x 2 = 12 cells: the 6 with pipeline 2 need an architecture
+    assert answer["cells"] == 12 and answer["rows"] == 6
+    assert answer["skipped_reasons"] == ["6 cells: the layout does not fit the cell (/parallelism/pipeline)"]
+    for row in rows(answer):
+        body = plan_body(base, row)
+        body["model"] = base["model"]
+        response = client.post("/v1/plan", json=body)
+        assert response.status_code == 200, response.text
+        expected = response.json()
+        for column, (section, field) in LAYOUT_FIELDS.items():
+            assert row[column] == pytest.approx(expected[section][field], rel=1e-12), (column, row)
+    assert sorted({row["virtual_stages"] for row in rows(answer)}) == [1, 2, 4]

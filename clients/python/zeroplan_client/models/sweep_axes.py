@@ -37,8 +37,8 @@ class SweepAxes:
         recompute (list[Recompute] | None | Unset): Recomputation modes.
         sequence_length (list[int] | None | Unset): Sequence lengths.
         tensor (list[int] | None | Unset): Tensor-parallel degrees; replaces base.parallelism.tensor. A cell with any
-            degree above 1 is evaluated as /v1/plan plans its layout, every such cell of a model at once (with a given
-            training.utilisation, one by one: at most 4,096 such cells).
+            degree above 1 is evaluated as /v1/plan plans its layout, every such cell of a model at once (with or without a
+            given training.utilisation).
         virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule
             (base.parallelism.pipeline_schedule interleaved).
         world_size (list[int] | None | Unset): GPU counts (N).
