@@ -23,8 +23,11 @@ LEASE_S = 600.0
 
 def dead_owner() -> dict[str, str]:
     """The identity a process on this node had before it died (a real pid, now gone)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    # The child waits for its stdin to close, so it is alive (not yet a zombie) when its start time is read.
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     ticks = start_ticks(child.pid)
+    assert child.stdin is not None and ticks is not None
+    child.stdin.close()
     child.wait()
     return {"id": f"gone:{child.pid}:{ticks}:dead", "node": node_id(), "host": "gone"}
 
