@@ -19,11 +19,11 @@ import signal
 import socket
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.sim.config import SimConfig
-
+RunRank = Callable[[Any, int, str], dict[str, Any]]  # (config, rank, init method) -> the rank's result
 POLL_S = 0.02
 PR_SET_PDEATHSIG = 1
 GRACE_S = 2.0
@@ -44,31 +44,35 @@ def _die_with_launcher(launcher_pid: int) -> None:
         os._exit(1)
 
 
-def _child(cfg_json: dict[str, Any], rank: int, init_method: str, out_dir: str, launcher_pid: int) -> None:
+def _child(run_rank: RunRank, cfg: Any, rank: int, init_method: str, out_dir: str, launcher_pid: int) -> None:
     _die_with_launcher(launcher_pid)
     import torch
 
     torch.set_num_threads(1)
-    from service.sim.worker import run_rank
-
-    result = run_rank(SimConfig.from_json(cfg_json), rank, init_method)
+    result = run_rank(cfg, rank, init_method)
     path = Path(out_dir) / f"rank-{rank}.json"
     path.with_suffix(".tmp").write_text(json.dumps(result))
     path.with_suffix(".tmp").rename(path)
     os._exit(0)  # skip atexit and gloo teardown, which can block on a dead peer
 
 
-def launch(cfg: SimConfig, deadline_s: float) -> dict[str, Any]:
-    """Run every rank; return {"results": [per rank or None], "ranks": [process facts], ...}."""
+def launch(
+    cfg: Any, deadline_s: float, run_rank: RunRank | None = None, prefix: str = "zeroplan-sim-"
+) -> dict[str, Any]:
+    """Run every rank of ``cfg`` (its world_size and collective_timeout_s) through ``run_rank`` (the rings
+    engine's, service/sim/worker.py, unless given); return {"results": [per rank or None], "ranks":
+    [process facts], ...}. What ``run_rank`` needs is imported here, once, before the fork."""
     import torch
 
     torch.set_num_threads(1)
-    ctx = mp.get_context("fork")
+    if run_rank is None:
+        from service.sim.worker import run_rank
+    ctx = mp.get_context("fork")  # the children inherit cfg and run_rank: nothing is pickled
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="zeroplan-sim-") as out_dir:
+    with tempfile.TemporaryDirectory(prefix=prefix) as out_dir:
         init_method = f"tcp://127.0.0.1:{free_port()}"
         procs = [
-            ctx.Process(target=_child, args=(cfg.to_json(), r, init_method, out_dir, os.getpid()))
+            ctx.Process(target=_child, args=(run_rank, cfg, r, init_method, out_dir, os.getpid()))
             for r in range(cfg.world_size)
         ]
         for p in procs:
@@ -94,9 +98,7 @@ def _failed(procs: list[Any], out_dir: str) -> bool:
     return False
 
 
-def _supervise(
-    procs: list[Any], out_dir: str, cfg: SimConfig, started: float, deadline_s: float
-) -> tuple[set[int], bool]:
+def _supervise(procs: list[Any], out_dir: str, cfg: Any, started: float, deadline_s: float) -> tuple[set[int], bool]:
     failed_at = None
     while any(p.is_alive() for p in procs):
         now = time.perf_counter()
