@@ -62,6 +62,11 @@ def test_the_ranks_end_when_their_launcher_is_killed(engine_args: list[str]) -> 
             os.kill(launcher.pid, signal.SIGKILL)
         launcher.wait()
     deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in ranks):
-        assert time.monotonic() < deadline, f"ranks {ranks} outlived their launcher"
-        time.sleep(0.05)
+    try:
+        while any(alive(pid) for pid in ranks):
+            assert time.monotonic() < deadline, f"ranks {ranks} outlived their launcher"
+            time.sleep(0.05)
+    finally:
+        for pid in ranks:  # a failing run leaves nothing behind either
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
