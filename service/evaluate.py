@@ -47,8 +47,8 @@ from service.memory import (
     shard_elements,
 )
 from service.numeric import CountLike, FloatLike, IntLike, select
-from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
-from service.timing import CommunicationTime, communication_time, one_node
+from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
+from service.timing import CommunicationTime, communication_time, one_node, step_seconds
 from service.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 from service.working_set import Units, WorkingSetRow, working_set_rows
 
@@ -270,9 +270,10 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     timing = {False: flat, True: flat if single else communication(True)}
     use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
     exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
-    offload_transfer_s = pcie / setup.links.host_bytes_per_s
     cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
-    cpu_optimizer_s = host_bytes_per_node(cpu_bytes, n, g) / setup.host_memory_bytes_per_s
+    offload_transfer_s, cpu_optimizer_s = offload_seconds(
+        pcie, cpu_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
+    )
     offload_s = offload_transfer_s + cpu_optimizer_s
     host = host_bytes_per_node(host_per_gpu, n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
@@ -283,7 +284,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         if setup.utilisation is not None
         else overlap_slowdown_seconds(hidden_s, _efficiency(setup).calibration)
     )
-    step_s = compute_s + slowdown_s + exposed_s + offload_s + optimizer_s
+    step_s = step_seconds(compute_s, 0.0, exposed_s, offload_s, optimizer_s, slowdown_s)
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,

@@ -50,11 +50,18 @@ from service.memory import StateBytes, bytes_at, model_state_breakdown, replicat
 from service.mesh import Group, Mesh
 from service.mesh_traffic import GroupCall, StageWork, model_parallel_calls
 from service.numeric import group_digits
-from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
+from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.pipeline import bubble_fraction, in_flight, stage_layer_indices
 from service.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.stages import stage_shares as shares_of
-from service.timing import CommunicationTime, alpha_beta_seconds, communication_time, exposed_in_window, link_speed
+from service.timing import (
+    CommunicationTime,
+    alpha_beta_seconds,
+    communication_time,
+    exposed_in_window,
+    link_speed,
+    step_seconds,
+)
 from service.traffic import StepCollective, Window, step_collectives
 from service.working_set import Units, WorkingSetRow, working_set_rows
 
@@ -451,8 +458,10 @@ def evaluate_layout(
             )
         )
     n, g = mesh.world_size, mesh.gpus_per_node
-    offload_transfer_s = pcie / setup.links.host_bytes_per_s
-    cpu_optimizer_s = float(host_bytes_per_node(top.cpu_optimizer_bytes, n, g)) / setup.host_memory_bytes_per_s
+    transfer_s, cpu_s = offload_seconds(
+        pcie, top.cpu_optimizer_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
+    )
+    offload_transfer_s, cpu_optimizer_s = float(transfer_s), float(cpu_s)
     offload_s = offload_transfer_s + cpu_optimizer_s
     host = int(host_bytes_per_node(top.host_bytes, n, g))
     host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
@@ -465,7 +474,7 @@ def evaluate_layout(
             experts = shard_degree(mesh.expert_data, mesh.members_per_node(Group.data), setup.sharding)
             optimizer_s += float(optimizer_step_seconds(setup, top.share.expert_parameters, experts))
         slowdown_s = float(overlap_slowdown_seconds(data_total - data_exposed, setup.efficiency.calibration))
-    step_s = compute_s + bubble_s + exposed + data_exposed + offload_s + optimizer_s + slowdown_s
+    step_s = float(step_seconds(compute_s, bubble_s, exposed + data_exposed, offload_s, optimizer_s, slowdown_s))
     floor = (
         int(replicated_floor_bytes(dense_share, setup.precision, setup.sharding, setup.offload))
         + int(replicated_floor_bytes(top.share.expert_parameters, setup.precision, setup.sharding, setup.offload))

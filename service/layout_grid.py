@@ -50,9 +50,10 @@ from service.memory import bytes_at, model_state_breakdown, replicated_floor_byt
 from service.mesh import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh import Group, Mesh
 from service.mesh_traffic import StageWork, model_parallel_calls
-from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, pcie_bytes_per_gpu
+from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.pipeline import bubble_ratio, in_flight_ratio
 from service.stages import StageShare, stage_shares
+from service.timing import step_seconds
 from service.traffic import collective_bytes_sent, step_collectives
 from service.working_set import working_set_rows
 
@@ -547,16 +548,19 @@ def evaluate_grid(
                 working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
                 extra.add(cell, setup, mm, g_data[col], shares, working_states, busiest[0][:, i, :, j])
     per_node = n_world[:, None, None, None]
-    offload_s = pcie / first_setup.links.host_bytes_per_s + (
-        host_bytes_per_node(top_cpu, per_node, g_node) / first_setup.host_memory_bytes_per_s
+    transfer_s, cpu_s = offload_seconds(
+        pcie, top_cpu, per_node, g_node, first_setup.links.host_bytes_per_s, first_setup.host_memory_bytes_per_s
     )
+    offload_s = transfer_s + cpu_s
     slowdown_s = np.zeros(full_shape) if given else overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
 
-    step_s = grid(compute_s) + grid(bubble_s) + grid(exposed) + data_exposed + offload_s + optimizer_s + slowdown_s
+    step_s = step_seconds(
+        grid(compute_s), grid(bubble_s), grid(exposed) + data_exposed, offload_s, optimizer_s, slowdown_s
+    )
     model_flops = per_token * tokens
     wide = (slice(None), None, None, None)
     return Figures(

@@ -26,7 +26,7 @@ from models.presets import PrecisionSpec
 from service.arrangements import Sharding
 from service.dtypes import tensor_bytes
 from service.memory import Offload, StateBytes, held_elements
-from service.numeric import CountLike, IntLike, minimum
+from service.numeric import CountLike, FloatLike, IntLike, minimum
 from service.traffic import reduce_dtype
 
 
@@ -83,3 +83,19 @@ def cpu_optimizer_bytes_per_gpu(
             streamed = streamed + CPU_OPTIMIZER_PASSES.get(row.spec.state, 2) * row.bytes
     partition = held_elements(parameter_count, shard_degree, sharding.shard_optimizer)
     return streamed + tensor_bytes(partition, precision.parameter_dtype)  # the updated 16-bit parameters
+
+
+def offload_seconds(
+    pcie_bytes_per_gpu: IntLike,
+    cpu_optimizer_bytes_per_gpu: IntLike,
+    world_size: IntLike,
+    gpus_per_node: IntLike,
+    host_link_bytes_per_s: float,
+    host_memory_bytes_per_s: float,
+) -> tuple[FloatLike, FloatLike]:
+    """(PCIe transfer, CPU optimizer) seconds of one step with offload: each GPU's PCIe bytes at its host
+    link's speed, and the CPU optimizer's bytes of every GPU of a node through the node's host memory
+    bandwidth (both charged in full, as the module's docstring says)."""
+    transfer_s = pcie_bytes_per_gpu / host_link_bytes_per_s
+    cpu_s = host_bytes_per_node(cpu_optimizer_bytes_per_gpu, world_size, gpus_per_node) / host_memory_bytes_per_s
+    return transfer_s, cpu_s

@@ -248,3 +248,17 @@ def communication_time(
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
     return CommunicationTime(total, exposed, times)
+
+
+def step_seconds(
+    compute_s: FloatLike,
+    pipeline_bubble_s: FloatLike,
+    exposed_communication_s: FloatLike,
+    offload_s: FloatLike,
+    optimizer_s: FloatLike,
+    overlap_slowdown_s: FloatLike,
+) -> FloatLike:
+    """One optimizer step: the compute, the pipeline's idle time, the communication no compute hides, the
+    offload's transfers and CPU optimizer, the optimizer step on the GPU and the slowdown that overlapped
+    communication costs the compute, one after another."""
+    return compute_s + pipeline_bubble_s + exposed_communication_s + offload_s + optimizer_s + overlap_slowdown_s
