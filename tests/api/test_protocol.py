@@ -1,6 +1,7 @@
 """The served protocol sends the writes of one event-loop turn together, and nothing is lost or reordered."""
 
 import asyncio
+import json
 import socket
 
 import httpx
@@ -130,3 +131,26 @@ def test_a_large_streamed_answer_arrives_whole():
     assert len(served.content) > 3 * COALESCE_BYTES
     with TestClient(app) as client:
         assert served.content == client.post("/v1/sweep", json=sweep, headers={"accept": "text/csv"}).content
+
+
+def test_a_client_waiting_for_100_continue_gets_it_before_sending_its_body():
+    """The interim response is written while the request is still open: coalescing must not hold it back."""
+    app = app_with(access_log=False)
+    body = json.dumps(PLAN_BODY).encode()
+    head = (
+        b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+        b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    with running_server(app, http=PROTOCOL) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(head)
+            interim = sock.recv(65536)
+            assert interim.startswith(b"HTTP/1.1 100 Continue"), interim
+            sock.sendall(body)
+            chunks = []
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+    answer = b"".join(chunks)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    assert answer.split(b"\r\n\r\n", 1)[1] == TestClient(app).post("/v1/plan", json=PLAN_BODY).content
