@@ -36,6 +36,7 @@ from service.compute import tokens_per_second
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.evaluate import Evaluation, Inputs, Setup, evaluate
 from service.fit import valid_job
+from service.sweep_columns import RESULT_COLUMNS
 from service.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
 from service.work_budget import WorkBudget
 
@@ -46,24 +47,6 @@ GROUP_AXES = ("arrangement", "recompute", "offload_optimizer", "mxfp8")
 DEFAULT_MAX_EVALUATIONS = 4096
 INT64_LIMIT = 2**63
 STATE_COLUMNS = tuple(f"{state.value}_bytes" for state in StateClass)
-RESULT_COLUMNS = (
-    "model_state_bytes",
-    "activations_bytes",
-    "per_gpu_bytes",
-    "fits",
-    "headroom_bytes",
-    "replicated_floor_bytes",
-    "host_bytes",
-    "bytes_sent_per_gpu",
-    "pcie_bytes_per_gpu",
-    "tokens_per_step",
-    "compute_s",
-    "communication_s",
-    "exposed_communication_s",
-    "offload_s",
-    "pipeline_bubble_s",
-    "step_s",
-)
 MODEL_COLUMNS = ("model", "parameter_count")
 THROUGHPUT_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu")
 BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours")

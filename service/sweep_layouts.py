@@ -41,6 +41,7 @@ from service.fit import valid_job
 from service.layout import LayoutEvaluation, evaluate_layout
 from service.layout_grid import RECOMPUTES, SCHEDULES, STATES, Case, Choices, Layouts, StructureTable, evaluate_grid
 from service.mesh import Mesh, ModelLimits, layout_problem_masks
+from service.sweep_columns import RESULT_COLUMNS
 from service.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
@@ -53,24 +54,8 @@ INT64_LIMIT = 2**63
 NOT_WHOLE_NODES = "not a valid plan request (/cluster/world_size)"
 HYBRID_PART_NODE = "not a valid plan request (/arrangement)"
 VALID = -1
-# Figures of layout_grid (detail) that are sweep columns as they are.
-GRID_COLUMNS = (
-    "model_state_bytes",
-    "activations_bytes",
-    "per_gpu_bytes",
-    "fits",
-    "replicated_floor_bytes",
-    "host_bytes",
-    "bytes_sent_per_gpu",
-    "pcie_bytes_per_gpu",
-    "tokens_per_step",
-    "compute_s",
-    "communication_s",
-    "exposed_communication_s",
-    "offload_s",
-    "pipeline_bubble_s",
-    "step_s",
-)
+# Figures of layout_grid (detail) that are sweep columns as they are; the headroom is the card's less the bytes.
+GRID_COLUMNS = tuple(name for name in RESULT_COLUMNS if name != "headroom_bytes")
 
 
 def data_only(layout: dict[str, int], base: PlanRequest, architecture: bool) -> bool:

@@ -118,7 +118,7 @@ def test_activations_keep_the_routed_inputs_at_the_latent_width(client):
 
 
 def test_a_sweep_cell_of_a_latent_mixture_is_its_plan(client):
-    from tests.layouts.test_sweep_layouts import LAYOUT_FIELDS, plan_body
+    from tests.layouts.test_sweep_layouts import assert_row_is_its_plan
     from tests.sweep.test_sweep import rows, sweep
 
     base = body(world=16) | {"parallelism": {"sequence_parallel": True}}
@@ -126,14 +126,8 @@ def test_a_sweep_cell_of_a_latent_mixture_is_its_plan(client):
     answer = sweep(client, axes, base=base)
     assert answer["rows"] == answer["cells"] == 12
     for row in rows(answer):
-        request = plan_body(base, row)
-        request["model"] = base["model"]
-        response = client.post("/v1/plan", json=request)
-        assert response.status_code == 200, response.text
-        expected = response.json()
+        expected = assert_row_is_its_plan(client, base, row, base["model"])
         assert row["parameter_count"] == expected["parameter_count"]
-        for column, (section, field) in LAYOUT_FIELDS.items():
-            assert row[column] == pytest.approx(expected[section][field], rel=1e-12), (column, row)
 
 
 def test_a_search_over_a_latent_mixture_answers_each_layout_with_its_plan(client):

@@ -55,6 +55,18 @@ def plan_body(base, row):
     return body
 
 
+def assert_row_is_its_plan(client, base, row, model):
+    """The row's /v1/plan answer (the model given as the base has it) carries the row's figures."""
+    request = plan_body(base, row)
+    request["model"] = model
+    response = client.post("/v1/plan", json=request)
+    assert response.status_code == 200, response.text
+    expected = response.json()
+    for column, (section, field) in LAYOUT_FIELDS.items():
+        assert row[column] == pytest.approx(expected[section][field], rel=1e-12), (column, row)
+    return expected
+
+
 def plan_for(client, base, row):
     response = client.post("/v1/plan", json=plan_body(base, row))
     assert response.status_code == 200, response.text
@@ -224,13 +236,7 @@ def test_layout_cells_over_http_equal_the_plan(client, model, tensor, pipeline, 
     answer = sweep(client, axes, base=base)
     assert answer["rows"] + answer["skipped_cells"] == answer["cells"]
     for row in rows(answer)[:6]:
-        body = plan_body(base, row)
-        body["model"] = model
-        response = client.post("/v1/plan", json=body)
-        assert response.status_code == 200, response.text
-        expected = response.json()
-        for column, (section, field) in LAYOUT_FIELDS.items():
-            assert row[column] == pytest.approx(expected[section][field], rel=1e-12), (column, row)
+        assert_row_is_its_plan(client, base, row, model)
 
 
 def test_skipped_layouts_name_their_field(client):
@@ -325,11 +331,5 @@ def test_virtual_stages_alone_on_a_model_without_an_architecture_plan_as_data_pa
     assert answer["cells"] == 12 and answer["rows"] == 6
     assert answer["skipped_reasons"] == ["6 cells: the layout does not fit the cell (/parallelism/pipeline)"]
     for row in rows(answer):
-        body = plan_body(base, row)
-        body["model"] = base["model"]
-        response = client.post("/v1/plan", json=body)
-        assert response.status_code == 200, response.text
-        expected = response.json()
-        for column, (section, field) in LAYOUT_FIELDS.items():
-            assert row[column] == pytest.approx(expected[section][field], rel=1e-12), (column, row)
+        assert_row_is_its_plan(client, base, row, base["model"])
     assert sorted({row["virtual_stages"] for row in rows(answer)}) == [1, 2, 4]
