@@ -41,7 +41,7 @@
   let running = false;
   let pending = false;
   let updates = 0;
-  const BUSY_RETRIES = 4; // tries of a call the service answers 429 (busy), Retry-After apart
+  const BUSY_WAIT_S = 30; // how long a call the service answers 429 (busy) is asked again, Retry-After apart
   let figuresMissing = false; // the service answered 404 for figures: ask no more until a reload
   const figureUrls = new Map();
 
@@ -266,15 +266,17 @@
     const accept = image ? "image/svg+xml, application/problem+json" : "application/json, application/problem+json";
     const init = body === undefined ? { headers: headers(accept) } : { method: "POST", headers: headers(accept), body: JSON.stringify(body) };
     let response;
-    for (let attempt = 1; ; attempt += 1) {
+    const started = Date.now();
+    for (;;) {
       try {
         response = await fetch(url, init);
       } catch {
         return { ok: false, status: 0, problem: { detail: "The service did not answer. Is it still running?" } };
       }
-      // 429: the service is busy with other heavy requests; wait as it says and ask again.
-      if (response.status !== 429 || attempt === BUSY_RETRIES) break;
+      // 429: the service is busy with other heavy requests; wait as it says and ask again, for a while.
+      if (response.status !== 429) break;
       const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, 5);
+      if ((Date.now() - started) / 1000 + seconds > BUSY_WAIT_S) break;
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
     if (response.ok) return { ok: true, status: response.status, data: image ? await response.blob() : await response.json() };

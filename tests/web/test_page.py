@@ -40,7 +40,7 @@ CHROMIUM_FLAGS = (
 )
 DESKTOP = (1280, 900)
 PHONE_WIDTH, PHONE_HEIGHT = 390, 844
-WAIT_S = 15
+WAIT_S = 30  # the page asks a busy service again for up to 30 s (BUSY_WAIT_S in app.js)
 
 if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
     pytest.skip(
@@ -438,4 +438,5 @@ def test_a_layout_shows_each_stage_and_group(driver: "webdriver.Chrome", base_ur
     # the minimum GPU counts are the layout's: t 2 x p 2 x d GPUs, the data degree beside them
     zero3 = cell(driver, "min-gpus", "zero3")
     assert int(zero3.get_attribute("data-min-exact")) == 4 * int(zero3.get_attribute("data-min-data"))
-    assert console_errors(driver) == [], json.dumps(driver.get_log("browser"))
+    # a 429 (heavy requests over the limit on a busy machine) is asked again by the page, not an error
+    assert console_errors(driver, allowed_statuses=(429,)) == [], json.dumps(driver.get_log("browser"))
