@@ -20,6 +20,7 @@ import orjson
 from prometheus_client import Counter
 from pydantic import BaseModel
 
+from api.encoding import model_json
 from api.metrics import ANSWER_CACHE
 
 Key = tuple[str, str, str]  # (operation, "model" or "body", canonical JSON): the two forms never share an entry
@@ -39,7 +40,7 @@ class AnswerCache:
         """The cached answer, or compute it here (for work short enough for the event loop)."""
         key, body = self.lookup(operation, request)
         if body is None:
-            body = self.store(key, compute().model_dump_json().encode())
+            body = self.store(key, model_json(compute()))
         return body
 
     def lookup(self, operation: str, request: BaseModel) -> tuple[Key | None, bytes | None]:

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.logs import ACCESS_LOGGER, ROOT_LOGGER
+from api.logs import ROOT_LOGGER, write_access_line
 from api.metrics import UNMATCHED_ROUTE, observe_request
 from api.problems import internal_error_response, problem_response
 from models.problem import ProblemCode
@@ -27,7 +27,6 @@ REQUEST_ID_HEADER = b"x-request-id"
 # An incoming id is kept only if it is short and plain: it goes into logs and headers.
 SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
-access_log = logging.getLogger(ACCESS_LOGGER)
 error_log = logging.getLogger(ROOT_LOGGER + ".errors")
 
 
@@ -144,7 +143,7 @@ class RequestContextMiddleware:
                 "duration_s": round(duration_s, 6),
                 "request_id": request_id,
             }
-            access_log.info("request", extra={"fields": fields})
+            write_access_line(fields)
 
 
 class BearerAuthMiddleware:

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from starlette.datastructures import State
 
 from api.answers import AnswerCache
+from api.encoding import model_json
 from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routing import v1_router
 from api.settings import Settings
@@ -22,7 +23,7 @@ from service.work_budget import WorkBudget
 
 
 def json_response(body: bytes) -> Response:
-    """Serialised by pydantic's Rust encoder; response_model still documents the schema."""
+    """A body encoded once (api.encoding); response_model still documents the schema."""
     return Response(body, media_type="application/json")
 
 
@@ -51,7 +52,7 @@ def plan_answer(state: State, request: PlanRequest) -> bytes:
 
 def computed_plan(request: PlanRequest) -> bytes:
     """The plan's JSON, computed (the direct path keeps it in the answer cache)."""
-    return planner.plan(request).model_dump_json().encode()
+    return model_json(planner.plan(request))
 
 
 @router.post(
@@ -81,7 +82,7 @@ async def cached_heavy(
     heavy: HeavyWork = http.app.state.heavy
     key, body = answers.lookup(operation, request)
     if body is None:
-        body = answers.store(key, await heavy.run(http, lambda budget: compute(budget).model_dump_json().encode()))
+        body = answers.store(key, await heavy.run(http, lambda budget: model_json(compute(budget))))
     return body
 
 

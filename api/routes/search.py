@@ -8,6 +8,7 @@ from functools import partial
 
 from fastapi import Request, Response
 
+from api.encoding import model_json
 from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routes.planning import json_response
 from api.routing import v1_router
@@ -46,4 +47,4 @@ async def search_layouts(body: SearchRequest, request: Request) -> Response:
 
 def compute_search(body: SearchRequest, max_layouts: int, budget: WorkBudget) -> bytes:
     """The encoded answer: the heavy work, module-level so a worker process runs it."""
-    return search(body, max_layouts, budget).model_dump_json().encode()
+    return model_json(search(body, max_layouts, budget))

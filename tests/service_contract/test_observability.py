@@ -1,5 +1,8 @@
 """Request ids, the JSON access log, Prometheus metrics and readiness."""
 
+import io
+import json
+import logging
 import re
 import subprocess
 import sys
@@ -7,6 +10,9 @@ import sys
 import pytest
 from prometheus_client import REGISTRY
 
+from api.app import create_app
+from api.logs import ACCESS_LOGGER, ROOT_LOGGER, write_access_line
+from api.settings import Settings
 from tests.service_contract.conftest import PLAN_BODY, client_with
 
 
@@ -107,3 +113,22 @@ def test_readyz_does_not_import_torch():
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_direct_access_line_is_the_formatters_line(monkeypatch):
+    """With only the service's JSON handler set up, the access line skips the log record (api.logs): it must
+    read exactly as the formatter writes that record."""
+    create_app(Settings())  # the JSON handler of configure_logging
+    handler = logging.getLogger(ROOT_LOGGER).handlers[0]
+    stream = io.StringIO()
+    monkeypatch.setattr(handler, "stream", stream)
+    fields = {"method": "POST", "route": "/v1/plan", "status": 200, "duration_s": 0.000123, "request_id": "a-1"}
+    write_access_line(fields)
+    (line,) = stream.getvalue().splitlines()
+    written = json.loads(line)
+    record = logging.getLogger(ACCESS_LOGGER).makeRecord(ACCESS_LOGGER, logging.INFO, "", 0, "request", (), None)
+    record.fields = fields
+    expected = json.loads(handler.formatter.format(record))
+    assert {k: v for k, v in written.items() if k != "time"} == {k: v for k, v in expected.items() if k != "time"}
+    assert list(written) == list(expected)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", written["time"])

@@ -1,0 +1,133 @@
+"""Response bodies (api.encoding) are byte for byte what pydantic's model_dump_json writes."""
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, RootModel, computed_field, field_serializer
+
+from api.encoding import model_json, plain_model
+from models.enums import StateClass
+from models.fit import FIT_EXAMPLE, FIT_LAYOUT_EXAMPLE, FitRequest, FitResponse
+from models.limits import LIMITS_EXAMPLE, LIMITS_MODEL_EXAMPLE, LimitsRequest, LimitsResponse
+from models.plan import LAYOUT_EXAMPLE, LEVER_RICH_EXAMPLE, PLAN_EXAMPLE, PlanRequest, PlanResponse
+from models.recommend import RECOMMEND_EXAMPLE, RecommendRequest, RecommendResponse
+from models.search import SearchResponse
+from service import fitting, limits, planner, recommend
+from tests.conftest import plan_body
+
+
+def pydantic_json(model: BaseModel) -> bytes:
+    return model.model_dump_json().encode()
+
+
+@pytest.mark.parametrize("response", [PlanResponse, FitResponse, RecommendResponse, LimitsResponse])
+def test_the_planning_answers_take_the_fast_encoder(response):
+    assert plain_model(response)
+
+
+def test_an_answer_holding_free_json_is_written_by_pydantic():
+    assert not plain_model(SearchResponse)  # its restrictions echo a dict of any JSON
+
+
+PLANS = [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE, LAYOUT_EXAMPLE] + [
+    plan_body(arrangement, world_size=n) for arrangement in ("ddp", "zero1", "zero2", "zero3") for n in (1, 8, 96)
+]
+
+
+@pytest.mark.parametrize("body", PLANS)
+def test_plans_are_written_as_pydantic_writes_them(body):
+    answer = planner.plan(PlanRequest.model_validate(body))
+    assert model_json(answer) == pydantic_json(answer)
+
+
+def test_fit_recommend_and_limits_are_written_as_pydantic_writes_them():
+    answers = [fitting.fit(FitRequest.model_validate(body), 4096) for body in (FIT_EXAMPLE, FIT_LAYOUT_EXAMPLE)]
+    answers.append(recommend.recommend(RecommendRequest.model_validate(RECOMMEND_EXAMPLE)))
+    answers += [limits.limits(LimitsRequest.model_validate(body)) for body in (LIMITS_EXAMPLE, LIMITS_MODEL_EXAMPLE)]
+    for answer in answers:
+        assert model_json(answer) == pydantic_json(answer), type(answer).__name__
+
+
+class Row(BaseModel):
+    state: StateClass
+    bytes: int
+    share: float | None
+
+
+class Table(BaseModel):
+    rows: list[Row]
+    note: str = "n"
+
+
+class Renamed(BaseModel):
+    value: int = Field(serialization_alias="v")
+
+
+class Hidden(BaseModel):
+    value: int
+    secret: int = Field(default=0, exclude=True)
+
+
+class Computed(BaseModel):
+    value: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def double(self) -> int:
+        return 2 * self.value
+
+
+class Serialised(BaseModel):
+    value: int
+
+    @field_serializer("value")
+    def as_text(self, value: int) -> str:
+        return str(value)
+
+
+class Extra(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    value: int
+
+
+class Whole(RootModel[list[int]]):
+    pass
+
+
+class HoldsRenamed(BaseModel):
+    inner: list[Renamed] | None
+
+
+SPECIAL = [
+    Renamed(value=1),
+    Hidden(value=1, secret=2),
+    Computed(value=2),
+    Serialised(value=3),
+    Extra(value=1, other=2),  # type: ignore[call-arg]
+    Whole([1, 2]),
+    HoldsRenamed(inner=[Renamed(value=1)]),
+]
+
+
+def test_a_plain_model_is_written_as_pydantic_writes_it():
+    table = Table(rows=[Row(state="momentum", bytes=2**63 - 1, share=0.1), Row(state="gradients", bytes=0, share=None)])
+    assert plain_model(Table)
+    assert model_json(table) == pydantic_json(table)
+    assert model_json(table) == (
+        b'{"rows":[{"state":"momentum","bytes":9223372036854775807,"share":0.1},'
+        b'{"state":"gradients","bytes":0,"share":null}],"note":"n"}'
+    )
+
+
+@pytest.mark.parametrize("model", SPECIAL, ids=lambda m: type(m).__name__)
+def test_a_model_with_its_own_serialisation_is_written_by_pydantic(model):
+    assert not plain_model(type(model))
+    assert model_json(model) == pydantic_json(model)
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, float("inf"), float("nan"), 1e-320, 2.5e300])
+def test_values_orjson_cannot_write_alike_fall_back_to_pydantic(value):
+    row = (
+        Row(state="parameters", bytes=value, share=0.5)
+        if isinstance(value, int)
+        else Row(state="parameters", bytes=1, share=value)
+    )
+    assert model_json(row) == pydantic_json(row)
