@@ -68,6 +68,9 @@ class AnswerCache:
         size = _size(key, body) if key is not None else 0
         if key is None or size > self.max_bytes // self.largest_share:
             return body
+        # A copy of exactly its size: an encoder's buffer (orjson's) is shrunk in place, and the memory it
+        # gave back stays scattered between long-lived entries (RSS ~1.6 x the budget without the copy).
+        body = bytes(memoryview(body))
         with self._lock:
             previous = self._entries.pop(key, None)
             if previous is not None:

@@ -1,8 +1,9 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core.
 
-The rows of a report (the breakdown's StateBytes, the Collectives, the activation components, the
-stage) are handed to their parent model as dicts of their fields: pydantic validates them into their
-models in the parent's one pass, a good deal cheaper than a model built per row.
+A data-parallel plan is assembled as the fields of its answer (``plan_fields``): dicts in the order
+the response models declare their fields, every value of its field's type. ``plan`` validates them
+into PlanResponse in one pass; the API writes them as JSON directly (api.encoding), which is byte for
+byte the validated model's JSON, so a plan on the direct path is never validated twice.
 """
 
 from dataclasses import dataclass
@@ -12,15 +13,10 @@ from typing import Any
 from models.enums import ActivationModel, Link, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.parallelism import ParallelGroup
 from models.plan import (
-    ActivationComponent,
-    ActivationMemory,
     FrameworkEstimate,
-    Memory,
     PlanRequest,
     PlanResponse,
     ResolvedArrangement,
-    Time,
-    Traffic,
 )
 from models.presets import (
     CUDA_CONTEXT_SOURCE,
@@ -62,6 +58,15 @@ from service.traffic import (
 
 
 def plan(request: PlanRequest) -> PlanResponse:
+    answer = plan_fields(request)
+    return answer if isinstance(answer, PlanResponse) else PlanResponse.model_validate(answer)
+
+
+def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
+    """The answer: on a mesh (service.layout_answer) the model; a data-parallel plan as the model's fields,
+    each nested answer a dict of its own fields or a model, every value of its field's type, in the order
+    the models declare them. ``plan`` validates them into the model; the API writes them as they are, which
+    is byte for byte the model's JSON (api.encoding; tests/api/test_encoding.py compares the two)."""
     layout = layout_of(request)
     if not layout.mesh.trivial:
         return layout_plan(request, layout)
@@ -83,18 +88,18 @@ def plan(request: PlanRequest) -> PlanResponse:
         )
     estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
     memory = memory_report(p, n, g, scene, setup, result, estimate)
-    return PlanResponse(
-        parameter_count=p,
-        active_parameter_count=scene.model.active,
-        world_size=n,
-        gpus_per_node=g,
-        arrangement=_resolved(sharding),
-        parallelism=echo(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
-        memory=memory,
-        traffic=traffic_report(p, n, g, setup, result),
-        time=time_report(setup, result, n, token_budget_of(request)),
-        warnings=warnings,
-    )
+    return {
+        "parameter_count": p,
+        "active_parameter_count": scene.model.active,
+        "world_size": n,
+        "gpus_per_node": g,
+        "arrangement": _resolved(sharding),
+        "parallelism": echo(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
+        "memory": memory,
+        "traffic": traffic_report(p, n, g, setup, result),
+        "time": time_report(setup, result, n, token_budget_of(request)),
+        "warnings": warnings,
+    }
 
 
 def framework_estimate(
@@ -169,36 +174,37 @@ def memory_report(
     setup: Setup,
     result: Evaluation,
     estimate: FrameworkEstimate | None = None,
-) -> Memory:
+) -> dict[str, Any]:
+    """Memory's fields."""
     b, s = scene.training.micro_batch_size, scene.training.sequence_length
     card = scene.card
     rows = result.state_rows
     per_gpu = int(result.per_gpu_bytes)
     replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
-    return Memory(
-        per_gpu_bytes=per_gpu,
-        model_state_bytes=int(result.model_state_bytes),
-        working_set_bytes=int(result.working_set_bytes),
-        activations_bytes=int(result.activations_bytes),
-        host_bytes=int(result.host_bytes),
-        host_memory_bytes=setup.host_memory_bytes,
-        host_fits=bool(result.host_fits),
-        per_gpu_gib=per_gpu / GIB_BYTES,
-        per_gpu_gb=per_gpu / GB_BYTES,
-        bytes_per_weight=int(result.model_state_bytes) / p,
-        replicated_bytes_per_weight=replicated,
-        sharded_bytes_per_weight=sharded,
-        replicated_floor_bytes=int(result.replicated_floor_bytes),
-        card_bytes=card.card_bytes,
-        card_gib=card.card_bytes / GIB_BYTES,
-        reserve_bytes=card.reserve_bytes,
-        fragmentation_bytes=card.fragmentation_bytes,
-        usable_bytes=card.usable_bytes,
-        usable_arithmetic=card.usable_arithmetic,
-        fits=bool(result.fits),
-        headroom_bytes=int(result.headroom_bytes),
-        activations_counted=setup.activations.model is not ActivationModel.none,
-        breakdown=state_rows_report(p, rows)
+    return {
+        "per_gpu_bytes": per_gpu,
+        "model_state_bytes": int(result.model_state_bytes),
+        "working_set_bytes": int(result.working_set_bytes),
+        "activations_bytes": int(result.activations_bytes),
+        "host_bytes": int(result.host_bytes),
+        "host_memory_bytes": setup.host_memory_bytes,
+        "host_fits": bool(result.host_fits),
+        "per_gpu_gib": per_gpu / GIB_BYTES,
+        "per_gpu_gb": per_gpu / GB_BYTES,
+        "bytes_per_weight": int(result.model_state_bytes) / p,
+        "replicated_bytes_per_weight": float(replicated),
+        "sharded_bytes_per_weight": float(sharded),
+        "replicated_floor_bytes": int(result.replicated_floor_bytes),
+        "card_bytes": card.card_bytes,
+        "card_gib": card.card_bytes / GIB_BYTES,
+        "reserve_bytes": card.reserve_bytes,
+        "fragmentation_bytes": card.fragmentation_bytes,
+        "usable_bytes": card.usable_bytes,
+        "usable_arithmetic": card.usable_arithmetic,
+        "fits": bool(result.fits),
+        "headroom_bytes": int(result.headroom_bytes),
+        "activations_counted": setup.activations.model is not ActivationModel.none,
+        "breakdown": state_rows_report(p, rows)
         + [
             {
                 "state": row.state,
@@ -210,9 +216,8 @@ def memory_report(
             }
             for row in result.working_rows
         ],
-        activations=activation_report(setup, result, b, s),
-        framework_estimate=estimate,
-        stages=[
+        "activations": activation_report(setup, result, b, s),
+        "stages": [
             {
                 "stage": 0,
                 "layers": scene.model.architecture.layers if scene.model.architecture is not None else 0,
@@ -225,7 +230,8 @@ def memory_report(
                 "fits": per_gpu <= card.usable_bytes,
             }
         ],
-    )
+        "framework_estimate": estimate,
+    }
 
 
 def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
@@ -262,46 +268,47 @@ def _where(state: StateClass, location: StateLocation) -> str:
 KORTHIKANTI = 'Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", table 2'
 
 
-def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> ActivationMemory:
+def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[str, Any]:
+    """ActivationMemory's fields."""
     act = setup.activations
     total = int(result.activations_bytes)
     if act.model is ActivationModel.none or act.shape is None:
-        return ActivationMemory(
-            model=ActivationModel.none,
-            bytes=0,
-            fudge=None,
-            components=[],
-            source="model states only: no activations counted",
-        )
+        return {
+            "model": ActivationModel.none,
+            "bytes": 0,
+            "fudge": None,
+            "components": [],
+            "source": "model states only: no activations counted",
+        }
     shape = act.shape
     if act.model is ActivationModel.fudge:
         words = (
             f"{b} x {s} x {shape.hidden_size} x {shape.layers} layers x {act.bytes_per_value} B x fudge "
             f"{act.fudge:g} = {group_digits(total)} B"
         )
-        return ActivationMemory(
-            model=act.model,
-            bytes=total,
-            fudge=act.fudge,
-            components=[
-                ActivationComponent(name="batch x seq x width x layers x bytes x fudge", bytes=total, arithmetic=words)
+        return {
+            "model": act.model,
+            "bytes": total,
+            "fudge": act.fudge,
+            "components": [
+                {"name": "batch x seq x width x layers x bytes x fudge", "bytes": total, "arithmetic": words}
             ],
-            source="The textbook line: batch x seq x width x layers x bytes x a fudge labelled as a fudge; "
+            "source": "The textbook line: batch x seq x width x layers x bytes x a fudge labelled as a fudge; "
             "Korthikanti et al. 2022, section 4.1, give 34 s b h per layer without attention scores (fudge 17 at "
             "2 bytes)",
-        )
+        }
     components = [
         {"name": name, "bytes": value, "arithmetic": words}
         for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute)
     ]
     flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
-    return ActivationMemory(
-        model=act.model,
-        bytes=total,
-        fudge=None,
-        components=components,
-        source=f"{KORTHIKANTI}; recompute {setup.recompute.value}; {flash}; 16-bit activations",
-    )
+    return {
+        "model": act.model,
+        "bytes": total,
+        "fudge": None,
+        "components": components,
+        "source": f"{KORTHIKANTI}; recompute {setup.recompute.value}; {flash}; 16-bit activations",
+    }
 
 
 @lru_cache(maxsize=1024)  # a pure function of frozen values: a preset at one shape is worded once
@@ -349,8 +356,9 @@ def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFi
     )
 
 
-def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> Traffic:
-    """Each collective of the evaluation with its arithmetic; bytes and seconds as the evaluation summed them."""
+def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> dict[str, Any]:
+    """Traffic's fields: each collective of the evaluation with its arithmetic; bytes and seconds as the
+    evaluation summed them."""
     k = setup.micro_batches
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
@@ -379,14 +387,14 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 "arithmetic": f"{one.arithmetic}, x {c.count_per_step} per step",
             }
         )
-    return Traffic(
-        collectives=collectives,
-        bytes_sent_per_gpu=int(result.bytes_sent_per_gpu),
-        volume_in_p=volume_in_p(setup.precision, setup.sharding, k),
-        intra_node_bytes_per_gpu=intra_total,
-        inter_node_bytes_per_gpu=inter_total,
-        pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
-    )
+    return {
+        "collectives": collectives,
+        "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
+        "volume_in_p": float(volume_in_p(setup.precision, setup.sharding, k)),
+        "intra_node_bytes_per_gpu": intra_total,
+        "inter_node_bytes_per_gpu": inter_total,
+        "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
+    }
 
 
 def _flops_words(shape: FlopShape, recompute: Recompute, measured: Recompute) -> str:
@@ -485,47 +493,48 @@ def worded_assumptions(
     )
 
 
-def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> Time:
+def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> dict[str, Any]:
+    """Time's fields."""
     assumptions = time_assumptions(setup)
     run = (
         token_budget(budget.total_tokens, int(result.tokens_per_step), float(result.step_s), world_size, budget.price)
         if budget is not None
         else None
     )
-    return Time(
-        tokens_per_step=int(result.tokens_per_step),
-        model_flops_per_step=float(result.model_flops),
-        hardware_flops_per_step=float(result.compute_flops),
-        compute_flops=float(result.compute_flops),
-        compute_s=float(result.compute_s),
-        communication_s=float(result.communication_s),
-        communication_flat_s=float(result.communication_flat_s),
-        communication_hierarchical_s=float(result.communication_hierarchical_s),
-        schedule="hierarchical" if result.hierarchical else "flat",
-        exposed_communication_s=float(result.exposed_communication_s),
-        offload_transfer_s=float(result.offload_transfer_s),
-        cpu_optimizer_s=float(result.cpu_optimizer_s),
-        offload_s=float(result.offload_s),
-        pipeline_bubble_s=0.0,
-        pipeline_bubble_fraction=0.0,
-        tensor_parallel_s=0.0,
-        pipeline_p2p_s=0.0,
-        context_parallel_s=0.0,
-        expert_parallel_s=0.0,
-        optimizer_s=float(result.optimizer_s),
-        overlap_slowdown_s=float(result.overlap_slowdown_s),
-        step_s=float(result.step_s),
-        tokens_per_s=float(result.tokens_per_s),
-        tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
-        total_tokens=budget.total_tokens if budget is not None else None,
-        training_steps=int(run.steps) if run is not None else None,
-        training_days=float(run.training_days) if run is not None else None,
-        gpu_hours=float(run.gpu_hours) if run is not None else None,
-        cost=float(run.cost) if run is not None and run.cost is not None else None,
-        mfu=float(result.mfu),
-        hfu=float(result.hfu),
-        assumptions=assumptions,
-    )
+    return {
+        "tokens_per_step": int(result.tokens_per_step),
+        "model_flops_per_step": float(result.model_flops),
+        "hardware_flops_per_step": float(result.compute_flops),
+        "compute_flops": float(result.compute_flops),
+        "compute_s": float(result.compute_s),
+        "communication_s": float(result.communication_s),
+        "communication_flat_s": float(result.communication_flat_s),
+        "communication_hierarchical_s": float(result.communication_hierarchical_s),
+        "schedule": "hierarchical" if result.hierarchical else "flat",
+        "exposed_communication_s": float(result.exposed_communication_s),
+        "offload_transfer_s": float(result.offload_transfer_s),
+        "cpu_optimizer_s": float(result.cpu_optimizer_s),
+        "offload_s": float(result.offload_s),
+        "pipeline_bubble_s": 0.0,
+        "pipeline_bubble_fraction": 0.0,
+        "tensor_parallel_s": 0.0,
+        "pipeline_p2p_s": 0.0,
+        "context_parallel_s": 0.0,
+        "expert_parallel_s": 0.0,
+        "optimizer_s": float(result.optimizer_s),
+        "overlap_slowdown_s": float(result.overlap_slowdown_s),
+        "step_s": float(result.step_s),
+        "tokens_per_s_per_gpu": float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
+        "total_tokens": budget.total_tokens if budget is not None else None,
+        "training_steps": int(run.steps) if run is not None else None,
+        "training_days": float(run.training_days) if run is not None else None,
+        "gpu_hours": float(run.gpu_hours) if run is not None else None,
+        "cost": float(run.cost) if run is not None and run.cost is not None else None,
+        "tokens_per_s": float(result.tokens_per_s),
+        "mfu": float(result.mfu),
+        "hfu": float(result.hfu),
+        "assumptions": assumptions,
+    }
 
 
 def _gpu_info(preset: GpuPreset) -> GpuPresetInfo:

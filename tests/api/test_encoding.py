@@ -1,9 +1,10 @@
 """Response bodies (api.encoding) are byte for byte what pydantic's model_dump_json writes."""
 
+import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, RootModel, computed_field, field_serializer
 
-from api.encoding import model_json, plain_model
+from api.encoding import fields_json, model_json, plain_model
 from models.enums import StateClass
 from models.fit import FIT_EXAMPLE, FIT_LAYOUT_EXAMPLE, FitRequest, FitResponse
 from models.limits import LIMITS_EXAMPLE, LIMITS_MODEL_EXAMPLE, LimitsRequest, LimitsResponse
@@ -27,15 +28,58 @@ def test_an_answer_holding_free_json_is_written_by_pydantic():
     assert not plain_model(SearchResponse)  # its restrictions echo a dict of any JSON
 
 
-PLANS = [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE, LAYOUT_EXAMPLE] + [
-    plan_body(arrangement, world_size=n) for arrangement in ("ddp", "zero1", "zero2", "zero3") for n in (1, 8, 96)
-]
+PRESET = {"model": {"preset": "llama-3-70b"}, "training": {"micro_batch_size": 1, "sequence_length": 4096}}
+H100 = {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb", "links": "nvlink4-ib400"}
+DATA_PARALLEL_PLANS = [
+    PLAN_EXAMPLE,
+    LEVER_RICH_EXAMPLE,
+    PRESET | {"cluster": H100, "arrangement": "zero3", "activations": {"model": "transformer"}},
+    PRESET | {"cluster": H100, "arrangement": "zero3", "activations": {"model": "fudge", "fudge": 17}},
+    PRESET | {"cluster": H100 | {"world_size": 256}, "arrangement": "hybrid", "precision": "fsdp2"},
+    PRESET | {"cluster": H100, "arrangement": "zero2", "precision": "deepspeed"},
+    PRESET
+    | {"cluster": H100, "arrangement": "zero3", "precision": "deepspeed", "levers": {"offload_parameters": True}},
+    PRESET | {"cluster": H100, "arrangement": "zero3", "levers": {"zeropp": {"qwz": True, "hpz": True, "qgz": True}}},
+    PRESET | {"cluster": H100, "arrangement": "zero1", "levers": {"mxfp8": True, "recompute": "full"}},
+    PRESET
+    | {
+        "training": {"micro_batch_size": 2, "sequence_length": 8192, "total_tokens": 10**12, "utilisation": 0.41},
+        "cluster": H100 | {"gpu_hour_price": 2.5, "host_memory_bytes": 2 * 10**12},
+        "arrangement": "zero3",
+        "levers": {"offload_optimizer": True, "overlap": False},
+    },
+    {"model": {"preset": "mixtral-8x7b"}, "cluster": H100, "arrangement": "full_shard", "precision": "fsdp2"},
+    {
+        "model": {"parameter_count": 1},
+        "cluster": {"world_size": 1, "gpus_per_node": 1, "gpu": "seed-80gb"},
+        "arrangement": "ddp",
+    },
+] + [plan_body(arrangement, world_size=n) for arrangement in ("ddp", "zero1", "zero2", "zero3") for n in (1, 8, 96)]
 
 
-@pytest.mark.parametrize("body", PLANS)
-def test_plans_are_written_as_pydantic_writes_them(body):
-    answer = planner.plan(PlanRequest.model_validate(body))
+@pytest.mark.parametrize("body", DATA_PARALLEL_PLANS)
+def test_a_data_parallel_plan_is_written_from_its_fields_as_pydantic_writes_the_model(body):
+    request = PlanRequest.model_validate(body)
+    fields = planner.plan_fields(request)
+    assert isinstance(fields, dict)
+    expected = pydantic_json(planner.plan(request))
+    assert orjson.dumps(fields, default=lambda m: m.__dict__) == expected  # orjson wrote it, no fall-back
+    assert fields_json(fields, PlanResponse) == expected
+
+
+def test_a_layout_plan_is_its_model():
+    request = PlanRequest.model_validate(LAYOUT_EXAMPLE)
+    answer = planner.plan_fields(request)
+    assert isinstance(answer, PlanResponse)
     assert model_json(answer) == pydantic_json(answer)
+
+
+def test_fields_orjson_cannot_write_go_through_the_model():
+    request = PlanRequest.model_validate(PLAN_EXAMPLE)
+    fields = planner.plan_fields(request)
+    assert isinstance(fields, dict)
+    fields["memory"]["per_gpu_bytes"] = 2**64  # beyond orjson's integers
+    assert fields_json(fields, PlanResponse) == pydantic_json(PlanResponse.model_validate(fields))
 
 
 def test_fit_recommend_and_limits_are_written_as_pydantic_writes_them():

@@ -133,7 +133,7 @@ def test_an_unexpected_error_is_a_500_without_a_stack_trace(monkeypatch):
     def explode(request):
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(planner, "plan", explode)
+    monkeypatch.setattr(planner, "plan_fields", explode)  # the direct path and plan both call it
     client = TestClient(create_app(), raise_server_exceptions=False)
     body = assert_problem(client.post("/v1/plan", json=plan_body("ddp")), 500, "internal_error")
     assert "secret" not in str(body) and "Traceback" not in str(body)
