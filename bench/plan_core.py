@@ -4,12 +4,14 @@
     python -m bench.plan_core --plans 500  # plans per timed batch
 
 For each representative request, a batch of distinct requests (a different parameter count or
-token budget each, so nothing a whole request could key is reused) is validated once, then
-``service.planner.plan`` is timed over the batch, then ``model_dump_json`` over its answers, in CPU
-time of this process (``time.process_time``: time spent waiting for a core on a shared machine is
-left out). Each figure is the best of ``--repeats`` batches (other load only ever adds time).
-The benchmark request of ``bench.load`` (30B parameters, mixed_bf16_adam, 8 GPUs, zero3) is the
-first row. All figures come from one run on this machine.
+token budget each, so nothing a whole request could key is reused) is validated once, then what
+the API's direct path computes is timed over the batch: ``service.planner.plan_fields`` (the
+answer's fields; a layout's answer is its model), then the JSON the API writes of them
+(api.encoding); beside them ``service.planner.plan``, the validated PlanResponse that the sweep,
+figures and CLI read. CPU time of this process (``time.process_time``: time spent waiting for a
+core on a shared machine is left out). Each figure is the best of ``--repeats`` batches (other load
+only ever adds time). The benchmark request of ``bench.load`` (30B parameters, mixed_bf16_adam,
+8 GPUs, zero3) is the first row. All figures come from one run on this machine.
 """
 
 import argparse
@@ -17,8 +19,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from api.encoding import fields_json, model_json
 from models.plan import LAYOUT_EXAMPLE, LEVER_RICH_EXAMPLE, PlanRequest, PlanResponse
-from service.planner import plan
+from service.planner import plan, plan_fields
 
 LOAD_BODY: dict[str, Any] = {
     "model": {"parameter_count": 30_000_000_000},
@@ -71,12 +74,20 @@ def best_us(work: Callable[[], object], count: int, repeats: int) -> float:
     return best / count * 1e6
 
 
-def measure(body: dict[str, Any], vary: Callable[[dict[str, Any], int], dict[str, Any]], plans: int, repeats: int):
+def answer_json(answer: PlanResponse | dict[str, Any]) -> bytes:
+    """The body api.routes.planning.computed_plan writes."""
+    return model_json(answer) if isinstance(answer, PlanResponse) else fields_json(answer, PlanResponse)
+
+
+def measure(
+    body: dict[str, Any], vary: Callable[[dict[str, Any], int], dict[str, Any]], plans: int, repeats: int
+) -> tuple[float, float, float]:
     requests = [PlanRequest.model_validate(vary(body, i)) for i in range(plans)]
-    answers: list[PlanResponse] = [plan(r) for r in requests]  # warm: imports, presets, small caches
-    plan_us = best_us(lambda: [plan(r) for r in requests], plans, repeats)
-    json_us = best_us(lambda: [a.model_dump_json() for a in answers], plans, repeats)
-    return plan_us, json_us
+    answers = [plan_fields(r) for r in requests]  # warm: imports, presets, small caches
+    fields_us = best_us(lambda: [plan_fields(r) for r in requests], plans, repeats)
+    json_us = best_us(lambda: [answer_json(a) for a in answers], plans, repeats)
+    model_us = best_us(lambda: [plan(r) for r in requests], plans, repeats)
+    return fields_us, json_us, model_us
 
 
 def main() -> None:
@@ -84,10 +95,10 @@ def main() -> None:
     parser.add_argument("--plans", type=int, default=400, help="distinct requests per timed batch")
     parser.add_argument("--repeats", type=int, default=7, help="batches timed; the best is printed")
     args = parser.parse_args()
-    print(f"{'request':46} {'plan us':>8} {'json us':>8} {'total us':>9}")
+    print(f"{'request':46} {'fields us':>9} {'json us':>8} {'total us':>9} {'plan() us':>9}")
     for label, body, vary in CASES:
-        plan_us, json_us = measure(body, vary, args.plans, args.repeats)
-        print(f"{label:46} {plan_us:8.1f} {json_us:8.1f} {plan_us + json_us:9.1f}")
+        fields_us, json_us, model_us = measure(body, vary, args.plans, args.repeats)
+        print(f"{label:46} {fields_us:9.1f} {json_us:8.1f} {fields_us + json_us:9.1f} {model_us:9.1f}")
 
 
 if __name__ == "__main__":
