@@ -9,8 +9,10 @@ their declared order, which is the order of the model's ``__dict__`` (pydantic b
 field); orjson writes enums by their values and floats in the shortest form that reads back the
 same, as pydantic does. Any value orjson does not write as pydantic would (an integer beyond 64
 bits, a date, a dataclass, bytes, a set, a key that is not a string) makes orjson raise, and then
-pydantic writes the body. A test compares the two encoders on every answer of the examples and the
-golden table.
+pydantic writes the body. The values must be of their fields' types, as validation leaves them (a
+float field given an int by ``model_construct`` would read 1, not 1.0): tests/api/test_encoding.py
+compares the two encoders on the planning operations' answers, and the spec's property test
+(tests/properties/test_finite_outputs.py) every answered plan, fit and recommend body.
 """
 
 from functools import cache
