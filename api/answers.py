@@ -69,7 +69,7 @@ class AnswerCache:
         if key is None or size > self.max_bytes // self.largest_share:
             return body
         # A copy of exactly its size: an encoder's buffer (orjson's) is shrunk in place, and the memory it
-        # gave back stays scattered between long-lived entries (RSS ~1.6 x the budget without the copy).
+        # gave back stays scattered between long-lived entries (64 MiB of plans grew RSS by 141 MiB, 66 with copies).
         body = bytes(memoryview(body))
         with self._lock:
             previous = self._entries.pop(key, None)
