@@ -27,6 +27,21 @@ from service.search_space import REASONS, _first_problem, space
 
 MOE_PRESETS = ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3")
 PRESETS = ["llama-3-8b", "llama-3.2-1b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b", "gemma-2-9b", "deepseek-v3"]
+
+
+def first_problem(arch, columns, case):
+    """The search's first failing rule (its reason's index) for one layout given as one-element columns."""
+    return _first_problem(
+        arch,
+        *(columns[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "schedule", "virtual_stages")),
+        columns["sequence_parallel"],
+        columns["micro_batch_size"],
+        case.sequence_length,
+        case.global_batch_size,
+        case.expert_tensor,
+    )[0]
+
+
 EXACT = ("per_gpu_bytes", "model_state_bytes", "activations_bytes", "working_set_bytes", "tokens_per_step")
 TIMES = {
     "compute_s": "compute_s",
@@ -94,15 +109,7 @@ def cases(draw):
 def _valid(prepared, layout) -> bool:
     columns = {k: np.array([v]) for k, v in layout.items()}
     case = prepared.case
-    problem = _first_problem(
-        case.arch,
-        *(columns[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "schedule", "virtual_stages")),
-        columns["sequence_parallel"],
-        columns["micro_batch_size"],
-        case.sequence_length,
-        case.global_batch_size,
-        case.expert_tensor,
-    )[0]
+    problem = first_problem(case.arch, columns, case)
     nontrivial = any(layout[k] > 1 for k in ("tensor", "pipeline", "context", "expert"))
     nontrivial |= case.expert_tensor not in (None, 1)
     hybrid = ARRANGEMENTS[layout["arrangement"]].value == "hybrid"
@@ -214,15 +221,7 @@ def test_the_first_failing_rule_is_the_first_problem_of_the_plan(drawn):
     case = prepare(request).case
     arch = case.arch
     columns = {k: np.array([v]) for k, v in layout.items()}
-    problem = _first_problem(
-        arch,
-        *(columns[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "schedule", "virtual_stages")),
-        columns["sequence_parallel"],
-        columns["micro_batch_size"],
-        case.sequence_length,
-        case.global_batch_size,
-        case.expert_tensor,
-    )[0]
+    problem = first_problem(arch, columns, case)
     degrees = {k: layout[k] for k in ("tensor", "pipeline", "context", "expert", "virtual_stages")}
     mesh = Mesh(
         layout["world_size"],
