@@ -312,8 +312,11 @@ class Time(BaseModel):
     )
     communication_s: float = Field(description="All communication of the step on the faster schedule.")
     communication_flat_s: float = Field(description="On flat rings (across nodes at the inter-node speed).")
-    communication_hierarchical_s: float = Field(description="Reduce-scatter in the node, across nodes, gather.")
-    schedule: str = Field(description="flat or hierarchical: the faster one, used for the step.")
+    communication_hierarchical_s: float = Field(
+        description="Deprecated: equal to communication_flat_s. Collectives are priced as NCCL's flat ring at bus "
+        "bandwidth, which already runs over every NIC of a node (a two-level schedule is never faster).",
+    )
+    schedule: str = Field(description="The data group's collective schedule: flat (NCCL's ring over the node's NICs).")
     exposed_communication_s: float = Field(description="Communication that overlap does not hide.")
     offload_transfer_s: float = Field(description="pcie_bytes_per_gpu over the host link, not overlapped.")
     cpu_optimizer_s: float = Field(

@@ -40,9 +40,10 @@ class Training(Strict):
         le=1,
         description="Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N + 12 x L x h x s per "
         "token, PaLM appendix B) over compute time x N x peak, as the run measures it with the requested "
-        "recomputation. Give it to override the model. Default null: the efficiency model prices every matrix "
-        "multiplication, attention, memory-bound operation and the optimizer step on the GPU, calibrated on "
-        "published runs (README, 'Calibration').",
+        "recomputation. Give it to override the compute's efficiency, and nothing else: communication, the "
+        "optimizer step and the overlap slowdown are priced as without it. Default null: the efficiency model "
+        "prices every matrix multiplication, attention, memory-bound operation and the optimizer step on the "
+        "GPU, calibrated on published runs (README, 'Calibration').",
     )
     total_tokens: int | None = Field(
         default=None,
@@ -65,8 +66,8 @@ class Activations(Strict):
     model: ActivationModel | None = Field(
         default=None,
         description="none (model states only), fudge (the textbook line, a fudge factor) or transformer "
-        "(Korthikanti et al. 2022). Default: transformer when a training shape is given and the architecture is "
-        "known, else none.",
+        "(Korthikanti et al. 2022). Default: transformer when the architecture is known, else none; an omitted "
+        "training block is the default shape (1 x 2048 tokens), the shape the step time is computed at.",
     )
     fudge: float = Field(
         default=17.0,

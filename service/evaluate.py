@@ -8,8 +8,6 @@ combination of its categorical axes. No formula is written here; this module onl
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
-
 from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
 from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import LinkSpec, PrecisionSpec
@@ -46,9 +44,9 @@ from service.memory import (
     shard_degree,
     shard_elements,
 )
-from service.numeric import CountLike, FloatLike, IntLike, select
+from service.numeric import CountLike, FloatLike, IntLike
 from service.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
-from service.timing import CommunicationTime, communication_time, one_node, step_seconds
+from service.timing import communication_time, step_seconds
 from service.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 from service.working_set import Units, WorkingSetRow, working_set_rows
 
@@ -241,35 +239,26 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     calls = step_collectives(precision, sharding, k)
     sent = calls_bytes_sent(p, n, calls, g)
     links = time_links(setup, g)
-    overheads: list[FloatLike] | None = None
-    optimizer_s: FloatLike = 0.0
+    eff = _efficiency(setup)
     if setup.utilisation is None:
-        eff = _efficiency(setup)
         micro = micro_batch_compute(eff, inputs.micro_batch_size, s, setup.recompute, model_per_token)
         forward_s, backward_s = micro.forward_s, micro.backward_s
         compute_s = k * micro.total_s
-        optimizer_s = optimizer_step_seconds(setup, p, degree)
-        layers = eff.kernels.layers if eff.kernels is not None else None
-        overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, fsdp_units(setup, layers))
-    else:
+    else:  # training.utilisation overrides the compute's efficiency, and nothing else
         measured = setup.measured_recompute or setup.recompute
         efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
         compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
         forward_s = compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token) / k
         backward_s = compute_s / k - forward_s
-
-    def communication(hierarchical: bool) -> CommunicationTime:
-        return communication_time(
-            calls, p, n, g, links, hierarchical, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
-        )
-
-    flat = communication(False)
-    # Inside one node the two schedules are the same ring: price it once for a single plan. With bus
-    # speeds a flat ring already runs over all of a node's NICs: NCCL's ring, never slower than two levels.
-    single = one_node(n, g) is True or setup.utilisation is None
-    timing = {False: flat, True: flat if single else communication(True)}
-    use_hierarchical = _less(timing[True].total_s, timing[False].total_s)
-    exposed_s = select(use_hierarchical, timing[True].exposed_s, timing[False].exposed_s)
+    optimizer_s = optimizer_step_seconds(setup, p, degree)
+    layers = eff.kernels.layers if eff.kernels is not None else None
+    overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, fsdp_units(setup, layers))
+    # NCCL's flat ring at bus speeds, one call per bucket: a flat ring already runs over all of a node's
+    # NICs, never slower than two levels (service.efficiency.bus_speeds)
+    flat = communication_time(
+        calls, p, n, g, links, False, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
+    )
+    exposed_s = flat.exposed_s
     cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
     offload_transfer_s, cpu_optimizer_s = offload_seconds(
         pcie, cpu_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
@@ -278,12 +267,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     host = host_bytes_per_node(host_per_gpu, n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
     floor = floor_bytes(p, setup, activations, g, working)
-    hidden_s = select(use_hierarchical, timing[True].total_s, timing[False].total_s) - exposed_s
-    slowdown_s = (
-        0.0 * hidden_s
-        if setup.utilisation is not None
-        else overlap_slowdown_seconds(hidden_s, _efficiency(setup).calibration)
-    )
+    slowdown_s = overlap_slowdown_seconds(flat.total_s - exposed_s, eff.calibration)
     step_s = step_seconds(compute_s, 0.0, exposed_s, offload_s, optimizer_s, slowdown_s)
     return Evaluation(
         state_bytes=state_bytes,
@@ -303,10 +287,10 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         model_flops=model_flops,
         compute_flops=flops,
         compute_s=compute_s,
-        communication_flat_s=timing[False].total_s,
-        communication_hierarchical_s=timing[True].total_s,
-        hierarchical=use_hierarchical,
-        communication_s=select(use_hierarchical, timing[True].total_s, timing[False].total_s),
+        communication_flat_s=flat.total_s,
+        communication_hierarchical_s=flat.total_s,
+        hierarchical=False,
+        communication_s=flat.total_s,
         exposed_communication_s=exposed_s,
         offload_transfer_s=offload_transfer_s,
         cpu_optimizer_s=cpu_optimizer_s,
@@ -339,10 +323,8 @@ def fsdp_units(setup: Setup, layers: int | None) -> int | None:
 
 
 def time_links(setup: Setup, gpus_per_node: IntLike) -> LinkSpeeds:
-    """The speeds collectives are priced at: the links' line rates with a given utilisation, NCCL's bus
-    bandwidths for the efficiency model (service.efficiency.bus_speeds)."""
-    if setup.utilisation is not None:
-        return setup.links
+    """The speeds collectives are priced at: NCCL's bus bandwidths (service.efficiency.bus_speeds), with or
+    without a given utilisation (which sets the compute's efficiency alone)."""
     if type(gpus_per_node) is int:  # one plan: a pure function of frozen values
         return plan_bus_speeds(setup.links, gpus_per_node)
     return bus_speeds(setup.links, gpus_per_node)
@@ -357,9 +339,3 @@ def _efficiency(setup: Setup) -> Efficiency:
     if setup.efficiency is None:
         raise ValueError("a setup without a utilisation needs the efficiency model's device")
     return setup.efficiency
-
-
-def _less(a: FloatLike, b: FloatLike) -> FloatLike:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.asarray(a) < np.asarray(b)
-    return bool(a < b)

@@ -303,16 +303,12 @@ def data_group_time(
     backward_s: Any,
     layers: Any,
 ) -> dict[bool, CommunicationTime]:
-    """The data group's step on the flat ring and, with a given utilisation, the hierarchical schedule
-    (keyed by hierarchical or not); numbers for one plan, arrays for many layouts (flat only then)."""
+    """The data group's step on NCCL's flat ring over the node's NICs, one call per bucket
+    (service.efficiency); numbers for one plan, arrays for many layouts."""
     links = time_links(setup, per_node)
-    overheads = None
-    if setup.utilisation is not None:
-        schedules: tuple[bool, ...] = (False, True)
-    else:  # NCCL's flat ring over the node's NICs, one call per bucket (service.efficiency)
-        schedules = (False,)
-        units = fsdp_units(setup, layers)
-        overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, units)
+    units = fsdp_units(setup, layers)
+    overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, units)
+    schedules: tuple[bool, ...] = (False,)
     timed = {
         schedule: communication_time(
             calls,
@@ -467,7 +463,7 @@ def evaluate_layout(
     host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
     exposed = sum(group_s.values())
     optimizer_s = slowdown_s = 0.0
-    if setup.utilisation is None and setup.efficiency is not None:
+    if setup.efficiency is not None:
         degree = shard_degree(mesh.data_context, mesh.members_per_node(Group.data), setup.sharding)
         optimizer_s = float(optimizer_step_seconds(setup, dense_share, degree))
         if experts_apart:

@@ -535,10 +535,10 @@ def evaluate_grid(
             )
             degree = shard_degree(data_context[col], g_data[col], shard)
             expert_degree = shard_degree(expert_data[col], g_data[col], shard)
-            if not given:  # the efficiency model's optimizer step; a given utilisation's compute holds it
-                optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
-                    top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
-                )
+            # the optimizer step, with or without a given utilisation (which sets the compute alone)
+            optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
+                top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
+            )
             if extra is not None:
                 apart = top_apart[cell]
                 shares = [
@@ -552,7 +552,7 @@ def evaluate_grid(
         pcie, top_cpu, per_node, g_node, first_setup.links.host_bytes_per_s, first_setup.host_memory_bytes_per_s
     )
     offload_s = transfer_s + cpu_s
-    slowdown_s = np.zeros(full_shape) if given else overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
+    slowdown_s = overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)

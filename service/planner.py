@@ -431,7 +431,11 @@ def compute_words(utilisation: float | None, peak_flops_per_s: float, ceiling: f
     """How compute time is found; ``ceiling``: the GEMM ceiling of the efficiency model, ``known``: whether it
     knows the model's kernels."""
     if utilisation is not None:
-        return f"utilisation (MFU) {utilisation:g} of a {peak_flops_per_s / 1e12:g} TFLOP/s peak (given in the request)"
+        return (
+            f"utilisation (MFU) {utilisation:g} of a {peak_flops_per_s / 1e12:g} TFLOP/s peak (given in the "
+            "request): it sets the compute's efficiency alone; communication, the optimizer step and the overlap "
+            "slowdown are priced as without it"
+        )
     return (
         f"efficiency model on a {peak_flops_per_s / 1e12:g} TFLOP/s peak: matrix multiplications at up to "
         f"{ceiling:g} of peak in waves of 128 x 128 tiles, or their bytes over HBM"
@@ -485,7 +489,7 @@ def worded_assumptions(
         compute_words(*compute),
         _flops_words(*flops),
         f"alpha-beta links: {intra / 1e9:g} GB/s in a node, {inter / 1e9:g} GB/s across nodes, {host / 1e9:g} "
-        "GB/s to the host" + ("" if compute[0] is not None else BUS_WORDS),
+        "GB/s to the host" + BUS_WORDS,
         f"overlap {'on' if overlap else 'off'}: {bucket_bytes:,}-byte buckets, the last never hidden",
         "offload: PCIe transfers and the CPU optimizer step are not overlapped with compute; the CPU step "
         f"streams its state through {host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "

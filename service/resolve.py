@@ -254,10 +254,12 @@ def sharding(arrangement: ArrangementName | ShardingFlags) -> Sharding:
     return sharding_for(arrangement)
 
 
-def activation_model(
-    activations: Activations, training: Training | None, architecture: Architecture | None
-) -> ActivationModel:
-    """The model asked for; by default transformer when a shape and an architecture are given, else none."""
+def activation_model(activations: Activations, architecture: Architecture | None) -> ActivationModel:
+    """The model asked for; by default transformer when the architecture is known, else none.
+
+    An omitted training block means the default shape (1 x 2048 tokens), exactly as an empty one: the
+    shape the step time is computed at is the shape whose activations are counted.
+    """
     if activations.model is not None:
         if activations.model is not ActivationModel.none and architecture is None:
             raise MissingArchitecture(
@@ -267,7 +269,7 @@ def activation_model(
                 pointer="/activations/model",
             )
         return activations.model
-    if training is not None and architecture is not None:
+    if architecture is not None:
         return ActivationModel.transformer
     return ActivationModel.none
 
@@ -325,13 +327,13 @@ def scenario(
     arch = resolved.architecture
     shapes = model_shapes(arch, activations.flash_attention)
     activation_setup = ActivationSetup(
-        model=activation_model(activations, training, arch),
+        model=activation_model(activations, arch),
         fudge=activations.fudge,
         bytes_per_value=activations.bytes_per_value,
         flash_attention=activations.flash_attention,
         shape=shapes.activations,
     )
-    warnings = resolved.warnings + activation_warnings(activations, training, activation_setup.model)
+    warnings = resolved.warnings + activation_warnings(activations, activation_setup.model)
     return Scenario(
         model=resolved,
         precision=precision,
@@ -418,16 +420,10 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
     )
 
 
-def activation_warnings(activations: Activations, training: Training | None, counted: ActivationModel) -> list[str]:
+def activation_warnings(activations: Activations, counted: ActivationModel) -> list[str]:
     """Say so when per-GPU bytes leave the activations out, unless the caller asked for exactly that."""
     if counted is not ActivationModel.none or activations.model is ActivationModel.none:
         return []
-    if training is None:
-        return [
-            "activations are not counted: the request has no training shape, so per_gpu_bytes and fits cover "
-            "model states only; give training (micro_batch_size, sequence_length) with a model architecture "
-            "or preset to count them"
-        ]
     return [
         "activations are not counted: the model has no architecture; give model.layers, model.hidden_size, "
         "model.attention_heads, model.ffn_hidden_size and model.vocab_size, or a model.preset that has them"

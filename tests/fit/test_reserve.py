@@ -108,19 +108,22 @@ def test_out_of_range_reserve_is_a_422_naming_the_field(client, cluster, pointer
     assert pointer.rsplit("/", 1)[1] in problem["detail"]
 
 
-def test_no_training_shape_says_activations_are_not_counted(client):
-    # the case: Llama-3-70B, ZeRO-3, 64 H100s is 16.4 GiB of model states without a training shape
+def test_an_omitted_training_block_means_the_default_shape_and_model_states_only_is_asked_for(client):
+    # Llama-3-70B, ZeRO-3, 64 H100s. An omitted training block used to mean "model states only" (16.4 GiB)
+    # while the step time was computed at 1 x 2048 tokens, the shape whose activations it left out; it is
+    # now the empty block: the default shape, its activations counted (the step and the memory agree).
     body = {"model": {"preset": "llama-3-70b"}, "cluster": h100(64), "arrangement": "zero3"}
     bare = client.post("/v1/plan", json=body).json()
-    assert bare["memory"]["activations_counted"] is False
+    empty = client.post("/v1/plan", json={**body, "training": {}}).json()
+    assert bare["memory"] == empty["memory"] and bare["time"] == empty["time"]
+    assert bare["memory"]["activations_counted"] is True
     assert bare["memory"]["model_state_bytes"] == 16 * 70_553_706_496 // 64
-    assert any("activations are not counted" in w for w in bare["warnings"])
-    shaped = client.post("/v1/plan", json={**body, "training": {"sequence_length": 8192}}).json()
-    assert shaped["memory"]["activations_counted"] is True
-    assert shaped["memory"]["activations_bytes"] > 0
-    assert not any("activations are not counted" in w for w in shaped["warnings"])
+    assert bare["memory"]["activations_bytes"] > 0
+    assert not any("activations are not counted" in w for w in bare["warnings"])
+    # model states only, when asked for, is said in a field, without a warning
     asked = client.post("/v1/plan", json={**body, "activations": {"model": "none"}}).json()
     assert asked["memory"]["activations_counted"] is False
+    assert asked["memory"]["per_gpu_bytes"] == bare["memory"]["per_gpu_bytes"] - bare["memory"]["activations_bytes"]
     assert not any("activations are not counted" in w for w in asked["warnings"])
 
 

@@ -103,6 +103,7 @@ def test_presets_name_their_sources(client):
 def test_model_preset_supplies_the_count(client):
     body = plan_body("ddp")
     body["model"] = {"preset": "llama-2-7b"}
+    body["activations"] = {"model": "none"}  # model states and the working set alone
     memory = client.post("/v1/plan", json=body).json()["memory"]
     assert memory["model_state_bytes"] == 16 * 6_738_415_616
     # plus two 25 MiB gradient buckets in flight (the working set of data parallel with overlap)

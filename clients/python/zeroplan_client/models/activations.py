@@ -22,8 +22,8 @@ class Activations:
             x bytes x fudge. 17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.
             Default: 17.0.
         model (ActivationModel | None | Unset): none (model states only), fudge (the textbook line, a fudge factor) or
-            transformer (Korthikanti et al. 2022). Default: transformer when a training shape is given and the architecture
-            is known, else none.
+            transformer (Korthikanti et al. 2022). Default: transformer when the architecture is known, else none; an
+            omitted training block is the default shape (1 x 2048 tokens), the shape the step time is computed at.
     """
 
     bytes_per_value: int | Unset = 2

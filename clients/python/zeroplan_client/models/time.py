@@ -17,7 +17,9 @@ class Time:
     Attributes:
         assumptions (list[str]):
         communication_flat_s (float): On flat rings (across nodes at the inter-node speed).
-        communication_hierarchical_s (float): Reduce-scatter in the node, across nodes, gather.
+        communication_hierarchical_s (float): Deprecated: equal to communication_flat_s. Collectives are priced as
+            NCCL's flat ring at bus bandwidth, which already runs over every NIC of a node (a two-level schedule is never
+            faster).
         communication_s (float): All communication of the step on the faster schedule.
         compute_flops (float): The hardware FLOPs of the step (same as hardware_flops_per_step).
         compute_s (float): Forward and backward of every micro-batch: with training.utilisation, model_flops_per_step /
@@ -43,7 +45,7 @@ class Time:
         pipeline_bubble_s (float): Idle time of the pipeline: compute_s x (p - 1) / (v m) for 1f1b and interleaved, (p -
             1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism.
         pipeline_p2p_s (float): Pipeline sends and receives between stages (exposed).
-        schedule (str): flat or hierarchical: the faster one, used for the step.
+        schedule (str): The data group's collective schedule: flat (NCCL's ring over the node's NICs).
         step_s (float): The slowest stage's compute_s + overlap_slowdown_s + pipeline_bubble_s + exposed_communication_s
             (every group's exposed part) + offload_s + optimizer_s.
         tensor_parallel_s (float): Tensor-parallel collectives, on the critical path (exposed).

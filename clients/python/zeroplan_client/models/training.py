@@ -26,9 +26,10 @@ class Training:
             Given, the answer's time holds training_steps, training_days and gpu_hours.
         utilisation (float | None | Unset): Model FLOPs utilisation (MFU) of the compute, 0.001 to 1: model FLOPs (6 x N
             + 12 x L x h x s per token, PaLM appendix B) over compute time x N x peak, as the run measures it with the
-            requested recomputation. Give it to override the model. Default null: the efficiency model prices every matrix
-            multiplication, attention, memory-bound operation and the optimizer step on the GPU, calibrated on published
-            runs (README, 'Calibration').
+            requested recomputation. Give it to override the compute's efficiency, and nothing else: communication, the
+            optimizer step and the overlap slowdown are priced as without it. Default null: the efficiency model prices
+            every matrix multiplication, attention, memory-bound operation and the optimizer step on the GPU, calibrated on
+            published runs (README, 'Calibration').
     """
 
     global_batch_size: int | None | Unset = UNSET
