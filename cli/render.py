@@ -101,13 +101,14 @@ def render_fit(answer: dict[str, Any]) -> str:
             a["arrangement"],
             a["replicated_bytes_per_weight"],
             a["sharded_bytes_per_weight"],
+            a["min_gpus"],
             a["min_gpus_exact"],
             a["min_gpus_whole_nodes"],
             a["min_gpus_on_grid"],
         ]
         for a in answer["arrangements"]
     ]
-    headers = ["arrangement", "r B/weight", "s B/weight", "min GPUs", "whole nodes", "on grid"]
+    headers = ["arrangement", "r B/weight", "s B/weight", "min GPUs", "boundary", "whole nodes", "on grid"]
     reasons = "\n".join(f"{a['arrangement']}: {a['reason']}" for a in answer["arrangements"])
     warnings = [f"warning: {w}" for w in answer["warnings"]]
     return "\n\n".join([head, table(headers, rows), reasons, *warnings])
@@ -207,9 +208,11 @@ def plan_rows(answer: dict[str, Any]) -> Rows:
 
 
 def fit_rows(answer: dict[str, Any]) -> Rows:
-    headers = ["arrangement", "gpus", "per_gpu_bytes", "fits"]
+    headers = ["arrangement", "world_size", "per_gpu_bytes", "fits"]
     rows = [
-        [a["arrangement"], c["gpus"], c["per_gpu_bytes"], c["fits"]] for a in answer["arrangements"] for c in a["table"]
+        [a["arrangement"], c["world_size"], c["per_gpu_bytes"], c["fits"]]
+        for a in answer["arrangements"]
+        for c in a["table"]
     ]
     return headers, rows
 

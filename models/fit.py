@@ -1,6 +1,6 @@
 """POST /v1/fit: which arrangements fit a card, from how many GPUs."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag, ValidationInfo, field_validator
 
@@ -10,16 +10,20 @@ from models.common import (
     PRECISION_FIELD,
     PRECISION_SPEC_FIELD,
     SPEC_TAG,
+    Arrangement,
     Card,
     ModelSpec,
     Precision,
+    ShardingFlags,
     Strict,
     check_world_size,
+    name_or_spec,
+    plain_name,
     precision_validator,
 )
 from models.enums import ArrangementName, GpuCountGrid
 from models.parallelism import Parallelism, ParallelismEcho
-from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD, EstimatorOptions
 from models.presets import PrecisionSpec
 from models.training import Activations, Levers, Training
 
@@ -38,6 +42,13 @@ FIT_LAYOUT_EXAMPLE: dict[str, JsonValue] = {
     "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
     "parallelism": {"tensor": 4, "pipeline": 4, "sequence_parallel": True},
     "max_gpus": 1024,
+}
+
+FIT_PLAN_BODY_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "mixtral-8x7b"},
+    "training": {"micro_batch_size": 1, "sequence_length": 4096},
+    "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "a100-80gb"},
+    "arrangement": "full_shard",
 }
 
 MAX_GRID_POINTS = 4096
@@ -66,8 +77,32 @@ Grid = Annotated[
 ]
 
 
+class FitCluster(Card):
+    """The card and the node; the world size is optional here: given (a /v1/plan body's own), it is the GPU
+    count asked about."""
+
+    world_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_WORLD_SIZE,
+        description="Optional: the GPU count asked about (a /v1/plan body sent as it is). Each arrangement's "
+        "at_world_size then says whether it fits there; at most gpus_per_node or a multiple of it, as /v1/plan "
+        "takes it.",
+    )
+
+    @field_validator("world_size")
+    @classmethod
+    def _whole_nodes(cls, world_size: int | None, info: ValidationInfo) -> int | None:
+        gpus_per_node = info.data.get("gpus_per_node")
+        if world_size is None or gpus_per_node is None:
+            return world_size
+        return check_world_size(world_size, gpus_per_node)
+
+
 class FitRequest(Strict):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE, FIT_LAYOUT_EXAMPLE]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [FIT_EXAMPLE, FIT_LAYOUT_EXAMPLE, FIT_PLAN_BODY_EXAMPLE]}
+    )
 
     model: ModelSpec
     precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
@@ -75,7 +110,37 @@ class FitRequest(Strict):
     pick_precision = precision_validator()  # type: ignore[pydantic-field]
     training: Training | None = TRAINING_FIELD
     activations: Activations = ACTIVATIONS_FIELD
-    cluster: Card
+    cluster: FitCluster
+    sharding: ShardingFlags | None = Field(
+        default=None, description="The three sharding flags: one arrangement given by its flags instead of a name."
+    )
+    arrangement: Arrangement | None = Field(
+        default=None,
+        description="One arrangement (a /v1/plan body's own), or null for every compared arrangement (ddp, zero1, "
+        "zero2, zero3, shard_grad_op).",
+        json_schema_extra=plain_name(nullable=True),
+    )
+    pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
+
+    @field_validator("arrangement")
+    @classmethod
+    def _hybrid_needs_whole_nodes(cls, arrangement: Any, info: ValidationInfo) -> Any:
+        cluster = info.data.get("cluster")
+        if cluster is None or cluster.world_size is None:
+            return arrangement
+        asked = cluster.world_size
+        if arrangement == ArrangementName.hybrid and asked % cluster.gpus_per_node:
+            raise ValueError(
+                f"hybrid shards inside a node and replicates across nodes: cluster.world_size {asked} is not a "
+                f"multiple of cluster.gpus_per_node {cluster.gpus_per_node}"
+            )
+        return arrangement
+
+    estimator: EstimatorOptions = Field(
+        default_factory=EstimatorOptions,
+        description="Options of DeepSpeed's estimators, as /v1/plan takes them (a fit compares the service's own "
+        "byte counts).",
+    )
     gpu_count_grid: Grid = Field(
         default=GpuCountGrid.powers_of_two,
         description="powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an explicit list of distinct GPU "
@@ -112,7 +177,7 @@ class FitRequest(Strict):
 
 
 class FitCell(BaseModel):
-    gpus: int
+    world_size: int = Field(description="The GPU count, as /v1/plan's cluster.world_size.")
     per_gpu_bytes: int
     fits: bool
 
@@ -124,16 +189,28 @@ class ArrangementFit(BaseModel):
     replicated_floor_bytes: int
     never_fits: bool
     reason: str = Field(description="Why it fits from where it does, or the floor that stops it.")
-    min_gpus_exact: int | None = Field(description="Smallest GPU count that fits; null when none does.")
+    min_gpus: int | None = Field(
+        description="The answer: the smallest GPU count /v1/plan accepts (part of one node, or whole nodes; with a "
+        "layout, one it can run) at which this arrangement fits; every smaller such count does not. Null when none "
+        "does."
+    )
+    min_gpus_exact: int | None = Field(
+        description="Where the per-GPU bytes meet the usable bytes, any integer GPU count (the ZeRO arithmetic's "
+        "boundary; past one node it may not be a whole number of nodes: min_gpus is the job to ask for). Null "
+        "when none fits."
+    )
     min_gpus_whole_nodes: int | None = Field(description="Smallest whole-node GPU count (multiple of G) that fits.")
     min_gpus_on_grid: int | None = Field(description="Smallest grid GPU count up to max_gpus that fits.")
     table: list[FitCell] = Field(
         description="Per-GPU bytes over the grid (the busiest GPU with a layout; grid counts the layout cannot run "
         "on are left out)."
     )
+    at_world_size: FitCell | None = Field(
+        default=None, description="With cluster.world_size: the per-GPU bytes there and whether they fit; else null."
+    )
     parallelism: ParallelismEcho | None = Field(
         default=None,
-        description="With a layout: the layout at min_gpus_exact (its data-parallel degree and micro-batches); null "
+        description="With a layout: the layout at min_gpus (its data-parallel degree and micro-batches); null "
         "without one, or when nothing fits.",
     )
 
@@ -155,6 +232,7 @@ class FitResponse(BaseModel):
     fragmentation_bytes: int = Field(description="ceil(fragmentation x card_bytes): held by the allocator, unusable.")
     usable_bytes: int = Field(description="card_bytes - reserve_bytes - fragmentation_bytes: what fit compares to.")
     gpus_per_node: int
+    world_size: int | None = Field(description="The GPU count asked about (cluster.world_size); null when not given.")
     grid: list[int]
     arrangements: list[ArrangementFit]
     warnings: list[str]

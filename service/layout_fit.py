@@ -24,7 +24,7 @@ from models.fit import ArrangementFit, FitCell, FitRequest
 from models.parallelism import Parallelism
 from models.training import Training
 from service import resolve
-from service.arrangements import COMPARED, Sharding
+from service.arrangements import Sharding
 from service.errors import InvalidLayout
 from service.fit import valid_job
 from service.layout import evaluate_layout, stage_memory
@@ -179,7 +179,25 @@ def layout_fits(
         request.levers,
         request.cluster,
     )
-    fits = [_arrangement_fit(scene, case, degrees, name, sharding, grid, budget) for name, sharding in COMPARED.items()]
+    asked = request.cluster.world_size
+    if asked is not None and (asked % case.model_parallel or not case.valid(asked // case.model_parallel)):
+        mp = case.model_parallel
+        problems = case.problems(max(1, asked // mp)) if asked % mp == 0 else []
+        raise InvalidLayout(
+            problems
+            or [
+                (
+                    f"cluster.world_size {asked:,} is not a job this layout runs: tensor x pipeline x context = {mp} "
+                    f"GPUs a replica, the data-parallel degree d = world_size / {mp} a whole number whose job is part "
+                    "of a node or whole nodes, the expert degree dividing d x context",
+                    "/cluster/world_size",
+                )
+            ]
+        )
+    fits = [
+        _arrangement_fit(scene, case, degrees, name, sharding, grid, budget, asked)
+        for name, sharding in resolve.compared(request.arrangement)
+    ]
     return scene, fits, layout_warnings(case.mesh(degrees[0]))
 
 
@@ -191,6 +209,7 @@ def _arrangement_fit(
     sharding: Sharding,
     grid: list[int],
     budget: WorkBudget | None,
+    asked: int | None = None,
 ) -> ArrangementFit:
     arch = scene.model.architecture
     assert arch is not None  # a layout needs the architecture (service.mesh refuses it otherwise)
@@ -213,12 +232,13 @@ def _arrangement_fit(
         if found is not None
         else None
     )
-    table = [
-        FitCell(gpus=n, per_gpu_bytes=(bytes_ := per_gpu_bytes_at(n // mp)), fits=bytes_ <= usable)
-        for n in grid
-        if n % mp == 0 and case.valid(n // mp)
-    ]
-    on_grid = next((c.gpus for c in table if c.fits), None)
+
+    def cell(n: int) -> FitCell:
+        bytes_ = per_gpu_bytes_at(n // mp)
+        return FitCell(world_size=n, per_gpu_bytes=bytes_, fits=bytes_ <= usable)
+
+    table = [cell(n) for n in grid if n % mp == 0 and case.valid(n // mp)]
+    on_grid = next((c.world_size for c in table if c.fits), None)
     at = degrees[found] if found is not None else degrees[-1]
     m = case.micro_batches(at)
     setup = replace(base, micro_batches=m)
@@ -231,10 +251,12 @@ def _arrangement_fit(
         replicated_floor_bytes=floor,
         never_fits=exact is None,
         reason=_reason(case, exact, on_grid, grid, floor, usable, degrees),
+        min_gpus=exact,
         min_gpus_exact=exact,
         min_gpus_whole_nodes=whole,
         min_gpus_on_grid=on_grid,
         table=table,
+        at_world_size=cell(asked) if asked is not None else None,
         parallelism=echo(case.mesh(at), m, b) if exact is not None else None,
     )
 
@@ -255,8 +277,10 @@ def _reason(
     usable_words = f"{group_digits(usable)} B ({usable / GIB_BYTES:.1f} GiB) usable"
     if exact is None:
         largest = mp * degrees[-1]
+        bound = "the batch's" if case.global_batch_size is not None else "the service's"
         return (
-            f"never on this layout ({layout}) up to {gpus(largest)}, its largest valid job: the busiest GPU keeps "
+            f"never on this layout ({layout}), at any GPU count it runs (the largest, {gpus(largest)}, is "
+            f"{bound} bound, not max_gpus, which bounds the table alone): the busiest GPU keeps "
             f"at least {group_digits(floor)} B ({floor / GIB_BYTES:.1f} GiB) of replicated states, working set and "
             f"activations against {usable_words}"
         )

@@ -40,7 +40,7 @@ from service.architecture import (
     shared_expert_width,
 )
 from service.architecture import parameter_count as architecture_parameters
-from service.arrangements import Sharding, ZeroPlusPlus, canonical_name, sharding_for
+from service.arrangements import COMPARED, Sharding, ZeroPlusPlus, canonical_name, sharding_for
 from service.compute import FlopShape
 from service.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
 from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture
@@ -252,6 +252,15 @@ def sharding(arrangement: ArrangementName | ShardingFlags) -> Sharding:
     if isinstance(arrangement, ShardingFlags):
         return Sharding(arrangement.shard_optimizer, arrangement.shard_gradients, arrangement.shard_parameters)
     return sharding_for(arrangement)
+
+
+def compared(arrangement: ArrangementName | ShardingFlags | None) -> list[tuple[ArrangementName, Sharding]]:
+    """The arrangement a request names (by the name it gives, or its flags' canonical name), else every
+    arrangement /v1/fit and the figures set side by side."""
+    if arrangement is None:
+        return list(COMPARED.items())
+    flags = sharding(arrangement)
+    return [(arrangement if isinstance(arrangement, ArrangementName) else canonical_name(flags), flags)]
 
 
 def activation_model(activations: Activations, architecture: Architecture | None) -> ActivationModel:

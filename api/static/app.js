@@ -410,17 +410,18 @@
     td.dataset.never = String(entry.never_fits);
     if (entry.min_gpus_on_grid !== null) td.dataset.minGrid = String(entry.min_gpus_on_grid);
     if (entry.min_gpus_exact !== null) td.dataset.minExact = String(entry.min_gpus_exact);
+    if (entry.min_gpus !== null) td.dataset.minGpus = String(entry.min_gpus);
     if (entry.min_gpus_whole_nodes !== null) td.dataset.minWholeNodes = String(entry.min_gpus_whole_nodes);
     if (entry.parallelism) td.dataset.minData = String(entry.parallelism.data);
     if (entry.never_fits) {
       const layout = fit.arrangements.some((a) => a.parallelism);
       td.append(badge(false, "", "never"), small(layout ? "on this layout" : "at any GPU count"));
     } else if (entry.min_gpus_on_grid === null) {
-      td.append(main(`over ${grouped(Math.max(...fit.grid))}`), small(`exact minimum ${grouped(entry.min_gpus_exact)}`));
+      td.append(main(`over ${grouped(Math.max(...fit.grid))}`), small(`smallest job ${grouped(entry.min_gpus)}`));
     } else {
       td.append(
         main(`from ${grouped(entry.min_gpus_on_grid)}`, "good"),
-        small(`on the grid; exact ${grouped(entry.min_gpus_exact)}, whole nodes ${entry.min_gpus_whole_nodes ?? "—"}`),
+        small(`on the grid; smallest job ${grouped(entry.min_gpus)}, whole nodes ${entry.min_gpus_whole_nodes ?? "—"}`),
       );
     }
     if (entry.parallelism) {

@@ -92,7 +92,7 @@ def test_the_minimum_is_where_the_plan_starts_to_fit(client):
         for cell in a["table"]:  # every tabulated count is the plan's busiest GPU
             assert (
                 cell["per_gpu_bytes"]
-                == plan_at(client, body, a["arrangement"], cell["gpus"])["memory"]["per_gpu_bytes"]
+                == plan_at(client, body, a["arrangement"], cell["world_size"])["memory"]["per_gpu_bytes"]
             )
     # the data-parallel copy of the whole state never fits 80 GB of H100 at t 4 x p 4
     ddp = next(a for a in answer["arrangements"] if a["arrangement"] == "ddp")
@@ -103,7 +103,7 @@ def test_the_table_skips_counts_the_layout_cannot_run(client):
     body = layout_fit_body(gpu_count_grid=[8, 16, 24, 48, 64])
     answer = client.post("/v1/fit", json=body).json()
     # 16 d: 8 is less than a replica, 24 and 48 give d = 1.5 and 3 (3 does not divide 512)
-    assert [c["gpus"] for c in answer["arrangements"][0]["table"]] == [16, 64]
+    assert [c["world_size"] for c in answer["arrangements"][0]["table"]] == [16, 64]
 
 
 def test_without_a_layout_the_fit_is_data_parallel(client):

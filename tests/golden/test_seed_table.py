@@ -94,16 +94,16 @@ def test_fit_on_powers_of_two(client):
         6,
         8,
     )
-    assert [c["gpus"] for c in fit["zero3"]["table"]] == [1, 2, 4, 8, 16, 32, 64]
+    assert [c["world_size"] for c in fit["zero3"]["table"]] == [1, 2, 4, 8, 16, 32, 64]
 
 
 def test_exact_minimum_boundaries_in_integer_bytes(client):
     # one GPU per node, so that 21 and 22 are valid jobs
     fit = fit_seed(client, gpus_per_node=1, gpu_count_grid=[6, 21, 22])
-    zero3 = {c["gpus"]: c for c in fit["zero3"]["table"]}
+    zero3 = {c["world_size"]: c for c in fit["zero3"]["table"]}
     # 30e9 x 16 / 6 is exactly 80e9: fills the card to the byte, and fits
     assert zero3[6]["per_gpu_bytes"] == 80_000_000_000 and zero3[6]["fits"]
-    zero2 = {c["gpus"]: c for c in fit["zero2"]["table"]}
+    zero2 = {c["world_size"]: c for c in fit["zero2"]["table"]}
     # 2 x 30e9 + 14 x ceil(30e9 / 21): the padded shard puts 21 GPUs six bytes over the card
     assert zero2[21]["per_gpu_bytes"] == 60_000_000_000 + 14 * 1_428_571_429 == 80_000_000_006
     assert not zero2[21]["fits"]
@@ -114,4 +114,4 @@ def test_fit_on_whole_nodes(client):
     fit = fit_seed(client, gpu_count_grid="whole_nodes")
     assert fit["zero2"]["min_gpus_on_grid"] == 24
     assert fit["zero3"]["min_gpus_on_grid"] == 8
-    assert [c["gpus"] for c in fit["zero2"]["table"]] == [8, 16, 24, 32, 40, 48, 56, 64]
+    assert [c["world_size"] for c in fit["zero2"]["table"]] == [8, 16, 24, 32, 40, 48, 56, 64]

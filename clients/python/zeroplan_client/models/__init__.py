@@ -22,6 +22,7 @@ from .figure_format import FigureFormat
 from .figure_name import FigureName
 from .figure_request import FigureRequest
 from .fit_cell import FitCell
+from .fit_cluster import FitCluster
 from .fit_request import FitRequest
 from .fit_response import FitResponse
 from .framework_estimate import FrameworkEstimate
@@ -168,6 +169,7 @@ __all__ = (
     "FigureName",
     "FigureRequest",
     "FitCell",
+    "FitCluster",
     "FitRequest",
     "FitResponse",
     "FrameworkEstimate",

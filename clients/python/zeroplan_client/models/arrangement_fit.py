@@ -25,7 +25,12 @@ class ArrangementFit:
             full_shard is zero3,
             and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
             gathered again before every micro-batch's forward), not DeepSpeed's zero2.
-        min_gpus_exact (int | None): Smallest GPU count that fits; null when none does.
+        min_gpus (int | None): The answer: the smallest GPU count /v1/plan accepts (part of one node, or whole nodes;
+            with a layout, one it can run) at which this arrangement fits; every smaller such count does not. Null when none
+            does.
+        min_gpus_exact (int | None): Where the per-GPU bytes meet the usable bytes, any integer GPU count (the ZeRO
+            arithmetic's boundary; past one node it may not be a whole number of nodes: min_gpus is the job to ask for).
+            Null when none fits.
         min_gpus_on_grid (int | None): Smallest grid GPU count up to max_gpus that fits.
         min_gpus_whole_nodes (int | None): Smallest whole-node GPU count (multiple of G) that fits.
         never_fits (bool):
@@ -35,11 +40,14 @@ class ArrangementFit:
         sharded_bytes_per_weight (float):
         table (list[FitCell]): Per-GPU bytes over the grid (the busiest GPU with a layout; grid counts the layout cannot
             run on are left out).
-        parallelism (None | ParallelismEcho | Unset): With a layout: the layout at min_gpus_exact (its data-parallel
-            degree and micro-batches); null without one, or when nothing fits.
+        at_world_size (FitCell | None | Unset): With cluster.world_size: the per-GPU bytes there and whether they fit;
+            else null.
+        parallelism (None | ParallelismEcho | Unset): With a layout: the layout at min_gpus (its data-parallel degree
+            and micro-batches); null without one, or when nothing fits.
     """
 
     arrangement: ArrangementName
+    min_gpus: int | None
     min_gpus_exact: int | None
     min_gpus_on_grid: int | None
     min_gpus_whole_nodes: int | None
@@ -49,13 +57,18 @@ class ArrangementFit:
     replicated_floor_bytes: int
     sharded_bytes_per_weight: float
     table: list[FitCell]
+    at_world_size: FitCell | None | Unset = UNSET
     parallelism: None | ParallelismEcho | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.fit_cell import FitCell  # noqa: PLC0415
         from ..models.parallelism_echo import ParallelismEcho  # noqa: PLC0415
 
         arrangement = self.arrangement.value
+
+        min_gpus: int | None
+        min_gpus = self.min_gpus
 
         min_gpus_exact: int | None
         min_gpus_exact = self.min_gpus_exact
@@ -81,6 +94,14 @@ class ArrangementFit:
             table_item = table_item_data.to_dict()
             table.append(table_item)
 
+        at_world_size: dict[str, Any] | None | Unset
+        if isinstance(self.at_world_size, Unset):
+            at_world_size = UNSET
+        elif isinstance(self.at_world_size, FitCell):
+            at_world_size = self.at_world_size.to_dict()
+        else:
+            at_world_size = self.at_world_size
+
         parallelism: dict[str, Any] | None | Unset
         if isinstance(self.parallelism, Unset):
             parallelism = UNSET
@@ -94,6 +115,7 @@ class ArrangementFit:
         field_dict.update(
             {
                 "arrangement": arrangement,
+                "min_gpus": min_gpus,
                 "min_gpus_exact": min_gpus_exact,
                 "min_gpus_on_grid": min_gpus_on_grid,
                 "min_gpus_whole_nodes": min_gpus_whole_nodes,
@@ -105,6 +127,8 @@ class ArrangementFit:
                 "table": table,
             }
         )
+        if at_world_size is not UNSET:
+            field_dict["at_world_size"] = at_world_size
         if parallelism is not UNSET:
             field_dict["parallelism"] = parallelism
 
@@ -117,6 +141,13 @@ class ArrangementFit:
 
         d = dict(src_dict)
         arrangement = ArrangementName(d.pop("arrangement"))
+
+        def _parse_min_gpus(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        min_gpus = _parse_min_gpus(d.pop("min_gpus"))
 
         def _parse_min_gpus_exact(data: object) -> int | None:
             if data is None:
@@ -156,6 +187,23 @@ class ArrangementFit:
 
             table.append(table_item)
 
+        def _parse_at_world_size(data: object) -> FitCell | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                at_world_size_type_0 = FitCell.from_dict(data)
+
+                return at_world_size_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FitCell | None | Unset, data)
+
+        at_world_size = _parse_at_world_size(d.pop("at_world_size", UNSET))
+
         def _parse_parallelism(data: object) -> None | ParallelismEcho | Unset:
             if data is None:
                 return data
@@ -175,6 +223,7 @@ class ArrangementFit:
 
         arrangement_fit = cls(
             arrangement=arrangement,
+            min_gpus=min_gpus,
             min_gpus_exact=min_gpus_exact,
             min_gpus_on_grid=min_gpus_on_grid,
             min_gpus_whole_nodes=min_gpus_whole_nodes,
@@ -184,6 +233,7 @@ class ArrangementFit:
             replicated_floor_bytes=replicated_floor_bytes,
             sharded_bytes_per_weight=sharded_bytes_per_weight,
             table=table,
+            at_world_size=at_world_size,
             parallelism=parallelism,
         )
 

@@ -14,29 +14,29 @@ class FitCell:
     """
     Attributes:
         fits (bool):
-        gpus (int):
         per_gpu_bytes (int):
+        world_size (int): The GPU count, as /v1/plan's cluster.world_size.
     """
 
     fits: bool
-    gpus: int
     per_gpu_bytes: int
+    world_size: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         fits = self.fits
 
-        gpus = self.gpus
-
         per_gpu_bytes = self.per_gpu_bytes
+
+        world_size = self.world_size
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "fits": fits,
-                "gpus": gpus,
                 "per_gpu_bytes": per_gpu_bytes,
+                "world_size": world_size,
             }
         )
 
@@ -47,14 +47,14 @@ class FitCell:
         d = dict(src_dict)
         fits = d.pop("fits")
 
-        gpus = d.pop("gpus")
-
         per_gpu_bytes = d.pop("per_gpu_bytes")
+
+        world_size = d.pop("world_size")
 
         fit_cell = cls(
             fits=fits,
-            gpus=gpus,
             per_gpu_bytes=per_gpu_bytes,
+            world_size=world_size,
         )
 
         fit_cell.additional_properties = d

@@ -5,17 +5,20 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.arrangement_name import ArrangementName
 from ..models.gpu_count_grid import GpuCountGrid
 from ..models.precision_preset_name import PrecisionPresetName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.activations import Activations
-    from ..models.card import Card
+    from ..models.estimator_options import EstimatorOptions
+    from ..models.fit_cluster import FitCluster
     from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
     from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
+    from ..models.sharding_flags import ShardingFlags
     from ..models.training import Training
 
 
@@ -26,8 +29,9 @@ T = TypeVar("T", bound="FitRequest")
 class FitRequest:
     """
     Attributes:
-        cluster (Card): The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
-            (gpu_memory_bytes), and GPUs per node.
+        cluster (FitCluster): The card and the node; the world size is optional here: given (a /v1/plan body's own), it
+            is the GPU
+            count asked about.
         model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
             architecture.
 
@@ -36,6 +40,10 @@ class FitRequest:
             hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
+        arrangement (ArrangementName | None | Unset): One arrangement (a /v1/plan body's own), or null for every
+            compared arrangement (ddp, zero1, zero2, zero3, shard_grad_op).
+        estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
+            does not otherwise carry.
         gpu_count_grid (GpuCountGrid | list[int] | Unset): powers_of_two (1, 2, 4, ...), whole_nodes (G, 2G, ...) or an
             explicit list of distinct GPU counts, each at most cluster.gpus_per_node or a multiple of it. Default:
             GpuCountGrid.POWERS_OF_TWO.
@@ -56,23 +64,29 @@ class FitRequest:
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
+        sharding (None | ShardingFlags | Unset): The three sharding flags: one arrangement given by its flags instead of
+            a name.
         training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency
             model's compute time.
     """
 
-    cluster: Card
+    cluster: FitCluster
     model: ModelSpec
     activations: Activations | Unset = UNSET
+    arrangement: ArrangementName | None | Unset = UNSET
+    estimator: EstimatorOptions | Unset = UNSET
     gpu_count_grid: GpuCountGrid | list[int] | Unset = GpuCountGrid.POWERS_OF_TWO
     levers: Levers | Unset = UNSET
     max_gpus: int | Unset = 1024
     parallelism: Parallelism | Unset = UNSET
     precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
+    sharding: None | ShardingFlags | Unset = UNSET
     training: None | Training | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
         cluster = self.cluster.to_dict()
@@ -82,6 +96,18 @@ class FitRequest:
         activations: dict[str, Any] | Unset = UNSET
         if not isinstance(self.activations, Unset):
             activations = self.activations.to_dict()
+
+        arrangement: None | str | Unset
+        if isinstance(self.arrangement, Unset):
+            arrangement = UNSET
+        elif isinstance(self.arrangement, ArrangementName):
+            arrangement = self.arrangement.value
+        else:
+            arrangement = self.arrangement
+
+        estimator: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.estimator, Unset):
+            estimator = self.estimator.to_dict()
 
         gpu_count_grid: list[int] | str | Unset
         if isinstance(self.gpu_count_grid, Unset):
@@ -117,6 +143,14 @@ class FitRequest:
         else:
             precision_spec = self.precision_spec
 
+        sharding: dict[str, Any] | None | Unset
+        if isinstance(self.sharding, Unset):
+            sharding = UNSET
+        elif isinstance(self.sharding, ShardingFlags):
+            sharding = self.sharding.to_dict()
+        else:
+            sharding = self.sharding
+
         training: dict[str, Any] | None | Unset
         if isinstance(self.training, Unset):
             training = UNSET
@@ -135,6 +169,10 @@ class FitRequest:
         )
         if activations is not UNSET:
             field_dict["activations"] = activations
+        if arrangement is not UNSET:
+            field_dict["arrangement"] = arrangement
+        if estimator is not UNSET:
+            field_dict["estimator"] = estimator
         if gpu_count_grid is not UNSET:
             field_dict["gpu_count_grid"] = gpu_count_grid
         if levers is not UNSET:
@@ -147,6 +185,8 @@ class FitRequest:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
             field_dict["precision_spec"] = precision_spec
+        if sharding is not UNSET:
+            field_dict["sharding"] = sharding
         if training is not UNSET:
             field_dict["training"] = training
 
@@ -155,15 +195,17 @@ class FitRequest:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activations import Activations  # noqa: PLC0415
-        from ..models.card import Card  # noqa: PLC0415
+        from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
+        from ..models.fit_cluster import FitCluster  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
         from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
         d = dict(src_dict)
-        cluster = Card.from_dict(d.pop("cluster"))
+        cluster = FitCluster.from_dict(d.pop("cluster"))
 
         model = ModelSpec.from_dict(d.pop("model"))
 
@@ -173,6 +215,30 @@ class FitRequest:
             activations = UNSET
         else:
             activations = Activations.from_dict(_activations)
+
+        def _parse_arrangement(data: object) -> ArrangementName | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                arrangement_type_0 = ArrangementName(data)
+
+                return arrangement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ArrangementName | None | Unset, data)
+
+        arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        _estimator = d.pop("estimator", UNSET)
+        estimator: EstimatorOptions | Unset
+        if isinstance(_estimator, Unset):
+            estimator = UNSET
+        else:
+            estimator = EstimatorOptions.from_dict(_estimator)
 
         def _parse_gpu_count_grid(data: object) -> GpuCountGrid | list[int] | Unset:
             if isinstance(data, Unset):
@@ -243,6 +309,23 @@ class FitRequest:
 
         precision_spec = _parse_precision_spec(d.pop("precision_spec", UNSET))
 
+        def _parse_sharding(data: object) -> None | ShardingFlags | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sharding_type_0 = ShardingFlags.from_dict(data)
+
+                return sharding_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShardingFlags | Unset, data)
+
+        sharding = _parse_sharding(d.pop("sharding", UNSET))
+
         def _parse_training(data: object) -> None | Training | Unset:
             if data is None:
                 return data
@@ -264,12 +347,15 @@ class FitRequest:
             cluster=cluster,
             model=model,
             activations=activations,
+            arrangement=arrangement,
+            estimator=estimator,
             gpu_count_grid=gpu_count_grid,
             levers=levers,
             max_gpus=max_gpus,
             parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
+            sharding=sharding,
             training=training,
         )
 

@@ -32,6 +32,7 @@ class FitResponse:
         reserve_bytes (int): CUDA context and NCCL buffers: bytes of each card a job cannot use.
         usable_bytes (int): card_bytes - reserve_bytes - fragmentation_bytes: what fit compares to.
         warnings (list[str]):
+        world_size (int | None): The GPU count asked about (cluster.world_size); null when not given.
     """
 
     activations_bytes: int
@@ -47,6 +48,7 @@ class FitResponse:
     reserve_bytes: int
     usable_bytes: int
     warnings: list[str]
+    world_size: int | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,6 +81,9 @@ class FitResponse:
 
         warnings = self.warnings
 
+        world_size: int | None
+        world_size = self.world_size
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -96,6 +101,7 @@ class FitResponse:
                 "reserve_bytes": reserve_bytes,
                 "usable_bytes": usable_bytes,
                 "warnings": warnings,
+                "world_size": world_size,
             }
         )
 
@@ -137,6 +143,13 @@ class FitResponse:
 
         warnings = cast(list[str], d.pop("warnings"))
 
+        def _parse_world_size(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        world_size = _parse_world_size(d.pop("world_size"))
+
         fit_response = cls(
             activations_bytes=activations_bytes,
             activations_counted=activations_counted,
@@ -151,6 +164,7 @@ class FitResponse:
             reserve_bytes=reserve_bytes,
             usable_bytes=usable_bytes,
             warnings=warnings,
+            world_size=world_size,
         )
 
         fit_response.additional_properties = d
