@@ -6,17 +6,21 @@ from models.common import (
     MAX_WORLD_SIZE,
     PRECISION_FIELD,
     PRECISION_SPEC_FIELD,
-    Card,
+    Arrangement,
     ModelSpec,
     Precision,
+    ShardingFlags,
     Strict,
+    name_or_spec,
+    plain_name,
     precision_validator,
 )
 from models.enums import ArrangementName, Recompute
+from models.fit import FitCluster
 from models.parallelism import Parallelism
-from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD, EstimatorOptions
 from models.presets import PrecisionSpec
-from models.training import Activations, Training
+from models.training import Activations, Levers, Training
 
 RECOMMEND_EXAMPLE: dict[str, JsonValue] = {
     "model": {"parameter_count": 30_000_000_000},
@@ -34,26 +38,32 @@ class RecommendRequest(Strict):
     pick_precision = precision_validator()  # type: ignore[pydantic-field]
     training: Training | None = TRAINING_FIELD
     activations: Activations = ACTIVATIONS_FIELD
-    cluster: Card
+    cluster: FitCluster
+    sharding: ShardingFlags | None = Field(
+        default=None, description="The three sharding flags of the job as it runs now, instead of a name."
+    )
+    arrangement: Arrangement | None = Field(
+        default=None,
+        description="The arrangement the job runs now (a /v1/plan body's own): the step with it and the request's "
+        "levers is marked `asked`. Every candidate is listed either way.",
+        json_schema_extra=plain_name(nullable=True),
+    )
+    pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="The most GPUs the team can have.")
-    overlap: bool = Field(default=True, description="Overlap communication with compute in every step.")
-    bucket_bytes: int = Field(default=25 * 2**20, ge=1, le=10**12)
+    levers: Levers = Field(
+        default_factory=Levers,
+        description="The job's levers, as /v1/plan takes them. Each step keeps overlap, bucket_bytes and ZeRO++ "
+        "from here and sets recompute, offload_optimizer and mxfp8 itself.",
+    )
     parallelism: Parallelism = Field(
         default_factory=Parallelism,
-        description="Data parallelism only: the steps are levers over the data-parallel group. For a layout, "
-        "POST /v1/fit finds the smallest GPU count it fits on and POST /v1/plan its memory and step time.",
+        description="The layout every step keeps (tensor, pipeline, context, expert degrees, schedule): the steps "
+        "are arrangements and levers over its data-parallel group, each found and priced as /v1/fit and /v1/plan "
+        "find and price it. Omitted: data parallelism alone.",
     )
-
-    @field_validator("parallelism")
-    @classmethod
-    def _data_parallel_only(cls, parallelism: Parallelism) -> Parallelism:
-        degrees = (parallelism.tensor, parallelism.pipeline, parallelism.context, parallelism.expert)
-        if degrees != (1, 1, 1, 1) or parallelism.expert_tensor not in (None, 1):
-            raise ValueError(
-                "/v1/recommend plans data parallelism only: POST /v1/fit finds the smallest GPU count a layout "
-                "fits on, POST /v1/plan its memory and step time"
-            )
-        return parallelism
+    estimator: EstimatorOptions = Field(
+        default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
+    )
 
 
 class StepLevers(BaseModel):
@@ -71,17 +81,22 @@ class StepCost(BaseModel):
 
 
 class RecommendStep(BaseModel):
-    rank: int
+    rank: int = Field(description="Steps that fit come first (cheapest first), then those that do not.")
     lever: str
     arrangement: ArrangementName
     levers: StepLevers
     per_gpu_bytes: int = Field(description="Per-GPU bytes at world_size.")
     fits: bool
     min_gpus: int | None = Field(description="Smallest valid GPU count up to max_gpus that fits; null if none.")
-    world_size: int = Field(
-        description="GPU count the figures are for: min_gpus, or the largest valid job up to max_gpus when it "
-        "never fits (max_gpus rounded down to whole nodes)."
+    needs_gpus: int | None = Field(
+        description="Smallest GPU count /v1/plan accepts at which the step fits, past max_gpus too (what a step "
+        "that does not fit would need); null when it fits at no count."
     )
+    world_size: int = Field(
+        description="GPU count the figures are for, each the /v1/plan of this step at that count: cluster.world_size "
+        "when given; else min_gpus, or the largest valid job up to max_gpus when it does not fit there."
+    )
+    asked: bool = Field(description="The request's own arrangement and levers (a /v1/plan body's job).")
     step_s: float
     cost: StepCost
     why: str
@@ -111,6 +126,10 @@ class RecommendResponse(BaseModel):
     card_bytes: int
     usable_bytes: int = Field(description="The card less its reserve and fragmentation: what every step must fit.")
     steps: list[RecommendStep]
+    world_size: int | None = Field(
+        description="cluster.world_size: the GPU count every step is priced at; null when "
+        "not given (each step at its own smallest fitting count)."
+    )
     recommendation: RecommendStep | None = Field(description="The first step that fits; null if none does.")
     omitted: list[OmittedStep] = Field(
         description="Levers left out of the steps because they change nothing this case needs: the same per-GPU "

@@ -172,7 +172,10 @@ def _fit_reason(
             f"the smallest job that fits is {gpus(smallest)} ({nodes(smallest // gpus_per_node)} of {gpus_per_node}; "
             f"the bytes meet the card at {gpus(exact)}, not a whole number of nodes)"
         )
-    grid_words = (
-        f"from {gpus(on_grid)} on the grid" if on_grid else f"not on the grid of {gpus(grid[0])} to {gpus(grid[-1])}"
-    )
+    if on_grid:
+        grid_words = f"from {gpus(on_grid)} on the grid"
+    elif grid:
+        grid_words = f"not on the grid of {gpus(grid[0])} to {gpus(grid[-1])}"
+    else:
+        grid_words = "on no count of the grid (hybrid sharding runs on whole nodes alone)"
     return f"fits {grid_words}; {where} (replicated floor {_bytes_words(floor)} of {_card_words(card)})"

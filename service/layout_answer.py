@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
+from models.enums import ActivationModel, ArrangementName, Dtype, Recompute, StateClass, StateLocation
 from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
 from models.plan import (
     ActivationComponent,
@@ -114,8 +114,12 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
     )
 
 
-def resolved_request(request: PlanRequest, layout: Layout) -> tuple[resolve.Scenario, Sharding, Setup]:
-    """What a plan request resolves to (service.resolve), with the training and model its layout gives."""
+def resolved_request(
+    request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None
+) -> tuple[resolve.Scenario, Sharding, Setup]:
+    """What a plan request resolves to (service.resolve), with the training and model its layout gives;
+    ``measured_recompute``: the recomputation a given utilisation was measured with, when not the request's
+    own (service.resolve.setup_for)."""
     scene = resolve.scenario(
         request.model,
         request.precision,
@@ -126,14 +130,14 @@ def resolved_request(request: PlanRequest, layout: Layout) -> tuple[resolve.Scen
         layout.model,
     )
     sharding = resolve.sharding(request.arrangement)
-    return scene, sharding, resolve.setup_for(scene, sharding)
+    return scene, sharding, resolve.setup_for(scene, sharding, measured_recompute=measured_recompute)
 
 
-def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
+def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None) -> PlanResponse:
     """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
     from service.planner import _resolved, _where, time_assumptions, token_budget_of
 
-    scene, sharding, setup = resolved_request(request, layout)
+    scene, sharding, setup = resolved_request(request, layout, measured_recompute)
     arch = scene.model.architecture
     assert arch is not None
     mesh, m = layout.mesh, layout.micro_batches

@@ -152,6 +152,15 @@ def layout_case(request: FitRequest, training: Training) -> LayoutCase:
     )
 
 
+def largest_layout_job(request: FitRequest, max_gpus: int) -> int | None:
+    """The largest GPU count up to ``max_gpus`` the request's layout runs; None when it runs on none."""
+    case = layout_case(request, request.training or Training())
+    degrees = data_degrees(case)
+    index = first_fitting(degrees, lambda d: case.model_parallel * d > max_gpus)
+    last = (len(degrees) if index is None else index) - 1
+    return case.model_parallel * degrees[last] if last >= 0 else None
+
+
 def layout_fits(
     request: FitRequest, grid: list[int], budget: WorkBudget | None = None
 ) -> tuple[resolve.Scenario, list[ArrangementFit], list[str]]:

@@ -57,20 +57,22 @@ from service.traffic import (
 )
 
 
-def plan(request: PlanRequest) -> PlanResponse:
-    answer = plan_fields(request)
+def plan(request: PlanRequest, measured_recompute: Recompute | None = None) -> PlanResponse:
+    """``measured_recompute``: the recomputation a given training.utilisation was measured with, when not the
+    request's own (/v1/recommend prices a lever's steps at the request's hardware efficiency)."""
+    answer = plan_fields(request, measured_recompute)
     return answer if isinstance(answer, PlanResponse) else PlanResponse.model_validate(answer)
 
 
-def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
+def plan_fields(request: PlanRequest, measured_recompute: Recompute | None = None) -> PlanResponse | dict[str, Any]:
     """The answer: on a mesh (service.layout_answer) the model; a data-parallel plan as the model's fields,
     each nested answer a dict of its own fields or a model, every value of its field's type, in the order
     the models declare them. ``plan`` validates them into the model; the API writes them as they are, which
     is byte for byte the model's JSON (api.encoding; tests/api/test_encoding.py compares the two)."""
     layout = layout_of(request)
     if not layout.mesh.trivial:
-        return layout_plan(request, layout)
-    scene, sharding, setup = resolved_request(request, layout)
+        return layout_plan(request, layout, measured_recompute)
+    scene, sharding, setup = resolved_request(request, layout, measured_recompute)
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)

@@ -1,12 +1,15 @@
 """The recommended order of levers for one case, cheapest first: free levers before costly ones.
 
-Every candidate is evaluated with the formulas of the core at the smallest GPU count where it
-fits (or at the most GPUs allowed when it never does) and priced against data parallel at the
-same count: extra wire volume, extra FLOPs, PCIe bytes, and the step time they add. Steps are
-ordered by what they need (hardware the card lacks goes last) and then by the time they add;
-the recommendation is the first step that fits. The candidate set is fixed; its order is not.
-Compute and communication are priced by the same model as /v1/plan: the efficiency model unless
-the request gives ``training.utilisation``.
+Every candidate (an arrangement with recomputation, optimizer offload or MXFP8) is the /v1/plan of the
+same job: its smallest GPU count is the one /v1/fit finds for it (service.fitting, on the request's layout
+when it gives one), and its figures are service.planner.plan's at one count: the request's
+cluster.world_size when given, else that smallest count (or the largest job allowed when it does not fit
+there). Each is priced against data parallel at the same count: extra wire volume, extra FLOPs, PCIe
+bytes, and the step time they add. Steps that fit come first; among them those needing hardware the card
+lacks go last, the rest by the GPU-seconds each token costs (world size x step time / tokens per step),
+then by GPU count; steps that do not fit follow, each saying what it would need. The recommendation is the
+first step that fits. A given ``training.utilisation`` holds for the request's own recomputation: a
+recomputation step keeps its hardware efficiency (service.resolve.setup_for).
 
 A lever that changes nothing the case needs is not a step: when its per-GPU bytes equal those of
 the same arrangement without it and its step is no shorter (selective recomputation with flash
@@ -16,7 +19,10 @@ counted), it is listed under ``omitted`` with the reason.
 
 from dataclasses import dataclass
 
-from models.enums import ActivationModel, ArrangementName, Dtype, Recompute
+from models.common import Card, Cluster
+from models.enums import ArrangementName, Dtype, Recompute
+from models.fit import FitCluster, FitRequest
+from models.plan import PlanRequest, PlanResponse
 from models.recommend import (
     OmittedStep,
     OpenQuestion,
@@ -28,13 +34,13 @@ from models.recommend import (
 )
 from models.training import Levers
 from service import resolve
-from service.arrangements import DDP, sharding_for
 from service.dtypes import bytes_per_element
-from service.evaluate import Evaluation, Setup, evaluate
-from service.fit import min_gpus_exact, min_valid_job
-from service.fitting import per_gpu_bytes_function
+from service.errors import InvalidLayout
+from service.fitting import fit
+from service.layout_fit import largest_layout_job
 from service.numeric import GIB_BYTES, gpus
-from service.traffic import volume_in_p
+from service.planner import plan
+from service.work_budget import WorkBudget
 
 A, R = ArrangementName, Recompute
 
@@ -73,33 +79,155 @@ CANDIDATES = (
 )
 
 
-def recommend(request: RecommendRequest) -> RecommendResponse:
-    base_levers = Levers(overlap=request.overlap, bucket_bytes=request.bucket_bytes)
-    scene = resolve.scenario(
-        request.model, request.precision, request.training, request.activations, base_levers, request.cluster
-    )
-    g, max_gpus = request.cluster.gpus_per_node, request.max_gpus
-    evaluated = [e for c in CANDIDATES if (e := _evaluate_candidate(scene, c, base_levers, g, max_gpus)) is not None]
-    evaluated, omitted = _without_idle_levers(scene, evaluated)
-    evaluated.sort(key=lambda e: (e.cost.hardware is not None, round(e.cost.added_step_s, 9), e.rank_gpus))
+def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> RecommendResponse:
+    job = Job(request, budget)
+    evaluated = [e for c in CANDIDATES if (e := job.evaluate(c)) is not None]
+    evaluated, omitted = _without_idle_levers(request, evaluated)
+    evaluated.sort(key=_rank_key)
     steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
     recommendation = next((s for s in steps if s.fits), None)
+    first = job.baseline(job.largest_job)
     return RecommendResponse(
-        parameter_count=scene.model.parameter_count,
-        active_parameter_count=scene.model.active,
-        card_bytes=scene.card_bytes,
-        usable_bytes=scene.usable_bytes,
+        parameter_count=first.parameter_count,
+        active_parameter_count=first.active_parameter_count,
+        card_bytes=first.memory.card_bytes,
+        usable_bytes=first.memory.usable_bytes,
         steps=steps,
+        world_size=request.cluster.world_size,
         recommendation=recommendation,
         omitted=omitted,
-        summary=_summary(recommendation, max_gpus),
-        questions=_questions(steps, recommendation, g),
-        warnings=list(scene.warnings),
+        summary=_summary(recommendation, request.max_gpus, request.cluster.world_size),
+        questions=_questions(steps, recommendation, request.cluster.gpus_per_node),
+        warnings=[w for w in first.warnings if "mxfp8" not in w],
     )
+
+
+def _rank_key(e: "Evaluated") -> tuple[bool, bool, float, int]:
+    """Fitting steps first; hardware the card lacks last among them; then GPU-seconds per token and GPUs."""
+    planned = e.planned
+    per_token_s = e.world_size * planned.time.step_s / planned.time.tokens_per_step
+    return (not e.fits, e.cost.hardware is not None, round(per_token_s, 15), e.world_size)
+
+
+class Job:
+    """The request's job, planned as /v1/plan plans it under each candidate's arrangement and levers."""
+
+    def __init__(self, request: RecommendRequest, budget: WorkBudget | None) -> None:
+        self.request, self.budget = request, budget
+        self.card = {name: getattr(request.cluster, name) for name in Card.model_fields}
+        self.g = request.cluster.gpus_per_node
+        par = request.parallelism
+        degrees = (par.tensor, par.pipeline, par.context, par.expert)
+        self.layout = degrees != (1, 1, 1, 1) or par.expert_tensor not in (None, 1)
+        self.largest_job = self._largest_job()
+        self._baselines: dict[int, PlanResponse] = {}
+
+    def _largest_job(self) -> int:
+        asked = self.request.cluster.world_size
+        if asked is not None:
+            return asked
+        if not self.layout:
+            return _largest_valid_job(self.request.max_gpus, self.g)
+        largest = largest_layout_job(self._fit_request(ArrangementName.ddp, self.request.levers), self.request.max_gpus)
+        if largest is None:
+            raise InvalidLayout(
+                [
+                    (
+                        f"the layout runs on no GPU count up to max_gpus {self.request.max_gpus:,}: tensor x pipeline "
+                        "x context x d, part of a node or whole nodes, the batch in whole micro-batches",
+                        "/max_gpus",
+                    )
+                ]
+            )
+        return largest
+
+    def levers(self, c: "Candidate") -> Levers:
+        return self.request.levers.model_copy(
+            update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer, "mxfp8": c.mxfp8}
+        )
+
+    def _fit_request(self, arrangement: ArrangementName, levers: Levers) -> FitRequest:
+        r = self.request
+        return FitRequest.model_construct(
+            model=r.model,
+            precision_spec=None,
+            precision=r.precision,
+            training=r.training,
+            activations=r.activations,
+            cluster=FitCluster.model_construct(**self.card, world_size=None),
+            sharding=None,
+            arrangement=arrangement,
+            estimator=r.estimator,
+            gpu_count_grid=[1],
+            max_gpus=r.max_gpus,
+            levers=levers,
+            parallelism=r.parallelism,
+        )
+
+    def plan_at(self, world_size: int, arrangement: ArrangementName, levers: Levers) -> PlanResponse:
+        if self.budget is not None:
+            self.budget.check()
+        r = self.request
+        body = PlanRequest.model_construct(
+            model=r.model,
+            precision_spec=None,
+            precision=r.precision,
+            training=r.training,
+            activations=r.activations,
+            cluster=Cluster.model_construct(**self.card, world_size=world_size),
+            sharding=None,
+            arrangement=arrangement,
+            parallelism=r.parallelism,
+            levers=levers,
+            estimator=r.estimator,
+        )
+        return plan(body, measured_recompute=r.levers.recompute)
+
+    def baseline(self, world_size: int) -> PlanResponse:
+        """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
+        if world_size not in self._baselines:
+            levers = self.request.levers.model_copy(update={"offload_optimizer": False, "offload_parameters": False})
+            self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)
+        return self._baselines[world_size]
+
+    def needs_gpus(self, c: "Candidate", levers: Levers) -> int | None:
+        """The smallest count /v1/plan accepts at which the candidate fits, as /v1/fit finds it."""
+        (entry,) = fit(self._fit_request(c.arrangement, levers), max_points=1, budget=self.budget).arrangements
+        return entry.min_gpus
+
+    def evaluate(self, c: "Candidate") -> "Evaluated | None":
+        asked = self.request.cluster.world_size
+        if resolve.sharding(c.arrangement).hybrid and (
+            self.layout or (self.largest_job < self.g if asked is None else asked % self.g != 0)
+        ):
+            return None  # hybrid needs whole nodes, and is not modelled on a layout
+        levers = self.levers(c)
+        needs = self.needs_gpus(c, levers)
+        min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
+        world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
+        planned = self.plan_at(world_size, c.arrangement, levers)
+        baseline = self.baseline(world_size)
+        cost = StepCost(
+            extra_traffic_fraction=_extra_traffic(planned, baseline),
+            extra_compute_fraction=planned.time.compute_flops / planned.time.model_flops_per_step - 1,
+            pcie_bytes_per_gpu=planned.traffic.pcie_bytes_per_gpu,
+            hardware="Blackwell-class GPUs (native MXFP8)"
+            if c.mxfp8 and any("Blackwell-class" in w for w in planned.warnings)
+            else None,
+            added_step_s=planned.time.step_s - baseline.time.step_s,
+        )
+        requested = self.request.arrangement
+        is_asked = (
+            requested is not None
+            and resolve.sharding(requested) == resolve.sharding(c.arrangement)
+            and (self.request.levers.recompute, self.request.levers.offload_optimizer, self.request.levers.mxfp8)
+            == (c.recompute, c.offload_optimizer, c.mxfp8)
+        )
+        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked)
 
 
 def _without_idle_levers(
-    scene: resolve.Scenario, evaluated: list["Evaluated"]
+    request: RecommendRequest, evaluated: list["Evaluated"]
 ) -> tuple[list["Evaluated"], list[OmittedStep]]:
     """The steps whose lever changes something, and those whose lever does not: the same per-GPU bytes
     as the same arrangement without it (so the same GPU count) and a step no shorter."""
@@ -117,28 +245,25 @@ def _without_idle_levers(
                 arrangement=e.candidate.arrangement,
                 levers=e.candidate.step_levers,
                 same_as=base.candidate.lever,
-                why=_idle_why(scene, e, base),
+                why=_idle_why(request, e, base),
             )
         )
     return kept, omitted
 
 
 def _changes_nothing(e: "Evaluated", base: "Evaluated") -> bool:
-    same_memory = e.world_size == base.world_size and int(e.result.per_gpu_bytes) == int(base.result.per_gpu_bytes)
-    return same_memory and float(e.result.step_s) >= float(base.result.step_s)
+    same_memory = e.world_size == base.world_size and e.per_gpu_bytes == base.per_gpu_bytes
+    return same_memory and e.planned.time.step_s >= base.planned.time.step_s
 
 
-def _idle_why(scene: resolve.Scenario, e: "Evaluated", base: "Evaluated") -> str:
+def _idle_why(request: RecommendRequest, e: "Evaluated", base: "Evaluated") -> str:
     c = e.candidate
-    same = (
-        f"the same {int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU as {base.candidate.lever} "
-        f"on {gpus(e.world_size)}"
-    )
-    added_ms = (float(e.result.step_s) - float(base.result.step_s)) * 1e3
+    same = f"the same {e.per_gpu_bytes / GIB_BYTES:.1f} GiB per GPU as {base.candidate.lever} on {gpus(e.world_size)}"
+    added_ms = (e.planned.time.step_s - base.planned.time.step_s) * 1e3
     time = "and the same step time" if added_ms == 0 else f"and a step {added_ms:+,.1f} ms longer"
-    if c.recompute is not R.none and scene.activations.model is ActivationModel.none:
+    if c.recompute is not R.none and not e.planned.memory.activations_counted:
         reason = "recomputation trades activation memory for compute, and activations are not counted here"
-    elif c.recompute is R.selective and scene.activations.flash_attention:
+    elif c.recompute is R.selective and request.activations.flash_attention:
         reason = (
             "it drops the attention scores, softmax and dropout outputs to recompute them (Korthikanti et al. "
             "2022, section 4.2), and flash attention never stores them"
@@ -152,13 +277,19 @@ def _idle_why(scene: resolve.Scenario, e: "Evaluated", base: "Evaluated") -> str
 class Evaluated:
     candidate: Candidate
     min_gpus: int | None
+    needs_gpus: int | None
     world_size: int
-    result: Evaluation
+    planned: PlanResponse
     cost: StepCost
+    asked: bool
 
     @property
-    def rank_gpus(self) -> int:
-        return self.min_gpus if self.min_gpus is not None else 10**9
+    def per_gpu_bytes(self) -> int:
+        return self.planned.memory.per_gpu_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.planned.memory.fits
 
     def to_step(self, rank: int) -> RecommendStep:
         c = self.candidate
@@ -167,11 +298,13 @@ class Evaluated:
             lever=c.lever,
             arrangement=c.arrangement,
             levers=c.step_levers,
-            per_gpu_bytes=int(self.result.per_gpu_bytes),
-            fits=self.min_gpus is not None,
+            per_gpu_bytes=self.per_gpu_bytes,
+            fits=self.fits,
             min_gpus=self.min_gpus,
+            needs_gpus=self.needs_gpus,
             world_size=self.world_size,
-            step_s=float(self.result.step_s),
+            asked=self.asked,
+            step_s=self.planned.time.step_s,
             cost=self.cost,
             why=_why(self),
         )
@@ -181,46 +314,14 @@ def _largest_valid_job(max_gpus: int, g: int) -> int:
     return max_gpus if max_gpus <= g else max_gpus - max_gpus % g
 
 
-def _evaluate_candidate(scene: resolve.Scenario, c: Candidate, base: Levers, g: int, max_gpus: int) -> Evaluated | None:
-    sharding = sharding_for(c.arrangement)
-    if sharding.hybrid and max_gpus < g:
-        return None  # hybrid needs whole nodes
-    levers = base.model_copy(
-        update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer, "mxfp8": c.mxfp8}
-    )
-    setup = resolve.setup_for(scene, sharding, levers)
-
-    per_gpu_bytes_at = per_gpu_bytes_function(scene, setup, g)
-    if sharding.hybrid:
-        exact = g if per_gpu_bytes_at(g) <= scene.usable_bytes else None
-    else:
-        exact = min_valid_job(min_gpus_exact(per_gpu_bytes_at, scene.usable_bytes, scene.model.parameter_count), g)
-    min_gpus = exact if exact is not None and exact <= max_gpus else None
-    world_size = min_gpus if min_gpus is not None else _largest_valid_job(max_gpus, g)
-    if sharding.hybrid:
-        world_size = max(g, world_size - world_size % g)
-    inputs = resolve.inputs_for(scene, world_size, g)
-    result = evaluate(inputs, setup)
-    baseline = evaluate(inputs, resolve.setup_for(scene, DDP, base))
-    cost = StepCost(
-        extra_traffic_fraction=_extra_traffic(result, baseline, setup),
-        extra_compute_fraction=float(result.compute_flops) / float(result.model_flops) - 1,
-        pcie_bytes_per_gpu=int(result.pcie_bytes_per_gpu),
-        hardware="Blackwell-class GPUs (native MXFP8)" if c.mxfp8 and not scene.blackwell_class else None,
-        added_step_s=float(result.step_s) - float(baseline.step_s),
-    )
-    return Evaluated(c, min_gpus, world_size, result, cost)
-
-
-def _extra_traffic(result: Evaluation, baseline: Evaluation, setup: Setup) -> float:
+def _extra_traffic(planned: PlanResponse, baseline: PlanResponse) -> float:
     """Bytes on the wire over data parallel's at the same GPU count and accumulation, minus 1.
 
     On one GPU nothing is sent; the ratio of model-sized buffers moved (volume in P) stands in.
     """
-    if int(baseline.bytes_sent_per_gpu) > 0:
-        return int(result.bytes_sent_per_gpu) / int(baseline.bytes_sent_per_gpu) - 1
-    k = setup.micro_batches
-    return volume_in_p(setup.precision, setup.sharding, k) / volume_in_p(setup.precision, DDP, k) - 1
+    if baseline.traffic.bytes_sent_per_gpu > 0:
+        return planned.traffic.bytes_sent_per_gpu / baseline.traffic.bytes_sent_per_gpu - 1
+    return planned.traffic.volume_in_p / baseline.traffic.volume_in_p - 1
 
 
 def _why(e: Evaluated) -> str:
@@ -234,7 +335,7 @@ def _why(e: Evaluated) -> str:
         mx, bf = bytes_per_element(Dtype.mxfp8), bytes_per_element(Dtype.bf16)
         parts.append(f"MXFP8 about halves the bytes on the wire ({mx:g} B instead of {bf:g} per value)")
     if cost.extra_compute_fraction:
-        hardware, model = float(e.result.compute_flops), float(e.result.model_flops)
+        hardware, model = e.planned.time.compute_flops, e.planned.time.model_flops_per_step
         parts.append(
             f"{cost.extra_compute_fraction:+.0%} compute ({hardware:.3g} hardware FLOPs per step for {model:.3g} "
             "model FLOPs)"
@@ -244,18 +345,28 @@ def _why(e: Evaluated) -> str:
     if cost.hardware:
         parts.append(f"needs {cost.hardware}")
     parts.append(f"step time {cost.added_step_s * 1e3:+,.1f} ms against data parallel on {gpus(e.world_size)}")
-    where = (
-        f"fits from {gpus(e.min_gpus)} ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU)"
-        if e.min_gpus is not None
-        else f"does not fit within the GPUs allowed ({int(e.result.per_gpu_bytes) / GIB_BYTES:.1f} GiB per GPU "
-        f"at {e.world_size}; floor {int(e.result.replicated_floor_bytes) / GIB_BYTES:.1f} GiB)"
-    )
+    held = f"{e.per_gpu_bytes / GIB_BYTES:.1f} GiB per GPU"
+    if e.fits:
+        where = f"fits on {gpus(e.world_size)} ({held})"
+        if e.min_gpus is not None and e.min_gpus != e.world_size:
+            where += f", from {gpus(e.min_gpus)}"
+    else:
+        floor = e.planned.memory.replicated_floor_bytes / GIB_BYTES
+        needs = (
+            f"needs {gpus(e.needs_gpus)}"
+            if e.needs_gpus is not None
+            else "fits at no GPU count (its replicated floor alone does not)"
+        )
+        where = f"does not fit on {gpus(e.world_size)} ({held}; floor {floor:.1f} GiB): {needs}"
     return f"{c.lever}: {where}; " + "; ".join(parts)
 
 
-def _summary(recommendation: RecommendStep | None, max_gpus: int) -> str:
+def _summary(recommendation: RecommendStep | None, max_gpus: int, asked: int | None) -> str:
     if recommendation is None:
-        return f"nothing fits within {gpus(max_gpus)}: reduce activations (micro-batch, recomputation) or the model"
+        where = f"on {gpus(asked)}" if asked is not None else f"within {gpus(max_gpus)}"
+        return f"nothing fits {where}: reduce activations (micro-batch, recomputation) or the model"
+    if asked is not None:
+        return f"{recommendation.lever}, on {gpus(asked)}: the cheapest step that fits"
     return f"{recommendation.lever}, from {gpus(recommendation.min_gpus)}: the cheapest step that fits"
 
 

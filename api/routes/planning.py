@@ -101,7 +101,9 @@ async def cached_heavy(
 )
 async def recommend_levers(request: RecommendRequest, http: Request) -> Response:
     # A dozen evaluations with bisections: a cache miss is heavy work, off the event loop.
-    return json_response(await cached_heavy(http, "recommend", request, lambda budget: recommend.recommend(request)))
+    return json_response(
+        await cached_heavy(http, "recommend", request, lambda budget: recommend.recommend(request, budget))
+    )
 
 
 @router.post(

@@ -207,7 +207,7 @@
         levers,
         parallelism,
       }),
-      recommend: compact({ ...shared, cluster: card, max_gpus: maxGpus, overlap: levers.overlap }),
+      recommend: compact({ ...shared, cluster: card, max_gpus: maxGpus, levers: { overlap: levers.overlap } }),
       figure: compact({
         ...shared,
         cluster: compact({ ...card, world_size: worldSize }),

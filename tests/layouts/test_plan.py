@@ -212,19 +212,28 @@ def test_limits_refuses_a_layout(client):
     assert "POST /v1/fit" in limits.json()["errors"][0]["detail"]
 
 
-def test_recommend_refuses_a_layout_and_names_where_to_ask(client):
+def test_recommend_takes_a_layout_and_each_step_is_its_plan(client):
+    # /v1/recommend used to refuse a parallelism block; each step is now the plan of the job on its layout
     body = {
         "model": {"preset": N.llama3_8b},
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 64},
         "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
-        "parallelism": {"tensor": 2},
+        "parallelism": {"tensor": 2, "sequence_parallel": True},
+        "max_gpus": 64,
     }
     response = client.post("/v1/recommend", json=body)
-    assert response.status_code == 422
-    [error] = response.json()["errors"]
-    assert error["pointer"] == "/parallelism"
-    assert "POST /v1/fit" in error["detail"]
-    body["parallelism"] = {"tensor": 1, "pipeline": 1}  # every degree 1: data parallelism, answered
-    assert client.post("/v1/recommend", json=body).status_code == 200
+    assert response.status_code == 200, response.text
+    steps = response.json()["steps"]
+    assert steps and all(s["arrangement"] != "hybrid" for s in steps)
+    for step in steps[:4]:
+        plan = {k: v for k, v in body.items() if k != "max_gpus"}
+        plan |= {"arrangement": step["arrangement"], "levers": step["levers"]}
+        plan["cluster"] = body["cluster"] | {"world_size": step["world_size"]}
+        planned = client.post("/v1/plan", json=plan).json()
+        assert planned["parallelism"]["tensor"] == 2
+        assert step["per_gpu_bytes"] == planned["memory"]["per_gpu_bytes"]
+        assert step["step_s"] == planned["time"]["step_s"]
+        assert step["fits"] == planned["memory"]["fits"]
 
 
 def test_sequence_parallelism_without_tensor_parallelism_is_a_warning(client):

@@ -141,7 +141,9 @@ def test_the_spec_splits_each_name_or_object_field():
         ("PlanRequest", "precision", "PrecisionPresetName", "precision_spec", "PrecisionSpec"),
         ("FitRequest", "precision", "PrecisionPresetName", "precision_spec", "PrecisionSpec"),
         ("Cluster", "links", "LinkPresetName", "link_spec", "LinkSpec"),
-        ("Card", "links", "LinkPresetName", "link_spec", "LinkSpec"),
+        ("FitCluster", "links", "LinkPresetName", "link_spec", "LinkSpec"),
+        ("FitRequest", "arrangement", "ArrangementName", "sharding", "ShardingFlags"),
+        ("RecommendRequest", "arrangement", "ArrangementName", "sharding", "ShardingFlags"),
     ]:
         properties = schemas[model]["properties"]
         # the name field: the enum alone, or null (the default, or the spec field given instead)

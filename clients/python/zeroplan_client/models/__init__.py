@@ -7,7 +7,6 @@ from .activations import Activations
 from .arrangement_fit import ArrangementFit
 from .arrangement_limits import ArrangementLimits
 from .arrangement_name import ArrangementName
-from .card import Card
 from .checkpoint_observation import CheckpointObservation
 from .cluster import Cluster
 from .collective import Collective
@@ -154,7 +153,6 @@ __all__ = (
     "ArrangementFit",
     "ArrangementLimits",
     "ArrangementName",
-    "Card",
     "CheckpointObservation",
     "Cluster",
     "Collective",

@@ -5,15 +5,19 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.arrangement_name import ArrangementName
 from ..models.precision_preset_name import PrecisionPresetName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.activations import Activations
-    from ..models.card import Card
+    from ..models.estimator_options import EstimatorOptions
+    from ..models.fit_cluster import FitCluster
+    from ..models.levers import Levers
     from ..models.model_spec import ModelSpec
     from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
+    from ..models.sharding_flags import ShardingFlags
     from ..models.training import Training
 
 
@@ -24,8 +28,9 @@ T = TypeVar("T", bound="RecommendRequest")
 class RecommendRequest:
     """
     Attributes:
-        cluster (Card): The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
-            (gpu_memory_bytes), and GPUs per node.
+        cluster (FitCluster): The card and the node; the world size is optional here: given (a /v1/plan body's own), it
+            is the GPU
+            count asked about.
         model (ModelSpec): The model: a preset, a Hugging Face config.json, a parameter count, or a transformer
             architecture.
 
@@ -34,9 +39,12 @@ class RecommendRequest:
             hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
-        bucket_bytes (int | Unset):  Default: 26214400.
+        arrangement (ArrangementName | None | Unset): The arrangement the job runs now (a /v1/plan body's own): the step
+            with it and the request's levers is marked `asked`. Every candidate is listed either way.
+        estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
+            does not otherwise carry.
+        levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
         max_gpus (int | Unset): The most GPUs the team can have. Default: 1024.
-        overlap (bool | Unset): Overlap communication with compute in every step. Default: True.
         parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
             Megatron-LM's PTD-P).
 
@@ -52,23 +60,27 @@ class RecommendRequest:
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
+        sharding (None | ShardingFlags | Unset): The three sharding flags of the job as it runs now, instead of a name.
         training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency
             model's compute time.
     """
 
-    cluster: Card
+    cluster: FitCluster
     model: ModelSpec
     activations: Activations | Unset = UNSET
-    bucket_bytes: int | Unset = 26214400
+    arrangement: ArrangementName | None | Unset = UNSET
+    estimator: EstimatorOptions | Unset = UNSET
+    levers: Levers | Unset = UNSET
     max_gpus: int | Unset = 1024
-    overlap: bool | Unset = True
     parallelism: Parallelism | Unset = UNSET
     precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
+    sharding: None | ShardingFlags | Unset = UNSET
     training: None | Training | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
         cluster = self.cluster.to_dict()
@@ -79,11 +91,23 @@ class RecommendRequest:
         if not isinstance(self.activations, Unset):
             activations = self.activations.to_dict()
 
-        bucket_bytes = self.bucket_bytes
+        arrangement: None | str | Unset
+        if isinstance(self.arrangement, Unset):
+            arrangement = UNSET
+        elif isinstance(self.arrangement, ArrangementName):
+            arrangement = self.arrangement.value
+        else:
+            arrangement = self.arrangement
+
+        estimator: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.estimator, Unset):
+            estimator = self.estimator.to_dict()
+
+        levers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.levers, Unset):
+            levers = self.levers.to_dict()
 
         max_gpus = self.max_gpus
-
-        overlap = self.overlap
 
         parallelism: dict[str, Any] | Unset = UNSET
         if not isinstance(self.parallelism, Unset):
@@ -105,6 +129,14 @@ class RecommendRequest:
         else:
             precision_spec = self.precision_spec
 
+        sharding: dict[str, Any] | None | Unset
+        if isinstance(self.sharding, Unset):
+            sharding = UNSET
+        elif isinstance(self.sharding, ShardingFlags):
+            sharding = self.sharding.to_dict()
+        else:
+            sharding = self.sharding
+
         training: dict[str, Any] | None | Unset
         if isinstance(self.training, Unset):
             training = UNSET
@@ -123,18 +155,22 @@ class RecommendRequest:
         )
         if activations is not UNSET:
             field_dict["activations"] = activations
-        if bucket_bytes is not UNSET:
-            field_dict["bucket_bytes"] = bucket_bytes
+        if arrangement is not UNSET:
+            field_dict["arrangement"] = arrangement
+        if estimator is not UNSET:
+            field_dict["estimator"] = estimator
+        if levers is not UNSET:
+            field_dict["levers"] = levers
         if max_gpus is not UNSET:
             field_dict["max_gpus"] = max_gpus
-        if overlap is not UNSET:
-            field_dict["overlap"] = overlap
         if parallelism is not UNSET:
             field_dict["parallelism"] = parallelism
         if precision is not UNSET:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
             field_dict["precision_spec"] = precision_spec
+        if sharding is not UNSET:
+            field_dict["sharding"] = sharding
         if training is not UNSET:
             field_dict["training"] = training
 
@@ -143,14 +179,17 @@ class RecommendRequest:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activations import Activations  # noqa: PLC0415
-        from ..models.card import Card  # noqa: PLC0415
+        from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
+        from ..models.fit_cluster import FitCluster  # noqa: PLC0415
+        from ..models.levers import Levers  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
         from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
         d = dict(src_dict)
-        cluster = Card.from_dict(d.pop("cluster"))
+        cluster = FitCluster.from_dict(d.pop("cluster"))
 
         model = ModelSpec.from_dict(d.pop("model"))
 
@@ -161,11 +200,38 @@ class RecommendRequest:
         else:
             activations = Activations.from_dict(_activations)
 
-        bucket_bytes = d.pop("bucket_bytes", UNSET)
+        def _parse_arrangement(data: object) -> ArrangementName | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                arrangement_type_0 = ArrangementName(data)
+
+                return arrangement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ArrangementName | None | Unset, data)
+
+        arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        _estimator = d.pop("estimator", UNSET)
+        estimator: EstimatorOptions | Unset
+        if isinstance(_estimator, Unset):
+            estimator = UNSET
+        else:
+            estimator = EstimatorOptions.from_dict(_estimator)
+
+        _levers = d.pop("levers", UNSET)
+        levers: Levers | Unset
+        if isinstance(_levers, Unset):
+            levers = UNSET
+        else:
+            levers = Levers.from_dict(_levers)
 
         max_gpus = d.pop("max_gpus", UNSET)
-
-        overlap = d.pop("overlap", UNSET)
 
         _parallelism = d.pop("parallelism", UNSET)
         parallelism: Parallelism | Unset
@@ -208,6 +274,23 @@ class RecommendRequest:
 
         precision_spec = _parse_precision_spec(d.pop("precision_spec", UNSET))
 
+        def _parse_sharding(data: object) -> None | ShardingFlags | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sharding_type_0 = ShardingFlags.from_dict(data)
+
+                return sharding_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShardingFlags | Unset, data)
+
+        sharding = _parse_sharding(d.pop("sharding", UNSET))
+
         def _parse_training(data: object) -> None | Training | Unset:
             if data is None:
                 return data
@@ -229,12 +312,14 @@ class RecommendRequest:
             cluster=cluster,
             model=model,
             activations=activations,
-            bucket_bytes=bucket_bytes,
+            arrangement=arrangement,
+            estimator=estimator,
+            levers=levers,
             max_gpus=max_gpus,
-            overlap=overlap,
             parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
+            sharding=sharding,
             training=training,
         )
 

@@ -32,6 +32,8 @@ class RecommendResponse:
         summary (str):
         usable_bytes (int): The card less its reserve and fragmentation: what every step must fit.
         warnings (list[str]):
+        world_size (int | None): cluster.world_size: the GPU count every step is priced at; null when not given (each
+            step at its own smallest fitting count).
     """
 
     active_parameter_count: int
@@ -44,6 +46,7 @@ class RecommendResponse:
     summary: str
     usable_bytes: int
     warnings: list[str]
+    world_size: int | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +85,9 @@ class RecommendResponse:
 
         warnings = self.warnings
 
+        world_size: int | None
+        world_size = self.world_size
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -96,6 +102,7 @@ class RecommendResponse:
                 "summary": summary,
                 "usable_bytes": usable_bytes,
                 "warnings": warnings,
+                "world_size": world_size,
             }
         )
 
@@ -156,6 +163,13 @@ class RecommendResponse:
 
         warnings = cast(list[str], d.pop("warnings"))
 
+        def _parse_world_size(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        world_size = _parse_world_size(d.pop("world_size"))
+
         recommend_response = cls(
             active_parameter_count=active_parameter_count,
             card_bytes=card_bytes,
@@ -167,6 +181,7 @@ class RecommendResponse:
             summary=summary,
             usable_bytes=usable_bytes,
             warnings=warnings,
+            world_size=world_size,
         )
 
         recommend_response.additional_properties = d

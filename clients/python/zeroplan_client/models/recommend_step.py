@@ -24,25 +24,31 @@ class RecommendStep:
             full_shard is zero3,
             and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
             gathered again before every micro-batch's forward), not DeepSpeed's zero2.
+        asked (bool): The request's own arrangement and levers (a /v1/plan body's job).
         cost (StepCost):
         fits (bool):
         lever (str):
         levers (StepLevers):
         min_gpus (int | None): Smallest valid GPU count up to max_gpus that fits; null if none.
+        needs_gpus (int | None): Smallest GPU count /v1/plan accepts at which the step fits, past max_gpus too (what a
+            step that does not fit would need); null when it fits at no count.
         per_gpu_bytes (int): Per-GPU bytes at world_size.
-        rank (int):
+        rank (int): Steps that fit come first (cheapest first), then those that do not.
         step_s (float):
         why (str):
-        world_size (int): GPU count the figures are for: min_gpus, or the largest valid job up to max_gpus when it never
-            fits (max_gpus rounded down to whole nodes).
+        world_size (int): GPU count the figures are for, each the /v1/plan of this step at that count:
+            cluster.world_size when given; else min_gpus, or the largest valid job up to max_gpus when it does not fit
+            there.
     """
 
     arrangement: ArrangementName
+    asked: bool
     cost: StepCost
     fits: bool
     lever: str
     levers: StepLevers
     min_gpus: int | None
+    needs_gpus: int | None
     per_gpu_bytes: int
     rank: int
     step_s: float
@@ -52,6 +58,8 @@ class RecommendStep:
 
     def to_dict(self) -> dict[str, Any]:
         arrangement = self.arrangement.value
+
+        asked = self.asked
 
         cost = self.cost.to_dict()
 
@@ -63,6 +71,9 @@ class RecommendStep:
 
         min_gpus: int | None
         min_gpus = self.min_gpus
+
+        needs_gpus: int | None
+        needs_gpus = self.needs_gpus
 
         per_gpu_bytes = self.per_gpu_bytes
 
@@ -79,11 +90,13 @@ class RecommendStep:
         field_dict.update(
             {
                 "arrangement": arrangement,
+                "asked": asked,
                 "cost": cost,
                 "fits": fits,
                 "lever": lever,
                 "levers": levers,
                 "min_gpus": min_gpus,
+                "needs_gpus": needs_gpus,
                 "per_gpu_bytes": per_gpu_bytes,
                 "rank": rank,
                 "step_s": step_s,
@@ -102,6 +115,8 @@ class RecommendStep:
         d = dict(src_dict)
         arrangement = ArrangementName(d.pop("arrangement"))
 
+        asked = d.pop("asked")
+
         cost = StepCost.from_dict(d.pop("cost"))
 
         fits = d.pop("fits")
@@ -117,6 +132,13 @@ class RecommendStep:
 
         min_gpus = _parse_min_gpus(d.pop("min_gpus"))
 
+        def _parse_needs_gpus(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        needs_gpus = _parse_needs_gpus(d.pop("needs_gpus"))
+
         per_gpu_bytes = d.pop("per_gpu_bytes")
 
         rank = d.pop("rank")
@@ -129,11 +151,13 @@ class RecommendStep:
 
         recommend_step = cls(
             arrangement=arrangement,
+            asked=asked,
             cost=cost,
             fits=fits,
             lever=lever,
             levers=levers,
             min_gpus=min_gpus,
+            needs_gpus=needs_gpus,
             per_gpu_bytes=per_gpu_bytes,
             rank=rank,
             step_s=step_s,

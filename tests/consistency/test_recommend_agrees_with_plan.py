@@ -1,0 +1,66 @@
+"""Every /v1/recommend step is the /v1/plan of the same job at the step's GPU count; steps that fit come
+before those that do not, and a step that does not fit says the count it would need, at which /v1/plan
+fits it.
+
+Before this, steps were ranked by the step time they add against data parallel, each at its own count,
+with steps that do not fit first (Mixtral 8x7B, 16 A100: ZeRO-3, which fits from 16 GPUs, came after two
+arrangements that do not fit).
+"""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def plan_of(client, body: dict, step: dict) -> dict:
+    plan = {k: v for k, v in body.items() if k not in ("max_gpus",)}
+    plan["cluster"] = {**body["cluster"], "world_size": step["world_size"]}
+    plan["arrangement"] = step["arrangement"]
+    plan["levers"] = {**body.get("levers", {}), **step["levers"]}
+    response = client.post("/v1/plan", json=plan)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@settings(max_examples=8)
+@given(
+    preset=st.sampled_from(["llama-3-8b", "mixtral-8x7b", "qwen2.5-14b"]),
+    gpu=st.sampled_from(["a100-80gb", "h100-80gb", "a100-40gb"]),
+    max_gpus=st.sampled_from([8, 16, 64]),
+    sequence_length=st.sampled_from([2048, 4096]),
+    asked=st.sampled_from([None, 8, 16]),
+)
+def test_each_step_is_its_plan_and_the_fitting_steps_come_first(client, preset, gpu, max_gpus, sequence_length, asked):
+    body: dict = {
+        "model": {"preset": preset},
+        "training": {"sequence_length": sequence_length},
+        "cluster": {"gpus_per_node": 8, "gpu": gpu} | ({"world_size": asked} if asked else {}),
+        "max_gpus": max_gpus,
+    }
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    steps = answer["steps"]
+    fits = [s["fits"] for s in steps]
+    assert fits == sorted(fits, reverse=True)
+    assert answer["recommendation"] == next((s for s in steps if s["fits"]), None)
+    for step in steps:
+        if asked:
+            assert step["world_size"] == asked
+        planned = plan_of(client, body, step)
+        assert step["per_gpu_bytes"] == planned["memory"]["per_gpu_bytes"]
+        assert step["fits"] == planned["memory"]["fits"]
+        assert step["step_s"] == planned["time"]["step_s"]
+        if not step["fits"] and step["needs_gpus"] is not None:
+            needed = plan_of(client, body, step | {"world_size": step["needs_gpus"]})
+            assert needed["memory"]["fits"]
+
+
+def test_mixtral_on_sixteen_a100_recommends_what_fits_on_sixteen(client):
+    body = {"model": {"preset": "mixtral-8x7b"}, "cluster": {"gpus_per_node": 8, "gpu": "a100-80gb"}, "max_gpus": 16}
+    answer = client.post("/v1/recommend", json=body).json()
+    first = answer["steps"][0]
+    assert first["fits"] and first["arrangement"] == "zero3" and first["world_size"] == 16
+    assert answer["recommendation"] == first
+    # data parallel never fits: it is listed after every step that does, saying it fits at no count
+    ddp = next(s for s in answer["steps"] if s["arrangement"] == "ddp")
+    assert not ddp["fits"] and ddp["needs_gpus"] is None and "fits at no GPU count" in ddp["why"]
