@@ -250,11 +250,12 @@ SPLIT_PAIRS = (("arrangement", "sharding"), ("precision", "precision_spec"))
 LINK_PAIR = (("links", "link_spec"),)
 
 
-def as_request_json(request: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
+def as_request_json(request: BaseModel, exclude: set[str] | None = None, exclude_unset: bool = False) -> dict[str, Any]:
     """A validated request as JSON, written as a client writes it (nulls left out): after validation a
     name field holds its spec field's object when that was given; the object goes back to the spec
-    field whole (its explicit nulls, such as master_dtype, are values)."""
-    body = request.model_dump(mode="json", exclude_none=True, exclude=exclude)
+    field whole (its explicit nulls, such as master_dtype, are values). ``exclude_unset``: only the fields
+    the request gave (defaults left to the reader, so a pair of exclusive fields never appears twice)."""
+    body = request.model_dump(mode="json", exclude_none=True, exclude=exclude, exclude_unset=exclude_unset)
     cluster = getattr(request, "cluster", None)
     for holder, source, pairs in ((body, request, SPLIT_PAIRS), (body.get("cluster"), cluster, LINK_PAIR)):
         if not isinstance(holder, dict):

@@ -19,15 +19,19 @@ from models.common import (
     MAX_WORLD_SIZE,
     PRECISION_FIELD,
     PRECISION_SPEC_FIELD,
+    Arrangement,
     Cluster,
     ModelSpec,
     Precision,
+    ShardingFlags,
     Strict,
+    name_or_spec,
+    plain_name,
     precision_validator,
 )
 from models.enums import ArrangementName, CollectiveName
 from models.parallelism import Parallelism
-from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD, EstimatorOptions
 from models.presets import GpuPresetName, ModelPresetName, PrecisionPresetName, PrecisionSpec
 from models.training import Activations, Levers, Training
 
@@ -124,10 +128,23 @@ class FigureRequest(Strict):
         default_factory=Levers,
         description="Levers applied to every arrangement drawn; offload_parameters applies to ZeRO-3 only.",
     )
+    sharding: ShardingFlags | None = Field(
+        default=None, description="The job's arrangement as its three sharding flags, instead of a name."
+    )
+    arrangement: Arrangement | None = Field(
+        default=None,
+        description="The job's arrangement (a /v1/plan body's own): the layout figures draw it (instead of "
+        "layout_arrangement); the four others draw every arrangement side by side.",
+        json_schema_extra=plain_name(nullable=True),
+    )
+    pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
     layout_arrangement: ArrangementName = Field(
         default=ArrangementName.zero1,
-        description="The arrangement of the layout figures (layout-memory, layout-traffic), over the data-parallel "
-        "group; the four others draw every arrangement side by side.",
+        description="The arrangement of the layout figures (layout-memory, layout-traffic) when `arrangement` is "
+        "not given, over the data-parallel group; the four others draw every arrangement side by side.",
+    )
+    estimator: EstimatorOptions = Field(
+        default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
     )
     parallelism: Parallelism = Field(
         default_factory=Parallelism,

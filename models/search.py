@@ -3,12 +3,29 @@
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, JsonValue, StrictBool, field_validator
+from pydantic import BaseModel, Field, JsonValue, StrictBool, field_serializer, field_validator
 
-from models.common import MAX_WORLD_SIZE, Card, ModelSpec, Strict, check_world_size
+from models.common import (
+    MAX_WORLD_SIZE,
+    PRECISION_FIELD,
+    PRECISION_SPEC_FIELD,
+    Arrangement,
+    Card,
+    ModelSpec,
+    Precision,
+    ShardingFlags,
+    Strict,
+    as_request_json,
+    check_world_size,
+    name_or_spec,
+    plain_name,
+    precision_validator,
+)
 from models.enums import ArrangementName, Recompute
-from models.parallelism import MAX_DEGREE, MAX_VIRTUAL_STAGES, ParallelismEcho, PipelineSchedule
-from models.plan import Memory, Time
+from models.parallelism import MAX_DEGREE, MAX_VIRTUAL_STAGES, Parallelism, ParallelismEcho, PipelineSchedule
+from models.plan import ACTIVATIONS_FIELD, EstimatorOptions, Memory, PlanRequest, Time
+from models.presets import PrecisionSpec
+from models.training import MAX_MICRO_BATCH_SIZE, MIN_UTILISATION, Activations, Levers
 
 MAX_WORLD_SIZES = 256
 MAX_TOP_K = 100
@@ -128,20 +145,83 @@ class SearchCluster(Card):
 
 
 class SearchTraining(Strict):
-    """The training shape every layout keeps: sequences per optimizer step and tokens per sequence."""
+    """The training shape every layout keeps: sequences per optimizer step and tokens per sequence; the rest
+    as /v1/plan's training takes it."""
 
-    global_batch_size: int = Field(ge=1, le=100_000_000, description="Sequences per optimizer step.")
-    sequence_length: int = Field(ge=1, le=10_000_000, description="Tokens per sequence (s).")
+    global_batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000_000,
+        description="Sequences per optimizer step. Omitted: the request's own job's, micro_batch_size x "
+        "gradient_accumulation_steps x its data-parallel degree (cluster.world_size / (tensor x pipeline x "
+        "context) of its parallelism), as a /v1/plan body states it.",
+    )
+    sequence_length: int = Field(default=2048, ge=1, le=10_000_000, description="Tokens per sequence (s).")
+    micro_batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_MICRO_BATCH_SIZE,
+        description="The job's micro-batch size (b): with global_batch_size omitted it sizes the batch; the "
+        "search still tries every micro-batch size unless restrict.micro_batch_size says otherwise.",
+    )
+    gradient_accumulation_steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="The job's micro-batches per step: with global_batch_size omitted it sizes the batch.",
+    )
+    utilisation: float | None = Field(
+        default=None,
+        ge=MIN_UTILISATION,
+        le=1,
+        description="As /v1/plan's training.utilisation: the compute's MFU, overriding the efficiency model.",
+    )
+    total_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**16,
+        description="Tokens of the whole run: each row's time then holds training_steps, training_days and "
+        "gpu_hours (and cost with cluster.gpu_hour_price).",
+    )
 
 
 class SearchRequest(Strict):
-    """A model, a cluster and a training shape: every valid layout, ranked by the objective."""
+    """A model, a cluster and a training shape: every valid layout, ranked by the objective. A /v1/plan body is
+    a valid search: its layout, arrangement and levers are the job as it runs now (answered as `asked`), and
+    the search looks for better ones."""
 
     model_config = {"json_schema_extra": {"examples": [SEARCH_EXAMPLE, RESTRICTED_EXAMPLE]}}
 
     model: ModelSpec = Field(description="The model, as in /v1/plan; it needs an architecture (a preset has one).")
+    precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
+    precision: Precision = PRECISION_FIELD
+    pick_precision = precision_validator()  # type: ignore[pydantic-field]
     cluster: SearchCluster
-    training: SearchTraining
+    training: SearchTraining = Field(default_factory=SearchTraining)
+    activations: Activations = ACTIVATIONS_FIELD
+    sharding: ShardingFlags | None = Field(
+        default=None, description="The job's arrangement as its three sharding flags, instead of a name."
+    )
+    arrangement: Arrangement | None = Field(
+        default=None,
+        description="The job's arrangement now (a /v1/plan body's own): with it the answer's `asked` row is the "
+        "job as stated. Every arrangement of restrict.arrangement is searched either way.",
+        json_schema_extra=plain_name(nullable=True),
+    )
+    pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
+    parallelism: Parallelism = Field(
+        default_factory=Parallelism,
+        description="The job's layout now (a /v1/plan body's own): the starting point, answered as `asked`; the "
+        "search tries every layout. Its expert_tensor is kept by every layout (as the top-level expert_tensor).",
+    )
+    levers: Levers = Field(
+        default_factory=Levers,
+        description="The levers, as /v1/plan takes them. Every layout keeps overlap, bucket_bytes, ZeRO++ and "
+        "MXFP8 from here; recompute and offload_optimizer are searched (restrict fixes them).",
+    )
+    estimator: EstimatorOptions = Field(
+        default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
+    )
     objective: SearchObjective = Field(
         default=SearchObjective.step_s,
         description="step_s: the shortest step; tokens_per_s_per_gpu: the most tokens per second per GPU; "
@@ -153,10 +233,15 @@ class SearchRequest(Strict):
         ge=1,
         le=MAX_DEGREE,
         description="The expert tensor-parallel degree every layout keeps (parallelism.expert_tensor of "
-        "/v1/plan, Megatron-LM's --expert-tensor-parallel-size). Omitted: each layout's tensor degree. A layout "
-        "whose expert_tensor x expert does not divide its tensor x context x data GPUs is skipped.",
+        "/v1/plan, Megatron-LM's --expert-tensor-parallel-size). Omitted: parallelism.expert_tensor, else each "
+        "layout's tensor degree. A layout whose expert_tensor x expert does not divide its tensor x context x "
+        "data GPUs is skipped.",
     )
     restrict: SearchRestrict = Field(default_factory=SearchRestrict, description="Restrictions of the space.")
+
+    @property
+    def kept_expert_tensor(self) -> int | None:
+        return self.expert_tensor if self.expert_tensor is not None else self.parallelism.expert_tensor
 
 
 class SearchLayout(BaseModel):
@@ -177,11 +262,25 @@ class SearchLayout(BaseModel):
     why: str = Field(description="The reason it ranks here, in words: what it beats the runner-up on.")
     memory: Memory = Field(description="The /v1/plan answer's memory for `request`.")
     time: Time = Field(description="The /v1/plan answer's time for `request`.")
-    request: dict[str, JsonValue] = Field(description="The complete /v1/plan request that reproduces this row.")
+    request: PlanRequest = Field(
+        description="The complete /v1/plan request that reproduces this row, as a client writes it (nulls left out, "
+        "each name or object field in its own field): send it to any planning endpoint."
+    )
+
+    # No return annotation on purpose: the spec then shows PlanRequest's own schema for `request`.
+    @field_serializer("request")
+    def _as_client_writes_it(self, request: PlanRequest):  # type: ignore[no-untyped-def]
+        return as_request_json(request, exclude_unset=True)
 
 
 class SearchResponse(BaseModel):
     objective: SearchObjective
+    asked: SearchLayout | None = Field(
+        default=None,
+        description="The job as the request states it (its arrangement, layout, micro-batch and levers at its "
+        "first world size), answered as /v1/plan answers it, to compare with the best; null without an "
+        "arrangement.",
+    )
     layouts: list[SearchLayout] = Field(description="The top_k layouts that fit, best first.")
     pareto: list[SearchLayout] = Field(
         description="The Pareto front of GPUs against step time among the layouts that fit: for each world size "

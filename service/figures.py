@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from io import BytesIO
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -28,10 +29,12 @@ from models.common import as_request_json
 from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
 from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
 from models.plan import PlanRequest, PlanResponse
+from models.training import Training
 from service import resolve
 from service.arrangements import COMPARED
 from service.evaluate import Evaluation, Setup, evaluate
 from service.fit import gpu_count_grid
+from service.layout_answer import layout_of
 from service.numeric import GB_BYTES, GIB_BYTES
 from service.traffic import bytes_sent_by_collective, volume_in_p
 
@@ -99,9 +102,14 @@ class Case:
         return self.request.cluster.gpus_per_node
 
 
-def resolve_case(request: FigureRequest) -> Case:
+def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs_gpus) -> Case:
     scene = resolve.scenario(
-        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+        request.model,
+        request.precision,
+        figure_training(request, name),
+        request.activations,
+        request.levers,
+        request.cluster,
     )
     inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
     setups = {name: resolve.setup_for(scene, COMPARED[name]) for name in DRAWN_ARRANGEMENTS}
@@ -255,13 +263,37 @@ def draw_step_time(ax: Axes, case: Case) -> None:
     _legend_outside(ax)
 
 
+def plan_body(request: FigureRequest, data_parallel: bool = False) -> dict[str, Any]:
+    """The /v1/plan request a figure request stands for: its own arrangement, else layout_arrangement; with
+    ``data_parallel``, the same job over data parallelism alone (what the four arrangement figures draw)."""
+    body = as_request_json(request, exclude=FIGURE_ONLY_FIELDS, exclude_unset=True)
+    body.pop("layout_arrangement", None)
+    layout_arrangement = request.layout_arrangement.value
+    if data_parallel:
+        body.pop("parallelism", None)
+        body.pop("sharding", None)
+        body["arrangement"] = ArrangementName.ddp.value
+    elif "arrangement" not in body and "sharding" not in body:
+        body["arrangement"] = layout_arrangement
+    return body
+
+
+def figure_training(request: FigureRequest, name: FigureName) -> Training | None:
+    """The training a figure's scene is resolved with. A global batch is resolved as /v1/plan resolves it:
+    by the layout plan for the layout figures, over data parallelism at the chosen N for the four others."""
+    training = request.training
+    if training is None or training.global_batch_size is None:
+        return training
+    if name in (FigureName.layout_memory, FigureName.layout_traffic):
+        return training.model_copy(update={"global_batch_size": None})
+    return layout_of(PlanRequest.model_validate(plan_body(request, data_parallel=True))).training
+
+
 def layout_plan(request: FigureRequest) -> PlanResponse:
     """The /v1/plan answer for the figure request's arrangement and layout."""
     from service.planner import plan
 
-    body = as_request_json(request, exclude=FIGURE_ONLY_FIELDS)
-    body["arrangement"] = body.pop("layout_arrangement")
-    return plan(PlanRequest.model_validate(body))
+    return plan(PlanRequest.model_validate(plan_body(request)))
 
 
 FIGURE_ONLY_FIELDS = {"max_gpus", "measured", "width_px", "height_px"}
@@ -370,7 +402,7 @@ def subtitle(case: Case) -> str:
 
 def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:
     """The figure as PNG or SVG bytes, width_px x height_px (PNG exactly; SVG at 100 px per inch)."""
-    case = resolve_case(request)
+    case = resolve_case(request, name)
     # Agg truncates figsize x dpi to whole pixels: half a pixel keeps float error from losing one.
     size = ((request.width_px + 0.5) / DPI, (request.height_px + 0.5) / DPI)
     figure = Figure(figsize=size, dpi=DPI, layout="constrained")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from models.common import as_request_json
-from models.enums import ArrangementName
+from models.enums import ActivationModel, ArrangementName
 from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest, PlanResponse
 from models.search import SearchLayout, SearchObjective, SearchRequest, SearchResponse
@@ -41,16 +41,20 @@ def prepare(request: SearchRequest) -> Prepared:
     body = as_request_json(request)
     cluster = {k: v for k, v in body["cluster"].items() if k != "world_size"}
     sizes = request.cluster.world_sizes
+    batch, s = global_batch(request), request.training.sequence_length
+    kept = request.kept_expert_tensor
+    training = {"global_batch_size": batch, "sequence_length": s, "micro_batch_size": 1}
+    for name in ("utilisation", "total_tokens"):
+        if name in body.get("training", {}):
+            training[name] = body["training"][name]
+    levers = body.get("levers", {})
     base = {
         "model": body["model"],
-        "parallelism": {} if request.expert_tensor is None else {"expert_tensor": request.expert_tensor},
+        "parallelism": {} if kept is None else {"expert_tensor": kept},
         "cluster": cluster | {"world_size": sizes[0]},
-        "training": {
-            "global_batch_size": request.training.global_batch_size,
-            "sequence_length": request.training.sequence_length,
-            "micro_batch_size": 1,
-        },
-    }
+        "training": training,
+        "levers": levers,
+    } | {name: body[name] for name in ("precision", "precision_spec", "activations", "estimator") if name in body}
     plan_request = PlanRequest.model_validate(base | {"arrangement": ArrangementName.ddp.value})
     arch = resolve.model(plan_request.model).architecture
     if arch is None:
@@ -59,22 +63,43 @@ def prepare(request: SearchRequest) -> Prepared:
             "ffn_hidden_size, vocab_size) or a model.preset that has one",
             pointer="/model",
         )
-    training = Training(sequence_length=request.training.sequence_length)
     scene = resolve.scenario(
         plan_request.model,
         plan_request.precision,
-        training,
+        Training(sequence_length=s, utilisation=request.training.utilisation),
         plan_request.activations,
         plan_request.levers,
         plan_request.cluster,
     )
-    g, batch, s = request.cluster.gpus_per_node, request.training.global_batch_size, request.training.sequence_length
-    if request.expert_tensor is not None and request.expert_tensor > 1 and arch.moe is None:
-        raise InvalidLayout(
-            [(f"expert_tensor {request.expert_tensor} needs a mixture-of-experts model (model.moe)", "/expert_tensor")]
-        )
-    case = Case(arch, scene, g, batch, s, expert_tensor=request.expert_tensor)
+    g = request.cluster.gpus_per_node
+    if kept is not None and kept > 1 and arch.moe is None:
+        pointer = "/expert_tensor" if request.expert_tensor is not None else "/parallelism/expert_tensor"
+        raise InvalidLayout([(f"expert_tensor {kept} needs a mixture-of-experts model (model.moe)", pointer)])
+    counted = scene.activations.model is not ActivationModel.none
+    case = Case(arch, scene, g, batch, s, levers=plan_request.levers, activations_counted=counted, expert_tensor=kept)
     return Prepared(case, candidates(arch, sizes, g, batch, request.restrict), base)
+
+
+def global_batch(request: SearchRequest) -> int:
+    """training.global_batch_size, or the job's own: micro-batch x accumulation x its data-parallel degree at its
+    (first) world size, as a /v1/plan body states it."""
+    training = request.training
+    if training.global_batch_size is not None:
+        return training.global_batch_size
+    par = request.parallelism
+    replica = par.tensor * par.pipeline * par.context
+    n = request.cluster.world_sizes[0]
+    if n % replica:
+        raise InvalidLayout(
+            [
+                (
+                    f"training.global_batch_size is omitted and the job's layout does not size it: world_size {n:,} "
+                    f"is not a multiple of tensor x pipeline x context = {replica}; give training.global_batch_size",
+                    "/training/global_batch_size",
+                )
+            ]
+        )
+    return (training.micro_batch_size or 1) * (training.gradient_accumulation_steps or 1) * (n // replica)
 
 
 def check_search_cost(cand: Candidates, max_layouts: int) -> None:
@@ -165,17 +190,40 @@ def layout_body(base: dict[str, Any], layouts: Layouts, i: int) -> dict[str, Any
         "pipeline_schedule": schedule.value,
         "virtual_stages": int(layouts["virtual_stages"][i]),
     }
-    return {
-        "model": base["model"],
+    return base | {
         "cluster": base["cluster"] | {"world_size": int(layouts["world_size"][i])},
         "training": base["training"] | {"micro_batch_size": int(layouts["micro_batch_size"][i])},
         "arrangement": ARRANGEMENTS[int(layouts["arrangement"][i])].value,
         "parallelism": base.get("parallelism", {}) | parallelism,
-        "levers": {
+        "levers": base.get("levers", {})
+        | {
             "recompute": RECOMPUTES[int(layouts["recompute"][i])].value,
             "offload_optimizer": bool(layouts["offload_optimizer"][i]),
         },
     }
+
+
+def asked_body(request: SearchRequest, base: dict[str, Any]) -> dict[str, Any] | None:
+    """The /v1/plan request of the job as the search request states it; None without an arrangement."""
+    if request.arrangement is None:
+        return None
+    body = as_request_json(request)
+    parallelism = body.get("parallelism", {}) | base.get("parallelism", {})
+    levers = base.get("levers", {}) | {
+        "recompute": request.levers.recompute.value,
+        "offload_optimizer": request.levers.offload_optimizer,
+    }
+    micro = request.training.micro_batch_size or 1
+    stated = {name: body[name] for name in ("arrangement", "sharding") if name in body}
+    return (
+        base
+        | {
+            "training": base["training"] | {"micro_batch_size": micro},
+            "parallelism": parallelism,
+            "levers": levers,
+        }
+        | stated
+    )
 
 
 def describe(body: dict[str, Any]) -> str:
@@ -252,7 +300,8 @@ def _row(
 ) -> SearchLayout:
     from service.planner import plan
 
-    answer = plan(PlanRequest.model_validate(body))
+    planned = PlanRequest.model_validate(body)
+    answer = plan(planned)
     time = answer.time
     return SearchLayout(
         rank=rank,
@@ -270,7 +319,7 @@ def _row(
         why=reason or why(objective, rank, answer, body, runner_up),
         memory=answer.memory,
         time=time,
-        request=body,
+        request=planned,
     )
 
 
@@ -316,8 +365,10 @@ def search(request: SearchRequest, max_layouts: int, budget: WorkBudget | None =
             if found.size
             else "no layout fits: no combination of the candidates is a valid layout (see skipped)"
         )
+    asked = asked_body(request, prepared.base)
     return SearchResponse(
         objective=request.objective,
+        asked=_row(request.objective, 0, asked, None, "the job as the request states it") if asked else None,
         layouts=rows,
         pareto=front,
         evaluated=ranked.evaluated,

@@ -92,7 +92,7 @@ def test_an_unknown_figure_is_a_problem(client, method):
         ({"max_gpus": "many"}, "/max_gpus"),
         ({"width_px": 10}, "/width_px"),
         ({"height_px": 100_000}, "/height_px"),
-        ({"arrangement": "zero3"}, "/arrangement"),
+        ({"arrangement": "zero4"}, "/arrangement"),  # a plan body's arrangement is taken; an unknown one is not
         (
             {"measured": [{"arrangement": "hybrid", "collective": "all_gather", "bytes_per_gpu": 1}]},
             "/measured/0/arrangement",

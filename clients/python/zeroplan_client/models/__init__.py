@@ -78,7 +78,6 @@ from .resolved_arrangement import ResolvedArrangement
 from .scale_up_link import ScaleUpLink
 from .search_cluster import SearchCluster
 from .search_layout import SearchLayout
-from .search_layout_request import SearchLayoutRequest
 from .search_objective import SearchObjective
 from .search_request import SearchRequest
 from .search_response import SearchResponse
@@ -224,7 +223,6 @@ __all__ = (
     "ScaleUpLink",
     "SearchCluster",
     "SearchLayout",
-    "SearchLayoutRequest",
     "SearchObjective",
     "SearchRequest",
     "SearchResponse",

@@ -12,11 +12,13 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.activations import Activations
     from ..models.cluster import Cluster
+    from ..models.estimator_options import EstimatorOptions
     from ..models.levers import Levers
     from ..models.measured_bytes import MeasuredBytes
     from ..models.model_spec import ModelSpec
     from ..models.parallelism import Parallelism
     from ..models.precision_spec import PrecisionSpec
+    from ..models.sharding_flags import ShardingFlags
     from ..models.training import Training
 
 
@@ -36,6 +38,10 @@ class FigureRequest:
             hidden_size, attention_heads, ffn_hidden_size and vocab_size; hidden_size is a multiple of
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
+        arrangement (ArrangementName | None | Unset): The job's arrangement (a /v1/plan body's own): the layout figures
+            draw it (instead of layout_arrangement); the four others draw every arrangement side by side.
+        estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
+            does not otherwise carry.
         height_px (int | Unset): Image height, pixels. Default: 600.
         layout_arrangement (ArrangementName | Unset): Named arrangements. FSDP's names map to what FSDP does: no_shard
             is ddp, full_shard is zero3,
@@ -61,6 +67,7 @@ class FigureRequest:
         precision_spec (None | PrecisionSpec | Unset): Explicit dtypes and optimizer instead of a `precision` preset
             name (e.g. fp16 parameters and gradients, no master copy and fp64 Adam moments: the textbook rough sketch, 20
             B/weight).
+        sharding (None | ShardingFlags | Unset): The job's arrangement as its three sharding flags, instead of a name.
         training (None | Training | Unset): Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency
             model's compute time.
         width_px (int | Unset): Image width, pixels. Default: 960.
@@ -69,6 +76,8 @@ class FigureRequest:
     cluster: Cluster
     model: ModelSpec
     activations: Activations | Unset = UNSET
+    arrangement: ArrangementName | None | Unset = UNSET
+    estimator: EstimatorOptions | Unset = UNSET
     height_px: int | Unset = 600
     layout_arrangement: ArrangementName | Unset = UNSET
     levers: Levers | Unset = UNSET
@@ -77,11 +86,13 @@ class FigureRequest:
     parallelism: Parallelism | Unset = UNSET
     precision: None | PrecisionPresetName | Unset = UNSET
     precision_spec: None | PrecisionSpec | Unset = UNSET
+    sharding: None | ShardingFlags | Unset = UNSET
     training: None | Training | Unset = UNSET
     width_px: int | Unset = 960
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
         cluster = self.cluster.to_dict()
@@ -91,6 +102,18 @@ class FigureRequest:
         activations: dict[str, Any] | Unset = UNSET
         if not isinstance(self.activations, Unset):
             activations = self.activations.to_dict()
+
+        arrangement: None | str | Unset
+        if isinstance(self.arrangement, Unset):
+            arrangement = UNSET
+        elif isinstance(self.arrangement, ArrangementName):
+            arrangement = self.arrangement.value
+        else:
+            arrangement = self.arrangement
+
+        estimator: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.estimator, Unset):
+            estimator = self.estimator.to_dict()
 
         height_px = self.height_px
 
@@ -136,6 +159,14 @@ class FigureRequest:
         else:
             precision_spec = self.precision_spec
 
+        sharding: dict[str, Any] | None | Unset
+        if isinstance(self.sharding, Unset):
+            sharding = UNSET
+        elif isinstance(self.sharding, ShardingFlags):
+            sharding = self.sharding.to_dict()
+        else:
+            sharding = self.sharding
+
         training: dict[str, Any] | None | Unset
         if isinstance(self.training, Unset):
             training = UNSET
@@ -156,6 +187,10 @@ class FigureRequest:
         )
         if activations is not UNSET:
             field_dict["activations"] = activations
+        if arrangement is not UNSET:
+            field_dict["arrangement"] = arrangement
+        if estimator is not UNSET:
+            field_dict["estimator"] = estimator
         if height_px is not UNSET:
             field_dict["height_px"] = height_px
         if layout_arrangement is not UNSET:
@@ -172,6 +207,8 @@ class FigureRequest:
             field_dict["precision"] = precision
         if precision_spec is not UNSET:
             field_dict["precision_spec"] = precision_spec
+        if sharding is not UNSET:
+            field_dict["sharding"] = sharding
         if training is not UNSET:
             field_dict["training"] = training
         if width_px is not UNSET:
@@ -183,11 +220,13 @@ class FigureRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.activations import Activations  # noqa: PLC0415
         from ..models.cluster import Cluster  # noqa: PLC0415
+        from ..models.estimator_options import EstimatorOptions  # noqa: PLC0415
         from ..models.levers import Levers  # noqa: PLC0415
         from ..models.measured_bytes import MeasuredBytes  # noqa: PLC0415
         from ..models.model_spec import ModelSpec  # noqa: PLC0415
         from ..models.parallelism import Parallelism  # noqa: PLC0415
         from ..models.precision_spec import PrecisionSpec  # noqa: PLC0415
+        from ..models.sharding_flags import ShardingFlags  # noqa: PLC0415
         from ..models.training import Training  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -201,6 +240,30 @@ class FigureRequest:
             activations = UNSET
         else:
             activations = Activations.from_dict(_activations)
+
+        def _parse_arrangement(data: object) -> ArrangementName | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                arrangement_type_0 = ArrangementName(data)
+
+                return arrangement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ArrangementName | None | Unset, data)
+
+        arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
+
+        _estimator = d.pop("estimator", UNSET)
+        estimator: EstimatorOptions | Unset
+        if isinstance(_estimator, Unset):
+            estimator = UNSET
+        else:
+            estimator = EstimatorOptions.from_dict(_estimator)
 
         height_px = d.pop("height_px", UNSET)
 
@@ -283,6 +346,23 @@ class FigureRequest:
 
         precision_spec = _parse_precision_spec(d.pop("precision_spec", UNSET))
 
+        def _parse_sharding(data: object) -> None | ShardingFlags | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sharding_type_0 = ShardingFlags.from_dict(data)
+
+                return sharding_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShardingFlags | Unset, data)
+
+        sharding = _parse_sharding(d.pop("sharding", UNSET))
+
         def _parse_training(data: object) -> None | Training | Unset:
             if data is None:
                 return data
@@ -306,6 +386,8 @@ class FigureRequest:
             cluster=cluster,
             model=model,
             activations=activations,
+            arrangement=arrangement,
+            estimator=estimator,
             height_px=height_px,
             layout_arrangement=layout_arrangement,
             levers=levers,
@@ -314,6 +396,7 @@ class FigureRequest:
             parallelism=parallelism,
             precision=precision,
             precision_spec=precision_spec,
+            sharding=sharding,
             training=training,
             width_px=width_px,
         )

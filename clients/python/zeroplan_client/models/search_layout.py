@@ -12,7 +12,7 @@ from ..models.recompute import Recompute
 if TYPE_CHECKING:
     from ..models.memory import Memory
     from ..models.parallelism_echo import ParallelismEcho
-    from ..models.search_layout_request import SearchLayoutRequest
+    from ..models.plan_request import PlanRequest
     from ..models.time import Time
 
 
@@ -37,7 +37,7 @@ class SearchLayout:
         per_gpu_bytes (int):
         rank (int): 1 for the best by the objective (pareto rows: their rank, or 0 when below top_k).
         recompute (Recompute): Activation recomputation (Korthikanti et al. 2022).
-        request (SearchLayoutRequest): The complete /v1/plan request that reproduces this row.
+        request (PlanRequest):
         step_s (float):
         time (Time):
         tokens_per_s_per_gpu (float):
@@ -55,7 +55,7 @@ class SearchLayout:
     per_gpu_bytes: int
     rank: int
     recompute: Recompute
-    request: SearchLayoutRequest
+    request: PlanRequest
     step_s: float
     time: Time
     tokens_per_s_per_gpu: float
@@ -125,7 +125,7 @@ class SearchLayout:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.memory import Memory  # noqa: PLC0415
         from ..models.parallelism_echo import ParallelismEcho  # noqa: PLC0415
-        from ..models.search_layout_request import SearchLayoutRequest  # noqa: PLC0415
+        from ..models.plan_request import PlanRequest  # noqa: PLC0415
         from ..models.time import Time  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -149,7 +149,7 @@ class SearchLayout:
 
         recompute = Recompute(d.pop("recompute"))
 
-        request = SearchLayoutRequest.from_dict(d.pop("request"))
+        request = PlanRequest.from_dict(d.pop("request"))
 
         step_s = d.pop("step_s")
 

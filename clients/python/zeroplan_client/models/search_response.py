@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.search_objective import SearchObjective
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.search_layout import SearchLayout
@@ -30,6 +31,9 @@ class SearchResponse:
         pareto (list[SearchLayout]): The Pareto front of GPUs against step time among the layouts that fit: for each
             world size on the front its fastest layout, kept when it is faster than every layout on fewer GPUs.
         skipped (SearchResponseSkipped): Combinations that are not valid layouts, by reason.
+        asked (None | SearchLayout | Unset): The job as the request states it (its arrangement, layout, micro-batch and
+            levers at its first world size), answered as /v1/plan answers it, to compare with the best; null without an
+            arrangement.
     """
 
     candidates: SearchResponseCandidates
@@ -40,9 +44,12 @@ class SearchResponse:
     objective: SearchObjective
     pareto: list[SearchLayout]
     skipped: SearchResponseSkipped
+    asked: None | SearchLayout | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.search_layout import SearchLayout  # noqa: PLC0415
+
         candidates = self.candidates.to_dict()
 
         evaluated = self.evaluated
@@ -66,6 +73,14 @@ class SearchResponse:
 
         skipped = self.skipped.to_dict()
 
+        asked: dict[str, Any] | None | Unset
+        if isinstance(self.asked, Unset):
+            asked = UNSET
+        elif isinstance(self.asked, SearchLayout):
+            asked = self.asked.to_dict()
+        else:
+            asked = self.asked
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -80,6 +95,8 @@ class SearchResponse:
                 "skipped": skipped,
             }
         )
+        if asked is not UNSET:
+            field_dict["asked"] = asked
 
         return field_dict
 
@@ -121,6 +138,23 @@ class SearchResponse:
 
         skipped = SearchResponseSkipped.from_dict(d.pop("skipped"))
 
+        def _parse_asked(data: object) -> None | SearchLayout | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                asked_type_0 = SearchLayout.from_dict(data)
+
+                return asked_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SearchLayout | Unset, data)
+
+        asked = _parse_asked(d.pop("asked", UNSET))
+
         search_response = cls(
             candidates=candidates,
             evaluated=evaluated,
@@ -130,6 +164,7 @@ class SearchResponse:
             objective=objective,
             pareto=pareto,
             skipped=skipped,
+            asked=asked,
         )
 
         search_response.additional_properties = d

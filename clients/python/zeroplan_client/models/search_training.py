@@ -1,51 +1,151 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="SearchTraining")
 
 
 @_attrs_define
 class SearchTraining:
-    """The training shape every layout keeps: sequences per optimizer step and tokens per sequence.
+    """The training shape every layout keeps: sequences per optimizer step and tokens per sequence; the rest
+    as /v1/plan's training takes it.
 
-    Attributes:
-        global_batch_size (int): Sequences per optimizer step.
-        sequence_length (int): Tokens per sequence (s).
+        Attributes:
+            global_batch_size (int | None | Unset): Sequences per optimizer step. Omitted: the request's own job's,
+                micro_batch_size x gradient_accumulation_steps x its data-parallel degree (cluster.world_size / (tensor x
+                pipeline x context) of its parallelism), as a /v1/plan body states it.
+            gradient_accumulation_steps (int | None | Unset): The job's micro-batches per step: with global_batch_size
+                omitted it sizes the batch.
+            micro_batch_size (int | None | Unset): The job's micro-batch size (b): with global_batch_size omitted it sizes
+                the batch; the search still tries every micro-batch size unless restrict.micro_batch_size says otherwise.
+            sequence_length (int | Unset): Tokens per sequence (s). Default: 2048.
+            total_tokens (int | None | Unset): Tokens of the whole run: each row's time then holds training_steps,
+                training_days and gpu_hours (and cost with cluster.gpu_hour_price).
+            utilisation (float | None | Unset): As /v1/plan's training.utilisation: the compute's MFU, overriding the
+                efficiency model.
     """
 
-    global_batch_size: int
-    sequence_length: int
+    global_batch_size: int | None | Unset = UNSET
+    gradient_accumulation_steps: int | None | Unset = UNSET
+    micro_batch_size: int | None | Unset = UNSET
+    sequence_length: int | Unset = 2048
+    total_tokens: int | None | Unset = UNSET
+    utilisation: float | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        global_batch_size = self.global_batch_size
+        global_batch_size: int | None | Unset
+        if isinstance(self.global_batch_size, Unset):
+            global_batch_size = UNSET
+        else:
+            global_batch_size = self.global_batch_size
+
+        gradient_accumulation_steps: int | None | Unset
+        if isinstance(self.gradient_accumulation_steps, Unset):
+            gradient_accumulation_steps = UNSET
+        else:
+            gradient_accumulation_steps = self.gradient_accumulation_steps
+
+        micro_batch_size: int | None | Unset
+        if isinstance(self.micro_batch_size, Unset):
+            micro_batch_size = UNSET
+        else:
+            micro_batch_size = self.micro_batch_size
 
         sequence_length = self.sequence_length
 
+        total_tokens: int | None | Unset
+        if isinstance(self.total_tokens, Unset):
+            total_tokens = UNSET
+        else:
+            total_tokens = self.total_tokens
+
+        utilisation: float | None | Unset
+        if isinstance(self.utilisation, Unset):
+            utilisation = UNSET
+        else:
+            utilisation = self.utilisation
+
         field_dict: dict[str, Any] = {}
 
-        field_dict.update(
-            {
-                "global_batch_size": global_batch_size,
-                "sequence_length": sequence_length,
-            }
-        )
+        field_dict.update({})
+        if global_batch_size is not UNSET:
+            field_dict["global_batch_size"] = global_batch_size
+        if gradient_accumulation_steps is not UNSET:
+            field_dict["gradient_accumulation_steps"] = gradient_accumulation_steps
+        if micro_batch_size is not UNSET:
+            field_dict["micro_batch_size"] = micro_batch_size
+        if sequence_length is not UNSET:
+            field_dict["sequence_length"] = sequence_length
+        if total_tokens is not UNSET:
+            field_dict["total_tokens"] = total_tokens
+        if utilisation is not UNSET:
+            field_dict["utilisation"] = utilisation
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        global_batch_size = d.pop("global_batch_size")
 
-        sequence_length = d.pop("sequence_length")
+        def _parse_global_batch_size(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        global_batch_size = _parse_global_batch_size(d.pop("global_batch_size", UNSET))
+
+        def _parse_gradient_accumulation_steps(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        gradient_accumulation_steps = _parse_gradient_accumulation_steps(d.pop("gradient_accumulation_steps", UNSET))
+
+        def _parse_micro_batch_size(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        micro_batch_size = _parse_micro_batch_size(d.pop("micro_batch_size", UNSET))
+
+        sequence_length = d.pop("sequence_length", UNSET)
+
+        def _parse_total_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        total_tokens = _parse_total_tokens(d.pop("total_tokens", UNSET))
+
+        def _parse_utilisation(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        utilisation = _parse_utilisation(d.pop("utilisation", UNSET))
 
         search_training = cls(
             global_batch_size=global_batch_size,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            micro_batch_size=micro_batch_size,
             sequence_length=sequence_length,
+            total_tokens=total_tokens,
+            utilisation=utilisation,
         )
 
         return search_training

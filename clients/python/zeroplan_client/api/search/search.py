@@ -118,7 +118,10 @@ def sync_detailed(
 
     Args:
         body (SearchRequest): A model, a cluster and a training shape: every valid layout, ranked
-            by the objective.
+            by the objective. A /v1/plan body is
+            a valid search: its layout, arrangement and levers are the job as it runs now (answered as
+            `asked`), and
+            the search looks for better ones.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -157,7 +160,10 @@ def sync(
 
     Args:
         body (SearchRequest): A model, a cluster and a training shape: every valid layout, ranked
-            by the objective.
+            by the objective. A /v1/plan body is
+            a valid search: its layout, arrangement and levers are the job as it runs now (answered as
+            `asked`), and
+            the search looks for better ones.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -191,7 +197,10 @@ async def asyncio_detailed(
 
     Args:
         body (SearchRequest): A model, a cluster and a training shape: every valid layout, ranked
-            by the objective.
+            by the objective. A /v1/plan body is
+            a valid search: its layout, arrangement and levers are the job as it runs now (answered as
+            `asked`), and
+            the search looks for better ones.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -228,7 +237,10 @@ async def asyncio(
 
     Args:
         body (SearchRequest): A model, a cluster and a training shape: every valid layout, ranked
-            by the objective.
+            by the objective. A /v1/plan body is
+            a valid search: its layout, arrangement and levers are the job as it runs now (answered as
+            `asked`), and
+            the search looks for better ones.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,0 +1,62 @@
+"""A /v1/plan body is a valid body for every other planning endpoint, with the same meaning: a /v1/search
+row's `request` (a complete /v1/plan body on a layout) is accepted by /v1/plan, /v1/fit, /v1/recommend,
+/v1/search itself and every figure, and the same job gets the same figures from each.
+
+Before, /v1/figures/layout-memory refused a search row ("needs a fixed data-parallel degree"), /v1/fit
+refused cluster.world_size and arrangement, /v1/recommend a layout, and /v1/search precision and
+training.total_tokens.
+"""
+
+import pytest
+
+SEARCH = {
+    "model": {"preset": "llama-3-8b"},
+    "precision": "megatron",
+    "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "training": {"global_batch_size": 128, "sequence_length": 4096, "total_tokens": 10**12},
+    "objective": "step_s",
+    "top_k": 2,
+    "restrict": {"tensor": [2], "pipeline": [2], "context": [1], "arrangement": ["zero1"]},
+}
+FIGURES = ["memory-vs-gpus", "bytes-per-weight", "traffic", "step-time", "layout-memory", "layout-traffic"]
+
+
+@pytest.fixture(scope="module")
+def row(client) -> dict:
+    response = client.post("/v1/search", json=SEARCH)
+    assert response.status_code == 200, response.text
+    return response.json()["layouts"][0]
+
+
+def test_a_search_row_takes_every_input_of_a_plan(row):
+    request = row["request"]
+    assert request["precision"] == "megatron"
+    assert request["training"]["total_tokens"] == 10**12
+    assert row["time"]["training_days"] is not None  # a token budget is priced on every row
+
+
+def test_a_search_row_is_accepted_by_every_planning_endpoint(client, row):
+    request = row["request"]
+    planned = client.post("/v1/plan", json=request)
+    assert planned.status_code == 200, planned.text
+    assert planned.json()["memory"] == row["memory"] and planned.json()["time"] == row["time"]
+
+    fit = client.post("/v1/fit", json=request)
+    assert fit.status_code == 200, fit.text
+    (entry,) = fit.json()["arrangements"]
+    assert entry["at_world_size"]["per_gpu_bytes"] == row["per_gpu_bytes"]
+    assert entry["at_world_size"]["fits"] == row["fits"]
+
+    recommend = client.post("/v1/recommend", json=request)
+    assert recommend.status_code == 200, recommend.text
+    asked = [s for s in recommend.json()["steps"] if s["asked"]]
+    assert len(asked) == 1 and asked[0]["per_gpu_bytes"] == row["per_gpu_bytes"]
+    assert asked[0]["step_s"] == row["step_s"]
+
+    search = client.post("/v1/search", json=request)
+    assert search.status_code == 200, search.text
+    assert search.json()["asked"]["memory"] == row["memory"]
+
+    for name in FIGURES:
+        figure = client.post(f"/v1/figures/{name}", json=request, headers={"Accept": "image/svg+xml"})
+        assert figure.status_code == 200, (name, figure.text)
