@@ -10,11 +10,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from models.base import Strict
+
 PLAN_ANNOTATION = "zeroplan.dev/plan"
 PREDICTION_ANNOTATION = "zeroplan.dev/prediction"
 
 
-class AdmissionRequest(BaseModel):
+class AdmissionRequest(Strict):
     model_config = ConfigDict(extra="allow")
 
     uid: str = Field(min_length=1, max_length=256, description="Copied to the response, as the API server expects.")
@@ -23,7 +25,7 @@ class AdmissionRequest(BaseModel):
     object: dict[str, Any] | None = Field(default=None, description="The PyTorchJob or JobSet as submitted.")
 
 
-class AdmissionReview(BaseModel):
+class AdmissionReview(Strict):
     model_config = ConfigDict(
         extra="allow",
         json_schema_extra={

@@ -8,7 +8,7 @@ Herd of Models", section 3.3.4): 466 job interruptions in a 54-day snapshot of p
 """
 
 from enum import StrEnum
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -131,8 +131,9 @@ class Failures(Strict):
             )
         return self
 
-    def rate_per_gpu_hour(self, gpus_per_node: int) -> tuple[float, str]:
-        """Interruptions per GPU-hour and where the figure comes from."""
+    def rate_per_gpu_hour(self, gpus_per_node: Any) -> tuple[Any, str]:
+        """Interruptions per GPU-hour and where the figure comes from; gpus_per_node an int, or an array of them
+        in a sweep (then the rate is one)."""
         if self.interruptions_per_gpu_hour is not None:
             return self.interruptions_per_gpu_hour, "given: cluster.failures.interruptions_per_gpu_hour"
         if self.node_mtbf_hours is not None:

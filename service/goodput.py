@@ -115,7 +115,7 @@ class Run:
     def __init__(
         self,
         step_s: FloatLike,
-        interval_steps: IntLike | None,
+        interval_steps: FloatLike,
         stall_s: FloatLike,
         restart_s: FloatLike,
         mtbf_s: FloatLike,
@@ -182,12 +182,12 @@ class Resilience:
     node_bytes_per_s: float
     storage_source: str
     asynchronous: bool
-    interruptions_per_gpu_hour: float
+    interruptions_per_gpu_hour: FloatLike  # an array in a sweep over gpus_per_node with node_mtbf_hours
     failures_source: str
     relaunch_s: float
 
 
-def resilience_of(checkpoint: Checkpoint | None, failures: Failures | None, gpus_per_node: int) -> Resilience:
+def resilience_of(checkpoint: Checkpoint | None, failures: Failures | None, gpus_per_node: IntLike) -> Resilience:
     checkpoint = checkpoint or Checkpoint()
     failures = failures or Failures()
     node_bytes_per_s, storage_source = checkpoint.storage_bytes_per_s()

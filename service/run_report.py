@@ -49,7 +49,7 @@ def run_fields(
         "training_days": float(whole.training_days) if whole is not None else None,
         "gpu_hours": float(whole.gpu_hours) if whole is not None else None,
         "cost": float(whole.cost) if whole is not None and whole.cost is not None else None,
-        "currency": budget.currency if whole is not None and whole.cost is not None else None,
+        "currency": budget.currency if budget is not None and whole is not None and whole.cost is not None else None,
         "ideal_training_days": float(whole.ideal_training_days) if whole is not None else None,
         "ideal_gpu_hours": float(whole.ideal_gpu_hours) if whole is not None else None,
         "goodput": float(run.goodput),
