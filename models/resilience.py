@@ -70,9 +70,9 @@ class Checkpoint(Strict):
     )
     storage_bytes_per_s_per_node: float | None = Field(
         default=None,
-        gt=0,
+        ge=1e6,
         le=1e13,
-        description="Bytes per second one node writes and reads checkpoints at (more than 0), instead of a "
+        description="Bytes per second one node writes and reads checkpoints at, 1e6 to 1e13, instead of a "
         "storage preset.",
     )
     save: CheckpointSave = Field(
@@ -109,9 +109,9 @@ class Failures(Strict):
     )
     node_mtbf_hours: float | None = Field(
         default=None,
-        gt=0,
+        ge=0.001,
         le=1e9,
-        description="Mean time between failures of one node, hours, instead of interruptions_per_gpu_hour: a "
+        description="Mean time between failures of one node, hours (0.001 to 1e9), instead of interruptions_per_gpu_hour: a "
         "rate of 1 / (node_mtbf_hours x gpus_per_node) per GPU-hour.",
     )
     restart_s: float = Field(

@@ -137,7 +137,8 @@ class Run:
         self.stall_s, self.restart_s, self.mtbf_s, self.write_s = stall_s, restart_s, mtbf_s, write_s
         with np.errstate(invalid="ignore"):
             factor = np.where(np.isinf(self.interval_s), 1.0, wall_factor(self.interval_s, stall_s, restart_s, mtbf_s))
-        self.goodput = _plain(1 / factor)
+        with np.errstate(divide="ignore"):
+            self.goodput = _plain(np.nan_to_num(1 / factor, nan=0.0))  # 0: a run that never finishes
 
     def totals(self, training_s: FloatLike) -> dict[str, FloatLike]:
         """For ideal seconds of steps: wall seconds, expected interruptions, and the hours of wall time

@@ -2,11 +2,13 @@
 restarts (service.goodput) on top, for the data-parallel plan (service.planner) and the layout plan
 (service.layout_answer) alike."""
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from models.presets import PrecisionSpec
 from service.budget import TokenBudget, token_budget
+from service.errors import OutOfRange
 from service.goodput import Resilience, checkpoint_bytes, run_of
 from service.numeric import IntLike, ceil_div
 
@@ -40,6 +42,13 @@ def run_fields(
         if budget is not None
         else None
     )
+    if whole is not None and not (run.goodput > 0 and math.isfinite(float(whole.training_days))):
+        raise OutOfRange(
+            f"the run never finishes: at {spec.interruptions_per_gpu_hour:g} interruptions per GPU-hour the job of "
+            f"{world_size:,} GPUs is interrupted every {float(run.mtbf_s):.3g} s, less than a restart of "
+            f"{float(run.restart_s):.3g} s and a checkpoint interval can absorb",
+            pointer="/cluster/failures",
+        )
     totals = whole.failures if whole is not None else None
     failing = spec.interruptions_per_gpu_hour > 0
     checkpoints = run.interval_steps != float("inf")

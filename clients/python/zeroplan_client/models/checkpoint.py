@@ -23,8 +23,8 @@ class Checkpoint:
         save (CheckpointSave | Unset):
         storage (None | StoragePresetName | Unset): Where checkpoints go, a preset: llama3-tectonic (the default, 976.6
             MB/s per node) or nvme-local (6.8 GB/s per node). Or give storage_bytes_per_s_per_node.
-        storage_bytes_per_s_per_node (float | None | Unset): Bytes per second one node writes and reads checkpoints at
-            (more than 0), instead of a storage preset.
+        storage_bytes_per_s_per_node (float | None | Unset): Bytes per second one node writes and reads checkpoints at,
+            1e6 to 1e13, instead of a storage preset.
     """
 
     interval_steps: int | Literal["auto"] | Unset = "auto"

@@ -18,7 +18,7 @@ class Failures:
         interruptions_per_gpu_hour (float | None | Unset): Job interruptions per GPU-hour (0 to 1; 0: no failures).
             Default 466 / (54 x 24 x 16,384) = 2.195e-5, Llama 3 405B's (Dubey et al. 2024, section 3.3.4). Or give
             node_mtbf_hours.
-        node_mtbf_hours (float | None | Unset): Mean time between failures of one node, hours, instead of
+        node_mtbf_hours (float | None | Unset): Mean time between failures of one node, hours (0.001 to 1e9), instead of
             interruptions_per_gpu_hour: a rate of 1 / (node_mtbf_hours x gpus_per_node) per GPU-hour.
         restart_s (float | Unset): Seconds to re-launch after an interruption before the checkpoint is read (re-queue,
             process start, NCCL initialisation); the read and the work lost since the last checkpoint are added to it.
