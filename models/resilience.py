@@ -111,8 +111,8 @@ class Failures(Strict):
         default=None,
         ge=0.001,
         le=1e9,
-        description="Mean time between failures of one node, hours (0.001 to 1e9), instead of interruptions_per_gpu_hour: a "
-        "rate of 1 / (node_mtbf_hours x gpus_per_node) per GPU-hour.",
+        description="Mean time between failures of one node, hours (0.001 to 1e9), instead of "
+        "interruptions_per_gpu_hour: a rate of 1 / (node_mtbf_hours x gpus_per_node) per GPU-hour.",
     )
     restart_s: float = Field(
         default=DEFAULT_RESTART_S,
