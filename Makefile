@@ -37,7 +37,15 @@ postgresql:
 		&& [ "$$(id -u)" = 0 ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; fi
 
-test: $(VENV)/.installed-dev chromium postgresql
+# The Slurm integration tests (tests/integrations) start a real single-node Slurm (Debian's slurmctld,
+# slurmd, slurm-client and munge); installed here only when missing and root, elsewhere those tests skip.
+.PHONY: slurm
+slurm:
+	@if { [ ! -x /usr/sbin/slurmctld ] || [ ! -x /usr/sbin/slurmd ] || [ ! -x /usr/bin/sbatch ] \
+		|| [ ! -x /usr/sbin/munged ]; } && [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y slurmctld slurmd slurm-client munge; fi
+
+test: $(VENV)/.installed-dev chromium postgresql slurm
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev

@@ -27,7 +27,7 @@ from api.middleware import (
 from api.negotiation import AcceptMiddleware
 from api.pool import stop_shared_pool
 from api.problems import declare_shell_problems, install_problem_handlers, problem_media_in_spec
-from api.routes import figures, health, planning, search, simulations, sweep
+from api.routes import admission, figures, health, planning, search, simulations, sweep
 from api.routes.web import install_web
 from api.settings import Settings
 from api.work import HeavyWork
@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(search.router)
     app.include_router(figures.router)
     app.include_router(simulations.router)
+    app.include_router(admission.router)
     install_web(app)
     install_docs(app)
     _install_middleware(app, settings)

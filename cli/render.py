@@ -81,7 +81,14 @@ def time_words(time: dict[str, Any]) -> str:
             f"{time['gpu_hours']:,.0f} GPU-hours"
         )
         if time.get("cost") is not None:
-            words += f", cost {time['cost']:,.2f}"
+            words += f", cost {time['cost']:,.2f}" + (f" {time['currency']}" if time.get("currency") else "")
+        if time.get("goodput") is not None and time.get("ideal_gpu_hours") is not None:
+            words += (
+                f"\n  at goodput {time['goodput']:.3f}: {time['expected_interruptions']:,.0f} expected interruptions, "
+                f"{time['checkpoint_hours']:,.1f} h saving checkpoints, {time['restart_hours']:,.1f} h restarting, "
+                f"{time['lost_work_hours']:,.1f} h redoing lost work (ideal steps alone: "
+                f"{time['ideal_training_days']:,.1f} days, {time['ideal_gpu_hours']:,.0f} GPU-hours)"
+            )
     return words
 
 

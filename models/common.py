@@ -18,6 +18,7 @@ from models.presets import (
     PrecisionPresetName,
     PrecisionSpec,
 )
+from models.resilience import Failures
 
 MAX_PARAMETER_COUNT = 10**15
 MAX_WORLD_SIZE = 1_000_000
@@ -406,8 +407,18 @@ class Card(Strict):
         default=None,
         ge=0,
         le=1e6,
-        description="Price of one GPU-hour, in any currency; with training.total_tokens the answer's time holds "
-        "the run's cost.",
+        description="Price of one GPU-hour, in cluster.currency; with training.total_tokens the answer's time "
+        "holds the run's cost, failures and checkpoints included.",
+    )
+    currency: str = Field(
+        default="USD",
+        pattern="^[A-Z]{3}$",
+        description="ISO 4217 code of the currency of gpu_hour_price and of the answer's cost.",
+    )
+    failures: Failures | None = Field(
+        default=None,
+        description="Interruptions of the job and the cost of a restart. Default: Llama 3 405B's published rate "
+        "(Dubey et al. 2024, section 3.3.4) and a 600 s re-launch.",
     )
 
     pick_links = field_validator("links", mode="before")(name_or_spec("link_spec"))

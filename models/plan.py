@@ -294,6 +294,34 @@ class Traffic(BaseModel):
     pcie_bytes_per_gpu: int = Field(description="Host-link bytes per GPU per step under offload, both directions.")
 
 
+class CheckpointReport(BaseModel):
+    """Checkpoints and failures as the plan prices them (service.goodput)."""
+
+    interval_steps: int | None = Field(description="Steps between checkpoints; null: none (no failures).")
+    interval_s: float | None = Field(description="interval_steps x step_s; null: none.")
+    optimal_interval_s: float | None = Field(
+        description="Daly 2006's higher-order optimum: sqrt(2 delta M)(1 + sqrt(delta/2M)/3 + delta/18M) - "
+        "delta, delta the stall, M the job's MTBF; null without failures."
+    )
+    young_interval_s: float | None = Field(description="Young 1974: sqrt(2 delta M); null without failures.")
+    bytes: int = Field(description="Bytes of one checkpoint: parameters, master weights and moments, once.")
+    bytes_per_node: int = Field(description="ceil(bytes / nodes): what each node writes and reads.")
+    staged_bytes_per_gpu: int = Field(
+        description="The checkpointed states one GPU holds: what an asynchronous save copies to the host."
+    )
+    save: str = Field(description="synchronous or asynchronous.")
+    storage_bytes_per_s_per_node: float
+    write_s: float = Field(description="bytes_per_node / storage_bytes_per_s_per_node.")
+    stall_s: float = Field(
+        description="Training stopped per checkpoint: write_s (synchronous), or staged_bytes_per_gpu over the "
+        "host link plus any wait for a write longer than the interval (asynchronous)."
+    )
+    restart_s: float = Field(description="cluster.failures.restart_s + write_s (reading the checkpoint back).")
+    interruptions_per_gpu_hour: float
+    job_mtbf_hours: float | None = Field(description="1 / (interruptions_per_gpu_hour x world_size); null: none.")
+    sources: list[str] = Field(description="Where the storage and failure figures come from.")
+
+
 class Time(BaseModel):
     tokens_per_step: int
     model_flops_per_step: float = Field(
@@ -357,6 +385,22 @@ class Time(BaseModel):
     training_days: float | None = Field(description="training_steps x step_s, in days of wall time.")
     gpu_hours: float | None = Field(description="training_steps x step_s x world_size / 3600.")
     cost: float | None = Field(description="gpu_hours x cluster.gpu_hour_price; null without a price.")
+    currency: str | None = Field(description="cluster.currency, the currency of cost; null without a price.")
+    ideal_training_days: float | None = Field(
+        description="training_steps x step_s in days: the ideal steps alone, no checkpoint, failure or restart."
+    )
+    ideal_gpu_hours: float | None = Field(description="training_steps x step_s x world_size / 3600, ideal.")
+    goodput: float = Field(
+        description="The useful fraction of the run's wall time: ideal time / wall time with checkpoints, "
+        "interruptions and restarts (Daly 2006's complete model); training_days = ideal_training_days / goodput."
+    )
+    expected_interruptions: float | None = Field(
+        description="Wall time / the job's mean time between interruptions; null without a token budget."
+    )
+    checkpoint_hours: float | None = Field(description="Wall hours stalled saving checkpoints.")
+    restart_hours: float | None = Field(description="Wall hours re-launching and reading checkpoints back.")
+    lost_work_hours: float | None = Field(description="Wall hours redoing work lost since the last checkpoint.")
+    checkpoint: CheckpointReport = Field(description="The checkpoints and failures behind goodput.")
     tokens_per_s: float = Field(description="tokens_per_step / step_s, the whole job.")
     mfu: float = Field(description="model_flops_per_step / (step_s x N x peak): the step's model FLOPs utilisation.")
     hfu: float = Field(description="hardware_flops_per_step / (step_s x N x peak).")

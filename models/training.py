@@ -6,6 +6,7 @@ from pydantic import Field, StrictBool, model_validator
 
 from models.common import Strict
 from models.enums import ActivationModel, Mxfp8Recipe, Recompute
+from models.resilience import Checkpoint
 
 MIB_BYTES = 2**20
 MAX_MICRO_BATCH_SIZE = 100_000
@@ -51,6 +52,11 @@ class Training(Strict):
         le=10**16,
         description="Tokens of the whole run, a token budget (Llama 3 was trained on 15e12). Given, the answer's "
         "time holds training_steps, training_days and gpu_hours.",
+    )
+    checkpoint: Checkpoint | None = Field(
+        default=None,
+        description="Checkpoints: interval, storage and save mode. Default: interval auto (Daly 2006), "
+        "llama3-tectonic storage, synchronous save. With cluster.failures they give time.goodput.",
     )
 
     @model_validator(mode="after")

@@ -26,15 +26,17 @@ from models.plan import (
 from models.training import Training
 from service import resolve
 from service.arrangements import Sharding
-from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
+from service.budget import tokens_per_second_per_gpu
 from service.errors import InvalidLayout
 from service.evaluate import Setup, time_links
+from service.goodput import staged_rows
 from service.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
 from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.mesh import Group, Mesh, ModelLimits, layout_warnings, micro_batches, requested_mesh, validated_mesh
 from service.mesh_traffic import GroupCall
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.run_report import RunInputs, run_fields
 from service.timing import call_seconds, flat_link, hierarchical_link_bytes
 from service.traffic import (
     collective_buffer_bytes,
@@ -150,7 +152,7 @@ def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recomp
         result = evaluate_layout(arch, mesh, setup, m, b, s, True)
     n, g = mesh.world_size, mesh.gpus_per_node
     budget = token_budget_of(request)
-    time = _time(setup, result, n, time_assumptions(setup), budget)
+    time = _time(setup, result, n, time_assumptions(setup), budget, g, scene.model.parameter_count)
     return PlanResponse(
         parameter_count=scene.model.parameter_count,
         active_parameter_count=scene.model.active,
@@ -388,7 +390,9 @@ def _time(
     result: LayoutEvaluation,
     world_size: int,
     assumptions: list[str],
-    budget: TokenBudget | None,
+    budget: RunInputs,
+    gpus_per_node: int,
+    parameter_count: int,
 ) -> Time:
     groups_total = sum(call.count_per_step * group_call_seconds(call, setup) for call in result.group_calls)
     groups_exposed = (
@@ -396,10 +400,17 @@ def _time(
     )
     flat = sum(g.flat_s for g in result.data_groups) + groups_total
     hierarchical = sum(g.hierarchical_s for g in result.data_groups) + groups_total
-    run = (
-        token_budget(budget.total_tokens, result.tokens_per_step, result.step_s, world_size, budget.price)
-        if budget is not None
-        else None
+    staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in result.stages)
+    run = run_fields(
+        budget,
+        setup.precision,
+        parameter_count,
+        staged,
+        setup.links.host_bytes_per_s,
+        result.step_s,
+        result.tokens_per_step,
+        world_size,
+        gpus_per_node,
     )
     mesh = result.mesh
     notes = [
@@ -434,11 +445,7 @@ def _time(
         step_s=result.step_s,
         tokens_per_s=result.tokens_per_s,
         tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
-        total_tokens=budget.total_tokens if budget is not None else None,
-        training_steps=int(run.steps) if run is not None else None,
-        training_days=float(run.training_days) if run is not None else None,
-        gpu_hours=float(run.gpu_hours) if run is not None else None,
-        cost=float(run.cost) if run is not None and run.cost is not None else None,
+        **run,
         mfu=result.mfu,
         hfu=result.hfu,
         assumptions=assumptions + notes,

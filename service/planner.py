@@ -36,16 +36,18 @@ from service import resolve
 from service.activations import TransformerShape, transformer_activation_components
 from service.architecture import largest_layer_parameters
 from service.arrangements import DDP, Sharding, canonical_name
-from service.budget import TokenBudget, token_budget, tokens_per_second_per_gpu
+from service.budget import TokenBudget, tokens_per_second_per_gpu
 from service.compute import FlopShape
 from service.errors import OutOfRange
 from service.estimators import deepspeed_estimate
 from service.evaluate import Evaluation, Setup, evaluate
+from service.goodput import resilience_of, staged_bytes
 from service.layout_answer import echo, layout_of, layout_plan, resolved_request
 from service.memory import StateBytes as StateRow
 from service.memory import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.reserve import CardMemory
+from service.run_report import RunInputs, run_fields
 from service.timing import flat_link, hierarchical_link_bytes
 from service.traffic import (
     StepCollective,
@@ -99,7 +101,7 @@ def plan_fields(request: PlanRequest, measured_recompute: Recompute | None = Non
         "parallelism": echo(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
         "memory": memory,
         "traffic": traffic_report(p, n, g, setup, result),
-        "time": time_report(setup, result, n, token_budget_of(request)),
+        "time": time_report(setup, result, n, g, p, token_budget_of(request)),
         "warnings": warnings,
     }
 
@@ -446,11 +448,13 @@ def compute_words(utilisation: float | None, peak_flops_per_s: float, ceiling: f
     )
 
 
-def token_budget_of(request: PlanRequest) -> TokenBudget | None:
-    training = request.training
+def token_budget_of(request: PlanRequest) -> RunInputs:
+    """The token budget (None without training.total_tokens) and the run's checkpoints and failures."""
+    training, cluster = request.training, request.cluster
+    resilience = resilience_of(training.checkpoint if training else None, cluster.failures, cluster.gpus_per_node)
     if training is None or training.total_tokens is None:
-        return None
-    return TokenBudget(training.total_tokens, request.cluster.gpu_hour_price)
+        return RunInputs(None, resilience)
+    return RunInputs(TokenBudget(training.total_tokens, cluster.gpu_hour_price, cluster.currency), resilience)
 
 
 def time_assumptions(setup: Setup) -> list[str]:
@@ -499,14 +503,11 @@ def worded_assumptions(
     )
 
 
-def time_report(setup: Setup, result: Evaluation, world_size: int, budget: TokenBudget | None = None) -> dict[str, Any]:
+def time_report(
+    setup: Setup, result: Evaluation, world_size: int, gpus_per_node: int, parameter_count: int, run: RunInputs
+) -> dict[str, Any]:
     """Time's fields."""
     assumptions = time_assumptions(setup)
-    run = (
-        token_budget(budget.total_tokens, int(result.tokens_per_step), float(result.step_s), world_size, budget.price)
-        if budget is not None
-        else None
-    )
     return {
         "tokens_per_step": int(result.tokens_per_step),
         "model_flops_per_step": float(result.model_flops),
@@ -531,11 +532,17 @@ def time_report(setup: Setup, result: Evaluation, world_size: int, budget: Token
         "overlap_slowdown_s": float(result.overlap_slowdown_s),
         "step_s": float(result.step_s),
         "tokens_per_s_per_gpu": float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
-        "total_tokens": budget.total_tokens if budget is not None else None,
-        "training_steps": int(run.steps) if run is not None else None,
-        "training_days": float(run.training_days) if run is not None else None,
-        "gpu_hours": float(run.gpu_hours) if run is not None else None,
-        "cost": float(run.cost) if run is not None and run.cost is not None else None,
+        **run_fields(
+            run,
+            setup.precision,
+            parameter_count,
+            staged_bytes(result.state_bytes),
+            setup.links.host_bytes_per_s,
+            float(result.step_s),
+            int(result.tokens_per_step),
+            world_size,
+            gpus_per_node,
+        ),
         "tokens_per_s": float(result.tokens_per_s),
         "mfu": float(result.mfu),
         "hfu": float(result.hfu),

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from models.common import ModelSpec
-from models.enums import StateClass
+from models.enums import ArrangementName, StateClass
 from models.plan import PlanRequest, allows_zeropp, shards_parameters
 from models.sweep import SweepRequest
 from service import resolve
@@ -34,8 +34,9 @@ from service.arrangements import Sharding, canonical_name
 from service.budget import token_budget, tokens_per_second_per_gpu
 from service.compute import tokens_per_second
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
-from service.evaluate import Evaluation, Inputs, Setup, evaluate
+from service.evaluate import Evaluation, Inputs, Setup, evaluate, with_mxfp8
 from service.fit import valid_job
+from service.goodput import CHECKPOINT_STATES, Run, checkpoint_bytes, resilience_of, run_of
 from service.sweep_columns import RESULT_COLUMNS
 from service.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
 from service.work_budget import WorkBudget
@@ -49,7 +50,7 @@ INT64_LIMIT = 2**63
 STATE_COLUMNS = tuple(f"{state.value}_bytes" for state in StateClass)
 MODEL_COLUMNS = ("model", "parameter_count")
 THROUGHPUT_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu")
-BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours")
+BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours", "goodput", "ideal_training_days", "ideal_gpu_hours")
 COST_COLUMN = "cost"
 AXIS_COLUMNS = (*INPUT_AXES, "arrangement", "gradient_accumulation_steps", *GROUP_AXES[1:], *LAYOUT_AXES)
 COLUMNS = MODEL_COLUMNS + AXIS_COLUMNS + STATE_COLUMNS + RESULT_COLUMNS + THROUGHPUT_COLUMNS
@@ -209,11 +210,34 @@ def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.
     }
     training = base.training
     if training is not None and training.total_tokens is not None:
-        run = token_budget(training.total_tokens, tokens, step_s, n, base.cluster.gpu_hour_price)
-        out |= {"training_steps": run.steps, "training_days": run.training_days, "gpu_hours": run.gpu_hours}
+        failures = _failures(part, base)
+        run = token_budget(training.total_tokens, tokens, step_s, n, base.cluster.gpu_hour_price, failures)
+        out |= {
+            "training_steps": run.steps,
+            "training_days": run.training_days,
+            "gpu_hours": run.gpu_hours,
+            "goodput": np.broadcast_to(failures.goodput, np.shape(step_s)).copy(),
+            "ideal_training_days": run.ideal_training_days,
+            "ideal_gpu_hours": run.ideal_gpu_hours,
+        }
         if run.cost is not None:
             out[COST_COLUMN] = run.cost
     return out
+
+
+def _failures(part: dict[str, np.ndarray], base: PlanRequest) -> Run:
+    """The part's checkpoints and interruptions, as the plan of each cell prices them (service.run_report):
+    the precision of the part's arrangement and MXFP8 lever, as resolve.setup_for picks it."""
+    g = part["gpus_per_node"]
+    training = base.training
+    spec = resilience_of(training.checkpoint if training else None, base.cluster.failures, g)
+    precision = resolve.precision_spec(base.precision, resolve.sharding(ArrangementName(str(part["arrangement"][0]))))
+    if bool(part["mxfp8"][0]):
+        precision = with_mxfp8(precision, base.levers.mxfp8_recipe)
+    saved = checkpoint_bytes(part["parameter_count"], precision)
+    staged = sum((part[f"{state.value}_bytes"] for state in CHECKPOINT_STATES), start=np.zeros_like(g))
+    host = resolve.links(base.cluster).host_bytes_per_s
+    return run_of(spec, part["step_s"], part["world_size"], g, saved, staged, host)
 
 
 def _evaluate_group(

@@ -183,6 +183,7 @@ def test_a_huge_invalid_request_gets_a_short_problem(client):
 
 
 def request_models() -> list[type[BaseModel]]:
+    from models.admission import AdmissionReview
     from models.figures import FigureRequest
     from models.fit import FitRequest
     from models.limits import LimitsRequest
@@ -201,6 +202,7 @@ def request_models() -> list[type[BaseModel]]:
         SearchRequest,
         FigureRequest,
         SimulationRequest,
+        AdmissionReview,
     ]
 
 

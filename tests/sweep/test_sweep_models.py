@@ -90,9 +90,14 @@ def test_a_token_budget_in_the_plan(client):
     assert response.status_code == 200, response.text
     time = response.json()["time"]
     assert time["total_tokens"] == total and time["training_steps"] == 1001
-    assert time["training_days"] == pytest.approx(1001 * time["step_s"] / 86_400, rel=1e-12)
-    assert time["gpu_hours"] == pytest.approx(1001 * time["step_s"] * 8 / 3600, rel=1e-12)
+    assert time["ideal_training_days"] == pytest.approx(1001 * time["step_s"] / 86_400, rel=1e-12)
+    assert time["ideal_gpu_hours"] == pytest.approx(1001 * time["step_s"] * 8 / 3600, rel=1e-12)
+    # the run as it goes: the ideal time over the goodput, checkpoints and interruptions included
+    assert 0 < time["goodput"] < 1
+    assert time["training_days"] == pytest.approx(time["ideal_training_days"] / time["goodput"], rel=1e-12)
+    assert time["gpu_hours"] == pytest.approx(time["ideal_gpu_hours"] / time["goodput"], rel=1e-12)
     assert time["cost"] == pytest.approx(time["gpu_hours"] * 2.5, rel=1e-12)
+    assert time["currency"] == "USD"
 
 
 def test_no_budget_no_budget_fields(client):
@@ -109,7 +114,7 @@ def test_a_budget_sweep_has_its_columns_and_sorts_by_cost(client):
     answer = sweep(client, {"world_size": [8, 16, 32]}, base=base, sort_by="cost")
     for row in rows(answer):
         plan = plan_for(client, base, row)
-        for column in ("training_steps", "training_days", "gpu_hours", "cost"):
+        for column in ("training_steps", "training_days", "gpu_hours", "cost", "goodput", "ideal_gpu_hours"):
             assert row[column] == plan["time"][column]
     assert answer["columns"]["cost"] == sorted(answer["columns"]["cost"])
 

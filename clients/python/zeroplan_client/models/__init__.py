@@ -4,10 +4,20 @@ from .activation_component import ActivationComponent
 from .activation_memory import ActivationMemory
 from .activation_model import ActivationModel
 from .activations import Activations
+from .admission_request import AdmissionRequest
+from .admission_request_kind import AdmissionRequestKind
+from .admission_request_object_type_0 import AdmissionRequestObjectType0
+from .admission_response import AdmissionResponse
+from .admission_review import AdmissionReview
+from .admission_review_response import AdmissionReviewResponse
+from .admission_status import AdmissionStatus
 from .arrangement_fit import ArrangementFit
 from .arrangement_limits import ArrangementLimits
 from .arrangement_name import ArrangementName
+from .checkpoint import Checkpoint
 from .checkpoint_observation import CheckpointObservation
+from .checkpoint_report import CheckpointReport
+from .checkpoint_save import CheckpointSave
 from .cluster import Cluster
 from .collective import Collective
 from .collective_name import CollectiveName
@@ -16,6 +26,7 @@ from .dropped_rank_fault_mode import DroppedRankFaultMode
 from .dtype import Dtype
 from .estimator_options import EstimatorOptions
 from .failure_observation import FailureObservation
+from .failures import Failures
 from .field_error import FieldError
 from .figure_format import FigureFormat
 from .figure_name import FigureName
@@ -109,6 +120,7 @@ from .state_class import StateClass
 from .state_location import StateLocation
 from .step_cost import StepCost
 from .step_levers import StepLevers
+from .storage_preset_name import StoragePresetName
 from .sweep_axes import SweepAxes
 from .sweep_request import SweepRequest
 from .sweep_response import SweepResponse
@@ -149,10 +161,20 @@ __all__ = (
     "ActivationMemory",
     "ActivationModel",
     "Activations",
+    "AdmissionRequest",
+    "AdmissionRequestKind",
+    "AdmissionRequestObjectType0",
+    "AdmissionResponse",
+    "AdmissionReview",
+    "AdmissionReviewResponse",
+    "AdmissionStatus",
     "ArrangementFit",
     "ArrangementLimits",
     "ArrangementName",
+    "Checkpoint",
     "CheckpointObservation",
+    "CheckpointReport",
+    "CheckpointSave",
     "Cluster",
     "Collective",
     "CollectiveName",
@@ -161,6 +183,7 @@ __all__ = (
     "Dtype",
     "EstimatorOptions",
     "FailureObservation",
+    "Failures",
     "FieldError",
     "FigureFormat",
     "FigureName",
@@ -254,6 +277,7 @@ __all__ = (
     "StateLocation",
     "StepCost",
     "StepLevers",
+    "StoragePresetName",
     "SweepAxes",
     "SweepRequest",
     "SweepResponse",

@@ -10,6 +10,7 @@ from ..models.link_preset_name import LinkPresetName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.failures import Failures
     from ..models.link_spec import LinkSpec
 
 
@@ -22,11 +23,15 @@ class SearchCluster:
 
     Attributes:
         world_size (int | list[int]): A GPU count or a list of them (each at most gpus_per_node or a multiple of it).
+        currency (str | Unset): ISO 4217 code of the currency of gpu_hour_price and of the answer's cost. Default:
+            'USD'.
+        failures (Failures | None | Unset): Interruptions of the job and the cost of a restart. Default: Llama 3 405B's
+            published rate (Dubey et al. 2024, section 3.3.4) and a 600 s re-launch.
         fragmentation (float | None | Unset): Fraction of the card the allocator cannot use (fragmentation). Default:
             the GPU preset's, 0 with gpu_memory_bytes.
         gpu (GpuPresetName | None | Unset): A GPU preset; see GET /v1/presets.
-        gpu_hour_price (float | None | Unset): Price of one GPU-hour, in any currency; with training.total_tokens the
-            answer's time holds the run's cost.
+        gpu_hour_price (float | None | Unset): Price of one GPU-hour, in cluster.currency; with training.total_tokens
+            the answer's time holds the run's cost, failures and checkpoints included.
         gpu_memory_bytes (int | None | Unset): Memory of one GPU, bytes; with no reserve unless cluster.reserve_bytes or
             cluster.fragmentation says otherwise.
         gpus_per_node (int | Unset): GPUs per node (G). Default: 8.
@@ -47,6 +52,8 @@ class SearchCluster:
     """
 
     world_size: int | list[int]
+    currency: str | Unset = "USD"
+    failures: Failures | None | Unset = UNSET
     fragmentation: float | None | Unset = UNSET
     gpu: GpuPresetName | None | Unset = UNSET
     gpu_hour_price: float | None | Unset = UNSET
@@ -60,6 +67,7 @@ class SearchCluster:
     reserve_bytes: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.failures import Failures  # noqa: PLC0415
         from ..models.link_spec import LinkSpec  # noqa: PLC0415
 
         world_size: int | list[int]
@@ -68,6 +76,16 @@ class SearchCluster:
 
         else:
             world_size = self.world_size
+
+        currency = self.currency
+
+        failures: dict[str, Any] | None | Unset
+        if isinstance(self.failures, Unset):
+            failures = UNSET
+        elif isinstance(self.failures, Failures):
+            failures = self.failures.to_dict()
+        else:
+            failures = self.failures
 
         fragmentation: float | None | Unset
         if isinstance(self.fragmentation, Unset):
@@ -140,6 +158,10 @@ class SearchCluster:
                 "world_size": world_size,
             }
         )
+        if currency is not UNSET:
+            field_dict["currency"] = currency
+        if failures is not UNSET:
+            field_dict["failures"] = failures
         if fragmentation is not UNSET:
             field_dict["fragmentation"] = fragmentation
         if gpu is not UNSET:
@@ -167,6 +189,7 @@ class SearchCluster:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.failures import Failures  # noqa: PLC0415
         from ..models.link_spec import LinkSpec  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -183,6 +206,25 @@ class SearchCluster:
             return cast(int | list[int], data)
 
         world_size = _parse_world_size(d.pop("world_size"))
+
+        currency = d.pop("currency", UNSET)
+
+        def _parse_failures(data: object) -> Failures | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                failures_type_0 = Failures.from_dict(data)
+
+                return failures_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Failures | None | Unset, data)
+
+        failures = _parse_failures(d.pop("failures", UNSET))
 
         def _parse_fragmentation(data: object) -> float | None | Unset:
             if data is None:
@@ -295,6 +337,8 @@ class SearchCluster:
 
         search_cluster = cls(
             world_size=world_size,
+            currency=currency,
+            failures=failures,
             fragmentation=fragmentation,
             gpu=gpu,
             gpu_hour_price=gpu_hour_price,

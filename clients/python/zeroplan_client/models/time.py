@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.checkpoint_report import CheckpointReport
+
 
 T = TypeVar("T", bound="Time")
 
@@ -16,6 +20,8 @@ class Time:
     """
     Attributes:
         assumptions (list[str]):
+        checkpoint (CheckpointReport): Checkpoints and failures as the plan prices them (service.goodput).
+        checkpoint_hours (float | None): Wall hours stalled saving checkpoints.
         communication_flat_s (float): On flat rings (across nodes at the inter-node speed).
         communication_hierarchical_s (float): Deprecated: equal to communication_flat_s. Collectives are priced as
             NCCL's flat ring at bus bandwidth, which already runs over every NIC of a node (a two-level schedule is never
@@ -29,12 +35,21 @@ class Time:
         cost (float | None): gpu_hours x cluster.gpu_hour_price; null without a price.
         cpu_optimizer_s (float): The CPU optimizer step under offload: the bytes it streams per node over the node's
             host memory bandwidth (cluster.host_memory_bytes_per_s).
+        currency (None | str): cluster.currency, the currency of cost; null without a price.
+        expected_interruptions (float | None): Wall time / the job's mean time between interruptions; null without a
+            token budget.
         expert_parallel_s (float): Expert all-to-all dispatch and combine (exposed).
         exposed_communication_s (float): Communication that overlap does not hide.
+        goodput (float): The useful fraction of the run's wall time: ideal time / wall time with checkpoints,
+            interruptions and restarts (Daly 2006's complete model); training_days = ideal_training_days / goodput.
         gpu_hours (float | None): training_steps x step_s x world_size / 3600.
         hardware_flops_per_step (float): Model FLOPs plus what recomputation repeats (full: a forward; selective without
             flash attention: the attention core's forward).
         hfu (float): hardware_flops_per_step / (step_s x N x peak).
+        ideal_gpu_hours (float | None): training_steps x step_s x world_size / 3600, ideal.
+        ideal_training_days (float | None): training_steps x step_s in days: the ideal steps alone, no checkpoint,
+            failure or restart.
+        lost_work_hours (float | None): Wall hours redoing work lost since the last checkpoint.
         mfu (float): model_flops_per_step / (step_s x N x peak): the step's model FLOPs utilisation.
         model_flops_per_step (float): (6 x N + 12 x L x h x s) x tokens: N the parameters less the input embedding, the
             attention term when the architecture is known (PaLM appendix B).
@@ -45,6 +60,7 @@ class Time:
         pipeline_bubble_s (float): Idle time of the pipeline: compute_s x (p - 1) / (v m) for 1f1b and interleaved, (p -
             1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism.
         pipeline_p2p_s (float): Pipeline sends and receives between stages (exposed).
+        restart_hours (float | None): Wall hours re-launching and reading checkpoints back.
         schedule (str): The data group's collective schedule: flat (NCCL's ring over the node's NICs).
         step_s (float): The slowest stage's compute_s + overlap_slowdown_s + pipeline_bubble_s + exposed_communication_s
             (every group's exposed part) + offload_s + optimizer_s.
@@ -62,6 +78,8 @@ class Time:
     """
 
     assumptions: list[str]
+    checkpoint: CheckpointReport
+    checkpoint_hours: float | None
     communication_flat_s: float
     communication_hierarchical_s: float
     communication_s: float
@@ -70,11 +88,17 @@ class Time:
     context_parallel_s: float
     cost: float | None
     cpu_optimizer_s: float
+    currency: None | str
+    expected_interruptions: float | None
     expert_parallel_s: float
     exposed_communication_s: float
+    goodput: float
     gpu_hours: float | None
     hardware_flops_per_step: float
     hfu: float
+    ideal_gpu_hours: float | None
+    ideal_training_days: float | None
+    lost_work_hours: float | None
     mfu: float
     model_flops_per_step: float
     offload_s: float
@@ -82,6 +106,7 @@ class Time:
     pipeline_bubble_fraction: float
     pipeline_bubble_s: float
     pipeline_p2p_s: float
+    restart_hours: float | None
     schedule: str
     step_s: float
     tensor_parallel_s: float
@@ -97,6 +122,11 @@ class Time:
 
     def to_dict(self) -> dict[str, Any]:
         assumptions = self.assumptions
+
+        checkpoint = self.checkpoint.to_dict()
+
+        checkpoint_hours: float | None
+        checkpoint_hours = self.checkpoint_hours
 
         communication_flat_s = self.communication_flat_s
 
@@ -115,9 +145,17 @@ class Time:
 
         cpu_optimizer_s = self.cpu_optimizer_s
 
+        currency: None | str
+        currency = self.currency
+
+        expected_interruptions: float | None
+        expected_interruptions = self.expected_interruptions
+
         expert_parallel_s = self.expert_parallel_s
 
         exposed_communication_s = self.exposed_communication_s
+
+        goodput = self.goodput
 
         gpu_hours: float | None
         gpu_hours = self.gpu_hours
@@ -125,6 +163,15 @@ class Time:
         hardware_flops_per_step = self.hardware_flops_per_step
 
         hfu = self.hfu
+
+        ideal_gpu_hours: float | None
+        ideal_gpu_hours = self.ideal_gpu_hours
+
+        ideal_training_days: float | None
+        ideal_training_days = self.ideal_training_days
+
+        lost_work_hours: float | None
+        lost_work_hours = self.lost_work_hours
 
         mfu = self.mfu
 
@@ -139,6 +186,9 @@ class Time:
         pipeline_bubble_s = self.pipeline_bubble_s
 
         pipeline_p2p_s = self.pipeline_p2p_s
+
+        restart_hours: float | None
+        restart_hours = self.restart_hours
 
         schedule = self.schedule
 
@@ -170,6 +220,8 @@ class Time:
         field_dict.update(
             {
                 "assumptions": assumptions,
+                "checkpoint": checkpoint,
+                "checkpoint_hours": checkpoint_hours,
                 "communication_flat_s": communication_flat_s,
                 "communication_hierarchical_s": communication_hierarchical_s,
                 "communication_s": communication_s,
@@ -178,11 +230,17 @@ class Time:
                 "context_parallel_s": context_parallel_s,
                 "cost": cost,
                 "cpu_optimizer_s": cpu_optimizer_s,
+                "currency": currency,
+                "expected_interruptions": expected_interruptions,
                 "expert_parallel_s": expert_parallel_s,
                 "exposed_communication_s": exposed_communication_s,
+                "goodput": goodput,
                 "gpu_hours": gpu_hours,
                 "hardware_flops_per_step": hardware_flops_per_step,
                 "hfu": hfu,
+                "ideal_gpu_hours": ideal_gpu_hours,
+                "ideal_training_days": ideal_training_days,
+                "lost_work_hours": lost_work_hours,
                 "mfu": mfu,
                 "model_flops_per_step": model_flops_per_step,
                 "offload_s": offload_s,
@@ -190,6 +248,7 @@ class Time:
                 "pipeline_bubble_fraction": pipeline_bubble_fraction,
                 "pipeline_bubble_s": pipeline_bubble_s,
                 "pipeline_p2p_s": pipeline_p2p_s,
+                "restart_hours": restart_hours,
                 "schedule": schedule,
                 "step_s": step_s,
                 "tensor_parallel_s": tensor_parallel_s,
@@ -210,8 +269,19 @@ class Time:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.checkpoint_report import CheckpointReport  # noqa: PLC0415
+
         d = dict(src_dict)
         assumptions = cast(list[str], d.pop("assumptions"))
+
+        checkpoint = CheckpointReport.from_dict(d.pop("checkpoint"))
+
+        def _parse_checkpoint_hours(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        checkpoint_hours = _parse_checkpoint_hours(d.pop("checkpoint_hours"))
 
         communication_flat_s = d.pop("communication_flat_s")
 
@@ -234,9 +304,25 @@ class Time:
 
         cpu_optimizer_s = d.pop("cpu_optimizer_s")
 
+        def _parse_currency(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        currency = _parse_currency(d.pop("currency"))
+
+        def _parse_expected_interruptions(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        expected_interruptions = _parse_expected_interruptions(d.pop("expected_interruptions"))
+
         expert_parallel_s = d.pop("expert_parallel_s")
 
         exposed_communication_s = d.pop("exposed_communication_s")
+
+        goodput = d.pop("goodput")
 
         def _parse_gpu_hours(data: object) -> float | None:
             if data is None:
@@ -248,6 +334,27 @@ class Time:
         hardware_flops_per_step = d.pop("hardware_flops_per_step")
 
         hfu = d.pop("hfu")
+
+        def _parse_ideal_gpu_hours(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        ideal_gpu_hours = _parse_ideal_gpu_hours(d.pop("ideal_gpu_hours"))
+
+        def _parse_ideal_training_days(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        ideal_training_days = _parse_ideal_training_days(d.pop("ideal_training_days"))
+
+        def _parse_lost_work_hours(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        lost_work_hours = _parse_lost_work_hours(d.pop("lost_work_hours"))
 
         mfu = d.pop("mfu")
 
@@ -262,6 +369,13 @@ class Time:
         pipeline_bubble_s = d.pop("pipeline_bubble_s")
 
         pipeline_p2p_s = d.pop("pipeline_p2p_s")
+
+        def _parse_restart_hours(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        restart_hours = _parse_restart_hours(d.pop("restart_hours"))
 
         schedule = d.pop("schedule")
 
@@ -302,6 +416,8 @@ class Time:
 
         time = cls(
             assumptions=assumptions,
+            checkpoint=checkpoint,
+            checkpoint_hours=checkpoint_hours,
             communication_flat_s=communication_flat_s,
             communication_hierarchical_s=communication_hierarchical_s,
             communication_s=communication_s,
@@ -310,11 +426,17 @@ class Time:
             context_parallel_s=context_parallel_s,
             cost=cost,
             cpu_optimizer_s=cpu_optimizer_s,
+            currency=currency,
+            expected_interruptions=expected_interruptions,
             expert_parallel_s=expert_parallel_s,
             exposed_communication_s=exposed_communication_s,
+            goodput=goodput,
             gpu_hours=gpu_hours,
             hardware_flops_per_step=hardware_flops_per_step,
             hfu=hfu,
+            ideal_gpu_hours=ideal_gpu_hours,
+            ideal_training_days=ideal_training_days,
+            lost_work_hours=lost_work_hours,
             mfu=mfu,
             model_flops_per_step=model_flops_per_step,
             offload_s=offload_s,
@@ -322,6 +444,7 @@ class Time:
             pipeline_bubble_fraction=pipeline_bubble_fraction,
             pipeline_bubble_s=pipeline_bubble_s,
             pipeline_p2p_s=pipeline_p2p_s,
+            restart_hours=restart_hours,
             schedule=schedule,
             step_s=step_s,
             tensor_parallel_s=tensor_parallel_s,

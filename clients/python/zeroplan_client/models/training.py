@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.checkpoint import Checkpoint
+
 
 T = TypeVar("T", bound="Training")
 
@@ -15,6 +19,8 @@ class Training:
     """The training shape. Tokens per optimizer step = N x micro_batch_size x sequence_length x steps.
 
     Attributes:
+        checkpoint (Checkpoint | None | Unset): Checkpoints: interval, storage and save mode. Default: interval auto
+            (Daly 2006), llama3-tectonic storage, synchronous save. With cluster.failures they give time.goodput.
         global_batch_size (int | None | Unset): Sequences per optimizer step, across the data-parallel group (POST
             /v1/plan only): the micro-batches per step are m = global_batch_size / (micro_batch_size x d), d the data-
             parallel degree, and must be whole. Instead of gradient_accumulation_steps.
@@ -32,6 +38,7 @@ class Training:
             published runs (README, 'Calibration').
     """
 
+    checkpoint: Checkpoint | None | Unset = UNSET
     global_batch_size: int | None | Unset = UNSET
     gradient_accumulation_steps: int | Unset = 1
     micro_batch_size: int | Unset = 1
@@ -40,6 +47,16 @@ class Training:
     utilisation: float | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.checkpoint import Checkpoint  # noqa: PLC0415
+
+        checkpoint: dict[str, Any] | None | Unset
+        if isinstance(self.checkpoint, Unset):
+            checkpoint = UNSET
+        elif isinstance(self.checkpoint, Checkpoint):
+            checkpoint = self.checkpoint.to_dict()
+        else:
+            checkpoint = self.checkpoint
+
         global_batch_size: int | None | Unset
         if isinstance(self.global_batch_size, Unset):
             global_batch_size = UNSET
@@ -67,6 +84,8 @@ class Training:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if checkpoint is not UNSET:
+            field_dict["checkpoint"] = checkpoint
         if global_batch_size is not UNSET:
             field_dict["global_batch_size"] = global_batch_size
         if gradient_accumulation_steps is not UNSET:
@@ -84,7 +103,26 @@ class Training:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.checkpoint import Checkpoint  # noqa: PLC0415
+
         d = dict(src_dict)
+
+        def _parse_checkpoint(data: object) -> Checkpoint | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                checkpoint_type_0 = Checkpoint.from_dict(data)
+
+                return checkpoint_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Checkpoint | None | Unset, data)
+
+        checkpoint = _parse_checkpoint(d.pop("checkpoint", UNSET))
 
         def _parse_global_batch_size(data: object) -> int | None | Unset:
             if data is None:
@@ -120,6 +158,7 @@ class Training:
         utilisation = _parse_utilisation(d.pop("utilisation", UNSET))
 
         training = cls(
+            checkpoint=checkpoint,
             global_batch_size=global_batch_size,
             gradient_accumulation_steps=gradient_accumulation_steps,
             micro_batch_size=micro_batch_size,
