@@ -18,6 +18,7 @@ counted), it is listed under ``omitted`` with the reason.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from models.common import Card, Cluster
 from models.enums import ArrangementName, Dtype, Recompute
@@ -146,42 +147,37 @@ class Job:
             update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer, "mxfp8": c.mxfp8}
         )
 
-    def _fit_request(self, arrangement: ArrangementName, levers: Levers) -> FitRequest:
+    def _job_fields(self, arrangement: ArrangementName, levers: Levers) -> dict[str, Any]:
+        """The fields a /v1/plan body and a /v1/fit body of this job under an arrangement and levers share."""
         r = self.request
+        return {
+            "model": r.model,
+            "precision_spec": None,
+            "precision": r.precision,
+            "training": r.training,
+            "activations": r.activations,
+            "sharding": None,
+            "arrangement": arrangement,
+            "parallelism": r.parallelism,
+            "levers": levers,
+            "estimator": r.estimator,
+        }
+
+    def _fit_request(self, arrangement: ArrangementName, levers: Levers) -> FitRequest:
         return FitRequest.model_construct(
-            model=r.model,
-            precision_spec=None,
-            precision=r.precision,
-            training=r.training,
-            activations=r.activations,
+            **self._job_fields(arrangement, levers),
             cluster=FitCluster.model_construct(**self.card, world_size=None),
-            sharding=None,
-            arrangement=arrangement,
-            estimator=r.estimator,
             gpu_count_grid=[1],
-            max_gpus=r.max_gpus,
-            levers=levers,
-            parallelism=r.parallelism,
+            max_gpus=self.request.max_gpus,
         )
 
     def plan_at(self, world_size: int, arrangement: ArrangementName, levers: Levers) -> PlanResponse:
         if self.budget is not None:
             self.budget.check()
-        r = self.request
         body = PlanRequest.model_construct(
-            model=r.model,
-            precision_spec=None,
-            precision=r.precision,
-            training=r.training,
-            activations=r.activations,
-            cluster=Cluster.model_construct(**self.card, world_size=world_size),
-            sharding=None,
-            arrangement=arrangement,
-            parallelism=r.parallelism,
-            levers=levers,
-            estimator=r.estimator,
+            **self._job_fields(arrangement, levers), cluster=Cluster.model_construct(**self.card, world_size=world_size)
         )
-        return plan(body, measured_recompute=r.levers.recompute)
+        return plan(body, measured_recompute=self.request.levers.recompute)
 
     def baseline(self, world_size: int) -> PlanResponse:
         """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
