@@ -39,53 +39,7 @@ def gib(value_bytes: int) -> str:
     return f"{value_bytes / GIB_BYTES:,.1f} GiB"
 
 
-def render_plan(answer: dict[str, Any]) -> str:
-    memory, traffic, arrangement = answer["memory"], answer["traffic"], answer["arrangement"]
-    head = (
-        f"{answer['parameter_count']:,} parameters on {answer['world_size']} GPUs "
-        f"({answer['gpus_per_node']} per node), arrangement {arrangement['name']}"
-    )
-    states = table(
-        ["state", "dtype", "sharded", "bytes per GPU", "arithmetic"],
-        [[r["state"], r["dtype"], r["sharded"], r["bytes"], r["arithmetic"]] for r in memory["breakdown"]],
-    )
-    verdict = "fits" if memory["fits"] else "does NOT fit"
-    summary = (
-        f"per GPU {memory['per_gpu_bytes']:,} B ({gib(memory['per_gpu_bytes'])}), "
-        f"{memory['bytes_per_weight']:g} B/weight: {verdict} {_card_words(memory)} "
-        f"(headroom {memory['headroom_bytes']:,} B)"
-    )
-    if not memory["activations_counted"]:
-        summary += "; activations NOT counted"
-    wire = table(
-        ["collective", "dtype", "bytes sent per GPU", "hops", "per step"],
-        [
-            [c["name"], c["dtype"], c["bytes_sent_per_gpu"], c["hops"], c["count_per_step"]]
-            for c in traffic["collectives"]
-        ],
-    )
-    total = f"per GPU per step {traffic['bytes_sent_per_gpu']:,} B sent ({traffic['volume_in_p']:g} P)"
-    warnings = [f"warning: {w}" for w in answer["warnings"]]
-    return "\n\n".join([head, states, summary, wire, total, time_words(answer["time"]), *warnings])
-
-
-def time_words(time: dict[str, Any]) -> str:
-    """Step time and throughput, and the run's days, GPU-hours and cost when the request gives a token budget."""
-    words = (
-        f"step {time['step_s']:,.3f} s: {time['tokens_per_s']:,.0f} tokens/s, "
-        f"{time['tokens_per_s_per_gpu']:,.0f} per GPU"
-    )
-    if time.get("training_steps") is not None:
-        words += (
-            f"\n{time['total_tokens']:,} tokens: {time['training_steps']:,} steps, {time['training_days']:,.1f} days, "
-            f"{time['gpu_hours']:,.0f} GPU-hours"
-        )
-        if time.get("cost") is not None:
-            words += f", cost {time['cost']:,.2f}"
-    return words
-
-
-def _card_words(memory: dict[str, Any]) -> str:
+def card_words(memory: dict[str, Any]) -> str:
     card, usable = memory["card_bytes"], memory["usable_bytes"]
     return f"a card of {gib(card)}" if usable == card else f"the {gib(usable)} usable of a card of {gib(card)}"
 
@@ -199,11 +153,6 @@ def render_sweep(answer: dict[str, Any]) -> str:
 
 
 # ---- the main table of each answer, for --csv ----------------------------------------------------
-
-
-def plan_rows(answer: dict[str, Any]) -> Rows:
-    headers = ["state", "dtype", "sharded", "location", "bytes", "arithmetic"]
-    return headers, [[r[h] for h in headers] for r in answer["memory"]["breakdown"]]
 
 
 def fit_rows(answer: dict[str, Any]) -> Rows:
