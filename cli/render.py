@@ -102,12 +102,18 @@ def render_limits(answer: dict[str, Any]) -> str:
     return "\n\n".join([head, table(headers, rows), "\n".join(words), *warnings])
 
 
-_LIMIT_KEYS = ("largest_parameter_count", "largest_micro_batch_size", "longest_sequence_length")
+_LIMIT_KEYS = (
+    "largest_parameter_count",
+    "largest_parameter_count_model_states_only",
+    "largest_micro_batch_size",
+    "longest_sequence_length",
+)
 
 
 def limits_rows(answer: dict[str, Any]) -> Rows:
-    headers = ["arrangement", *_LIMIT_KEYS]
-    return headers, [[a["arrangement"], *(a[key] for key in _LIMIT_KEYS)] for a in answer["arrangements"]]
+    headers = ["arrangement", "largest_layers", *_LIMIT_KEYS]
+    rows = [[a["arrangement"], a["largest_layers"], *(a[key] for key in _LIMIT_KEYS)] for a in answer["arrangements"]]
+    return headers, rows
 
 
 def render_presets(answer: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from .dropped_rank_fault_mode import DroppedRankFaultMode
 from .dtype import Dtype
 from .estimator_options import EstimatorOptions
 from .failure_observation import FailureObservation
+from .family_rule import FamilyRule
 from .field_error import FieldError
 from .figure_format import FigureFormat
 from .figure_name import FigureName
@@ -163,6 +164,7 @@ __all__ = (
     "Dtype",
     "EstimatorOptions",
     "FailureObservation",
+    "FamilyRule",
     "FieldError",
     "FigureFormat",
     "FigureName",
