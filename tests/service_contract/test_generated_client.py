@@ -191,3 +191,38 @@ def test_links_is_a_plain_enum_in_the_client(generated):
     models = module(generated, "models")
     cluster = models.Cluster.from_dict({"world_size": 8, "gpu": "h100-80gb", "links": "nvlink4-ib400"})
     assert isinstance(cluster.links, models.LinkPresetName)
+
+
+def test_the_client_readme_is_this_services_and_its_examples_run(generated):
+    """The README shipped with the client is written for zeroplan (not the generator's template), and each of
+    its Python examples runs against a live service as written, its address aside."""
+    import re
+
+    readme = (CLIENT_DIR / "README.md").read_text()
+    assert "MyDataModel" not in readme and "api.example.com" not in readme
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 2
+    with running_server(app_with(access_log=False)) as url:
+        for block in blocks:
+            printed: list[tuple] = []
+            namespace = {"print": lambda *values: printed.append(values)}
+            exec(block.replace("http://127.0.0.1:8000", url.rstrip("/")), namespace)  # noqa: S102
+            assert printed, block
+
+
+def test_a_sweep_as_csv_through_the_client(generated, client):
+    sweep_csv = module(generated, "sweep_csv").sweep_csv
+    body = {
+        "base": {
+            "model": {"parameter_count": 7_000_000_000},
+            "cluster": {"world_size": 8, "gpu": "h100-80gb"},
+            "arrangement": "zero3",
+        },
+        "axes": {"world_size": [8, 16], "arrangement": ["zero2", "zero3"]},
+    }
+    lines = sweep_csv(client, body).splitlines()
+    header = lines[0].split(",")
+    assert {"world_size", "arrangement", "per_gpu_bytes"} <= set(header) and len(lines) == 1 + 2 * 2
+    with pytest.raises(generated.errors.UnexpectedStatus) as refused:
+        sweep_csv(client, {"base": body["base"], "axes": {"world_size": [0]}})
+    assert refused.value.status_code == 422
