@@ -1,38 +1,11 @@
 """Readable tables of the answers: plain text, columns aligned, numbers grouped."""
 
-from collections.abc import Sequence
 from typing import Any
 
 from service.numeric import GIB_BYTES
+from service.sim.table import render_report, table
 
 Rows = tuple[list[str], list[list[Any]]]
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += [
-        "  ".join(c.rjust(w) if _numeric(c) else c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells
-    ]
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return str(value)
-
-
-def _numeric(text: str) -> bool:
-    return text == "-" or text.replace(",", "").replace(".", "").lstrip("-").isdigit()
 
 
 def gib(value_bytes: int) -> str:
@@ -212,58 +185,4 @@ def render_simulation(answer: dict[str, Any]) -> str:
     report = answer.get("report")
     if not report:
         return f"simulation {answer.get('status')}: {answer.get('error') or 'no report'}"
-    if report.get("engine") == "torch":
-        return render_torch_simulation(answer)
-    rows = []
-    for run in report["arrangements"]:
-        for c in run["collectives"]:
-            rows.append(
-                [
-                    run["arrangement"] + (" (kept gather)" if run["keep_gather"] else ""),
-                    c["name"],
-                    c["formula_bytes"],
-                    c["payload_bytes"][0],
-                    c["wire_bytes"][0],
-                    c["payload_matches"],
-                ]
-            )
-    traffic = table(["arrangement", "collective", "formula B", "payload B (rank 0)", "wire B (rank 0)", "exact"], rows)
-    memory = table(
-        ["arrangement", "memory matches", "identical learning", "gradient check"],
-        [
-            [
-                r["arrangement"],
-                r["memory_matches"],
-                (r["learning"] or {}).get("identical"),
-                r["gradient_check"]["passed"],
-            ]
-            for r in report["arrangements"]
-        ],
-    )
-    return "\n\n".join([f"simulation {answer['status']}", traffic, memory])
-
-
-def render_torch_simulation(answer: dict[str, Any]) -> str:
-    """Rank 0's bytes by class beside the prediction and the preset, then each arrangement's checks."""
-    report = answer["report"]
-    rows = [
-        [
-            run["arrangement"],
-            m["state"],
-            m["measured_bytes"][0],
-            m["predicted_bytes"][0],
-            m["preset_bytes"],
-            m["matches"],
-        ]
-        for run in report["arrangements"]
-        for m in run["memory"]
-    ]
-    memory = table(["arrangement", "class", "measured B (rank 0)", "predicted B", "preset B", "exact"], rows)
-    checks = table(
-        ["arrangement", "memory matches", "wire within allowance", "learning within tolerance"],
-        [
-            [r["arrangement"], r["memory_matches"], r["wire_within_allowance"], r["learning"]["within_tolerance"]]
-            for r in report["arrangements"]
-        ],
-    )
-    return "\n\n".join([f"simulation {answer['status']} (torch engine, {report['backend']})", memory, checks])
+    return f"job {answer['status']}\n\n" + render_report(report)

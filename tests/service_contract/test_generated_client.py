@@ -205,7 +205,7 @@ def test_the_client_readme_is_this_services_and_its_examples_run(generated):
     with running_server(app_with(access_log=False)) as url:
         for block in blocks:
             printed: list[tuple] = []
-            namespace = {"print": lambda *values: printed.append(values)}
+            namespace = {"print": lambda *values, sink=printed: sink.append(values)}
             exec(block.replace("http://127.0.0.1:8000", url.rstrip("/")), namespace)  # noqa: S102
             assert printed, block
 
