@@ -23,7 +23,7 @@
     { name: "memory-vs-gpus", title: "Per-GPU memory against GPU count, with the card and each replicated floor" },
     { name: "bytes-per-weight", title: "Bytes per weight by state class at N" },
     { name: "traffic", title: "Bytes sent per GPU per step, by collective" },
-    { name: "step-time", title: "Step time: compute, exposed communication, offload" },
+    { name: "step-time", title: "Step time: compute, overlap slowdown, exposed communication, optimizer step, offload" },
   ];
   const DEFAULTS = { model_preset: "llama-3-8b", gpu: "h100-80gb", precision: "mixed_bf16_adam", links: "" };
   const ARCHITECTURE = ["layers", "hidden_size", "attention_heads", "kv_heads", "ffn_hidden_size", "vocab_size"];
