@@ -62,6 +62,9 @@ def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsRe
         else dict(CANONICAL)
     )
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
+    if request.parallelism != Parallelism():
+        # the layout checked as /v1/plan checks it (degrees that multiply out, ...): a 422 naming each factor
+        planner.plan(_plan_request(request, next(iter(arrangements)), request.model or STAND_IN_MODEL))
     answers = []
     for name, sharding in arrangements.items():
         budget.check()
@@ -157,9 +160,11 @@ def _boundary_words(
     return f"{fit}; at {symbol} = {group_digits(largest + 1)}: {group_digits(bytes_at(largest + 1))} B > usable"
 
 
-def _plan_request(request: LimitsRequest, arrangement: ArrangementName) -> PlanRequest:
-    """The /v1/plan request the limits request stands for, under one arrangement."""
+def _plan_request(request: LimitsRequest, arrangement: ArrangementName, model: ModelSpec | None = None) -> PlanRequest:
+    """The /v1/plan request the limits request stands for, under one arrangement (and a stand-in model)."""
     fields = request.model_dump(exclude={"arrangement", "sharding", "family"}, exclude_unset=True)
+    if model is not None:
+        fields["model"] = model.model_dump(exclude_unset=True)
     return PlanRequest.model_validate({**fields, "arrangement": arrangement.value})
 
 

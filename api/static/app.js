@@ -103,8 +103,8 @@
   const text = (name) => String(field(name).value ?? "").trim();
   const checked = (name) => Boolean(field(name).checked);
 
-  // "30e9", "30B", "7.5 B", "30,000,000,000": a number. Anything else goes to the API as typed,
-  // so the API, not this page, says what is wrong with it.
+  // "30e9", "30B", "7.5 B", "30,000,000,000", "8K": a number, as the command line reads counts. Anything
+  // else goes to the API as typed, so the API, not this page, says what is wrong with it (a 422 naming the field).
   const SUFFIX_EXPONENT = { k: 3, m: 6, b: 9, g: 9, t: 12 };
   function parseNumber(raw, { suffixes = false } = {}) {
     const value = raw.trim();
@@ -116,6 +116,9 @@
     const number = Number(`${match[1]}e${exponent}`);
     return Number.isFinite(number) ? number : value;
   }
+
+  // A count field: 8K, 70B, 30e9 as the command line reads them (the JSON contract takes numbers).
+  const count = (name) => parseNumber(text(name), { suffixes: true });
 
   function compact(object) {
     return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
@@ -135,7 +138,7 @@
     if (source === "preset") return { preset: text("model_preset") || undefined };
     if (source === "count") return compact({ parameter_count: parseNumber(text("parameter_count"), { suffixes: true }) });
     const spec = {};
-    for (const name of ARCHITECTURE) spec[name] = parseNumber(text(name));
+    for (const name of ARCHITECTURE) spec[name] = count(name);
     spec.mlp = text("mlp");
     spec.tied_embeddings = checked("tied_embeddings");
     return compact(spec);
@@ -144,10 +147,10 @@
   // The layout beside data parallelism; undefined when every degree is 1 (data parallelism only).
   function layoutSpec() {
     const degrees = compact({
-      tensor: parseNumber(text("tensor")),
-      pipeline: parseNumber(text("pipeline")),
-      context: parseNumber(text("context")),
-      virtual_stages: parseNumber(text("virtual_stages")),
+      tensor: count("tensor"),
+      pipeline: count("pipeline"),
+      context: count("context"),
+      virtual_stages: count("virtual_stages"),
     });
     const spec = {
       ...degrees,
@@ -161,15 +164,15 @@
 
   function readInputs() {
     const card = compact({
-      gpus_per_node: parseNumber(text("gpus_per_node")),
+      gpus_per_node: count("gpus_per_node"),
       links: text("links") || undefined,
       gpu: text("card_source") === "preset" ? text("gpu") || undefined : undefined,
       gpu_memory_bytes: text("card_source") === "memory" ? cardBytes() : undefined,
     });
     const training = compact({
-      micro_batch_size: parseNumber(text("micro_batch_size")),
-      sequence_length: parseNumber(text("sequence_length")),
-      gradient_accumulation_steps: parseNumber(text("gradient_accumulation_steps")),
+      micro_batch_size: count("micro_batch_size"),
+      sequence_length: count("sequence_length"),
+      gradient_accumulation_steps: count("gradient_accumulation_steps"),
       utilisation: parseNumber(text("utilisation")),
     });
     const activationModel = text("activation_model");
@@ -186,8 +189,8 @@
     };
     const parallelism = layoutSpec();
     const shared = { model: modelSpec(), precision: text("precision") || undefined, training, activations };
-    const worldSize = parseNumber(text("world_size"));
-    const maxGpus = parseNumber(text("max_gpus"));
+    const worldSize = count("world_size");
+    const maxGpus = count("max_gpus");
     return {
       worldSize,
       plan: (arrangement) =>

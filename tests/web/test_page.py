@@ -486,3 +486,24 @@ def test_the_shown_terms_add_up_to_the_shown_totals(driver: "webdriver.Chrome", 
         slack = sum(5e-3 if p.text.endswith(" s") else 5e-5 for p in parts) + 5e-4
         assert abs(sum(_shown(p.text) for p in parts) - _shown(step_total.text)) <= slack, [p.text for p in parts]
         assert "MFU" in cell(driver, "throughput", arrangement).text
+
+
+def test_counts_take_the_command_lines_forms(driver: "webdriver.Chrome", base_url: str) -> None:
+    """4K on the page is 4,000, as on the command line (SI suffixes: 2k is 2,000); 8.5K is no whole count either way
+    (8,500 is, 8.5005K is not), and the API's 422 names the field."""
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+
+    def per_gpu_with(sequence: str) -> str | None:
+        before = updates(driver)
+        type_into(driver, "sequence_length", sequence)
+        wait_settled(driver, after=before)
+        totals = driver.find_elements(
+            By.CSS_SELECTOR, '#compare td[data-row="per-gpu"][data-arrangement="zero3"] [data-total]'
+        )
+        return totals[0].get_attribute("data-total") if totals else None
+
+    written = per_gpu_with("4000")
+    assert written is not None and per_gpu_with("4K") == written
+    per_gpu_with("8.5005K")
+    assert field_error(driver, "sequence_length")
