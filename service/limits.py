@@ -161,11 +161,13 @@ def _boundary_words(
 
 
 def _plan_request(request: LimitsRequest, arrangement: ArrangementName, model: ModelSpec | None = None) -> PlanRequest:
-    """The /v1/plan request the limits request stands for, under one arrangement (and a stand-in model)."""
-    fields = request.model_dump(exclude={"arrangement", "sharding", "family"}, exclude_unset=True)
-    if model is not None:
-        fields["model"] = model.model_dump(exclude_unset=True)
-    return PlanRequest.model_validate({**fields, "arrangement": arrangement.value})
+    """The /v1/plan request the limits request stands for, under one arrangement (and a stand-in model).
+
+    Built from the already validated fields (a LimitsRequest is a PlanRequest with the model and the
+    arrangement optional), not validated again: a resolved precision does not read back as its request."""
+    fields = {name: getattr(request, name) for name in PlanRequest.model_fields}
+    fields |= {"model": model or request.model, "arrangement": arrangement, "sharding": None}
+    return PlanRequest.model_construct(**fields)
 
 
 def _has_shape(model: ModelSpec) -> bool:
@@ -184,9 +186,14 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
     step = request.parallelism.pipeline  # layers a multiple of the stages
 
     def planned(k: int) -> tuple[int, int, int]:
-        answer = planner.plan(_with_model(request, layers=k * step))
+        try:
+            answer = planner.plan(_with_model(request, layers=k * step))
+        except DomainError:  # a depth the model cannot take (fewer layers than its dense ones, ...): no fit
+            return 0, usable + 1, 0
         return answer.parameter_count, answer.memory.per_gpu_bytes, answer.memory.activations_bytes
 
+    if planned(1)[0] == planned(2)[0]:  # a preset that is a bare count (the seeds'): layers change nothing
+        return None, None, "not answered: the model has no architecture whose layers could grow"
     largest_k = largest_fitting(lambda k: planned(k)[1], usable, 1, MAX_LAYERS // step)
     room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
     rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
