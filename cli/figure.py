@@ -1,4 +1,4 @@
-"""zeroplan figure NAME: one of the four figures as PNG or SVG, drawn in process or by a server (--url)."""
+"""zeroplan figure NAME: one of the figures as PNG or SVG, drawn in process or by a server (--url)."""
 
 import argparse
 import os
@@ -18,8 +18,9 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_REQUEST = 0, 1, 2
 def add_figure_parser(commands: Any) -> None:
     sub = commands.add_parser(
         "figure",
-        help="draw a figure (memory-vs-gpus, bytes-per-weight, traffic, step-time) as PNG or SVG",
-        description="One of the four figures for a plan request (POST /v1/figures/{name}).",
+        help=f"draw a figure ({', '.join(n.value for n in FigureName)}) as PNG or SVG",
+        description=f"One of the {len(FigureName)} figures for a plan request (POST /v1/figures/{{name}}): four "
+        "that compare the arrangements and two of a layout.",
     )
     sub.add_argument("name", choices=[n.value for n in FigureName])
     sub.add_argument("-o", "--output", help="file to write (default NAME.FORMAT); - for standard output")

@@ -94,7 +94,8 @@ def parser_for(name: str, annotation: Any) -> tuple[Callable[[str], Any], str, b
         (item,) = typing.get_args(annotation) or (str,)
         item = unwrap(item)
         if is_model(item) or is_union(item):
-            return _json_or(lambda text: [text]), "JSON", False
+            # names as a comma list (ddp,zero3), or JSON for items that are objects
+            return _json_or(lambda text: [p.strip() for p in text.split(",") if p.strip()]), "NAME,...|JSON", False
         parse_item, hint, numeric = parser_for(name, item)
         return _comma_list(parse_item), f"{hint},...", numeric
     if annotation is bool:

@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         output.add_argument("--csv", action="store_true", help="print the answer's main table as CSV")
         sub.add_argument("--url", help="ask a running server (e.g. http://127.0.0.1:8000) instead of the core")
         sub.add_argument("--token", default=os.environ.get("ZEROPLAN_API_TOKEN"), help="bearer token for --url")
+        if operation.wants_request:
+            sub.add_argument("--components", action="store_true", help="also list the components of the activations")
         if operation.request_model is not None:
             sub.add_argument("-f", "--file", help="request as JSON or YAML (flags override its fields)")
             add_request_flags(sub, flags_of(operation))
@@ -59,15 +61,17 @@ def request_body(operation: Operation, args: argparse.Namespace) -> dict[str, An
     return overlay(body, args, flags_of(operation))
 
 
-def show(operation: Operation, answer: Answer, args: argparse.Namespace) -> int:
+def show(operation: Operation, answer: Answer, args: argparse.Namespace, request: dict[str, Any] | None = None) -> int:
     if not answer.ok:
         print(problem_text(answer, flags_of(operation) if operation.request_model else []), file=sys.stderr)
         return EXIT_BAD_REQUEST if answer.status < 500 else EXIT_FAILED
     if args.json:
         print(json.dumps(answer.body, indent=2))
     elif args.csv:
-        headers, rows = operation.rows(answer.body)
+        headers, rows = operation.rows(answer.body, request) if operation.wants_request else operation.rows(answer.body)
         sys.stdout.write(csv_text(headers, rows))
+    elif operation.wants_request:
+        print(operation.render(answer.body, request, args.components))
     else:
         print(operation.render(answer.body))
     return EXIT_OK
@@ -134,4 +138,4 @@ def run(argv: Sequence[str] | None = None) -> int:
             return EXIT_FAILED
     else:
         answer = run_local(operation, body, Settings())
-    return show(operation, answer, args)
+    return show(operation, answer, args, body)

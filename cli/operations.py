@@ -11,16 +11,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from api.settings import Settings
+from cli.plan_view import plan_rows, render_plan
 from cli.render import (
     Rows,
     fit_rows,
     limits_rows,
-    plan_rows,
     presets_rows,
     recommend_rows,
     render_fit,
     render_limits,
-    render_plan,
     render_presets,
     render_recommend,
     render_simulation,
@@ -48,9 +47,11 @@ class Operation:
     request_model: type[BaseModel] | None
     response_model: type[BaseModel]
     core: Callable[[Any, Settings], BaseModel | dict[str, Any]]
-    render: Callable[[dict[str, Any]], str]
-    rows: Callable[[dict[str, Any]], Rows]
+    render: Callable[..., str]
+    rows: Callable[..., Rows]
     poll: bool = False
+    # the renderer also reads the request (the arrangement as asked) and the --components flag
+    wants_request: bool = False
 
 
 def simulate_here(request: SimulationRequest, settings: Settings) -> dict[str, Any]:
@@ -75,6 +76,7 @@ OPERATIONS: dict[str, Operation] = {
         lambda request, settings: planner.plan(request),
         render_plan,
         plan_rows,
+        wants_request=True,
     ),
     "fit": Operation(
         "POST",

@@ -1,98 +1,18 @@
 """Readable tables of the answers: plain text, columns aligned, numbers grouped."""
 
-from collections.abc import Sequence
 from typing import Any
 
 from service.numeric import GIB_BYTES
+from service.sim.table import render_report, table
 
 Rows = tuple[list[str], list[list[Any]]]
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += [
-        "  ".join(c.rjust(w) if _numeric(c) else c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells
-    ]
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return str(value)
-
-
-def _numeric(text: str) -> bool:
-    return text == "-" or text.replace(",", "").replace(".", "").lstrip("-").isdigit()
 
 
 def gib(value_bytes: int) -> str:
     return f"{value_bytes / GIB_BYTES:,.1f} GiB"
 
 
-def render_plan(answer: dict[str, Any]) -> str:
-    memory, traffic, arrangement = answer["memory"], answer["traffic"], answer["arrangement"]
-    head = (
-        f"{answer['parameter_count']:,} parameters on {answer['world_size']} GPUs "
-        f"({answer['gpus_per_node']} per node), arrangement {arrangement['name']}"
-    )
-    states = table(
-        ["state", "dtype", "sharded", "bytes per GPU", "arithmetic"],
-        [[r["state"], r["dtype"], r["sharded"], r["bytes"], r["arithmetic"]] for r in memory["breakdown"]],
-    )
-    verdict = "fits" if memory["fits"] else "does NOT fit"
-    summary = (
-        f"per GPU {memory['per_gpu_bytes']:,} B ({gib(memory['per_gpu_bytes'])}), "
-        f"{memory['bytes_per_weight']:g} B/weight: {verdict} {_card_words(memory)} "
-        f"(headroom {memory['headroom_bytes']:,} B)"
-    )
-    if not memory["activations_counted"]:
-        summary += "; activations NOT counted"
-    wire = table(
-        ["collective", "dtype", "bytes sent per GPU", "hops", "per step"],
-        [
-            [c["name"], c["dtype"], c["bytes_sent_per_gpu"], c["hops"], c["count_per_step"]]
-            for c in traffic["collectives"]
-        ],
-    )
-    total = f"per GPU per step {traffic['bytes_sent_per_gpu']:,} B sent ({traffic['volume_in_p']:g} P)"
-    warnings = [f"warning: {w}" for w in answer["warnings"]]
-    return "\n\n".join([head, states, summary, wire, total, time_words(answer["time"]), *warnings])
-
-
-def time_words(time: dict[str, Any]) -> str:
-    """Step time and throughput, and the run's days, GPU-hours and cost when the request gives a token budget."""
-    words = (
-        f"step {time['step_s']:,.3f} s: {time['tokens_per_s']:,.0f} tokens/s, "
-        f"{time['tokens_per_s_per_gpu']:,.0f} per GPU"
-    )
-    if time.get("training_steps") is not None:
-        words += (
-            f"\n{time['total_tokens']:,} tokens: {time['training_steps']:,} steps, {time['training_days']:,.1f} days, "
-            f"{time['gpu_hours']:,.0f} GPU-hours"
-        )
-        if time.get("cost") is not None:
-            words += f", cost {time['cost']:,.2f}" + (f" {time['currency']}" if time.get("currency") else "")
-        if time.get("goodput") is not None and time.get("ideal_gpu_hours") is not None:
-            words += (
-                f"\n  at goodput {time['goodput']:.3f}: {time['expected_interruptions']:,.0f} expected interruptions, "
-                f"{time['checkpoint_hours']:,.1f} h saving checkpoints, {time['restart_hours']:,.1f} h restarting, "
-                f"{time['lost_work_hours']:,.1f} h redoing lost work (ideal steps alone: "
-                f"{time['ideal_training_days']:,.1f} days, {time['ideal_gpu_hours']:,.0f} GPU-hours)"
-            )
-    return words
-
-
-def _card_words(memory: dict[str, Any]) -> str:
+def card_words(memory: dict[str, Any]) -> str:
     card, usable = memory["card_bytes"], memory["usable_bytes"]
     return f"a card of {gib(card)}" if usable == card else f"the {gib(usable)} usable of a card of {gib(card)}"
 
@@ -156,12 +76,18 @@ def render_limits(answer: dict[str, Any]) -> str:
     return "\n\n".join([head, table(headers, rows), "\n".join(words), *warnings])
 
 
-_LIMIT_KEYS = ("largest_parameter_count", "largest_micro_batch_size", "longest_sequence_length")
+_LIMIT_KEYS = (
+    "largest_parameter_count",
+    "largest_parameter_count_model_states_only",
+    "largest_micro_batch_size",
+    "longest_sequence_length",
+)
 
 
 def limits_rows(answer: dict[str, Any]) -> Rows:
-    headers = ["arrangement", *_LIMIT_KEYS]
-    return headers, [[a["arrangement"], *(a[key] for key in _LIMIT_KEYS)] for a in answer["arrangements"]]
+    headers = ["arrangement", "largest_layers", *_LIMIT_KEYS]
+    rows = [[a["arrangement"], a["largest_layers"], *(a[key] for key in _LIMIT_KEYS)] for a in answer["arrangements"]]
+    return headers, rows
 
 
 def render_presets(answer: dict[str, Any]) -> str:
@@ -207,11 +133,6 @@ def render_sweep(answer: dict[str, Any]) -> str:
 
 
 # ---- the main table of each answer, for --csv ----------------------------------------------------
-
-
-def plan_rows(answer: dict[str, Any]) -> Rows:
-    headers = ["state", "dtype", "sharded", "location", "bytes", "arithmetic"]
-    return headers, [[r[h] for h in headers] for r in answer["memory"]["breakdown"]]
 
 
 def fit_rows(answer: dict[str, Any]) -> Rows:
@@ -267,58 +188,4 @@ def render_simulation(answer: dict[str, Any]) -> str:
     report = answer.get("report")
     if not report:
         return f"simulation {answer.get('status')}: {answer.get('error') or 'no report'}"
-    if report.get("engine") == "torch":
-        return render_torch_simulation(answer)
-    rows = []
-    for run in report["arrangements"]:
-        for c in run["collectives"]:
-            rows.append(
-                [
-                    run["arrangement"] + (" (kept gather)" if run["keep_gather"] else ""),
-                    c["name"],
-                    c["formula_bytes"],
-                    c["payload_bytes"][0],
-                    c["wire_bytes"][0],
-                    c["payload_matches"],
-                ]
-            )
-    traffic = table(["arrangement", "collective", "formula B", "payload B (rank 0)", "wire B (rank 0)", "exact"], rows)
-    memory = table(
-        ["arrangement", "memory matches", "identical learning", "gradient check"],
-        [
-            [
-                r["arrangement"],
-                r["memory_matches"],
-                (r["learning"] or {}).get("identical"),
-                r["gradient_check"]["passed"],
-            ]
-            for r in report["arrangements"]
-        ],
-    )
-    return "\n\n".join([f"simulation {answer['status']}", traffic, memory])
-
-
-def render_torch_simulation(answer: dict[str, Any]) -> str:
-    """Rank 0's bytes by class beside the prediction and the preset, then each arrangement's checks."""
-    report = answer["report"]
-    rows = [
-        [
-            run["arrangement"],
-            m["state"],
-            m["measured_bytes"][0],
-            m["predicted_bytes"][0],
-            m["preset_bytes"],
-            m["matches"],
-        ]
-        for run in report["arrangements"]
-        for m in run["memory"]
-    ]
-    memory = table(["arrangement", "class", "measured B (rank 0)", "predicted B", "preset B", "exact"], rows)
-    checks = table(
-        ["arrangement", "memory matches", "wire within allowance", "learning within tolerance"],
-        [
-            [r["arrangement"], r["memory_matches"], r["wire_within_allowance"], r["learning"]["within_tolerance"]]
-            for r in report["arrangements"]
-        ],
-    )
-    return "\n\n".join([f"simulation {answer['status']} (torch engine, {report['backend']})", memory, checks])
+    return f"job {answer['status']}\n\n" + render_report(report)

@@ -1,10 +1,11 @@
 """POST /v1/limits: the inverse questions. What is the largest model, micro-batch, sequence that fits?"""
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from models.common import Arrangement, ModelSpec
 from models.enums import ArrangementName
-from models.parallelism import Parallelism
 from models.plan import PlanRequest
 
 LIMITS_EXAMPLE: dict[str, JsonValue] = {
@@ -20,39 +21,65 @@ LIMITS_MODEL_EXAMPLE: dict[str, JsonValue] = {
 }
 
 
+LIMITS_FAMILY_EXAMPLE: dict[str, JsonValue] = {
+    "model": {"preset": "llama-3-70b"},
+    "training": {"micro_batch_size": 1, "sequence_length": 8192},
+    "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "arrangement": "zero3",
+    "levers": {"recompute": "selective"},
+}
+
+
+class FamilyRule(StrEnum):
+    """How the model's family grows toward the largest member that fits."""
+
+    layers = "layers"
+
+
 class LimitsRequest(PlanRequest):
     """The /v1/plan request with the model and the arrangement optional."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [LIMITS_EXAMPLE, LIMITS_MODEL_EXAMPLE]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [LIMITS_EXAMPLE, LIMITS_MODEL_EXAMPLE, LIMITS_FAMILY_EXAMPLE]}
+    )
 
     model: ModelSpec | None = Field(  # type: ignore[assignment]
         default=None,
-        description="The model whose largest micro-batch and longest sequence are asked for; without one only "
-        "the largest parameter count is answered.",
+        description="The model whose family's largest member, largest micro-batch and longest sequence are "
+        "asked for (a preset, a Hugging Face config or an architecture); without one only the model-states "
+        "bound on the parameter count is answered.",
     )
     arrangement: Arrangement | None = Field(  # type: ignore[assignment]
         default=None, description="One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3."
     )
 
-    @field_validator("parallelism")
-    @classmethod
-    def _data_parallel_only(cls, parallelism: Parallelism) -> Parallelism:
-        if parallelism != Parallelism():
-            raise ValueError(
-                "/v1/limits plans data parallelism only: POST /v1/fit finds the smallest GPU count a layout fits "
-                "on, POST /v1/plan its memory and step time"
-            )
-        return parallelism
+    family: FamilyRule = Field(
+        default=FamilyRule.layers,
+        description="The shape family the largest model is sought in. layers: the model's own width, heads, "
+        "MLP, experts and vocabulary, with as many layers as fit (a multiple of parallelism.pipeline); every "
+        "member is planned as /v1/plan would plan it, at the request's sequence, micro-batch, recompute, levers "
+        "and layout.",
+    )
 
 
 class ArrangementLimits(BaseModel):
     arrangement: ArrangementName
     largest_parameter_count: int | None = Field(
-        description="The largest parameter count whose model states fit the usable bytes at this world size (the "
-        "ZeRO paper's table 2 question; the working set and activations of a real model come on top); null when "
-        "not even one parameter fits."
+        description="The parameter count of the largest model of the request model's family (see `family`) "
+        "whose per-GPU bytes fit the usable bytes: model states, the working set and activations at the "
+        "request's sequence, micro-batch, recompute and layout, as /v1/plan counts them. Null without a model "
+        "architecture (then only largest_parameter_count_model_states_only is answered) or when not even the "
+        "smallest member fits; the arithmetic says which."
     )
+    largest_layers: int | None = Field(description="The layers of that largest model; null with it.")
     largest_parameter_count_arithmetic: str
+    largest_parameter_count_model_states_only: int | None = Field(
+        description="An upper bound that ignores activations and the working set: the largest parameter count "
+        "whose model states alone fit the usable bytes at this world size (the ZeRO paper's table 2 question). "
+        "A real model of that size does not fit: its activations and working set come on top. Null when not "
+        "even one parameter fits."
+    )
+    largest_parameter_count_model_states_only_arithmetic: str
     largest_micro_batch_size: int | None = Field(
         description="With a model: the largest micro-batch whose per-GPU bytes fit at the request's sequence "
         "length; null when even 1 does not fit, or without a model or counted activations (the arithmetic says "

@@ -347,6 +347,22 @@ class SimFaults(BaseModel):
     checkpoint: CheckpointObservation | None = None
 
 
+class SimCheck(BaseModel):
+    arrangement: str
+    check: str = Field(description="What was compared: traffic, wire, memory, learning, gradient, activations, ...")
+    passed: bool | None = Field(description="null where the engine cannot measure it (wire bytes under NCCL).")
+    detail: str
+
+
+VERDICT_FIELD = Field(
+    default=None,
+    description="One meaning for every engine: confirmed (every rank finished and every check passed), refuted "
+    "(every rank finished, a check failed), incomplete (a rank failed or the job ran out of time); null in "
+    "reports stored before verdicts.",
+)
+CHECKS_FIELD: Any = Field(default_factory=list, description="The checks the verdict is made of, per arrangement.")
+
+
 class SimulationReport(BaseModel):
     world_size: int
     parameter_count_requested: int
@@ -363,7 +379,9 @@ class SimulationReport(BaseModel):
     ranks: list[SimRankProcess]
     wall_s: float
     timed_out: bool
-    succeeded: bool
+    succeeded: bool = Field(description="Every rank finished (the rings engine); read `verdict` for the checks.")
+    verdict: Literal["confirmed", "refuted", "incomplete"] | None = VERDICT_FIELD
+    checks: list[SimCheck] = CHECKS_FIELD
 
 
 class TorchSimModel(BaseModel):
@@ -510,7 +528,28 @@ class TorchSimArrangement(BaseModel):
     plan_stages: list[TorchSimPlanStage] | None = Field(
         default=None, description="Layouts: /v1/plan's memory.stages[] for this layout and the requested preset."
     )
+    tracker_category_peak_bytes: list[dict[str, int]] = Field(
+        default_factory=list,
+        description="Per rank: each tracker category at its own largest over the last measured step's module "
+        "snapshots (activations before the backward, all-gather buffers); empty where no tracker ran.",
+    )
+    plan_comparison: list["TorchSimPlanComparison"] = Field(
+        default_factory=list,
+        description="Rank 0: /v1/plan's activations and working set for this model, arrangement and layout beside "
+        "the tracker's peaks, with the convention that separates them and the tolerance.",
+    )
     checks_pass: bool
+
+
+class TorchSimPlanComparison(BaseModel):
+    term: str = Field(description="activations or working set.")
+    plan_bytes: int
+    engine_bytes: int
+    ratio: float | None = Field(description="engine_bytes / plan_bytes.")
+    tolerance: float | None = Field(description="Relative; 0 for exact; null where the two count different things.")
+    within_tolerance: bool | None
+    within_tolerance_all_ranks: bool | None
+    convention: str
 
 
 class TorchSimulationReport(BaseModel):
@@ -532,7 +571,9 @@ class TorchSimulationReport(BaseModel):
     ranks: list[SimRankProcess]
     wall_s: float
     timed_out: bool
-    succeeded: bool
+    succeeded: bool = Field(description="Every rank finished and every arrangement's checks_pass; read `verdict`.")
+    verdict: Literal["confirmed", "refuted", "incomplete"] | None = VERDICT_FIELD
+    checks: list[SimCheck] = CHECKS_FIELD
 
 
 class SimulationJob(BaseModel):

@@ -238,16 +238,20 @@ def _stack(ax: Axes, x: float, width: float, split: dict[CollectiveName, int], h
 
 
 def draw_step_time(ax: Axes, case: Case) -> None:
-    """Compute, exposed communication and offload seconds per step, stacked, at the chosen N."""
+    """The terms of the step, stacked, at the chosen N: compute, the slowdown overlap costs it, exposed
+    communication, the optimizer step and offload (their sum is the step, Time.step_s)."""
     names = list(case.results)
     x = np.arange(len(names))
     parts = {
-        "compute": [r.compute_s + r.overlap_slowdown_s + r.optimizer_s for r in case.results.values()],
+        "compute": [r.compute_s for r in case.results.values()],
+        "overlap slowdown (compute beside communication)": [r.overlap_slowdown_s for r in case.results.values()],
         "exposed communication": [r.exposed_communication_s for r in case.results.values()],
+        "optimizer step": [r.optimizer_s for r in case.results.values()],
         "offload (host link, not overlapped)": [r.offload_s for r in case.results.values()],
     }
     bottom = np.zeros(len(names))
-    for (label, values), colour in zip(parts.items(), ("tab:gray", "tab:red", "tab:brown"), strict=True):
+    colours = ("tab:gray", "silver", "tab:red", "tab:olive", "tab:brown")
+    for (label, values), colour in zip(parts.items(), colours, strict=True):
         seconds = np.asarray(values, dtype=np.float64)
         ax.bar(x, seconds, bottom=bottom, color=colour, label=label)
         bottom += seconds
@@ -370,7 +374,11 @@ def _layout_words(answer: PlanResponse) -> str:
 
 
 def _arrangement_ticks(case: Case) -> list[str]:
-    return [f"{LABELS[name]}\n{'fits' if bool(r.fits) else 'does not fit'}" for name, r in case.results.items()]
+    # one word a line: five arrangements side by side on a narrow figure never run into each other
+    return [
+        f"{LABELS[name].replace(' ', chr(10))}\n{'fits' if bool(r.fits) else 'does not fit'}"
+        for name, r in case.results.items()
+    ]
 
 
 def _label_above(ax: Axes, x: float, y: float, text: str) -> None:

@@ -79,7 +79,7 @@ async def figure_response(http: Request, name: FigureName, request: FigureReques
 @router.post(
     "/figures/{name}",
     operation_id="drawFigure",
-    summary="Draw one of the four figures for a plan request, as PNG or SVG",
+    summary="Draw one of the figures (four of arrangements, two of a layout) for a plan request, as PNG or SVG",
     description=DESCRIPTION,
     response_class=Response,
     responses=IMAGE_RESPONSE | PROBLEM_RESPONSES | HEAVY,
@@ -96,7 +96,7 @@ async def draw_figure(
 @router.get(
     "/figures/{name}",
     operation_id="getFigure",
-    summary="Draw one of the four figures from query parameters, as PNG or SVG",
+    summary="Draw one of the figures (four of arrangements, two of a layout) from query parameters, as PNG or SVG",
     description=DESCRIPTION + " The common case only: a model, a card, N and GPUs per node; POST for the rest.",
     response_class=Response,
     responses=IMAGE_RESPONSE | {status: PROBLEM_RESPONSES[status] for status in (422, 500)} | HEAVY,

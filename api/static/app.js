@@ -23,7 +23,7 @@
     { name: "memory-vs-gpus", title: "Per-GPU memory against GPU count, with the card and each replicated floor" },
     { name: "bytes-per-weight", title: "Bytes per weight by state class at N" },
     { name: "traffic", title: "Bytes sent per GPU per step, by collective" },
-    { name: "step-time", title: "Step time: compute, exposed communication, offload" },
+    { name: "step-time", title: "Step time: compute, overlap slowdown, exposed communication, optimizer step, offload" },
   ];
   const DEFAULTS = { model_preset: "llama-3-8b", gpu: "h100-80gb", precision: "mixed_bf16_adam", links: "" };
   const ARCHITECTURE = ["layers", "hidden_size", "attention_heads", "kv_heads", "ffn_hidden_size", "vocab_size"];
@@ -103,8 +103,8 @@
   const text = (name) => String(field(name).value ?? "").trim();
   const checked = (name) => Boolean(field(name).checked);
 
-  // "30e9", "30B", "7.5 B", "30,000,000,000": a number. Anything else goes to the API as typed,
-  // so the API, not this page, says what is wrong with it.
+  // "30e9", "30B", "7.5 B", "30,000,000,000", "8K": a number, as the command line reads counts. Anything
+  // else goes to the API as typed, so the API, not this page, says what is wrong with it (a 422 naming the field).
   const SUFFIX_EXPONENT = { k: 3, m: 6, b: 9, g: 9, t: 12 };
   function parseNumber(raw, { suffixes = false } = {}) {
     const value = raw.trim();
@@ -116,6 +116,9 @@
     const number = Number(`${match[1]}e${exponent}`);
     return Number.isFinite(number) ? number : value;
   }
+
+  // A count field: 8K, 70B, 30e9 as the command line reads them (the JSON contract takes numbers).
+  const count = (name) => parseNumber(text(name), { suffixes: true });
 
   function compact(object) {
     return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
@@ -135,7 +138,7 @@
     if (source === "preset") return { preset: text("model_preset") || undefined };
     if (source === "count") return compact({ parameter_count: parseNumber(text("parameter_count"), { suffixes: true }) });
     const spec = {};
-    for (const name of ARCHITECTURE) spec[name] = parseNumber(text(name));
+    for (const name of ARCHITECTURE) spec[name] = count(name);
     spec.mlp = text("mlp");
     spec.tied_embeddings = checked("tied_embeddings");
     return compact(spec);
@@ -144,10 +147,10 @@
   // The layout beside data parallelism; undefined when every degree is 1 (data parallelism only).
   function layoutSpec() {
     const degrees = compact({
-      tensor: parseNumber(text("tensor")),
-      pipeline: parseNumber(text("pipeline")),
-      context: parseNumber(text("context")),
-      virtual_stages: parseNumber(text("virtual_stages")),
+      tensor: count("tensor"),
+      pipeline: count("pipeline"),
+      context: count("context"),
+      virtual_stages: count("virtual_stages"),
     });
     const spec = {
       ...degrees,
@@ -161,15 +164,15 @@
 
   function readInputs() {
     const card = compact({
-      gpus_per_node: parseNumber(text("gpus_per_node")),
+      gpus_per_node: count("gpus_per_node"),
       links: text("links") || undefined,
       gpu: text("card_source") === "preset" ? text("gpu") || undefined : undefined,
       gpu_memory_bytes: text("card_source") === "memory" ? cardBytes() : undefined,
     });
     const training = compact({
-      micro_batch_size: parseNumber(text("micro_batch_size")),
-      sequence_length: parseNumber(text("sequence_length")),
-      gradient_accumulation_steps: parseNumber(text("gradient_accumulation_steps")),
+      micro_batch_size: count("micro_batch_size"),
+      sequence_length: count("sequence_length"),
+      gradient_accumulation_steps: count("gradient_accumulation_steps"),
       utilisation: parseNumber(text("utilisation")),
     });
     const activationModel = text("activation_model");
@@ -186,8 +189,8 @@
     };
     const parallelism = layoutSpec();
     const shared = { model: modelSpec(), precision: text("precision") || undefined, training, activations };
-    const worldSize = parseNumber(text("world_size"));
-    const maxGpus = parseNumber(text("max_gpus"));
+    const worldSize = count("world_size");
+    const maxGpus = count("max_gpus");
     return {
       worldSize,
       plan: (arrangement) =>
@@ -393,7 +396,38 @@
   // A byte count in GiB, its exact bytes and GB in the tooltip.
   const mainBytes = (bytes) => el("span", { class: "main", text: gib(bytes), title: bytesTip(bytes) });
   const small = (value) => el("span", { class: "sub", text: value });
+  // The cell's total, with its exact value for whoever checks that the terms shown beside it add up.
+  const total = (node, value) => { node.dataset.total = String(value); return node; };
   const badge = (good, yes, no) => el("span", { class: `badge ${good ? "yes" : "no"}`, text: good ? yes : no });
+
+  // A total's terms, each a span that carries its exact value (data-value), joined by the operator:
+  // what the cell's main figure is the sum (or difference) of, so the page shows what decides it.
+  function terms(kind, parts, format, op = " + ") {
+    const node = el("span", { class: "sub terms", "data-terms": kind });
+    parts.forEach(([label, value], i) => {
+      if (i) node.append(op);
+      node.append(el("span", { "data-term": label, "data-value": String(value), text: `${label} ${format(value)}` }));
+    });
+    return node;
+  }
+
+  // Per GPU = model states + working set + activations (the answer's own three fields).
+  const memoryTerms = (m) => terms("memory", [
+    ["states", m.model_state_bytes],
+    ["working set", m.working_set_bytes],
+    [m.activations_counted ? "activations" : "activations (not counted)", m.activations_bytes],
+  ], gib);
+
+  // Step = compute + overlap slowdown + each group's exposed communication + bubble + optimizer + offload
+  // (Time.step_s); the data group's exposed part is what the exposed total leaves after the other groups'.
+  const GROUP_SECONDS = { tensor: "tensor_parallel_s", context: "context_parallel_s", pipeline: "pipeline_p2p_s", expert: "expert_parallel_s" };
+  function stepParts(t) {
+    const others = Object.entries(GROUP_SECONDS).map(([g, key]) => [`exposed ${g}`, t[key]]);
+    const data = Math.max(0, t.exposed_communication_s - others.reduce((sum, [, v]) => sum + v, 0));
+    const parts = [["compute", t.compute_s], ["overlap slowdown", t.overlap_slowdown_s], ["exposed data", data], ...others,
+      ["bubble", t.pipeline_bubble_s], ["optimizer", t.optimizer_s], ["offload", t.offload_s]];
+    return parts.filter(([label, v]) => v > 0 || label === "compute");
+  }
 
   function bytesPerWeight(memory, n) {
     const r = memory.replicated_bytes_per_weight;
@@ -450,7 +484,8 @@
         const s = answered[i]?.memory.stages[stage.stage];
         if (!s) return cell(a.name, "stage", main("—", "muted"));
         const td = cell(a.name, "stage", mainBytes(s.per_gpu_bytes), badge(s.fits, "fits", "does not fit"),
-          small(`states ${gib(s.model_state_bytes)} + activations ${gib(s.activations_bytes)}`));
+          terms("memory", [["states", s.model_state_bytes], ["working set", s.working_set_bytes],
+            ["activations", s.activations_bytes]], gib));
         td.dataset.bytes = String(s.per_gpu_bytes);
         return td;
       })));
@@ -477,23 +512,25 @@
     $("#compare thead").replaceChildren(head);
 
     const rows = [
-      ["bytes-per-weight", "Bytes per weight", (p) => [main(trim(p.memory.bytes_per_weight)), small(bytesPerWeight(p.memory, p.world_size))]],
-      ["per-gpu", "Per-GPU memory", (p) => [mainBytes(p.memory.per_gpu_bytes),
-        small(p.memory.activations_bytes
-          ? `states ${gib(p.memory.model_state_bytes)} + activations ${gib(p.memory.activations_bytes)}`
-          : `model states only${p.memory.activations_counted ? "" : ": activations not counted"}`)]],
+      ["bytes-per-weight", "Model-state bytes per weight", (p) => [main(trim(p.memory.bytes_per_weight)), small(`${bytesPerWeight(p.memory, p.world_size)}; model states only`)]],
+      ["per-gpu", "Per-GPU memory", (p) => [total(mainBytes(p.memory.per_gpu_bytes), p.memory.per_gpu_bytes), memoryTerms(p.memory)]],
       ["fits", "Fits the card at N", (p) => [badge(p.memory.fits, "fits", "does not fit"),
         small(p.memory.fits
           ? `${gib(p.memory.headroom_bytes)} to spare of ${usableWords(p.memory)}`
-          : `${gib(-p.memory.headroom_bytes)} over ${usableWords(p.memory)}`)]],
+          : `${gib(-p.memory.headroom_bytes)} over ${usableWords(p.memory)}`),
+        el("span", { class: "sub", "data-usable": String(p.memory.usable_bytes) }, `usable ${gib(p.memory.usable_bytes)} = `,
+          terms("usable", [["card", p.memory.card_bytes], ["reserve", p.memory.reserve_bytes],
+            ["fragmentation", p.memory.fragmentation_bytes]], gib, " − "))]],
       ["min-gpus", "Fits from (GPUs)", null],
       ["floor", "Replicated floor", (p) => [mainBytes(p.memory.replicated_floor_bytes),
         small(`${trim(p.memory.replicated_bytes_per_weight)} B/weight${p.memory.activations_bytes ? " + activations" : ""} that no GPU count lowers`)]],
       ["traffic", "Traffic per GPU per step", (p) => [
         el("span", { class: "main", text: gb(p.traffic.bytes_sent_per_gpu), title: bytesTip(p.traffic.bytes_sent_per_gpu) }),
         small(`${trim(p.traffic.volume_in_p)}P at ring cost${p.traffic.pcie_bytes_per_gpu ? `; PCIe ${gb(p.traffic.pcie_bytes_per_gpu)}` : ""}`)]],
-      ["step-time", "Step time", (p) => [main(stepSeconds(p.time.step_s)),
-        small(`compute ${seconds(p.time.compute_s)}${p.time.pipeline_bubble_s ? ` + bubble ${seconds(p.time.pipeline_bubble_s)}` : ""} + exposed communication ${seconds(p.time.exposed_communication_s)}${p.time.offload_s ? ` + offload ${seconds(p.time.offload_s)}` : ""}`)]],
+      ["step-time", "Step time", (p) => [total(main(stepSeconds(p.time.step_s)), p.time.step_s),
+        terms("step", stepParts(p.time), seconds)]],
+      ["throughput", "Throughput", (p) => [main(`MFU ${fixed(p.time.mfu * 100, 1)}%`),
+        small(`${grouped(Math.round(p.time.tokens_per_s_per_gpu))} tokens/s per GPU, ${grouped(Math.round(p.time.tokens_per_s))} in all`)]],
     ];
     const body = rows.map(([key, label, render]) =>
       el("tr", { "data-row": key }, el("th", { scope: "row", class: "rowhead", text: label }),
@@ -587,7 +624,7 @@
       const collectives = el("details", { class: "collectives" },
         el("summary", { text: `Collectives per step: ${gb(p.traffic.bytes_sent_per_gpu)} sent per GPU` }),
         el("ul", {}, p.traffic.collectives.map((c) => el("li", {},
-          el("strong", { text: c.name.replace(/_/g, "-") }), ` (${c.purpose}), ${seconds(c.seconds)} on ${c.link.replace(/_/g, "-")}: `,
+          el("strong", { text: c.name.replace(/_/g, "-") }), ` in the ${c.group} group (${c.purpose}), ${seconds(c.seconds)} on ${c.link.replace(/_/g, "-")}: `,
           el("span", { class: "arith", text: c.arithmetic })))),
         el("ul", { class: "assumptions" }, p.time.assumptions.map((t) => el("li", { text: t }))));
       article.append(

@@ -1,4 +1,6 @@
-"""``python -m service.sim``: one JSON report on stdout (or --out).
+"""``python -m service.sim``: one JSON report on stdout; with --out, the report in that file and on stdout
+the same tables ``zeroplan simulate`` prints (service/sim/table.py): the verdict, every check, the measurements
+beside the plan's figures.
 
 Standalone, it forks --world-size ranks on this machine (launcher.py). Under
 ``torchrun --nproc-per-node N -m service.sim ...`` each process is one rank (RANK, WORLD_SIZE,
@@ -56,10 +58,13 @@ def parse(argv: list[str]) -> tuple[SimConfig, argparse.Namespace]:
 def emit(report: dict[str, Any], out: str | None) -> None:
     text = json.dumps(report, indent=1)
     if out:
+        from service.sim.table import render_report
+
         tmp = out + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, out)
+        sys.stdout.write(render_report(report) + f"\n\nreport written to {out}\n")
     else:
         sys.stdout.write(text + "\n")
 

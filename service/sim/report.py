@@ -19,6 +19,7 @@ from service.arrangements import canonical_name
 from service.collectives import RING_PHASES
 from service.sim.config import RunSpec, SimConfig
 from service.sim.formulas import predicted_collectives, predicted_memory
+from service.sim.verdict import check, verdict
 
 WIRE_HEADER_BYTES = 48
 WIRE_WRITES_PER_HOP = 3
@@ -55,7 +56,33 @@ def build_report(cfg: SimConfig, launched: dict[str, Any]) -> dict[str, Any]:
         if results[0].get("builtin_reduce_scatter"):
             report["builtin_reduce_scatter"] = builtin_report(cfg, results)
     report["faults"] = fault_report(cfg, launched)
+    report["checks"] = [c for a in report["arrangements"] for c in arrangement_checks(a)]
+    report["verdict"] = verdict(complete, report["checks"])
     return report
+
+
+def arrangement_checks(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rings' checks of one arrangement: bytes sent, bytes on the wire, memory, learning, gradients."""
+    name = run["arrangement"] + (" (kept gather)" if run["keep_gather"] else "")
+    learning = run["learning"]
+    gradient = run["gradient_check"]
+    return [
+        check(name, "traffic", run["payload_matches"], "payload bytes of every collective = the ring formula"),
+        check(name, "wire", run["wire_within_allowance"], "payload <= bytes written <= payload + 144 B a send"),
+        check(name, "memory", run["memory_matches"], "resident bytes of every state class = the formula"),
+        check(
+            name,
+            "learning",
+            None if learning is None else learning["identical"],
+            "parameters equal a single process's (bitwise in ring order, within tolerance in one pass)",
+        ),
+        check(
+            name,
+            "gradient",
+            gradient["passed"],
+            f"analytic gradient within {gradient['rtol']:g} x scale of finite differences",
+        ),
+    ]
 
 
 def arrangement_report(

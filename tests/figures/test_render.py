@@ -56,8 +56,9 @@ def test_svg_is_deterministic_and_names_every_arrangement_and_the_card(name):
     first, second = draw(name, request, FigureFormat.svg), draw(name, request, FigureFormat.svg)
     assert first == second
     text = svg_text(first)
+    words = " ".join(text.split())  # a tick label may take one word a line
     for arrangement in DRAWN_ARRANGEMENTS:
-        assert LABELS[arrangement] in text, (name, arrangement)
+        assert LABELS[arrangement] in words, (name, arrangement)
     assert "seed-80gb: 80 GB = 74.5 GiB" in text
     assert "30,000,000,000 weights" in text
 

@@ -17,7 +17,7 @@ def limits(client, **body):
 
 
 def largest(answer):
-    return {a["arrangement"]: a["largest_parameter_count"] for a in answer["arrangements"]}
+    return {a["arrangement"]: a["largest_parameter_count_model_states_only"] for a in answer["arrangements"]}
 
 
 @pytest.mark.parametrize("world_size", [1, 4, 16, 64, 256, 1024])
@@ -41,7 +41,9 @@ def test_the_zero_papers_table_2(client, world_size):
         assert (round(sizes["zero1"] / 1e9, digits), round(sizes["zero2"] / 1e9, digits)) == (pos, posg)
     for a in answer["arrangements"]:
         assert a["largest_micro_batch_size"] is None and a["largest_micro_batch_size_arithmetic"] is None
-    assert answer["parameter_count"] is None and answer["warnings"] == []
+    assert answer["parameter_count"] is None
+    assert all(a["largest_parameter_count"] is None for a in answer["arrangements"])  # no shape: no real model
+    assert ["largest_parameter_count_model_states_only" in w for w in answer["warnings"]] == [True]
 
 
 def _near(estimate):
@@ -60,8 +62,8 @@ def _zero2(p, n):
 def test_the_arithmetic_names_the_boundary(client):
     answer = limits(client, cluster={"world_size": 4, "gpu_memory_bytes": ZERO_TABLE_2}, arrangement="zero3")
     [zero3] = answer["arrangements"]
-    assert zero3["arrangement"] == "zero3" and zero3["largest_parameter_count"] == 8 * 10**9
-    words = zero3["largest_parameter_count_arithmetic"]
+    assert zero3["arrangement"] == "zero3" and zero3["largest_parameter_count_model_states_only"] == 8 * 10**9
+    words = zero3["largest_parameter_count_model_states_only_arithmetic"]
     assert "P = 8,000,000,000: 32,000,000,000 B <=" in words
     assert "P = 8,000,000,001: 32,000,000,016 B > usable" in words
 
@@ -124,3 +126,54 @@ def test_the_command_line_prints_the_limits(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "128,000,000,000" in out  # ZeRO-3 at 64 GPUs: 16 B x 128e9 / 64 = 32e9 B, the whole card
+
+
+NEWCOMER = {
+    "model": {"preset": "llama-3-70b"},
+    "training": {"micro_batch_size": 1, "sequence_length": 8192},
+    "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "arrangement": "zero3",
+}
+
+
+def plan(client, body):
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"levers": {"recompute": "full"}},
+        {
+            "parallelism": {"tensor": 8, "pipeline": 2},
+            "training": {"micro_batch_size": 1, "sequence_length": 8192, "gradient_accumulation_steps": 4},
+        },
+    ],
+    ids=["no-recompute", "full-recompute", "t8-p2"],
+)
+def test_the_largest_model_of_the_family_counts_activations_and_the_working_set(client, extra):
+    """Llama 3 70B's family (its width, layers varied) on 64 H100 at 8K tokens: the largest member that fits, as
+    /v1/plan itself plans it with its activations and working set, and one more stage of layers does not fit."""
+    body = NEWCOMER | extra
+    zero3 = limits(client, **body)["arrangements"][0]
+    layers, p = zero3["largest_layers"], zero3["largest_parameter_count"]
+    step = body.get("parallelism", {}).get("pipeline", 1)
+    member = plan(client, body | {"model": {"preset": "llama-3-70b", "layers": layers}})
+    assert member["parameter_count"] == p and member["memory"]["fits"]
+    assert member["memory"]["activations_bytes"] > 0 and member["memory"]["working_set_bytes"] > 0
+    above = plan(client, body | {"model": {"preset": "llama-3-70b", "layers": layers + step}})
+    assert not above["memory"]["fits"]
+    # the model-states-only bound is a separate, larger number: each GPU holds ceil(P / 64) weights' 16 bytes
+    usable = member["memory"]["usable_bytes"]
+    assert zero3["largest_parameter_count_model_states_only"] == 64 * (usable // 16)
+    assert p < zero3["largest_parameter_count_model_states_only"]
+    assert "activations" in zero3["largest_parameter_count_arithmetic"]
+
+
+def test_recompute_buys_a_larger_model(client):
+    none = limits(client, **NEWCOMER)["arrangements"][0]["largest_layers"]
+    full = limits(client, **NEWCOMER, levers={"recompute": "full"})["arrangements"][0]["largest_layers"]
+    assert full > none

@@ -204,12 +204,17 @@ def test_the_530b_first_stage_activations(client):
     assert answer["time"]["pipeline_bubble_s"] == pytest.approx(answer["time"]["compute_s"] * 34 / 280, rel=1e-12)
 
 
-def test_limits_refuses_a_layout(client):
+def test_limits_takes_a_layout(client):
+    """/v1/limits takes the plan's request whole: its limits under tensor 2 are planned as /v1/plan plans them."""
     base = layout_body(N.llama3_8b, 8, {"tensor": 2}, {"micro_batch_size": 1})
     limits = client.post("/v1/limits", json=base)
-    assert limits.status_code == 422
-    assert limits.json()["errors"][0]["pointer"] == "/parallelism"
-    assert "POST /v1/fit" in limits.json()["errors"][0]["detail"]
+    assert limits.status_code == 200, limits.text
+    answer = limits.json()["arrangements"][0]
+    plan = client.post(
+        "/v1/plan",
+        json=base | {"training": base["training"] | {"micro_batch_size": answer["largest_micro_batch_size"]}},
+    )
+    assert plan.json()["memory"]["fits"]
 
 
 def test_recommend_takes_a_layout_and_each_step_is_its_plan(client):

@@ -23,11 +23,31 @@ PACKAGE = "zeroplan_client"
 REGENERATE = "the committed client drifted from openapi/openapi.json: run make openapi and commit clients/python"
 
 
+# What `pip install ./clients/python` and the tools leave beside the committed files: never compared.
+BUILD_OUTPUT = ("__pycache__", ".pytest_cache", ".ruff_cache", "build", "dist")
+
+
 def tree(folder: Path) -> list[str]:
-    skip = ("__pycache__", ".pytest_cache", ".ruff_cache")
+    """The client's own files: build output (build/, dist/, *.egg-info, caches) left out."""
     return sorted(
-        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and not any(s in p.parts for s in skip)
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.is_file()
+        and not any(part in BUILD_OUTPUT or part.endswith(".egg-info") for part in p.relative_to(folder).parts)
     )
+
+
+def drift(committed: Path, generated: Path) -> list[str]:
+    """Each difference between the two trees, named: files only one side has and files whose bytes differ."""
+    ours, theirs = tree(committed), tree(generated)
+    lines = [f"only in the generated client: {name}" for name in sorted(set(theirs) - set(ours))]
+    lines += [
+        f"only in clients/python (not generated from the spec): {name}" for name in sorted(set(ours) - set(theirs))
+    ]
+    common = sorted(set(ours) & set(theirs))
+    _, mismatch, errors = filecmp.cmpfiles(committed, generated, common, shallow=False)
+    lines += [f"differs from what the spec generates: {name}" for name in mismatch + errors]
+    return lines
 
 
 def test_the_committed_client_is_what_the_spec_generates(tmp_path):
@@ -36,9 +56,27 @@ def test_the_committed_client_is_what_the_spec_generates(tmp_path):
         [sys.executable, str(ROOT / "clients" / "generate.py"), str(out)], capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert tree(out) == tree(CLIENT_DIR), REGENERATE
-    _, mismatch, errors = filecmp.cmpfiles(CLIENT_DIR, out, tree(out), shallow=False)
-    assert mismatch == [] and errors == [], f"{REGENERATE}: {mismatch + errors}"
+    differences = drift(CLIENT_DIR, out)
+    assert differences == [], f"{REGENERATE}:\n" + "\n".join(differences)
+
+
+def test_build_output_beside_the_client_is_not_drift(tmp_path):
+    """`pip install ./clients/python` leaves build/ and *.egg-info; they are no difference from the spec."""
+    committed, generated = tmp_path / "committed", tmp_path / "generated"
+    for folder in (committed, generated):
+        (folder / "pkg").mkdir(parents=True)
+        (folder / "pkg" / "a.py").write_text("x = 1\n")
+    (committed / "build" / "lib" / "pkg").mkdir(parents=True)
+    (committed / "build" / "lib" / "pkg" / "a.py").write_text("x = 1\n")
+    (committed / "zeroplan_client.egg-info").mkdir()
+    (committed / "zeroplan_client.egg-info" / "PKG-INFO").write_text("Name: zeroplan-client\n")
+    assert drift(committed, generated) == []
+    (generated / "pkg" / "a.py").write_text("x = 2\n")
+    (generated / "pkg" / "b.py").write_text("y = 1\n")
+    assert drift(committed, generated) == [
+        "only in the generated client: pkg/b.py",
+        "differs from what the spec generates: pkg/a.py",
+    ]
 
 
 def test_the_generator_reports_no_warning(tmp_path):
@@ -155,3 +193,38 @@ def test_links_is_a_plain_enum_in_the_client(generated):
     models = module(generated, "models")
     cluster = models.Cluster.from_dict({"world_size": 8, "gpu": "h100-80gb", "links": "nvlink4-ib400"})
     assert isinstance(cluster.links, models.LinkPresetName)
+
+
+def test_the_client_readme_is_this_services_and_its_examples_run(generated):
+    """The README shipped with the client is written for zeroplan (not the generator's template), and each of
+    its Python examples runs against a live service as written, its address aside."""
+    import re
+
+    readme = (CLIENT_DIR / "README.md").read_text()
+    assert "MyDataModel" not in readme and "api.example.com" not in readme
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 2
+    with running_server(app_with(access_log=False)) as url:
+        for block in blocks:
+            printed: list[tuple] = []
+            namespace = {"print": lambda *values, sink=printed: sink.append(values)}
+            exec(block.replace("http://127.0.0.1:8000", url.rstrip("/")), namespace)  # noqa: S102
+            assert printed, block
+
+
+def test_a_sweep_as_csv_through_the_client(generated, client):
+    sweep_csv = module(generated, "sweep_csv").sweep_csv
+    body = {
+        "base": {
+            "model": {"parameter_count": 7_000_000_000},
+            "cluster": {"world_size": 8, "gpu": "h100-80gb"},
+            "arrangement": "zero3",
+        },
+        "axes": {"world_size": [8, 16], "arrangement": ["zero2", "zero3"]},
+    }
+    lines = sweep_csv(client, body).splitlines()
+    header = lines[0].split(",")
+    assert {"world_size", "arrangement", "per_gpu_bytes"} <= set(header) and len(lines) == 1 + 2 * 2
+    with pytest.raises(generated.errors.UnexpectedStatus) as refused:
+        sweep_csv(client, {"base": body["base"], "axes": {"world_size": [0]}})
+    assert refused.value.status_code == 422

@@ -440,3 +440,70 @@ def test_a_layout_shows_each_stage_and_group(driver: "webdriver.Chrome", base_ur
     assert int(zero3.get_attribute("data-min-exact")) == 4 * int(zero3.get_attribute("data-min-data"))
     # a 429 (heavy requests over the limit on a busy machine) is asked again by the page, not an error
     assert console_errors(driver, allowed_statuses=(429,)) == [], json.dumps(driver.get_log("browser"))
+
+
+def _shown(text: str) -> float:
+    """'43.5 GiB' -> 43.5; '194.3 ms' -> 0.1943; '2.16 s' -> 2.16 (a shown figure in its base unit)."""
+    value, unit = text.rsplit(" ", 2)[-2:]
+    return float(value.replace(",", "")) * {"GiB": 1.0, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def test_the_shown_terms_add_up_to_the_shown_totals(driver: "webdriver.Chrome", base_url: str) -> None:
+    # Llama 3 8B on 16 GPUs as tensor 2 x data 8 with the page's training shape: states, a working set
+    # and activations in memory; compute, overlap slowdown, exposed communication and optimizer in the step.
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+    before = updates(driver)
+    type_into(driver, "world_size", "16")
+    type_into(driver, "tensor", "2")
+    wait_settled(driver, after=before)
+    assert driver.find_element(By.ID, "layout").get_attribute("hidden") is None
+    for arrangement in ("ddp", "zero3"):
+        per_gpu = cell(driver, "per-gpu", arrangement)
+        total = per_gpu.find_element(By.CSS_SELECTOR, "[data-total]")
+        parts = per_gpu.find_elements(By.CSS_SELECTOR, "[data-terms=memory] [data-term]")
+        values = {p.get_attribute("data-term"): int(p.get_attribute("data-value")) for p in parts}
+        assert set(values) == {"states", "working set", "activations"} and min(values.values()) > 0, values
+        assert sum(values.values()) == int(total.get_attribute("data-total"))
+        # what a reader adds up: each shown term rounded to 0.1 GiB, so within 0.05 GiB a term
+        shown = [_shown(p.text) for p in parts]
+        assert abs(sum(shown) - _shown(total.text)) <= 0.05 * (len(shown) + 1), (total.text, [p.text for p in parts])
+        fits = cell(driver, "fits", arrangement)
+        usable = fits.find_elements(By.CSS_SELECTOR, "[data-terms=usable] [data-term]")
+        card, reserve, fragmentation = (int(p.get_attribute("data-value")) for p in usable)
+        assert card - reserve - fragmentation == int(
+            fits.find_element(By.CSS_SELECTOR, "[data-usable]").get_attribute("data-usable")
+        )
+        step = cell(driver, "step-time", arrangement)
+        step_total = step.find_element(By.CSS_SELECTOR, "[data-total]")
+        parts = step.find_elements(By.CSS_SELECTOR, "[data-terms=step] [data-term]")
+        seconds = {p.get_attribute("data-term"): float(p.get_attribute("data-value")) for p in parts}
+        assert {"compute", "exposed tensor", "optimizer"} <= set(seconds), seconds
+        assert abs(sum(seconds.values()) - float(step_total.get_attribute("data-total"))) <= 1e-9 * sum(
+            seconds.values()
+        )
+        # shown: ms to 0.1 (0.05 ms a term), seconds to 0.01 (5 ms), the step to 0.001 s
+        slack = sum(5e-3 if p.text.endswith(" s") else 5e-5 for p in parts) + 5e-4
+        assert abs(sum(_shown(p.text) for p in parts) - _shown(step_total.text)) <= slack, [p.text for p in parts]
+        assert "MFU" in cell(driver, "throughput", arrangement).text
+
+
+def test_counts_take_the_command_lines_forms(driver: "webdriver.Chrome", base_url: str) -> None:
+    """4K on the page is 4,000, as on the command line (SI suffixes: 2k is 2,000); 8.5K is no whole count either way
+    (8,500 is, 8.5005K is not), and the API's 422 names the field."""
+    driver.get(base_url)
+    wait_settled(driver, after=0)
+
+    def per_gpu_with(sequence: str) -> str | None:
+        before = updates(driver)
+        type_into(driver, "sequence_length", sequence)
+        wait_settled(driver, after=before)
+        totals = driver.find_elements(
+            By.CSS_SELECTOR, '#compare td[data-row="per-gpu"][data-arrangement="zero3"] [data-total]'
+        )
+        return totals[0].get_attribute("data-total") if totals else None
+
+    written = per_gpu_with("4000")
+    assert written is not None and per_gpu_with("4K") == written
+    per_gpu_with("8.5005K")
+    assert field_error(driver, "sequence_length")

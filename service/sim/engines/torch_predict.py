@@ -423,6 +423,19 @@ def layout_conventions(cfg: TorchSimConfig, rank: int) -> list[Convention]:
 def planned_stages(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[dict[str, int]]:
     """/v1/plan's memory.stages[] for this job's layout and preset: each stage's layers, parameters
     and model-state bytes per GPU (service.planner.plan, as a caller of the API gets them)."""
+    return [
+        {
+            "stage": s.stage,
+            "layers": s.layers,
+            "parameters_per_gpu": s.parameters_per_gpu,
+            "model_state_bytes": s.model_state_bytes,
+        }
+        for s in _layout_plan(cfg, arrangement).memory.stages
+    ]
+
+
+def _layout_plan(cfg: TorchSimConfig, arrangement: TorchArrangement) -> Any:
+    """/v1/plan's answer for this job: its model, preset, micro-batch, sequence and layout."""
     from models.common import Cluster, ModelSpec
     from models.parallelism import Parallelism, PipelineSchedule
     from models.plan import PlanRequest
@@ -430,6 +443,7 @@ def planned_stages(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[d
     from service.planner import plan
 
     m = cfg.model
+    nodes_of = cfg.ranks_per_node if arrangement is TorchArrangement.hybrid else cfg.world_size
     request = PlanRequest(
         model=ModelSpec(
             layers=m.layers,
@@ -445,7 +459,7 @@ def planned_stages(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[d
             gradient_accumulation_steps=cfg.micro_batches,
         ),
         # model states do not depend on the card: an 80 GB one, the service's default size
-        cluster=Cluster(world_size=cfg.world_size, gpus_per_node=cfg.world_size, gpu_memory_bytes=80 * 10**9),
+        cluster=Cluster(world_size=cfg.world_size, gpus_per_node=nodes_of, gpu_memory_bytes=80 * 10**9),
         arrangement=arrangement.value,
         parallelism=Parallelism(
             tensor=cfg.tensor,
@@ -453,15 +467,75 @@ def planned_stages(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[d
             pipeline_schedule=PipelineSchedule(cfg.pipeline_schedule),
         ),
     )
-    return [
-        {
-            "stage": s.stage,
-            "layers": s.layers,
-            "parameters_per_gpu": s.parameters_per_gpu,
-            "model_state_bytes": s.model_state_bytes,
-        }
-        for s in plan(request).memory.stages
-    ]
+    return plan(request)
+
+
+# The activation comparison's tolerance, relative to the plan's activations: 10% either way. The plan
+# counts the tensors a layer stores for its backward by Korthikanti et al.'s table 2 (16-bit, flash
+# attention: no s x s scores, no dropout masks, as this model has none); the engine's tracker counts
+# what autograd really saves: beside those, the attention kernel's log-sum-exp rows, the layer norms'
+# fp32 mean and rstd, the fp32 logits the loss upcasts, and under tensor parallelism without sequence
+# parallelism the replicated layer-norm inputs PyTorch's ColwiseParallel keeps in another form than
+# the formula's. Measured with torch 2.13 on gloo (2 x 16 tokens, width 64, 2 layers): +7.0% DDP and
+# ZeRO-1 (after autocast's weight copies), +2.9% FSDP2 and HSDP; at tensor 2, -8.1% ZeRO-3 and +3.2%
+# SHARD_GRAD_OP. The working set compares exactly (ZeRO-3 and HSDP, dense and at tensor 2).
+ACTIVATION_TOLERANCE = 0.10
+
+
+def plan_memory_comparison(
+    cfg: TorchSimConfig, arrangement: TorchArrangement, peaks: dict[str, int], rank: int
+) -> list[dict[str, Any]]:
+    """The plan's activations and working set beside the tracker's peaks on ``rank``, with the convention
+    that separates them and whether they agree (None where the two count different things)."""
+    memory = _layout_plan(cfg, arrangement).memory
+    stage = cfg.stage_of(rank)
+    planned = memory.stages[stage] if cfg.layout else memory
+    rows = []
+    activations = peaks.get("Activation")
+    if activations is not None:
+        casts = 0
+        note = "the tracker's Activation category at its largest (after the forward, before the backward)"
+        if arrangement in (TorchArrangement.ddp, TorchArrangement.zero1):
+            # autocast keeps the bf16 copy of every weight it casts for the backward: 2 bytes a weight
+            casts = 2 * parameter_count(cfg.model.architecture())
+            note += f", less autocast's bf16 weight copies saved for the backward (2 B x weights = {casts:,} B)"
+        engine = activations - casts
+        plan_bytes = planned.activations_bytes
+        rows.append(
+            {
+                "term": "activations",
+                "plan_bytes": plan_bytes,
+                "engine_bytes": engine,
+                "ratio": engine / plan_bytes if plan_bytes else None,
+                "tolerance": ACTIVATION_TOLERANCE,
+                "within_tolerance": bool(plan_bytes) and abs(engine - plan_bytes) <= ACTIVATION_TOLERANCE * plan_bytes,
+                "convention": note,
+            }
+        )
+    gathered = peaks.get("All Gather")
+    if gathered is not None:
+        engine = gathered + peaks.get("Unsharded Grad", 0)
+        same = arrangement in (TorchArrangement.zero3, TorchArrangement.hybrid)
+        rows.append(
+            {
+                "term": "working set",
+                "plan_bytes": planned.working_set_bytes,
+                "engine_bytes": engine,
+                "ratio": engine / planned.working_set_bytes if planned.working_set_bytes else None,
+                "tolerance": 0.0 if same else None,
+                "within_tolerance": engine == planned.working_set_bytes if same else None,
+                "convention": "FSDP2's all-gather buffers at their largest (the unit in flight and the prefetched "
+                "one) plus the largest unsharded gradient before its reduce-scatter"
+                + (
+                    ""
+                    if same
+                    else "; not compared: SHARD_GRAD_OP keeps the gathered parameters from the forward to the "
+                    "backward, which the plan counts among model states (parameters), while the engine's gather "
+                    "buffers that fill them are transient"
+                ),
+            }
+        )
+    return rows
 
 
 def layout_plan_collectives(

@@ -9,9 +9,11 @@ while measuring. On CUDA with NCCL the caching allocator's peaks are read instea
 """
 
 import datetime
+import logging
 import os
 import time
 import traceback
+import warnings
 from contextlib import nullcontext
 from typing import Any
 
@@ -130,9 +132,23 @@ def init(cfg: TorchSimConfig, rank: int, init_method: str) -> torch.device:
     return device
 
 
+def quiet_known_warnings() -> None:
+    """Two framework messages that a tensor-parallel run prints and that say nothing about this run:
+    - FSDP2's "returned a view tensor ... can cause backward to fail or produce wrong gradients": the
+      risk is an in-place op on the view; the loss takes the logits out of place (``logits.float()``
+      copies them, torch_model.loss_of), so the pre-backward hook always runs, and the learning check
+      against one fp32 process would fail if a gradient were wrong;
+    - DTensor's "2 sequential all_gather operations will be performed. This is suboptimal": the
+      redistribution that gathers the final parameters for that learning check, after the measured
+      steps, whose time and bytes are not measured."""
+    warnings.filterwarnings("ignore", message=r"FSDP2-wrapped module .* returned a view tensor", category=UserWarning)
+    logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
+
+
 def run_rank(cfg: TorchSimConfig, rank: int, init_method: str) -> dict[str, Any]:
     """Everything one rank measures. A failure is recorded, with its run and step, not raised."""
     torch.set_num_threads(1)
+    quiet_known_warnings()
     where: dict[str, Any] = {"run": None, "step": None}
     result: dict[str, Any] = {"rank": rank, "pid": os.getpid(), "runs": [], "failure": None}
     started = time.perf_counter()
@@ -249,6 +265,7 @@ def run_one(
         "arrangement": arrangement.value,
         "held_bytes": held,
         "tracker_peak_bytes": peak,
+        "tracker_category_peak_bytes": category_peaks(tracker),
         "calls": calls,
         "wire_bytes_per_step": wire_per_step,
         "steps": steps,
@@ -317,6 +334,7 @@ def run_layout(
         "arrangement": arrangement.value,
         "held_bytes": held,
         "tracker_peak_bytes": peak,
+        "tracker_category_peak_bytes": category_peaks(tracker) if tracker is not None else {},
         "calls": calls,
         "wire_bytes_per_step": wire_per_step,
         "steps": steps,
@@ -325,6 +343,20 @@ def run_layout(
     final = full_parameters(run, rank)
     dist.barrier()
     return measured, final
+
+
+def category_peaks(tracker: Any) -> dict[str, int]:
+    """Each of the tracker's categories at its own largest, over every module's snapshots of the last measured
+    step (before and after each forward and backward, and their peaks): the activations the forward holds for
+    the backward, and the all-gather buffers (FSDP2's working set), whenever each is largest. The tracker's own
+    "peak" is one snapshot, taken when the total is largest, where activations may already be freed."""
+    out: dict[str, int] = {}
+    for stats in tracker.memory_tracking.values():
+        for snapshots in stats.snapshots.values():
+            for snapshot in snapshots:
+                for name, value in _class_bytes(snapshot, every=True).items():
+                    out[name] = max(out.get(name, 0), value)
+    return out
 
 
 def _class_bytes(snapshot: dict[Any, dict[Any, int]], every: bool = False) -> dict[str, int]:

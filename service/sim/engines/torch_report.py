@@ -38,12 +38,14 @@ from service.sim.engines.torch_predict import (
     optimizer_tensors,
     parameter_shapes,
     plan_collectives,
+    plan_memory_comparison,
     planned_gpu_memory,
     planned_stages,
     predicted_class_bytes,
     shard_degree,
     traffic_reasons,
 )
+from service.sim.verdict import check, verdict
 
 FP32_TOLERANCE = 1e-4
 
@@ -95,7 +97,32 @@ def build_report(cfg: TorchSimConfig, launched: dict[str, Any]) -> dict[str, Any
         faults["failure"] = failure
     report["faults"] = faults
     report["succeeded"] = complete and all(a["checks_pass"] for a in report["arrangements"])
+    report["checks"] = [c for a in report["arrangements"] for c in arrangement_checks(a)]
+    report["verdict"] = verdict(complete, report["checks"])
     return report
+
+
+def arrangement_checks(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """The torch engine's checks of one arrangement: memory by class, wire, learning, model-parallel traffic,
+    and the plan's activations and working set against the tracker's peaks (where both count the same)."""
+    name = run["arrangement"]
+    rows = [
+        check(name, "memory", run["memory_matches"], "held bytes by class = the plan's for the engine's layout"),
+        check(name, "wire", run["wire_within_allowance"], "payload <= bytes written <= payload + allowance"),
+        check(
+            name,
+            "learning",
+            run["learning"]["within_tolerance"],
+            f"parameters within {run['learning']['tolerance']:g} of one fp32 process",
+        ),
+    ]
+    if "model_parallel_matches" in run["traffic"]:
+        rows.append(check(name, "model-parallel traffic", run["traffic"]["model_parallel_matches"], "bytes by group"))
+    for row in run["plan_comparison"]:
+        if row["within_tolerance"] is not None:
+            detail = f"engine {row['engine_bytes']:,} B against the plan's {row['plan_bytes']:,} B"
+            rows.append(check(name, row["term"], row["within_tolerance"], detail))
+    return rows
 
 
 NOT_RUN = (
@@ -149,6 +176,7 @@ def arrangement_report(
             for r in range(cfg.world_size)
         ],
         "tracker_peak_bytes": [r["tracker_peak_bytes"] for r in per_rank],
+        "tracker_category_peak_bytes": [r.get("tracker_category_peak_bytes", {}) for r in per_rank],
         "wire": wire,
         "wire_within_allowance": wire["within_allowance"] if wire is not None else None,
         "collectives": collective_rows(cfg, arrangement, per_rank),
@@ -163,6 +191,14 @@ def arrangement_report(
         },
         "step_s_mean": [mean(s["step_s"] for s in r["steps"][cfg.warmup_steps :]) for r in per_rank],
     }
+    comparisons = [
+        plan_memory_comparison(cfg, arrangement, r.get("tracker_category_peak_bytes", {}), rank)
+        for rank, r in enumerate(per_rank)
+    ]
+    out["plan_comparison"] = [
+        {**row, "within_tolerance_all_ranks": all(c[i]["within_tolerance"] is not False for c in comparisons)}
+        for i, row in enumerate(comparisons[0])
+    ]
     if cfg.layout:
         out["plan_stages"] = planned_stages(cfg, arrangement)
     if any("cuda" in r for r in per_rank):

@@ -27,6 +27,7 @@ from .dtype import Dtype
 from .estimator_options import EstimatorOptions
 from .failure_observation import FailureObservation
 from .failures import Failures
+from .family_rule import FamilyRule
 from .field_error import FieldError
 from .figure_format import FigureFormat
 from .figure_name import FigureName
@@ -99,6 +100,7 @@ from .search_training import SearchTraining
 from .sharding_flags import ShardingFlags
 from .sim_arrangement import SimArrangement
 from .sim_builtin_reduce_scatter import SimBuiltinReduceScatter
+from .sim_check import SimCheck
 from .sim_collective import SimCollective
 from .sim_faults import SimFaults
 from .sim_gradient_check import SimGradientCheck
@@ -110,6 +112,7 @@ from .simulation_engine import SimulationEngine
 from .simulation_job import SimulationJob
 from .simulation_precision import SimulationPrecision
 from .simulation_report import SimulationReport
+from .simulation_report_verdict_type_0 import SimulationReportVerdictType0
 from .simulation_request import SimulationRequest
 from .simulation_status import SimulationStatus
 from .slow_rank_fault import SlowRankFault
@@ -128,6 +131,7 @@ from .sweep_response_columns import SweepResponseColumns
 from .sweep_sort_key import SweepSortKey
 from .time import Time
 from .torch_sim_arrangement import TorchSimArrangement
+from .torch_sim_arrangement_tracker_category_peak_bytes_item import TorchSimArrangementTrackerCategoryPeakBytesItem
 from .torch_sim_arrangement_tracker_peak_bytes_item import TorchSimArrangementTrackerPeakBytesItem
 from .torch_sim_collective import TorchSimCollective
 from .torch_sim_convention import TorchSimConvention
@@ -139,6 +143,7 @@ from .torch_sim_learning import TorchSimLearning
 from .torch_sim_memory import TorchSimMemory
 from .torch_sim_memory_state import TorchSimMemoryState
 from .torch_sim_model import TorchSimModel
+from .torch_sim_plan_comparison import TorchSimPlanComparison
 from .torch_sim_plan_stage import TorchSimPlanStage
 from .torch_sim_traffic import TorchSimTraffic
 from .torch_sim_traffic_engine_bytes_per_step_by_group_type_0_item import (
@@ -152,6 +157,7 @@ from .torch_sim_traffic_plan_bytes_per_step import TorchSimTrafficPlanBytesPerSt
 from .torch_sim_traffic_plan_bytes_per_step_by_rank_type_0_item import TorchSimTrafficPlanBytesPerStepByRankType0Item
 from .torch_sim_wire import TorchSimWire
 from .torch_simulation_report import TorchSimulationReport
+from .torch_simulation_report_verdict_type_0 import TorchSimulationReportVerdictType0
 from .traffic import Traffic
 from .training import Training
 from .zero_plus_plus import ZeroPlusPlus
@@ -184,6 +190,7 @@ __all__ = (
     "EstimatorOptions",
     "FailureObservation",
     "Failures",
+    "FamilyRule",
     "FieldError",
     "FigureFormat",
     "FigureName",
@@ -256,6 +263,7 @@ __all__ = (
     "ShardingFlags",
     "SimArrangement",
     "SimBuiltinReduceScatter",
+    "SimCheck",
     "SimCollective",
     "SimFaults",
     "SimGradientCheck",
@@ -267,6 +275,7 @@ __all__ = (
     "SimulationJob",
     "SimulationPrecision",
     "SimulationReport",
+    "SimulationReportVerdictType0",
     "SimulationRequest",
     "SimulationStatus",
     "SlowRankFault",
@@ -285,6 +294,7 @@ __all__ = (
     "SweepSortKey",
     "Time",
     "TorchSimArrangement",
+    "TorchSimArrangementTrackerCategoryPeakBytesItem",
     "TorchSimArrangementTrackerPeakBytesItem",
     "TorchSimCollective",
     "TorchSimConvention",
@@ -296,6 +306,7 @@ __all__ = (
     "TorchSimMemory",
     "TorchSimMemoryState",
     "TorchSimModel",
+    "TorchSimPlanComparison",
     "TorchSimPlanStage",
     "TorchSimTraffic",
     "TorchSimTrafficEngineBytesPerStepByGroupType0Item",
@@ -304,6 +315,7 @@ __all__ = (
     "TorchSimTrafficPlanBytesPerStep",
     "TorchSimTrafficPlanBytesPerStepByRankType0Item",
     "TorchSimulationReport",
+    "TorchSimulationReportVerdictType0",
     "TorchSimWire",
     "Traffic",
     "Training",

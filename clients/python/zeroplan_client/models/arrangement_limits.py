@@ -19,30 +19,44 @@ class ArrangementLimits:
             full_shard is zero3,
             and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
             gathered again before every micro-batch's forward), not DeepSpeed's zero2.
+        largest_layers (int | None): The layers of that largest model; null with it.
         largest_micro_batch_size (int | None): With a model: the largest micro-batch whose per-GPU bytes fit at the
             request's sequence length; null when even 1 does not fit, or without a model or counted activations (the
             arithmetic says which).
         largest_micro_batch_size_arithmetic (None | str):
-        largest_parameter_count (int | None): The largest parameter count whose model states fit the usable bytes at
-            this world size (the ZeRO paper's table 2 question; the working set and activations of a real model come on
-            top); null when not even one parameter fits.
+        largest_parameter_count (int | None): The parameter count of the largest model of the request model's family
+            (see `family`) whose per-GPU bytes fit the usable bytes: model states, the working set and activations at the
+            request's sequence, micro-batch, recompute and layout, as /v1/plan counts them. Null without a model
+            architecture (then only largest_parameter_count_model_states_only is answered) or when not even the smallest
+            member fits; the arithmetic says which.
         largest_parameter_count_arithmetic (str):
+        largest_parameter_count_model_states_only (int | None): An upper bound that ignores activations and the working
+            set: the largest parameter count whose model states alone fit the usable bytes at this world size (the ZeRO
+            paper's table 2 question). A real model of that size does not fit: its activations and working set come on top.
+            Null when not even one parameter fits.
+        largest_parameter_count_model_states_only_arithmetic (str):
         longest_sequence_length (int | None): With a model: the longest sequence whose per-GPU bytes fit at the
             request's micro-batch size; null when even 1 token does not fit, or without a model or counted activations.
         longest_sequence_length_arithmetic (None | str):
     """
 
     arrangement: ArrangementName
+    largest_layers: int | None
     largest_micro_batch_size: int | None
     largest_micro_batch_size_arithmetic: None | str
     largest_parameter_count: int | None
     largest_parameter_count_arithmetic: str
+    largest_parameter_count_model_states_only: int | None
+    largest_parameter_count_model_states_only_arithmetic: str
     longest_sequence_length: int | None
     longest_sequence_length_arithmetic: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         arrangement = self.arrangement.value
+
+        largest_layers: int | None
+        largest_layers = self.largest_layers
 
         largest_micro_batch_size: int | None
         largest_micro_batch_size = self.largest_micro_batch_size
@@ -55,6 +69,11 @@ class ArrangementLimits:
 
         largest_parameter_count_arithmetic = self.largest_parameter_count_arithmetic
 
+        largest_parameter_count_model_states_only: int | None
+        largest_parameter_count_model_states_only = self.largest_parameter_count_model_states_only
+
+        largest_parameter_count_model_states_only_arithmetic = self.largest_parameter_count_model_states_only_arithmetic
+
         longest_sequence_length: int | None
         longest_sequence_length = self.longest_sequence_length
 
@@ -66,10 +85,13 @@ class ArrangementLimits:
         field_dict.update(
             {
                 "arrangement": arrangement,
+                "largest_layers": largest_layers,
                 "largest_micro_batch_size": largest_micro_batch_size,
                 "largest_micro_batch_size_arithmetic": largest_micro_batch_size_arithmetic,
                 "largest_parameter_count": largest_parameter_count,
                 "largest_parameter_count_arithmetic": largest_parameter_count_arithmetic,
+                "largest_parameter_count_model_states_only": largest_parameter_count_model_states_only,
+                "largest_parameter_count_model_states_only_arithmetic": largest_parameter_count_model_states_only_arithmetic,
                 "longest_sequence_length": longest_sequence_length,
                 "longest_sequence_length_arithmetic": longest_sequence_length_arithmetic,
             }
@@ -81,6 +103,13 @@ class ArrangementLimits:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         arrangement = ArrangementName(d.pop("arrangement"))
+
+        def _parse_largest_layers(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        largest_layers = _parse_largest_layers(d.pop("largest_layers"))
 
         def _parse_largest_micro_batch_size(data: object) -> int | None:
             if data is None:
@@ -107,6 +136,19 @@ class ArrangementLimits:
 
         largest_parameter_count_arithmetic = d.pop("largest_parameter_count_arithmetic")
 
+        def _parse_largest_parameter_count_model_states_only(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        largest_parameter_count_model_states_only = _parse_largest_parameter_count_model_states_only(
+            d.pop("largest_parameter_count_model_states_only")
+        )
+
+        largest_parameter_count_model_states_only_arithmetic = d.pop(
+            "largest_parameter_count_model_states_only_arithmetic"
+        )
+
         def _parse_longest_sequence_length(data: object) -> int | None:
             if data is None:
                 return data
@@ -125,10 +167,13 @@ class ArrangementLimits:
 
         arrangement_limits = cls(
             arrangement=arrangement,
+            largest_layers=largest_layers,
             largest_micro_batch_size=largest_micro_batch_size,
             largest_micro_batch_size_arithmetic=largest_micro_batch_size_arithmetic,
             largest_parameter_count=largest_parameter_count,
             largest_parameter_count_arithmetic=largest_parameter_count_arithmetic,
+            largest_parameter_count_model_states_only=largest_parameter_count_model_states_only,
+            largest_parameter_count_model_states_only_arithmetic=largest_parameter_count_model_states_only_arithmetic,
             longest_sequence_length=longest_sequence_length,
             longest_sequence_length_arithmetic=longest_sequence_length_arithmetic,
         )

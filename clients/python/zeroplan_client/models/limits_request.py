@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.arrangement_name import ArrangementName
+from ..models.family_rule import FamilyRule
 from ..models.precision_preset_name import PrecisionPresetName
 from ..types import UNSET, Unset
 
@@ -34,9 +35,11 @@ class LimitsRequest:
         arrangement (ArrangementName | None | Unset): One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3.
         estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
             does not otherwise carry.
+        family (FamilyRule | Unset): How the model's family grows toward the largest member that fits.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
-        model (ModelSpec | None | Unset): The model whose largest micro-batch and longest sequence are asked for;
-            without one only the largest parameter count is answered.
+        model (ModelSpec | None | Unset): The model whose family's largest member, largest micro-batch and longest
+            sequence are asked for (a preset, a Hugging Face config or an architecture); without one only the model-states
+            bound on the parameter count is answered.
         parallelism (Parallelism | Unset): Degrees of the mesh beside data parallelism (torchtitan's ParallelDims,
             Megatron-LM's PTD-P).
 
@@ -62,6 +65,7 @@ class LimitsRequest:
     activations: Activations | Unset = UNSET
     arrangement: ArrangementName | None | Unset = UNSET
     estimator: EstimatorOptions | Unset = UNSET
+    family: FamilyRule | Unset = UNSET
     levers: Levers | Unset = UNSET
     model: ModelSpec | None | Unset = UNSET
     parallelism: Parallelism | Unset = UNSET
@@ -93,6 +97,10 @@ class LimitsRequest:
         estimator: dict[str, Any] | Unset = UNSET
         if not isinstance(self.estimator, Unset):
             estimator = self.estimator.to_dict()
+
+        family: str | Unset = UNSET
+        if not isinstance(self.family, Unset):
+            family = self.family.value
 
         levers: dict[str, Any] | Unset = UNSET
         if not isinstance(self.levers, Unset):
@@ -155,6 +163,8 @@ class LimitsRequest:
             field_dict["arrangement"] = arrangement
         if estimator is not UNSET:
             field_dict["estimator"] = estimator
+        if family is not UNSET:
+            field_dict["family"] = family
         if levers is not UNSET:
             field_dict["levers"] = levers
         if model is not UNSET:
@@ -217,6 +227,13 @@ class LimitsRequest:
             estimator = UNSET
         else:
             estimator = EstimatorOptions.from_dict(_estimator)
+
+        _family = d.pop("family", UNSET)
+        family: FamilyRule | Unset
+        if isinstance(_family, Unset):
+            family = UNSET
+        else:
+            family = FamilyRule(_family)
 
         _levers = d.pop("levers", UNSET)
         levers: Levers | Unset
@@ -322,6 +339,7 @@ class LimitsRequest:
             activations=activations,
             arrangement=arrangement,
             estimator=estimator,
+            family=family,
             levers=levers,
             model=model,
             parallelism=parallelism,

@@ -6,11 +6,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.simulation_report_verdict_type_0 import SimulationReportVerdictType0
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.sim_arrangement import SimArrangement
     from ..models.sim_builtin_reduce_scatter import SimBuiltinReduceScatter
+    from ..models.sim_check import SimCheck
     from ..models.sim_faults import SimFaults
     from ..models.sim_rank_process import SimRankProcess
 
@@ -31,13 +33,17 @@ class SimulationReport:
         precision (str):
         ranks (list[SimRankProcess]):
         steps (int):
-        succeeded (bool):
+        succeeded (bool): Every rank finished (the rings engine); read `verdict` for the checks.
         timed_out (bool):
         unit_elements (int):
         wall_s (float):
         wire_allowance_bytes_per_send (int):
         world_size (int):
         builtin_reduce_scatter (None | SimBuiltinReduceScatter | Unset):
+        checks (list[SimCheck] | Unset): The checks the verdict is made of, per arrangement.
+        verdict (None | SimulationReportVerdictType0 | Unset): One meaning for every engine: confirmed (every rank
+            finished and every check passed), refuted (every rank finished, a check failed), incomplete (a rank failed or
+            the job ran out of time); null in reports stored before verdicts.
     """
 
     arrangements: list[SimArrangement]
@@ -56,6 +62,8 @@ class SimulationReport:
     wire_allowance_bytes_per_send: int
     world_size: int
     builtin_reduce_scatter: None | SimBuiltinReduceScatter | Unset = UNSET
+    checks: list[SimCheck] | Unset = UNSET
+    verdict: None | SimulationReportVerdictType0 | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -105,6 +113,21 @@ class SimulationReport:
         else:
             builtin_reduce_scatter = self.builtin_reduce_scatter
 
+        checks: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.checks, Unset):
+            checks = []
+            for checks_item_data in self.checks:
+                checks_item = checks_item_data.to_dict()
+                checks.append(checks_item)
+
+        verdict: None | str | Unset
+        if isinstance(self.verdict, Unset):
+            verdict = UNSET
+        elif isinstance(self.verdict, SimulationReportVerdictType0):
+            verdict = self.verdict.value
+        else:
+            verdict = self.verdict
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -128,6 +151,10 @@ class SimulationReport:
         )
         if builtin_reduce_scatter is not UNSET:
             field_dict["builtin_reduce_scatter"] = builtin_reduce_scatter
+        if checks is not UNSET:
+            field_dict["checks"] = checks
+        if verdict is not UNSET:
+            field_dict["verdict"] = verdict
 
         return field_dict
 
@@ -135,6 +162,7 @@ class SimulationReport:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.sim_arrangement import SimArrangement  # noqa: PLC0415
         from ..models.sim_builtin_reduce_scatter import SimBuiltinReduceScatter  # noqa: PLC0415
+        from ..models.sim_check import SimCheck  # noqa: PLC0415
         from ..models.sim_faults import SimFaults  # noqa: PLC0415
         from ..models.sim_rank_process import SimRankProcess  # noqa: PLC0415
 
@@ -196,6 +224,32 @@ class SimulationReport:
 
         builtin_reduce_scatter = _parse_builtin_reduce_scatter(d.pop("builtin_reduce_scatter", UNSET))
 
+        _checks = d.pop("checks", UNSET)
+        checks: list[SimCheck] | Unset = UNSET
+        if _checks is not UNSET:
+            checks = []
+            for checks_item_data in _checks:
+                checks_item = SimCheck.from_dict(checks_item_data)
+
+                checks.append(checks_item)
+
+        def _parse_verdict(data: object) -> None | SimulationReportVerdictType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                verdict_type_0 = SimulationReportVerdictType0(data)
+
+                return verdict_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SimulationReportVerdictType0 | Unset, data)
+
+        verdict = _parse_verdict(d.pop("verdict", UNSET))
+
         simulation_report = cls(
             arrangements=arrangements,
             faults=faults,
@@ -213,6 +267,8 @@ class SimulationReport:
             wire_allowance_bytes_per_send=wire_allowance_bytes_per_send,
             world_size=world_size,
             builtin_reduce_scatter=builtin_reduce_scatter,
+            checks=checks,
+            verdict=verdict,
         )
 
         simulation_report.additional_properties = d

@@ -9,12 +9,16 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.torch_sim_arrangement_tracker_category_peak_bytes_item import (
+        TorchSimArrangementTrackerCategoryPeakBytesItem,
+    )
     from ..models.torch_sim_arrangement_tracker_peak_bytes_item import TorchSimArrangementTrackerPeakBytesItem
     from ..models.torch_sim_collective import TorchSimCollective
     from ..models.torch_sim_convention import TorchSimConvention
     from ..models.torch_sim_cuda import TorchSimCuda
     from ..models.torch_sim_learning import TorchSimLearning
     from ..models.torch_sim_memory import TorchSimMemory
+    from ..models.torch_sim_plan_comparison import TorchSimPlanComparison
     from ..models.torch_sim_plan_stage import TorchSimPlanStage
     from ..models.torch_sim_traffic import TorchSimTraffic
     from ..models.torch_sim_wire import TorchSimWire
@@ -43,8 +47,14 @@ class TorchSimArrangement:
         wire (None | TorchSimWire): gloo only: NCCL's bytes do not pass through write(2).
         wire_within_allowance (bool | None):
         cuda (None | TorchSimCuda | Unset):
+        plan_comparison (list[TorchSimPlanComparison] | Unset): Rank 0: /v1/plan's activations and working set for this
+            model, arrangement and layout beside the tracker's peaks, with the convention that separates them and the
+            tolerance.
         plan_stages (list[TorchSimPlanStage] | None | Unset): Layouts: /v1/plan's memory.stages[] for this layout and
             the requested preset.
+        tracker_category_peak_bytes (list[TorchSimArrangementTrackerCategoryPeakBytesItem] | Unset): Per rank: each
+            tracker category at its own largest over the last measured step's module snapshots (activations before the
+            backward, all-gather buffers); empty where no tracker ran.
     """
 
     arrangement: str
@@ -62,7 +72,9 @@ class TorchSimArrangement:
     wire: None | TorchSimWire
     wire_within_allowance: bool | None
     cuda: None | TorchSimCuda | Unset = UNSET
+    plan_comparison: list[TorchSimPlanComparison] | Unset = UNSET
     plan_stages: list[TorchSimPlanStage] | None | Unset = UNSET
+    tracker_category_peak_bytes: list[TorchSimArrangementTrackerCategoryPeakBytesItem] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,6 +138,13 @@ class TorchSimArrangement:
         else:
             cuda = self.cuda
 
+        plan_comparison: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.plan_comparison, Unset):
+            plan_comparison = []
+            for plan_comparison_item_data in self.plan_comparison:
+                plan_comparison_item = plan_comparison_item_data.to_dict()
+                plan_comparison.append(plan_comparison_item)
+
         plan_stages: list[dict[str, Any]] | None | Unset
         if isinstance(self.plan_stages, Unset):
             plan_stages = UNSET
@@ -137,6 +156,13 @@ class TorchSimArrangement:
 
         else:
             plan_stages = self.plan_stages
+
+        tracker_category_peak_bytes: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.tracker_category_peak_bytes, Unset):
+            tracker_category_peak_bytes = []
+            for tracker_category_peak_bytes_item_data in self.tracker_category_peak_bytes:
+                tracker_category_peak_bytes_item = tracker_category_peak_bytes_item_data.to_dict()
+                tracker_category_peak_bytes.append(tracker_category_peak_bytes_item)
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -160,19 +186,27 @@ class TorchSimArrangement:
         )
         if cuda is not UNSET:
             field_dict["cuda"] = cuda
+        if plan_comparison is not UNSET:
+            field_dict["plan_comparison"] = plan_comparison
         if plan_stages is not UNSET:
             field_dict["plan_stages"] = plan_stages
+        if tracker_category_peak_bytes is not UNSET:
+            field_dict["tracker_category_peak_bytes"] = tracker_category_peak_bytes
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.torch_sim_arrangement_tracker_category_peak_bytes_item import (
+            TorchSimArrangementTrackerCategoryPeakBytesItem,  # noqa: PLC0415
+        )
         from ..models.torch_sim_arrangement_tracker_peak_bytes_item import TorchSimArrangementTrackerPeakBytesItem  # noqa: PLC0415
         from ..models.torch_sim_collective import TorchSimCollective  # noqa: PLC0415
         from ..models.torch_sim_convention import TorchSimConvention  # noqa: PLC0415
         from ..models.torch_sim_cuda import TorchSimCuda  # noqa: PLC0415
         from ..models.torch_sim_learning import TorchSimLearning  # noqa: PLC0415
         from ..models.torch_sim_memory import TorchSimMemory  # noqa: PLC0415
+        from ..models.torch_sim_plan_comparison import TorchSimPlanComparison  # noqa: PLC0415
         from ..models.torch_sim_plan_stage import TorchSimPlanStage  # noqa: PLC0415
         from ..models.torch_sim_traffic import TorchSimTraffic  # noqa: PLC0415
         from ..models.torch_sim_wire import TorchSimWire  # noqa: PLC0415
@@ -266,6 +300,15 @@ class TorchSimArrangement:
 
         cuda = _parse_cuda(d.pop("cuda", UNSET))
 
+        _plan_comparison = d.pop("plan_comparison", UNSET)
+        plan_comparison: list[TorchSimPlanComparison] | Unset = UNSET
+        if _plan_comparison is not UNSET:
+            plan_comparison = []
+            for plan_comparison_item_data in _plan_comparison:
+                plan_comparison_item = TorchSimPlanComparison.from_dict(plan_comparison_item_data)
+
+                plan_comparison.append(plan_comparison_item)
+
         def _parse_plan_stages(data: object) -> list[TorchSimPlanStage] | None | Unset:
             if data is None:
                 return data
@@ -288,6 +331,17 @@ class TorchSimArrangement:
 
         plan_stages = _parse_plan_stages(d.pop("plan_stages", UNSET))
 
+        _tracker_category_peak_bytes = d.pop("tracker_category_peak_bytes", UNSET)
+        tracker_category_peak_bytes: list[TorchSimArrangementTrackerCategoryPeakBytesItem] | Unset = UNSET
+        if _tracker_category_peak_bytes is not UNSET:
+            tracker_category_peak_bytes = []
+            for tracker_category_peak_bytes_item_data in _tracker_category_peak_bytes:
+                tracker_category_peak_bytes_item = TorchSimArrangementTrackerCategoryPeakBytesItem.from_dict(
+                    tracker_category_peak_bytes_item_data
+                )
+
+                tracker_category_peak_bytes.append(tracker_category_peak_bytes_item)
+
         torch_sim_arrangement = cls(
             arrangement=arrangement,
             checks_pass=checks_pass,
@@ -304,7 +358,9 @@ class TorchSimArrangement:
             wire=wire,
             wire_within_allowance=wire_within_allowance,
             cuda=cuda,
+            plan_comparison=plan_comparison,
             plan_stages=plan_stages,
+            tracker_category_peak_bytes=tracker_category_peak_bytes,
         )
 
         torch_sim_arrangement.additional_properties = d

@@ -6,7 +6,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.torch_simulation_report_verdict_type_0 import TorchSimulationReportVerdictType0
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
+    from ..models.sim_check import SimCheck
     from ..models.sim_faults import SimFaults
     from ..models.sim_rank_process import SimRankProcess
     from ..models.torch_sim_arrangement import TorchSimArrangement
@@ -35,11 +39,15 @@ class TorchSimulationReport:
         ranks (list[SimRankProcess]):
         ranks_per_node (int):
         steps (int):
-        succeeded (bool):
+        succeeded (bool): Every rank finished and every arrangement's checks_pass; read `verdict`.
         timed_out (bool):
         wall_s (float):
         wire_allowance_bytes_per_message (int):
         world_size (int):
+        checks (list[SimCheck] | Unset): The checks the verdict is made of, per arrangement.
+        verdict (None | TorchSimulationReportVerdictType0 | Unset): One meaning for every engine: confirmed (every rank
+            finished and every check passed), refuted (every rank finished, a check failed), incomplete (a rank failed or
+            the job ran out of time); null in reports stored before verdicts.
     """
 
     arrangements: list[TorchSimArrangement]
@@ -61,6 +69,8 @@ class TorchSimulationReport:
     wall_s: float
     wire_allowance_bytes_per_message: int
     world_size: int
+    checks: list[SimCheck] | Unset = UNSET
+    verdict: None | TorchSimulationReportVerdictType0 | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,6 +118,21 @@ class TorchSimulationReport:
 
         world_size = self.world_size
 
+        checks: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.checks, Unset):
+            checks = []
+            for checks_item_data in self.checks:
+                checks_item = checks_item_data.to_dict()
+                checks.append(checks_item)
+
+        verdict: None | str | Unset
+        if isinstance(self.verdict, Unset):
+            verdict = UNSET
+        elif isinstance(self.verdict, TorchSimulationReportVerdictType0):
+            verdict = self.verdict.value
+        else:
+            verdict = self.verdict
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -133,11 +158,16 @@ class TorchSimulationReport:
                 "world_size": world_size,
             }
         )
+        if checks is not UNSET:
+            field_dict["checks"] = checks
+        if verdict is not UNSET:
+            field_dict["verdict"] = verdict
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.sim_check import SimCheck  # noqa: PLC0415
         from ..models.sim_faults import SimFaults  # noqa: PLC0415
         from ..models.sim_rank_process import SimRankProcess  # noqa: PLC0415
         from ..models.torch_sim_arrangement import TorchSimArrangement  # noqa: PLC0415
@@ -195,6 +225,32 @@ class TorchSimulationReport:
 
         world_size = d.pop("world_size")
 
+        _checks = d.pop("checks", UNSET)
+        checks: list[SimCheck] | Unset = UNSET
+        if _checks is not UNSET:
+            checks = []
+            for checks_item_data in _checks:
+                checks_item = SimCheck.from_dict(checks_item_data)
+
+                checks.append(checks_item)
+
+        def _parse_verdict(data: object) -> None | TorchSimulationReportVerdictType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                verdict_type_0 = TorchSimulationReportVerdictType0(data)
+
+                return verdict_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TorchSimulationReportVerdictType0 | Unset, data)
+
+        verdict = _parse_verdict(d.pop("verdict", UNSET))
+
         torch_simulation_report = cls(
             arrangements=arrangements,
             backend=backend,
@@ -215,6 +271,8 @@ class TorchSimulationReport:
             wall_s=wall_s,
             wire_allowance_bytes_per_message=wire_allowance_bytes_per_message,
             world_size=world_size,
+            checks=checks,
+            verdict=verdict,
         )
 
         torch_simulation_report.additional_properties = d

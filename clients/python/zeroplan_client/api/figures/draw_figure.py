@@ -124,7 +124,7 @@ def sync_detailed(
     body: FigureRequest,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> Response[File | Problem]:
-    """Draw one of the four figures for a plan request, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) for a plan request, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class
@@ -167,7 +167,7 @@ def sync(
     body: FigureRequest,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> File | Problem | None:
-    """Draw one of the four figures for a plan request, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) for a plan request, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class
@@ -205,7 +205,7 @@ async def asyncio_detailed(
     body: FigureRequest,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> Response[File | Problem]:
-    """Draw one of the four figures for a plan request, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) for a plan request, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class
@@ -246,7 +246,7 @@ async def asyncio(
     body: FigureRequest,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> File | Problem | None:
-    """Draw one of the four figures for a plan request, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) for a plan request, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class

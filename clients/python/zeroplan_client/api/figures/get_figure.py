@@ -171,7 +171,7 @@ def sync_detailed(
     height_px: int | Unset = 600,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> Response[File | Problem]:
-    """Draw one of the four figures from query parameters, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) from query parameters, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class
@@ -244,7 +244,7 @@ def sync(
     height_px: int | Unset = 600,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> File | Problem | None:
-    """Draw one of the four figures from query parameters, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) from query parameters, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class
@@ -312,7 +312,7 @@ async def asyncio_detailed(
     height_px: int | Unset = 600,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> Response[File | Problem]:
-    """Draw one of the four figures from query parameters, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) from query parameters, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class
@@ -383,7 +383,7 @@ async def asyncio(
     height_px: int | Unset = 600,
     format_: FigureFormat | None | Unset = UNSET,
 ) -> File | Problem | None:
-    """Draw one of the four figures from query parameters, as PNG or SVG
+    """Draw one of the figures (four of arrangements, two of a layout) from query parameters, as PNG or SVG
 
      memory-vs-gpus: per-GPU bytes against GPU count (log2 axis) for DP, ZeRO-1, ZeRO-2 and ZeRO-3, with
     the card and each arrangement's replicated floor. bytes-per-weight: bytes per weight by state class

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class SimulationReportVerdictType0(StrEnum):
+    CONFIRMED = "confirmed"
+    INCOMPLETE = "incomplete"
+    REFUTED = "refuted"
+
+    def __str__(self) -> str:
+        return str(self.value)
