@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from cli.flags import add_request_flags, request_flags
 from cli.inputs import overlay, read_numbers, read_request_file
+from cli.problems import problem_text
 from models.figures import FIGURE_MEDIA_TYPES, FigureFormat, FigureName, FigureRequest
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_REQUEST = 0, 1, 2
@@ -40,7 +41,6 @@ def _format(args: argparse.Namespace) -> FigureFormat:
 
 
 def figure(args: argparse.Namespace) -> int:
-    from cli.main import problem_text
     from cli.transport import Answer, Unreachable, validation_problem
 
     flags = request_flags(FigureRequest)

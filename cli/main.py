@@ -3,7 +3,6 @@
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -14,6 +13,7 @@ from cli.figure import add_figure_parser
 from cli.flags import Flag, add_request_flags, request_flags
 from cli.inputs import overlay, read_numbers, read_request_file
 from cli.operations import OPERATIONS, Operation
+from cli.problems import problem_text
 from cli.serve import add_serve_parser
 from cli.transport import Answer, Unreachable, run_local, run_remote
 from cli.worker import add_worker_parser
@@ -75,49 +75,6 @@ def show(operation: Operation, answer: Answer, args: argparse.Namespace, request
     else:
         print(operation.render(answer.body))
     return EXIT_OK
-
-
-def problem_text(answer: Answer, flags: list[Flag]) -> str:
-    """The problem with each field named as the flag that sets it."""
-    body = answer.body
-    errors = body.get("errors") or []
-    head = f"error {answer.status} {body.get('code', '')}".rstrip()
-    if not errors:
-        return f"{head}: {with_flag_names(str(body.get('detail', '')), flags)}" + _request_id(body)
-    lines = [head + ":"]
-    for error in errors:
-        pointer = str(error.get("pointer", ""))
-        message = str(error.get("detail", ""))
-        field = pointer.strip("/").replace("/", ".")
-        message = message.removeprefix(field + ": ") if field else message
-        lines.append(f"  {flag_for(pointer, flags)}: {with_flag_names(message, flags)}")
-    return "\n".join(lines) + _request_id(body)
-
-
-def _request_id(body: dict[str, Any]) -> str:
-    return f"\n  request id {body['request_id']}" if body.get("request_id") else ""
-
-
-def flag_for(pointer: str, flags: list[Flag]) -> str:
-    """'/cluster/world_size' -> '--world-size'; a group or a list item names the closest flag or field."""
-    parts = tuple(p for p in pointer.strip("/").split("/") if p)
-    if not parts:
-        return "the request"
-    for size in range(len(parts), 0, -1):
-        match = next((f for f in flags if f.path == parts[:size]), None)
-        if match is not None:
-            return match.shown
-    group = ".".join(parts)
-    if any(f.path[: len(parts)] == parts for f in flags):
-        return f"--{group.replace('_', '-')}.*"
-    return group
-
-
-def with_flag_names(text: str, flags: list[Flag]) -> str:
-    """Field names in a message ('cluster.gpu') written as their flags ('--gpu')."""
-    for flag in sorted(flags, key=lambda f: -len(f.dotted)):
-        text = re.sub(rf"(?<![\w.-]){re.escape(flag.dotted)}(?![\w])", flag.shown, text)
-    return text
 
 
 def run(argv: Sequence[str] | None = None) -> int:

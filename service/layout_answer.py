@@ -36,6 +36,7 @@ from service.memory import bytes_per_weight_split, state_arithmetic
 from service.mesh import Group, Mesh, ModelLimits, layout_warnings, micro_batches, requested_mesh, validated_mesh
 from service.mesh_traffic import GroupCall
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.plan_report import KORTHIKANTI, resolved_arrangement, time_assumptions, token_budget_of, where_words
 from service.run_report import RunInputs, run_fields
 from service.timing import call_seconds, flat_link, hierarchical_link_bytes
 from service.traffic import (
@@ -137,8 +138,6 @@ def resolved_request(
 
 def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None) -> PlanResponse:
     """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
-    from service.planner import _resolved, _where, time_assumptions, token_budget_of
-
     scene, sharding, setup = resolved_request(request, layout, measured_recompute)
     arch = scene.model.architecture
     assert arch is not None
@@ -158,9 +157,9 @@ def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recomp
         active_parameter_count=scene.model.active,
         world_size=n,
         gpus_per_node=g,
-        arrangement=_resolved(sharding),
+        arrangement=resolved_arrangement(sharding),
         parallelism=echo(mesh, m, b),
-        memory=_memory(scene, setup, result, _where, counted or setup.activations.model.value == "fudge", b, s),
+        memory=_memory(scene, setup, result, where_words, counted or setup.activations.model.value == "fudge", b, s),
         traffic=_traffic(setup, result),
         time=time,
         warnings=warnings,
@@ -270,8 +269,6 @@ def _no_activations() -> ActivationMemory:
 
 
 def _activations(setup: Setup, top: StageEvaluation, mesh: Mesh, b: int, s: int) -> ActivationMemory:
-    from service.planner import KORTHIKANTI
-
     assert setup.activations.shape is not None
     shape = setup.activations.shape
     latent = f", routed experts on the latent l={shape.latent_size}" if shape.latent_size else ""
