@@ -56,7 +56,7 @@ def model_json(model: BaseModel) -> bytes:
 
 def fields_json(fields: dict[str, Any], model: type[BaseModel]) -> bytes:
     """The JSON of ``model.model_validate(fields)``, written from the fields as they are: the caller gives them
-    in the model's order and of its types (service.planner.plan_fields; its tests compare the two bodies).
+    in the model's order and of its types (service.answers.plan.plan_fields; its tests compare the two bodies).
     A value orjson does not write as pydantic would sends them through the model."""
     try:
         return orjson.dumps(fields, default=_fields, option=OPTIONS)

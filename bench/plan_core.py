@@ -5,7 +5,7 @@
 
 For each representative request, a batch of distinct requests (a different parameter count or
 token budget each, so nothing a whole request could key is reused) is validated once, then what
-the API's direct path computes is timed over the batch: ``service.planner.plan_fields`` (the
+the API's direct path computes is timed over the batch: ``service.answers.plan.plan_fields`` (the
 answer's fields; a layout's answer is its model), then the JSON the API writes of them
 (api.encoding); beside them ``service.planner.plan``, the validated PlanResponse that the sweep,
 figures and CLI read. CPU time of this process (``time.process_time``: time spent waiting for a
@@ -21,7 +21,7 @@ from typing import Any
 
 from api.encoding import fields_json, model_json
 from models.plan import LAYOUT_EXAMPLE, LEVER_RICH_EXAMPLE, PlanRequest, PlanResponse
-from service.planner import plan, plan_fields
+from service.answers.plan import plan, plan_fields
 
 LOAD_BODY: dict[str, Any] = {
     "model": {"parameter_count": 30_000_000_000},

@@ -3,7 +3,7 @@
     python -m bench.search            # prints the figures
     python -m bench.search --quick    # smaller searches, no Calculon
 
-1. In process (service.search): every valid layout of GPT-3 175B on A100 80 GB (8 GPUs a node)
+1. In process (service.answers.search): every valid layout of GPT-3 175B on A100 80 GB (8 GPUs a node)
    over 15 world sizes from 512 to 4,096 GPUs, and of Llama 3.1 405B on H100 over 1,024-16,384:
    enumeration, validity and the vectorised evaluation, then the rows planned by /v1/plan.
    Target: >= 1,000,000 layouts evaluated per second.
@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 
 from models.search import SearchRequest
-from service.search import evaluate_space, prepare, search
-from service.search_space import space
+from service.answers.search import evaluate_space, prepare, search
+from service.answers.search_space import space
 
 GPT3_SIZES = [512 + 256 * k for k in range(15)]  # 512 to 4,096 GPUs
 LLAMA_405B_SIZES = [1024, 2048, 4096, 8192, 16384]

@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.arrangements import DDP, ZERO1, ZERO2, ZERO3  # noqa: E402
+from service.inputs.arrangements import DDP, ZERO1, ZERO2, ZERO3  # noqa: E402
 from service.sim.config import RunSpec, SimConfig  # noqa: E402
 from service.sim.run import simulate  # noqa: E402
 

@@ -4,8 +4,8 @@
     python -m bench.sweep --quick    # smaller grids
 
 1. memory, traffic and fit over N x arrangement x micro-batch cells, vectorised (numpy arrays
-   through service.memory / service.traffic): target >= 1,000,000 cells/s;
-2. the same with the time model (service.evaluate.evaluate): target >= 200,000 cells/s;
+   through service.memory.model_states / service.time.traffic): target >= 1,000,000 cells/s;
+2. the same with the time model (service.engine.data_parallel.evaluate): target >= 200,000 cells/s;
 3. the scalar /v1/plan core (service.planner.plan) in a Python loop over cells: the ratio of (2)
    to it, target >= 100x;
 4. the whole sweep core (service.sweep.sweep: grid, validity, overflow checks, time model,
@@ -15,7 +15,7 @@
    target < 2 s;
 6. a layout sweep (Llama 3 70B: tensor x pipeline x context x world size x micro-batch x
    micro-batches x arrangement, 131,072 cells) through the whole sweep core, its layout cells
-   evaluated at once by service.layout_grid, against the same cells planned one by one
+   evaluated at once by service.engine.layout_grid, against the same cells planned one by one
    (service.planner.plan on each cell's request, as layout cells were swept before);
 7. the same layout sweep with a given training.utilisation (0.45), evaluated at once too (it was
    planned one by one, at most 4,096 cells a sweep), against its cells planned one by one.
@@ -36,14 +36,14 @@ import numpy as np
 from models.plan import PlanRequest
 from models.presets import PrecisionSpec
 from models.sweep import SweepRequest
-from service import planner
-from service.arrangements import CANONICAL
-from service.evaluate import Inputs, Setup, evaluate
-from service.fit import fits
-from service.memory import model_state_bytes
-from service.sweep import sweep
-from service.sweep_layouts import cell_body
-from service.traffic import step_bytes_sent
+from service.answers import plan as planner
+from service.answers.bisection import fits
+from service.answers.sweep import sweep
+from service.answers.sweep_layouts import cell_body
+from service.engine.data_parallel import Inputs, Setup, evaluate
+from service.inputs.arrangements import CANONICAL
+from service.memory.model_states import model_state_bytes
+from service.time.traffic import step_bytes_sent
 
 P = 30_000_000_000
 CARD = 80_000_000_000

@@ -67,7 +67,7 @@ def figure(args: argparse.Namespace) -> int:
         except ValidationError as exc:
             print(problem_text(Answer(422, validation_problem(exc)), flags), file=sys.stderr)
             return EXIT_BAD_REQUEST
-        from service.figures import draw
+        from service.answers.figures import draw
 
         image = draw(FigureName(args.name), request, fmt)
     output = args.output or f"{args.name}.{fmt.value}"

@@ -34,9 +34,11 @@ from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
 from models.simulation import SimulationJob, SimulationRequest
 from models.sweep import SweepRequest, SweepResponse
-from service import fitting, planner, recommend
-from service import limits as fit_limits
-from service.sweep import sweep_answer
+from service.answers import fit as fitting
+from service.answers import limits as fit_limits
+from service.answers import plan as planner
+from service.answers import recommend
+from service.answers.sweep import sweep_answer
 
 
 @dataclass(frozen=True)

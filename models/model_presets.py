@@ -1,7 +1,7 @@
 """Model presets as data: each architecture as its config.json or paper gives it, and its source.
 
 ``parameter_count`` (and ``active_parameter_count`` for a mixture of experts) is what the
-architecture implies (service/architecture.py); tests/golden/test_model_presets.py checks that
+architecture implies (service/inputs/architecture.py); tests/golden/test_model_presets.py checks that
 each equals the count its publisher gives, exactly where a count is published to the unit.
 """
 

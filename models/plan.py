@@ -295,7 +295,7 @@ class Traffic(BaseModel):
 
 
 class CheckpointReport(BaseModel):
-    """Checkpoints and failures as the plan prices them (service.goodput)."""
+    """Checkpoints and failures as the plan prices them (service.time.goodput)."""
 
     interval_steps: int | None = Field(description="Steps between checkpoints; null: none (no failures).")
     interval_s: float | None = Field(description="interval_steps x step_s; null: none.")

@@ -1,9 +1,9 @@
-"""Admission routes: thin transport over service.admission."""
+"""Admission routes: thin transport over service.answers.admission."""
 
 from api.problems import PROBLEM_RESPONSES
 from api.routing import v1_router
 from models.admission import AdmissionReview, AdmissionReviewResponse
-from service import admission
+from service.answers import admission
 
 router = v1_router(["admission"])
 

@@ -1,4 +1,4 @@
-"""Figure routes: thin transport over service.figures, PNG or SVG by `format` or `Accept`.
+"""Figure routes: thin transport over service.answers.figures, PNG or SVG by `format` or `Accept`.
 
 Drawing is heavy work (api.work): in a worker thread, never on the event loop, a few at once.
 Accept is read from the request, not declared as a parameter: OpenAPI ignores a header parameter
@@ -15,7 +15,7 @@ from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routing import v1_router
 from api.work import HeavyWork
 from models.figures import FIGURE_MEDIA_TYPES, FigureFormat, FigureName, FigureQuery, FigureRequest
-from service.figures import draw
+from service.answers.figures import draw
 from service.work_budget import WorkBudget
 
 router = v1_router(["figures"])

@@ -1,4 +1,4 @@
-"""Planning routes: thin transport over service.planner."""
+"""Planning routes: thin transport over service.answers.plan."""
 
 from collections.abc import Callable
 
@@ -17,8 +17,10 @@ from models.limits import LimitsRequest, LimitsResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
-from service import fitting, planner, recommend
-from service import limits as fit_limits
+from service.answers import fit as fitting
+from service.answers import limits as fit_limits
+from service.answers import plan as planner
+from service.answers import recommend
 from service.work_budget import WorkBudget
 
 

@@ -1,4 +1,4 @@
-"""POST /v1/search: every valid layout of a model on a cluster, ranked; thin transport over service.search.
+"""POST /v1/search: every valid layout of a model on a cluster, ranked; thin transport over service.answers.search.
 
 Heavy work (api.work): at most a few at once, in a worker process (api.pool), under the work deadline,
 stopped when the client leaves; a space larger than ZEROPLAN_MAX_SEARCH_LAYOUTS is refused before any work.
@@ -15,7 +15,7 @@ from api.routing import v1_router
 from api.settings import Settings
 from api.work import HeavyWork
 from models.search import SearchRequest, SearchResponse
-from service.search import search
+from service.answers.search import search
 from service.work_budget import WorkBudget
 
 router = v1_router(["search"])

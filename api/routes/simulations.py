@@ -18,7 +18,7 @@ from api.routing import v1_router
 from api.settings import Settings
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
 from models.simulation import SimulationEngine, SimulationJob, SimulationRequest
-from service.resolve import sharding as resolve_sharding
+from service.inputs.resolve import sharding as resolve_sharding
 from service.sim import require_sim
 from service.sim.db import DatabaseUnavailable
 from service.sim.engines.torch_config import TorchSimConfig, config_errors
@@ -58,7 +58,7 @@ def get_jobs(request: Request) -> Jobs:
 
 
 def _torch_errors(body: SimulationRequest, config: TorchSimConfig, settings: Settings) -> list[FieldError]:
-    from service.architecture import parameter_count
+    from service.inputs.architecture import parameter_count
 
     errors = [
         FieldError(detail=f"{field}: {message}", pointer="/" + field.replace(".", "/"))

@@ -19,8 +19,8 @@ from api.routing import v1_router
 from api.settings import Settings
 from api.work import HeavyWork
 from models.sweep import SweepRequest, SweepResponse
+from service.answers.sweep import COLUMNS, check_cost, sweep_answer, sweep_cost
 from service.errors import ResponseTooLarge
-from service.sweep import COLUMNS, check_cost, sweep_answer, sweep_cost
 from service.work_budget import WorkBudget
 
 router = v1_router(["sweep"])

@@ -1,7 +1,7 @@
 """Calibrate the efficiency model on published runs and report every row.
 
     python -m bench.calibration           # fit on the fit rows, print every row and the held-out summary
-    python -m bench.calibration --no-fit  # the committed constants (service.efficiency.FITTED) as they are
+    python -m bench.calibration --no-fit  # the committed constants (service.time.efficiency.FITTED) as they are
 
 The split is fixed and stated: within each source, in corpus order, the 1st, 3rd, 5th... evaluable
 run is fitted and the 2nd, 4th, 6th... is held out. A run whose result depends on a field its source
@@ -9,7 +9,7 @@ does not publish (``Run.excluded`` says which) is printed but neither fitted nor
 free constants (the GEMM ceiling and flash attention's efficiency of each GPU generation, the
 overlap slowdown and the memory-bound passes) are fitted by coordinate descent over grids,
 minimising the mean squared log error of tokens per second
-per GPU on the fit rows. Runs with tensor or pipeline parallelism go through service.layout.
+per GPU on the fit rows. Runs with tensor or pipeline parallelism go through service.engine.layout.
 """
 
 import argparse
@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from bench.calibration.corpus import RUNS, Run, measured_tokens_per_s_per_gpu
 from bench.calibration.model import predicted_tokens_per_s_per_gpu
-from service.efficiency import FITTED, Calibration
+from service.time.efficiency import FITTED, Calibration
 
 TARGET_MEDIAN, TARGET_MAX = 0.10, 0.25
 # Where the descent starts: round values, not the committed ones, so the fit reproduces them.

@@ -81,7 +81,7 @@ class Run:
 
     @property
     def needs_layouts(self) -> bool:
-        """Tensor or pipeline parallelism: predicted through the layout evaluation (service.layout)."""
+        """Tensor or pipeline parallelism: predicted through the layout evaluation (service.engine.layout)."""
         return self.tensor > 1 or self.pipeline > 1
 
 

@@ -4,11 +4,11 @@ from dataclasses import replace
 
 from bench.calibration.corpus import Run, measured_tokens_per_s_per_gpu
 from models.plan import PlanRequest
-from service import resolve
-from service.efficiency import FITTED, Calibration
-from service.evaluate import evaluate
-from service.layout import evaluate_layout
-from service.mesh import Mesh
+from service.engine.data_parallel import evaluate
+from service.engine.layout import evaluate_layout
+from service.inputs import resolve
+from service.mesh.degrees import Mesh
+from service.time.efficiency import FITTED, Calibration
 
 
 def plan_request(run: Run) -> PlanRequest:

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from models.enums import ArrangementName
-from service.arrangements import sharding_for
+from service.inputs.arrangements import sharding_for
 from service.sim.config import SIM_PRECISIONS, RunSpec, SimConfig
 
 KEPT_SUFFIX = "-kept"

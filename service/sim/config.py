@@ -11,7 +11,7 @@ from typing import Any
 
 from models.enums import Dtype
 from models.presets import PRECISION_PRESETS, PrecisionPresetName, PrecisionSpec
-from service.arrangements import Sharding
+from service.inputs.arrangements import Sharding
 
 # Precisions the simulation runs: the service's presets plus an all-fp64 one for bitwise checks.
 FP64_ADAM = PrecisionSpec(

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from models.enums import CollectiveName, StateClass
 from models.presets import PrecisionSpec
-from service.arrangements import Sharding
-from service.memory import model_state_breakdown
-from service.traffic import StepCollective, collective_bytes_sent, step_collectives
+from service.inputs.arrangements import Sharding
+from service.memory.model_states import model_state_breakdown
+from service.time.traffic import StepCollective, collective_bytes_sent, step_collectives
 
 # The sim's name for each collective of step_collectives(), in the same order.
 DDP_KEYS = ("gradients",)

@@ -12,7 +12,7 @@
 
 import torch
 
-from service.memory import shard_elements
+from service.memory.model_states import shard_elements
 from service.sim.config import SimConfig
 from service.sim.model import (
     batch,

@@ -15,11 +15,11 @@ Stated allowances, measured on this machine with torch 2.13 / gloo over TCP on 1
 from statistics import mean
 from typing import Any
 
-from service.arrangements import canonical_name
-from service.collectives import RING_PHASES
+from service.inputs.arrangements import canonical_name
 from service.sim.config import RunSpec, SimConfig
 from service.sim.formulas import predicted_collectives, predicted_memory
 from service.sim.verdict import check, verdict
+from service.time.collectives import RING_PHASES
 
 WIRE_HEADER_BYTES = 48
 WIRE_WRITES_PER_HOP = 3
@@ -209,7 +209,7 @@ def gradient_report(cfg: SimConfig, per_rank: list[dict[str, Any]], fd: list[flo
 
 def builtin_report(cfg: SimConfig, results: list[dict[str, Any]]) -> dict[str, Any]:
     from models.enums import CollectiveName
-    from service.collectives import ring_bytes_sent
+    from service.time.collectives import ring_bytes_sent
 
     elements = results[0]["builtin_reduce_scatter"]["elements"]
     dtype = cfg.precision_spec.gradient_dtype

@@ -13,7 +13,7 @@ from models.simulation import (
     SimulationRequest,
     SlowRankFault,
 )
-from service.resolve import sharding as resolve_sharding
+from service.inputs.resolve import sharding as resolve_sharding
 from service.sim.config import DroppedRank, PartialCheckpoint, RunSpec, SimConfig, SlowRank
 from service.sim.engines.torch_config import LAYOUT_ARRANGEMENTS, TinyArchitecture, TorchSimConfig
 

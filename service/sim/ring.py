@@ -1,6 +1,6 @@
 """Ring collectives of point-to-point sends, every send's bytes counted as it is sent.
 
-Patarasuk and Yuan 2009; the same schedule as service/collectives.py. A buffer of N * s
+Patarasuk and Yuan 2009; the same schedule as service/time/collectives.py. A buffer of N * s
 elements (padded by the caller) is cut into N chunks of s; in hop k rank r sends to r + 1 and
 receives from r - 1:
 - reduce-scatter: sends chunk (r - k - 1) mod N, adds the received chunk (r - k - 2) mod N into

@@ -21,7 +21,7 @@ import time
 import torch
 
 from models.enums import StateClass
-from service.memory import shard_elements
+from service.memory.model_states import shard_elements
 from service.sim.config import RunSpec, SimConfig
 from service.sim.model import (
     batch,

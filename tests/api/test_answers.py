@@ -67,7 +67,7 @@ def test_a_cached_answer_equals_an_uncached_one():
 def test_a_fit_miss_is_computed_in_a_worker_thread_and_a_hit_is_not(monkeypatch):
     import threading
 
-    from service import fitting
+    from service.answers import fit as fitting
 
     threads = []
     real_fit = fitting.fit

@@ -15,7 +15,7 @@ import api.fast
 from api.app import create_app
 from api.settings import Settings
 from models.plan import PlanRequest
-from service import planner
+from service.answers import plan as planner
 from tests.conftest import plan_body
 
 SETTINGS = Settings(access_log=False, max_body_bytes=100_000)

@@ -11,7 +11,9 @@ from models.limits import LIMITS_EXAMPLE, LIMITS_MODEL_EXAMPLE, LimitsRequest, L
 from models.plan import LAYOUT_EXAMPLE, LEVER_RICH_EXAMPLE, PLAN_EXAMPLE, PlanRequest, PlanResponse
 from models.recommend import RECOMMEND_EXAMPLE, RecommendRequest, RecommendResponse
 from models.search import SearchResponse
-from service import fitting, limits, planner, recommend
+from service.answers import fit as fitting
+from service.answers import limits, recommend
+from service.answers import plan as planner
 from tests.conftest import plan_body
 
 

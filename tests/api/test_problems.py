@@ -128,7 +128,7 @@ def test_an_unexpected_error_is_a_500_without_a_stack_trace(monkeypatch):
     from fastapi.testclient import TestClient
 
     from api.app import create_app
-    from service import planner
+    from service.answers import plan as planner
 
     def explode(request):
         raise RuntimeError("secret internal detail")

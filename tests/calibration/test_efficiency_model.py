@@ -5,7 +5,7 @@ import pytest
 
 from models.enums import CollectiveName, Dtype, Recompute
 from models.presets import LinkSpec
-from service.efficiency import (
+from service.time.efficiency import (
     Calibration,
     Device,
     Efficiency,
@@ -16,7 +16,7 @@ from service.efficiency import (
     micro_batch_compute,
     optimizer_seconds,
 )
-from service.traffic import StepCollective
+from service.time.traffic import StepCollective
 
 DEVICE = Device(peak_flops_per_s=1e15, hbm_bytes_per_s=2e12, multiprocessors=100)
 
@@ -67,7 +67,7 @@ def test_each_fsdp_unit_pays_its_calls_latency():
 
 def test_a_group_of_one_rank_makes_no_call():
     from models.plan import PlanRequest
-    from service import planner
+    from service.answers import plan as planner
 
     reduce = StepCollective(CollectiveName.all_reduce, "gradients", Dtype.bf16, 1)
     assert call_overheads([reduce], 10**9, 1, 8, LinkSpec(), 25 * 2**20, None) == [0.0]
@@ -126,7 +126,7 @@ def test_adam_streams_thirty_bytes_a_weight():
 
 def test_the_collectives_add_up_to_the_communication_time():
     from models.plan import PlanRequest
-    from service import planner
+    from service.answers import plan as planner
 
     body = {
         "model": {"preset": "llama-3.1-8b"},

@@ -3,7 +3,7 @@
 import pytest
 
 from bench.calibration.corpus import RUNS, Metric, flops_per_sequence, measured_tokens_per_s_per_gpu
-from service.compute import flops_utilisation
+from service.time.compute import flops_utilisation
 
 A100_PEAK = 312e12  # A100 datasheet, dense bf16
 # composer/callbacks/speed_monitor.py GPU_AVAILABLE_FLOPS['h100-sxm']['amp_bf16'], which llm-foundry's

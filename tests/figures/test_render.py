@@ -10,7 +10,7 @@ import pytest
 
 from models.enums import ArrangementName
 from models.figures import ARRANGEMENT_FIGURES, DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
-from service.figures import LABELS, collective_split, draw, resolve_case
+from service.answers.figures import LABELS, collective_split, draw, resolve_case
 from tests.figures.conftest import SEED_30B_BODY
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -1,6 +1,6 @@
 """POST /v1/fit with a layout: the smallest GPU count a layout runs on and fits.
 
-The valid world sizes are written out here from the layout's rules (service.mesh: t x p x c x d,
+The valid world sizes are written out here from the layout's rules (service.mesh.degrees: t x p x c x d,
 part of a node or whole nodes, the expert degree dividing d x c, the global batch in whole
 micro-batches, m >= p for 1F1B); that the minimum is the boundary is checked against /v1/plan.
 """
@@ -8,8 +8,8 @@ micro-batches, m >= p for 1F1B); that the minimum is the boundary is checked aga
 import pytest
 
 from models.parallelism import Parallelism
-from service.layout_fit import LayoutCase, data_degrees
-from service.mesh import ModelLimits
+from service.answers.layout_fit import LayoutCase, data_degrees
+from service.mesh.degrees import ModelLimits
 
 LLAMA3_70B = ModelLimits(layers=80, attention_heads=64, kv_heads=8)
 MIXTRAL = ModelLimits(layers=32, attention_heads=32, kv_heads=8, experts=8)

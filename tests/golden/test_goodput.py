@@ -1,4 +1,4 @@
-"""Time to train with checkpoints and failures (service.goodput) against its published sources.
+"""Time to train with checkpoints and failures (service.time.goodput) against its published sources.
 
 Young 1974 (CACM 17(9)): tau = sqrt(2 delta M). Daly 2006 (FGCS 22(3)): the higher-order optimum
 tau = sqrt(2 delta M) (1 + sqrt(delta / 2M) / 3 + delta / 18M) - delta, and the wall time
@@ -13,7 +13,7 @@ import pytest
 
 from models.presets import PRECISION_PRESETS, PrecisionPresetName
 from models.resilience import LLAMA3_INTERRUPTIONS_PER_GPU_HOUR, Checkpoint, Failures
-from service.goodput import (
+from service.time.goodput import (
     checkpoint_bytes,
     daly_interval_s,
     job_mtbf_s,

@@ -10,8 +10,8 @@ import pytest
 
 from models.common import ModelSpec
 from models.presets import MODEL_PRESETS, ModelPresetName
-from service import resolve
-from service.architecture import (
+from service.inputs import resolve
+from service.inputs.architecture import (
     active_parameter_count,
     embedding_parameters,
     non_embedding_parameter_count,

@@ -7,7 +7,7 @@
 - DeepSpeed's estimators count 16 B per weight of host memory with the optimizer offloaded and 18
   with the parameters too (deepspeed/runtime/zero/stage3.py): the fp32 gradient partition is among
   them.
-- CPU step: bytes streamed over the host memory bandwidth (service/offload.py states the
+- CPU step: bytes streamed over the host memory bandwidth (service/memory/offload.py states the
   assumption): 4 (fp32 gradient, read) + 2 x 4 (master) + 2 x 4 + 2 x 4 (moments) + 2 (16-bit
   parameters written) = 30 B per weight of the partition.
 """

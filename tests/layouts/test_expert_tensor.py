@@ -139,7 +139,7 @@ def test_a_divisible_grid_is_accepted_when_e_alone_would_not_divide_d(client):
 
 @pytest.mark.parametrize(("expert_tensor", "sequence_parallel"), [(2, False), (4, True), (1, True)])
 def test_a_sweep_keeps_the_base_expert_tensor_and_each_cell_is_its_plan(client, expert_tensor, sequence_parallel):
-    """Sweep cells go through the vectorised layout evaluator (service.layout_grid), the expert tensor group's
+    """Sweep cells go through the vectorised layout evaluator (service.engine.layout_grid), the expert tensor group's
     calls included; each equals its /v1/plan answer."""
     base = body(world=16, tensor=1, expert=2, expert_tensor=expert_tensor, sequence_parallel=sequence_parallel)
     axes = {"tensor": [1, 2, 4], "world_size": [16, 32], "recompute": ["none", "full"]}

@@ -1,7 +1,7 @@
 """The layout figures: each stage's memory and each group's traffic, as /v1/plan counts them."""
 
 from models.figures import FigureFormat, FigureName, FigureRequest
-from service.figures import draw, layout_plan
+from service.answers.figures import draw, layout_plan
 from tests.figures.test_render import png_size, svg_text
 
 LLAMA_LAYOUT = {

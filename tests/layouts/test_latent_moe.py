@@ -102,7 +102,7 @@ def test_an_expert_tensor_group_apart_moves_latent_tokens(client):
 
 
 def test_activations_keep_the_routed_inputs_at_the_latent_width(client):
-    """Per MoE layer (Korthikanti et al. 2022, table 2, as service.activations extends it): each of the top_k
+    """Per MoE layer (Korthikanti et al. 2022, table 2, as service.memory.activations extends it): each of the top_k
     routed experts keeps its input and mask, 3 s b x the width, now l instead of h, and the two projections
     keep their inputs, 2 s b h and 2 s b l. One GPU, flash attention, one micro-batch in flight (zero1 on 8)."""
     latent, plain = plan(client), plan(client, latent=None)
@@ -131,7 +131,7 @@ def test_a_sweep_cell_of_a_latent_mixture_is_its_plan(client):
 
 
 def test_a_search_over_a_latent_mixture_answers_each_layout_with_its_plan(client):
-    """service.layout_grid prices the layouts through the same shares, shapes and calls as the plan."""
+    """service.engine.layout_grid prices the layouts through the same shares, shapes and calls as the plan."""
     request = {
         "model": body()["model"],
         "cluster": {"world_size": [16, 32], "gpus_per_node": 8, "gpu": "h100-80gb"},
@@ -155,8 +155,8 @@ def test_the_efficiency_model_runs_the_routed_experts_on_the_latent_width():
     and down projections of l x top_k f_e, and the whole projections h -> l and l -> h; no h-wide MLP without
     shared experts."""
     from models.common import ModelSpec
-    from service import resolve
-    from service.efficiency import layer_matrices
+    from service.inputs import resolve
+    from service.time.efficiency import layer_matrices
 
     arch = resolve.model(ModelSpec(**body()["model"])).architecture
     shape = resolve.kernel_shape(arch)

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from models.common import ModelSpec
 from models.parallelism import PipelineSchedule
 from models.presets import ModelPresetName
-from service import resolve
 from service.errors import InvalidLayout
-from service.mesh import (
+from service.inputs import resolve
+from service.mesh.degrees import (
     SCHEDULES,
     Group,
     Mesh,
@@ -23,8 +23,8 @@ from service.mesh import (
     micro_batches,
     validated_mesh,
 )
-from service.pipeline import bubble_fraction, bubble_share, in_flight, stage_layer_indices
-from service.stages import embedding_split, layer_split, output_split, stage_shares
+from service.mesh.pipeline import bubble_fraction, bubble_share, in_flight, stage_layer_indices
+from service.mesh.stages import embedding_split, layer_split, output_split, stage_shares
 
 N = ModelPresetName
 LLAMA = ModelLimits(layers=80, attention_heads=64, kv_heads=8)
@@ -172,7 +172,7 @@ def test_parameters_summed_over_the_mesh_are_the_model(name, t, p, e, expert_ten
             if split.expert_count:
                 one = split.experts // split.expert_count
                 expert_padding += split.expert_count * (etp * -(-one // etp) - one)
-    from service.architecture import parameter_count
+    from service.inputs.architecture import parameter_count
 
     total = parameter_count(arch) + extra + (copies + (1 if extra else 0)) * padded_rows * arch.hidden_size
     assert held == total + tensor_padding + expert_padding

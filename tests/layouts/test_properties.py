@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 from models.common import Cluster, ModelSpec
 from models.enums import ArrangementName, Recompute
 from models.training import Activations, Levers, Training
-from service import resolve
-from service.evaluate import evaluate
-from service.layout import evaluate_layout
-from service.mesh import Mesh
+from service.engine.data_parallel import evaluate
+from service.engine.layout import evaluate_layout
+from service.inputs import resolve
+from service.mesh.degrees import Mesh
 
 PRESETS = ["llama-3-8b", "llama-3-70b", "mixtral-8x7b", "gpt-3-175b", "qwen3-30b-a3b", "deepseek-v3", "gemma-2-9b"]
 ARRANGEMENTS = [a for a in ArrangementName if a is not ArrangementName.hybrid]
@@ -70,7 +70,7 @@ def test_all_degrees_one_equals_the_data_parallel_evaluation(
 )
 def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, c, e, arrangement, expert_tensor):
     """Over the t x c x d GPUs of every stage, ZeRO's shards add up to each state class once per parameter
-    held (service.stages' shares, which the parameter property sums to the model): nothing lost or counted
+    held (service.mesh.stages' shares, which the parameter property sums to the model): nothing lost or counted
     twice by sharding over the data group x context or the experts' group. With an expert tensor degree of its
     own the t x c x d GPUs of a stage are expert_tensor x e x EDP for the experts (Megatron-Core's expert grid)."""
     n = 64
@@ -91,7 +91,7 @@ def test_state_bytes_summed_over_the_mesh_are_the_parameters_held(preset, t, p, 
         dense = stage.share.dense_parameters + (0 if stage.expert_rows else stage.share.expert_parameters)
         experts_held = stage.share.expert_parameters if stage.expert_rows else 0
         if dense % mesh.data_context or experts_held % mesh.expert_data:
-            continue  # padded shards: covered by the padding tests of service.memory
+            continue  # padded shards: covered by the padding tests of service.memory.model_states
         gpus = t * mesh.data_context  # the stage's GPUs
         summed = gpus * stage.model_state_bytes
         sharded = 12 if arrangement is ArrangementName.zero1 else 16 if arrangement is ArrangementName.zero3 else 0

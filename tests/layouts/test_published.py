@@ -12,16 +12,16 @@ from models.common import ModelSpec
 from models.enums import Recompute
 from models.parallelism import PipelineSchedule
 from models.presets import ModelPresetName
-from service import resolve
-from service.activations import (
+from service.inputs import resolve
+from service.memory.activations import (
     StageLayers,
     TensorSplit,
     TransformerShape,
     dense_layer_bytes,
     stage_activation_components,
 )
-from service.pipeline import in_flight
-from service.stages import stage_shares
+from service.mesh.pipeline import in_flight
+from service.mesh.stages import stage_shares
 
 N = ModelPresetName
 

@@ -1,6 +1,6 @@
 """Sweeps over the layout axes: every cell with a layout is /v1/plan's answer for that cell.
 
-The layout cells are evaluated at once (service.layout_grid); the property test draws random layout
+The layout cells are evaluated at once (service.engine.layout_grid); the property test draws random layout
 sweeps (models, degrees, schedules, node sizes, batch shapes, arrangements and levers), plans every
 cell of the cartesian product one by one, and checks the sweep against those plans: the same cells
 answered, each row's bytes exactly and times to 1e-9, and the refused cells counted under the
@@ -18,9 +18,9 @@ from pydantic import ValidationError
 
 from models.plan import PlanRequest
 from models.sweep import SweepRequest
+from service.answers.plan import plan
+from service.answers.sweep import sweep_answer
 from service.errors import DomainError
-from service.planner import plan
-from service.sweep import sweep_answer
 from tests.sweep.test_sweep import PLAN_FIELDS, rows, sweep
 
 LAYOUT_FIELDS = PLAN_FIELDS | {"pipeline_bubble_s": ("time", "pipeline_bubble_s")}

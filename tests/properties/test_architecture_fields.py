@@ -11,8 +11,8 @@ import pytest
 
 from models.common import ModelSpec
 from models.presets import MODEL_PRESETS, ModelPresetName
-from service import resolve
-from service.architecture import parameter_count
+from service.inputs import resolve
+from service.inputs.architecture import parameter_count
 
 L, H, A, F, V = 4, 64, 8, 256, 1000
 

@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 from models.enums import CollectiveName, Dtype, OptimizerKind
 from models.presets import PrecisionSpec
-from service.arrangements import COMPARED
-from service.collectives import ring_bytes_sent, ring_hops
-from service.fit import fits, min_gpus_exact
-from service.memory import model_state_bytes, replicated_floor_bytes
+from service.answers.bisection import fits, min_gpus_exact
+from service.inputs.arrangements import COMPARED
+from service.memory.model_states import model_state_bytes, replicated_floor_bytes
+from service.time.collectives import ring_bytes_sent, ring_hops
 
 counts = st.integers(min_value=1, max_value=10**15)
 world_sizes = st.integers(min_value=1, max_value=10**6)

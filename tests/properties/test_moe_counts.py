@@ -6,9 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.enums import MlpKind
-from service import resolve
-from service.activations import transformer_shape
-from service.architecture import (
+from service.inputs import resolve
+from service.inputs.architecture import (
     Architecture,
     Moe,
     active_parameter_count,
@@ -20,7 +19,8 @@ from service.architecture import (
     routed_expert_parameters,
     routed_expert_width,
 )
-from service.stages import is_moe_layer, layer_split
+from service.memory.activations import transformer_shape
+from service.mesh.stages import is_moe_layer, layer_split
 
 
 @st.composite

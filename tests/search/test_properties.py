@@ -18,12 +18,20 @@ from pydantic import ValidationError
 from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest
 from models.search import SearchRequest
+from service.answers.plan import plan
+from service.answers.search import layout_body, prepare
+from service.answers.search_space import REASONS, _first_problem, space
+from service.engine.layout_grid import (
+    ARRANGEMENTS,
+    RECOMPUTES,
+    SCHEDULES,
+    Choices,
+    Layouts,
+    StructureTable,
+    evaluate_grid,
+)
 from service.errors import DomainError
-from service.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Choices, Layouts, StructureTable, evaluate_grid
-from service.mesh import Mesh, ModelLimits, layout_problems
-from service.planner import plan
-from service.search import layout_body, prepare
-from service.search_space import REASONS, _first_problem, space
+from service.mesh.degrees import Mesh, ModelLimits, layout_problems
 
 MOE_PRESETS = ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3")
 PRESETS = ["llama-3-8b", "llama-3.2-1b", "mixtral-8x7b", "qwen3-30b-a3b", "gpt-3-175b", "gemma-2-9b", "deepseek-v3"]
@@ -215,8 +223,8 @@ def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, size
 @settings(max_examples=200, deadline=None)
 @given(cases())
 def test_the_first_failing_rule_is_the_first_problem_of_the_plan(drawn):
-    """The search's reason for skipping a combination (service.mesh.layout_problem_masks' first failing rule)
-    names the field of the first problem service.mesh.layout_problems gives its /v1/plan request."""
+    """The search's reason for skipping a combination (service.mesh.degrees.layout_problem_masks' first failing rule)
+    names the field of the first problem service.mesh.degrees.layout_problems gives its /v1/plan request."""
     request, layout = drawn
     case = prepare(request).case
     arch = case.arch

@@ -14,8 +14,8 @@ import pytest
 from api.protocol import PROTOCOL, HeaderLimitedHttpToolsProtocol
 from api.work import HeavyWork
 from models.sweep import SweepRequest
+from service.answers.sweep import COLUMNS, SweepCost, sweep_cost
 from service.errors import WorkCancelled
-from service.sweep import COLUMNS, SweepCost, sweep_cost
 from tests.service_contract.conftest import PLAN_BODY, app_with, assert_problem, client_with
 from tests.service_contract.live import running_server
 

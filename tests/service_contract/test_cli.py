@@ -14,7 +14,7 @@ import pytest
 
 from cli.main import run
 from models.plan import PlanRequest
-from service import planner
+from service.answers import plan as planner
 from tests.service_contract.conftest import FIT_BODY, PLAN_BODY, TOKEN, app_with
 from tests.service_contract.live import running_server
 

@@ -14,7 +14,7 @@ from models.fit import FitRequest
 from models.plan import PlanRequest
 from models.recommend import RecommendRequest
 from models.sweep import SweepRequest
-from service import planner
+from service.answers import plan as planner
 
 
 def zeroplan(capsys, *argv: str) -> tuple[int, str, str]:

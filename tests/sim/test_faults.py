@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from service.arrangements import ZERO2, ZERO3  # noqa: E402
+from service.inputs.arrangements import ZERO2, ZERO3  # noqa: E402
 from service.sim.config import DroppedRank, PartialCheckpoint, RunSpec, SimConfig, SlowRank  # noqa: E402
 from service.sim.run import simulate  # noqa: E402
 from tests.sim.helpers import alive  # noqa: E402

@@ -1,7 +1,7 @@
 """Acceptance 1, 2 and 6 of issue 5: at N = 2 and 4, for DP and ZeRO-1/2/3, measured payload and
 resident bytes equal the core's formulas, the wire stays within the stated allowance, every
 arrangement learns the single process's parameters, and the gradient matches finite differences.
-Expected values come from the core formulas (service.memory, service.traffic) applied per unit,
+Expected values come from the core formulas (service.memory.model_states, service.time.traffic) applied per unit,
 or from arithmetic written here.
 """
 
@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("torch")
 
 from models.enums import CollectiveName, StateClass  # noqa: E402
-from service.arrangements import DDP, ZERO1, ZERO2, ZERO3  # noqa: E402
-from service.collectives import ring_bytes_sent  # noqa: E402
-from service.dtypes import tensor_bytes  # noqa: E402
-from service.memory import model_state_breakdown, shard_elements  # noqa: E402
+from service.inputs.arrangements import DDP, ZERO1, ZERO2, ZERO3  # noqa: E402
+from service.memory.dtypes import tensor_bytes  # noqa: E402
+from service.memory.model_states import model_state_breakdown, shard_elements  # noqa: E402
 from service.sim.config import RunSpec, SimConfig  # noqa: E402
 from service.sim.run import simulate  # noqa: E402
-from service.traffic import collective_bytes_sent, step_collectives  # noqa: E402
+from service.time.collectives import ring_bytes_sent  # noqa: E402
+from service.time.traffic import collective_bytes_sent, step_collectives  # noqa: E402
 
 pytestmark = [pytest.mark.sim, pytest.mark.sim_timeout(60)]
 

@@ -3,7 +3,7 @@
 Adam's step counters and gloo's collective costs."""
 
 from models.enums import Dtype
-from service.architecture import parameter_count
+from service.inputs.architecture import parameter_count
 from service.sim.engines.torch_config import TinyArchitecture, TorchArrangement, TorchSimConfig, config_errors
 from service.sim.engines.torch_predict import (
     binomial_children,

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.presets import PrecisionSpec
-from service.arrangements import NAMED, ZERO3, ZeroPlusPlus
-from service.traffic import step_collectives
+from service.inputs.arrangements import NAMED, ZERO3, ZeroPlusPlus
+from service.time.traffic import step_collectives
 
 P = 30_000_000_000
 BASE = {

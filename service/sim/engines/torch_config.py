@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from models.enums import MlpKind
-from service.architecture import Architecture
+from service.inputs.architecture import Architecture
 from service.sim.config import DroppedRank, SlowRank
 
 ENGINE = "torch"
@@ -174,7 +174,7 @@ def config_errors(cfg: TorchSimConfig) -> list[tuple[str, str]]:
 
 def layout_errors(cfg: TorchSimConfig) -> list[tuple[str, str]]:
     """What a tensor x pipeline x data mesh needs of the world, the model and the batch (the
-    planner's checks, service/mesh.py, plus what the engine needs to compare bytes exactly)."""
+    planner's checks, service/mesh/degrees.py, plus what the engine needs to compare bytes exactly)."""
     t, p, n, m = cfg.tensor, cfg.pipeline, cfg.world_size, cfg.model
     errors: list[tuple[str, str]] = []
     if t < 1 or p < 1 or n % (t * p):

@@ -3,7 +3,7 @@
 Composed as torchtitan composes them (torchtitan/models/llama3/infra/parallelize.py ``apply_tp``
 and ``apply_fsdp``; torchtitan/distributed/pipeline_parallel.py):
 - the mesh is (pipeline, data, tensor), tensor innermost (Megatron-LM's placement, as the
-  planner's service/mesh.py numbers ranks);
+  planner's service/mesh/degrees.py numbers ranks);
 - pipeline: each rank keeps its stage's blocks (the first stage the embedding, the last the final
   norm and output layer) and deletes the rest, then ``PipelineStage`` and ``Schedule1F1B`` or
   ``ScheduleGPipe`` run ``micro_batches`` micro-batches a step, the loss averaged per micro-batch

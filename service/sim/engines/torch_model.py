@@ -1,6 +1,6 @@
 """The small decoder-only transformer the torch engine trains (GPT-2 shaped: Radford et al. 2019).
 
-Exactly the weights service/architecture.py counts for a gelu architecture: per block a
+Exactly the weights service/inputs/architecture.py counts for a gelu architecture: per block a
 LayerNorm, q/k/v/o projections with biases, a LayerNorm and a two-layer gelu MLP with biases; a
 token embedding, a final LayerNorm and an untied output layer without bias. No learned position
 embedding (the planner does not count one): causal attention alone orders the tokens.

@@ -1,6 +1,6 @@
 """What the core predicts for a torch-engine run, and the engines' documented conventions (no torch).
 
-Memory: the planner's breakdown (service/memory.py ``model_state_breakdown``) for the tiny
+Memory: the planner's breakdown (service/memory/model_states.py ``model_state_breakdown``) for the tiny
 model's exact parameter count, once for the requested preset and once for the layout the engine
 really keeps (``ENGINE_LAYOUT``), plus three conventions of the engines, each computed, never a
 tolerance:
@@ -13,7 +13,7 @@ tolerance:
   ``_init_group``): 4 bytes per tensor the rank updates.
 
 Wire: each observed collective call priced by the algorithm gloo runs for it, with the core's ring
-formula (service/collectives.py) wherever gloo runs a ring:
+formula (service/time/collectives.py) wherever gloo runs a ring:
 - all_reduce: gloo's ring (gloo/allreduce.cc), the core's 2(N-1) chunks;
 - all_gather: gloo's ring (gloo/allgather.cc), the core's N-1 chunks;
 - reduce_scatter: ProcessGroupGloo reduces the whole input with the all-reduce ring and keeps its
@@ -32,13 +32,13 @@ from typing import Any
 
 from models.enums import CollectiveName, Dtype, StateClass
 from models.presets import PRECISION_PRESETS, PrecisionPresetName, PrecisionSpec
-from service.architecture import parameter_count
-from service.arrangements import DDP, HYBRID, SHARD_GRAD_OP, ZERO1, ZERO3, Sharding
-from service.collectives import ring_bytes_sent, ring_hops
-from service.dtypes import bytes_per_element
-from service.memory import model_state_breakdown
+from service.inputs.architecture import parameter_count
+from service.inputs.arrangements import DDP, HYBRID, SHARD_GRAD_OP, ZERO1, ZERO3, Sharding
+from service.memory.dtypes import bytes_per_element
+from service.memory.model_states import model_state_breakdown
 from service.sim.engines.torch_config import FSDP_ARRANGEMENTS, TinyArchitecture, TorchArrangement, TorchSimConfig
 from service.sim.report import WIRE_HEADER_BYTES, WIRE_WRITES_PER_HOP
+from service.time.collectives import ring_bytes_sent, ring_hops
 
 MESSAGE_ALLOWANCE_BYTES = WIRE_HEADER_BYTES * WIRE_WRITES_PER_HOP
 SEGMENTS_PER_CHUNK = 2
@@ -305,7 +305,7 @@ def planned_gpu_memory(cfg: TorchSimConfig, arrangement: TorchArrangement, card_
     from models.common import Cluster, ModelSpec
     from models.plan import PlanRequest
     from models.training import Training
-    from service.planner import plan
+    from service.answers.plan import plan
 
     m = cfg.model
     nodes_of = cfg.ranks_per_node if arrangement is TorchArrangement.hybrid else cfg.world_size
@@ -334,8 +334,8 @@ def planned_gpu_memory(cfg: TorchSimConfig, arrangement: TorchArrangement, card_
 
 
 def plan_collectives(cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec) -> dict[str, int]:
-    """The planner's bytes per rank per step by collective (service/traffic.py), for comparison."""
-    from service.traffic import bytes_sent_by_collective
+    """The planner's bytes per rank per step by collective (service/time/traffic.py), for comparison."""
+    from service.time.traffic import bytes_sent_by_collective
 
     p = parameter_count(cfg.model.architecture())
     sharding = core_sharding(arrangement)
@@ -376,7 +376,7 @@ def rank_parameter_shapes(cfg: TorchSimConfig, rank: int) -> list[tuple[str, tup
 
 
 def layout_mesh(cfg: TorchSimConfig) -> Any:
-    from service.mesh import Mesh
+    from service.mesh.degrees import Mesh
 
     return Mesh(world_size=cfg.world_size, gpus_per_node=cfg.world_size, tensor=cfg.tensor, pipeline=cfg.pipeline)
 
@@ -384,11 +384,11 @@ def layout_mesh(cfg: TorchSimConfig) -> Any:
 def layout_core_class_bytes(
     cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec, rank: int
 ) -> dict[str, int]:
-    """The planner's bytes by class for ``rank``'s GPU: its stage's parameter share (service/stages.py:
+    """The planner's bytes by class for ``rank``'s GPU: its stage's parameter share (service/mesh/stages.py:
     layers / p, matrices / t, the embedding on the first stage, the final norm and output layer on
     the last, norms and row-parallel biases whole) sharded over the data group d as the arrangement's
-    flags say (service/memory.py), the functions /v1/plan's memory.stages[] come from."""
-    from service.stages import stage_shares
+    flags say (service/memory/model_states.py), the functions /v1/plan's memory.stages[] come from."""
+    from service.mesh.stages import stage_shares
 
     share = stage_shares(cfg.model.architecture(), cfg.tensor, cfg.pipeline, 1)[cfg.stage_of(rank)]
     rows = model_state_breakdown(share.dense_parameters, cfg.data, spec, core_sharding(arrangement))
@@ -440,7 +440,7 @@ def _layout_plan(cfg: TorchSimConfig, arrangement: TorchArrangement) -> Any:
     from models.parallelism import Parallelism, PipelineSchedule
     from models.plan import PlanRequest
     from models.training import Training
-    from service.planner import plan
+    from service.answers.plan import plan
 
     m = cfg.model
     nodes_of = cfg.ranks_per_node if arrangement is TorchArrangement.hybrid else cfg.world_size
@@ -542,11 +542,11 @@ def layout_plan_collectives(
     cfg: TorchSimConfig, arrangement: TorchArrangement, spec: PrecisionSpec, rank: int
 ) -> dict[str, int]:
     """The planner's bytes per step for ``rank`` by group and collective ("tensor:all_reduce", ...):
-    the model-parallel groups' calls (service/mesh_traffic.py) and the data group's collectives on
-    the stage's share over d (service/traffic.py)."""
-    from service.mesh_traffic import StageWork, model_parallel_calls
-    from service.stages import stage_shares
-    from service.traffic import bytes_sent_by_collective
+    the model-parallel groups' calls (service/time/mesh_traffic.py) and the data group's collectives on
+    the stage's share over d (service/time/traffic.py)."""
+    from service.mesh.stages import stage_shares
+    from service.time.mesh_traffic import StageWork, model_parallel_calls
+    from service.time.traffic import bytes_sent_by_collective
 
     arch = cfg.model.architecture()
     share = stage_shares(arch, cfg.tensor, cfg.pipeline, 1)[cfg.stage_of(rank)]

@@ -20,7 +20,7 @@ from typing import Any
 
 from models.enums import Dtype
 from models.presets import PRECISION_PRESETS, PrecisionPresetName
-from service.architecture import parameter_count
+from service.inputs.architecture import parameter_count
 from service.sim.engines.torch_config import TorchArrangement, TorchSimConfig
 from service.sim.engines.torch_predict import (
     ADAM_STEP_BYTES,

@@ -11,7 +11,7 @@ T = TypeVar("T", bound="CheckpointReport")
 
 @_attrs_define
 class CheckpointReport:
-    """Checkpoints and failures as the plan prices them (service.goodput).
+    """Checkpoints and failures as the plan prices them (service.time.goodput).
 
     Attributes:
         bytes_ (int): Bytes of one checkpoint: parameters, master weights and moments, once.

@@ -20,7 +20,7 @@ class Time:
     """
     Attributes:
         assumptions (list[str]):
-        checkpoint (CheckpointReport): Checkpoints and failures as the plan prices them (service.goodput).
+        checkpoint (CheckpointReport): Checkpoints and failures as the plan prices them (service.time.goodput).
         checkpoint_hours (float | None): Wall hours stalled saving checkpoints.
         communication_flat_s (float): On flat rings (across nodes at the inter-node speed).
         communication_hierarchical_s (float): Deprecated: equal to communication_flat_s. Collectives are priced as

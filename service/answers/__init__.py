@@ -1,0 +1,1 @@
+"""The answers: plan, fit, limits, recommend, sweep, search, figures and admission, each read from the engine."""

@@ -1,0 +1,162 @@
+"""A Kubernetes admission review of a PyTorchJob or JobSet that names its plan in the
+``zeroplan.dev/plan`` annotation: allowed with the prediction (warnings and an annotation patch), or
+denied with the plan's reason.
+
+The GPUs come from the object, never from the annotation: a PyTorchJob's replicas (Master and Worker,
+kubeflow/training-operator pkg/apis/kubeflow.org/v1/pytorch_types.go) times the ``nvidia.com/gpu``
+limit of a replica's pod; a JobSet's replicatedJobs (jobset.x-k8s.io/v1alpha2): replicas x the Job's
+parallelism x its pod's limit. One pod per node: GPUs per node is the pod's limit.
+"""
+
+import base64
+import json
+import math
+from typing import Any
+
+from pydantic import ValidationError
+
+from models.admission import (
+    PLAN_ANNOTATION,
+    PREDICTION_ANNOTATION,
+    AdmissionRequest,
+    AdmissionResponse,
+    AdmissionStatus,
+)
+from models.plan import PlanRequest
+from service.answers.plan import plan
+from service.errors import DomainError
+
+GPU_RESOURCE = "nvidia.com/gpu"
+
+
+class Denied(Exception):
+    def __init__(self, message: str, code: int = 403) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def review(request: AdmissionRequest) -> AdmissionResponse:
+    try:
+        return _review(request)
+    except Denied as denied:
+        reason = "Forbidden" if denied.code == 403 else "Invalid"
+        status = AdmissionStatus(code=denied.code, reason=reason, message=f"zeroplan: {denied}")
+        return AdmissionResponse(uid=request.uid, allowed=False, status=status)
+
+
+def _review(request: AdmissionRequest) -> AdmissionResponse:
+    job = request.object or {}
+    annotations = (job.get("metadata") or {}).get("annotations") or {}
+    text = annotations.get(PLAN_ANNOTATION)
+    if text is None or request.operation not in ("CREATE", "UPDATE"):
+        return AdmissionResponse(uid=request.uid, allowed=True)
+    world, per_node = allocation(job)
+    body = plan_body(text, world, per_node)
+    try:
+        answer = plan(PlanRequest.model_validate(body))
+    except ValidationError as error:
+        raise Denied(f"the plan in {PLAN_ANNOTATION} is not valid: {_errors(error)}", 422) from None
+    except DomainError as error:
+        raise Denied(f"the plan in {PLAN_ANNOTATION} is refused: {error}", 422) from None
+    memory, time = answer.memory, answer.time
+    if not memory.fits:
+        raise Denied(
+            f"the job does not fit: {memory.per_gpu_bytes / 2**30:.1f} GiB per GPU needed "
+            f"({answer.arrangement.name}, {world} GPUs), {memory.usable_bytes / 2**30:.1f} GiB usable; "
+            "POST /v1/fit gives the smallest GPU count that fits"
+        )
+    words = (
+        f"zeroplan: fits {memory.per_gpu_bytes / 2**30:.1f} of {memory.usable_bytes / 2**30:.1f} GiB per GPU, "
+        f"step {time.step_s:.3g} s, goodput {time.goodput:.3f}"
+    )
+    prediction: dict[str, Any] = {
+        "fits": True,
+        "per_gpu_bytes": memory.per_gpu_bytes,
+        "step_s": time.step_s,
+        "goodput": time.goodput,
+    }
+    if time.training_days is not None:
+        words += f", {time.training_days:.3g} days, {time.gpu_hours:,.0f} GPU-hours"
+        prediction |= {"training_days": time.training_days, "gpu_hours": time.gpu_hours}
+        prediction["active_deadline_seconds"] = math.ceil(time.training_days * 86_400)
+    patch = [
+        {
+            "op": "add",
+            "path": "/metadata/annotations/" + PREDICTION_ANNOTATION.replace("~", "~0").replace("/", "~1"),
+            "value": json.dumps(prediction, separators=(",", ":")),
+        }
+    ]
+    return AdmissionResponse(
+        uid=request.uid,
+        allowed=True,
+        warnings=[words],
+        patchType="JSONPatch",
+        patch=base64.b64encode(json.dumps(patch).encode()).decode(),
+    )
+
+
+def plan_body(text: Any, world: int, per_node: int) -> dict[str, Any]:
+    if not isinstance(text, str):
+        raise Denied(f"{PLAN_ANNOTATION} must be a string holding a /v1/plan request as JSON", 422)
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Denied(f"{PLAN_ANNOTATION} is not a plan: its JSON does not parse ({error.msg})", 422) from None
+    if not isinstance(body, dict):
+        raise Denied(f"{PLAN_ANNOTATION} is not a plan: a /v1/plan request is a JSON object", 422)
+    cluster = body.setdefault("cluster", {})
+    if not isinstance(cluster, dict):
+        raise Denied(f"cluster in {PLAN_ANNOTATION} must be an object", 422)
+    for name, value in (("world_size", world), ("gpus_per_node", per_node)):
+        given = cluster.get(name)
+        if given is not None and given != value:
+            raise Denied(
+                f"cluster.{name} {given} in {PLAN_ANNOTATION} disagrees with the job's pods: {world // per_node} "
+                f"pods x {per_node} GPUs = {world} GPUs",
+                422,
+            )
+        cluster[name] = value
+    return body
+
+
+def _errors(error: ValidationError) -> str:
+    return "; ".join(".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in error.errors())
+
+
+def _pod_gpus(template: Any, where: str) -> int:
+    containers = ((template or {}).get("spec") or {}).get("containers") or []
+    total = 0
+    for container in containers:
+        limits = (container.get("resources") or {}).get("limits") or {}
+        value = limits.get(GPU_RESOURCE, 0)
+        try:
+            total += int(value)
+        except (TypeError, ValueError):
+            raise Denied(f"{where}: {GPU_RESOURCE} limit {value!r} is not a whole number", 422) from None
+    return total
+
+
+def allocation(job: dict[str, Any]) -> tuple[int, int]:
+    """(world size, GPUs per node) from the PyTorchJob's or JobSet's pods."""
+    kind = job.get("kind")
+    spec = job.get("spec") or {}
+    pods: list[tuple[int, int]] = []  # (pods, GPUs per pod)
+    if kind == "PyTorchJob":
+        for role, replica in (spec.get("pytorchReplicaSpecs") or {}).items():
+            where = f"spec.pytorchReplicaSpecs.{role}"
+            pods.append((int(replica.get("replicas", 1)), _pod_gpus(replica.get("template"), where)))
+    elif kind == "JobSet":
+        for i, replicated in enumerate(spec.get("replicatedJobs") or []):
+            job_spec = ((replicated.get("template") or {}).get("spec")) or {}
+            where = f"spec.replicatedJobs[{i}]"
+            count = int(replicated.get("replicas", 1)) * int(job_spec.get("parallelism", 1))
+            pods.append((count, _pod_gpus(job_spec.get("template"), where)))
+    else:
+        raise Denied(f"{PLAN_ANNOTATION} is read on a PyTorchJob or a JobSet, not a {kind}", 422)
+    with_gpus = [(n, g) for n, g in pods if g > 0 and n > 0]
+    if not with_gpus:
+        raise Denied(f"the job's pods ask for no GPUs: set resources.limits[{GPU_RESOURCE}]", 422)
+    per_node = {g for _, g in with_gpus}
+    if len(per_node) > 1:
+        raise Denied(f"the job's pods ask for different GPU counts ({sorted(per_node)}); zeroplan plans one", 422)
+    return sum(n * g for n, g in with_gpus), per_node.pop()

@@ -1,0 +1,429 @@
+"""The four figures of issue 4 and the two of a layout, drawn with matplotlib's object API (Agg and SVG
+canvases, no pyplot).
+
+Every number drawn comes from the core: ``service.engine.data_parallel.evaluate`` for bytes and seconds (the
+memory curve evaluates all GPU counts at once, as numpy arrays), ``service.time.traffic`` for the
+collectives of one step, ``service.answers.bisection.gpu_count_grid`` for the powers of two, and the /v1/plan
+answer (``service.planner.plan``) for a layout's stages and groups. No formula is written here;
+this module only draws. Units follow DESIGN.md: GiB = 2**30 bytes, GB = 1e9 bytes.
+
+Output is deterministic: SVG without a date and with a fixed id salt, text kept as text
+(``svg.fonttype`` none, so the arrangement names are searchable); PNG without a Software tag.
+"""
+
+import textwrap
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from io import BytesIO
+from typing import Any
+
+import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import NullLocator
+
+from models.common import as_request_json
+from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
+from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
+from models.plan import PlanRequest, PlanResponse
+from models.training import Training
+from service.answers.bisection import gpu_count_grid
+from service.answers.layout_plan import layout_of
+from service.engine.data_parallel import Evaluation, Setup, evaluate
+from service.inputs import resolve
+from service.inputs.arrangements import COMPARED
+from service.numeric import GB_BYTES, GIB_BYTES
+from service.time.traffic import bytes_sent_by_collective, volume_in_p
+
+DPI = 100
+SVG_SALT = "zeroplan"
+MAX_CURVE_POINTS = 64  # powers of two up to MAX_WORLD_SIZE (1e6) are 20
+PX_PER_TICK_LABEL = 70  # the widest label, 524288, at the default font size
+AXES_SHARE = 0.6  # of the width; the legend takes the rest
+_SAVE_LOCK = threading.Lock()  # rc_context changes global rcParams: one save at a time
+
+LABELS = {
+    ArrangementName.ddp: "DP",
+    ArrangementName.zero1: "ZeRO-1",
+    ArrangementName.zero2: "ZeRO-2",
+    ArrangementName.zero3: "ZeRO-3",
+    ArrangementName.shard_grad_op: "FSDP SHARD_GRAD_OP",
+}
+COLOURS = {
+    ArrangementName.ddp: "tab:blue",
+    ArrangementName.zero1: "tab:orange",
+    ArrangementName.zero2: "tab:green",
+    ArrangementName.zero3: "tab:red",
+    ArrangementName.shard_grad_op: "tab:brown",
+}
+STATE_LABELS = {
+    StateClass.parameters: "parameters",
+    StateClass.compute_parameters: "compute copy of the parameters",
+    StateClass.secondary_parameters: "ZeRO++ secondary partition",
+    StateClass.gradients: "gradients",
+    StateClass.optimizer_gradients: "optimizer gradient copy",
+    StateClass.master_weights: "master weights",
+    StateClass.momentum: "first moment (momentum)",
+    StateClass.variance: "second moment (variance)",
+    StateClass.gathered_parameters: "gathered units (working set)",
+    StateClass.unit_gradients: "unit gradients (working set)",
+    StateClass.gradient_buckets: "gradient buckets (working set)",
+}
+COLLECTIVE_ORDER = (CollectiveName.all_reduce, CollectiveName.reduce_scatter, CollectiveName.all_gather)
+COLLECTIVE_COLOURS = {
+    CollectiveName.all_reduce: "tab:purple",
+    CollectiveName.reduce_scatter: "tab:cyan",
+    CollectiveName.all_gather: "tab:olive",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One request resolved: a setup and an evaluation at the chosen N per arrangement drawn."""
+
+    request: FigureRequest
+    scene: resolve.Scenario
+    setups: dict[ArrangementName, Setup]
+    results: dict[ArrangementName, Evaluation]
+
+    @property
+    def p(self) -> int:
+        return self.scene.model.parameter_count
+
+    @property
+    def n(self) -> int:
+        return self.request.cluster.world_size
+
+    @property
+    def g(self) -> int:
+        return self.request.cluster.gpus_per_node
+
+
+def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs_gpus) -> Case:
+    scene = resolve.scenario(
+        request.model,
+        request.precision,
+        figure_training(request, name),
+        request.activations,
+        request.levers,
+        request.cluster,
+    )
+    inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
+    setups = {name: resolve.setup_for(scene, COMPARED[name]) for name in DRAWN_ARRANGEMENTS}
+    return Case(request, scene, setups, {name: evaluate(inputs, setup) for name, setup in setups.items()})
+
+
+def card_label(case: Case) -> str:
+    """'seed-80gb: 80 GB = 74.5 GiB' (the card named, in both units), and its usable part when less."""
+    card, usable = case.scene.card_bytes, case.scene.usable_bytes
+    name = case.request.cluster.gpu.value if case.request.cluster.gpu else f"{card:,} B"
+    label = f"{name}: {card / GB_BYTES:.4g} GB = {card / GIB_BYTES:.1f} GiB"
+    return label if usable == card else f"{label}, {usable / GIB_BYTES:.1f} GiB usable"
+
+
+def draw_memory_vs_gpus(ax: Axes, case: Case) -> None:
+    """Per-GPU bytes over powers of two, each arrangement's replicated floor dashed, the card solid."""
+    counts = gpu_count_grid(GpuCountGrid.powers_of_two, case.g, case.request.max_gpus, MAX_CURVE_POINTS)
+    at_chosen_n = resolve.inputs_for(case.scene, case.n, case.g)
+    inputs = replace(at_chosen_n, world_size=np.asarray(counts, dtype=np.int64))
+    for name, setup in case.setups.items():
+        curve = evaluate(inputs, setup)
+        floor = int(case.results[name].replicated_floor_bytes)
+        per_gpu = np.broadcast_to(np.asarray(curve.per_gpu_bytes), len(counts))  # DP's does not vary with N
+        ax.plot(counts, per_gpu / GIB_BYTES, marker="o", color=COLOURS[name], label=LABELS[name])
+        ax.axhline(
+            floor / GIB_BYTES,
+            linestyle="--",
+            color=COLOURS[name],
+            label=f"{LABELS[name]} replicated floor ({floor / GIB_BYTES:.1f} GiB)",
+        )
+    ax.axhline(case.scene.usable_bytes / GIB_BYTES, color="black", linewidth=2, label=f"card {card_label(case)}")
+    if counts[0] <= case.n <= counts[-1]:
+        ax.axvline(case.n, color="grey", linestyle=":", label=f"chosen N = {case.n}")
+    ax.set_xscale("log", base=2)
+    room = int(case.request.width_px * AXES_SHARE) // PX_PER_TICK_LABEL
+    stride = -(-len(counts) // max(2, room))  # ceil: every stride-th count labelled, so labels never overlap
+    ax.set_xticks(counts, labels=[str(c) if i % stride == 0 else "" for i, c in enumerate(counts)])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs N (data-parallel world size, log2 scale)")
+    ax.set_ylabel("memory per GPU (GiB = 2^30 bytes)")
+    ax.set_title("Per-GPU memory against GPU count")
+    _legend_outside(ax)
+
+
+def draw_bytes_per_weight(ax: Axes, case: Case) -> None:
+    """Stacked bytes per weight on each GPU, state class by state class, at the chosen N."""
+    names = list(case.results)
+    x = np.arange(len(names))
+    bottom = np.zeros(len(names))
+    segments = {STATE_LABELS[state]: [case.results[a].state_bytes.get(state, 0) for a in names] for state in StateClass}
+    segments["activations (per GPU, / P)"] = [case.results[a].activations_bytes for a in names]
+    colours = matplotlib.colormaps["Set2"]
+    for i, (label, values) in enumerate(segments.items()):
+        per_weight = np.asarray([int(v) for v in values], dtype=np.float64) / case.p
+        if per_weight.any():
+            ax.bar(x, per_weight, bottom=bottom, color=colours(i), edgecolor="white", label=label)
+            bottom += per_weight
+    for i, name in enumerate(names):
+        per_gpu = int(case.results[name].per_gpu_bytes)
+        _label_above(ax, x[i], bottom[i], f"{per_gpu / case.p:.2f} B/weight\n{per_gpu / GIB_BYTES:.1f} GiB")
+    card = case.scene.usable_bytes
+    ax.axhline(
+        card / case.p, color="black", linewidth=2, label=f"card {card_label(case)} = {card / case.p:.2f} B/weight"
+    )
+    ax.set_xticks(x, labels=_arrangement_ticks(case))
+    ax.set_ylim(0, max(bottom.max(), card / case.p) * 1.18)
+    ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
+    ax.set_ylabel("bytes per weight on each GPU (B = per-GPU bytes / P)")
+    ax.set_title(f"Bytes per weight by state class at N = {case.n}")
+    _legend_outside(ax)
+
+
+def collective_split(case: Case, name: ArrangementName) -> dict[CollectiveName, int]:
+    """Bytes each GPU sends per step in each collective (ring cost), summed over its calls."""
+    setup = case.setups[name]
+    split = bytes_sent_by_collective(case.p, case.n, setup.precision, setup.sharding, setup.micro_batches, case.g)
+    return {collective: int(split.get(collective, 0)) for collective in COLLECTIVE_ORDER}
+
+
+def draw_traffic(ax: Axes, case: Case) -> None:
+    """Bytes sent per GPU per step by collective; measured bars, hatched, beside the formula's."""
+    names = list(case.results)
+    measured = {(m.arrangement, m.collective): m.bytes_per_gpu for m in case.request.measured or []}
+    drawn = [a for a in names if any(key[0] is a for key in measured)]
+    width = 0.38 if drawn else 0.6
+    for i, name in enumerate(names):
+        offset = -width / 2 if drawn else 0.0
+        split = collective_split(case, name)
+        volume = volume_in_p(case.setups[name].precision, case.setups[name].sharding, case.setups[name].micro_batches)
+        _stack(ax, i + offset, width, split, "", f"{volume:g}P")
+        if name in drawn:
+            split = {c: measured.get((name, c), 0) for c in COLLECTIVE_ORDER}
+            _stack(ax, i + width / 2, width, split, "//", "measured")
+    handles: list[Patch] = [Patch(color=COLLECTIVE_COLOURS[c], label=c.value) for c in COLLECTIVE_ORDER]
+    if drawn:
+        handles += [
+            Patch(facecolor="white", edgecolor="black", label="formula (ring cost)"),
+            Patch(facecolor="white", edgecolor="black", hatch="//", label="measured"),
+        ]
+    ax.set_xticks(np.arange(len(names)), labels=_arrangement_ticks(case))
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.15)
+    ax.set_xlabel(f"arrangement at N = {case.n} GPUs, {case.g} per node")
+    ax.set_ylabel("bytes sent per GPU per step (GB = 1e9 bytes)")
+    ax.set_title("Traffic per GPU per optimizer step, by collective")
+    _legend_outside(ax, handles)
+
+
+def _stack(ax: Axes, x: float, width: float, split: dict[CollectiveName, int], hatch: str, note: str) -> None:
+    bottom = 0.0
+    for collective in COLLECTIVE_ORDER:
+        height = split[collective] / GB_BYTES
+        if height:
+            ax.bar(
+                x,
+                height,
+                width,
+                bottom=bottom,
+                color=COLLECTIVE_COLOURS[collective],
+                hatch=hatch,
+                edgecolor="black",
+                linewidth=0.5,
+            )
+            bottom += height
+    _label_above(ax, x, bottom, f"{bottom:.1f} GB\n{note}")
+
+
+def draw_step_time(ax: Axes, case: Case) -> None:
+    """The terms of the step, stacked, at the chosen N: compute, the slowdown overlap costs it, exposed
+    communication, the optimizer step and offload (their sum is the step, Time.step_s)."""
+    names = list(case.results)
+    x = np.arange(len(names))
+    parts = {
+        "compute": [r.compute_s for r in case.results.values()],
+        "overlap slowdown (compute beside communication)": [r.overlap_slowdown_s for r in case.results.values()],
+        "exposed communication": [r.exposed_communication_s for r in case.results.values()],
+        "optimizer step": [r.optimizer_s for r in case.results.values()],
+        "offload (host link, not overlapped)": [r.offload_s for r in case.results.values()],
+    }
+    bottom = np.zeros(len(names))
+    colours = ("tab:gray", "silver", "tab:red", "tab:olive", "tab:brown")
+    for (label, values), colour in zip(parts.items(), colours, strict=True):
+        seconds = np.asarray(values, dtype=np.float64)
+        ax.bar(x, seconds, bottom=bottom, color=colour, label=label)
+        bottom += seconds
+    for i, result in enumerate(case.results.values()):
+        _label_above(ax, x[i], bottom[i], f"{float(result.step_s):.3g} s")
+    ax.set_xticks(x, labels=_arrangement_ticks(case))
+    ax.set_ylim(0, bottom.max() * 1.15 or 1.0)
+    ax.set_xlabel(f"arrangement at N = {case.n} GPUs")
+    ax.set_ylabel("seconds per optimizer step (s)")
+    setup = next(iter(case.setups.values()))
+    basis = "the efficiency model" if setup.utilisation is None else f"utilisation {setup.utilisation:g}"
+    ax.set_title(f"Step time at {basis} of {setup.peak_flops_per_s / 1e12:g} TFLOP/s peak")
+    _legend_outside(ax)
+
+
+def plan_body(request: FigureRequest, data_parallel: bool = False) -> dict[str, Any]:
+    """The /v1/plan request a figure request stands for: its own arrangement, else layout_arrangement; with
+    ``data_parallel``, the same job over data parallelism alone (what the four arrangement figures draw)."""
+    body = as_request_json(request, exclude=FIGURE_ONLY_FIELDS, exclude_unset=True)
+    body.pop("layout_arrangement", None)
+    layout_arrangement = request.layout_arrangement.value
+    if data_parallel:
+        body.pop("parallelism", None)
+        body.pop("sharding", None)
+        body["arrangement"] = ArrangementName.ddp.value
+    elif "arrangement" not in body and "sharding" not in body:
+        body["arrangement"] = layout_arrangement
+    return body
+
+
+def figure_training(request: FigureRequest, name: FigureName) -> Training | None:
+    """The training a figure's scene is resolved with. A global batch is resolved as /v1/plan resolves it:
+    by the layout plan for the layout figures, over data parallelism at the chosen N for the four others."""
+    training = request.training
+    if training is None or training.global_batch_size is None:
+        return training
+    if name in (FigureName.layout_memory, FigureName.layout_traffic):
+        return training.model_copy(update={"global_batch_size": None})
+    return layout_of(PlanRequest.model_validate(plan_body(request, data_parallel=True))).training
+
+
+def layout_plan(request: FigureRequest) -> PlanResponse:
+    """The /v1/plan answer for the figure request's arrangement and layout."""
+    from service.answers.plan import plan
+
+    return plan(PlanRequest.model_validate(plan_body(request)))
+
+
+FIGURE_ONLY_FIELDS = {"max_gpus", "measured", "width_px", "height_px"}
+STAGE_PARTS = (
+    ("model states", "model_state_bytes", "tab:blue"),
+    ("working set", "working_set_bytes", "tab:olive"),
+    ("activations", "activations_bytes", "tab:orange"),
+)
+
+
+def draw_layout_memory(ax: Axes, case: Case) -> None:
+    """Bytes each GPU of each pipeline stage holds, stacked, against the usable bytes of the card."""
+    answer = layout_plan(case.request)
+    stages = answer.memory.stages
+    x = np.arange(len(stages))
+    bottom = np.zeros(len(stages))
+    for label, field, colour in STAGE_PARTS:
+        values = np.asarray([getattr(stage, field) / GIB_BYTES for stage in stages])
+        ax.bar(x, values, bottom=bottom, color=colour, label=label)
+        bottom += values
+    usable = answer.memory.usable_bytes / GIB_BYTES
+    ax.axhline(usable, color="black", linestyle="--", linewidth=1, label=f"usable {usable:.1f} GiB")
+    ticks = [f"stage {s.stage}\n{s.layers} layers\n{'fits' if s.fits else 'does not fit'}" for s in stages]
+    step = max(1, len(stages) // 16)
+    ax.set_xticks(x[::step], labels=ticks[::step])
+    ax.set_ylim(0, max(bottom.max(), usable) * 1.15)
+    ax.set_ylabel("bytes per GPU (GiB = 2^30 bytes)")
+    ax.set_xlabel(_layout_words(answer))
+    ax.set_title(
+        f"Memory per GPU of each pipeline stage, {LABELS.get(answer.arrangement.name, answer.arrangement.name)}"
+    )
+    _legend_outside(ax)
+
+
+GROUP_COLOURS = {"all_reduce": "tab:purple", "reduce_scatter": "tab:cyan", "all_gather": "tab:olive"}
+GROUP_COLOURS |= {"all_to_all": "tab:pink", "send_recv": "tab:gray"}
+
+
+def draw_layout_traffic(ax: Axes, case: Case) -> None:
+    """Bytes each GPU of the busiest stage sends per step, by group and collective."""
+    answer = layout_plan(case.request)
+    groups = [g.group for g in answer.parallelism.groups]
+    sent: dict[tuple[str, str], int] = {}
+    for c in answer.traffic.collectives:
+        key = (c.group.value, c.name.value)
+        sent[key] = sent.get(key, 0) + c.count_per_step * c.bytes_sent_per_gpu
+    x = np.arange(len(groups))
+    bottom = np.zeros(len(groups))
+    for name, colour in GROUP_COLOURS.items():
+        values = np.asarray([sent.get((g.value, name), 0) / GB_BYTES for g in groups])
+        if values.any():
+            ax.bar(x, values, bottom=bottom, color=colour, label=name)
+            bottom += values
+    links = {c.group.value: c.link.value.replace("_", "-") for c in answer.traffic.collectives}
+    for i, group in enumerate(groups):
+        _label_above(ax, x[i], bottom[i], f"{bottom[i]:.3g} GB\n{links.get(group.value, 'none')}")
+    ax.set_xticks(x, labels=[f"{g.group.value}\n{g.ranks} GPUs" for g in answer.parallelism.groups])
+    ax.set_ylim(0, (bottom.max() or 1.0) * 1.2)
+    ax.set_ylabel("bytes sent per GPU per step (GB = 1e9 bytes)")
+    ax.set_xlabel(_layout_words(answer))
+    ax.set_title("Traffic per GPU per optimizer step, by group")
+    _legend_outside(ax)
+
+
+def _layout_words(answer: PlanResponse) -> str:
+    par = answer.parallelism
+    return (
+        f"tensor {par.tensor} x context {par.context} x data {par.data} x pipeline {par.pipeline}"
+        f"{', expert ' + str(par.expert) if par.expert > 1 else ''}"
+        f"{', expert tensor ' + str(par.expert_tensor) if par.expert_tensor != par.tensor else ''} "
+        f"({par.pipeline_schedule.value}, "
+        f"{par.micro_batches} micro-batches)"
+    )
+
+
+def _arrangement_ticks(case: Case) -> list[str]:
+    # one word a line: five arrangements side by side on a narrow figure never run into each other
+    return [
+        f"{LABELS[name].replace(' ', chr(10))}\n{'fits' if bool(r.fits) else 'does not fit'}"
+        for name, r in case.results.items()
+    ]
+
+
+def _label_above(ax: Axes, x: float, y: float, text: str) -> None:
+    ax.annotate(text, (x, y), ha="center", va="bottom", fontsize="small", xytext=(0, 2), textcoords="offset points")
+
+
+def _legend_outside(ax: Axes, handles: list[Patch] | None = None) -> None:
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+
+
+DRAWERS: dict[FigureName, Callable[[Axes, Case], None]] = {
+    FigureName.memory_vs_gpus: draw_memory_vs_gpus,
+    FigureName.bytes_per_weight: draw_bytes_per_weight,
+    FigureName.traffic: draw_traffic,
+    FigureName.step_time: draw_step_time,
+    FigureName.layout_memory: draw_layout_memory,
+    FigureName.layout_traffic: draw_layout_traffic,
+}
+
+
+def subtitle(case: Case) -> str:
+    precision = case.request.precision
+    precision_name = precision.value if isinstance(precision, str) else "custom precision"
+    return f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), card {card_label(case)}"
+
+
+def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:
+    """The figure as PNG or SVG bytes, width_px x height_px (PNG exactly; SVG at 100 px per inch)."""
+    case = resolve_case(request, name)
+    # Agg truncates figsize x dpi to whole pixels: half a pixel keeps float error from losing one.
+    size = ((request.width_px + 0.5) / DPI, (request.height_px + 0.5) / DPI)
+    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
+    DRAWERS[name](figure.add_subplot(), case)
+    figure.suptitle(textwrap.fill(subtitle(case), width=max(40, request.width_px // 8)), fontsize="small")
+    return render(figure, fmt)
+
+
+def render(figure: Figure, fmt: FigureFormat) -> bytes:
+    buffer = BytesIO()
+    with _SAVE_LOCK, matplotlib.rc_context({"svg.hashsalt": SVG_SALT, "svg.fonttype": "none"}):
+        if fmt is FigureFormat.svg:
+            figure.savefig(buffer, format="svg", metadata={"Date": None})
+        else:
+            figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()

@@ -1,0 +1,181 @@
+"""The answer to /v1/fit: the four arrangements against one card."""
+
+from collections.abc import Callable
+
+from models.enums import ActivationModel, ArrangementName
+from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
+from service.answers.bisection import (
+    GridCell,
+    estimate_min_gpus,
+    first_fitting,
+    fit_table,
+    gpu_count_grid,
+    min_gpus_exact,
+    min_gpus_whole_nodes,
+    min_valid_job,
+)
+from service.answers.layout_fit import layout_fits
+from service.engine.data_parallel import Setup, activation_bytes, floor_bytes, gpu_bytes
+from service.inputs import resolve
+from service.inputs.arrangements import DDP, HYBRID, Sharding
+from service.memory.model_states import bytes_per_weight_split
+from service.memory.reserve import CardMemory
+from service.numeric import GIB_BYTES, gpus, group_digits
+from service.work_budget import WorkBudget
+
+
+def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) -> FitResponse:
+    """Each compared arrangement against the card; on the request's layout when it gives one
+    (service.answers.layout_fit), else over data parallelism alone."""
+    g = request.cluster.gpus_per_node
+    grid = gpu_count_grid(request.gpu_count_grid, g, request.max_gpus, max_points)
+    par = request.parallelism
+    asked = request.cluster.world_size
+    if (par.tensor, par.pipeline, par.context, par.expert) != (1, 1, 1, 1) or par.expert_tensor not in (None, 1):
+        scene, fits, warnings = layout_fits(request, grid, budget)
+    else:
+        scene = resolve.scenario(
+            request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+        )
+        fits = [
+            _arrangement_fit(scene, name, sharding, g, grid, asked)
+            for name, sharding in resolve.compared(request.arrangement)
+        ]
+        warnings = []
+    base = resolve.setup_for(scene, DDP)
+    return FitResponse(
+        parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
+        activations_bytes=int(
+            activation_bytes(
+                base.activations, base.recompute, scene.training.micro_batch_size, scene.training.sequence_length
+            )
+        ),
+        activations_counted=base.activations.model is not ActivationModel.none,
+        card_bytes=scene.card_bytes,
+        card_gib=scene.card_bytes / GIB_BYTES,
+        reserve_bytes=scene.card.reserve_bytes,
+        fragmentation_bytes=scene.card.fragmentation_bytes,
+        usable_bytes=scene.usable_bytes,
+        gpus_per_node=g,
+        world_size=asked,
+        grid=grid,
+        arrangements=fits,
+        warnings=list(scene.warnings) + warnings,
+    )
+
+
+def smallest_job(exact: int | None, sharding: Sharding, gpus_per_node: int) -> int | None:
+    """The smallest GPU count /v1/plan accepts at or above the boundary: part of one node or whole nodes
+    (whole nodes alone for hybrid sharding, which replicates across nodes). Per-GPU bytes never rise with
+    N, so every smaller accepted count does not fit."""
+    if sharding == HYBRID:
+        return min_gpus_whole_nodes(exact, gpus_per_node)
+    return min_valid_job(exact, gpus_per_node)
+
+
+def _arrangement_fit(
+    scene: resolve.Scenario,
+    name: ArrangementName,
+    sharding: Sharding,
+    g: int,
+    grid: list[int],
+    asked: int | None = None,
+) -> ArrangementFit:
+    setup = resolve.setup_for(scene, sharding)
+    per_gpu_bytes_at = per_gpu_bytes_function(scene, setup, g)
+
+    p = scene.model.parameter_count
+    replicated, sharded = bytes_per_weight_split(setup.precision, sharding, setup.offload)
+    activations = activation_bytes(
+        setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
+    )
+    floor = int(floor_bytes(p, setup, activations, g))
+    usable = scene.usable_bytes
+    guesses = estimate_min_gpus(p, sharded, floor, usable)
+    exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=guesses)
+    if sharding == HYBRID:
+        grid = [n for n in grid if n % g == 0]
+    table = fit_table(per_gpu_bytes_at, usable, grid)
+    on_grid = first_fitting(table)
+    smallest = smallest_job(exact, sharding, g)
+    at = fit_table(per_gpu_bytes_at, usable, [asked])[0] if asked is not None else None
+    return ArrangementFit(
+        arrangement=name,
+        replicated_bytes_per_weight=replicated,
+        sharded_bytes_per_weight=sharded,
+        replicated_floor_bytes=floor,
+        never_fits=exact is None,
+        reason=_fit_reason(sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g),
+        min_gpus=smallest,
+        min_gpus_exact=exact,
+        min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
+        min_gpus_on_grid=on_grid,
+        table=[fit_cell(c) for c in table],
+        at_world_size=fit_cell(at) if at is not None else None,
+    )
+
+
+def fit_cell(cell: GridCell) -> FitCell:
+    return FitCell(world_size=cell.gpus, per_gpu_bytes=cell.per_gpu_bytes, fits=cell.fits)
+
+
+def per_gpu_bytes_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int) -> Callable[[int], int]:
+    """Per-GPU bytes (model states plus activations) as a function of the GPU count."""
+
+    def per_gpu_bytes_at(world_size: int) -> int:
+        return int(gpu_bytes(resolve.inputs_for(scene, world_size, gpus_per_node), setup))
+
+    return per_gpu_bytes_at
+
+
+def nodes(count: int) -> str:
+    return f"{count} node" if count == 1 else f"{count:,} nodes"
+
+
+def _bytes_words(value: int) -> str:
+    return f"{group_digits(value)} B ({value / GIB_BYTES:.1f} GiB)"
+
+
+def _card_words(card: CardMemory) -> str:
+    if card.usable_bytes == card.card_bytes:
+        return f"a card of {_bytes_words(card.card_bytes)}"
+    return f"the {_bytes_words(card.usable_bytes)} usable of a card of {_bytes_words(card.card_bytes)}"
+
+
+def _fit_reason(
+    sharding: Sharding,
+    replicated: float,
+    floor: int,
+    card: CardMemory,
+    exact: int | None,
+    smallest: int | None,
+    on_grid: int | None,
+    grid: list[int],
+    gpus_per_node: int,
+) -> str:
+    if exact is None:
+        if sharding == DDP:
+            return (
+                f"never, at any GPU count: data parallel replicates everything, "
+                f"{_bytes_words(floor)} on every GPU against {_card_words(card)}"
+            )
+        return (
+            f"never: the replicated floor of {replicated:g} B/weight plus activations, {_bytes_words(floor)}, "
+            f"is more than {_card_words(card)} leaves room for, at any GPU count"
+        )
+    assert smallest is not None
+    if smallest == exact:
+        where = f"the exact minimum is {gpus(exact)}"
+    else:
+        where = (
+            f"the smallest job that fits is {gpus(smallest)} ({nodes(smallest // gpus_per_node)} of {gpus_per_node}; "
+            f"the bytes meet the card at {gpus(exact)}, not a whole number of nodes)"
+        )
+    if on_grid:
+        grid_words = f"from {gpus(on_grid)} on the grid"
+    elif grid:
+        grid_words = f"not on the grid of {gpus(grid[0])} to {gpus(grid[-1])}"
+    else:
+        grid_words = "on no count of the grid (hybrid sharding runs on whole nodes alone)"
+    return f"fits {grid_words}; {where} (replicated floor {_bytes_words(floor)} of {_card_words(card)})"

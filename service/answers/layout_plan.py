@@ -1,0 +1,463 @@
+"""The /v1/plan answer on a mesh: the request's layout resolved, evaluated and reported.
+
+The layout is read once (``layout_of``): the degrees, validated against the model and the batch
+(service.mesh.degrees), and m, the micro-batches per step. With every degree 1 the plan is the data-parallel
+plan of service.answers.plan, with one stage; otherwise service.engine.layout evaluates each stage and this
+module reports the busiest GPU's memory, every group's collectives and the step's time.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from models.enums import ActivationModel, ArrangementName, Dtype, Recompute, StateClass, StateLocation
+from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
+from models.plan import (
+    ActivationComponent,
+    ActivationMemory,
+    Collective,
+    Memory,
+    PlanRequest,
+    PlanResponse,
+    StateBytes,
+    Time,
+    Traffic,
+)
+from models.training import Training
+from service.answers.plan_report import (
+    KORTHIKANTI,
+    resolved_arrangement,
+    time_assumptions,
+    token_budget_of,
+    where_words,
+)
+from service.engine.data_parallel import Setup, time_links
+from service.engine.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
+from service.errors import InvalidLayout
+from service.inputs import resolve
+from service.inputs.arrangements import Sharding
+from service.memory.model_states import StateBytes as StateRow
+from service.memory.model_states import bytes_per_weight_split, state_arithmetic
+from service.mesh.degrees import (
+    Group,
+    Mesh,
+    ModelLimits,
+    layout_warnings,
+    micro_batches,
+    requested_mesh,
+    validated_mesh,
+)
+from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.time.budget import tokens_per_second_per_gpu
+from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
+from service.time.goodput import staged_rows
+from service.time.mesh_traffic import GroupCall
+from service.time.run_report import RunInputs, run_fields
+from service.time.traffic import (
+    collective_buffer_bytes,
+    collective_buffer_elements,
+    collective_bytes_sent,
+    collective_hops,
+    collective_ranks,
+    volume_in_p,
+)
+
+GROUP_ORDER = (Group.data, Group.tensor, Group.context, Group.pipeline, Group.expert)
+
+
+@dataclass(frozen=True)
+class Layout:
+    mesh: Mesh
+    micro_batches: int
+    training: Training | None  # the request's, with gradient_accumulation_steps = m
+    warnings: list[str]
+    model: resolve.ResolvedModel  # read once here, handed to resolve.scenario
+
+
+def layout_of(request: PlanRequest) -> Layout:
+    """The request's mesh, validated (every problem a 422 naming its field), and its micro-batches."""
+    par, cluster = request.parallelism, request.cluster
+    mesh = requested_mesh(par, cluster.world_size, cluster.gpus_per_node)
+    training = request.training or resolve.DEFAULT_TRAINING
+    resolved_model = resolve.model(request.model)
+    arch = resolved_model.architecture
+    limits = (
+        ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+        if arch is not None
+        else ModelLimits()
+    )
+    problems: list[tuple[str, str]] = []
+    if not mesh.trivial and request.arrangement == ArrangementName.hybrid:
+        problems.append(
+            ("hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled", "/arrangement")
+        )
+    zeropp = request.levers.zeropp
+    if not mesh.trivial and (zeropp.qwz or zeropp.hpz or zeropp.qgz):
+        problems.append(("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp"))
+    if problems:
+        raise InvalidLayout(problems)
+    gbs, k, b = training.global_batch_size, training.gradient_accumulation_steps, training.micro_batch_size
+    validated_mesh(mesh, limits, b, training.sequence_length, gbs, k)
+    m = micro_batches(gbs, k, b, mesh.data)
+    resolved_training = request.training
+    if resolved_training is not None and (gbs is not None or k != m):
+        resolved_training = resolved_training.model_copy(
+            update={"global_batch_size": None, "gradient_accumulation_steps": m}
+        )
+    return Layout(mesh, m, resolved_training, layout_warnings(mesh), resolved_model)
+
+
+# A pure function of hashable values; a response only reads the echo it is given.
+@lru_cache(maxsize=1024)
+def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
+    groups = [
+        GroupPlacement(group=g, ranks=mesh.ranks(g), stride=mesh.stride(g), spans_nodes=mesh.spans_nodes(g))
+        for g in GROUP_ORDER
+    ]
+    return ParallelismEcho(
+        tensor=mesh.tensor,
+        pipeline=mesh.pipeline,
+        context=mesh.context,
+        expert=mesh.expert,
+        expert_tensor=mesh.etp,
+        data=mesh.data,
+        sequence_parallel=mesh.sequence_parallel,
+        pipeline_schedule=mesh.schedule,
+        virtual_stages=mesh.virtual_stages,
+        micro_batches=m,
+        global_batch_size=m * micro_batch_size * mesh.data,
+        expert_data=mesh.expert_data,
+        groups=groups,
+    )
+
+
+def resolved_request(
+    request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None
+) -> tuple[resolve.Scenario, Sharding, Setup]:
+    """What a plan request resolves to (service.inputs.resolve), with the training and model its layout gives;
+    ``measured_recompute``: the recomputation a given utilisation was measured with, when not the request's
+    own (service.inputs.resolve.setup_for)."""
+    scene = resolve.scenario(
+        request.model,
+        request.precision,
+        layout.training,
+        request.activations,
+        request.levers,
+        request.cluster,
+        layout.model,
+    )
+    sharding = resolve.sharding(request.arrangement)
+    return scene, sharding, resolve.setup_for(scene, sharding, measured_recompute=measured_recompute)
+
+
+def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None) -> PlanResponse:
+    """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
+    scene, sharding, setup = resolved_request(request, layout, measured_recompute)
+    arch = scene.model.architecture
+    assert arch is not None
+    mesh, m = layout.mesh, layout.micro_batches
+    b, s = scene.training.micro_batch_size, scene.training.sequence_length
+    counted = setup.activations.model.value == "transformer"
+    result = evaluate_layout(arch, mesh, setup, m, b, s, counted)
+    warnings = list(scene.warnings) + layout.warnings
+    if setup.activations.model.value == "fudge":
+        warnings.append("activations.model fudge is not split over a layout: transformer activations are counted")
+        result = evaluate_layout(arch, mesh, setup, m, b, s, True)
+    n, g = mesh.world_size, mesh.gpus_per_node
+    budget = token_budget_of(request)
+    time = _time(setup, result, n, time_assumptions(setup), budget, g, scene.model.parameter_count)
+    return PlanResponse(
+        parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
+        world_size=n,
+        gpus_per_node=g,
+        arrangement=resolved_arrangement(sharding),
+        parallelism=echo(mesh, m, b),
+        memory=_memory(scene, setup, result, where_words, counted or setup.activations.model.value == "fudge", b, s),
+        traffic=_traffic(setup, result),
+        time=time,
+        warnings=warnings,
+    )
+
+
+def stage_report(stage: StageEvaluation, layers: int) -> StageMemory:
+    return StageMemory(
+        stage=stage.share.stage,
+        layers=layers,
+        parameters_per_gpu=stage.share.parameters,
+        model_state_bytes=stage.model_state_bytes,
+        working_set_bytes=stage.working_set_bytes,
+        activations_bytes=stage.activations_bytes,
+        in_flight_micro_batches=float(stage.in_flight),
+        per_gpu_bytes=stage.per_gpu_bytes,
+        fits=stage.fits,
+    )
+
+
+Where = Callable[[StateClass, StateLocation], str]
+
+
+def _state_rows(rows: list[StateRow], parameters: int, label: str, where: Where) -> list[StateBytes]:
+    return [
+        StateBytes(
+            state=row.spec.state,
+            dtype=row.spec.dtype,
+            bytes=int(row.bytes),
+            sharded=row.sharded,
+            location=row.location,
+            arithmetic=label
+            + state_arithmetic(parameters, int(row.degree), row.spec.dtype, row.sharded, row.spec.copies)
+            + where(row.spec.state, row.location),
+        )
+        for row in rows
+    ]
+
+
+def _memory(
+    scene: resolve.Scenario,
+    setup: Setup,
+    result: LayoutEvaluation,
+    where: Where,
+    counted: bool,
+    b: int,
+    s: int,
+) -> Memory:
+    top, card, mesh = result.top, scene.card, result.mesh
+    share = top.share
+    experts_apart = bool(top.expert_rows)
+    dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
+    replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
+    fits = all(stage.fits for stage in result.stages) and result.host_fits
+    breakdown = _state_rows(top.rows, dense, f"stage {share.stage}, {group_digits(dense)} weights a GPU holds: ", where)
+    breakdown += _state_rows(
+        top.expert_rows,
+        share.expert_parameters,
+        f"stage {share.stage}, routed experts over the expert-data-parallel group ({mesh.expert_data} GPUs): ",
+        where,
+    )
+    breakdown += [
+        StateBytes(
+            state=row.state,
+            dtype=row.dtype,
+            bytes=row.bytes,
+            sharded=False,
+            location=StateLocation.gpu,
+            arithmetic=row.arithmetic,
+        )
+        for row in top.working
+    ]
+    per_gpu = top.per_gpu_bytes
+    return Memory(
+        per_gpu_bytes=per_gpu,
+        model_state_bytes=top.model_state_bytes,
+        working_set_bytes=top.working_set_bytes,
+        activations_bytes=top.activations_bytes,
+        host_bytes=result.host_bytes,
+        host_memory_bytes=setup.host_memory_bytes,
+        host_fits=result.host_fits,
+        per_gpu_gib=per_gpu / GIB_BYTES,
+        per_gpu_gb=per_gpu / GB_BYTES,
+        bytes_per_weight=top.model_state_bytes / share.parameters,
+        replicated_bytes_per_weight=replicated,
+        sharded_bytes_per_weight=sharded,
+        replicated_floor_bytes=result.replicated_floor_bytes,
+        card_bytes=card.card_bytes,
+        card_gib=card.card_bytes / GIB_BYTES,
+        reserve_bytes=card.reserve_bytes,
+        fragmentation_bytes=card.fragmentation_bytes,
+        usable_bytes=card.usable_bytes,
+        usable_arithmetic=card.usable_arithmetic,
+        fits=fits,
+        headroom_bytes=card.usable_bytes - per_gpu,
+        activations_counted=counted,
+        breakdown=breakdown,
+        activations=_activations(setup, top, mesh, b, s) if counted else _no_activations(),
+        stages=[stage_report(stage, stage.share.layers) for stage in result.stages],
+    )
+
+
+def _no_activations() -> ActivationMemory:
+    return ActivationMemory(
+        model=ActivationModel.none, bytes=0, fudge=None, components=[], source="no activations counted"
+    )
+
+
+def _activations(setup: Setup, top: StageEvaluation, mesh: Mesh, b: int, s: int) -> ActivationMemory:
+    assert setup.activations.shape is not None
+    shape = setup.activations.shape
+    latent = f", routed experts on the latent l={shape.latent_size}" if shape.latent_size else ""
+    symbols = (
+        f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, V={shape.vocab_size}; stage "
+        f"{top.share.stage}: {top.share.layers} layers ({top.share.moe_layers} MoE{latent}), {float(top.in_flight):g} "
+        f"micro-batches in flight; t={mesh.tensor}{' with sequence parallelism' if mesh.sequence_parallel else ''}, "
+        f"c={mesh.context}"
+    )
+    components = [
+        ActivationComponent(name=name, bytes=value, arithmetic=f"{name} with {symbols} = {group_digits(value)} B")
+        for name, value in top.activations.items()
+    ]
+    flash = "flash attention (no 5as/h term)" if setup.activations.flash_attention else "attention scores kept"
+    return ActivationMemory(
+        model=ActivationModel.transformer,
+        bytes=top.activations_bytes,
+        fudge=None,
+        components=components,
+        source=f"{KORTHIKANTI} (rows with t and sequence parallelism); recompute {setup.recompute.value}; {flash}; "
+        f"16-bit activations; {mesh.schedule.value} schedule",
+    )
+
+
+def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective], int, int, int]:
+    """(entries, bytes sent, intra-node bytes, inter-node bytes) of one data-parallel group's step."""
+    p, n, g = group.parameters, group.ranks, group.members_per_node
+    label = (
+        "expert weights over the expert-data-parallel group: "
+        if group.label == "experts"
+        else "the GPU's parameter share over the data-parallel group x context: "
+    )
+    entries, total, intra_total, inter_total = [], 0, 0, 0
+    for c in group.calls:
+        sent = int(collective_bytes_sent(p, n, c, g))
+        hops = int(collective_hops(n, c, g))
+        ranks = int(collective_ranks(c, n, g))
+        intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
+        total += c.count_per_step * sent
+        intra_total += c.count_per_step * int(intra)
+        inter_total += c.count_per_step * int(inter)
+        chunk = sent // hops if hops else 0
+        entries.append(
+            Collective(
+                name=c.name,
+                purpose=label + c.purpose,
+                dtype=c.dtype,
+                buffer_bytes=int(collective_buffer_bytes(p, c, g)),
+                bytes_sent_per_gpu=sent,
+                hops=hops,
+                ranks=ranks,
+                count_per_step=c.count_per_step,
+                link=flat_link(c, n, g),
+                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False)),
+                overlaps_with=c.window.value,
+                group=ParallelGroup.data,
+                arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of {group_digits(p)} weights / "
+                f"{ranks} ranks) = {group_digits(sent)} B per call, x {c.count_per_step} per step",
+            )
+        )
+    return entries, total, intra_total, inter_total
+
+
+def _group_collective(call: GroupCall, setup: Setup) -> Collective:
+    per_value = 2 if call.dtype is Dtype.bf16 else 1
+    words = (
+        f"the whole buffer of {group_digits(call.elements)} values to one peer"
+        if call.name.value == "send_recv"
+        else f"{call.hops} steps of ceil({group_digits(call.elements)} values / {call.ranks} ranks)"
+    )
+    return Collective(
+        name=call.name,
+        purpose=call.purpose,
+        dtype=call.dtype,
+        buffer_bytes=call.elements * per_value,
+        bytes_sent_per_gpu=call.bytes_sent,
+        hops=call.hops,
+        ranks=call.ranks,
+        count_per_step=call.count_per_step,
+        link=call.link,
+        seconds=group_call_seconds(call, setup),
+        overlaps_with=call.window.value,
+        group=call.group,
+        arithmetic=f"{words} x {per_value} B = {group_digits(call.bytes_sent)} B per call, "
+        f"x {call.count_per_step} per step",
+    )
+
+
+def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
+    entries: list[Collective] = []
+    total = intra = inter = 0
+    for group in result.data_groups:
+        found, sent, inside, across = _data_collectives(setup, group)
+        entries += found
+        total, intra, inter = total + sent, intra + inside, inter + across
+    for call in result.group_calls:
+        entries.append(_group_collective(call, setup))
+        sent = call.count_per_step * call.bytes_sent
+        total += sent
+        if call.link.value == "intra_node":
+            intra += sent
+        else:
+            inter += sent
+    return Traffic(
+        collectives=entries,
+        bytes_sent_per_gpu=total,
+        volume_in_p=volume_in_p(setup.precision, setup.sharding, result.micro_batches),
+        intra_node_bytes_per_gpu=intra,
+        inter_node_bytes_per_gpu=inter,
+        pcie_bytes_per_gpu=result.pcie_bytes_per_gpu,
+    )
+
+
+def _time(
+    setup: Setup,
+    result: LayoutEvaluation,
+    world_size: int,
+    assumptions: list[str],
+    budget: RunInputs,
+    gpus_per_node: int,
+    parameter_count: int,
+) -> Time:
+    groups_total = sum(call.count_per_step * group_call_seconds(call, setup) for call in result.group_calls)
+    groups_exposed = (
+        result.tensor_parallel_s + result.pipeline_p2p_s + result.context_parallel_s + result.expert_parallel_s
+    )
+    flat = sum(g.flat_s for g in result.data_groups) + groups_total
+    hierarchical = sum(g.hierarchical_s for g in result.data_groups) + groups_total
+    staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in result.stages)
+    run = run_fields(
+        budget,
+        setup.precision,
+        parameter_count,
+        staged,
+        setup.links.host_bytes_per_s,
+        result.step_s,
+        result.tokens_per_step,
+        world_size,
+        gpus_per_node,
+    )
+    mesh = result.mesh
+    notes = [
+        f"layout: tensor {mesh.tensor} x context {mesh.context} x data {mesh.data} x pipeline {mesh.pipeline} "
+        f"({mesh.schedule.value}, {result.micro_batches} micro-batches); compute is the slowest stage's "
+        f"(stage {result.slowest}), the model's FLOPs split over the stages by their layers",
+        "tensor-parallel collectives, pipeline sends and expert all-to-alls are on the critical path; the "
+        "ring-attention exchange hides under the stage's compute but for one step",
+    ]
+    return Time(
+        tokens_per_step=result.tokens_per_step,
+        model_flops_per_step=result.model_flops,
+        hardware_flops_per_step=result.compute_flops,
+        compute_flops=result.compute_flops,
+        compute_s=result.compute_s,
+        communication_s=result.data_parallel_s + groups_total,
+        communication_flat_s=flat,
+        communication_hierarchical_s=hierarchical,
+        schedule="hierarchical" if any(g.hierarchical for g in result.data_groups) else "flat",
+        exposed_communication_s=result.data_parallel_exposed_s + groups_exposed,
+        offload_transfer_s=result.offload_transfer_s,
+        cpu_optimizer_s=result.cpu_optimizer_s,
+        offload_s=result.offload_s,
+        optimizer_s=result.optimizer_s,
+        overlap_slowdown_s=result.overlap_slowdown_s,
+        pipeline_bubble_s=result.pipeline_bubble_s,
+        pipeline_bubble_fraction=float(result.bubble_fraction / (1 + result.bubble_fraction)),
+        tensor_parallel_s=result.tensor_parallel_s,
+        pipeline_p2p_s=result.pipeline_p2p_s,
+        context_parallel_s=result.context_parallel_s,
+        expert_parallel_s=result.expert_parallel_s,
+        step_s=result.step_s,
+        tokens_per_s=result.tokens_per_s,
+        tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
+        **run,
+        mfu=result.mfu,
+        hfu=result.hfu,
+        assumptions=assumptions + notes,
+    )

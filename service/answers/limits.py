@@ -1,0 +1,231 @@
+"""The answer to /v1/limits: the inverse questions, each an integer boundary found by bisection.
+
+- With a model: the largest member of its family (its width, heads, MLP, experts and vocabulary
+  kept, its layers varied in steps of the pipeline degree) whose per-GPU bytes fit, each member
+  planned by the same evaluation as /v1/plan (service.answers.plan) at the request's sequence,
+  micro-batch, recompute, levers and layout: model states, working set and activations counted.
+- Beside it, an upper bound that ignores activations and the working set: the largest parameter
+  count whose model states alone fit the usable bytes at this world size (Rajbhandari et al.
+  2020, ZeRO, table 2: the largest model per data-parallel degree).
+- With a model: the largest micro-batch (at the request's sequence length) and the longest
+  sequence (at its micro-batch size) whose per-GPU bytes (model states, working set and
+  activations) fit.
+Per-GPU bytes never fall as any of the three grows, so bisection over exact integers finds each
+boundary to the byte; each costs at most log2 of its range in evaluations of the memory formulas
+(about 50 for the parameter count, 17 and 24 for the others), a few hundred for a whole answer:
+bounded by construction, so no cost is counted up front; the budget (a deadline, the caller still
+there) is checked between arrangements.
+"""
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from models.common import MAX_PARAMETER_COUNT, ModelSpec
+from models.enums import ActivationModel, ArrangementName
+from models.limits import ArrangementLimits, LimitsRequest, LimitsResponse
+from models.parallelism import Parallelism
+from models.plan import PlanRequest
+from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH
+from service.answers import plan as planner
+from service.answers.bisection import largest_fitting
+from service.engine.data_parallel import Setup, gpu_bytes
+from service.errors import DomainError
+from service.inputs import resolve
+from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
+from service.memory.model_states import model_state_bytes
+from service.numeric import GIB_BYTES, group_digits
+from service.work_budget import WorkBudget
+
+STAND_IN_MODEL = ModelSpec(parameter_count=1)  # the scenario needs one; without a model only P is asked
+MAX_LAYERS = 10_000  # ModelSpec.layers' own bound
+NO_MODEL_WARNING = (
+    "no model given: largest_parameter_count needs a model's shape (a preset, hf_config or architecture) to "
+    "count activations and the working set; largest_parameter_count_model_states_only counts model states only, "
+    "and a real model of that size does not fit"
+)
+
+
+def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsResponse:
+    budget = budget or WorkBudget()
+    training = request.training or resolve.DEFAULT_TRAINING
+    # a shape is always given here, so a model with an architecture counts its activations by default
+    scene = resolve.scenario(
+        request.model or STAND_IN_MODEL,
+        request.precision,
+        training,
+        request.activations,
+        request.levers,
+        request.cluster,
+    )
+    arrangements = (
+        {canonical_name(resolve.sharding(request.arrangement)): resolve.sharding(request.arrangement)}
+        if request.arrangement is not None
+        else dict(CANONICAL)
+    )
+    n, g = request.cluster.world_size, request.cluster.gpus_per_node
+    if request.parallelism != Parallelism():
+        # the layout checked as /v1/plan checks it (degrees that multiply out, ...): a 422 naming each factor
+        planner.plan(_plan_request(request, next(iter(arrangements)), request.model or STAND_IN_MODEL))
+    answers = []
+    for name, sharding in arrangements.items():
+        budget.check()
+        answers.append(_arrangement_limits(scene, name, sharding, n, g, request))
+    return LimitsResponse(
+        parameter_count=scene.model.parameter_count if request.model is not None else None,
+        world_size=n,
+        gpus_per_node=g,
+        card_bytes=scene.card_bytes,
+        usable_bytes=scene.usable_bytes,
+        micro_batch_size=training.micro_batch_size,
+        sequence_length=training.sequence_length,
+        arrangements=answers,
+        warnings=list(scene.warnings) if request.model is not None else [NO_MODEL_WARNING],
+    )
+
+
+def _arrangement_limits(
+    scene: resolve.Scenario, name: ArrangementName, sharding: Sharding, n: int, g: int, request: LimitsRequest
+) -> ArrangementLimits:
+    has_model = request.model is not None
+    setup = resolve.setup_for(scene, sharding)
+    usable = scene.usable_bytes
+
+    layout = request.parallelism
+    split = layout.tensor * layout.pipeline  # a GPU holds P / (t x p) weights, sharded over the data group d
+    d = n // (split * layout.context)
+
+    def state_bytes_at(p: int) -> int:
+        return int(model_state_bytes(-(-p // split), d, setup.precision, sharding, g, setup.offload))
+
+    largest_p = largest_fitting(state_bytes_at, usable, 1, MAX_PARAMETER_COUNT)
+    p_words = _boundary_words("P", largest_p, state_bytes_at, usable, MAX_PARAMETER_COUNT, "model states at")
+    if split > 1 or d != n:
+        p_words += f"; P / (t x p = {split}) weights a GPU, sharded over the data group of {d} (embeddings even)"
+    p_words += "; model states only: activations and the working set come on top"
+    batch = sequence = layers = family_p = None
+    batch_words = sequence_words = None
+    family_words = "not answered: no model given, so no shape to count activations and the working set of"
+    if has_model:
+        plan_request = _plan_request(request, name)
+        planner.plan(plan_request)  # the request as a plan: a layout it cannot take is the caller's error, named
+        layers, family_p, family_words = _largest_member(plan_request, scene.usable_bytes)
+        if request.parallelism != Parallelism():
+            batch, batch_words = _planned_limit(
+                plan_request, scene.usable_bytes, "micro_batch_size", MAX_MICRO_BATCH_SIZE
+            )
+            sequence, sequence_words = _planned_limit(
+                plan_request, scene.usable_bytes, "sequence_length", MAX_SEQUENCE_LENGTH
+            )
+        else:
+            batch, batch_words = _shape_limit(scene, setup, n, g, "micro_batch_size", MAX_MICRO_BATCH_SIZE)
+            sequence, sequence_words = _shape_limit(scene, setup, n, g, "sequence_length", MAX_SEQUENCE_LENGTH)
+    return ArrangementLimits(
+        arrangement=name,
+        largest_parameter_count=family_p,
+        largest_layers=layers,
+        largest_parameter_count_arithmetic=family_words,
+        largest_parameter_count_model_states_only=largest_p,
+        largest_parameter_count_model_states_only_arithmetic=p_words,
+        largest_micro_batch_size=batch,
+        largest_micro_batch_size_arithmetic=batch_words,
+        longest_sequence_length=sequence,
+        longest_sequence_length_arithmetic=sequence_words,
+    )
+
+
+def _shape_limit(scene: resolve.Scenario, setup: Setup, n: int, g: int, axis: str, top: int) -> tuple[int | None, str]:
+    if setup.activations.model is ActivationModel.none:
+        return None, (
+            f"not answered: activations are not counted (the model has no architecture, or activations.model is "
+            f"none), so {axis} does not change the per-GPU bytes"
+        )
+    base = resolve.inputs_for(scene, n, g)
+
+    def bytes_at(value: int) -> int:
+        return int(gpu_bytes(replace(base, **{axis: value}), setup))
+
+    largest = largest_fitting(bytes_at, scene.usable_bytes, 1, top)
+    symbol = {"micro_batch_size": "b", "sequence_length": "s"}[axis]
+    return largest, _boundary_words(symbol, largest, bytes_at, scene.usable_bytes, top, "per-GPU bytes at")
+
+
+def _boundary_words(
+    symbol: str, largest: int | None, bytes_at: Callable[[int], int], usable: int, top: int, what: str
+) -> str:
+    room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
+    if largest is None:
+        return f"{what} {symbol} = 1: {group_digits(bytes_at(1))} B > {room}: not even the smallest fits"
+    fit = f"{what} {symbol} = {group_digits(largest)}: {group_digits(bytes_at(largest))} B <= {room}"
+    if largest == top:
+        return f"{fit}; {group_digits(top)} is the largest value the service takes"
+    return f"{fit}; at {symbol} = {group_digits(largest + 1)}: {group_digits(bytes_at(largest + 1))} B > usable"
+
+
+def _plan_request(request: LimitsRequest, arrangement: ArrangementName, model: ModelSpec | None = None) -> PlanRequest:
+    """The /v1/plan request the limits request stands for, under one arrangement (and a stand-in model).
+
+    Built from the already validated fields (a LimitsRequest is a PlanRequest with the model and the
+    arrangement optional), not validated again: a resolved precision does not read back as its request."""
+    fields = {name: getattr(request, name) for name in PlanRequest.model_fields}
+    fields |= {"model": model or request.model, "arrangement": arrangement, "sharding": None}
+    return PlanRequest.model_construct(**fields)
+
+
+def _has_shape(model: ModelSpec) -> bool:
+    return model.preset is not None or model.hf_config is not None or model.layers is not None
+
+
+def _with_model(request: PlanRequest, **fields: int) -> PlanRequest:
+    model = ModelSpec.model_validate({**request.model.model_dump(exclude_unset=True), **fields})
+    return request.model_copy(update={"model": model})
+
+
+def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int | None, str]:
+    """(layers, parameter count, arithmetic) of the largest member of the model's layer family that fits."""
+    if not _has_shape(request.model):
+        return None, None, "not answered: the model is a bare parameter count, with no shape to grow or count"
+    step = request.parallelism.pipeline  # layers a multiple of the stages
+
+    def planned(k: int) -> tuple[int, int, int]:
+        try:
+            answer = planner.plan(_with_model(request, layers=k * step))
+        except DomainError:  # a depth the model cannot take (fewer layers than its dense ones, ...): no fit
+            return 0, usable + 1, 0
+        return answer.parameter_count, answer.memory.per_gpu_bytes, answer.memory.activations_bytes
+
+    if planned(1)[0] == planned(2)[0]:  # a preset that is a bare count (the seeds'): layers change nothing
+        return None, None, "not answered: the model has no architecture whose layers could grow"
+    largest_k = largest_fitting(lambda k: planned(k)[1], usable, 1, MAX_LAYERS // step)
+    room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
+    rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
+    if largest_k is None:
+        p, per_gpu, _ = planned(1)
+        return None, None, f"{rule}; at L = {step}: {group_digits(per_gpu)} B per GPU > {room}: not even that fits"
+    p, per_gpu, activations = planned(largest_k)
+    layers = largest_k * step
+    words = (
+        f"{rule}; at L = {group_digits(layers)}: P = {group_digits(p)}, per GPU {group_digits(per_gpu)} B "
+        f"(activations {group_digits(activations)} B) <= {room}"
+    )
+    if largest_k < MAX_LAYERS // step:
+        _, above, _ = planned(largest_k + 1)
+        words += f"; at L = {group_digits(layers + step)}: {group_digits(above)} B > usable"
+    return layers, p, words
+
+
+def _planned_limit(request: PlanRequest, usable: int, axis: str, top: int) -> tuple[int | None, str]:
+    """The largest micro-batch or sequence under a layout: each value planned as /v1/plan plans it."""
+    training = (request.training or resolve.DEFAULT_TRAINING).model_dump(exclude_unset=False)
+
+    def bytes_at(value: int) -> int:
+        changed = request.model_copy(
+            update={"training": type(resolve.DEFAULT_TRAINING).model_validate({**training, axis: value})}
+        )
+        try:
+            return planner.plan(changed).memory.per_gpu_bytes
+        except DomainError:
+            return usable + 1  # a value the layout cannot take (a sequence the context degree does not divide)
+
+    largest = largest_fitting(bytes_at, usable, 1, top)
+    symbol = {"micro_batch_size": "b", "sequence_length": "s"}[axis]
+    return largest, _boundary_words(symbol, largest, bytes_at, usable, top, "per-GPU bytes (planned) at")

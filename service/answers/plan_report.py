@@ -1,0 +1,427 @@
+"""The parts of a plan's answer in words and numbers: the resolved arrangement, memory (model states,
+working set, activations), traffic and time, written once for the data-parallel plan (service.answers.plan)
+and the plan on a mesh (service.answers.layout_plan)."""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from models.enums import ActivationModel, Link, Recompute, StateClass, StateLocation
+from models.parallelism import ParallelGroup
+from models.plan import (
+    FrameworkEstimate,
+    PlanRequest,
+    ResolvedArrangement,
+)
+from service.engine.data_parallel import Evaluation, Setup
+from service.inputs import resolve
+from service.inputs.arrangements import Sharding, canonical_name
+from service.memory.activations import TransformerShape, transformer_activation_components
+from service.memory.model_states import StateBytes as StateRow
+from service.memory.model_states import bytes_per_weight_split, state_arithmetic
+from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.time.budget import TokenBudget, tokens_per_second_per_gpu
+from service.time.communication import flat_link, hierarchical_link_bytes
+from service.time.compute import FlopShape
+from service.time.goodput import resilience_of, staged_bytes
+from service.time.run_report import RunInputs, run_fields
+from service.time.traffic import (
+    StepCollective,
+    collective_buffer_bytes,
+    collective_buffer_elements,
+    collective_hops,
+    collective_ranks,
+    volume_in_p,
+)
+
+
+# A pure function of a frozen value; a response only reads the arrangement it is given (as with echo).
+@lru_cache(maxsize=256)
+def resolved_arrangement(sharding: Sharding) -> ResolvedArrangement:
+    return ResolvedArrangement(
+        name=canonical_name(sharding),
+        shard_optimizer=sharding.shard_optimizer,
+        shard_gradients=sharding.shard_gradients,
+        shard_parameters=sharding.shard_parameters,
+        hybrid=sharding.hybrid,
+    )
+
+
+def memory_report(
+    p: int,
+    n: int,
+    g: int,
+    scene: resolve.Scenario,
+    setup: Setup,
+    result: Evaluation,
+    estimate: FrameworkEstimate | None = None,
+) -> dict[str, Any]:
+    """Memory's fields."""
+    b, s = scene.training.micro_batch_size, scene.training.sequence_length
+    card = scene.card
+    rows = result.state_rows
+    per_gpu = int(result.per_gpu_bytes)
+    replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
+    return {
+        "per_gpu_bytes": per_gpu,
+        "model_state_bytes": int(result.model_state_bytes),
+        "working_set_bytes": int(result.working_set_bytes),
+        "activations_bytes": int(result.activations_bytes),
+        "host_bytes": int(result.host_bytes),
+        "host_memory_bytes": setup.host_memory_bytes,
+        "host_fits": bool(result.host_fits),
+        "per_gpu_gib": per_gpu / GIB_BYTES,
+        "per_gpu_gb": per_gpu / GB_BYTES,
+        "bytes_per_weight": int(result.model_state_bytes) / p,
+        "replicated_bytes_per_weight": float(replicated),
+        "sharded_bytes_per_weight": float(sharded),
+        "replicated_floor_bytes": int(result.replicated_floor_bytes),
+        "card_bytes": card.card_bytes,
+        "card_gib": card.card_bytes / GIB_BYTES,
+        "reserve_bytes": card.reserve_bytes,
+        "fragmentation_bytes": card.fragmentation_bytes,
+        "usable_bytes": card.usable_bytes,
+        "usable_arithmetic": card.usable_arithmetic,
+        "fits": bool(result.fits),
+        "headroom_bytes": int(result.headroom_bytes),
+        "activations_counted": setup.activations.model is not ActivationModel.none,
+        "breakdown": state_rows_report(p, rows)
+        + [
+            {
+                "state": row.state,
+                "dtype": row.dtype,
+                "bytes": row.bytes,
+                "sharded": False,
+                "location": StateLocation.gpu,
+                "arithmetic": row.arithmetic,
+            }
+            for row in result.working_rows
+        ],
+        "activations": activation_report(setup, result, b, s),
+        "stages": [
+            {
+                "stage": 0,
+                "layers": scene.model.architecture.layers if scene.model.architecture is not None else 0,
+                "parameters_per_gpu": p,
+                "model_state_bytes": int(result.model_state_bytes),
+                "working_set_bytes": int(result.working_set_bytes),
+                "activations_bytes": int(result.activations_bytes),
+                "in_flight_micro_batches": 1.0,
+                "per_gpu_bytes": per_gpu,
+                "fits": per_gpu <= card.usable_bytes,
+            }
+        ],
+        "framework_estimate": estimate,
+    }
+
+
+def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
+    """The breakdown's rows (StateBytes fields) with their arithmetic; rows alike in dtype, sharding and
+    copies (the fp32 master weights and both Adam moments) share one computation of it."""
+    words: dict[tuple[object, ...], str] = {}
+    report = []
+    for row in rows:
+        degree, spec = int(row.degree), row.spec
+        key = (degree, spec.dtype, row.sharded, spec.copies)
+        if key not in words:
+            words[key] = state_arithmetic(p, degree, spec.dtype, row.sharded, spec.copies)
+        report.append(
+            {
+                "state": spec.state,
+                "dtype": spec.dtype,
+                "bytes": int(row.bytes),
+                "sharded": row.sharded,
+                "location": row.location,
+                "arithmetic": words[key] + where_words(spec.state, row.location),
+            }
+        )
+    return report
+
+
+def where_words(state: StateClass, location: StateLocation) -> str:
+    if location is StateLocation.host:
+        return " in host memory"
+    if state is StateClass.compute_parameters:
+        return ", the unsharded copy forward and backward read"
+    return ""
+
+
+KORTHIKANTI = 'Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", table 2'
+
+
+def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[str, Any]:
+    """ActivationMemory's fields."""
+    act = setup.activations
+    total = int(result.activations_bytes)
+    if act.model is ActivationModel.none or act.shape is None:
+        return {
+            "model": ActivationModel.none,
+            "bytes": 0,
+            "fudge": None,
+            "components": [],
+            "source": "model states only: no activations counted",
+        }
+    shape = act.shape
+    if act.model is ActivationModel.fudge:
+        words = (
+            f"{b} x {s} x {shape.hidden_size} x {shape.layers} layers x {act.bytes_per_value} B x fudge "
+            f"{act.fudge:g} = {group_digits(total)} B"
+        )
+        return {
+            "model": act.model,
+            "bytes": total,
+            "fudge": act.fudge,
+            "components": [
+                {"name": "batch x seq x width x layers x bytes x fudge", "bytes": total, "arithmetic": words}
+            ],
+            "source": "The textbook line: batch x seq x width x layers x bytes x a fudge labelled as a fudge; "
+            "Korthikanti et al. 2022, section 4.1, give 34 s b h per layer without attention scores (fudge 17 at "
+            "2 bytes)",
+        }
+    components = [
+        {"name": name, "bytes": value, "arithmetic": words}
+        for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute)
+    ]
+    flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
+    return {
+        "model": act.model,
+        "bytes": total,
+        "fudge": None,
+        "components": components,
+        "source": f"{KORTHIKANTI}; recompute {setup.recompute.value}; {flash}; 16-bit activations",
+    }
+
+
+@lru_cache(maxsize=1024)  # a pure function of frozen values: a preset at one shape is worded once
+def component_words(
+    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> tuple[tuple[str, int, str], ...]:
+    """(name, bytes, arithmetic) of each activation component of the transformer model."""
+    parts = transformer_activation_components(b, s, shape, flash_attention, recompute)
+    symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
+    if shape.latent_size:
+        symbols += f", MoE latent l={shape.latent_size}"
+    return tuple(
+        (name, int(value), f"{name} with {symbols} = {group_digits(int(value))} B") for name, value in parts.items()
+    )
+
+
+@dataclass  # not frozen: built per collective of every plan, and a frozen __init__ costs more
+class CallFigures:
+    """What the report shows of one call of a collective, beside what the evaluation summed."""
+
+    buffer_bytes: int
+    hops: int
+    ranks: int
+    intra_node_bytes: int  # on the hierarchical schedule
+    inter_node_bytes: int
+    link: Link | None
+    arithmetic: str
+
+
+def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFigures:
+    hops = int(collective_hops(n, c, g))
+    ranks = int(collective_ranks(c, n, g))
+    chunk = sent // hops if hops else 0
+    elements = collective_buffer_elements(c, p, g)
+    intra, inter = hierarchical_link_bytes(c, elements, n, g)
+    return CallFigures(
+        buffer_bytes=int(collective_buffer_bytes(p, c, g)),
+        hops=hops,
+        ranks=ranks,
+        intra_node_bytes=int(intra),
+        inter_node_bytes=int(inter),
+        link=flat_link(c, n, g),
+        arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
+        f"= {group_digits(sent)} B per call",
+    )
+
+
+def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> dict[str, Any]:
+    """Traffic's fields: each collective of the evaluation with its arithmetic; bytes and seconds as the
+    evaluation summed them."""
+    k = setup.micro_batches
+    collectives: list[dict[str, Any]] = []
+    intra_total = inter_total = 0
+    figures: dict[tuple[object, ...], CallFigures] = {}  # collectives of one cost_key show the same figures
+    for c, sent_bytes, seconds in zip(result.calls, result.call_bytes_sent, result.call_flat_s, strict=True):
+        sent = int(sent_bytes)
+        if c.cost_key not in figures:
+            figures[c.cost_key] = call_figures(c, sent, p, n, g)
+        one = figures[c.cost_key]
+        intra_total += c.count_per_step * one.intra_node_bytes
+        inter_total += c.count_per_step * one.inter_node_bytes
+        collectives.append(
+            {
+                "name": c.name,
+                "purpose": c.purpose,
+                "dtype": c.dtype,
+                "buffer_bytes": one.buffer_bytes,
+                "bytes_sent_per_gpu": sent,
+                "hops": one.hops,
+                "ranks": one.ranks,
+                "count_per_step": c.count_per_step,
+                "link": one.link,
+                "seconds": float(seconds),
+                "overlaps_with": c.window.value,
+                "group": ParallelGroup.data,
+                "arithmetic": f"{one.arithmetic}, x {c.count_per_step} per step",
+            }
+        )
+    return {
+        "collectives": collectives,
+        "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
+        "volume_in_p": float(volume_in_p(setup.precision, setup.sharding, k)),
+        "intra_node_bytes_per_gpu": intra_total,
+        "inter_node_bytes_per_gpu": inter_total,
+        "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
+    }
+
+
+def _flops_words(shape: FlopShape, recompute: Recompute, measured: Recompute) -> str:
+    if shape.counts_attention:
+        model = (
+            f"model FLOPs per token 6 x (P - {shape.embedding_parameters:,} input-embedding weights) + "
+            f"12 x {shape.layers} layers x {shape.hidden_size} x s (PaLM appendix B); P the active parameters "
+            "(a mixture of experts counts top_k of its routed experts)"
+        )
+    else:
+        model = "model FLOPs per token 6 x P: without an architecture the attention FLOPs are not counted"
+    repeated = {
+        "full": "; full recomputation adds a forward pass",
+        "selective": "; selective recomputation adds the attention core's forward"
+        if not shape.flash_attention
+        else "; selective recomputation with flash attention repeats nothing counted",
+        "none": "",
+    }[recompute.value]
+    kept = (
+        f"; the utilisation is the MFU with recompute {measured.value}, its hardware efficiency kept here"
+        if measured is not recompute
+        else ""
+    )
+    return model + repeated + kept
+
+
+BUS_WORDS = (
+    ", priced at NCCL's bus bandwidth (370/450 of NVLink, 96% of every NIC of a node for a ring across nodes), "
+    "one call per FSDP unit or gradient bucket"
+)
+
+
+def compute_words(utilisation: float | None, peak_flops_per_s: float, ceiling: float, known: bool) -> str:
+    """How compute time is found; ``ceiling``: the GEMM ceiling of the efficiency model, ``known``: whether it
+    knows the model's kernels."""
+    if utilisation is not None:
+        return (
+            f"utilisation (MFU) {utilisation:g} of a {peak_flops_per_s / 1e12:g} TFLOP/s peak (given in the "
+            "request): it sets the compute's efficiency alone; communication, the optimizer step and the overlap "
+            "slowdown are priced as without it"
+        )
+    return (
+        f"efficiency model on a {peak_flops_per_s / 1e12:g} TFLOP/s peak: matrix multiplications at up to "
+        f"{ceiling:g} of peak in waves of 128 x 128 tiles, or their bytes over HBM"
+        + (", attention at flash attention's efficiency, memory-bound work over HBM" if known else "")
+        + ", calibrated on published runs (python -m bench.calibration); give training.utilisation to override"
+    )
+
+
+def token_budget_of(request: PlanRequest) -> RunInputs:
+    """The token budget (None without training.total_tokens) and the run's checkpoints and failures."""
+    training, cluster = request.training, request.cluster
+    resilience = resilience_of(training.checkpoint if training else None, cluster.failures, cluster.gpus_per_node)
+    if training is None or training.total_tokens is None:
+        return RunInputs(None, resilience)
+    return RunInputs(TokenBudget(training.total_tokens, cluster.gpu_hour_price, cluster.currency), resilience)
+
+
+def time_assumptions(setup: Setup) -> list[str]:
+    """The time model's assumptions in words. They name settings only (never the model's size), so they are
+    worded once per distinct set of settings."""
+    eff = setup.efficiency
+    links = setup.links
+    return list(
+        worded_assumptions(
+            (
+                setup.utilisation,
+                setup.peak_flops_per_s,
+                eff.calibration.ceiling(eff.device.generation) if eff is not None else 0.0,
+                eff is not None and eff.kernels is not None,
+            ),
+            (setup.flop_shape, setup.recompute, setup.measured_recompute or setup.recompute),
+            (links.intra_node_bytes_per_s, links.inter_node_bytes_per_s, links.host_bytes_per_s),
+            setup.overlap,
+            setup.bucket_bytes,
+            setup.host_memory_bytes_per_s,
+        )
+    )
+
+
+@lru_cache(maxsize=1024)
+def worded_assumptions(
+    compute: tuple[float | None, float, float, bool],
+    flops: tuple[FlopShape, Recompute, Recompute],
+    link_speeds: tuple[float, float, float],
+    overlap: bool,
+    bucket_bytes: int,
+    host_memory_bytes_per_s: float,
+) -> tuple[str, ...]:
+    """compute: (utilisation, peak, GEMM ceiling, kernels known); flops: (shape, recompute, measured recompute);
+    link_speeds: (in a node, across nodes, to the host) in bytes/s."""
+    intra, inter, host = link_speeds
+    return (
+        compute_words(*compute),
+        _flops_words(*flops),
+        f"alpha-beta links: {intra / 1e9:g} GB/s in a node, {inter / 1e9:g} GB/s across nodes, {host / 1e9:g} "
+        "GB/s to the host" + BUS_WORDS,
+        f"overlap {'on' if overlap else 'off'}: {bucket_bytes:,}-byte buckets, the last never hidden",
+        "offload: PCIe transfers and the CPU optimizer step are not overlapped with compute; the CPU step "
+        f"streams its state through {host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
+        "assumption: half the peak of two 8-channel DDR5-4800 sockets)",
+    )
+
+
+def time_report(
+    setup: Setup, result: Evaluation, world_size: int, gpus_per_node: int, parameter_count: int, run: RunInputs
+) -> dict[str, Any]:
+    """Time's fields."""
+    assumptions = time_assumptions(setup)
+    return {
+        "tokens_per_step": int(result.tokens_per_step),
+        "model_flops_per_step": float(result.model_flops),
+        "hardware_flops_per_step": float(result.compute_flops),
+        "compute_flops": float(result.compute_flops),
+        "compute_s": float(result.compute_s),
+        "communication_s": float(result.communication_s),
+        "communication_flat_s": float(result.communication_flat_s),
+        "communication_hierarchical_s": float(result.communication_hierarchical_s),
+        "schedule": "hierarchical" if result.hierarchical else "flat",
+        "exposed_communication_s": float(result.exposed_communication_s),
+        "offload_transfer_s": float(result.offload_transfer_s),
+        "cpu_optimizer_s": float(result.cpu_optimizer_s),
+        "offload_s": float(result.offload_s),
+        "pipeline_bubble_s": 0.0,
+        "pipeline_bubble_fraction": 0.0,
+        "tensor_parallel_s": 0.0,
+        "pipeline_p2p_s": 0.0,
+        "context_parallel_s": 0.0,
+        "expert_parallel_s": 0.0,
+        "optimizer_s": float(result.optimizer_s),
+        "overlap_slowdown_s": float(result.overlap_slowdown_s),
+        "step_s": float(result.step_s),
+        "tokens_per_s_per_gpu": float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
+        **run_fields(
+            run,
+            setup.precision,
+            parameter_count,
+            staged_bytes(result.state_bytes),
+            setup.links.host_bytes_per_s,
+            float(result.step_s),
+            int(result.tokens_per_step),
+            world_size,
+            gpus_per_node,
+        ),
+        "tokens_per_s": float(result.tokens_per_s),
+        "mfu": float(result.mfu),
+        "hfu": float(result.hfu),
+        "assumptions": assumptions,
+    }

@@ -1,0 +1,415 @@
+"""The recommended order of levers for one case, cheapest first: free levers before costly ones.
+
+Every candidate (an arrangement with recomputation, optimizer offload or MXFP8) is the /v1/plan of the
+same job: its smallest GPU count is the one /v1/fit finds for it (service.answers.fit, on the request's layout
+when it gives one), and its figures are service.planner.plan's at one count: the request's
+cluster.world_size when given, else that smallest count (or the largest job allowed when it does not fit
+there). Each is priced against data parallel at the same count: extra wire volume, extra FLOPs, PCIe
+bytes, and the step time they add. Steps that fit come first; among them those needing hardware the card
+lacks go last, the rest by the GPU-seconds each token costs (world size x step time / tokens per step),
+then by GPU count; steps that do not fit follow, each saying what it would need. The recommendation is the
+first step that fits. A given ``training.utilisation`` holds for the request's own recomputation: a
+recomputation step keeps its hardware efficiency (service.inputs.resolve.setup_for).
+
+A lever that changes nothing the case needs is not a step: when its per-GPU bytes equal those of
+the same arrangement without it and its step is no shorter (selective recomputation with flash
+attention, which stores no attention scores to drop; recomputation when activations are not
+counted), it is listed under ``omitted`` with the reason.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from models.common import Card, Cluster
+from models.enums import ArrangementName, Dtype, Recompute
+from models.fit import FitCluster, FitRequest
+from models.plan import PlanRequest, PlanResponse
+from models.recommend import (
+    OmittedStep,
+    OpenQuestion,
+    RecommendRequest,
+    RecommendResponse,
+    RecommendStep,
+    StepCost,
+    StepLevers,
+)
+from models.training import Levers
+from service.answers.fit import fit
+from service.answers.layout_fit import largest_layout_job
+from service.answers.plan import plan
+from service.errors import InvalidLayout
+from service.inputs import resolve
+from service.memory.dtypes import bytes_per_element
+from service.numeric import GIB_BYTES, gpus
+from service.work_budget import WorkBudget
+
+A, R = ArrangementName, Recompute
+
+
+@dataclass(frozen=True)
+class Candidate:
+    lever: str
+    arrangement: ArrangementName
+    recompute: Recompute = R.none
+    offload_optimizer: bool = False
+    mxfp8: bool = False
+
+    @property
+    def has_levers(self) -> bool:
+        return self.recompute is not R.none or self.offload_optimizer or self.mxfp8
+
+    @property
+    def step_levers(self) -> StepLevers:
+        return StepLevers(recompute=self.recompute, offload_optimizer=self.offload_optimizer, mxfp8=self.mxfp8)
+
+
+CANDIDATES = (
+    Candidate("data parallel", A.ddp),
+    Candidate("ZeRO-1: shard optimizer state", A.zero1),
+    Candidate("ZeRO-2: shard gradients too", A.zero2),
+    Candidate("ZeRO-3: shard parameters too", A.zero3),
+    Candidate("FSDP SHARD_GRAD_OP: parameters sharded at rest, gathered for every micro-batch", A.shard_grad_op),
+    Candidate("hybrid sharding: ZeRO-3 inside a node, replicas across nodes", A.hybrid),
+    Candidate("ZeRO-2 with optimizer state offloaded to host memory", A.zero2, offload_optimizer=True),
+    Candidate("ZeRO-3 with optimizer state offloaded to host memory", A.zero3, offload_optimizer=True),
+    Candidate("ZeRO-2 with selective recomputation", A.zero2, recompute=R.selective),
+    Candidate("ZeRO-3 with selective recomputation", A.zero3, recompute=R.selective),
+    Candidate("ZeRO-3 with full recomputation", A.zero3, recompute=R.full),
+    Candidate("ZeRO-2 with MXFP8 parameters and gradients", A.zero2, mxfp8=True),
+    Candidate("ZeRO-3 with MXFP8 parameters and gradients", A.zero3, mxfp8=True),
+)
+
+
+def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> RecommendResponse:
+    job = Job(request, budget)
+    evaluated = [e for c in CANDIDATES if (e := job.evaluate(c)) is not None]
+    evaluated, omitted = _without_idle_levers(request, evaluated)
+    evaluated.sort(key=_rank_key)
+    steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
+    recommendation = next((s for s in steps if s.fits), None)
+    first = job.baseline(job.largest_job)
+    return RecommendResponse(
+        parameter_count=first.parameter_count,
+        active_parameter_count=first.active_parameter_count,
+        card_bytes=first.memory.card_bytes,
+        usable_bytes=first.memory.usable_bytes,
+        steps=steps,
+        world_size=request.cluster.world_size,
+        recommendation=recommendation,
+        omitted=omitted,
+        summary=_summary(recommendation, request.max_gpus, request.cluster.world_size),
+        questions=_questions(steps, recommendation, request.cluster.gpus_per_node),
+        warnings=[w for w in first.warnings if "mxfp8" not in w],
+    )
+
+
+def _rank_key(e: "Evaluated") -> tuple[bool, bool, float, int]:
+    """Fitting steps first; hardware the card lacks last among them; then GPU-seconds per token and GPUs."""
+    planned = e.planned
+    per_token_s = e.world_size * planned.time.step_s / planned.time.tokens_per_step
+    return (not e.fits, e.cost.hardware is not None, round(per_token_s, 15), e.world_size)
+
+
+class Job:
+    """The request's job, planned as /v1/plan plans it under each candidate's arrangement and levers."""
+
+    def __init__(self, request: RecommendRequest, budget: WorkBudget | None) -> None:
+        self.request, self.budget = request, budget
+        self.card = {name: getattr(request.cluster, name) for name in Card.model_fields}
+        self.g = request.cluster.gpus_per_node
+        par = request.parallelism
+        degrees = (par.tensor, par.pipeline, par.context, par.expert)
+        self.layout = degrees != (1, 1, 1, 1) or par.expert_tensor not in (None, 1)
+        self.largest_job = self._largest_job()
+        self._baselines: dict[int, PlanResponse] = {}
+
+    def _largest_job(self) -> int:
+        asked = self.request.cluster.world_size
+        if asked is not None:
+            return asked
+        if not self.layout:
+            return _largest_valid_job(self.request.max_gpus, self.g)
+        largest = largest_layout_job(self._fit_request(ArrangementName.ddp, self.request.levers), self.request.max_gpus)
+        if largest is None:
+            raise InvalidLayout(
+                [
+                    (
+                        f"the layout runs on no GPU count up to max_gpus {self.request.max_gpus:,}: tensor x pipeline "
+                        "x context x d, part of a node or whole nodes, the batch in whole micro-batches",
+                        "/max_gpus",
+                    )
+                ]
+            )
+        return largest
+
+    def levers(self, c: "Candidate") -> Levers:
+        return self.request.levers.model_copy(
+            update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer, "mxfp8": c.mxfp8}
+        )
+
+    def _job_fields(self, arrangement: ArrangementName, levers: Levers) -> dict[str, Any]:
+        """The fields a /v1/plan body and a /v1/fit body of this job under an arrangement and levers share."""
+        r = self.request
+        return {
+            "model": r.model,
+            "precision_spec": None,
+            "precision": r.precision,
+            "training": r.training,
+            "activations": r.activations,
+            "sharding": None,
+            "arrangement": arrangement,
+            "parallelism": r.parallelism,
+            "levers": levers,
+            "estimator": r.estimator,
+        }
+
+    def _fit_request(self, arrangement: ArrangementName, levers: Levers) -> FitRequest:
+        return FitRequest.model_construct(
+            **self._job_fields(arrangement, levers),
+            cluster=FitCluster.model_construct(**self.card, world_size=None),
+            gpu_count_grid=[1],
+            max_gpus=self.request.max_gpus,
+        )
+
+    def plan_at(self, world_size: int, arrangement: ArrangementName, levers: Levers) -> PlanResponse:
+        if self.budget is not None:
+            self.budget.check()
+        body = PlanRequest.model_construct(
+            **self._job_fields(arrangement, levers), cluster=Cluster.model_construct(**self.card, world_size=world_size)
+        )
+        return plan(body, measured_recompute=self.request.levers.recompute)
+
+    def baseline(self, world_size: int) -> PlanResponse:
+        """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
+        if world_size not in self._baselines:
+            levers = self.request.levers.model_copy(update={"offload_optimizer": False, "offload_parameters": False})
+            self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)
+        return self._baselines[world_size]
+
+    def needs_gpus(self, c: "Candidate", levers: Levers) -> int | None:
+        """The smallest count /v1/plan accepts at which the candidate fits, as /v1/fit finds it."""
+        (entry,) = fit(self._fit_request(c.arrangement, levers), max_points=1, budget=self.budget).arrangements
+        return entry.min_gpus
+
+    def evaluate(self, c: "Candidate") -> "Evaluated | None":
+        asked = self.request.cluster.world_size
+        if resolve.sharding(c.arrangement).hybrid and (
+            self.layout or (self.largest_job < self.g if asked is None else asked % self.g != 0)
+        ):
+            return None  # hybrid needs whole nodes, and is not modelled on a layout
+        levers = self.levers(c)
+        needs = self.needs_gpus(c, levers)
+        min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
+        world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
+        planned = self.plan_at(world_size, c.arrangement, levers)
+        baseline = self.baseline(world_size)
+        cost = StepCost(
+            extra_traffic_fraction=_extra_traffic(planned, baseline),
+            extra_compute_fraction=planned.time.compute_flops / planned.time.model_flops_per_step - 1,
+            pcie_bytes_per_gpu=planned.traffic.pcie_bytes_per_gpu,
+            hardware="Blackwell-class GPUs (native MXFP8)"
+            if c.mxfp8 and any("Blackwell-class" in w for w in planned.warnings)
+            else None,
+            added_step_s=planned.time.step_s - baseline.time.step_s,
+        )
+        requested = self.request.arrangement
+        is_asked = (
+            requested is not None
+            and resolve.sharding(requested) == resolve.sharding(c.arrangement)
+            and (self.request.levers.recompute, self.request.levers.offload_optimizer, self.request.levers.mxfp8)
+            == (c.recompute, c.offload_optimizer, c.mxfp8)
+        )
+        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked)
+
+
+def _without_idle_levers(
+    request: RecommendRequest, evaluated: list["Evaluated"]
+) -> tuple[list["Evaluated"], list[OmittedStep]]:
+    """The steps whose lever changes something, and those whose lever does not: the same per-GPU bytes
+    as the same arrangement without it (so the same GPU count) and a step no shorter."""
+    plain = {e.candidate.arrangement: e for e in evaluated if not e.candidate.has_levers}
+    kept: list[Evaluated] = []
+    omitted: list[OmittedStep] = []
+    for e in evaluated:
+        base = plain.get(e.candidate.arrangement)
+        if base is None or e is base or not _changes_nothing(e, base):
+            kept.append(e)
+            continue
+        omitted.append(
+            OmittedStep(
+                lever=e.candidate.lever,
+                arrangement=e.candidate.arrangement,
+                levers=e.candidate.step_levers,
+                same_as=base.candidate.lever,
+                why=_idle_why(request, e, base),
+            )
+        )
+    return kept, omitted
+
+
+def _changes_nothing(e: "Evaluated", base: "Evaluated") -> bool:
+    same_memory = e.world_size == base.world_size and e.per_gpu_bytes == base.per_gpu_bytes
+    return same_memory and e.planned.time.step_s >= base.planned.time.step_s
+
+
+def _idle_why(request: RecommendRequest, e: "Evaluated", base: "Evaluated") -> str:
+    c = e.candidate
+    same = f"the same {e.per_gpu_bytes / GIB_BYTES:.1f} GiB per GPU as {base.candidate.lever} on {gpus(e.world_size)}"
+    added_ms = (e.planned.time.step_s - base.planned.time.step_s) * 1e3
+    time = "and the same step time" if added_ms == 0 else f"and a step {added_ms:+,.1f} ms longer"
+    if c.recompute is not R.none and not e.planned.memory.activations_counted:
+        reason = "recomputation trades activation memory for compute, and activations are not counted here"
+    elif c.recompute is R.selective and request.activations.flash_attention:
+        reason = (
+            "it drops the attention scores, softmax and dropout outputs to recompute them (Korthikanti et al. "
+            "2022, section 4.2), and flash attention never stores them"
+        )
+    else:
+        reason = "the lever changes nothing this case needs"
+    return f"{c.lever}: {reason}; {same} {time}"
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    candidate: Candidate
+    min_gpus: int | None
+    needs_gpus: int | None
+    world_size: int
+    planned: PlanResponse
+    cost: StepCost
+    asked: bool
+
+    @property
+    def per_gpu_bytes(self) -> int:
+        return self.planned.memory.per_gpu_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.planned.memory.fits
+
+    def to_step(self, rank: int) -> RecommendStep:
+        c = self.candidate
+        return RecommendStep(
+            rank=rank,
+            lever=c.lever,
+            arrangement=c.arrangement,
+            levers=c.step_levers,
+            per_gpu_bytes=self.per_gpu_bytes,
+            fits=self.fits,
+            min_gpus=self.min_gpus,
+            needs_gpus=self.needs_gpus,
+            world_size=self.world_size,
+            asked=self.asked,
+            step_s=self.planned.time.step_s,
+            cost=self.cost,
+            why=_why(self),
+        )
+
+
+def _largest_valid_job(max_gpus: int, g: int) -> int:
+    return max_gpus if max_gpus <= g else max_gpus - max_gpus % g
+
+
+def _extra_traffic(planned: PlanResponse, baseline: PlanResponse) -> float:
+    """Bytes on the wire over data parallel's at the same GPU count and accumulation, minus 1.
+
+    On one GPU nothing is sent; the ratio of model-sized buffers moved (volume in P) stands in.
+    """
+    if baseline.traffic.bytes_sent_per_gpu > 0:
+        return planned.traffic.bytes_sent_per_gpu / baseline.traffic.bytes_sent_per_gpu - 1
+    return planned.traffic.volume_in_p / baseline.traffic.volume_in_p - 1
+
+
+def _why(e: Evaluated) -> str:
+    c, cost = e.candidate, e.cost
+    parts = []
+    if cost.extra_traffic_fraction == 0:
+        parts.append("no extra traffic over data parallel's")
+    else:
+        parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's")
+    if c.mxfp8:
+        mx, bf = bytes_per_element(Dtype.mxfp8), bytes_per_element(Dtype.bf16)
+        parts.append(f"MXFP8 about halves the bytes on the wire ({mx:g} B instead of {bf:g} per value)")
+    if cost.extra_compute_fraction:
+        hardware, model = e.planned.time.compute_flops, e.planned.time.model_flops_per_step
+        parts.append(
+            f"{cost.extra_compute_fraction:+.0%} compute ({hardware:.3g} hardware FLOPs per step for {model:.3g} "
+            "model FLOPs)"
+        )
+    if cost.pcie_bytes_per_gpu:
+        parts.append(f"{cost.pcie_bytes_per_gpu / 1e9:,.1f} GB over PCIe per GPU per step")
+    if cost.hardware:
+        parts.append(f"needs {cost.hardware}")
+    parts.append(f"step time {cost.added_step_s * 1e3:+,.1f} ms against data parallel on {gpus(e.world_size)}")
+    held = f"{e.per_gpu_bytes / GIB_BYTES:.1f} GiB per GPU"
+    if e.fits:
+        where = f"fits on {gpus(e.world_size)} ({held})"
+        if e.min_gpus is not None and e.min_gpus != e.world_size:
+            where += f", from {gpus(e.min_gpus)}"
+    else:
+        floor = e.planned.memory.replicated_floor_bytes / GIB_BYTES
+        needs = (
+            f"needs {gpus(e.needs_gpus)}"
+            if e.needs_gpus is not None
+            else "fits at no GPU count (its replicated floor alone does not)"
+        )
+        where = f"does not fit on {gpus(e.world_size)} ({held}; floor {floor:.1f} GiB): {needs}"
+    return f"{c.lever}: {where}; " + "; ".join(parts)
+
+
+def _summary(recommendation: RecommendStep | None, max_gpus: int, asked: int | None) -> str:
+    if recommendation is None:
+        where = f"on {gpus(asked)}" if asked is not None else f"within {gpus(max_gpus)}"
+        return f"nothing fits {where}: reduce activations (micro-batch, recomputation) or the model"
+    if asked is not None:
+        return f"{recommendation.lever}, on {gpus(asked)}: the cheapest step that fits"
+    return f"{recommendation.lever}, from {gpus(recommendation.min_gpus)}: the cheapest step that fits"
+
+
+def _questions(steps: list[RecommendStep], recommendation: RecommendStep | None, g: int) -> list[OpenQuestion]:
+    fitting = {
+        s.arrangement: s
+        for s in steps
+        if s.fits and s.levers == StepLevers(recompute=R.none, offload_optimizer=False, mxfp8=False)
+    }
+    zero2, zero3 = fitting.get(A.zero2), fitting.get(A.zero3)
+    both = zero2 is not None and zero3 is not None and zero2.min_gpus != zero3.min_gpus
+    crosses_nodes = recommendation is not None and (recommendation.min_gpus or 0) > g
+    order = steps.index(recommendation) if recommendation else len(steps)
+    eight_bit = any(s.levers.mxfp8 for s in steps[: order + 1])
+    offload = any(s.levers.offload_optimizer for s in steps[: order + 1])
+    return [
+        OpenQuestion(
+            question="ZeRO-2 on more GPUs, or ZeRO-3 on fewer?",
+            what_settles_it="A measured step time for both on the real architecture, with activation memory included.",
+            relevant=both,
+            why=(
+                f"ZeRO-2 fits from {gpus(zero2.min_gpus)} and ZeRO-3 from {zero3.min_gpus}"
+                if both and zero2 and zero3
+                else "only one of them fits here"
+            ),
+        ),
+        OpenQuestion(
+            question="How many GPUs per node, and how many nodes?",
+            what_settles_it="Measured intra- and inter-node bandwidth: the answer follows from how much traffic can "
+            "be kept inside a node (compare the hierarchical schedule and hybrid sharding).",
+            relevant=crosses_nodes,
+            why="the recommendation spans nodes" if crosses_nodes else "the recommendation fits inside one node",
+        ),
+        OpenQuestion(
+            question="Is 8-bit arithmetic committed from the start?",
+            what_settles_it="A short run in bf16 and in MXFP8 on the same architecture, comparing loss and step time.",
+            relevant=eight_bit,
+            why="an MXFP8 step comes at or before the recommendation"
+            if eight_bit
+            else "no MXFP8 step is needed to fit",
+        ),
+        OpenQuestion(
+            question="Does any state go to host memory?",
+            what_settles_it="Whether the run is memory-bound or communication-bound once the stage is chosen.",
+            relevant=offload,
+            why="an offload step comes at or before the recommendation"
+            if offload
+            else "the recommendation keeps all state on the GPU",
+        ),
+    ]

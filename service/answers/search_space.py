@@ -1,0 +1,316 @@
+"""The layouts a search considers: candidate values per axis, and which combinations are valid.
+
+Default candidates (a request's ``restrict`` replaces any of them):
+- tensor t: the powers of two up to the GPUs of a node (a tensor group inside a node);
+- pipeline p: the powers of two up to the model's layers and the divisors of its layers (a stage
+  count that does not divide the layers gives the last L mod p stages one more layer);
+- context c: 1, 2, 4, 8, 16; expert e: 1 for a dense model, the powers of two dividing the experts
+  of a mixture;
+- schedules: 1F1B, GPipe, zero bubble, and interleaved with 2 to 8 virtual stages, for p > 1 (a
+  layout without pipeline parallelism has no schedule: 1F1B, the default, in its request);
+- sequence parallelism off and on for t > 1 (off for t = 1, where it does nothing);
+- micro-batch sizes: the powers of two up to 64 and the global batch;
+- arrangements ddp, zero1, zero2, zero3, shard_grad_op and hybrid; recompute none, selective,
+  full; optimizer offload off and on.
+
+A combination is valid exactly when POST /v1/plan accepts its request (service.mesh.degrees.layout_problems
+and service.answers.layout_plan.layout_of; a property test checks the two agree): the degrees divide the
+world size, t divides the attention and key/value heads, e divides the experts and d x c, the
+interleaved schedule has the layers divisible by p x v and m a multiple of p, p is at most the
+layers, the sequence divides by c (x t with sequence parallelism), the global batch by b x d, 1F1B
+and interleaved have m >= p, zero bubble m >= 2p - 1, and hybrid sharding has no model parallelism.
+Invalid combinations are counted by their first failing rule, in that order: the rules are
+service.mesh.degrees.layout_problem_masks, the array form of layout_problems that layout sweeps read too.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models.enums import ArrangementName, Recompute
+from models.parallelism import PipelineSchedule
+from models.search import SearchRestrict
+from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, Layouts
+from service.inputs.architecture import Architecture
+from service.inputs.arrangements import canonical_name, sharding_for
+from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layout_problem_masks
+
+DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
+DEFAULT_VIRTUAL_STAGES = tuple(range(2, 9))
+MAX_DEFAULT_MICRO_BATCH = 64
+CHUNK_LAYOUTS = 262_144
+
+REASONS = (
+    "degrees do not divide the world size (/parallelism)",
+    "tensor does not divide the attention or key/value heads (/parallelism/tensor)",
+    "expert does not divide the experts, or the model has none (/parallelism/expert)",
+    "expert does not divide data x context (/parallelism/expert)",
+    "interleaved schedule: layers not divisible by pipeline x virtual stages (/parallelism/virtual_stages)",
+    "pipeline exceeds the layers (/parallelism/pipeline)",
+    "sequence not divisible by context (x tensor with sequence parallelism) (/training/sequence_length)",
+    "global batch not divisible by micro-batch x data (/training/global_batch_size)",
+    "fewer micro-batches than pipeline stages (/training/global_batch_size)",
+    "interleaved schedule: micro-batches not a multiple of the pipeline (/training/global_batch_size)",
+    "zero-bubble schedule: fewer micro-batches than 2 x pipeline - 1 (/training/global_batch_size)",
+    "expert_tensor x expert does not divide tensor x context x data (/parallelism/expert_tensor)",
+    "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
+)
+# service.mesh.degrees's rules by their REASONS; the space never forms the others (virtual stages without the
+# interleaved schedule, a schedule without a pipeline, an architecture missing, fewer than one micro-batch
+# where the global batch divides) and a dense model with an expert tensor degree is refused up front.
+RULE_REASONS = {
+    "world_size": 0,
+    "attention_heads": 1,
+    "kv_heads": 1,
+    "expert_needs_moe": 2,
+    "experts": 2,
+    "expert_data": 3,
+    "interleaved_layers": 4,
+    "pipeline_exceeds_layers": 5,
+    "sequence_length": 6,
+    "global_batch_divides": 7,
+    "micro_batches_fill_pipeline": 8,
+    "interleaved_micro_batches": 9,
+    "micro_batches_fill_zero_bubble": 10,
+    "expert_tensor_needs_moe": 11,
+    "expert_tensor_grid": 11,
+}
+
+
+def _powers_of_two(limit: int) -> list[int]:
+    values, value = [], 1
+    while value <= limit:
+        values.append(value)
+        value *= 2
+    return values
+
+
+@dataclass(frozen=True)
+class Candidates:
+    world_size: list[int]
+    tensor: list[int]
+    pipeline: list[int]
+    context: list[int]
+    expert: list[int]
+    schedules: list[tuple[PipelineSchedule, int]]  # (schedule, virtual stages) for p > 1
+    sequence_parallel: list[bool]
+    micro_batch_size: list[int]
+    arrangement: list[ArrangementName]
+    recompute: list[Recompute]
+    offload_optimizer: list[bool]
+
+    def as_json(self) -> dict[str, list[Any]]:
+        return {
+            "world_size": self.world_size,
+            "tensor": self.tensor,
+            "pipeline": self.pipeline,
+            "context": self.context,
+            "expert": self.expert,
+            "pipeline_schedule": sorted({s.value for s, _ in self.schedules}),
+            "virtual_stages": sorted({v for s, v in self.schedules if s is PipelineSchedule.interleaved}),
+            "sequence_parallel": self.sequence_parallel,
+            "micro_batch_size": self.micro_batch_size,
+            "arrangement": [a.value for a in self.arrangement],
+            "recompute": [r.value for r in self.recompute],
+            "offload_optimizer": self.offload_optimizer,
+        }
+
+    @property
+    def categorical(self) -> int:
+        return len(self.arrangement) * len(self.recompute) * len(self.offload_optimizer)
+
+    @property
+    def combinations(self) -> int:
+        """The size of the space before validity: the cost a request is refused on up front."""
+        mesh = len(self.world_size) * len(self.tensor) * len(self.pipeline) * len(self.context) * len(self.expert)
+        return (
+            mesh
+            * (1 + len(self.schedules))
+            * len(self.sequence_parallel)
+            * len(self.micro_batch_size)
+            * (self.categorical)
+        )
+
+
+def candidates(
+    arch: Architecture, world_sizes: list[int], gpus_per_node: int, global_batch_size: int, restrict: SearchRestrict
+) -> Candidates:
+    divisors = [p for p in range(1, arch.layers + 1) if arch.layers % p == 0]
+    experts = arch.moe.experts if arch.moe is not None else 1
+    schedules = restrict.pipeline_schedule or list(PipelineSchedule)
+    virtual = restrict.virtual_stages or list(DEFAULT_VIRTUAL_STAGES)
+    pairs: list[tuple[PipelineSchedule, int]] = []
+    for schedule in PipelineSchedule:
+        if schedule not in schedules:
+            continue
+        if schedule is PipelineSchedule.interleaved:
+            pairs += [(schedule, v) for v in sorted(virtual)]
+        else:
+            pairs.append((schedule, 1))
+    arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
+    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
+    micro = [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
+    return Candidates(
+        world_size=sorted(world_sizes),
+        tensor=sorted(restrict.tensor or _powers_of_two(gpus_per_node)),
+        pipeline=sorted(restrict.pipeline or set(_powers_of_two(arch.layers)) | set(divisors)),
+        context=sorted(restrict.context or DEFAULT_CONTEXT),
+        expert=sorted(restrict.expert or [e for e in _powers_of_two(experts) if experts % e == 0]),
+        schedules=pairs,
+        sequence_parallel=sorted(set(restrict.sequence_parallel or [False, True])),
+        micro_batch_size=sorted(restrict.micro_batch_size or micro),
+        arrangement=list(dict.fromkeys(arrangements)),
+        recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
+        offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),
+    )
+
+
+@dataclass(frozen=True)
+class Space:
+    """The valid shapes (world size, degrees, schedule, sequence parallelism, micro-batch size; one row each),
+    each evaluated under every categorical choice (hybrid only where /v1/plan models it)."""
+
+    shapes: dict[str, np.ndarray]
+    choices: Choices
+    skipped: dict[str, int]
+    gpus_per_node: int
+    expert_tensor: int | None = None  # the request's, kept by every layout; None: each layout's t
+
+    @property
+    def size(self) -> int:
+        """Valid layouts: every shape under every choice, less hybrid where it is not modelled."""
+        hybrid_ok = self.hybrid_ok(self.shapes)
+        per_shape = len(self.choices.arrangement) * len(self.choices.recompute) * len(self.choices.offload_optimizer)
+        return int(len(hybrid_ok) * per_shape - (~hybrid_ok).sum() * self._hybrid_choices())
+
+    def hybrid_ok(self, shapes: dict[str, np.ndarray]) -> np.ndarray:
+        """Hybrid sharding (ZeRO-3 in a node, replicas across nodes) is planned without model parallelism,
+        on whole nodes."""
+        s = shapes
+        trivial = _trivial(s["tensor"], s["pipeline"], s["context"], s["expert"], self.expert_tensor)
+        ok: np.ndarray = trivial & (s["world_size"] % self.gpus_per_node == 0)
+        return ok
+
+    def _hybrid_choices(self) -> int:
+        hybrid = ARRANGEMENTS.index(ArrangementName.hybrid)
+        if hybrid not in self.choices.arrangement:
+            return 0
+        return len(self.choices.recompute) * len(self.choices.offload_optimizer)
+
+    def valid(self, shapes: dict[str, np.ndarray]) -> np.ndarray:
+        """(shapes, arrangements, recomputes, offloads): whether each combination is a valid layout."""
+        c = self.choices
+        valid = np.ones(
+            (len(shapes["world_size"]), len(c.arrangement), len(c.recompute), len(c.offload_optimizer)), bool
+        )
+        hybrid = ARRANGEMENTS.index(ArrangementName.hybrid)
+        if hybrid in c.arrangement:
+            valid[:, c.arrangement.index(hybrid)] = self.hybrid_ok(shapes)[:, None, None]
+        return valid
+
+    def blocks(self, size: int = CHUNK_LAYOUTS) -> Any:
+        """(first shape index, Layouts of the shapes) in blocks of about ``size`` layouts."""
+        c = self.choices
+        per_shape = len(c.arrangement) * len(c.recompute) * len(c.offload_optimizer)
+        step = max(1, size // per_shape)
+        total = len(self.shapes["world_size"])
+        for start in range(0, total, step):
+            yield start, Layouts({name: values[start : start + step] for name, values in self.shapes.items()})
+
+
+def _trivial(t: Any, p: Any, c: Any, e: Any, expert_tensor: int | None) -> Any:
+    """Data parallelism alone (service.mesh.degrees.Mesh.trivial): every degree 1, the expert tensor degree too."""
+    return (t == 1) & (p == 1) & (c == 1) & (e == 1) & (expert_tensor in (None, 1))
+
+
+def space(
+    arch: Architecture,
+    cand: Candidates,
+    sequence_length: int,
+    global_batch_size: int,
+    gpus_per_node: int,
+    expert_tensor: int | None = None,
+) -> Space:
+    """Every valid combination of the candidates; the invalid ones counted by reason. The grid is built one
+    (world size, tensor degree) at a time, so only its valid shapes are ever held whole."""
+    pairs = cand.schedules
+    schedule_codes = np.array([SCHEDULES.index(PipelineSchedule.one_f_one_b)] + [SCHEDULES.index(s) for s, _ in pairs])
+    virtual = np.array([1] + [v for _, v in pairs])
+    none_pair = np.array([True] + [False] * len(pairs))  # the "no schedule" entry, for p = 1 only
+    names = ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages", "schedule")
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*names, "sequence_parallel", "micro_batch_size")}
+    problems: list[np.ndarray] = []
+    no_hybrid = 0
+    rest = [
+        np.array(cand.pipeline),
+        np.array(cand.context),
+        np.array(cand.expert),
+        np.arange(len(schedule_codes)),
+        np.array(cand.sequence_parallel, dtype=np.int64),
+        np.array(cand.micro_batch_size),
+    ]
+    for world_size in cand.world_size:
+        for tensor in cand.tensor:
+            p, c, e, pair, sp_code, b = (g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij"))
+            sp = sp_code.astype(bool)
+            # Not distinct layouts: a schedule without a pipeline, a pipeline without one, SP without t > 1.
+            distinct = (none_pair[pair] == (p == 1)) & ~(sp & (tensor == 1))
+            p, c, e, pair, sp, b = (x[distinct] for x in (p, c, e, pair, sp, b))
+            n, t = np.full(len(p), world_size), np.full(len(p), tensor)
+            schedule, v = schedule_codes[pair], virtual[pair]
+            problem = _first_problem(
+                arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size, expert_tensor
+            )
+            problems.append(problem[problem >= 0])
+            valid = problem < 0
+            trivial = _trivial(tensor, p, c, e, expert_tensor) & (world_size % gpus_per_node == 0)
+            no_hybrid += int((valid & ~trivial).sum())
+            for name, values in zip(names, (n, t, p, c, e, v, schedule), strict=True):
+                parts[name].append(values[valid])
+            parts["sequence_parallel"].append(sp[valid])
+            parts["micro_batch_size"].append(b[valid])
+    skipped: dict[str, int] = {}
+    found = np.concatenate(problems) if problems else np.zeros(0, dtype=np.int64)
+    for code, count in zip(*np.unique(found, return_counts=True), strict=True):
+        skipped[REASONS[int(code)]] = int(count) * cand.categorical
+    if ArrangementName.hybrid in cand.arrangement and no_hybrid:
+        skipped[REASONS[-1]] = no_hybrid * len(cand.recompute) * len(cand.offload_optimizer)
+    shapes = {name: np.concatenate(values) for name, values in parts.items()}
+    choices = Choices(
+        [ARRANGEMENTS.index(a) for a in cand.arrangement],
+        [RECOMPUTES.index(r) for r in cand.recompute],
+        list(cand.offload_optimizer),
+    )
+    return Space(shapes, choices, skipped, gpus_per_node, expert_tensor)
+
+
+def _first_problem(
+    arch: Architecture,
+    n: np.ndarray,
+    t: np.ndarray,
+    p: np.ndarray,
+    c: np.ndarray,
+    e: np.ndarray,
+    schedule: np.ndarray,
+    v: np.ndarray,
+    sp: np.ndarray,
+    b: np.ndarray,
+    s: int,
+    global_batch: int,
+    expert_tensor: int | None = None,
+) -> np.ndarray:
+    """Index into REASONS of each combination's first failing rule (service.mesh.degrees.layout_problem_masks, the
+    rules /v1/plan applies); -1 where it is valid."""
+    limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+    mesh = Mesh(n, 1, t, p, c, e, expert_tensor, virtual_stages=v)  # type: ignore[arg-type]  # arrays
+    problem = np.full(len(n), -1, dtype=np.int64)
+    for rule in layout_problem_masks(limits, mesh, schedule, sp, b, s, global_batch, 1):
+        first = rule.failing & (problem < 0)
+        code = RULE_REASONS.get(rule.name)
+        if code is None:
+            if first.any():
+                raise AssertionError(f"the search's space holds a layout refused by {rule.name}, which it never forms")
+            continue
+        problem[first] = code
+    return problem

@@ -1,0 +1,388 @@
+"""A plan request evaluated over the cartesian product of its axes, vectorised.
+
+The numeric axes (N, G, micro-batch size, sequence length, accumulation steps k) become numpy
+int64 arrays pushed through ``service.engine.data_parallel.evaluate``, the very function a single plan calls
+with Python ints; the categorical axes (model, arrangement, recomputation, offload, MXFP8) pick
+the model and the formulas' branches, so each combination of them is one vectorised evaluation
+over all the numeric cells; the cells with a model-parallel layout are evaluated at once per model
+by ``service.answers.sweep_layouts`` (through ``service.engine.layout_grid``). No formula lives here: throughput
+and the token budget come from ``service.time.budget``, as for a single plan.
+
+The work is bounded before it starts: the cells (the cartesian product) and the evaluations (one
+vectorised call per categorical combination, plus the overflow checks below) are counted from
+the request and refused over their limits; between evaluations the work checks its budget (a
+deadline, and whether the caller is still there).
+
+Integer overflow is impossible by construction: before any array is computed, each combination
+is evaluated in Python's exact integers at every corner of the numeric box (every quantity is
+monotone in each input, so its maximum lies at a corner) and refused if a count reaches 2**63.
+"""
+
+import itertools
+from dataclasses import dataclass, fields, replace
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from models.common import ModelSpec
+from models.enums import ArrangementName, StateClass
+from models.plan import PlanRequest, allows_zeropp, shards_parameters
+from models.sweep import SweepRequest
+from service.answers.bisection import valid_job
+from service.answers.sweep_columns import RESULT_COLUMNS
+from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
+from service.engine.data_parallel import Evaluation, Inputs, Setup, evaluate, with_mxfp8
+from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
+from service.inputs import resolve
+from service.inputs.arrangements import Sharding, canonical_name
+from service.time.budget import token_budget, tokens_per_second_per_gpu
+from service.time.compute import tokens_per_second
+from service.time.goodput import CHECKPOINT_STATES, Run, checkpoint_bytes, resilience_of, run_of
+from service.work_budget import WorkBudget
+
+# Fields of Inputs; then k, which the evaluation takes through its setup.
+INPUT_AXES = ("world_size", "gpus_per_node", "micro_batch_size", "sequence_length")
+NUMERIC_AXES = (*INPUT_AXES, "gradient_accumulation_steps")
+GROUP_AXES = ("arrangement", "recompute", "offload_optimizer", "mxfp8")
+DEFAULT_MAX_EVALUATIONS = 4096
+INT64_LIMIT = 2**63
+STATE_COLUMNS = tuple(f"{state.value}_bytes" for state in StateClass)
+MODEL_COLUMNS = ("model", "parameter_count")
+THROUGHPUT_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu")
+BUDGET_COLUMNS = ("training_steps", "training_days", "gpu_hours", "goodput", "ideal_training_days", "ideal_gpu_hours")
+COST_COLUMN = "cost"
+AXIS_COLUMNS = (*INPUT_AXES, "arrangement", "gradient_accumulation_steps", *GROUP_AXES[1:], *LAYOUT_AXES)
+COLUMNS = MODEL_COLUMNS + AXIS_COLUMNS + STATE_COLUMNS + RESULT_COLUMNS + THROUGHPUT_COLUMNS
+
+
+@dataclass
+class SweepTable:
+    columns: dict[str, np.ndarray]
+    cells: int
+    skipped: dict[str, int]
+
+    @property
+    def rows(self) -> int:
+        return len(self.columns["world_size"])
+
+
+def axis_values(request: SweepRequest) -> dict[str, list[Any]]:
+    """Every axis with its values: the request's list, or the base request's single value."""
+    base = request.base
+    training = base.training or resolve.DEFAULT_TRAINING
+    defaults: dict[str, list[Any]] = {
+        "world_size": [base.cluster.world_size],
+        "gpus_per_node": [base.cluster.gpus_per_node],
+        "micro_batch_size": [training.micro_batch_size],
+        "sequence_length": [training.sequence_length],
+        "arrangement": [base.arrangement],
+        "gradient_accumulation_steps": [training.gradient_accumulation_steps],
+        "recompute": [base.levers.recompute],
+        "offload_optimizer": [base.levers.offload_optimizer],
+        "mxfp8": [base.levers.mxfp8],
+    }
+    for axis in LAYOUT_AXES:
+        defaults[axis] = [getattr(base.parallelism, axis)]
+    return {name: getattr(request.axes, name) or default for name, default in defaults.items()}
+
+
+def models_of(request: SweepRequest) -> list[ModelSpec]:
+    """The model axis: axes.model, bare counts from axes.parameter_count, or the base request's model."""
+    if request.axes.model is not None:
+        return list(request.axes.model)
+    if request.axes.parameter_count is not None:
+        return [ModelSpec(parameter_count=count) for count in request.axes.parameter_count]
+    return [request.base.model]
+
+
+def model_label(spec: ModelSpec) -> str:
+    """The model column: the preset's name, else the architecture's shape, else the count."""
+    if spec.preset is not None:
+        return spec.preset.value
+    if spec.layers is not None:
+        return f"{spec.layers} layers x {spec.hidden_size} wide"
+    return f"{spec.parameter_count:,} parameters"
+
+
+def budget_columns(request: SweepRequest) -> tuple[str, ...]:
+    training = request.base.training
+    if training is None or training.total_tokens is None:
+        return ()
+    return BUDGET_COLUMNS + ((COST_COLUMN,) if request.base.cluster.gpu_hour_price is not None else ())
+
+
+@dataclass(frozen=True)
+class SweepCost:
+    """The work a sweep asks for, counted from the request alone."""
+
+    cells: int
+    groups: int  # models x categorical combinations: one vectorised evaluation each
+    corners: int  # exact overflow checks per group: 2 ** (numeric axes with more than one value)
+    shape: str
+
+    @property
+    def evaluations(self) -> int:
+        return self.groups * (1 + self.corners)
+
+
+def sweep_cost(request: SweepRequest) -> SweepCost:
+    values = axis_values(request)
+    models = len(models_of(request))
+    sizes = {name: len(v) for name, v in values.items()}
+    return SweepCost(
+        cells=models * prod(sizes.values()),
+        groups=models * prod(sizes[a] for a in (*GROUP_AXES, *LAYOUT_AXES)),
+        corners=2 ** sum(1 for a in NUMERIC_AXES if sizes[a] > 1),
+        shape=" x ".join(str(n) for n in (models, *(sizes[a] for a in (*NUMERIC_AXES, *GROUP_AXES, *LAYOUT_AXES)))),
+    )
+
+
+def _layout(combo: tuple[int, ...]) -> dict[str, int]:
+    return dict(zip(LAYOUT_AXES, combo, strict=True))
+
+
+def check_cost(cost: SweepCost, max_cells: int, max_evaluations: int) -> None:
+    if cost.cells > max_cells:
+        raise SweepTooLarge(
+            f"the axes ask for {cost.cells:,} cells ({cost.shape}), more than the limit of {max_cells:,}",
+            pointer="/axes",
+        )
+    if cost.evaluations > max_evaluations:
+        raise SweepTooLarge(
+            f"the axes ask for {cost.evaluations:,} evaluations ({cost.groups:,} combinations of model, arrangement, "
+            f"recompute, offload_optimizer, mxfp8 and the layout's degrees, each evaluated once over the numeric "
+            f"axes and checked at "
+            f"{cost.corners} corners), more than the limit of {max_evaluations:,}; sweep fewer categorical values",
+            pointer="/axes",
+        )
+
+
+def sweep(
+    request: SweepRequest,
+    max_cells: int,
+    max_evaluations: int = DEFAULT_MAX_EVALUATIONS,
+    budget: WorkBudget | None = None,
+) -> SweepTable:
+    budget = budget or WorkBudget()
+    cost = sweep_cost(request)
+    check_cost(cost, max_cells, max_evaluations)
+    values = axis_values(request)
+    base = request.base
+    grid = np.meshgrid(*(np.asarray(values[a], dtype=np.int64) for a in NUMERIC_AXES), indexing="ij")
+    numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
+    parts: list[dict[str, np.ndarray]] = []
+    skipped: dict[str, int] = {}
+    for spec in models_of(request):
+        budget.check()
+        scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        layouts = LayoutCells(base, spec, values, numeric, budget)
+        architecture = scene.model.architecture is not None
+        for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
+            group = dict(zip(GROUP_AXES, combo, strict=True))
+            for layout in map(_layout, itertools.product(*(values[a] for a in LAYOUT_AXES))):
+                budget.check()
+                part = (
+                    _evaluate_group(scene, base, group, numeric, values, skipped)
+                    if data_only(layout, base, architecture)
+                    else layouts.part(group, layout, skipped)
+                )
+                if part is not None:
+                    rows = len(part["world_size"])
+                    part["model"] = np.full(rows, model_label(spec))
+                    if data_only(layout, base, architecture):
+                        part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
+                        for axis in LAYOUT_AXES:
+                            part[axis] = np.full(rows, layout[axis], dtype=np.int64)
+                    part |= _throughput(part, base)
+                    parts.append(part)
+    budget.check()
+    names = COLUMNS + budget_columns(request)
+    columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}
+    return SweepTable(columns, cost.cells, skipped)
+
+
+def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.ndarray]:
+    tokens, step_s, n = part["tokens_per_step"], part["step_s"], part["world_size"]
+    out = {
+        "tokens_per_s": tokens_per_second(tokens, step_s),
+        "tokens_per_s_per_gpu": tokens_per_second_per_gpu(tokens, step_s, n),
+    }
+    training = base.training
+    if training is not None and training.total_tokens is not None:
+        failures = _failures(part, base)
+        run = token_budget(training.total_tokens, tokens, step_s, n, base.cluster.gpu_hour_price, failures)
+        out |= {
+            "training_steps": run.steps,
+            "training_days": run.training_days,
+            "gpu_hours": run.gpu_hours,
+            "goodput": np.broadcast_to(failures.goodput, np.shape(step_s)).copy(),
+            "ideal_training_days": run.ideal_training_days,
+            "ideal_gpu_hours": run.ideal_gpu_hours,
+        }
+        if run.cost is not None:
+            out[COST_COLUMN] = run.cost
+    return out
+
+
+def _failures(part: dict[str, np.ndarray], base: PlanRequest) -> Run:
+    """The part's checkpoints and interruptions, as the plan of each cell prices them (service.time.run_report):
+    the precision of the part's arrangement and MXFP8 lever, as resolve.setup_for picks it."""
+    g = part["gpus_per_node"]
+    training = base.training
+    spec = resilience_of(training.checkpoint if training else None, base.cluster.failures, g)
+    precision = resolve.precision_spec(base.precision, resolve.sharding(ArrangementName(str(part["arrangement"][0]))))
+    if bool(part["mxfp8"][0]):
+        precision = with_mxfp8(precision, base.levers.mxfp8_recipe)
+    saved = checkpoint_bytes(part["parameter_count"], precision)
+    staged = sum((part[f"{state.value}_bytes"] for state in CHECKPOINT_STATES), start=np.zeros_like(g))
+    host = resolve.links(base.cluster).host_bytes_per_s
+    return run_of(spec, part["step_s"], part["world_size"], g, saved, staged, host)
+
+
+def _evaluate_group(
+    scene: resolve.Scenario,
+    base: PlanRequest,
+    group: dict[str, Any],
+    numeric: dict[str, np.ndarray],
+    values: dict[str, list[Any]],
+    skipped: dict[str, int],
+) -> dict[str, np.ndarray] | None:
+    sharding = resolve.sharding(group["arrangement"])
+    levers = base.levers.model_copy(
+        update={
+            "recompute": group["recompute"],
+            "offload_optimizer": group["offload_optimizer"],
+            "mxfp8": group["mxfp8"],
+        }
+    )
+    # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
+    setup = resolve.setup_for(scene, sharding, levers, measured_recompute=levers.recompute)
+    n, g = numeric["world_size"], numeric["gpus_per_node"]
+    zeropp = levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz
+    valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp)
+    if not valid.any():
+        return None
+    _check_overflow(scene, values, setup)
+    every = bool(valid.all())
+    cells = {a: numeric[a] if every else numeric[a][valid] for a in NUMERIC_AXES}
+    result = evaluate(cell_inputs(scene, cells), replace(setup, micro_batches=cells["gradient_accumulation_steps"]))
+    rows = len(cells["world_size"])
+    part = dict(cells)
+    # fixed-width strings, not objects: they concatenate many times faster
+    part["arrangement"] = np.full(rows, canonical_name(sharding).value)
+    for axis in GROUP_AXES[1:]:
+        value = group[axis]
+        part[axis] = np.full(rows, value.value) if hasattr(value, "value") else np.full(rows, value)
+    for state, column in zip(StateClass, STATE_COLUMNS, strict=True):
+        part[column] = _full(result.state_bytes.get(state, 0), rows)
+    for column in RESULT_COLUMNS:
+        part[column] = _full(getattr(result, column, 0.0), rows)
+    return part
+
+
+def _full(value: object, rows: int) -> np.ndarray:
+    """A column of rows values: an array the evaluation already gave per cell as it is (columns are
+    never written to, and the final concatenation copies them), a scalar repeated."""
+    array = np.asarray(value)
+    if array.shape == (rows,):
+        return array
+    return np.broadcast_to(array, (rows,)).copy()
+
+
+def _count_invalid(
+    n: np.ndarray,
+    g: np.ndarray,
+    sharding: Sharding,
+    arrangement: object,
+    offload_parameters: bool,
+    skipped: dict[str, int],
+    zeropp: bool = False,
+) -> np.ndarray:
+    """The cells that are valid jobs; the rest are counted by reason."""
+    whole_nodes = valid_job(n, g)
+    reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
+    if sharding.hybrid:
+        reasons.append(("hybrid needs world_size a multiple of gpus_per_node", whole_nodes & (n % g != 0)))
+    if offload_parameters and not shards_parameters(arrangement):  # type: ignore[arg-type]
+        reasons.append(("offload_parameters needs an arrangement that shards parameters", np.ones_like(n, bool)))
+    if zeropp and not allows_zeropp(arrangement):  # type: ignore[arg-type]
+        reasons.append(("levers.zeropp needs zero3 or full_shard", np.ones_like(n, bool)))
+    invalid = np.zeros_like(n, dtype=bool)
+    for reason, mask in reasons:
+        fresh = mask & ~invalid
+        if fresh.any():
+            skipped[reason] = skipped.get(reason, 0) + int(fresh.sum())
+        invalid |= mask
+    return ~invalid
+
+
+def cell_inputs(scene: resolve.Scenario, cells: dict[str, Any]) -> Inputs:
+    """The evaluation's inputs for cells given by their numeric axes (ints or aligned arrays)."""
+    return Inputs(
+        parameter_count=scene.model.parameter_count,
+        active_parameter_count=scene.model.active,
+        **{axis: cells[axis] for axis in INPUT_AXES},
+    )
+
+
+def _check_overflow(scene: resolve.Scenario, values: dict[str, list[Any]], setup: Setup) -> None:
+    ends = (sorted({min(values[a]), max(values[a])}) for a in NUMERIC_AXES)
+    for corner in itertools.product(*ends):
+        point = dict(zip(NUMERIC_AXES, corner, strict=True))
+        result = evaluate(cell_inputs(scene, point), replace(setup, micro_batches=point["gradient_accumulation_steps"]))
+        for name, value in _integer_fields(result):
+            if abs(value) >= INT64_LIMIT:
+                raise SweepOverflow(
+                    f"the cell {point} gives {name} = {value:,}, beyond 64-bit integers; narrow the axes",
+                    pointer="/axes",
+                )
+
+
+def _integer_fields(result: Evaluation) -> list[tuple[str, int]]:
+    out = [(f"{state.value}_bytes", v) for state, v in result.state_bytes.items() if isinstance(v, int)]
+    for f in fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.append((f.name, value))
+    return out
+
+
+def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.ndarray], int]:
+    """Filter, sort, then offset and limit; returns the columns and the matched row count."""
+    columns = table.columns
+    order = np.arange(table.rows)
+    if request.fits_only and table.rows:
+        order = order[columns["fits"].astype(bool)]
+    matched = len(order)
+    if request.sort_by is not None and request.sort_by.value not in columns:
+        raise UnknownSortKey(
+            f"sort_by {request.sort_by.value}: this sweep has no such column (training_days and gpu_hours need "
+            "base.training.total_tokens, cost also base.cluster.gpu_hour_price)",
+            pointer="/sort_by",
+        )
+    if request.sort_by is not None and matched:
+        keys = columns[request.sort_by.value][order]
+        order = order[np.argsort(-keys if request.descending else keys, kind="stable")]
+    end = None if request.limit is None else request.offset + request.limit
+    order = order[request.offset : end]
+    return {name: column[order] for name, column in columns.items()}, matched
+
+
+def sweep_answer(
+    request: SweepRequest,
+    max_cells: int,
+    max_evaluations: int = DEFAULT_MAX_EVALUATIONS,
+    budget: WorkBudget | None = None,
+) -> dict[str, Any]:
+    """The /v1/sweep answer as plain values and numpy columns (the transport serialises it)."""
+    table = sweep(request, max_cells, max_evaluations, budget)
+    columns, matched = select_rows(table, request)
+    return {
+        "rows": len(columns["world_size"]),
+        "matched_rows": matched,
+        "cells": table.cells,
+        "skipped_cells": sum(table.skipped.values()),
+        "skipped_reasons": [f"{count} cells: {reason}" for reason, count in table.skipped.items()],
+        "columns": columns,
+    }

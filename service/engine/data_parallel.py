@@ -1,0 +1,341 @@
+"""One evaluation of a case: every figure of a plan, from the formulas of the core.
+
+The single plan and the sweep both call ``evaluate``: the plan with Python ints, the sweep with
+numpy arrays over its numeric axes (P, N, G, micro-batch size, sequence length) and one call per
+combination of its categorical axes. No formula is written here; this module only wires them.
+"""
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
+from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
+from models.presets import LinkSpec, PrecisionSpec
+from service.inputs.arrangements import Sharding
+from service.memory.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
+from service.memory.model_states import (
+    NO_OFFLOAD,
+    Offload,
+    StateBytes,
+    bytes_at,
+    model_state_breakdown,
+    model_state_bytes,
+    replicated_floor_bytes,
+    shard_degree,
+    shard_elements,
+)
+from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
+from service.memory.working_set import Units, WorkingSetRow, working_set_rows
+from service.numeric import CountLike, FloatLike, IntLike
+from service.time.communication import communication_time, step_seconds
+from service.time.compute import (
+    FlopShape,
+    compute_seconds,
+    flops_utilisation,
+    forward_flops_per_token,
+    hardware_efficiency,
+    hardware_flops_per_token,
+    model_flops_per_token,
+    tokens_per_second,
+    tokens_per_step,
+)
+from service.time.efficiency import (
+    Efficiency,
+    LinkSpeeds,
+    bus_speeds,
+    call_overheads,
+    micro_batch_compute,
+    optimizer_seconds,
+    overlap_slowdown_seconds,
+)
+from service.time.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
+
+
+def with_mxfp8(precision: PrecisionSpec, recipe: Mxfp8Recipe = Mxfp8Recipe.seed) -> PrecisionSpec:
+    """The MXFP8 lever (OCP MX spec v1.0: 8-bit values, one E8M0 scale per 32).
+
+    seed: the textbook model, parameters and gradients stored and sent as MXFP8.
+    fp8_weights, as practised: the bf16/fp32 state is unchanged; Transformer Engine casts each
+    weight once per step and caches it (transformer_engine/pytorch/module/linear.py,
+    ``is_first_microbatch``), in MXFP8 as a rowwise copy for the forward GEMM and a columnwise copy
+    for the backward's transposed use (TE docs, low_precision_training/mxfp8: one-dimensional blocks
+    of 32); FSDP2 all-gathers the weights in 8 bits (torchao/float8/fsdp_utils.py,
+    ``WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather``, enabled by
+    ``enable_fsdp_float8_all_gather``; one scale per tensor); gradients are reduced in their own
+    dtype (bf16): no collective library reduces block-scaled data.
+    """
+    if recipe is Mxfp8Recipe.seed:
+        return precision.model_copy(update={"parameter_dtype": Dtype.mxfp8, "gradient_dtype": Dtype.mxfp8})
+    return precision.model_copy(
+        update={
+            "compute_parameter_dtype": Dtype.mxfp8,
+            "compute_parameter_copies": 2,
+            "parameter_gather_dtype": Dtype.fp8,
+        }
+    )
+
+
+@dataclass(frozen=True)
+class ActivationSetup:
+    model: ActivationModel = ActivationModel.none
+    fudge: float = 17.0
+    bytes_per_value: int = 2
+    flash_attention: bool = True
+    shape: TransformerShape | None = None
+
+
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
+class Setup:
+    """What is fixed for a group of cells: categorical choices and scalar settings."""
+
+    precision: PrecisionSpec
+    sharding: Sharding
+    usable_bytes: int  # the card less its reserve and fragmentation: what fit compares against
+    host_memory_bytes: int | None = None  # per node; None: not checked
+    host_memory_bytes_per_s: float = DEFAULT_HOST_MEMORY_BYTES_PER_S
+    links: LinkSpec = field(default_factory=LinkSpec)
+    peak_flops_per_s: float = 989.4e12
+    utilisation: float | None = 0.4  # MFU; None: the efficiency model decides (service/time/efficiency.py)
+    efficiency: Efficiency | None = None  # what the efficiency model needs; required when utilisation is None
+    micro_batches: CountLike = 1  # k: an int for one plan; a sweep may give an int64 array aligned with the inputs
+    offload: Offload = NO_OFFLOAD
+    recompute: Recompute = Recompute.none
+    overlap: bool = True
+    bucket_bytes: int = 25 * 2**20
+    activations: ActivationSetup = field(default_factory=ActivationSetup)
+    flop_shape: FlopShape = field(default_factory=FlopShape)
+    units: Units | None = None  # the model's FSDP units; the working set is not counted without them
+    measured_recompute: Recompute | None = None  # what `utilisation` (MFU) was given for; None: `recompute`
+
+
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
+class Inputs:
+    """Numeric inputs: Python ints for one plan, equal-length int64 arrays for a sweep."""
+
+    parameter_count: IntLike
+    world_size: IntLike
+    gpus_per_node: IntLike = 8
+    # Parameters one token uses (a mixture of experts uses top_k of its experts); None: all of them.
+    active_parameter_count: IntLike | None = None
+    micro_batch_size: IntLike = 1
+    sequence_length: IntLike = 2048
+
+
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
+class Evaluation:
+    state_bytes: dict[StateClass, IntLike]  # on the GPU, per state class (0 when offloaded)
+    model_state_bytes: IntLike
+    working_set_bytes: int
+    activations_bytes: IntLike
+    per_gpu_bytes: IntLike
+    replicated_floor_bytes: IntLike
+    fits: FloatLike
+    headroom_bytes: IntLike
+    host_bytes_per_gpu: IntLike
+    host_bytes: IntLike  # per node
+    host_fits: FloatLike  # host_bytes within the node's host memory (True when not given)
+    bytes_sent_per_gpu: IntLike
+    pcie_bytes_per_gpu: IntLike
+    tokens_per_step: IntLike
+    model_flops: FloatLike
+    compute_flops: FloatLike  # hardware FLOPs: the model's plus what recomputation repeats
+    compute_s: FloatLike
+    communication_flat_s: FloatLike
+    communication_hierarchical_s: FloatLike
+    hierarchical: FloatLike
+    communication_s: FloatLike
+    exposed_communication_s: FloatLike
+    offload_transfer_s: FloatLike
+    cpu_optimizer_s: FloatLike
+    offload_s: FloatLike
+    step_s: FloatLike
+    optimizer_s: FloatLike  # the optimizer step through HBM (efficiency model; 0 with a utilisation)
+    overlap_slowdown_s: FloatLike  # compute lost to overlapped communication (efficiency model)
+    tokens_per_s: FloatLike
+    mfu: FloatLike
+    hfu: FloatLike
+    # per collective of step_collectives: latency of its further buckets or FSDP units (efficiency model)
+    call_overhead_s: list[FloatLike] | None = None
+    # model_state_breakdown's rows the figures above were summed from, for a report to show them
+    state_rows: list[StateBytes] = field(default_factory=list)
+    # the working set's rows, summed into working_set_bytes
+    working_rows: list[WorkingSetRow] = field(default_factory=list)
+    # the step's collectives (step_collectives), and per collective what one call sends and takes on a flat
+    # ring (call_overhead_s included): what bytes_sent_per_gpu and communication_flat_s were summed from
+    calls: list[StepCollective] = field(default_factory=list)
+    call_bytes_sent: list[IntLike] = field(default_factory=list)
+    call_flat_s: list[FloatLike] = field(default_factory=list)
+
+
+def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
+    if setup.model is ActivationModel.none or setup.shape is None:
+        return 0 * b
+    if setup.model is ActivationModel.fudge:
+        shape = setup.shape
+        return fudge_activation_bytes(b, s, shape.hidden_size, shape.layers, setup.bytes_per_value, setup.fudge)
+    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute)
+
+
+def working_set(parameter_count: int, setup: Setup) -> list[WorkingSetRow]:
+    return working_set_rows(
+        parameter_count, setup.precision, setup.sharding, setup.units, setup.bucket_bytes, setup.overlap
+    )
+
+
+def working_set_bytes(parameter_count: int, setup: Setup) -> int:
+    return sum(row.bytes for row in working_set(parameter_count, setup))
+
+
+def floor_bytes(
+    parameter_count: IntLike,
+    setup: Setup,
+    activations: IntLike,
+    gpus_per_node: IntLike | None = None,
+    working: int | None = None,
+) -> IntLike:
+    """Replicated model states on the GPU, the working set and activations: what no GPU count lowers
+    (``working``: the working set's bytes when the caller has them)."""
+    replicated = replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload, gpus_per_node)
+    if working is None:
+        working = working_set_bytes(int(parameter_count), setup)
+    return replicated + working + activations
+
+
+def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
+    """Bytes on each GPU: model states on the GPU, the working set and activations (what fit compares)."""
+    activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
+    model_state = model_state_bytes(
+        inputs.parameter_count, inputs.world_size, setup.precision, setup.sharding, inputs.gpus_per_node, setup.offload
+    )
+    return model_state + working_set_bytes(int(inputs.parameter_count), setup) + activations
+
+
+def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
+    p, n, g = inputs.parameter_count, inputs.world_size, inputs.gpus_per_node
+    precision, sharding, offload, k = setup.precision, setup.sharding, setup.offload, setup.micro_batches
+    rows = model_state_breakdown(p, n, precision, sharding, g, offload)
+    state_bytes = {row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in rows}
+    transient = working_set(int(p), setup)
+    state_bytes |= {row.state: row.bytes for row in transient}
+    working = sum(row.bytes for row in transient)
+    model_state = bytes_at(rows, StateLocation.gpu)
+    activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
+    per_gpu = model_state + working + activations
+    host_per_gpu = bytes_at(rows, StateLocation.host)
+    degree = shard_degree(n, g, sharding)
+    pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
+
+    s, shape = inputs.sequence_length, setup.flop_shape
+    # FLOPs count the parameters a token uses: top_k of a mixture's experts (memory holds them all).
+    active = inputs.active_parameter_count if inputs.active_parameter_count is not None else p
+    tokens = tokens_per_step(n, inputs.micro_batch_size, s, k)
+    model_per_token = model_flops_per_token(active, shape, s)
+    model_flops = model_per_token * tokens
+    hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
+    flops = hardware_per_token * tokens
+    calls = step_collectives(precision, sharding, k)
+    sent = calls_bytes_sent(p, n, calls, g)
+    links = time_links(setup, g)
+    eff = _efficiency(setup)
+    if setup.utilisation is None:
+        micro = micro_batch_compute(eff, inputs.micro_batch_size, s, setup.recompute, model_per_token)
+        forward_s, backward_s = micro.forward_s, micro.backward_s
+        compute_s = k * micro.total_s
+    else:  # training.utilisation overrides the compute's efficiency, and nothing else
+        measured = setup.measured_recompute or setup.recompute
+        efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
+        compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
+        forward_s = compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token) / k
+        backward_s = compute_s / k - forward_s
+    optimizer_s = optimizer_step_seconds(setup, p, degree)
+    layers = eff.kernels.layers if eff.kernels is not None else None
+    overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, fsdp_units(setup, layers))
+    # NCCL's flat ring at bus speeds, one call per bucket: a flat ring already runs over all of a node's
+    # NICs, never slower than two levels (service.time.efficiency.bus_speeds)
+    flat = communication_time(
+        calls, p, n, g, links, False, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
+    )
+    exposed_s = flat.exposed_s
+    cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
+    offload_transfer_s, cpu_optimizer_s = offload_seconds(
+        pcie, cpu_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
+    )
+    offload_s = offload_transfer_s + cpu_optimizer_s
+    host = host_bytes_per_node(host_per_gpu, n, g)
+    host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
+    floor = floor_bytes(p, setup, activations, g, working)
+    slowdown_s = overlap_slowdown_seconds(flat.total_s - exposed_s, eff.calibration)
+    step_s = step_seconds(compute_s, 0.0, exposed_s, offload_s, optimizer_s, slowdown_s)
+    return Evaluation(
+        state_bytes=state_bytes,
+        model_state_bytes=model_state,
+        working_set_bytes=working,
+        activations_bytes=activations,
+        per_gpu_bytes=per_gpu,
+        replicated_floor_bytes=floor,
+        fits=(per_gpu <= setup.usable_bytes) & host_fits,
+        headroom_bytes=setup.usable_bytes - per_gpu,
+        host_bytes_per_gpu=host_per_gpu,
+        host_bytes=host,
+        host_fits=host_fits,
+        bytes_sent_per_gpu=per_step(calls, sent),
+        pcie_bytes_per_gpu=pcie,
+        tokens_per_step=tokens,
+        model_flops=model_flops,
+        compute_flops=flops,
+        compute_s=compute_s,
+        communication_flat_s=flat.total_s,
+        communication_hierarchical_s=flat.total_s,
+        hierarchical=False,
+        communication_s=flat.total_s,
+        exposed_communication_s=exposed_s,
+        offload_transfer_s=offload_transfer_s,
+        cpu_optimizer_s=cpu_optimizer_s,
+        offload_s=offload_s,
+        step_s=step_s,
+        optimizer_s=optimizer_s,
+        overlap_slowdown_s=slowdown_s,
+        tokens_per_s=tokens_per_second(tokens, step_s),
+        mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
+        hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
+        call_overhead_s=overheads,
+        state_rows=rows,
+        working_rows=transient,
+        calls=calls,
+        call_bytes_sent=sent,
+        call_flat_s=flat.call_s,
+    )
+
+
+def optimizer_step_seconds(setup: Setup, parameters: IntLike, degree: IntLike) -> FloatLike:
+    """The optimizer step over the GPU's weights: its shard of ``parameters`` when the optimizer is sharded."""
+    weights = shard_elements(parameters, degree) if setup.sharding.shard_optimizer else parameters
+    return optimizer_seconds(weights, _efficiency(setup).device)
+
+
+def fsdp_units(setup: Setup, layers: int | None) -> int | None:
+    """Calls per collective when parameters are sharded: one per wrapped unit, a unit per layer and one
+    for the rest (torchtitan and llm-foundry wrap each transformer block); None: by buckets."""
+    return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
+
+
+def time_links(setup: Setup, gpus_per_node: IntLike) -> LinkSpeeds:
+    """The speeds collectives are priced at: NCCL's bus bandwidths (service.time.efficiency.bus_speeds), with or
+    without a given utilisation (which sets the compute's efficiency alone)."""
+    if type(gpus_per_node) is int:  # one plan: a pure function of frozen values
+        return plan_bus_speeds(setup.links, gpus_per_node)
+    return bus_speeds(setup.links, gpus_per_node)
+
+
+@lru_cache(maxsize=1024)
+def plan_bus_speeds(links: LinkSpec, gpus_per_node: int) -> LinkSpeeds:
+    return bus_speeds(links, gpus_per_node)
+
+
+def _efficiency(setup: Setup) -> Efficiency:
+    if setup.efficiency is None:
+        raise ValueError("a setup without a utilisation needs the efficiency model's device")
+    return setup.efficiency

@@ -1,0 +1,652 @@
+"""Many layouts at once: service.engine.layout's figures for arrays of layouts, through the same formulas.
+
+A layout is a world size N, degrees t, p, c, e, a pipeline schedule with v virtual stages,
+sequence parallelism, a micro-batch size b, an arrangement, a recomputation mode and optimizer
+offload; d = N / (t p c) and m = global batch / (b d). It is evaluated as service.engine.layout
+evaluates one (and /v1/plan answers it), in two parts:
+
+- What depends only on the structure (t, p, e, v) -- each stage's layers, its parameter share
+  (service.mesh.stages), the FSDP units (service.engine.layout.layout_units), the working set per arrangement,
+  the slowest stage by its FLOPs -- is computed once per structure by the scalar functions.
+- Everything else is numpy over the layouts: each formula of the core (model states, activations,
+  micro-batches in flight, the compute, the bubble, the model-parallel and data-parallel
+  collectives, offload, the optimizer step) is called once per value of the categorical choices it
+  branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
+  that hold that value (boolean masks). No formula is written here. The compute is the efficiency
+  model's or, with a given training.utilisation, the slowest stage's share of the step's FLOPs at
+  the hardware efficiency it implies, the data groups then on the cheaper of the flat ring and the
+  hierarchical schedule (service.engine.layout.given_stage_seconds, data_group_schedule).
+
+Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
+(service.mesh.pipeline), so of the stages that hold the same layers and parameters the first holds the
+most. Those first stages of each distinct signature are the candidates, evaluated side by side
+(arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.layout.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from models.enums import ArrangementName, Recompute, StateClass, StateLocation
+from models.training import Levers
+from service.engine.data_parallel import Setup, optimizer_step_seconds
+from service.engine.layout import (
+    data_group_schedule,
+    data_group_time,
+    exposed_group_s,
+    given_stage_seconds,
+    group_call_seconds,
+    layout_units,
+    slowest_stage,
+)
+from service.inputs import resolve
+from service.inputs.architecture import Architecture, active_parameter_count
+from service.inputs.arrangements import Sharding, sharding_for
+from service.memory.activations import (
+    ArrayRatio,
+    StageLayers,
+    TensorSplit,
+    stage_activation_components,
+    transformer_shape,
+)
+from service.memory.model_states import bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
+from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
+from service.memory.working_set import working_set_rows
+from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
+from service.mesh.degrees import Group, Mesh
+from service.mesh.pipeline import bubble_ratio, in_flight_ratio
+from service.mesh.stages import StageShare, stage_shares
+from service.time.communication import step_seconds
+from service.time.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
+from service.time.efficiency import micro_batch_compute, overlap_slowdown_seconds
+from service.time.mesh_traffic import StageWork, model_parallel_calls
+from service.time.traffic import collective_bytes_sent, step_collectives
+
+ARRANGEMENTS: tuple[ArrangementName, ...] = (
+    ArrangementName.ddp,
+    ArrangementName.zero1,
+    ArrangementName.zero2,
+    ArrangementName.zero3,
+    ArrangementName.shard_grad_op,
+    ArrangementName.hybrid,
+)
+RECOMPUTES: tuple[Recompute, ...] = (Recompute.none, Recompute.selective, Recompute.full)
+MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)  # service.engine.layout's order
+STATES: tuple[StateClass, ...] = tuple(StateClass)
+
+COLUMNS = (
+    "world_size",
+    "tensor",
+    "pipeline",
+    "context",
+    "expert",
+    "virtual_stages",
+    "schedule",  # index into SCHEDULES
+    "sequence_parallel",  # bool
+    "micro_batch_size",
+    "arrangement",  # index into ARRANGEMENTS
+    "recompute",  # index into RECOMPUTES
+    "offload_optimizer",  # bool
+)
+
+
+@dataclass(frozen=True)
+class Layouts:
+    """Equal-length arrays, one entry per layout (int64, bools for the two flags)."""
+
+    columns: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.columns["world_size"])
+
+    def __getitem__(self, name: str) -> Any:
+        return self.columns[name]
+
+    def take(self, index: Any) -> "Layouts":
+        return Layouts({name: values[index] for name, values in self.columns.items()})
+
+
+NAMED_SHARDINGS: tuple[Sharding, ...] = tuple(sharding_for(name) for name in ARRANGEMENTS)
+
+
+@dataclass(frozen=True)
+class Case:
+    """What every layout of a search (or of a sweep's model, sequence length and node size) shares: the
+    model, the card and links, the training shape, the levers the layouts do not vary, and the arrangements
+    a layout's ``arrangement`` indexes (the six names by default). ``global_batch_size`` gives each layout's
+    micro-batches m = global / (b x d) unless the layouts carry a ``micro_batches`` column (a sweep's k)."""
+
+    arch: Architecture
+    scene: resolve.Scenario
+    gpus_per_node: int
+    global_batch_size: int
+    sequence_length: int
+    setups: dict[tuple[int, int, bool], Setup] = field(default_factory=dict)
+    levers: Levers = field(default_factory=Levers)
+    shardings: tuple[Sharding, ...] = NAMED_SHARDINGS
+    activations_counted: bool = True  # /v1/plan counts none when the request's activations.model is none
+    expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
+
+    def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
+        key = (arrangement, recompute, offload)
+        if key not in self.setups:
+            levers = self.levers.model_copy(update={"recompute": RECOMPUTES[recompute], "offload_optimizer": offload})
+            # Each layout is the plan of its own levers: a given utilisation holds for its recomputation.
+            measured = RECOMPUTES[recompute]
+            self.setups[key] = resolve.setup_for(self.scene, self.shardings[arrangement], levers, measured)
+        return self.setups[key]
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The facts of one (t, p, e, v): candidate stages, working sets per arrangement, the slowest stage."""
+
+    candidates: list[StageShare]
+    working_set_bytes: list[list[int]]  # [arrangement][candidate]
+    max_layers: int
+    max_moe_layers: int
+    slowest_layers: int
+    slowest_last: bool
+    slowest_share: float  # the slowest stage's share of the model's FLOPs
+    working_states: list[list[dict[StateClass, int]]]  # [arrangement][candidate]: the working set by state class
+
+
+def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
+    """The first stage of each distinct signature: the only stages that can hold the most bytes."""
+    seen: set[tuple[int, int, int, int, bool, bool]] = set()
+    found = []
+    for share in shares:
+        key = (share.layers, share.moe_layers, share.dense_parameters, share.expert_parameters, share.first, share.last)
+        if key not in seen:
+            seen.add(key)
+            found.append(share)
+    return found
+
+
+def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int) -> Structure:
+    arch, s = case.arch, case.sequence_length
+    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor)
+    candidates = candidate_stages(shares)
+    mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
+    units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor}))
+    working = []
+    working_states = []
+    for code in range(len(case.shardings)):
+        setup = case.setup(code)
+        used = units if setup.units is not None else None
+        rows = [
+            working_set_rows(share.parameters, setup.precision, setup.sharding, used, setup.bucket_bytes, setup.overlap)
+            for share in candidates
+        ]
+        working.append([sum(row.bytes for row in found) for found in rows])
+        working_states.append([{row.state: row.bytes for row in found} for found in rows])
+    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s)
+    return Structure(
+        candidates,
+        working,
+        max(share.layers for share in shares),
+        max(share.moe_layers for share in shares),
+        len(indices[slowest]),
+        slowest == pipeline - 1,
+        float(share),
+        working_states,
+    )
+
+
+@dataclass(frozen=True)
+class Choices:
+    """The categorical choices every shape is evaluated under: indices into ARRANGEMENTS and RECOMPUTES."""
+
+    arrangement: list[int]
+    recompute: list[int]
+    offload_optimizer: list[bool]
+
+
+@dataclass(frozen=True)
+class Figures:
+    """The figures of each layout's /v1/plan answer the search ranks and reports. Arrays indexed
+    (shape, arrangement, recompute, offload) where they depend on all four; (shape, recompute) for the
+    compute and the model-parallel groups; (shape,) for d, m and tokens."""
+
+    data: np.ndarray
+    micro_batches: np.ndarray
+    per_gpu_bytes: np.ndarray
+    model_state_bytes: np.ndarray | None  # these four with detail only
+    working_set_bytes: np.ndarray | None
+    activations_bytes: np.ndarray | None
+    host_bytes: np.ndarray | None
+    busiest_stage: np.ndarray
+    fits: np.ndarray
+    tokens_per_step: np.ndarray
+    compute_s: np.ndarray
+    pipeline_bubble_s: np.ndarray
+    tensor_parallel_s: np.ndarray
+    context_parallel_s: np.ndarray
+    pipeline_p2p_s: np.ndarray
+    expert_parallel_s: np.ndarray
+    data_parallel_s: np.ndarray
+    data_parallel_exposed_s: np.ndarray
+    offload_s: np.ndarray
+    optimizer_s: np.ndarray
+    overlap_slowdown_s: np.ndarray
+    step_s: np.ndarray
+    tokens_per_s: np.ndarray
+    mfu: np.ndarray
+    # With detail, what a sweep row reports besides, (shapes, arrangements, recomputes, offloads) each:
+    state_bytes: np.ndarray | None = None  # (states, ...): bytes on the GPU per state class (STATES)
+    replicated_floor_bytes: np.ndarray | None = None
+    bytes_sent_per_gpu: np.ndarray | None = None
+    communication_s: np.ndarray | None = None
+    exposed_communication_s: np.ndarray | None = None
+    pcie_bytes_per_gpu: np.ndarray | None = None
+
+
+class StructureTable:
+    """Structures found so far, as arrays indexed by structure id, and the id of each (t, p, e, v)."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.ids: dict[tuple[int, int, int, int], int] = {}
+        self.items: list[Structure] = []
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def index(self, layouts: Layouts) -> np.ndarray:
+        t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
+        code = ((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v
+        unique, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        grew = False
+        local = np.empty(len(unique), dtype=np.int64)
+        for i, row in enumerate(first.tolist()):
+            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]))
+            if key not in self.ids:
+                self.ids[key] = len(self.items)
+                self.items.append(structure(self.case, *key))
+                grew = True
+            local[i] = self.ids[key]
+        if grew:
+            self._tabulate()
+        return local[inverse.reshape(-1)]
+
+    def _tabulate(self) -> None:
+        width = max(len(item.candidates) for item in self.items)
+        count = len(self.items)
+
+        def table(value: Any, fill: int = 0) -> np.ndarray:
+            out = np.full((count, width), fill, dtype=np.int64)
+            for i, item in enumerate(self.items):
+                for k, share in enumerate(item.candidates):
+                    out[i, k] = value(share)
+            return out
+
+        self.arrays = {
+            "stage": table(lambda sh: sh.stage),
+            "layers": table(lambda sh: sh.layers),
+            "moe_layers": table(lambda sh: sh.moe_layers),
+            "dense": table(lambda sh: sh.dense_parameters),
+            "expert": table(lambda sh: sh.expert_parameters),
+            "first": table(lambda sh: sh.first).astype(bool),
+            "last": table(lambda sh: sh.last).astype(bool),
+            "valid": table(lambda sh: 1).astype(bool),
+            "max_layers": np.array([item.max_layers for item in self.items], dtype=np.int64),
+            "max_moe_layers": np.array([item.max_moe_layers for item in self.items], dtype=np.int64),
+            "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
+            "slowest_last": np.array([item.slowest_last for item in self.items], dtype=bool),
+            "slowest_share": np.array([item.slowest_share for item in self.items], dtype=np.float64),
+        }
+        arrangements = len(self.case.shardings)
+        working = np.zeros((count, arrangements, width), dtype=np.int64)
+        states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
+        for i, item in enumerate(self.items):
+            for a, row in enumerate(item.working_set_bytes):
+                working[i, a, : len(row)] = row
+                for k, by_state in enumerate(item.working_states[a]):
+                    for state, value in by_state.items():
+                        states[STATES.index(state), i, a, k] = value
+        self.arrays["working"] = working
+        self.arrays["working_states"] = states
+
+
+def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Each combination of the categorical columns present (small non-negative ints or bools), with the
+    indices of its layouts: one stable sort of a combined code, then a slice per combination."""
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    widths = []
+    for column in columns:
+        width = int(column.max()) + 1 if len(column) else 1
+        code = code * width + column
+        widths.append(width)
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=int(np.prod(widths)))
+    found = []
+    start = 0
+    for value in np.flatnonzero(counts).tolist():
+        key = []
+        rest = value
+        for width in reversed(widths):
+            rest, digit = divmod(rest, width)
+            key.append(digit)
+        stop = start + int(counts[value])
+        found.append((tuple(reversed(key)), order[start:stop]))
+        start = stop
+    return found
+
+
+def evaluate_grid(
+    case: Case, table: StructureTable, shapes: Layouts, choices: Choices, detail: bool = False
+) -> Figures:
+    """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
+    (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
+    valid layout. Each term is computed on the axes it depends on and broadcast. ``detail``: also the busiest
+    stage's model states, working set, activations and host bytes (what ranking does not need)."""
+    arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
+    n_world, t, p, c, e, v = (
+        shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
+    )
+    b, schedule, sp = shapes["micro_batch_size"], shapes["schedule"], shapes["sequence_parallel"]
+    arrangements, recomputes, offloads = choices.arrangement, choices.recompute, choices.offload_optimizer
+    count = len(n_world)
+    d = n_world // (t * p * c)
+    m = shapes["micro_batches"] if "micro_batches" in shapes.columns else case.global_batch_size // (b * d)
+    sid = table.index(shapes)
+    st = table.arrays
+
+    def per_stage(name: str) -> Any:
+        return st[name].T[:, sid]  # (candidates, shapes)
+
+    degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
+    mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor)
+    data_context: Any = mesh.data_context
+    expert_data: Any = mesh.expert_data
+    g_data: Any = mesh.members_per_node(Group.data)
+    dense_k, expert_k, valid = per_stage("dense"), per_stage("expert"), per_stage("valid")
+    apart_k = mesh.experts_apart & (expert_k > 0)  # the search keeps ETP = t: apart when e > 1
+    dense_held = dense_k + np.where(apart_k, 0, expert_k)
+    experts_held = np.where(apart_k, expert_k, 0)
+    k_count = dense_k.shape[0]
+    sizes = (len(arrangements), len(recomputes), len(offloads))
+
+    # Model states and host bytes of every candidate stage, per arrangement and offload; the working set
+    # per arrangement: (candidates, shapes, arrangements, 1, offloads) and (candidates, shapes, arrangements, 1, 1).
+    # Model states depend on the structure and d x c alone: computed once per distinct pair, then spread.
+    pair = sid * (int(data_context.max()) + 1) + data_context
+    _, first, spread = np.unique(pair, return_index=True, return_inverse=True)
+    spread = spread.reshape(-1)
+    held_d, held_e = dense_held[:, first], experts_held[:, first]
+    dc, ed, gd = data_context[first], expert_data[first], g_data[first]
+    unique_shape = (k_count, len(first), sizes[0], 1, sizes[2])
+    state_u = np.zeros(unique_shape, dtype=np.int64)
+    host_u = np.zeros_like(state_u)
+    cpu_u = np.zeros_like(state_u)
+    working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
+    for i, a in enumerate(arrangements):
+        working[:, :, i, 0, 0] = st["working"][sid, a].T
+        for j, o in enumerate(offloads):
+            setup = case.setup(a, 0, o)
+            prec, shard, off = setup.precision, setup.sharding, setup.offload
+            dense_rows = model_state_breakdown(held_d, dc, prec, shard, gd, off)
+            expert_rows = model_state_breakdown(held_e, ed, prec, shard, gd, off)
+            state_u[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.gpu) + bytes_at(expert_rows, StateLocation.gpu)
+            host_u[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.host) + bytes_at(expert_rows, StateLocation.host)
+            cpu_u[:, :, i, 0, j] = cpu_optimizer_bytes_per_gpu(
+                dense_rows, held_d, dc, prec, shard, off
+            ) + cpu_optimizer_bytes_per_gpu(expert_rows, held_e, ed, prec, shard, off)
+    state, host, cpu = state_u[:, spread], host_u[:, spread], cpu_u[:, spread]
+
+    # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1).
+    activations = np.zeros((k_count, count, 1, sizes[1], 1), dtype=np.int64)
+    shape = transformer_shape(arch)
+    flash = case.scene.activations.flash_attention
+    layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
+    stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
+    for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
+        numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows])
+        layers = StageLayers(
+            layers_k[:, rows] - moe_k[:, rows],
+            moe_k[:, rows],
+            first_k[:, rows],
+            last_k[:, rows],
+            ArrayRatio(numerator, denominator),
+        )
+        split = TensorSplit(t[rows], bool(q), c[rows])
+        for j, r in enumerate(recomputes):
+            parts = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split)
+            total: Any = 0
+            for value in parts.values():
+                total = total + value
+            activations[:, rows, 0, j, 0] = total
+
+    per_gpu = np.where(valid[:, :, None, None, None], state + working + activations, -1)
+    busiest = np.argmax(per_gpu, axis=0)[None]  # (1, shapes, arrangements, recomputes, offloads)
+    cells = busiest.shape[1:]
+    at_shape = np.arange(count)[:, None, None, None] * k_count + busiest[0]
+
+    chosen = [busiest[0] == k for k in range(1, k_count)]
+
+    def top(values: Any) -> Any:
+        """Each layout's value at its busiest stage: candidate 0's, replaced where another is the busiest."""
+        out = np.broadcast_to(values[0], busiest.shape[1:])
+        for k in range(1, k_count):
+            out = np.where(chosen[k - 1], values[k], out)
+        return np.array(out)
+
+    def staged(values: Any) -> Any:
+        """A (candidates, shapes) figure at each layout's busiest stage: one gather."""
+        return np.ascontiguousarray(values.T).reshape(-1)[at_shape]
+
+    top_bytes = per_gpu.max(axis=0)  # the busiest stage's, by its definition
+    host_node: Any = None
+    fits = top_bytes <= case.scene.usable_bytes
+    if detail or case.scene.host_memory_bytes is not None:
+        host_node = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
+    if case.scene.host_memory_bytes is not None:
+        fits &= host_node <= case.scene.host_memory_bytes
+
+    # Compute: the slowest stage's micro-batches, per recompute: (shapes, recomputes); by the efficiency model,
+    # or at the given utilisation (its share of the step's FLOPs on its t x c x d GPUs).
+    first_setup = case.setup(arrangements[0])
+    eff = first_setup.efficiency
+    assert eff is not None
+    given = first_setup.utilisation is not None
+    active = active_parameter_count(arch)
+    per_token = float(model_flops_per_token(active, first_setup.flop_shape, s))
+    tokens: Any = tokens_per_step(d, b, s, m)
+    compute_s = np.zeros((count, sizes[1]))
+    forward_s = np.zeros((count, sizes[1]))
+    if given:
+        share, stage_gpus = st["slowest_share"][sid], t * c * d
+        for j, r in enumerate(recomputes):
+            setup = case.setup(arrangements[0], r)
+            compute_s[:, j], forward_s[:, j] = given_stage_seconds(setup, active, s, tokens, share, stage_gpus)
+    slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
+    for (last,), rows in () if given else _combos(slowest_last):
+        for j, r in enumerate(recomputes):
+            micro = micro_batch_compute(
+                eff, b[rows], s, RECOMPUTES[r], per_token, slowest_layers[rows], t[rows], c[rows], bool(last)
+            )
+            compute_s[rows, j] = m[rows] * micro.total_s
+            forward_s[rows, j] = m[rows] * micro.forward_s
+    backward_s = compute_s - forward_s
+    idle = np.zeros(count)
+    for (sched,), rows in _combos(schedule):
+        numerator, denominator = bubble_ratio(SCHEDULES[sched], p[rows], v[rows], m[rows])
+        idle[rows] = numerator / denominator
+    bubble_s = compute_s * idle[:, None]
+
+    # Model-parallel groups: their calls on the critical path, ring attention's hidden but for one step.
+    group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
+    groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
+    groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
+    for (q,), rows in _combos(sp):
+        masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
+        sub = Mesh(n_world[rows], g_node, sequence_parallel=bool(q), expert_tensor=case.expert_tensor, **masked)
+        for j, r in enumerate(recomputes):
+            full = RECOMPUTES[r] is Recompute.full
+            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            calls = model_parallel_calls(sub, arch, work)
+            for g in MODEL_GROUPS:
+                group_s[g][rows, j] = exposed_group_s(calls, g, first_setup, forward_s[rows, j], backward_s[rows, j])
+            if detail:
+                for call in calls:
+                    groups_total_s[rows, j] += call.count_per_step * group_call_seconds(call, first_setup)
+                    groups_sent[rows, j] += call.count_per_step * call.bytes_sent
+
+    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
+    # and offload: (shapes, recomputes) each.
+    top_dense, top_layers = staged(dense_held), staged(layers_k)
+    experts_anywhere = bool(apart_k.any())
+    top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
+    top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
+    top_cpu = top(cpu)
+    expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // mesh.expert_data_stride))
+    has_dense = (data_context > 1)[
+        :, None
+    ]  # a group of one rank makes no call (service.time.efficiency.call_overheads)
+    col = (slice(None), None)
+    mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
+    full_shape = busiest.shape[1:]
+    data_total = np.zeros(full_shape)
+    data_exposed = np.zeros(full_shape)
+    pcie = np.zeros(full_shape, dtype=np.int64)
+    optimizer_s = np.zeros(full_shape)
+    extra = _Detail(full_shape, top(working), top(activations)) if detail else None
+    wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
+    fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
+    for i, a in enumerate(arrangements):
+        # The collectives' time depends on the offload choice only through the busiest stage's share: one
+        # evaluation over (shapes, recomputes, offloads).
+        setup = case.setup(a)
+        at = (slice(None), i)
+        collectives = step_collectives(setup.precision, setup.sharding, m3)
+        dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
+        _, dense_s, dense_exposed_s = data_group_schedule(
+            data_group_time(collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top)
+        )
+        data_total[at] = np.where(has_dense[:, :, None], dense_s, 0.0)
+        data_exposed[at] = np.where(has_dense[:, :, None], dense_exposed_s, 0.0)
+        if experts_anywhere:
+            _, experts_s, experts_exposed_s = data_group_schedule(
+                data_group_time(
+                    collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
+                )
+            )
+            has_experts = top_apart[at] & (expert_data[wide3] > 1)
+            data_total[at] += np.where(has_experts, experts_s, 0.0)
+            data_exposed[at] += np.where(has_experts, experts_exposed_s, 0.0)
+        for j, o in enumerate(offloads):
+            setup = case.setup(a, 0, o)
+            cell = (slice(None), i, slice(None), j)
+            dense_p, expert_p = top_dense[cell], top_experts[cell]
+            prec, shard, off = setup.precision, setup.sharding, setup.offload
+            pcie[cell] = pcie_bytes_per_gpu(dense_p, data_context[col], prec, shard, off, mm) + np.where(
+                top_apart[cell], pcie_bytes_per_gpu(expert_p, expert_data[col], prec, shard, off, mm), 0
+            )
+            degree = shard_degree(data_context[col], g_data[col], shard)
+            expert_degree = shard_degree(expert_data[col], g_data[col], shard)
+            # the optimizer step, with or without a given utilisation (which sets the compute alone)
+            optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
+                top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
+            )
+            if extra is not None:
+                apart = top_apart[cell]
+                shares = [
+                    _Share(dense_p, data_context[col], g_data[col], True, has_dense),
+                    _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                ]
+                working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
+                extra.add(cell, setup, mm, g_data[col], shares, working_states, busiest[0][:, i, :, j])
+    per_node = n_world[:, None, None, None]
+    transfer_s, cpu_s = offload_seconds(
+        pcie, top_cpu, per_node, g_node, first_setup.links.host_bytes_per_s, first_setup.host_memory_bytes_per_s
+    )
+    offload_s = transfer_s + cpu_s
+    slowdown_s = overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
+    exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
+
+    def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
+        return values[:, None, :, None]
+
+    step_s = step_seconds(
+        grid(compute_s), grid(bubble_s), grid(exposed) + data_exposed, offload_s, optimizer_s, slowdown_s
+    )
+    model_flops = per_token * tokens
+    wide = (slice(None), None, None, None)
+    return Figures(
+        data=d,
+        micro_batches=m,
+        per_gpu_bytes=top_bytes,
+        model_state_bytes=top(state) if detail else None,
+        working_set_bytes=top(working) if detail else None,
+        activations_bytes=top(activations) if detail else None,
+        busiest_stage=staged(stage_k),
+        host_bytes=host_node,
+        fits=fits,
+        tokens_per_step=tokens,
+        compute_s=compute_s,
+        pipeline_bubble_s=bubble_s,
+        tensor_parallel_s=group_s[Group.tensor],
+        context_parallel_s=group_s[Group.context],
+        pipeline_p2p_s=group_s[Group.pipeline],
+        expert_parallel_s=group_s[Group.expert],
+        data_parallel_s=data_total,
+        data_parallel_exposed_s=data_exposed,
+        offload_s=offload_s,
+        optimizer_s=optimizer_s,
+        overlap_slowdown_s=slowdown_s,
+        step_s=step_s,
+        tokens_per_s=tokens_per_second(tokens[wide], step_s),
+        mfu=flops_utilisation(model_flops[wide], step_s, n_world[wide], first_setup.peak_flops_per_s),
+        state_bytes=extra.state_bytes if extra is not None else None,
+        replicated_floor_bytes=extra.floor_bytes if extra is not None else None,
+        bytes_sent_per_gpu=grid(groups_sent) + extra.sent_bytes if extra is not None else None,
+        communication_s=grid(groups_total_s) + data_total if detail else None,
+        exposed_communication_s=grid(exposed) + data_exposed if detail else None,
+        pcie_bytes_per_gpu=pcie if detail else None,
+    )
+
+
+class _Detail:
+    """What a sweep row reports beyond the search's figures, at each layout's busiest stage, as /v1/plan's
+    answer reports it (service.answers.layout_plan): the GPU's bytes per state class (model states and working
+    set), the replicated floor, and the bytes the data-parallel groups send (their collectives on the
+    stage's share, service.time.traffic)."""
+
+    def __init__(self, shape: tuple[int, ...], working: Any, activations: Any) -> None:
+        self.state_bytes = np.zeros((len(STATES), *shape), dtype=np.int64)
+        self.floor_bytes = np.array(working + activations, dtype=np.int64)
+        self.sent_bytes = np.zeros(shape, dtype=np.int64)
+
+    def add(
+        self, cell: Any, setup: Setup, m: Any, g_data: Any, shares: list["_Share"], working_states: Any, busiest: Any
+    ) -> None:
+        """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
+        the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes)."""
+        prec, shard, off = setup.precision, setup.sharding, setup.offload
+        calls = step_collectives(prec, shard, m)
+        for share in shares:
+            # Model states shard over the group with the data group's members per node (service.engine.layout._stage).
+            for row in model_state_breakdown(share.parameters, share.ranks, prec, shard, g_data, off):
+                if row.location is StateLocation.gpu:
+                    self.state_bytes[(STATES.index(row.spec.state), *cell)] += np.where(share.held, row.bytes, 0)
+            floor = replicated_floor_bytes(share.parameters, prec, shard, off)
+            self.floor_bytes[cell] += np.where(share.held, floor, 0)
+            sent: Any = 0
+            for call in calls:
+                sent = sent + call.count_per_step * collective_bytes_sent(
+                    share.parameters, share.ranks, call, share.per_node
+                )
+            self.sent_bytes[cell] += np.where(share.grouped, sent, 0)
+        for k, by_state in enumerate(working_states):
+            self.state_bytes[(k, *cell)] += np.take_along_axis(by_state, busiest, axis=1)
+
+
+@dataclass(frozen=True)
+class _Share:
+    """A part of the busiest stage's parameters: its count, the ranks its states and gradients shard over, the
+    group's members per node (for its collectives), whether the stage holds it apart and whether it has a group."""
+
+    parameters: Any
+    ranks: Any
+    per_node: Any
+    held: Any
+    grouped: Any

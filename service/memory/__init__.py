@@ -1,0 +1,1 @@
+"""What each GPU holds: model states, activations, the working set, the reserve, offload, framework estimators."""

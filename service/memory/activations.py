@@ -1,0 +1,273 @@
+"""Activation memory per GPU: replicated on every GPU, untouched by sharding.
+
+Two models:
+- fudge, the textbook line: batch x seq x width x layers x bytes x fudge, where the
+  fudge is a fudge and is reported as one.
+- transformer, Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+  Models", table 2 (16-bit activations, 1-byte dropout masks, no tensor parallelism):
+  per layer s*b*h*(34 + 5*a*s/h) bytes = 34sbh + 5as^2b; flash attention keeps no s x s scores
+  and drops the 5as^2b term; selective recomputation keeps 34sbh; full recomputation keeps the
+  layer input, 2sbh per layer, plus one layer's working set while it is recomputed. Beside the
+  layers (section 4.3, no pipeline parallelism): the embedding output's dropout mask (sbh), the
+  inputs of the final layer norm and output projection (4sbh) and the fp32 logits for the loss
+  (4sbV).
+The 34 assumes multi-head attention and a 4h MLP, as the paper does.
+
+With tensor parallelism t (table 2's rows with t) a layer keeps 10sbh whole on every tensor rank
+(the layer norms' inputs, the attention and MLP inputs, the two dropout masks) and divides 24sbh
+and the scores by t: sbh(10 + 24/t + 5as/(ht)); sequence parallelism divides the 10sbh too:
+sbh(34/t + 5as/(ht)). Context parallelism c gives each rank s/c of the sequence (its queries
+against all s keys for the scores). A mixture-of-experts layer (Shazeer et al. 2017) keeps the
+attention's 11sbh and the norms' 4sbh, and for each of the top_k routed and the shared experts a
+token passes through, the MLP's input and dropout mask (3sbh) and its two inner activations
+(4 s b f_e, of the expert's width f_e; 16sbh when f_e = 4h, Korthikanti's 19sbh in all). With a
+latent width l (Megatron-LM's --moe-latent-size, megatron/core/transformer/moe/moe_layer.py: tokens
+projected h -> l before dispatch and l -> h after combine) a routed expert's input and mask are of
+width l, 3sbl, and the two projections keep their inputs for the weight gradients, 2sbh and 2sbl
+(Korthikanti's rule for a linear layer's input, section 4.1); the projections are whole on every
+tensor rank, so these stay whole too unless sequence parallelism splits the tokens.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+
+from models.enums import Recompute
+from service.inputs.architecture import Architecture, moe_layer_count, routed_expert_width, shared_expert_width
+from service.numeric import FloatLike, IntLike, ceil_div, select
+
+
+def fudge_activation_bytes(
+    micro_batch_size: IntLike,
+    sequence_length: IntLike,
+    hidden_size: int,
+    layers: int,
+    bytes_per_value: int,
+    fudge: float,
+) -> IntLike:
+    """b x s x h x L x bytes x fudge, rounded up to whole bytes (in floating point from the start,
+    so no intermediate integer product can overflow a sweep's int64 arrays)."""
+    raw = float(fudge) * bytes_per_value * hidden_size * layers * micro_batch_size * sequence_length
+    if isinstance(raw, np.ndarray):
+        return np.ceil(raw).astype(np.int64)
+    return int(np.ceil(raw))
+
+
+@dataclass(frozen=True)
+class TransformerShape:
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    vocab_size: int
+    moe_layers: int = 0  # of the layers, those with a mixture of experts
+    expert_outer_width: int = 0  # the widths of the experts' inputs a token passes: top_k x (l or h) + shared x h
+    expert_inner_width: int = 0  # their inner widths summed: top_k x f_e + shared x f_s
+    latent_size: int = 0  # the routed experts' latent width l (0: none)
+
+
+def transformer_shape(arch: Architecture) -> TransformerShape:
+    """The activation model's view of an architecture: its MoE layers count by the experts a token uses."""
+    moe = arch.moe
+    if moe is None:
+        return TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size)
+    h = arch.hidden_size
+    return TransformerShape(
+        arch.layers,
+        h,
+        arch.attention_heads,
+        arch.vocab_size,
+        moe_layer_count(arch),
+        moe.top_k * routed_expert_width(arch) + moe.shared_experts * h,
+        moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe),
+        moe.latent_size or 0,
+    )
+
+
+@dataclass(frozen=True)
+class TensorSplit:
+    """How a layer's activations divide over the tensor group; the defaults are one GPU (the degrees may be
+    int64 arrays, one per layout; sequence parallelism is one choice for all of them)."""
+
+    tensor: IntLike = 1
+    sequence_parallel: bool = False
+    context: IntLike = 1
+
+
+ONE_GPU = TensorSplit()
+# Korthikanti table 2: of 34sbh per layer, 10sbh stay whole on each tensor rank without sequence
+# parallelism (2sbh input and sbh dropout mask each for attention and MLP, 4sbh of norm inputs).
+REPLICATED_SBH, SPLIT_SBH = 10, 24
+ATTENTION_SPLIT_SBH = 8  # Q, K, V and the projection input: the attention's share of the 24
+EXPERT_REPLICATED_SBH = 3  # an MLP's input (2sbh) and dropout mask (sbh)
+EXPERT_INNER_SBF = 4  # an MLP's two inner activations, 2 bytes each, of width f
+PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its width
+
+
+def _scores(s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit) -> IntLike:
+    """5 a s^2 b: the attention scores, softmax and dropout (of the rank's s/c queries against s keys)."""
+    return 5 * shape.attention_heads * (s // split.context) * s * b if keep_scores else 0 * s * b
+
+
+def _divided(replicated: FloatLike, divided: FloatLike, split: TensorSplit) -> IntLike:
+    t = split.tensor
+    kept: IntLike = ceil_div(replicated + divided, t) if split.sequence_parallel else replicated + ceil_div(divided, t)
+    return kept
+
+
+def dense_layer_bytes(
+    s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """Korthikanti table 2: sbh(10 + 24/t) + 5as^2b/t; with sequence parallelism sbh(34/t) + 5as^2b/t."""
+    sbh = (s // split.context) * b * shape.hidden_size
+    return _divided(REPLICATED_SBH * sbh, SPLIT_SBH * sbh + _scores(s, b, shape, keep_scores, split), split)
+
+
+def moe_layer_bytes(
+    s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """Attention and norms as a dense layer; the MLP's 3sbh (3sbl routed on a latent width) + 4sbf_e once per
+    expert a token uses; with a latent width the projections' inputs, 2sb(h + l).
+
+    The experts' inner activations divide by t whatever the expert tensor degree ETP: Megatron-Core's
+    dispatcher gathers ETP ranks' s'b/t tokens each over the expert tensor group and each rank computes
+    f_e / ETP of their width, ETP x s'b/t x f_e / ETP = s'b f_e / t (balanced routing)."""
+    sb = (s // split.context) * b
+    sbh = sb * shape.hidden_size
+    projections = shape.hidden_size + shape.latent_size if shape.latent_size else 0
+    experts = EXPERT_REPLICATED_SBH * shape.expert_outer_width + PROJECTION_INPUT_SB * projections
+    replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH) * sbh + experts * sb
+    divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_inner_width
+    return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
+
+
+def layer_working_set_bytes(s: IntLike, b: IntLike, shape: TransformerShape, flash_attention: bool) -> IntLike:
+    """Korthikanti table 2, no recomputation: 34sbh + 5as^2b (flash attention: 34sbh)."""
+    return dense_layer_bytes(s, b, shape, not flash_attention)
+
+
+def transformer_activation_components(
+    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> dict[str, IntLike]:
+    """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
+    if type(b) is int and type(s) is int:  # one plan: a pure function of hashable values, asked twice per plan
+        return dict(_plan_components(b, s, shape, flash_attention, recompute))
+    return _components(b, s, shape, flash_attention, recompute)
+
+
+@lru_cache(maxsize=1024)
+def _plan_components(
+    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> tuple[tuple[str, IntLike], ...]:
+    return tuple(_components(b, s, shape, flash_attention, recompute).items())
+
+
+def _components(
+    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> dict[str, IntLike]:
+    layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
+    return stage_activation_components(b, s, shape, flash_attention, recompute, layers)
+
+
+class Ratio(Protocol):
+    """A Fraction, or a pair of int64 arrays (numerator, denominator) for many stages at once."""
+
+    @property
+    def numerator(self) -> IntLike: ...
+    @property
+    def denominator(self) -> IntLike: ...
+
+
+@dataclass(frozen=True)
+class ArrayRatio:
+    numerator: IntLike
+    denominator: IntLike
+
+
+@dataclass(frozen=True)
+class StageLayers:
+    """What a pipeline stage holds: its dense and MoE layers, whether it has the embedding or the output layer.
+
+    Python numbers for one stage; int64 and bool arrays for many stages of many layouts (service.engine.layout_grid).
+    """
+
+    dense: IntLike
+    moe: IntLike
+    first: FloatLike
+    last: FloatLike
+    in_flight: Ratio = Fraction(1)  # micro-batches of these layers held at the peak
+
+
+def _times(value: IntLike, factor: Ratio) -> IntLike:
+    return ceil_div(value * factor.numerator, factor.denominator)
+
+
+def _held(flag: FloatLike) -> bool:
+    """Whether a stage part is reported: always for arrays (zero where the flag is off), else when on."""
+    return isinstance(flag, np.ndarray) or bool(flag)
+
+
+def _on(flag: FloatLike, value: IntLike) -> IntLike:
+    if isinstance(flag, np.ndarray):
+        return np.where(flag, value, 0)
+    return value
+
+
+def stage_activation_components(
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    layers: StageLayers,
+    split: TensorSplit = ONE_GPU,
+) -> dict[str, IntLike]:
+    """Activation bytes of one GPU of a stage, per component, with its micro-batches in flight.
+
+    Beside the layers (Korthikanti et al. 2022, section 4.3): the first stage keeps the embedding
+    output's dropout mask (sbh), the last the inputs of the final norm and output projection (4sbh)
+    and the fp32 logits (4sbV, vocabulary-parallel: / t); with sequence parallelism the sbh terms
+    are divided by t as well.
+    """
+    h, flight = shape.hidden_size, layers.in_flight
+    sbh = (s // split.context) * b * h
+    sp_t = split.tensor if split.sequence_parallel else 1
+    keep_scores = not flash_attention and recompute is Recompute.none
+    dense = dense_layer_bytes(s, b, shape, keep_scores, split)
+    moe = moe_layer_bytes(s, b, shape, keep_scores, split)
+    per_micro_batch = layers.dense * dense + layers.moe * moe
+    parts: dict[str, IntLike]
+    if recompute is Recompute.full:
+        working = select(
+            layers.moe > 0,
+            moe_layer_bytes(s, b, shape, not flash_attention, split),
+            dense_layer_bytes(s, b, shape, not flash_attention, split),
+        )
+        parts = {
+            "layer inputs (2sbh per layer)": _times((layers.dense + layers.moe) * ceil_div(2 * sbh, sp_t), flight),
+            "one layer's working set while recomputed": working,
+        }
+    elif recompute is Recompute.selective:
+        parts = {"layers (34sbh per layer; attention core recomputed)": _times(per_micro_batch, flight)}
+    else:
+        parts = {"layers": _times(per_micro_batch, flight)}
+    if _held(layers.first):
+        parts["embedding output dropout mask (sbh)"] = _on(layers.first, _times(ceil_div(sbh, sp_t), flight))
+    if _held(layers.last):
+        parts["output layer: final layer norm and projection inputs (4sbh)"] = _on(
+            layers.last, _times(ceil_div(4 * sbh, sp_t), flight)
+        )
+        vocab = (s // split.context) * b * shape.vocab_size
+        parts["fp32 logits for the loss (4sbV)"] = _on(layers.last, _times(ceil_div(4 * vocab, split.tensor), flight))
+    return parts
+
+
+def transformer_activation_bytes(
+    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+) -> IntLike:
+    total: IntLike = 0
+    for value in transformer_activation_components(b, s, shape, flash_attention, recompute).values():
+        total = total + value
+    return total

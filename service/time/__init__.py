@@ -1,0 +1,3 @@
+"""What a step costs: collectives and their traffic, communication and compute time, efficiency, the budget of a
+run.
+"""

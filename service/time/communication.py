@@ -1,0 +1,264 @@
+"""Communication time at alpha-beta cost, flat and hierarchical, and what overlap hides.
+
+alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005): one call costs
+hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. A flat ring over
+N > G GPUs crosses nodes and runs at the inter-node speed. The hierarchical schedule keeps the
+bulk inside the node: all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard
+across nodes (N/G), all-gather in the node; reduce-scatter and all-gather take the matching
+halves (the NCCL/Horovod two-level scheme; Sergeev and Del Balso 2018).
+
+Overlap (Li et al. 2020, PyTorch DDP, section 3.2.3): gradients are reduced bucket by bucket
+while the backward pass goes on, so the exposed time of a window is at least one bucket (the
+last one, which has no compute left to hide under) plus whatever the window's compute cannot
+cover. ZeRO-3's forward gathers are prefetched under the forward pass except the first.
+"""
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from models.enums import CollectiveName, Link
+from service.memory.dtypes import bytes_per_element
+from service.memory.model_states import shard_elements
+from service.numeric import CountLike, FloatLike, IntLike, minimum, select
+from service.time.collectives import ring_bytes_sent, ring_hops
+from service.time.efficiency import LinkSpeeds
+from service.time.traffic import (
+    RankGroup,
+    StepCollective,
+    Window,
+    collective_buffer_elements,
+    collective_ranks,
+    node_count,
+)
+
+RS, AG, AR = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
+
+
+def alpha_beta_seconds(hops: IntLike, bytes_sent: IntLike, latency_s: float, bytes_per_s: float) -> FloatLike:
+    """hops x latency + bytes / bandwidth."""
+    return hops * latency_s + bytes_sent / bytes_per_s
+
+
+def link_speed(link: Link | np.ndarray, links: LinkSpeeds) -> tuple[FloatLike, FloatLike]:
+    """(latency_s, bytes_per_s) of a link; for many layouts a bool array (True: inter-node) selects."""
+    if isinstance(link, np.ndarray):
+        return (
+            np.where(link, links.inter_node_latency_s, links.intra_node_latency_s),
+            np.where(link, links.inter_node_bytes_per_s, links.intra_node_bytes_per_s),
+        )
+    if link is Link.intra_node:
+        return links.intra_node_latency_s, links.intra_node_bytes_per_s
+    if link is Link.inter_node:
+        return links.inter_node_latency_s, links.inter_node_bytes_per_s
+    return 0.0, links.host_bytes_per_s
+
+
+class Phase(NamedTuple):
+    """One ring collective on one link: the unit the time model prices (a named tuple: immutable, and
+    several times cheaper to build than a frozen dataclass, which the hierarchical schedule does per call)."""
+
+    name: CollectiveName
+    elements: IntLike
+    ranks: IntLike
+    link: Link
+
+
+def phase_seconds(phase: Phase, dtype: FloatLike, links: LinkSpeeds) -> FloatLike:
+    return ring_seconds(phase.name, phase.elements, phase.ranks, phase.link, dtype, links)
+
+
+def ring_seconds(
+    name: CollectiveName, elements: IntLike, ranks: IntLike, link: Link, dtype: FloatLike, links: LinkSpeeds
+) -> FloatLike:
+    """One ring collective on one link at alpha-beta cost (a Phase's fields, for callers that have no Phase)."""
+    latency_s, bytes_per_s = link_speed(link, links)
+    sent = ring_bytes_sent(name, elements, ranks, dtype)
+    return alpha_beta_seconds(ring_hops(name, ranks), sent, latency_s, bytes_per_s)
+
+
+def phase_bytes(phase: Phase, dtype: FloatLike) -> IntLike:
+    return ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
+
+
+def one_node(n: IntLike, g: IntLike) -> FloatLike:
+    """N <= G: the ring stays inside a node (a bool for one plan, an array for a sweep)."""
+    return n <= g
+
+
+def flat_link(c: StepCollective, n: IntLike, g: IntLike) -> Link | None:
+    """The slowest link a flat ring crosses; None when it depends on the cell (N <= G or not)."""
+    if c.group is RankGroup.node:
+        return Link.intra_node
+    if c.group is RankGroup.replicas:
+        return Link.inter_node
+    inside = one_node(n, g)
+    if inside is True or inside is False:
+        return Link.intra_node if inside else Link.inter_node
+    return None
+
+
+def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
+    """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
+    ranks = collective_ranks(c, n, g)
+    link = flat_link(c, n, g)
+    if link is not None:  # a single plan, or a group whose link never depends on N
+        return ring_seconds(c.name, elements, ranks, link, c.dtype, links)
+    intra = phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
+    inter = phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
+    return select(n <= g, intra, inter)
+
+
+def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> list[Phase]:
+    """The two-level schedule of a collective over all N GPUs (valid when G divides N)."""
+    nodes = node_count(n, g)
+    node_shard = shard_elements(elements, g)
+    if c.name is AR:
+        return [
+            Phase(RS, elements, g, Link.intra_node),
+            Phase(AR, node_shard, nodes, Link.inter_node),
+            Phase(AG, elements, g, Link.intra_node),
+        ]
+    if c.name is RS:
+        return [Phase(RS, elements, g, Link.intra_node), Phase(RS, node_shard, nodes, Link.inter_node)]
+    if c.name is AG:
+        return [Phase(AG, node_shard, nodes, Link.inter_node), Phase(AG, elements, g, Link.intra_node)]
+    raise KeyError(c.name)
+
+
+def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
+    if c.group is not RankGroup.all or one_node(n, g) is True:
+        return flat_seconds(c, elements, n, g, links)
+    total: FloatLike = 0.0
+    for phase in hierarchical_phases(c, elements, n, g):
+        total = total + phase_seconds(phase, c.dtype, links)
+    if one_node(n, g) is False:  # one plan across nodes: the two-level schedule alone
+        return total
+    return select(n <= g, flat_seconds(c, elements, n, g, links), total)
+
+
+def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> tuple[IntLike, IntLike]:
+    """(intra-node, inter-node) bytes each GPU sends for one call on the hierarchical schedule."""
+    if c.group is RankGroup.node:
+        return ring_bytes_sent(c.name, elements, g, c.dtype), 0
+    if c.group is RankGroup.replicas:
+        return 0, ring_bytes_sent(c.name, elements, node_count(n, g), c.dtype)
+    inside = one_node(n, g)
+    if inside is True:  # one plan inside a node: the flat ring is the schedule
+        return ring_bytes_sent(c.name, elements, n, c.dtype), 0
+    intra: IntLike = 0
+    inter: IntLike = 0
+    for phase in hierarchical_phases(c, elements, n, g):
+        if phase.link is Link.intra_node:
+            intra = intra + phase_bytes(phase, c.dtype)
+        else:
+            inter = inter + phase_bytes(phase, c.dtype)
+    if inside is False:  # one plan across nodes
+        return intra, inter
+    flat = ring_bytes_sent(c.name, elements, n, c.dtype)
+    return select(n <= g, flat, intra), select(n <= g, 0, inter)
+
+
+def call_seconds(
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, hierarchical: bool
+) -> FloatLike:
+    elements = collective_buffer_elements(c, p, g)
+    return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
+
+
+def bucket_seconds(
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, bucket_bytes: int, hierarchical: bool
+) -> FloatLike:
+    """Time of one bucket of this collective: the part overlap can never hide."""
+    per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
+    elements = minimum(collective_buffer_elements(c, p, g), per_bucket)
+    return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
+
+
+def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
+    """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
+    if not isinstance(total_s, np.ndarray) and not isinstance(bucket_s, np.ndarray):
+        if not isinstance(window_compute_s, np.ndarray):  # one plan: scalars, no numpy call
+            return float(min(total_s, bucket_s + max(0.0, total_s - bucket_s - window_compute_s)))
+    excess_s = np.maximum(0.0, total_s - bucket_s - window_compute_s)
+    exposed = np.minimum(total_s, bucket_s + excess_s)
+    return exposed if isinstance(exposed, np.ndarray) else float(exposed)
+
+
+@dataclass  # not frozen: built for every schedule of every plan, and a frozen __init__ costs more
+class CommunicationTime:
+    total_s: FloatLike
+    exposed_s: FloatLike
+    # per collective of the calls priced: one call's seconds, with its further buckets' or units' latency
+    call_s: list[FloatLike] = field(default_factory=list)
+
+
+def communication_time(
+    calls: list[StepCollective],
+    p: IntLike,
+    n: IntLike,
+    g: IntLike,
+    links: LinkSpeeds,
+    hierarchical: bool,
+    micro_batches: CountLike,
+    forward_s: FloatLike,
+    backward_s: FloatLike,
+    overlap: bool,
+    bucket_bytes: int,
+    call_overhead_s: list[FloatLike] | None = None,
+) -> CommunicationTime:
+    """Total and exposed communication per step; forward_s and backward_s are per micro-batch;
+    call_overhead_s: latency each collective pays beyond one call (its further buckets or units)."""
+    priced: dict[tuple[object, ...], FloatLike] = {}  # one call of each cost_key, priced once
+    for c in calls:
+        if c.cost_key not in priced:
+            priced[c.cost_key] = call_seconds(c, p, n, g, links, hierarchical)
+    times = [priced[c.cost_key] for c in calls]
+    if call_overhead_s is not None:
+        times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
+    total: FloatLike = 0.0
+    for c, t in zip(calls, times, strict=True):
+        total = total + c.count_per_step * t
+    if not overlap:
+        return CommunicationTime(total, total, times)
+    exposed: FloatLike = 0.0
+    buckets: dict[tuple[object, ...], FloatLike] = {}
+    for c, t in zip(calls, times, strict=True):
+        if c.window is Window.none:
+            exposed = exposed + c.count_per_step * t
+    for window, compute_s in ((Window.forward, forward_s), (Window.backward, backward_s)):
+        in_window = [(c, t) for c, t in zip(calls, times, strict=True) if c.window is window]
+        if not in_window:
+            continue
+        first = in_window[0][0]
+        if first.cost_key not in buckets:
+            buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes, hierarchical)
+        bucket_s = buckets[first.cost_key]
+        last: FloatLike = 0.0
+        every: FloatLike = 0.0
+        for c, t in in_window:
+            last = last + t
+            if c.per_micro_batch:
+                every = every + t
+        exposed = exposed + exposed_in_window(last, bucket_s, compute_s)
+        # The k - 1 earlier micro-batches expose what their own window cannot hide (none when k = 1;
+        # k may be an array in a sweep, where k - 1 = 0 zeroes the term cell by cell).
+        if isinstance(micro_batches, np.ndarray) or micro_batches > 1:
+            earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
+            exposed = exposed + (micro_batches - 1) * earlier
+    return CommunicationTime(total, exposed, times)
+
+
+def step_seconds(
+    compute_s: FloatLike,
+    pipeline_bubble_s: FloatLike,
+    exposed_communication_s: FloatLike,
+    offload_s: FloatLike,
+    optimizer_s: FloatLike,
+    overlap_slowdown_s: FloatLike,
+) -> FloatLike:
+    """One optimizer step: the compute, the pipeline's idle time, the communication no compute hides, the
+    offload's transfers and CPU optimizer, the optimizer step on the GPU and the slowdown that overlapped
+    communication costs the compute, one after another."""
+    return compute_s + pipeline_bubble_s + exposed_communication_s + offload_s + optimizer_s + overlap_slowdown_s

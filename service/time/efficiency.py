@@ -1,0 +1,338 @@
+"""Step time from what each operation costs on the GPU: an efficiency model in place of one MFU.
+
+Compute, per GPU and micro-batch of T = b x s tokens (every term a published cost model):
+- **Matrix multiplications** (the transformer's q/k/v, output, MLP and logit projections, each
+  run three times: forward, input gradient, weight gradient) on a roofline (Williams, Waterman
+  and Patterson 2009): the longer of their FLOPs at the GPU's peak and their operand bytes over
+  HBM bandwidth. FLOPs run in waves of 128 x 128 output tiles over the streaming multiprocessors
+  (NVIDIA's "Matrix Multiplication Background User's Guide": tile and wave quantisation), each
+  tile at ``gemm_ceiling`` of the peak: a fitted constant per GPU generation, the fraction of
+  peak cuBLAS reaches on large bf16 GEMMs.
+- **Attention** by its FLOPs, 12 x s x (a x d) per token and layer counted without the causal
+  half (PaLM appendix B), at flash attention's efficiency of the peak, fitted per generation
+  (Dao 2023, FlashAttention-2, section 4.1: up to 73% of peak on A100; Shah et al. 2024,
+  FlashAttention-3, section 1: FlashAttention-2 reaches 35% on H100). Without flash attention the
+  two batched products run at the GEMM ceiling and the s x s scores go through HBM.
+- **Memory-bound work** by bytes over HBM bandwidth: per layer and token two norms (read and
+  write h), two residual adds (read 2h, write h), the rotary or bias work on q and k, the MLP's
+  activation (read the up projection, write its output); backward moves twice the forward's bytes
+  (it reads the saved input and the incoming gradient and writes one gradient); the loss reads
+  and writes the fp32 logits (12 bytes per vocabulary entry and token, forward and backward).
+  The optimizer step streams its shard once: AdamW reads the fp32 master weight, both moments
+  and the gradient and writes the three and the 16-bit copy, 30 bytes per weight.
+- Full recomputation runs the layers' forward again (the logits and loss are not checkpointed).
+  Selective recomputation (Korthikanti et al. 2022, section 4.2) runs the attention core's
+  forward again in the backward: the two batched products, the softmax and its dropout over the
+  s x s scores; with flash attention nothing was stored, so it repeats nothing.
+
+Communication (service/time/communication.py prices each ring call with these speeds):
+- **Bus bandwidth, not line rate:** NCCL's protocol overhead leaves about 370 of NVLink 4's
+  450 GB/s per direction as bus bandwidth (NCCL maintainer, NVIDIA/nccl-tests issue 212), the
+  ratio used for every scale-up link; a ring across nodes runs one channel per NIC, so its bus
+  bandwidth is all of a node's NICs (G x the per-GPU NIC) at 96% of line rate (nccl-tests issue
+  119: 96 GB/s peak bus bandwidth on 4 x 200 Gb/s HDR per node), capped by the scale-up link.
+- **One call per bucket or FSDP unit:** each call pays NCCL's launch latency (10.14 us for an
+  8-byte-class all-reduce on A100, NVIDIA/nccl issue 583) and its ring's hop latencies.
+- **Overlap costs compute:** communication kernels hidden under compute take streaming
+  multiprocessors and HBM bandwidth from it; the compute they overlap runs
+  ``overlap_slowdown`` x the hidden communication time longer (the second fitted constant).
+
+Every function takes Python ints or numpy arrays for b, s, N and G.
+"""
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from models.enums import GpuGeneration, Recompute
+from service.numeric import FloatLike, IntLike, ceil_div, select
+from service.time.traffic import RankGroup, StepCollective, collective_buffer_bytes, collective_hops
+
+TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
+BYTES_16BIT = 2
+OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
+LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
+NVLINK_BUS_EFFICIENCY = 370 / 450  # NVIDIA/nccl-tests issue 212: 370 GB/s bus bandwidth of 450 line rate
+NIC_BUS_EFFICIENCY = 96 / 100  # NVIDIA/nccl-tests issue 119: 96 GB/s of 4 x 200 Gb/s per node
+NCCL_CALL_LATENCY_S = 10.14e-6  # NVIDIA/nccl issue 583: a 32-byte all-reduce on two A100s
+
+# Streaming multiprocessors (NVIDIA A100 and H100 whitepapers; V100 whitepaper), compute units for AMD
+# (CDNA 3 whitepaper); other cards take the H100 SXM count.
+MULTIPROCESSORS: dict[str, int] = {
+    "v100-32gb": 80,
+    "a100-40gb": 108,
+    "a100-80gb": 108,
+    "h100-80gb": 132,
+    "h100-pcie": 114,
+    "h100-nvl": 132,
+    "h200": 132,
+    "gh200": 132,
+    "mi300x": 304,
+    "mi325x": 304,
+}
+DEFAULT_MULTIPROCESSORS = 132
+DEFAULT_HBM_BYTES_PER_S = 3.35e12  # H100 SXM5 datasheet, for a card given by its memory alone
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The fitted constants: ``python -m bench.calibration`` fits them on half the published corpus
+    (a fixed split) and prints every row; the values here are its output."""
+
+    gemm_ceiling: dict[str, float] = field(default_factory=lambda: {"ampere": 0.75, "hopper": 0.62})
+    default_gemm_ceiling: float = 0.62  # other generations: Hopper's, the most conservative fitted
+    attention_efficiency: dict[str, float] = field(default_factory=lambda: {"ampere": 0.52, "hopper": 0.34})
+    default_attention_efficiency: float = 0.34
+    overlap_slowdown: float = 0.35
+    elementwise_passes: float = 1.75  # unfused kernels: HBM passes per counted byte of memory-bound work
+
+    def ceiling(self, generation: str | None) -> float:
+        return self.gemm_ceiling.get(generation or "", self.default_gemm_ceiling)
+
+    def attention(self, generation: str | None) -> float:
+        return self.attention_efficiency.get(generation or "", self.default_attention_efficiency)
+
+
+FITTED = Calibration()
+
+
+@dataclass(frozen=True)
+class Device:
+    """What the model needs of the GPU."""
+
+    peak_flops_per_s: float
+    hbm_bytes_per_s: float = DEFAULT_HBM_BYTES_PER_S
+    multiprocessors: int = DEFAULT_MULTIPROCESSORS
+    generation: GpuGeneration | None = None
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    """The matrices one token meets in each layer; widths per tensor-parallel rank come from ``tensor``."""
+
+    layers: int
+    hidden_size: int
+    attention_width: int  # a x d: queries and the attention output
+    kv_width: int  # kv_heads x d: each of keys and values
+    ffn_hidden_size: int  # the MLP a token runs on h (a mixture: top_k routed + shared experts' widths)
+    gated: bool  # SwiGLU: the up projection is two matrices
+    vocab_size: int
+    attention_heads: int = 1
+    flash_attention: bool = True  # without it the s x s scores go through HBM
+    latent_size: int = 0  # a mixture's latent width l (0: none); its routed experts run on l, not h
+    latent_ffn_hidden_size: int = 0  # the inner widths a token runs on l: top_k x f_e (then not in ffn_hidden_size)
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    device: Device
+    kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
+    calibration: Calibration = FITTED
+
+
+def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float) -> FloatLike:
+    """One (m x k) @ (k x n) product: waves of 128 x 128 tiles at the ceiling, or its bytes over HBM."""
+    tiles = ceil_div(m, TILE) * ceil_div(n, TILE)
+    waves = ceil_div(tiles, device.multiprocessors)
+    per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
+    compute_s = waves * per_tile_s
+    memory_s = BYTES_16BIT * (m * k + k * n + m * n) / device.hbm_bytes_per_s
+    if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
+        return np.maximum(compute_s, memory_s)
+    return max(compute_s, memory_s)
+
+
+def trained_gemm_seconds(m: IntLike, k: int, n: int, device: Device, ceiling: float) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward): y = x W, then dx = dy W^T (m x n x k) and dW = x^T dy (k x m x n)."""
+    forward = gemm_seconds(m, k, n, device, ceiling)
+    backward = gemm_seconds(m, n, k, device, ceiling) + gemm_seconds(k, m, n, device, ceiling)
+    return forward, backward
+
+
+def layer_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
+    """(k, n) of each projection of one layer on one tensor-parallel rank (Megatron's column/row split).
+
+    With a latent width l the routed experts' MLP runs on l, between the whole (duplicated) projections
+    h -> l and l -> h (Megatron-LM megatron/core/transformer/moe/moe_layer.py); an MLP of no width
+    (a latent mixture without shared experts) has no matrices."""
+    h, t = shape.hidden_size, tensor
+    gate = 2 if shape.gated else 1
+    matrices = [
+        (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
+        (shape.attention_width // t, h),  # attention output (row parallel)
+    ]
+    if shape.ffn_hidden_size:
+        matrices += [(h, gate * shape.ffn_hidden_size // t), (shape.ffn_hidden_size // t, h)]  # MLP up (gate), down
+    if shape.latent_size:
+        latent, inner = shape.latent_size, shape.latent_ffn_hidden_size
+        matrices += [(h, latent), (latent, gate * inner // t), (inner // t, latent), (latent, h)]
+    return matrices
+
+
+def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> IntLike:
+    """Forward bytes of one layer's memory-bound work per token (module docstring), the attention
+    scores' included (``score_bytes_per_token``)."""
+    h = shape.hidden_size
+    norms = 2 * 2 * h
+    residuals = 2 * 3 * h
+    rotary = 2 * (shape.attention_width + shape.kv_width) // tensor
+    activation = (3 if shape.gated else 2) * (shape.ffn_hidden_size + shape.latent_ffn_hidden_size) // tensor
+    return BYTES_16BIT * (norms + residuals + rotary + activation) + score_bytes_per_token(shape, s, tensor)
+
+
+def score_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> IntLike:
+    """Forward bytes of the attention scores per token and layer: none with flash attention; without it
+    each head's row of s 2-byte scores is written, read and written by the softmax and read by the
+    weighted sum (Korthikanti et al. 2022, section 4.1)."""
+    if shape.flash_attention:
+        return 0 * s
+    return BYTES_16BIT * 4 * (shape.attention_heads // tensor) * s
+
+
+@dataclass(frozen=True)
+class ComputeTime:
+    """Per GPU and micro-batch."""
+
+    forward_s: FloatLike
+    backward_s: FloatLike  # the recomputed forward included
+
+    @property
+    def total_s(self) -> FloatLike:
+        return self.forward_s + self.backward_s
+
+
+def micro_batch_compute(
+    eff: Efficiency,
+    b: IntLike,
+    s: IntLike,
+    recompute: Recompute,
+    model_flops_per_token: FloatLike,
+    layers_per_stage: int | None = None,
+    tensor: int = 1,
+    context: int = 1,
+    logits: bool = True,
+) -> ComputeTime:
+    """Forward and backward time of one micro-batch on one GPU: a pipeline stage's layers (all by
+    default), matrices split over ``tensor`` ranks, the sequence over ``context`` ranks (each GPU's
+    s / c tokens still attend to the whole sequence), the logits and loss on the last stage."""
+    device, cal = eff.device, eff.calibration
+    ceiling = cal.ceiling(device.generation)
+    tokens = b * s // context
+    shape = eff.kernels
+    if shape is None:  # 6P alone: every FLOP at the ceiling, a third forward
+        total = model_flops_per_token * tokens / (device.peak_flops_per_s * ceiling)
+        third = total / 3
+        again = third if recompute is Recompute.full else 0.0 * third
+        return ComputeTime(third, total - third + again)
+    layers = shape.layers if layers_per_stage is None else layers_per_stage
+    forward: FloatLike = 0.0
+    backward: FloatLike = 0.0
+    for k, n in layer_matrices(shape, tensor):
+        f, bw = trained_gemm_seconds(tokens, k, n, device, ceiling)
+        forward, backward = forward + f, backward + bw
+    attention_forward = 4.0 * s * shape.attention_width / tensor * tokens
+    attention_rate = (
+        cal.attention(device.generation) if shape.flash_attention else ceiling
+    )  # unfused: two batched GEMMs
+    attention_s = attention_forward / (device.peak_flops_per_s * attention_rate)
+    passes = cal.elementwise_passes
+    memory_s = passes * elementwise_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
+    forward = layers * (forward + attention_s + memory_s)
+    backward = layers * (backward + 2 * attention_s + 2 * memory_s)
+    if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
+        backward = backward + forward
+    elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
+        scores_s = passes * score_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
+        backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
+    if not logits:
+        return ComputeTime(forward, backward)
+    logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
+    loss_s = LOSS_BYTES_PER_VOCAB_TOKEN * (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
+    forward = forward + logit_f + loss_s / 3
+    backward = backward + logit_b + 2 * loss_s / 3
+    return ComputeTime(forward, backward)
+
+
+def optimizer_seconds(shard_elements: IntLike, device: Device) -> FloatLike:
+    """AdamW over the GPU's shard: 30 bytes per weight through HBM."""
+    return OPTIMIZER_BYTES_PER_WEIGHT * shard_elements / device.hbm_bytes_per_s
+
+
+class LinkSpeeds(Protocol):
+    """What the ring cost reads of the links (a LinkSpec, or bus speeds that may be arrays)."""
+
+    @property
+    def intra_node_bytes_per_s(self) -> FloatLike: ...
+    @property
+    def inter_node_bytes_per_s(self) -> FloatLike: ...
+    @property
+    def host_bytes_per_s(self) -> FloatLike: ...
+    @property
+    def intra_node_latency_s(self) -> float: ...
+    @property
+    def inter_node_latency_s(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class BusSpeeds:
+    """NCCL's achieved bus bandwidth on each link (module docstring); latencies as the links give them."""
+
+    intra_node_bytes_per_s: FloatLike
+    inter_node_bytes_per_s: FloatLike
+    host_bytes_per_s: FloatLike
+    intra_node_latency_s: float
+    inter_node_latency_s: float
+
+
+def bus_speeds(links: LinkSpeeds, gpus_per_node: IntLike) -> BusSpeeds:
+    """A ring across nodes uses every NIC of the node (one channel each), capped by the scale-up link."""
+    intra = links.intra_node_bytes_per_s * NVLINK_BUS_EFFICIENCY
+    nics = gpus_per_node * links.inter_node_bytes_per_s * NIC_BUS_EFFICIENCY
+    inter = np.minimum(intra, nics) if isinstance(nics, np.ndarray) else min(intra, nics)
+    return BusSpeeds(intra, inter, links.host_bytes_per_s, links.intra_node_latency_s, links.inter_node_latency_s)
+
+
+def calls_per_collective(buffer_bytes: IntLike, bucket_bytes: int, units: int | None) -> IntLike:
+    """NCCL calls one collective takes: one per FSDP unit when the model is wrapped in units, else one
+    per bucket of gradients (PyTorch DDP, DeepSpeed's reduce_bucket_size)."""
+    if units is not None:
+        return units
+    return ceil_div(buffer_bytes, bucket_bytes)
+
+
+def overlap_slowdown_seconds(hidden_communication_s: FloatLike, calibration: Calibration) -> FloatLike:
+    """The compute time the overlapped communication takes from the kernels it runs beside."""
+    return calibration.overlap_slowdown * hidden_communication_s
+
+
+def hop_latency_s(collective: StepCollective, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
+    """The latency of one hop of this collective's ring: across nodes once it leaves one."""
+    if collective.group is RankGroup.node:
+        return links.intra_node_latency_s
+    if collective.group is RankGroup.replicas:
+        return links.inter_node_latency_s
+    return select(n <= g, links.intra_node_latency_s, links.inter_node_latency_s)
+
+
+def call_overheads(
+    calls: list[StepCollective],
+    p: IntLike,
+    n: IntLike,
+    g: IntLike,
+    links: LinkSpeeds,
+    bucket_bytes: int,
+    units: int | None,
+) -> list[FloatLike]:
+    """Per collective, the latency of its calls beyond the one the ring cost already prices:
+    every call pays NCCL's launch latency, and each further call its ring's hops again; a group of one
+    rank makes no call (its ring has no hop)."""
+    priced: dict[tuple[object, ...], FloatLike] = {}  # collectives of one cost_key pay the same
+    for c in calls:
+        if c.cost_key in priced:
+            continue
+        count = calls_per_collective(collective_buffer_bytes(p, c, g), bucket_bytes, units)
+        hops = collective_hops(n, c, g)
+        latency_s = count * NCCL_CALL_LATENCY_S + (count - 1) * hops * hop_latency_s(c, n, g, links)
+        priced[c.cost_key] = select(hops > 0, latency_s, 0.0 * latency_s)  # one rank: no call is made
+    return [priced[c.cost_key] for c in calls]

@@ -1,0 +1,231 @@
+"""Time to train as it really goes: checkpoints, interruptions and restarts around the ideal steps.
+
+A run of T_s seconds of steps (service.time.budget) saves a checkpoint every tau seconds of work; each save
+stalls training for delta seconds; the job is interrupted at random with a mean time between
+interruptions M (the rate per GPU-hour times its GPUs); each interruption costs a restart R (the
+re-launch, then the read of the last checkpoint) and the work done since that checkpoint. For
+exponentially distributed interruptions, the expected wall time is Daly's complete model (J. T. Daly,
+"A higher order estimate of the optimum checkpoint interval for restart dumps", Future Generation
+Computer Systems 22(3), 2006, the complete model of section 3):
+
+    T_w = M e^(R/M) (e^((tau + delta)/M) - 1) T_s / tau
+
+and the goodput (the useful fraction) is T_s / T_w. Without interruptions (M infinite) it is the
+limit tau / (tau + delta). The interval that minimises T_w to first order is Young's (J. W. Young, "A
+first order approximation to the optimum checkpoint interval", CACM 17(9), 1974):
+tau = sqrt(2 delta M); Daly's higher-order estimate (2006) is
+
+    tau = sqrt(2 delta M) (1 + sqrt(delta / (2M)) / 3 + delta / (18 M)) - delta   for delta < 2M, else M.
+
+Checkpoint bytes are the states a checkpoint keeps: parameters, master weights and the optimizer's
+moments (gradients are not saved), every weight once. PyTorch's distributed checkpoint writes a
+replicated tensor once, from the rank whose plan is smallest so far
+(torch/distributed/checkpoint/_dedup_save_plans.py), so each node writes its share, bytes / nodes,
+whatever the arrangement. An asynchronous save (DCP ``async_save``) first copies each GPU's own
+checkpointed states to host memory, which is where the arrangement's sharding shows: the stall is
+that copy over the host link, and the write in the background must end before the next save begins.
+
+Every function takes Python numbers or numpy arrays, so a sweep and a single plan share them.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.enums import StateClass, StateLocation
+from models.presets import PrecisionSpec
+from models.resilience import Checkpoint, CheckpointSave, Failures
+from service.memory.dtypes import tensor_bytes
+from service.memory.model_states import StateBytes
+from service.memory.state_classes import state_specs
+from service.numeric import FloatLike, IntLike, ceil_div
+
+SECONDS_PER_HOUR = 3600
+# What a checkpoint keeps of the state classes a plan counts.
+CHECKPOINT_STATES = frozenset(
+    {StateClass.parameters, StateClass.master_weights, StateClass.momentum, StateClass.variance}
+)
+
+
+def checkpoint_bytes(parameter_count: IntLike, precision: PrecisionSpec) -> IntLike:
+    """Bytes of one checkpoint: every checkpointed state class of every weight, once."""
+    return sum(
+        (tensor_bytes(parameter_count, s.dtype) for s in state_specs(precision) if s.state in CHECKPOINT_STATES),
+        start=0,
+    )
+
+
+def staged_bytes(state_bytes: Mapping[StateClass, IntLike]) -> IntLike:
+    """Bytes one GPU copies to the host for an asynchronous save: its checkpointed states on the GPU."""
+    return sum((v for k, v in state_bytes.items() if k in CHECKPOINT_STATES), start=0)
+
+
+def staged_rows(rows: Iterable[StateBytes]) -> int:
+    """``staged_bytes`` from a breakdown's rows: the checkpointed classes that live on the GPU."""
+    return sum(int(r.bytes) for r in rows if r.spec.state in CHECKPOINT_STATES and r.location is StateLocation.gpu)
+
+
+def job_mtbf_s(interruptions_per_gpu_hour: float, world_size: IntLike) -> FloatLike:
+    """Mean time between the job's interruptions, seconds: infinite without failures."""
+    rate = np.multiply(interruptions_per_gpu_hour, world_size, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        mtbf = np.divide(SECONDS_PER_HOUR, rate)
+    return float(mtbf) if np.ndim(mtbf) == 0 else mtbf
+
+
+def write_s(
+    checkpoint_bytes: IntLike, world_size: IntLike, gpus_per_node: IntLike, node_bytes_per_s: float
+) -> FloatLike:
+    """Seconds for the nodes to write (or read) one checkpoint, each its share of the bytes."""
+    nodes = ceil_div(world_size, gpus_per_node)
+    return ceil_div(checkpoint_bytes, nodes) / node_bytes_per_s
+
+
+def young_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
+    """Young 1974: sqrt(2 delta M)."""
+    return np.sqrt(2 * stall_s * mtbf_s)
+
+
+def daly_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
+    """Daly 2006's higher-order estimate of the optimum interval of work between checkpoints, seconds (infinite
+    without failures; M when the stall is 2M or more)."""
+    delta, m = np.asarray(stall_s, dtype=np.float64), np.asarray(mtbf_s, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = delta / (2 * m)
+        tau = np.sqrt(2 * delta * m) * (1 + np.sqrt(x) / 3 + x / 9) - delta
+        out = np.where(delta < 2 * m, tau, m)
+    return float(out) if out.ndim == 0 else out
+
+
+def wall_factor(interval_s: FloatLike, stall_s: FloatLike, restart_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
+    """T_w / T_s by Daly's complete model; tau / (tau + delta) inverted without failures."""
+    tau, delta, r, m = (np.asarray(v, dtype=np.float64) for v in (interval_s, stall_s, restart_s, mtbf_s))
+    finite = np.isfinite(m)
+    safe_m = np.where(finite, m, 1.0)
+    with np.errstate(over="ignore"):
+        failing = safe_m * np.exp(r / safe_m) * np.expm1((tau + delta) / safe_m) / tau
+    out = np.where(finite, failing, (tau + delta) / tau)
+    return float(out) if out.ndim == 0 else out
+
+
+class Run:
+    """A run's checkpoints and interruptions, each figure a number or an array (one per sweep cell)."""
+
+    def __init__(
+        self,
+        step_s: FloatLike,
+        interval_steps: FloatLike,
+        stall_s: FloatLike,
+        restart_s: FloatLike,
+        mtbf_s: FloatLike,
+        write_s: FloatLike = 0.0,
+    ) -> None:
+        """interval_steps None: auto, Daly's optimum rounded to whole steps (at least one)."""
+        self.optimal_interval_s = daly_interval_s(stall_s, mtbf_s)
+        self.young_interval_s = young_interval_s(stall_s, mtbf_s)
+        if interval_steps is None:
+            with np.errstate(invalid="ignore"):
+                steps = np.where(
+                    np.isfinite(self.optimal_interval_s),
+                    np.maximum(1, np.rint(np.divide(self.optimal_interval_s, step_s))),
+                    np.inf,
+                )
+            interval_steps = steps if np.ndim(steps) else float(steps)
+        self.interval_steps = interval_steps  # infinite: no checkpoint (no failures to guard against)
+        self.interval_s = np.multiply(interval_steps, step_s)
+        self.stall_s, self.restart_s, self.mtbf_s, self.write_s = stall_s, restart_s, mtbf_s, write_s
+        with np.errstate(invalid="ignore"):
+            factor = np.where(np.isinf(self.interval_s), 1.0, wall_factor(self.interval_s, stall_s, restart_s, mtbf_s))
+        with np.errstate(divide="ignore"):
+            self.goodput = _plain(np.nan_to_num(1 / factor, nan=0.0))  # 0: a run that never finishes
+
+    def totals(self, training_s: FloatLike) -> dict[str, FloatLike]:
+        """For ideal seconds of steps: wall seconds, expected interruptions, and the hours of wall time
+        spent saving, restarting (re-launch and read) and redoing lost work."""
+        wall = np.divide(training_s, self.goodput)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            interruptions = np.where(np.isfinite(self.mtbf_s), np.divide(wall, self.mtbf_s), 0.0)
+            saves = np.where(np.isinf(self.interval_s), 0.0, np.divide(training_s, self.interval_s))
+        checkpoint = saves * np.asarray(self.stall_s)
+        restart = interruptions * np.asarray(self.restart_s)
+        lost = np.maximum(wall - training_s - checkpoint - restart, 0.0)
+        return {
+            "wall_s": _plain(wall),
+            "expected_interruptions": _plain(interruptions),
+            "checkpoint_hours": _plain(checkpoint / SECONDS_PER_HOUR),
+            "restart_hours": _plain(restart / SECONDS_PER_HOUR),
+            "lost_work_hours": _plain(lost / SECONDS_PER_HOUR),
+        }
+
+
+def stall_s(
+    asynchronous: bool,
+    write: FloatLike,
+    staged: IntLike,
+    host_bytes_per_s: float,
+) -> FloatLike:
+    """The stall per checkpoint: the write (synchronous), or the copy of the GPU's states to the host
+    (asynchronous; the wait for a write longer than the interval is added by ``async_stall_s``)."""
+    return np.divide(staged, host_bytes_per_s) if asynchronous else write
+
+
+def async_stall_s(copy_s: FloatLike, write: FloatLike, interval_s: FloatLike) -> FloatLike:
+    """An asynchronous save whose write outlasts the interval holds the next save back by the rest."""
+    return copy_s + np.maximum(np.asarray(write) - np.asarray(interval_s), 0.0)
+
+
+@dataclass(frozen=True)
+class Resilience:
+    """What the request says about checkpoints and failures, resolved to numbers."""
+
+    interval_steps: int | None  # None: auto
+    node_bytes_per_s: float
+    storage_source: str
+    asynchronous: bool
+    interruptions_per_gpu_hour: FloatLike  # an array in a sweep over gpus_per_node with node_mtbf_hours
+    failures_source: str
+    relaunch_s: float
+
+
+def resilience_of(checkpoint: Checkpoint | None, failures: Failures | None, gpus_per_node: IntLike) -> Resilience:
+    checkpoint = checkpoint or Checkpoint()
+    failures = failures or Failures()
+    node_bytes_per_s, storage_source = checkpoint.storage_bytes_per_s()
+    rate, failures_source = failures.rate_per_gpu_hour(gpus_per_node)
+    interval = checkpoint.interval_steps
+    return Resilience(
+        None if interval == "auto" else int(interval),
+        node_bytes_per_s,
+        storage_source,
+        checkpoint.save is CheckpointSave.asynchronous,
+        rate,
+        failures_source,
+        failures.restart_s,
+    )
+
+
+def run_of(
+    spec: Resilience,
+    step_s: FloatLike,
+    world_size: IntLike,
+    gpus_per_node: IntLike,
+    checkpoint: IntLike,
+    staged: IntLike,
+    host_bytes_per_s: float,
+) -> Run:
+    """The run's checkpoints and interruptions for its step time, checkpoint bytes (``checkpoint_bytes``)
+    and bytes each GPU stages (``staged_bytes``)."""
+    write = write_s(checkpoint, world_size, gpus_per_node, spec.node_bytes_per_s)
+    mtbf = job_mtbf_s(spec.interruptions_per_gpu_hour, world_size)
+    restart = spec.relaunch_s + write  # the read of the checkpoint, at the storage's rate
+    if not spec.asynchronous:
+        return Run(step_s, spec.interval_steps, write, restart, mtbf, write)
+    copy = stall_s(True, write, staged, host_bytes_per_s)
+    first = Run(step_s, spec.interval_steps, copy, restart, mtbf, write)
+    return Run(step_s, first.interval_steps, async_stall_s(copy, write, first.interval_s), restart, mtbf, write)
+
+
+def _plain(value: FloatLike) -> FloatLike:
+    array = np.asarray(value, dtype=np.float64)
+    return float(array) if array.ndim == 0 else array

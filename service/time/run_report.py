@@ -1,0 +1,86 @@
+"""The run's budget as the answer's time reports it: the ideal steps, then checkpoints, interruptions and
+restarts (service.time.goodput) on top, for the data-parallel plan (service.answers.plan) and the layout plan
+(service.answers.layout_plan) alike."""
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from models.presets import PrecisionSpec
+from service.errors import OutOfRange
+from service.numeric import IntLike, ceil_div
+from service.time.budget import TokenBudget, token_budget
+from service.time.goodput import Resilience, checkpoint_bytes, run_of
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What a plan's time needs beyond its step: the token budget (None without one) and the run's
+    checkpoints and failures."""
+
+    budget: TokenBudget | None
+    resilience: Resilience
+
+
+def run_fields(
+    inputs: RunInputs,
+    precision: PrecisionSpec,
+    parameter_count: int,
+    staged: IntLike,
+    host_bytes_per_s: float,
+    step_s: float,
+    tokens_per_step: int,
+    world_size: int,
+    gpus_per_node: int,
+) -> dict[str, Any]:
+    """The time's fields from total_tokens to checkpoint, in the order Time declares them."""
+    spec, budget = inputs.resilience, inputs.budget
+    saved = int(checkpoint_bytes(parameter_count, precision))
+    run = run_of(spec, step_s, world_size, gpus_per_node, saved, staged, host_bytes_per_s)
+    whole = (
+        token_budget(budget.total_tokens, tokens_per_step, step_s, world_size, budget.price, run)
+        if budget is not None
+        else None
+    )
+    if whole is not None and not (run.goodput > 0 and math.isfinite(float(whole.training_days))):
+        raise OutOfRange(
+            f"the run never finishes: at {spec.interruptions_per_gpu_hour:g} interruptions per GPU-hour the job of "
+            f"{world_size:,} GPUs is interrupted every {float(run.mtbf_s):.3g} s, less than a restart of "
+            f"{float(run.restart_s):.3g} s and a checkpoint interval can absorb",
+            pointer="/cluster/failures",
+        )
+    totals = whole.failures if whole is not None else None
+    failing = spec.interruptions_per_gpu_hour > 0
+    checkpoints = run.interval_steps != float("inf")
+    return {
+        "total_tokens": budget.total_tokens if budget is not None else None,
+        "training_steps": int(whole.steps) if whole is not None else None,
+        "training_days": float(whole.training_days) if whole is not None else None,
+        "gpu_hours": float(whole.gpu_hours) if whole is not None else None,
+        "cost": float(whole.cost) if whole is not None and whole.cost is not None else None,
+        "currency": budget.currency if budget is not None and whole is not None and whole.cost is not None else None,
+        "ideal_training_days": float(whole.ideal_training_days) if whole is not None else None,
+        "ideal_gpu_hours": float(whole.ideal_gpu_hours) if whole is not None else None,
+        "goodput": float(run.goodput),
+        "expected_interruptions": float(totals["expected_interruptions"]) if totals is not None else None,
+        "checkpoint_hours": float(totals["checkpoint_hours"]) if totals is not None else None,
+        "restart_hours": float(totals["restart_hours"]) if totals is not None else None,
+        "lost_work_hours": float(totals["lost_work_hours"]) if totals is not None else None,
+        "checkpoint": {
+            "interval_steps": int(run.interval_steps) if checkpoints else None,
+            "interval_s": float(run.interval_s) if checkpoints else None,
+            "optimal_interval_s": float(run.optimal_interval_s) if failing else None,
+            "young_interval_s": float(run.young_interval_s) if failing else None,
+            "bytes": saved,
+            "bytes_per_node": int(ceil_div(saved, ceil_div(world_size, gpus_per_node))),
+            "staged_bytes_per_gpu": int(staged),
+            "save": "asynchronous" if spec.asynchronous else "synchronous",
+            "storage_bytes_per_s_per_node": float(spec.node_bytes_per_s),
+            "write_s": float(run.write_s),
+            "stall_s": float(run.stall_s),
+            "restart_s": float(run.restart_s),
+            "interruptions_per_gpu_hour": float(spec.interruptions_per_gpu_hour),
+            "job_mtbf_hours": float(run.mtbf_s) / 3600 if failing else None,
+            "sources": [f"storage: {spec.storage_source}", f"failures: {spec.failures_source}"],
+        },
+    }
