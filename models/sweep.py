@@ -10,6 +10,7 @@ from pydantic import (
     JsonValue,
     ModelWrapValidatorHandler,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -139,12 +140,17 @@ SWEEP_EXAMPLE: dict[str, JsonValue] = {
 }
 
 
+# The axes that set the micro-batches per step of a global batch: m = B / (b x d), d = N / (t x p x c).
+BATCH_AXES = ("world_size", "micro_batch_size", "gradient_accumulation_steps", "tensor", "pipeline", "context")
+
+
 class SweepRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [SWEEP_EXAMPLE]})
 
     base: PlanRequest = Field(
-        description="A /v1/plan request: every field an axis does not override (no training.global_batch_size: "
-        "the sweep gives the micro-batches per step)."
+        description="A /v1/plan request: every field an axis does not override. With training.global_batch_size "
+        "the micro-batches per step are the base job's own (as /v1/plan resolves them), and the axes may not vary "
+        "world_size, micro_batch_size, gradient_accumulation_steps, tensor, pipeline or context."
     )
     axes: SweepAxes
     fits_only: bool = Field(default=False, description="Keep only the rows that fit the card.")
@@ -153,15 +159,21 @@ class SweepRequest(Strict):
     offset: int = Field(default=0, ge=0, le=10**9)
     limit: int | None = Field(default=None, ge=1, le=10**9, description="Rows returned at most.")
 
-    @field_validator("base")
+    @field_validator("axes")
     @classmethod
-    def _data_parallel_base(cls, base: PlanRequest) -> PlanRequest:
-        if base.training is not None and base.training.global_batch_size is not None:
+    def _a_global_batch_fixes_its_micro_batches(cls, axes: SweepAxes, info: ValidationInfo) -> SweepAxes:
+        """A global batch is the base job's: its micro-batches per step are the base's own, m = B / (b x d), so
+        the axes may not vary what sets them."""
+        base = info.data.get("base")
+        if base is None or base.training is None or base.training.global_batch_size is None:
+            return axes
+        varied = [name for name in BATCH_AXES if getattr(axes, name) is not None]
+        if varied:
             raise ValueError(
-                "the sweep varies the data-parallel degree: give training.gradient_accumulation_steps, not "
-                "training.global_batch_size"
+                f"base.training.global_batch_size fixes the micro-batches per step of the base's own job, which "
+                f"{', '.join(varied)} would change: give base.training.gradient_accumulation_steps to sweep them"
             )
-        return base
+        return axes
 
 
 class SweepResponse(BaseModel):

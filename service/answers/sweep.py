@@ -30,6 +30,7 @@ from models.enums import ArrangementName, StateClass
 from models.plan import PlanRequest, allows_zeropp, shards_parameters
 from models.sweep import SweepRequest
 from service.answers.bisection import valid_job
+from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
 from service.engine.data_parallel import Evaluation, Inputs, Setup, evaluate, with_mxfp8
@@ -158,6 +159,16 @@ def check_cost(cost: SweepCost, max_cells: int, max_evaluations: int) -> None:
         )
 
 
+def with_resolved_batch(request: SweepRequest) -> SweepRequest:
+    """A base with a global batch as /v1/plan resolves it: its own micro-batches per step, m = B / (b x d) (the
+    request's validation keeps the axes that set m fixed)."""
+    training = request.base.training
+    if training is None or training.global_batch_size is None:
+        return request
+    base = request.base.model_copy(update={"training": layout_of(request.base).training})
+    return request.model_copy(update={"base": base})
+
+
 def sweep(
     request: SweepRequest,
     max_cells: int,
@@ -165,6 +176,7 @@ def sweep(
     budget: WorkBudget | None = None,
 ) -> SweepTable:
     budget = budget or WorkBudget()
+    request = with_resolved_batch(request)
     cost = sweep_cost(request)
     check_cost(cost, max_cells, max_evaluations)
     values = axis_values(request)

@@ -1,5 +1,5 @@
 """A /v1/plan body is a valid body for every other planning endpoint, with the same meaning: a /v1/search
-row's `request` (a complete /v1/plan body on a layout) is accepted by /v1/plan, /v1/fit, /v1/recommend,
+row's `request` (a complete /v1/plan body on a layout) is accepted by /v1/plan, /v1/fit, /v1/recommend, /v1/sweep,
 /v1/search itself and every figure, and the same job gets the same figures from each.
 
 Before, /v1/figures/layout-memory refused a search row ("needs a fixed data-parallel degree"), /v1/fit
@@ -26,6 +26,14 @@ def row(client) -> dict:
     response = client.post("/v1/search", json=SEARCH)
     assert response.status_code == 200, response.text
     return response.json()["layouts"][0]
+
+
+def test_a_global_batch_fixes_the_axes_a_sweep_may_vary(client, row):
+    body = {"base": row["request"], "axes": {"world_size": [64, 128]}}
+    response = client.post("/v1/sweep", json=body)
+    assert response.status_code == 422
+    (error,) = response.json()["errors"]
+    assert error["pointer"] == "/axes" and "base.training.global_batch_size" in error["detail"]
 
 
 def test_a_search_row_takes_every_input_of_a_plan(row):
@@ -56,6 +64,13 @@ def test_a_search_row_is_accepted_by_every_planning_endpoint(client, row):
     search = client.post("/v1/search", json=request)
     assert search.status_code == 200, search.text
     assert search.json()["asked"]["memory"] == row["memory"]
+
+    sweep = client.post("/v1/sweep", json={"base": request, "axes": {"recompute": ["none", "full"]}})
+    assert sweep.status_code == 200, sweep.text
+    columns = sweep.json()["columns"]
+    asked = columns["recompute"].index(request["levers"]["recompute"])
+    assert columns["per_gpu_bytes"][asked] == row["per_gpu_bytes"]
+    assert columns["step_s"][asked] == row["step_s"]
 
     for name in FIGURES:
         figure = client.post(f"/v1/figures/{name}", json=request, headers={"Accept": "image/svg+xml"})
