@@ -41,7 +41,7 @@ def read_numbers(value: Any, annotation: Any, where: str, field: str = "") -> An
     if isinstance(value, list):
         item_type = _list_item(annotation)
         return [read_numbers(item, item_type, f"{where}.{i}", field) for i, item in enumerate(value)]
-    if isinstance(value, str):
+    if isinstance(value, str) and value not in _literal_values(annotation):
         parse = _number_parser(annotation, field)
         if parse is not None:
             try:
@@ -63,6 +63,12 @@ def _list_item(annotation: Any) -> Any:
         if typing.get_origin(member) is list:
             return (typing.get_args(member) or (Any,))[0]
     return Any
+
+
+def _literal_values(annotation: Any) -> set[Any]:
+    """The words a field takes beside a number ('auto' of training.checkpoint.interval_steps)."""
+    members = typing.get_args(annotation) if is_union(annotation) else (annotation,)
+    return {v for m in members if typing.get_origin(m) is typing.Literal for v in typing.get_args(m)}
 
 
 def _number_parser(annotation: Any, field: str) -> Any:

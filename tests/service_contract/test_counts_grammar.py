@@ -38,6 +38,20 @@ def test_a_request_file_takes_the_same_forms(tmp_path):
     assert body["model"]["parameter_count"] == 70 * 10**9 and body["training"]["total_tokens"] == 15 * 10**12
 
 
+def test_a_word_a_count_field_takes_is_kept_as_the_word(tmp_path):
+    # training.checkpoint.interval_steps is a count or "auto" (the Young/Daly optimum): not a number to parse
+    request = tmp_path / "plan.yaml"
+    request.write_text(
+        "model: {parameter_count: 8B}\ntraining: {total_tokens: 1T, checkpoint: {interval_steps: auto}}\n"
+        "cluster: {world_size: 8, gpus_per_node: 8, gpu: h100-80gb}\narrangement: zero3\n"
+    )
+    body = request_body(OPERATIONS["plan"], build_parser().parse_args(["plan", "-f", str(request)]))
+    assert body["training"]["checkpoint"]["interval_steps"] == "auto"
+    request.write_text(request.read_text().replace("auto", "2K"))
+    body = request_body(OPERATIONS["plan"], build_parser().parse_args(["plan", "-f", str(request)]))
+    assert body["training"]["checkpoint"]["interval_steps"] == 2_000
+
+
 def test_http_takes_json_numbers_in_either_notation(client):
     body = {
         "model": {"parameter_count": 0},
