@@ -7,7 +7,7 @@ For each representative request, a batch of distinct requests (a different param
 token budget each, so nothing a whole request could key is reused) is validated once, then what
 the API's direct path computes is timed over the batch: ``service.answers.plan.plan_fields`` (the
 answer's fields; a layout's answer is its model), then the JSON the API writes of them
-(api.encoding); beside them ``service.planner.plan``, the validated PlanResponse that the sweep,
+(api.encoding); beside them ``service.answers.plan.plan``, the validated PlanResponse that the sweep,
 figures and CLI read. CPU time of this process (``time.process_time``: time spent waiting for a
 core on a shared machine is left out). Each figure is the best of ``--repeats`` batches (other load
 only ever adds time). The benchmark request of ``bench.load`` (30B parameters, mixed_bf16_adam,

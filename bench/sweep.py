@@ -6,9 +6,9 @@
 1. memory, traffic and fit over N x arrangement x micro-batch cells, vectorised (numpy arrays
    through service.memory.model_states / service.time.traffic): target >= 1,000,000 cells/s;
 2. the same with the time model (service.engine.data_parallel.evaluate): target >= 200,000 cells/s;
-3. the scalar /v1/plan core (service.planner.plan) in a Python loop over cells: the ratio of (2)
+3. the scalar /v1/plan core (service.answers.plan.plan) in a Python loop over cells: the ratio of (2)
    to it, target >= 100x;
-4. the whole sweep core (service.sweep.sweep: grid, validity, overflow checks, time model,
+4. the whole sweep core (service.answers.sweep.sweep: grid, validity, overflow checks, time model,
    columns) over a million cells with categorical axes (accumulation steps x micro-batch x
    arrangement x MXFP8 x offload): target >= 1,000,000 cells/s;
 5. POST /v1/sweep of 100,000 cells over HTTP to uvicorn on 127.0.0.1, serialisation included:
@@ -16,7 +16,7 @@
 6. a layout sweep (Llama 3 70B: tensor x pipeline x context x world size x micro-batch x
    micro-batches x arrangement, 131,072 cells) through the whole sweep core, its layout cells
    evaluated at once by service.engine.layout_grid, against the same cells planned one by one
-   (service.planner.plan on each cell's request, as layout cells were swept before);
+   (service.answers.plan.plan on each cell's request, as layout cells were swept before);
 7. the same layout sweep with a given training.utilisation (0.45), evaluated at once too (it was
    planned one by one, at most 4,096 cells a sweep), against its cells planned one by one.
 All figures come from one run on this machine.

@@ -4,7 +4,7 @@ canvases, no pyplot).
 Every number drawn comes from the core: ``service.engine.data_parallel.evaluate`` for bytes and seconds (the
 memory curve evaluates all GPU counts at once, as numpy arrays), ``service.time.traffic`` for the
 collectives of one step, ``service.answers.bisection.gpu_count_grid`` for the powers of two, and the /v1/plan
-answer (``service.planner.plan``) for a layout's stages and groups. No formula is written here;
+answer (``service.answers.plan.plan``) for a layout's stages and groups. No formula is written here;
 this module only draws. Units follow DESIGN.md: GiB = 2**30 bytes, GB = 1e9 bytes.
 
 Output is deterministic: SVG without a date and with a fixed id salt, text kept as text

@@ -2,7 +2,7 @@
 
 Every candidate (an arrangement with recomputation, optimizer offload or MXFP8) is the /v1/plan of the
 same job: its smallest GPU count is the one /v1/fit finds for it (service.answers.fit, on the request's layout
-when it gives one), and its figures are service.planner.plan's at one count: the request's
+when it gives one), and its figures are service.answers.plan.plan's at one count: the request's
 cluster.world_size when given, else that smallest count (or the largest job allowed when it does not fit
 there). Each is priced against data parallel at the same count: extra wire volume, extra FLOPs, PCIe
 bytes, and the step time they add. Steps that fit come first; among them those needing hardware the card

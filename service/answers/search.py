@@ -3,7 +3,7 @@
 The layouts are enumerated by service.answers.search_space and evaluated in blocks by service.engine.layout_grid
 (numpy through the core's formulas, with the calibrated efficiency model for time, as /v1/plan
 prices a step by default). The best ``top_k`` by the objective and the Pareto front of GPUs
-against step time are then written as /v1/plan requests and answered by service.planner.plan, so
+against step time are then written as /v1/plan requests and answered by service.answers.plan.plan, so
 every row is exactly the plan of its ``request``; a property test checks that the vectorised
 figures the ranking used equal those answers.
 """

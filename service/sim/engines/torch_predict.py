@@ -422,7 +422,7 @@ def layout_conventions(cfg: TorchSimConfig, rank: int) -> list[Convention]:
 
 def planned_stages(cfg: TorchSimConfig, arrangement: TorchArrangement) -> list[dict[str, int]]:
     """/v1/plan's memory.stages[] for this job's layout and preset: each stage's layers, parameters
-    and model-state bytes per GPU (service.planner.plan, as a caller of the API gets them)."""
+    and model-state bytes per GPU (service.answers.plan.plan, as a caller of the API gets them)."""
     return [
         {
             "stage": s.stage,
