@@ -31,6 +31,7 @@ from api.routes import figures, health, planning, search, simulations, sweep
 from api.routes.web import install_web
 from api.settings import Settings
 from api.work import HeavyWork
+from service.plan_cost import light_plan
 
 DESCRIPTION = """\
 How many bytes each GPU holds under data parallel, ZeRO-1, ZeRO-2 and ZeRO-3 (FSDP), which of
@@ -129,9 +130,10 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
 
 def direct_operations() -> dict[str, DirectOperation]:
     """The light operations valid requests reach without the framework's routing (api.fast)."""
-    answers = {"/v1/plan": ("plan", planning.computed_plan)}  # path -> (the answer cache's operation, answer)
+    # path -> (the answer cache's operation, answer, whether a request is light enough for the event loop)
+    answers = {"/v1/plan": ("plan", planning.computed_plan, light_plan)}
     return {
-        route.path: direct_operation(answers[route.path][0], route, answers[route.path][1])
+        route.path: direct_operation(*answers[route.path][:1], route, *answers[route.path][1:])
         for route in planning.router.routes
         if isinstance(route, APIRoute) and route.path in answers and "POST" in route.methods
     }

@@ -103,9 +103,18 @@ class WorkerPool:
         with self._lock:
             self._free.append(index)
 
-    async def run(self, task: Callable[[WorkBudget], T], budget: WorkBudget, index: int) -> T:
-        executor = self._pool()
-        future = executor.submit(_run_task, task, index, budget.stop_at, budget.deadline_s)
+    async def run(
+        self, task: Callable[[WorkBudget], T], budget: WorkBudget, index: int, ended: Callable[[], None]
+    ) -> T:
+        """The task's result; ``ended`` is called once the task has ended in its worker (or never started),
+        which may be after this await was cancelled (a request answered at its deadline)."""
+        try:
+            executor = self._pool()
+            future = executor.submit(_run_task, task, index, budget.stop_at, budget.deadline_s)
+        except BaseException:
+            ended()
+            raise
+        future.add_done_callback(lambda _: ended())
         try:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:

@@ -11,8 +11,13 @@
   channel cancels the budget), and so does the service shutting down (``cancel_running``).
 - The event loop only waits: /healthz and cached answers stay fast while the work runs. Work in a
   thread still takes the interpreter lock from the event loop; work in a process does not.
+- The answer keeps its deadline even when the work does not check its budget often enough (a
+  figure of ten thousand bars drawing in a library): at the deadline plus ``DEADLINE_MARGIN_S``
+  the request is answered 503 ``deadline_exceeded`` and its budget cancelled. The work's slot stays
+  taken until the work has really ended, so abandoned work never runs beyond the limit in number.
 """
 
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -22,11 +27,14 @@ from starlette.requests import Request
 
 from api.pool import WorkerPool, shared_pool
 from api.problems import too_many_requests
+from service.errors import DeadlineExceeded
 from service.work_budget import WorkBudget
 
 T = TypeVar("T")
 WAITING_PER_SLOT = 8  # requests that may wait for a slot, per slot
 POLL_S = 0.005
+# Past its deadline, work that has not stopped by itself is abandoned this much later, and answered.
+DEADLINE_MARGIN_S = 1.0
 
 
 class HeavyWork:
@@ -45,13 +53,24 @@ class HeavyWork:
         self.max_waiting = WAITING_PER_SLOT * max_concurrent if max_waiting is None else max_waiting
         self.retry_after_s = retry_after_s
         self.processes = processes  # False: run_in_process runs in a thread too
-        self.running = 0  # touched only on the event loop: no lock
+        self.running = 0  # slots taken on the event loop, given back by the work's own thread when it ends
         self.waiting = 0
+        self._slots = threading.Lock()
         self._budgets: set[WorkBudget] = set()
 
+    def _try_slot(self) -> bool:
+        with self._slots:
+            if self.running < self.max_concurrent:
+                self.running += 1
+                return True
+            return False
+
+    def _give_slot(self) -> None:
+        with self._slots:
+            self.running -= 1
+
     async def _take_slot(self) -> None:
-        if self.running < self.max_concurrent:
-            self.running += 1
+        if self._try_slot():
             return
         if self.queue_wait_s <= 0 or self.waiting >= self.max_waiting:
             raise self._refusal(f"{self.waiting} more are waiting")
@@ -59,11 +78,10 @@ class HeavyWork:
         try:
             give_up_at = time.monotonic() + self.queue_wait_s
             # Polled rather than a loop-bound primitive: the app may serve from more than one event loop.
-            while self.running >= self.max_concurrent:
+            while not self._try_slot():
                 if time.monotonic() >= give_up_at:
                     raise self._refusal(f"none finished within {self.queue_wait_s:g} s")
                 await anyio.sleep(POLL_S)
-            self.running += 1
         finally:
             self.waiting -= 1
 
@@ -78,7 +96,14 @@ class HeavyWork:
         """The work in a worker thread of this process."""
         await self._take_slot()
         budget = WorkBudget(self.deadline_s)
-        return await self._watched(request, budget, lambda: anyio.to_thread.run_sync(work, budget))
+
+        def in_thread() -> T:
+            try:
+                return work(budget)
+            finally:
+                self._give_slot()  # when the work ends, even after its request was answered
+
+        return await self._watched(request, budget, lambda: anyio.to_thread.run_sync(in_thread, abandon_on_cancel=True))
 
     async def run_in_process(self, request: Request, task: Callable[[WorkBudget], T]) -> T:
         """A picklable task (a functools.partial of a module-level function) in a worker process."""
@@ -89,12 +114,14 @@ class HeavyWork:
             pool: WorkerPool = shared_pool(self.max_concurrent)
             budget, index = pool.budget(self.deadline_s)
         except BaseException:
-            self.running -= 1
+            self._give_slot()
             raise
-        try:
-            return await self._watched(request, budget, lambda: pool.run(task, budget, index))
-        finally:
+
+        def ended() -> None:  # the task's end in its worker: its cancel flag and slot are free again
             pool.release(index)
+            self._give_slot()
+
+        return await self._watched(request, budget, lambda: pool.run(task, budget, index, ended))
 
     async def _watched(self, request: Request, budget: WorkBudget, call: Callable[[], Awaitable[T]]) -> T:
         """Await the work with its slot taken, cancelling its budget when the client goes away."""
@@ -104,14 +131,20 @@ class HeavyWork:
             async with anyio.create_task_group() as watchers:
                 watchers.start_soon(_cancel_on_disconnect, request, budget)
                 try:
-                    result = await call()
+                    with anyio.fail_after(self.deadline_s + DEADLINE_MARGIN_S):
+                        result = await call()
+                except TimeoutError:
+                    budget.cancel()  # the work stops at its next check; its slot is given back then
+                    failure = DeadlineExceeded(
+                        f"the work ran past its deadline of {self.deadline_s:g} s and was abandoned; ask for less "
+                        "(fewer stages, layers or axis values, a smaller grid)"
+                    )
                 except Exception as exc:  # raised after the group, not wrapped in an ExceptionGroup
                     failure = exc
                 finally:
                     watchers.cancel_scope.cancel()
         finally:
             self._budgets.discard(budget)
-            self.running -= 1
         if failure is not None:
             raise failure
         return result
