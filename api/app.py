@@ -2,7 +2,7 @@
 
 import gc
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -131,9 +131,11 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
 def direct_operations() -> dict[str, DirectOperation]:
     """The light operations valid requests reach without the framework's routing (api.fast)."""
     # path -> (the answer cache's operation, answer, whether a request is light enough for the event loop)
-    answers = {"/v1/plan": ("plan", planning.computed_plan, light_plan)}
+    answers: dict[str, tuple[str, Callable[[Any], bytes], Callable[[Any], bool]]] = {
+        "/v1/plan": ("plan", planning.computed_plan, light_plan)
+    }
     return {
-        route.path: direct_operation(*answers[route.path][:1], route, *answers[route.path][1:])
+        route.path: direct_operation(answers[route.path][0], route, answers[route.path][1], answers[route.path][2])
         for route in planning.router.routes
         if isinstance(route, APIRoute) and route.path in answers and "POST" in route.methods
     }

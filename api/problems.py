@@ -31,6 +31,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.UnknownSortKey: (422, ProblemCode.validation_error),
     domain.InvalidHfConfig: (422, ProblemCode.validation_error),
     domain.ResponseTooLarge: (422, ProblemCode.response_too_large),
+    domain.AnswerOutOfRange: (422, ProblemCode.answer_out_of_range),
     domain.DeadlineExceeded: (503, ProblemCode.deadline_exceeded),
     # The client has gone: nobody reads this answer, the status is for the log (nginx's 499).
     domain.WorkCancelled: (CLIENT_CLOSED, ProblemCode.work_cancelled),

@@ -29,6 +29,7 @@ class ProblemCode(StrEnum):
     unsupported_media_type = "unsupported_media_type"
     too_many_requests = "too_many_requests"
     response_too_large = "response_too_large"
+    answer_out_of_range = "answer_out_of_range"
     deadline_exceeded = "deadline_exceeded"
     work_cancelled = "work_cancelled"
     request_headers_too_large = "request_headers_too_large"

@@ -100,6 +100,12 @@ class InvalidLayout(DomainError):
         return list(self.problems)
 
 
+class AnswerOutOfRange(DomainError):
+    """An answer holding an integer past what a signed 64-bit client reads (2^63 - 1)."""
+
+    code = "answer_out_of_range"
+
+
 class ResponseTooLarge(DomainError):
     code = "response_too_large"
 

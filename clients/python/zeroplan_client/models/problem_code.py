@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class ProblemCode(StrEnum):
+    ANSWER_OUT_OF_RANGE = "answer_out_of_range"
     DEADLINE_EXCEEDED = "deadline_exceeded"
     EMPTY_GRID = "empty_grid"
     GRID_TOO_LARGE = "grid_too_large"
