@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.work_deadline_s,
         settings.heavy_queue_wait_s,
         processes=settings.heavy_work_processes,
+        worker_memory_bytes=settings.worker_memory_bytes,
     )
     record_build(VERSION)
     install_problem_handlers(app)
@@ -93,7 +94,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         app.state.heavy.cancel_running()  # heavy requests in flight stop at their next check
-        await anyio.to_thread.run_sync(stop_shared_pool)
+        # Requests in flight had the grace already (uvicorn's timeout_graceful_shutdown): workers still busy a
+        # moment later (work that does not check its budget) are killed.
+        await anyio.to_thread.run_sync(stop_shared_pool, POOL_STOP_S)
         await anyio.to_thread.run_sync(stop_jobs, app)
 
 
@@ -109,6 +112,7 @@ def _freeze_startup_objects() -> None:
 
 
 _frozen = False
+POOL_STOP_S = 1.0  # at shutdown, how long busy worker processes have after their work was cancelled
 # A thread of heavy work (fit, figures) hands the interpreter lock to the event loop after 1 ms when it
 # asks for it, not CPython's default 5 ms: /healthz and plans wait less behind it (sys.setswitchinterval).
 SWITCH_INTERVAL_S = 0.001

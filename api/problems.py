@@ -33,6 +33,7 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.ResponseTooLarge: (422, ProblemCode.response_too_large),
     domain.AnswerOutOfRange: (422, ProblemCode.answer_out_of_range),
     domain.DeadlineExceeded: (503, ProblemCode.deadline_exceeded),
+    domain.WorkOutOfMemory: (503, ProblemCode.work_out_of_memory),
     # The client has gone: nobody reads this answer, the status is for the log (nginx's 499).
     domain.WorkCancelled: (CLIENT_CLOSED, ProblemCode.work_cancelled),
 }
@@ -69,7 +70,10 @@ HEAVY: dict[int | str, dict[str, Any]] = {
     429: _problem_content(
         "Too many heavy requests running (ZEROPLAN_MAX_CONCURRENT_HEAVY_REQUESTS); retry after `Retry-After` seconds."
     ),
-    503: _problem_content("The work ran past ZEROPLAN_WORK_DEADLINE_S and was stopped."),
+    503: _problem_content(
+        "The work ran past ZEROPLAN_WORK_DEADLINE_S and was stopped, or needed more memory than a worker process "
+        "may take (ZEROPLAN_WORKER_MEMORY_BYTES)."
+    ),
 }
 
 # Problems the middleware returns before a route runs (api.middleware); the spec gains them in

@@ -17,10 +17,11 @@
   taken until the work has really ended, so abandoned work never runs beyond the limit in number.
 """
 
+import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
 from starlette.requests import Request
@@ -46,6 +47,7 @@ class HeavyWork:
         max_waiting: int | None = None,
         retry_after_s: int = 1,
         processes: bool = True,
+        worker_memory_bytes: int = 0,
     ) -> None:
         self.max_concurrent = max_concurrent
         self.deadline_s = deadline_s
@@ -53,6 +55,7 @@ class HeavyWork:
         self.max_waiting = WAITING_PER_SLOT * max_concurrent if max_waiting is None else max_waiting
         self.retry_after_s = retry_after_s
         self.processes = processes  # False: run_in_process runs in a thread too
+        self.worker_memory_bytes = worker_memory_bytes  # each worker process's address-space allowance
         self.running = 0  # slots taken on the event loop, given back by the work's own thread when it ends
         self.waiting = 0
         self._slots = threading.Lock()
@@ -103,7 +106,7 @@ class HeavyWork:
             finally:
                 self._give_slot()  # when the work ends, even after its request was answered
 
-        return await self._watched(request, budget, lambda: anyio.to_thread.run_sync(in_thread, abandon_on_cancel=True))
+        return await self._watched(request, budget, lambda: in_daemon_thread(in_thread))
 
     async def run_in_process(self, request: Request, task: Callable[[WorkBudget], T]) -> T:
         """A picklable task (a functools.partial of a module-level function) in a worker process."""
@@ -111,7 +114,7 @@ class HeavyWork:
             return await self.run(request, task)
         await self._take_slot()
         try:
-            pool: WorkerPool = shared_pool(self.max_concurrent)
+            pool: WorkerPool = shared_pool(self.max_concurrent, self.worker_memory_bytes)
             budget, index = pool.budget(self.deadline_s)
         except BaseException:
             self._give_slot()
@@ -153,6 +156,36 @@ class HeavyWork:
         """Stop every heavy request in flight at its next check (the service is shutting down)."""
         for budget in list(self._budgets):
             budget.cancel()
+
+
+async def in_daemon_thread(call: Callable[[], T]) -> T:
+    """``call()`` in a daemon thread of its own: awaiting it may be abandoned (its deadline), and a thread still
+    running at shutdown does not keep the process alive the way the thread pools' non-daemon threads do."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, failure: BaseException | None) -> None:
+        if future.done():  # abandoned at its deadline, or its request cancelled
+            return
+        if failure is not None:
+            future.set_exception(failure)
+        else:
+            future.set_result(result)
+
+    def target() -> None:
+        result: Any = None
+        failure: BaseException | None = None
+        try:
+            result = call()
+        except BaseException as exc:  # handed to the awaiting task
+            failure = exc
+        try:
+            loop.call_soon_threadsafe(settle, result, failure)
+        except RuntimeError:
+            pass  # the loop has closed: nobody waits any more
+
+    threading.Thread(target=target, daemon=True, name="heavy-work").start()
+    return await future
 
 
 async def _cancel_on_disconnect(request: Request, budget: WorkBudget) -> None:

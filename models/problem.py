@@ -12,6 +12,8 @@ class ProblemCode(StrEnum):
     """The closed list of error codes; a caller may switch on these."""
 
     malformed_json = "malformed_json"
+    malformed_request = "malformed_request"
+    too_many_connections = "too_many_connections"
     validation_error = "validation_error"
     non_monotone_sharding = "non_monotone_sharding"
     invalid_cluster_shape = "invalid_cluster_shape"
@@ -32,6 +34,7 @@ class ProblemCode(StrEnum):
     answer_out_of_range = "answer_out_of_range"
     deadline_exceeded = "deadline_exceeded"
     work_cancelled = "work_cancelled"
+    work_out_of_memory = "work_out_of_memory"
     request_headers_too_large = "request_headers_too_large"
     simulation_unavailable = "simulation_unavailable"
     internal_error = "internal_error"

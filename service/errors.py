@@ -114,5 +114,11 @@ class DeadlineExceeded(DomainError):
     code = "deadline_exceeded"
 
 
+class WorkOutOfMemory(DomainError):
+    """Heavy work that needed more memory than a worker process may take."""
+
+    code = "work_out_of_memory"
+
+
 class WorkCancelled(DomainError):
     code = "work_cancelled"

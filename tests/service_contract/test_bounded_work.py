@@ -7,11 +7,13 @@ import io
 import socket
 import threading
 import time
+from dataclasses import replace
 
 import httpx
 import pytest
 
-from api.protocol import PROTOCOL, HeaderLimitedHttpToolsProtocol
+from api.protocol import PROTOCOL, ConnectionLimits, HeaderLimitedHttpToolsProtocol
+from api.settings import Settings
 from api.work import HeavyWork
 from models.sweep import SweepRequest
 from service.errors import WorkCancelled
@@ -192,7 +194,8 @@ def raw_request(url: str, head: bytes) -> bytes:
 
 
 def test_request_headers_over_the_limit_get_a_431(monkeypatch):
-    monkeypatch.setattr(HeaderLimitedHttpToolsProtocol, "max_header_bytes", 8 * 1024)
+    limits = replace(ConnectionLimits.from_settings(Settings()), max_header_bytes=8 * 1024)
+    monkeypatch.setattr(HeaderLimitedHttpToolsProtocol, "limits", limits)
     with running_server(app_with(access_log=False), http=PROTOCOL) as url:
         big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n"
         answer = raw_request(url, big)
