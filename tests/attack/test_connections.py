@@ -152,7 +152,9 @@ def test_a_pipelined_head_after_a_large_body_is_not_taken_for_a_large_head(url):
 
 MALFORMED = {
     "negative content-length": b"POST /v1/plan HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n",
-    "duplicated content-length": b"POST /v1/plan HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+    "duplicated content-length": (
+        b"POST /v1/plan HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
+    ),
     "content-length with chunked": (
         b"POST /v1/plan HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
     ),
