@@ -1,5 +1,15 @@
 """Domain errors. They know no HTTP status: api/ maps each class to one."""
 
+ECHO_CHARS = 200  # at most this much of a caller's own input is repeated in an error
+
+
+def echo(value: object, limit: int = ECHO_CHARS) -> str:
+    """A caller's input as an error repeats it: whole when short, else its start and its length."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
 
 class DomainError(Exception):
     """A request the core cannot answer, with a stable code and the field it concerns."""

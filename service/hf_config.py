@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from models.enums import MlpKind
-from service.errors import InvalidHfConfig
+from service.errors import InvalidHfConfig, echo
 
 POINTER = "/model/hf_config"
 MAX_VALUE = 100_000_000  # no architecture dimension comes near it; bounds the arithmetic
@@ -189,7 +189,7 @@ def architecture_fields(config: Mapping[str, Any]) -> Fields:
         )
     if model_type not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
-        detail = f"model.hf_config: model_type {model_type!r} is not supported; supported: {known}"
+        detail = f"model.hf_config: model_type {echo(repr(model_type))} is not supported; supported: {known}"
         raise InvalidHfConfig(detail, [(detail, f"{POINTER}/model_type")])
     reader = _text_reader(config, model_type)
     fields = FAMILIES[model_type](reader) if not reader.problems else {}

@@ -10,6 +10,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from service.errors import echo
 from service.sim.config import SimConfig
 from service.sim.engines.torch_config import TorchSimConfig
 from service.sim.errors import SimulationNotFound, TooManySimulations
@@ -63,7 +64,7 @@ class Jobs:
     def get(self, job_id: str) -> dict[str, Any]:
         row = self.store.get(job_id)
         if row is None:
-            raise SimulationNotFound(f"no simulation with id {job_id}")
+            raise SimulationNotFound(f"no simulation with id {echo(job_id)}")
         return public(row)
 
     def cancel(self, job_id: str) -> dict[str, Any]:
