@@ -18,11 +18,14 @@ from api.jobs import start_jobs, stop_jobs
 from api.logs import configure_logging
 from api.metrics import record_build
 from api.middleware import (
+    WILDCARD_ADDRESSES,
+    AllowedHostsMiddleware,
     BearerAuthMiddleware,
     BodyLimitMiddleware,
     JsonBodyMiddleware,
     RequestContextMiddleware,
     RouteTemplates,
+    allowed_hosts,
 )
 from api.negotiation import AcceptMiddleware
 from api.pool import stop_shared_pool
@@ -129,6 +132,9 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     token = settings.api_token.get_secret_value() if settings.api_token else None
     app.add_middleware(BearerAuthMiddleware, token=token)
+    hosts = allowed_hosts(settings.allowed_hosts, settings.host)
+    wildcard = settings.host.strip().strip("[]") in WILDCARD_ADDRESSES
+    app.add_middleware(AllowedHostsMiddleware, hosts=hosts, any_local_address=wildcard)
     app.add_middleware(RequestContextMiddleware, templates=templates, log_requests=settings.access_log)
 
 

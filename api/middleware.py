@@ -22,6 +22,7 @@ from api.logs import ROOT_LOGGER, write_access_line
 from api.metrics import UNMATCHED_ROUTE, observe_request
 from api.problems import internal_error_response, problem_response
 from models.problem import ProblemCode
+from service.errors import echo
 
 REQUEST_ID_HEADER = b"x-request-id"
 # An incoming id is kept only if it is short and plain: it goes into logs and headers.
@@ -144,6 +145,59 @@ class RequestContextMiddleware:
                 "request_id": request_id,
             }
             write_access_line(fields)
+
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+WILDCARD_ADDRESSES = frozenset({"", "0.0.0.0", "::"})
+
+
+def allowed_hosts(configured: str | None, bound_host: str) -> frozenset[str] | None:
+    """The Host names served (None: any). Configured: a comma-separated list, ``*`` for any. Default: the loopback
+    names and the bound address; bound to every address, the address a connection arrived on is served too."""
+    if configured is not None and configured.strip():
+        names = {name.strip().lower().strip("[]") for name in configured.split(",") if name.strip()}
+        return None if "*" in names else frozenset(names)
+    bound = bound_host.strip().lower().strip("[]")
+    return LOOPBACK_NAMES | ({bound} if bound not in WILDCARD_ADDRESSES else set())
+
+
+def host_name(header: bytes) -> str:
+    """``example.org:8000`` -> ``example.org``; ``[::1]:8000`` -> ``::1``."""
+    text = header.decode("latin-1").strip().lower()
+    if text.startswith("["):
+        return text[1:].partition("]")[0]
+    return text.rpartition(":")[0] if text.count(":") == 1 else text
+
+
+class AllowedHostsMiddleware:
+    """Requests whose Host header names none of the allowed hosts get a 400 problem: a service open on loopback
+    is then out of reach of DNS rebinding (a page on another site resolving its own name to 127.0.0.1)."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None, any_local_address: bool) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.any_local_address = any_local_address  # bound to a wildcard: the connection's own address is served
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hosts is None or scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = header_value(scope, b"host")
+        if header is None:
+            await self.app(scope, receive, send)
+            return
+        name = host_name(header)
+        server = scope.get("server")
+        local = self.any_local_address and server is not None and name == str(server[0]).lower()
+        if name in self.hosts or local:
+            await self.app(scope, receive, send)
+            return
+        detail = (
+            f"Host {echo(header.decode('latin-1'))} is not served here; allowed: {', '.join(sorted(self.hosts))} "
+            "(ZEROPLAN_ALLOWED_HOSTS)"
+        )
+        response = problem_response(Request(scope), 400, ProblemCode.host_not_allowed, detail)
+        await response(scope, receive, send)
 
 
 class BearerAuthMiddleware:

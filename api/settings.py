@@ -28,6 +28,14 @@ class Settings(BaseSettings):
         default=None, description="When set, every /v1 route needs `Authorization: Bearer <token>`."
     )
 
+    allowed_hosts: str | None = Field(
+        default=None,
+        description="Host header names served, comma-separated (`*`: any); others get a 400. Unset: the loopback "
+        "names and ZEROPLAN_HOST (bound to 0.0.0.0 or ::, also the address a connection arrives on).",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None, description="When set, /metrics needs `Authorization: Bearer <token>`."
+    )
     max_header_bytes: int = Field(
         default=64 * 1024, ge=1024, description="Request line and headers larger than this get a 431."
     )
@@ -149,7 +157,7 @@ class Settings(BaseSettings):
     def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
-    @field_validator("api_token", mode="before")
+    @field_validator("api_token", "metrics_token", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value

@@ -13,6 +13,7 @@ class ProblemCode(StrEnum):
 
     malformed_json = "malformed_json"
     malformed_request = "malformed_request"
+    host_not_allowed = "host_not_allowed"
     too_many_connections = "too_many_connections"
     validation_error = "validation_error"
     non_monotone_sharding = "non_monotone_sharding"

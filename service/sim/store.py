@@ -111,8 +111,9 @@ class JobStore:
         return {str(r["status"]): int(r["n"]) for r in rows}
 
     def ping(self, timeout_s: float) -> None:
-        """Read the table once: raises DatabaseUnavailable when the store is locked, gone or corrupt."""
-        with self.db.transaction(timeout_s=timeout_s) as cur:
+        """Take the store's write lock and read the table once, as a submission would: raises DatabaseUnavailable
+        when the store is locked (by another process's exclusive lock, too), gone or corrupt."""
+        with self.db.transaction(exclusive=True, timeout_s=timeout_s) as cur:
             cur.run(f"SELECT id FROM {TABLE} ORDER BY id LIMIT 1")
 
     # --- what a runner does: claim, renew, take over, finish, hand back ---

@@ -197,14 +197,14 @@ def test_request_headers_over_the_limit_get_a_431(monkeypatch):
     limits = replace(ConnectionLimits.from_settings(Settings()), max_header_bytes=8 * 1024)
     monkeypatch.setattr(HeaderLimitedHttpToolsProtocol, "limits", limits)
     with running_server(app_with(access_log=False), http=PROTOCOL) as url:
-        big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n"
+        big = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n"
         answer = raw_request(url, big)
         assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
         assert b'"code":"request_headers_too_large"' in answer
-        small = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Small: " + b"a" * 4 * 1024 + b"\r\nConnection: close\r\n\r\n"
+        small = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Small: " + b"a" * 4 * 1024 + b"\r\nConnection: close\r\n\r\n"
         assert raw_request(url, small).startswith(b"HTTP/1.1 200")
         # A body larger than the header limit is no head: it reaches the app.
         payload = b'{"padding": "' + b"x" * 32 * 1024 + b'"}'
-        head = b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        head = b"POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
         answer = raw_request(url, head + b"Content-Length: %d\r\n\r\n" % len(payload) + payload)
         assert answer.startswith(b"HTTP/1.1 422"), answer[:200]

@@ -6,6 +6,7 @@ class ProblemCode(StrEnum):
     DEADLINE_EXCEEDED = "deadline_exceeded"
     EMPTY_GRID = "empty_grid"
     GRID_TOO_LARGE = "grid_too_large"
+    HOST_NOT_ALLOWED = "host_not_allowed"
     INTERNAL_ERROR = "internal_error"
     INVALID_CLUSTER_SHAPE = "invalid_cluster_shape"
     MALFORMED_JSON = "malformed_json"
