@@ -201,7 +201,11 @@ def test_request_headers_over_the_limit_get_a_431(monkeypatch):
         answer = raw_request(url, big)
         assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
         assert b'"code":"request_headers_too_large"' in answer
-        small = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Small: " + b"a" * 4 * 1024 + b"\r\nConnection: close\r\n\r\n"
+        small = (
+            b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Small: "
+            + b"a" * 4 * 1024
+            + b"\r\nConnection: close\r\n\r\n"
+        )
         assert raw_request(url, small).startswith(b"HTTP/1.1 200")
         # A body larger than the header limit is no head: it reaches the app.
         payload = b'{"padding": "' + b"x" * 32 * 1024 + b'"}'
