@@ -137,3 +137,14 @@ def test_stage_layer_indices_are_consecutive_and_linear():
     assert stage_layer_indices(10, 4) == [[0, 1], [2, 3], [4, 5, 6], [7, 8, 9]]
     stages = stage_layer_indices(100_000, 100_000)  # running sums: quadratic ones would copy 5e9 sizes here
     assert stages[-1] == [99_999] and len(stages) == 100_000
+
+
+def test_a_megabyte_of_unknown_keys_is_refused_by_its_shape(client):
+    # 75,000 unknown keys (~1 MB): one error per key would be built on the event loop; the shape check says no
+    # object of the contract has more than 1,000 keys, off the event loop, and answers with one error.
+    body = bodies({"parameter_count": 30_000_000_000})["/v1/plan"] | {f"k{i}": 1 for i in range(75_000)}
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 422, response.text[:300]
+    assert response.json()["errors"] == [
+        {"detail": "body: an object of 75,003 keys; none in this API has more than 1,000", "pointer": "/"}
+    ]
