@@ -198,15 +198,17 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         self._began_here = False  # the current head began within the chunk being parsed
         self._head_too_large = False
         self._idle_since = time.monotonic()
-        self._head_timer: asyncio.TimerHandle | None = None
-        self._body_timer: asyncio.TimerHandle | None = None
+        # Deadlines on the loop's clock, checked by one sweep per server (no timer per request to arm and cancel).
+        self._head_deadline: float | None = None
+        self._body_deadline: float | None = None
 
     # --- the connection cap ---
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
         self._idle_since = time.monotonic()
-        self._head_timer = self.loop.call_later(self._limits.head_timeout_s, self._head_timed_out)
+        self._head_deadline = self.loop.time() + self._limits.head_timeout_s
+        _watch(self.loop, self.connections)
         cap = self._limits.max_connections
         if len(self.connections) <= cap:
             return
@@ -222,41 +224,32 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         self.transport.write(too_many_connections_response(cap))
         self.transport.close()
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_timers()
-        super().connection_lost(exc)
-
-    def _cancel_timers(self) -> None:
-        for timer in (self._head_timer, self._body_timer):
-            if timer is not None:
-                timer.cancel()
-        self._head_timer = self._body_timer = None
-
     # --- read timeouts ---
 
-    def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if _idle(self) and not self.transport.is_closing():
+    def check_deadlines(self, now: float) -> None:
+        """Called by the server's sweep: close a connection whose head or body is late."""
+        if self.transport is None or self.transport.is_closing():
+            return
+        if self._head_deadline is not None and now > self._head_deadline and _idle(self):
+            self._head_deadline = None
             self.transport.close()  # nothing of ours is waiting on it: no answer is owed
-
-    def _body_timed_out(self) -> None:
-        self._body_timer = None
+            return
         cycle = self.cycle
-        if cycle is not None and cycle.more_body and not cycle.response_complete:
-            cycle.disconnected = True  # the app's receive() answers http.disconnect
-            cycle.message_event.set()
-            self.transport.close()
+        if self._body_deadline is not None and now > self._body_deadline:
+            self._body_deadline = None
+            if cycle is not None and cycle.more_body and not cycle.response_complete:
+                cycle.disconnected = True  # the app's receive() answers http.disconnect
+                cycle.message_event.set()
+                self.transport.close()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing() and not self.pipeline and self._head_timer is None:
+        if not self.transport.is_closing() and not self.pipeline:
             self._idle_since = time.monotonic()
-            self._head_timer = self.loop.call_later(self._limits.head_timeout_s, self._head_timed_out)
+            self._head_deadline = self.loop.time() + self._limits.head_timeout_s
 
     def on_message_complete(self) -> None:
-        if self._body_timer is not None:
-            self._body_timer.cancel()
-            self._body_timer = None
+        self._body_deadline = None
         super().on_message_complete()
 
     # --- the head's size ---
@@ -285,12 +278,9 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         if self._head_bytes > self._limit:
             self._head_too_large = True
             raise HeadTooLarge  # httptools stops; uvicorn answers through send_400_response
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+        self._head_deadline = None
         super().on_headers_complete()
-        if self._body_timer is None:
-            self._body_timer = self.loop.call_later(self._limits.body_timeout_s, self._body_timed_out)
+        self._body_deadline = self.loop.time() + self._limits.body_timeout_s
 
     def send_400_response(self, msg: str) -> None:
         self.transport.write(
@@ -310,6 +300,30 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         if max(self._raw_bytes, self._head_bytes) > self._limit:
             self._head_too_large = True
             self.send_400_response("")
+
+
+SWEEP_S = 0.25  # how often a server's connections are checked against their deadlines
+_watched: dict[int, asyncio.TimerHandle] = {}  # id of a server's connection set -> its next sweep
+
+
+def _watch(loop: asyncio.AbstractEventLoop, connections: set[Any]) -> None:
+    """Start the sweep of this server's connections, once: it runs while any is open."""
+    key = id(connections)
+    if key in _watched:
+        return
+
+    def sweep() -> None:
+        now = loop.time()
+        for protocol in list(connections):
+            check = getattr(protocol, "check_deadlines", None)
+            if check is not None:
+                check(now)
+        if connections and not loop.is_closed():
+            _watched[key] = loop.call_later(SWEEP_S, sweep)
+        else:
+            _watched.pop(key, None)
+
+    _watched[key] = loop.call_later(SWEEP_S, sweep)
 
 
 def _idle(protocol: Any) -> bool:
