@@ -68,18 +68,19 @@ def fields_json(fields: dict[str, Any], model: type[BaseModel]) -> bytes:
 
 
 # An answer's integers are read by clients as signed 64-bit (JSON Schema's int64, Java's long, numpy's
-# int64): one past 2^63 - 1 would be read wrong or refused. Only a run of 19 or more digits can be one,
-# so the body is searched for such a run and parsed exactly only then. The search maps every digit to one
-# byte and the rest to another (bytes.translate) and looks for 19 in a row: about 5 us for a 6 KB plan,
-# where a regular expression's character class takes 60.
+# int64): one past 2^63 - 1 would be read wrong or refused. Only a number whose leading run of digits is 19
+# or longer can be one (a fraction's digits follow a point: orjson writes 0.000031145864864864865 so), so
+# the body is searched for such a run and parsed exactly only then. The search maps every digit to "1", the
+# point to itself and the rest to a space (bytes.translate) and looks for a space and 19 ones: about 3 us for
+# a 6 KB plan, where a regular expression's character class takes 60.
 INT64_MAX = 2**63 - 1
-DIGITS_AS_ONES = bytes(0x31 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
-NINETEEN_DIGITS = b"1" * 19
+DIGITS_AS_ONES = bytes(0x31 if 0x30 <= byte <= 0x39 else byte if byte == 0x2E else 0x20 for byte in range(256))
+LEADING_NINETEEN_DIGITS = b" " + b"1" * 19
 
 
 def within_int64(body: bytes) -> bytes:
     """The body, or AnswerOutOfRange naming the first integer past the signed 64-bit range."""
-    if NINETEEN_DIGITS not in body.translate(DIGITS_AS_ONES):
+    if LEADING_NINETEEN_DIGITS not in body.translate(DIGITS_AS_ONES):
         return body
     found = _outside_int64(json.loads(body), "")
     if found is None:

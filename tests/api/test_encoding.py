@@ -191,3 +191,15 @@ def test_values_orjson_cannot_write_alike_fall_back_to_pydantic(value):
 def test_integers_past_64_bits_are_refused_not_written(value):
     with pytest.raises(AnswerOutOfRange, match="/bytes"):
         model_json(Row(state="parameters", bytes=value, share=0.5))
+
+
+def test_long_fractions_are_not_taken_for_large_integers(monkeypatch):
+    # orjson writes small floats in full (0.000031145864864864865: 21 digits after the point); only a number's
+    # leading digits can make an integer past 64 bits, so such a body is not parsed again.
+    import api.encoding
+
+    parsed = []
+    monkeypatch.setattr(api.encoding, "_outside_int64", lambda value, pointer: parsed.append(value))
+    body = orjson.dumps({"seconds": 0.000031145864864864865, "bytes": 10**17})  # 18 digits: within int64
+    assert b"0.000031145864864864865" in body
+    assert api.encoding.within_int64(body) == body and parsed == []
