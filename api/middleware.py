@@ -352,8 +352,13 @@ class JsonBodyMiddleware:
         """Read the body, check its shape in a thread, then hand it on (replayed) or answer 422."""
         messages: list[Message] = []
         chunks: list[bytes] = []
+        failure: Exception | None = None
         while True:
-            message = await receive()  # the body limit's 413 is raised here and answered outside
+            try:
+                message = await receive()
+            except Exception as exc:  # the body limit's 413: raised again inside, where its handler answers it
+                failure = exc
+                break
             messages.append(message)
             if message["type"] != "http.request":
                 break
@@ -374,6 +379,10 @@ class JsonBodyMiddleware:
         pending = list(messages)
 
         async def replay() -> Message:
-            return pending.pop(0) if pending else await receive()
+            if pending:
+                return pending.pop(0)
+            if failure is not None:
+                raise failure
+            return await receive()
 
         await self.app(scope, replay, send)
