@@ -139,11 +139,12 @@ def held_slot_scenario(monkeypatch, **settings):
         return b"\x89PNG"
 
     monkeypatch.setattr(figures, "draw", blocking_draw)
-    app = app_with(access_log=False, max_concurrent_heavy_requests=1, **settings)
+    # In threads (heavy_work_processes=False), where the patched drawing runs.
+    app = app_with(access_log=False, max_concurrent_heavy_requests=1, heavy_work_processes=False, **settings)
 
     async def scenario(wait_for_the_queue: bool):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             query = {"gpu": "seed-80gb", "parameter_count": 30_000_000_000}
             first = asyncio.create_task(client.get("/v1/figures/traffic", params=query))
             for _ in range(3000):  # at most 30 s
