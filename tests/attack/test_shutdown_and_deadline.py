@@ -116,3 +116,48 @@ def test_heavy_work_past_its_deadline_is_answered_and_sigterm_ends_within_the_gr
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+OPEN_FILES = 256  # the served process's file limit here; the attack used 1,024 with 1,100 sockets
+
+
+def test_healthz_is_answered_when_idle_sockets_outnumber_the_file_limit(tmp_path: Path) -> None:
+    import resource
+
+    def limit_open_files() -> None:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(OPEN_FILES, hard), hard))
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = os.environ | {
+        "ZEROPLAN_PORT": str(port),
+        "ZEROPLAN_HOST": "127.0.0.1",
+        "ZEROPLAN_SIM_DB_PATH": str(tmp_path / "jobs.sqlite3"),
+        "ZEROPLAN_ACCESS_LOG": "false",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=limit_open_files,
+    )
+    idle: list[socket.socket] = []
+    try:
+        wait_ready(url, process)
+        for _ in range(OPEN_FILES + 50):  # more idle connections than the process has file descriptors
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        answered = [httpx.get(url + "/healthz", timeout=5).status_code for _ in range(5)]
+        assert answered == [200] * 5
+    finally:
+        for sock in idle:
+            sock.close()
+        process.terminate()
+        try:
+            _, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate()
+    assert b"closed the longest-idle connection" in stderr  # the log line of a connection refused room
