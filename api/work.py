@@ -5,7 +5,7 @@
   limits and figures together is served, not refused); past that wait, or with
   ``max_waiting`` already waiting, it is refused with a 429 and ``Retry-After``, so a burst cannot
   pile up threads and memory.
-- In a worker thread, or (``run_in_process``: sweeps, the longest) in a worker process of
+- In a worker thread, or (``run_in_process``: sweeps, searches and figures) in a worker process of
   api.pool, with a WorkBudget (service.work_budget): its deadline stops the work at the core's
   next check, and so does the client going away (an ``http.disconnect`` on the request's receive
   channel cancels the budget), and so does the service shutting down (``cancel_running``).
