@@ -37,6 +37,7 @@ def job_limits(settings: Settings) -> JobLimits:
         timeout_s=settings.sim_timeout_s,
         lease_ttl_s=settings.sim_lease_s,
         shutdown_grace_s=settings.sim_shutdown_grace_s,
+        request_timeout_s=settings.store_timeout_s,  # a locked store is a 503 within it, as for /readyz
     )
 
 

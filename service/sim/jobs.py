@@ -33,6 +33,7 @@ class JobLimits:
     timeout_s: float = 120.0  # the simulation's own wall-clock limit
     lease_ttl_s: float = 30.0
     shutdown_grace_s: float = 10.0
+    request_timeout_s: float | None = None  # a submission's wait for the store's write lock; None: the store's
 
     @property
     def hard_limit_s(self) -> float:
@@ -50,7 +51,13 @@ class Jobs:
         if limits.max_concurrent <= 0:
             raise TooManySimulations("this service runs no simulations (its concurrency limit is 0)", RETRY_AFTER_S)
         try:
-            row = self.store.insert(uuid.uuid4().hex, request, cfg.to_json(), limits.max_concurrent + limits.max_queued)
+            row = self.store.insert(
+                uuid.uuid4().hex,
+                request,
+                cfg.to_json(),
+                limits.max_concurrent + limits.max_queued,
+                timeout_s=limits.request_timeout_s,
+            )
         except StoreFull as full:
             raise TooManySimulations(
                 f"{full.active} simulations are queued or running; this service runs {limits.max_concurrent} "

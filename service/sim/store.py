@@ -77,9 +77,17 @@ class JobStore:
 
     # --- what the API does: admit, read, cancel, count ---
 
-    def insert(self, job_id: str, request: dict[str, Any], config: dict[str, Any], max_active: int) -> dict[str, Any]:
-        """Queue a job unless ``max_active`` jobs are already queued or running (counted in the store)."""
-        with self.db.transaction(exclusive=True) as cur:
+    def insert(
+        self,
+        job_id: str,
+        request: dict[str, Any],
+        config: dict[str, Any],
+        max_active: int,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]:
+        """Queue a job unless ``max_active`` jobs are already queued or running (counted in the store); wait at
+        most ``timeout_s`` for the store's write lock (the store's own timeout when None)."""
+        with self.db.transaction(exclusive=True, timeout_s=timeout_s) as cur:
             active = _count(cur, "status IN ('queued', 'running')")
             if active >= max_active:
                 raise StoreFull(active, max_active)

@@ -86,3 +86,24 @@ def test_metrics_need_their_token_when_one_is_set() -> None:
     response = client.get("/metrics", headers={"authorization": "Bearer m-secret"})
     assert response.status_code == 200 and "zeroplan_build_info" in response.text
     assert TestClient(create_app(Settings())).get("/metrics").status_code == 200
+
+
+def test_a_submission_to_a_locked_store_is_a_503_within_the_store_timeout(tmp_path: Path) -> None:
+    import time
+
+    db_path = tmp_path / "jobs.sqlite3"
+    settings = Settings(sim_runner="worker", sim_db_path=str(db_path), store_timeout_s=0.5)
+    with TestClient(create_app(settings)) as client:
+        holder = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            holder.execute("BEGIN EXCLUSIVE")
+            began = time.monotonic()
+            response = client.post("/v1/simulations", json={"world_size": 2, "steps": 1})
+            waited_s = time.monotonic() - began
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+    assert response.status_code == 503, response.text
+    assert response.json()["code"] == "simulation_unavailable"
+    assert str(tmp_path) not in response.text
+    assert waited_s < 5.0  # the store timeout (0.5 s), not the store's own 10 s, plus a loaded machine's margin
