@@ -2,7 +2,7 @@
 
 import gc
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -18,11 +18,14 @@ from api.jobs import start_jobs, stop_jobs
 from api.logs import configure_logging
 from api.metrics import record_build
 from api.middleware import (
+    WILDCARD_ADDRESSES,
+    AllowedHostsMiddleware,
     BearerAuthMiddleware,
     BodyLimitMiddleware,
     JsonBodyMiddleware,
     RequestContextMiddleware,
     RouteTemplates,
+    allowed_hosts,
 )
 from api.negotiation import AcceptMiddleware
 from api.pool import stop_shared_pool
@@ -31,6 +34,7 @@ from api.routes import admission, figures, health, planning, search, simulations
 from api.routes.web import install_web
 from api.settings import Settings
 from api.work import HeavyWork
+from service.answers.plan_cost import light_plan
 
 DESCRIPTION = """\
 How many bytes each GPU holds under data parallel, ZeRO-1, ZeRO-2 and ZeRO-3 (FSDP), which of
@@ -64,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.work_deadline_s,
         settings.heavy_queue_wait_s,
         processes=settings.heavy_work_processes,
+        worker_memory_bytes=settings.worker_memory_bytes,
     )
     record_build(VERSION)
     install_problem_handlers(app)
@@ -93,7 +98,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         app.state.heavy.cancel_running()  # heavy requests in flight stop at their next check
-        await anyio.to_thread.run_sync(stop_shared_pool)
+        # Requests in flight had the grace already (uvicorn's timeout_graceful_shutdown): workers still busy a
+        # moment later (work that does not check its budget) are killed.
+        await anyio.to_thread.run_sync(stop_shared_pool, POOL_STOP_S)
         await anyio.to_thread.run_sync(stop_jobs, app)
 
 
@@ -109,6 +116,7 @@ def _freeze_startup_objects() -> None:
 
 
 _frozen = False
+POOL_STOP_S = 1.0  # at shutdown, how long busy worker processes have after their work was cancelled
 # A thread of heavy work (fit, figures) hands the interpreter lock to the event loop after 1 ms when it
 # asks for it, not CPython's default 5 ms: /healthz and plans wait less behind it (sys.setswitchinterval).
 SWITCH_INTERVAL_S = 0.001
@@ -125,14 +133,20 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     token = settings.api_token.get_secret_value() if settings.api_token else None
     app.add_middleware(BearerAuthMiddleware, token=token)
+    hosts = allowed_hosts(settings.allowed_hosts, settings.host)
+    wildcard = settings.host.strip().strip("[]") in WILDCARD_ADDRESSES
+    app.add_middleware(AllowedHostsMiddleware, hosts=hosts, any_local_address=wildcard)
     app.add_middleware(RequestContextMiddleware, templates=templates, log_requests=settings.access_log)
 
 
 def direct_operations() -> dict[str, DirectOperation]:
     """The light operations valid requests reach without the framework's routing (api.fast)."""
-    answers = {"/v1/plan": ("plan", planning.computed_plan)}  # path -> (the answer cache's operation, answer)
+    # path -> (the answer cache's operation, answer, whether a request is light enough for the event loop)
+    answers: dict[str, tuple[str, Callable[[Any], bytes], Callable[[Any], bool]]] = {
+        "/v1/plan": ("plan", planning.computed_plan, light_plan)
+    }
     return {
-        route.path: direct_operation(answers[route.path][0], route, answers[route.path][1])
+        route.path: direct_operation(answers[route.path][0], route, answers[route.path][1], answers[route.path][2])
         for route in planning.router.routes
         if isinstance(route, APIRoute) and route.path in answers and "POST" in route.methods
     }

@@ -22,6 +22,26 @@ ASSETS_URL = "/docs/assets"
 FAVICON_URL = "/static/favicon.svg"
 
 
+# The page's headers (api/routes/web.py), with the inline script and style both documentation pages are
+# built with (FastAPI's get_swagger_ui_html and get_redoc_html) and ReDoc's blob: worker.
+DOCS_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; font-src 'self'; worker-src 'self' blob:; object-src 'none'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+DOCS_HEADERS = {
+    "Content-Security-Policy": DOCS_CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _secured(response: HTMLResponse) -> HTMLResponse:
+    response.headers.update(DOCS_HEADERS)
+    return response
+
+
 def assets_dir() -> Path:
     """The directory of swagger-ui-bundle.js, swagger-ui.css and redoc.standalone.js."""
     return Path(str(files("fastapi_offline") / "static"))
@@ -32,27 +52,31 @@ def install_docs(app: FastAPI, openapi_url: str = "/openapi.json") -> None:
 
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(
-            openapi_url=root + openapi_url,
-            title=f"{app.title} - Swagger UI",
-            oauth2_redirect_url=root + OAUTH2_REDIRECT_URL,
-            swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-            swagger_favicon_url=root + FAVICON_URL,
+        return _secured(
+            get_swagger_ui_html(
+                openapi_url=root + openapi_url,
+                title=f"{app.title} - Swagger UI",
+                oauth2_redirect_url=root + OAUTH2_REDIRECT_URL,
+                swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
+                swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
+                swagger_favicon_url=root + FAVICON_URL,
+            )
         )
 
     async def redoc(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return get_redoc_html(
-            openapi_url=root + openapi_url,
-            title=f"{app.title} - ReDoc",
-            redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-            redoc_favicon_url=root + FAVICON_URL,
-            with_google_fonts=False,
+        return _secured(
+            get_redoc_html(
+                openapi_url=root + openapi_url,
+                title=f"{app.title} - ReDoc",
+                redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
+                redoc_favicon_url=root + FAVICON_URL,
+                with_google_fonts=False,
+            )
         )
 
     async def oauth2_redirect() -> HTMLResponse:
-        return get_swagger_ui_oauth2_redirect_html()
+        return _secured(get_swagger_ui_oauth2_redirect_html())
 
     app.mount(ASSETS_URL, StaticFiles(directory=assets_dir()), name="docs_assets")
     app.add_api_route(DOCS_URL, swagger_ui, methods=["GET"], include_in_schema=False, name="swagger_ui")

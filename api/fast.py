@@ -33,6 +33,7 @@ class DirectOperation:
     route: APIRoute
     validate: Callable[[Any], tuple[Any, list[Any]]]
     answer: Answer
+    light: Callable[[Any], bool]  # False: the route answers it as heavy work, off the event loop
 
 
 class DirectPathMiddleware:
@@ -63,13 +64,17 @@ class DirectPathMiddleware:
         await send({"type": "http.response.body", "body": answer})
 
 
-def direct_operation(name: str, route: APIRoute, answer: Answer) -> DirectOperation:
+def direct_operation(name: str, route: APIRoute, answer: Answer, light: Callable[[Any], bool]) -> DirectOperation:
     """The route's body field validates exactly as the framework would (fastapi.dependencies.utils)."""
     field = route.body_field
     if field is None:
         raise ValueError(f"{route.path} takes no body")
     return DirectOperation(
-        name=name, route=route, validate=lambda value: field.validate(value, {}, loc=("body",)), answer=answer
+        name=name,
+        route=route,
+        validate=lambda value: field.validate(value, {}, loc=("body",)),
+        answer=answer,
+        light=light,
     )
 
 
@@ -82,7 +87,7 @@ def _answer(operation: DirectOperation, scope: Scope, body: bytes) -> bytes | No
         if cached is not None:
             return cached
         value, errors = operation.validate(parsed)
-        if errors:
+        if errors or not operation.light(value):
             return None
         return answers.store(key, operation.answer(value))
     except Exception:

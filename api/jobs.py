@@ -12,6 +12,7 @@ stalling the service.
 """
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ from service.sim.jobs import JobLimits, Jobs
 from service.sim.store import JobStore
 
 T = TypeVar("T")
+log = logging.getLogger("zeroplan.jobs")
 _open_lock = threading.Lock()
 
 
@@ -35,6 +37,7 @@ def job_limits(settings: Settings) -> JobLimits:
         timeout_s=settings.sim_timeout_s,
         lease_ttl_s=settings.sim_lease_s,
         shutdown_grace_s=settings.sim_shutdown_grace_s,
+        request_timeout_s=settings.store_timeout_s,  # a locked store is a 503 within it, as for /readyz
     )
 
 
@@ -109,6 +112,23 @@ def _retrieved(future: "asyncio.Future[Any]") -> None:
     """Its caller may have stopped waiting: its error is read here so that asyncio does not log it."""
     if not future.cancelled():
         future.exception()
+
+
+def public_store_reason(exc: DatabaseUnavailable) -> str:
+    """Why the store failed, for any caller: the kind of failure, never a file path or database coordinates
+    (the log line keeps the whole error for the operator)."""
+    text = str(exc)
+    log.warning("job store unavailable", extra={"fields": {"error": text}})
+    lowered = text.lower()
+    if "did not answer within" in lowered:
+        return text  # the probe's own words: a duration, nothing of the store's location
+    if "locked" in lowered or ("lock" in lowered and "timeout" in lowered):
+        return "the job store is locked by another process"
+    if "full" in lowered or "read-only" in lowered or "readonly" in lowered:
+        return "the job store cannot be written (its disk is full or read-only)"
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return "the job store is corrupt"
+    return "the job store cannot be reached; the service's log has the error"
 
 
 def store_probe(app: FastAPI) -> StoreProbe:

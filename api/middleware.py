@@ -13,6 +13,8 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
+import anyio.to_thread
+import orjson
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import compile_path
@@ -21,7 +23,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.logs import ROOT_LOGGER, write_access_line
 from api.metrics import UNMATCHED_ROUTE, observe_request
 from api.problems import internal_error_response, problem_response
-from models.problem import ProblemCode
+from models.common import MAX_HF_CONFIG_KEYS
+from models.problem import FieldError, ProblemCode
+from service.errors import echo
 
 REQUEST_ID_HEADER = b"x-request-id"
 # An incoming id is kept only if it is short and plain: it goes into logs and headers.
@@ -146,6 +150,59 @@ class RequestContextMiddleware:
             write_access_line(fields)
 
 
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+WILDCARD_ADDRESSES = frozenset({"", "0.0.0.0", "::"})
+
+
+def allowed_hosts(configured: str | None, bound_host: str) -> frozenset[str] | None:
+    """The Host names served (None: any). Configured: a comma-separated list, ``*`` for any. Default: the loopback
+    names and the bound address; bound to every address, the address a connection arrived on is served too."""
+    if configured is not None and configured.strip():
+        names = {name.strip().lower().strip("[]") for name in configured.split(",") if name.strip()}
+        return None if "*" in names else frozenset(names)
+    bound = bound_host.strip().lower().strip("[]")
+    return LOOPBACK_NAMES | ({bound} if bound not in WILDCARD_ADDRESSES else set())
+
+
+def host_name(header: bytes) -> str:
+    """``example.org:8000`` -> ``example.org``; ``[::1]:8000`` -> ``::1``."""
+    text = header.decode("latin-1").strip().lower()
+    if text.startswith("["):
+        return text[1:].partition("]")[0]
+    return text.rpartition(":")[0] if text.count(":") == 1 else text
+
+
+class AllowedHostsMiddleware:
+    """Requests whose Host header names none of the allowed hosts get a 400 problem: a service open on loopback
+    is then out of reach of DNS rebinding (a page on another site resolving its own name to 127.0.0.1)."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None, any_local_address: bool) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.any_local_address = any_local_address  # bound to a wildcard: the connection's own address is served
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hosts is None or scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = header_value(scope, b"host")
+        if header is None:
+            await self.app(scope, receive, send)
+            return
+        name = host_name(header)
+        server = scope.get("server")
+        local = self.any_local_address and server is not None and name == str(server[0]).lower()
+        if name in self.hosts or local:
+            await self.app(scope, receive, send)
+            return
+        detail = (
+            f"Host {echo(header.decode('latin-1'))} is not served here; allowed: {', '.join(sorted(self.hosts))} "
+            "(ZEROPLAN_ALLOWED_HOSTS)"
+        )
+        response = problem_response(Request(scope), 400, ProblemCode.host_not_allowed, detail)
+        await response(scope, receive, send)
+
+
 class BearerAuthMiddleware:
     """With a token configured, paths under the prefix need `Authorization: Bearer <token>` (401 otherwise)."""
 
@@ -222,6 +279,42 @@ JSON_MEDIA_TYPE = b"application/json"
 BODY_METHODS = ("POST", "PUT", "PATCH")
 
 
+# A body past this is parsed and its shape checked in a thread before the framework sees it: a megabyte of
+# unknown keys would otherwise cost pydantic half a second of event loop building an error for each.
+LARGE_BODY_BYTES = 64 * 1024
+# No object of the contract has more keys than this (a config.json's are bounded by MAX_HF_CONFIG_KEYS).
+MAX_OBJECT_KEYS = MAX_HF_CONFIG_KEYS
+
+
+def _declared_length(scope: Scope) -> int:
+    value = header_value(scope, b"content-length")
+    if value is None:
+        return LARGE_BODY_BYTES + 1 if header_value(scope, b"transfer-encoding") else 0
+    try:
+        return int(value)
+    except ValueError:
+        return 0
+
+
+def crowded_object(body: bytes) -> tuple[str, int] | None:
+    """The pointer and key count of the first object with more than MAX_OBJECT_KEYS keys, if any (a body that
+    does not parse is left to the framework's own answer)."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    pending: list[tuple[Any, str]] = [(value, "")]
+    while pending:
+        node, pointer = pending.pop()
+        if isinstance(node, dict):
+            if len(node) > MAX_OBJECT_KEYS:
+                return pointer or "/", len(node)
+            pending.extend((item, f"{pointer}/{key}") for key, item in node.items() if isinstance(item, dict | list))
+        elif isinstance(node, list):
+            pending.extend((item, f"{pointer}/{i}") for i, item in enumerate(node) if isinstance(item, dict | list))
+    return None
+
+
 class JsonBodyMiddleware:
     """Bodies sent to an operation under the prefix must say they are JSON (application/json or +json): 415.
 
@@ -245,9 +338,51 @@ class JsonBodyMiddleware:
             return
         media_type = (header_value(scope, b"content-type") or b"").split(b";", 1)[0].strip().lower()
         if media_type == JSON_MEDIA_TYPE or media_type.endswith(b"+json"):
-            await self.app(scope, receive, send)
+            if _declared_length(scope) <= LARGE_BODY_BYTES:
+                await self.app(scope, receive, send)
+                return
+            await self._large(scope, receive, send)
             return
-        shown = media_type.decode("latin-1") or "no Content-Type"
+        shown = echo(media_type.decode("latin-1")) or "no Content-Type"
         detail = f"the body must be application/json, not {shown}"
         response = problem_response(Request(scope), 415, ProblemCode.unsupported_media_type, detail)
         await response(scope, receive, send)
+
+    async def _large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body, check its shape in a thread, then hand it on (replayed) or answer 422."""
+        messages: list[Message] = []
+        chunks: list[bytes] = []
+        failure: Exception | None = None
+        while True:
+            try:
+                message = await receive()
+            except Exception as exc:  # the body limit's 413: raised again inside, where its handler answers it
+                failure = exc
+                break
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                crowded = await anyio.to_thread.run_sync(crowded_object, b"".join(chunks))
+                if crowded is not None:
+                    pointer, count = crowded
+                    name = pointer.lstrip("/").replace("/", ".") or "body"
+                    detail = (
+                        f"{echo(name)}: an object of {count:,} keys; none in this API has more than {MAX_OBJECT_KEYS:,}"
+                    )
+                    error = FieldError(detail=detail, pointer=echo(pointer))
+                    response = problem_response(Request(scope), 422, ProblemCode.validation_error, detail, [error], 1)
+                    await response(scope, receive, send)
+                    return
+                break
+        pending = list(messages)
+
+        async def replay() -> Message:
+            if pending:
+                return pending.pop(0)
+            if failure is not None:
+                raise failure
+            return await receive()
+
+        await self.app(scope, replay, send)

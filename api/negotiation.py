@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.problems import problem_response
 from models.problem import ProblemCode
+from service.errors import echo
 
 ACCEPT_HEADER = b"accept"
 MAX_REMEMBERED = 1024
@@ -108,8 +109,9 @@ class AcceptMiddleware:
             await self.app(scope, receive, send)
             return
         offered = self._offered(scope["method"], scope["path"]) or ()
-        detail = f"Accept: {accept.decode('latin-1')} names none of the types this operation answers: " + ", ".join(
-            offered
+        detail = (
+            f"Accept: {echo(accept.decode('latin-1'))} names none of the types this operation answers: "
+            + ", ".join(offered)
         )
         response = problem_response(Request(scope), 406, ProblemCode.not_acceptable, detail)
         await response(scope, receive, send)

@@ -13,13 +13,20 @@ function). Its budget crosses the boundary as the deadline's instant on the mono
 client leaves; the core checks both between its steps, as it does in a thread. Domain errors come
 back pickled and are answered as usual. A worker that dies (killed, out of memory) breaks the
 executor: the task fails as an internal error, and the next task gets a fresh pool. The service's
-shutdown stops the workers (``stop_shared_pool``); an API process killed outright leaves none
-behind either: each worker exits once its parent is gone.
+shutdown stops the workers (``stop_shared_pool``), killing those still busy past the shutdown grace;
+an API process killed outright leaves none behind either: the kernel sends each worker SIGKILL when
+its parent dies (``PR_SET_PDEATHSIG``), and a watch thread exits it within half a second where
+that is not available. Each worker's address space may grow by at most ``memory_bytes`` past
+what it holds once started (``RLIMIT_AS``): past it an allocation fails, and the task answers
+``WorkOutOfMemory`` instead of taking the machine's memory.
 """
 
 import asyncio
+import ctypes
 import multiprocessing
 import os
+import resource
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from service.errors import WorkOutOfMemory
 from service.work_budget import WorkBudget
 
 T = TypeVar("T")
@@ -35,8 +43,12 @@ MAX_TASKS = 1024  # cancel flags, at least: one per task in flight
 # event loop (health checks, plans) the core first, and the sweeps every cycle it leaves (nice(2)).
 WORKER_NICENESS = 5
 PARENT_POLL_S = 0.5
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+KILL_WAIT_S = 2.0  # after SIGKILL, how long shutdown waits for a worker to be reaped
 
 _flags: Any = None  # in a worker: the shared cancel flags, set by the initializer
+_memory_bytes = 0  # in a worker: its address-space allowance, applied at its first task
+_limited = False
 
 
 class SharedFlag:
@@ -52,11 +64,51 @@ class SharedFlag:
         return bool(self.flags[self.index])
 
 
-def _start_worker(flags: Any, parent_pid: int) -> None:
+def _start_worker(flags: Any, parent_pid: int, memory_bytes: int = 0, lifeline: Any = None, main: bool = False) -> None:
     global _flags
     _flags = flags
+    if main:  # spawned by the parent's main thread, which lives as long as the parent (PR_SET_PDEATHSIG
+        _die_with_parent()  # fires when the spawning thread ends)
+    if os.getppid() != parent_pid:  # the parent died before the signal was asked for
+        os._exit(0)
+    if lifeline is not None:
+        threading.Thread(target=_exit_at_eof, args=(lifeline,), daemon=True, name="lifeline").start()
     os.nice(WORKER_NICENESS)
+    global _memory_bytes
+    _memory_bytes = memory_bytes
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True, name="parent-watch").start()
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel for SIGKILL when the parent dies (Linux prctl(2)); elsewhere the watch thread does it."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _limit_address_space(memory_bytes: int) -> None:
+    """RLIMIT_AS at what the worker maps once started (interpreter, numpy) plus ``memory_bytes``."""
+    try:
+        with open("/proc/self/statm") as statm:
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return
+    limit = mapped + memory_bytes
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _exit_at_eof(lifeline: Any) -> None:
+    """The parent holds the pipe's other end: end of file the moment the parent process is gone."""
+    try:
+        lifeline.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
 
 
 def _exit_with_parent(parent_pid: int) -> None:
@@ -68,18 +120,31 @@ def _exit_with_parent(parent_pid: int) -> None:
 
 def _run_task(task: Callable[[WorkBudget], T], index: int, stop_at: float | None, deadline_s: float | None) -> T:
     """In the worker: the task under a budget with the API process's deadline and cancel flag."""
-    return task(WorkBudget(deadline_s, stop_at=stop_at, cancelled=SharedFlag(_flags, index)))
+    global _limited
+    if _memory_bytes > 0 and not _limited:  # once the first task's modules are imported (by its unpickling)
+        _limit_address_space(_memory_bytes)
+        _limited = True
+    try:
+        return task(WorkBudget(deadline_s, stop_at=stop_at, cancelled=SharedFlag(_flags, index)))
+    except MemoryError:
+        raise WorkOutOfMemory(
+            "the work needed more memory than a worker process may take (ZEROPLAN_WORKER_MEMORY_BYTES); ask for "
+            "less (fewer axis values, layouts or rows)"
+        ) from None
 
 
 class WorkerPool:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, memory_bytes: int = 0) -> None:
         self.workers = workers
+        self.memory_bytes = memory_bytes
         self._context = multiprocessing.get_context("spawn")
         size = max(MAX_TASKS, workers)
         self._flags: Any = self._context.RawArray("b", size)  # one byte per task in flight
         self._free = list(range(size))
         self._lock = threading.Lock()
         self._executor: ProcessPoolExecutor | None = None
+        # Only this process holds the sending end; each worker watches the receiving end for end of file.
+        self._lifeline, self._lifeline_end = self._context.Pipe(duplex=False)
 
     def _pool(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -88,7 +153,13 @@ class WorkerPool:
                     self.workers,
                     mp_context=self._context,
                     initializer=_start_worker,
-                    initargs=(self._flags, os.getpid()),
+                    initargs=(
+                        self._flags,
+                        os.getpid(),
+                        self.memory_bytes,
+                        self._lifeline,
+                        threading.current_thread() is threading.main_thread(),
+                    ),
                 )
             return self._executor
 
@@ -103,9 +174,18 @@ class WorkerPool:
         with self._lock:
             self._free.append(index)
 
-    async def run(self, task: Callable[[WorkBudget], T], budget: WorkBudget, index: int) -> T:
-        executor = self._pool()
-        future = executor.submit(_run_task, task, index, budget.stop_at, budget.deadline_s)
+    async def run(
+        self, task: Callable[[WorkBudget], T], budget: WorkBudget, index: int, ended: Callable[[], None]
+    ) -> T:
+        """The task's result; ``ended`` is called once the task has ended in its worker (or never started),
+        which may be after this await was cancelled (a request answered at its deadline)."""
+        try:
+            executor = self._pool()
+            future = executor.submit(_run_task, task, index, budget.stop_at, budget.deadline_s)
+        except BaseException:
+            ended()
+            raise
+        future.add_done_callback(lambda _: ended())
         try:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:
@@ -119,32 +199,47 @@ class WorkerPool:
                 self._executor = None
         executor.shutdown(wait=False, cancel_futures=True)
 
-    def shutdown(self) -> None:
+    def shutdown(self, grace_s: float | None = None) -> None:
+        """Stop the workers: at once when idle, else once their tasks end, or killed after ``grace_s``."""
         with self._lock:
             executor, self._executor = self._executor, None
-        if executor is not None:
+        if executor is None:
+            return
+        if grace_s is None:
             executor.shutdown(wait=True)
+            return
+        processes = list(getattr(executor, "_processes", {}).values())  # CPython's ProcessPoolExecutor
+        executor.shutdown(wait=False, cancel_futures=True)
+        stop_at = time.monotonic() + grace_s
+        for process in processes:
+            process.join(max(0.0, stop_at - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+                process.join(KILL_WAIT_S)
 
 
 _shared: WorkerPool | None = None
 _shared_lock = threading.Lock()
 
 
-def shared_pool(workers: int) -> WorkerPool:
-    """This process's pool, with at least ``workers`` workers (a larger request replaces it)."""
+def shared_pool(workers: int, memory_bytes: int | None = None) -> WorkerPool:
+    """This process's pool, with at least ``workers`` workers and (when given) that memory allowance per worker;
+    a request for more workers or another allowance replaces it."""
     global _shared
     with _shared_lock:
-        if _shared is None or _shared.workers < workers:
-            old, _shared = _shared, WorkerPool(workers)
+        other_memory = memory_bytes is not None and _shared is not None and _shared.memory_bytes != memory_bytes
+        if _shared is None or _shared.workers < workers or other_memory:
+            old, _shared = _shared, WorkerPool(workers, memory_bytes or 0)
             if old is not None:  # its tasks in flight finish; then its workers exit
                 threading.Thread(target=old.shutdown, daemon=True).start()
         return _shared
 
 
-def stop_shared_pool() -> None:
-    """Stop this process's workers, once their tasks end (cancel those first: HeavyWork.cancel_running).
-    A later task starts the pool again."""
+def stop_shared_pool(grace_s: float | None = None) -> None:
+    """Stop this process's workers, once their tasks end (cancel those first: HeavyWork.cancel_running), killing
+    those still busy after ``grace_s``. A later task starts the pool again."""
     with _shared_lock:
         pool = _shared
     if pool is not None:
-        pool.shutdown()
+        pool.shutdown(grace_s)

@@ -1,6 +1,7 @@
 """Errors as RFC 9457 problem details: one table maps every error to a status and a code."""
 
 import logging
+import re
 from http import HTTPStatus
 from typing import Any
 
@@ -11,10 +12,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from models.problem import PROBLEM_MEDIA_TYPE, PROBLEM_TYPE_BASE, FieldError, Problem, ProblemCode
 from service import errors as domain
+from service.errors import echo
 
 log = logging.getLogger("zeroplan.api")
 
 CLIENT_CLOSED = 499
+FIELD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # the contract's field names (snake case)
 TITLES = {CLIENT_CLOSED: "Client Closed Request"}
 
 # The one place that knows which HTTP status each domain error becomes.
@@ -31,7 +34,9 @@ DOMAIN_STATUS: dict[type[domain.DomainError], tuple[int, ProblemCode]] = {
     domain.UnknownSortKey: (422, ProblemCode.validation_error),
     domain.InvalidHfConfig: (422, ProblemCode.validation_error),
     domain.ResponseTooLarge: (422, ProblemCode.response_too_large),
+    domain.AnswerOutOfRange: (422, ProblemCode.answer_out_of_range),
     domain.DeadlineExceeded: (503, ProblemCode.deadline_exceeded),
+    domain.WorkOutOfMemory: (503, ProblemCode.work_out_of_memory),
     # The client has gone: nobody reads this answer, the status is for the log (nginx's 499).
     domain.WorkCancelled: (CLIENT_CLOSED, ProblemCode.work_cancelled),
 }
@@ -68,7 +73,10 @@ HEAVY: dict[int | str, dict[str, Any]] = {
     429: _problem_content(
         "Too many heavy requests running (ZEROPLAN_MAX_CONCURRENT_HEAVY_REQUESTS); retry after `Retry-After` seconds."
     ),
-    503: _problem_content("The work ran past ZEROPLAN_WORK_DEADLINE_S and was stopped."),
+    503: _problem_content(
+        "The work ran past ZEROPLAN_WORK_DEADLINE_S and was stopped, or needed more memory than a worker process "
+        "may take (ZEROPLAN_WORKER_MEMORY_BYTES)."
+    ),
 }
 
 # Problems the middleware returns before a route runs (api.middleware); the spec gains them in
@@ -98,7 +106,7 @@ def problem_response(
         status=status,
         detail=detail,
         code=code,
-        instance=request.url.path,
+        instance=echo(request.url.path),
         request_id=getattr(request.state, "request_id", None),
         errors=errors,
         error_count=error_count,
@@ -125,6 +133,31 @@ def json_pointer(loc: tuple[Any, ...]) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+# Names a JSON body's key may have that pydantic also gives its validators in an error's location (a
+# union member, a function validator, a constrained type): where the body has no such key, the part is the
+# validator's, not the request's.
+def request_pointer(loc: tuple[Any, ...], body: Any) -> str:
+    """The JSON pointer of an error's location in the request's own body: the parts of ``loc`` that are keys
+    and indices of the body as sent, and a missing key's name, never a validator's internal name
+    (``list[function-before[whole_float_as_int(), constrained-int]]``)."""
+    if not loc or loc[0] != "body":
+        return json_pointer(loc)
+    parts: list[str] = []
+    node, present = body, True
+    for part in loc[1:]:
+        if present and isinstance(node, dict) and isinstance(part, str) and part in node:
+            parts.append(part)
+            node = node[part]
+        elif present and isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            parts.append(str(part))
+            node = node[part]
+        elif present and isinstance(node, dict) and isinstance(part, str) and FIELD_NAME.fullmatch(part):
+            parts.append(part)  # a missing field: named, and nothing below it is the body's
+            present = False
+        # else: a validator's name (a union member, a function, a tag) or a part below a missing field
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
 def _field_name(pointer: str) -> str:
     return pointer.lstrip("/").replace("/", ".") or "body"
 
@@ -134,7 +167,7 @@ def _validation_errors(exc: RequestValidationError) -> tuple[list[FieldError], i
     all_errors = exc.errors()
     out = []
     for error in all_errors[:MAX_LISTED_ERRORS]:
-        pointer = json_pointer(tuple(error.get("loc", ())))
+        pointer = request_pointer(tuple(error.get("loc", ())), exc.body)
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
         out.append(FieldError(detail=f"{_field_name(pointer)}: {message}", pointer=pointer))
     return out, len(all_errors)
@@ -173,7 +206,7 @@ async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     code = HTTP_CODES.get(exc.status_code, ProblemCode.internal_error)
     detail = str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found":
-        detail = f"no route {request.method} {request.url.path}; see /docs or openapi/openapi.json"
+        detail = f"no route {echo(request.method)} {echo(request.url.path)}; see /docs or openapi/openapi.json"
     elif exc.status_code == 400:
         detail = malformed_json_detail(request)
     headers = dict(exc.headers or {})
@@ -181,7 +214,8 @@ async def _on_http(request: Request, exc: Exception) -> JSONResponse:
         allowed = _allowed_methods(request)
         if allowed:
             headers["Allow"] = ", ".join(allowed)
-        detail = f"{request.method} is not allowed on {request.url.path}; it answers {headers.get('Allow', 'none')}"
+        answers = headers.get("Allow", "none")
+        detail = f"{echo(request.method)} is not allowed on {echo(request.url.path)}; it answers {answers}"
     response = problem_response(request, exc.status_code, code, detail)
     for name, value in headers.items():
         response.headers[name] = value

@@ -13,11 +13,29 @@ keeps the writes made within one turn of the event loop and sends them together 
 it (what TCP_CORK does in the kernel, without its system calls); past ``COALESCE_BYTES`` pending,
 or when the connection closes, it sends at once, so a large or streamed body is not held back.
 
-Serve with ``uvicorn.run(..., http="api.protocol:HeaderLimitedHttpToolsProtocol")``; the limit is
+Connection hygiene (a connection costs a file descriptor whether or not it ever sends a request):
+
+- a request's head must arrive within ``ZEROPLAN_HEAD_TIMEOUT_S`` of the connection opening or of
+  the previous answer, however slowly its bytes trickle in; its body within ``ZEROPLAN_BODY_TIMEOUT_S``
+  of its head (the app then sees the client leave). Between requests uvicorn's own keep-alive
+  timeout (``ZEROPLAN_KEEP_ALIVE_TIMEOUT_S``) closes a quiet connection sooner;
+- at most ``ZEROPLAN_MAX_CONNECTIONS`` open at once, and never more than the process's file limit
+  less ``FD_RESERVE`` (files, the job store, worker pipes). A connection past the cap closes the
+  longest-idle one (no request in the app) to make room, so /healthz is still answered when idle
+  or slow sockets fill the cap; when every connection has a request in the app the newcomer gets a
+  503 problem and is closed. Either is logged (``zeroplan.connections``, at most once a second);
+- malformed requests (a bad Content-Length, chunk size or method, a bare LF, a NUL in a header) are
+  answered 400 as a problem (``application/problem+json``), as every other error is.
+
+Serve with ``uvicorn.run(..., http="api.protocol:HeaderLimitedHttpToolsProtocol")``; the limits are
 read once per process from the settings.
 """
 
 import asyncio
+import logging
+import resource
+import time
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -29,21 +47,94 @@ from models.problem import PROBLEM_MEDIA_TYPE, PROBLEM_TYPE_BASE, ProblemCode
 PROTOCOL = "api.protocol:HeaderLimitedHttpToolsProtocol"
 
 
-def headers_too_large_response(limit_bytes: int) -> bytes:
+log = logging.getLogger("zeroplan.connections")
+FD_RESERVE = 64  # file descriptors kept for files, the job store, worker pipes and logs
+LOG_EVERY_S = 1.0
+
+
+def problem_response(status: int, title: str, code: ProblemCode, detail: str) -> bytes:
+    """A whole HTTP/1.1 answer with a problem body that closes the connection (written by the protocol,
+    before or outside the app)."""
+    slug = code.value.replace("_", "-")
     body = orjson.dumps(
-        {
-            "type": PROBLEM_TYPE_BASE + "request-headers-too-large",
-            "title": "Request Header Fields Too Large",
-            "status": 431,
-            "detail": f"the request line and headers are larger than {limit_bytes:,} bytes (ZEROPLAN_MAX_HEADER_BYTES)",
-            "code": ProblemCode.request_headers_too_large.value,
-        }
+        {"type": PROBLEM_TYPE_BASE + slug, "title": title, "status": status, "detail": detail, "code": code.value}
     )
     head = (
-        "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+        f"HTTP/1.1 {status} {title}\r\n"
         f"content-type: {PROBLEM_MEDIA_TYPE}\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n"
     )
     return head.encode() + body
+
+
+def headers_too_large_response(limit_bytes: int) -> bytes:
+    return problem_response(
+        431,
+        "Request Header Fields Too Large",
+        ProblemCode.request_headers_too_large,
+        f"the request line and headers are larger than {limit_bytes:,} bytes (ZEROPLAN_MAX_HEADER_BYTES)",
+    )
+
+
+def malformed_request_response() -> bytes:
+    return problem_response(
+        400,
+        "Bad Request",
+        ProblemCode.malformed_request,
+        "the request is not valid HTTP/1.1 (RFC 9112): its request line, a header, its Content-Length or its "
+        "chunked framing could not be read",
+    )
+
+
+def too_many_connections_response(cap: int) -> bytes:
+    return problem_response(
+        503,
+        "Service Unavailable",
+        ProblemCode.too_many_connections,
+        f"{cap:,} connections are open, each with a request in progress (ZEROPLAN_MAX_CONNECTIONS); retry shortly",
+    )
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    max_header_bytes: int
+    head_timeout_s: float
+    body_timeout_s: float
+    max_connections: int  # the cap in force: the setting, or the file limit less FD_RESERVE
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "ConnectionLimits":
+        return cls(
+            settings.max_header_bytes,
+            settings.head_timeout_s,
+            settings.body_timeout_s,
+            connection_cap(settings.max_connections),
+        )
+
+
+def connection_cap(max_connections: int) -> int:
+    """The setting, but never past the process's open-file limit less FD_RESERVE."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return max_connections
+    return max(1, min(max_connections, soft - FD_RESERVE))
+
+
+class _RateLimitedLog:
+    def __init__(self) -> None:
+        self.last = 0.0
+        self.suppressed = 0
+
+    def warning(self, message: str, **fields: Any) -> None:
+        now = time.monotonic()
+        if now - self.last < LOG_EVERY_S:
+            self.suppressed += 1
+            return
+        fields["suppressed_since_last"] = self.suppressed
+        self.last, self.suppressed = now, 0
+        log.warning(message, extra={"fields": fields})
+
+
+_refusals = _RateLimitedLog()
 
 
 COALESCE_BYTES = 64 * 1024  # pending bytes past which a write goes out at once
@@ -94,29 +185,85 @@ class HeadTooLarge(Exception):
 
 
 class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
-    max_header_bytes: int | None = None  # from the settings, on first use
+    limits: ConnectionLimits | None = None  # from the settings, on first use (tests may set it)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if HeaderLimitedHttpToolsProtocol.max_header_bytes is None:
-            HeaderLimitedHttpToolsProtocol.max_header_bytes = Settings().max_header_bytes
+        if HeaderLimitedHttpToolsProtocol.limits is None:
+            HeaderLimitedHttpToolsProtocol.limits = ConnectionLimits.from_settings(Settings())
+        self._limits: ConnectionLimits = HeaderLimitedHttpToolsProtocol.limits
         self._head_bytes = 0  # request line and headers parsed so far
-        self._raw_bytes = 0  # bytes received while the head is incomplete
-        self._head_done = False
+        self._raw_bytes = 0  # bytes received, in chunks after the one the head began in, while it is incomplete
+        self._head_done = True  # no request begun: the bytes of a finished request's body are not a head's
+        self._began_here = False  # the current head began within the chunk being parsed
         self._head_too_large = False
+        self._idle_since = time.monotonic()
+        # Deadlines on the loop's clock, checked by one sweep per server (no timer per request to arm and cancel).
+        self._head_deadline: float | None = None
+        self._body_deadline: float | None = None
+
+    # --- the connection cap ---
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
+        self._idle_since = time.monotonic()
+        self._head_deadline = self.loop.time() + self._limits.head_timeout_s
+        _watch(self.loop, self.connections)
+        cap = self._limits.max_connections
+        if len(self.connections) <= cap:
+            return
+        idle = [c for c in self.connections if c is not self and _idle(c)]
+        if idle:
+            oldest = min(idle, key=lambda c: getattr(c, "_idle_since", 0.0))
+            oldest.transport.close()
+            _refusals.warning(
+                "closed the longest-idle connection to make room", open_connections=len(self.connections), cap=cap
+            )
+            return
+        _refusals.warning("refused a connection: every connection has a request in progress", cap=cap)
+        self.transport.write(too_many_connections_response(cap))
+        self.transport.close()
+
+    # --- read timeouts ---
+
+    def check_deadlines(self, now: float) -> None:
+        """Called by the server's sweep: close a connection whose head or body is late."""
+        if self.transport is None or self.transport.is_closing():
+            return
+        if self._head_deadline is not None and now > self._head_deadline and _idle(self):
+            self._head_deadline = None
+            self.transport.close()  # nothing of ours is waiting on it: no answer is owed
+            return
+        cycle = self.cycle
+        if self._body_deadline is not None and now > self._body_deadline:
+            self._body_deadline = None
+            if cycle is not None and cycle.more_body and not cycle.response_complete:
+                cycle.disconnected = True  # the app's receive() answers http.disconnect
+                cycle.message_event.set()
+                self.transport.close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and not self.pipeline:
+            self._idle_since = time.monotonic()
+            self._head_deadline = self.loop.time() + self._limits.head_timeout_s
+
+    def on_message_complete(self) -> None:
+        self._body_deadline = None
+        super().on_message_complete()
+
+    # --- the head's size ---
 
     @property
     def _limit(self) -> int:
-        return self.max_header_bytes or 0
+        return self._limits.max_header_bytes
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._head_bytes = 0
         self._raw_bytes = 0
         self._head_done = False
+        self._began_here = True
 
     def on_url(self, url: bytes) -> None:
         self._head_bytes += len(url)
@@ -131,21 +278,55 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         if self._head_bytes > self._limit:
             self._head_too_large = True
             raise HeadTooLarge  # httptools stops; uvicorn answers through send_400_response
+        self._head_deadline = None
         super().on_headers_complete()
+        self._body_deadline = self.loop.time() + self._limits.body_timeout_s
 
     def send_400_response(self, msg: str) -> None:
-        if not self._head_too_large:
-            super().send_400_response(msg)
-            return
-        self.transport.write(headers_too_large_response(self._limit))
+        self.transport.write(
+            headers_too_large_response(self._limit) if self._head_too_large else malformed_request_response()
+        )
         self.transport.close()
 
     def data_received(self, data: bytes) -> None:
+        self._began_here = False
         super().data_received(data)
         if self._head_done or self.transport.is_closing():
             return
-        # A head still incomplete: everything received since this request began belongs to it.
-        self._raw_bytes += len(data)
-        if self._raw_bytes > self._limit:
+        # A head still incomplete. Of a chunk in which it began, only what its parsed line and headers took is
+        # known to be its (the rest may be an earlier request's body); later chunks are its own.
+        if not self._began_here:
+            self._raw_bytes += len(data)
+        if max(self._raw_bytes, self._head_bytes) > self._limit:
             self._head_too_large = True
             self.send_400_response("")
+
+
+SWEEP_S = 0.25  # how often a server's connections are checked against their deadlines
+_watched: dict[int, asyncio.TimerHandle] = {}  # id of a server's connection set -> its next sweep
+
+
+def _watch(loop: asyncio.AbstractEventLoop, connections: set[Any]) -> None:
+    """Start the sweep of this server's connections, once: it runs while any is open."""
+    key = id(connections)
+    if key in _watched:
+        return
+
+    def sweep() -> None:
+        now = loop.time()
+        for protocol in list(connections):
+            check = getattr(protocol, "check_deadlines", None)
+            if check is not None:
+                check(now)
+        if connections and not loop.is_closed():
+            _watched[key] = loop.call_later(SWEEP_S, sweep)
+        else:
+            _watched.pop(key, None)
+
+    _watched[key] = loop.call_later(SWEEP_S, sweep)
+
+
+def _idle(protocol: Any) -> bool:
+    """No request of this connection is in the app (none begun, or the last one answered)."""
+    cycle = getattr(protocol, "cycle", None)
+    return cycle is None or bool(cycle.response_complete)

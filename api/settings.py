@@ -28,8 +28,37 @@ class Settings(BaseSettings):
         default=None, description="When set, every /v1 route needs `Authorization: Bearer <token>`."
     )
 
+    allowed_hosts: str | None = Field(
+        default=None,
+        description="Host header names served, comma-separated (`*`: any); others get a 400. Unset: the loopback "
+        "names and ZEROPLAN_HOST (bound to 0.0.0.0 or ::, also the address a connection arrives on).",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None, description="When set, /metrics needs `Authorization: Bearer <token>`."
+    )
     max_header_bytes: int = Field(
         default=64 * 1024, ge=1024, description="Request line and headers larger than this get a 431."
+    )
+
+    # Connections: read timeouts and a cap below the file limit (api.protocol, under `zeroplan serve`).
+    head_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="A request's line and headers must arrive within this of the connection opening or of the "
+        "previous answer; past it the connection is closed.",
+    )
+    body_timeout_s: float = Field(
+        default=60.0, gt=0, le=3600, description="A request's body must arrive within this of its head."
+    )
+    keep_alive_timeout_s: float = Field(
+        default=5.0, gt=0, le=3600, description="A connection quiet this long after an answer is closed."
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        description="Open connections per process (never more than the open-file limit less 64); past it the "
+        "longest-idle connection is closed, or the newcomer gets a 503 when none is idle.",
     )
 
     # Bounded work: what one request may cost, and how many heavy ones run at once.
@@ -68,6 +97,19 @@ class Settings(BaseSettings):
     )
     work_deadline_s: float = Field(
         default=30.0, gt=0, le=3600, description="Wall-clock limit of one heavy request's work; past it, a 503."
+    )
+    shutdown_grace_s: float = Field(
+        default=10.0,
+        ge=0,
+        le=3600,
+        description="At shutdown (SIGTERM), how long requests in flight and heavy work may take to end; past it "
+        "connections are closed and worker processes killed.",
+    )
+    worker_memory_bytes: int = Field(
+        default=1024 * MIB_BYTES,
+        ge=0,
+        description="Address space each heavy-work process may add to what it holds once started (RLIMIT_AS); "
+        "past it the work fails with a 503; 0: unbounded.",
     )
     answer_cache_bytes: int = Field(
         default=64 * MIB_BYTES,
@@ -115,7 +157,7 @@ class Settings(BaseSettings):
     def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
-    @field_validator("api_token", mode="before")
+    @field_validator("api_token", "metrics_token", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value

@@ -38,6 +38,8 @@ def serve(args: argparse.Namespace) -> int:
         log_config=uvicorn_log_config(settings.log_level),
         access_log=False,  # the app writes its own JSON access line
         server_header=False,
+        timeout_keep_alive=settings.keep_alive_timeout_s,  # type: ignore[arg-type]
+        timeout_graceful_shutdown=settings.shutdown_grace_s,  # type: ignore[arg-type]
         **http_protocol(settings),
     )
     return 0

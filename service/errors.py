@@ -1,5 +1,15 @@
 """Domain errors. They know no HTTP status: api/ maps each class to one."""
 
+ECHO_CHARS = 200  # at most this much of a caller's own input is repeated in an error
+
+
+def echo(value: object, limit: int = ECHO_CHARS) -> str:
+    """A caller's input as an error repeats it: whole when short, else its start and its length."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
 
 class DomainError(Exception):
     """A request the core cannot answer, with a stable code and the field it concerns."""
@@ -100,12 +110,24 @@ class InvalidLayout(DomainError):
         return list(self.problems)
 
 
+class AnswerOutOfRange(DomainError):
+    """An answer holding an integer past what a signed 64-bit client reads (2^63 - 1)."""
+
+    code = "answer_out_of_range"
+
+
 class ResponseTooLarge(DomainError):
     code = "response_too_large"
 
 
 class DeadlineExceeded(DomainError):
     code = "deadline_exceeded"
+
+
+class WorkOutOfMemory(DomainError):
+    """Heavy work that needed more memory than a worker process may take."""
+
+    code = "work_out_of_memory"
 
 
 class WorkCancelled(DomainError):

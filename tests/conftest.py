@@ -14,6 +14,10 @@ from api.settings import Settings
 settings.register_profile("zeroplan", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("zeroplan")
 
+# TestClient's requests name the host "testserver"; served tests use 127.0.0.1, allowed by default. Set on
+# import, before test modules build their Settings.
+os.environ.setdefault("ZEROPLAN_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1,::1")
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _job_store_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:

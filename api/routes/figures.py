@@ -1,10 +1,11 @@
 """Figure routes: thin transport over service.answers.figures, PNG or SVG by `format` or `Accept`.
 
-Drawing is heavy work (api.work): in a worker thread, never on the event loop, a few at once.
+Drawing is heavy work (api.work): in a worker process, never on the event loop, a few at once.
 Accept is read from the request, not declared as a parameter: OpenAPI ignores a header parameter
 named Accept (OpenAPI 3.1, Parameter Object); the 200 response lists both media types instead.
 """
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import Query, Request, Response
@@ -65,15 +66,19 @@ def _quality(params: list[str]) -> float:
 
 
 async def figure_response(http: Request, name: FigureName, request: FigureRequest, fmt: FigureFormat) -> Response:
-    """Drawing is heavy work (api.work): bounded in number, in a worker thread."""
+    """Drawing is heavy work (api.work): bounded in number, in a worker process. A drawing checks no budget
+    while the library lays out its bars (ten thousand stages take tens of seconds): in a process it holds no
+    lock the event loop needs, and one abandoned at its deadline ends with its worker at shutdown."""
     heavy: HeavyWork = http.app.state.heavy
-
-    def work(budget: WorkBudget) -> bytes:
-        budget.check()
-        return draw(name, request, fmt)
-
     headers = {"Vary": "Accept", "Content-Disposition": f'inline; filename="{name.value}.{fmt.value}"'}
-    return Response(await heavy.run(http, work), media_type=FIGURE_MEDIA_TYPES[fmt], headers=headers)
+    image = await heavy.run_in_process(http, partial(draw_task, name, request, fmt))
+    return Response(image, media_type=FIGURE_MEDIA_TYPES[fmt], headers=headers)
+
+
+def draw_task(name: FigureName, request: FigureRequest, fmt: FigureFormat, budget: WorkBudget) -> bytes:
+    """The drawing, picklable for a worker process."""
+    budget.check()
+    return draw(name, request, fmt)
 
 
 @router.post(

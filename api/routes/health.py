@@ -5,15 +5,18 @@ event loop and within ``store_timeout_s``, so a locked, corrupt or unreachable s
 service "not ready" (503) instead of freezing it.
 """
 
+import hmac
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
-from api.jobs import jobs_of, runs_here, store_probe
+from api.jobs import jobs_of, public_store_reason, runs_here, store_probe
 from api.metrics import JOB_STORE_UP, SIMULATION_JOBS, exposition
+from api.problems import problem_response
 from api.settings import Settings
+from models.problem import ProblemCode
 from models.simulation import SimulationStatus
 from service.sim.db import DatabaseUnavailable
 
@@ -58,16 +61,30 @@ async def readyz(request: Request) -> Any:
     try:
         await store_probe(app).run("ping", lambda: jobs_of(app).store.ping(settings.store_timeout_s))
     except DatabaseUnavailable as exc:
-        body = Readiness(status="not_ready", simulation_available=True, job_store="unavailable", detail=str(exc))
+        reason = public_store_reason(exc)
+        body = Readiness(status="not_ready", simulation_available=True, job_store="unavailable", detail=reason)
         return JSONResponse(body.model_dump(), status_code=503)
     return Readiness(status="ready", simulation_available=True, job_store="ok")
 
 
 @router.get("/metrics", include_in_schema=False)
 async def metrics(request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    if settings.metrics_token is not None and not _metrics_token_presented(request, settings.metrics_token):
+        refusal = problem_response(
+            request, 401, ProblemCode.unauthorized, "/metrics needs `Authorization: Bearer <ZEROPLAN_METRICS_TOKEN>`"
+        )
+        refusal.headers["WWW-Authenticate"] = 'Bearer realm="zeroplan-metrics"'
+        return refusal
     await refresh_simulation_jobs(request)
     body, media_type = exposition()
     return Response(body, media_type=media_type)
+
+
+def _metrics_token_presented(request: Request, token: SecretStr) -> bool:
+    scheme, _, presented = request.headers.get("authorization", "").strip().partition(" ")
+    expected = token.get_secret_value().encode()
+    return scheme.lower() == "bearer" and hmac.compare_digest(presented.strip().encode(), expected)
 
 
 async def refresh_simulation_jobs(request: Request) -> None:

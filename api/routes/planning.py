@@ -21,6 +21,7 @@ from service.answers import fit as fitting
 from service.answers import limits as fit_limits
 from service.answers import plan as planner
 from service.answers import recommend
+from service.answers.plan_cost import light_plan
 from service.work_budget import WorkBudget
 
 
@@ -39,10 +40,13 @@ router = v1_router(["planning"])
     description="Bytes every GPU holds, state class by state class with the arithmetic, whether it "
     "fits the card, and the collectives of one optimizer step at ring cost.",
     response_model=PlanResponse,
-    responses=PROBLEM_RESPONSES,
+    responses=PROBLEM_RESPONSES | HEAVY,
 )
 async def plan(request: PlanRequest, http: Request) -> Response:
-    return json_response(plan_answer(http.app.state, request))
+    if light_plan(request):
+        return json_response(plan_answer(http.app.state, request))
+    # Thousands of stages or layers on a mesh: heavy work, off the event loop, under its deadline.
+    return json_response(await cached_heavy(http, "plan", request, lambda budget: planner.plan(request)))
 
 
 def plan_answer(state: State, request: PlanRequest) -> bytes:

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import Depends, Request, Response
 
 from api.deps import get_settings
-from api.jobs import jobs_of
+from api.jobs import jobs_of, public_store_reason
 from api.problems import PROBLEM_RESPONSES, problem_response
 from api.routing import v1_router
 from api.settings import Settings
@@ -151,7 +151,10 @@ def create_simulation(
 
 
 def _store_unavailable(request: Request, exc: DatabaseUnavailable) -> Any:
-    return problem_response(request, 503, ProblemCode.simulation_unavailable, f"the job store does not answer: {exc}")
+    reason = public_store_reason(exc)
+    return problem_response(
+        request, 503, ProblemCode.simulation_unavailable, f"the job store does not answer: {reason}"
+    )
 
 
 @router.get(

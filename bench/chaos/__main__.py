@@ -5,13 +5,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench.chaos import jobs, load, schema
+from bench.chaos import attack, jobs, load, schema
 
 # One entry per section; each runs on its own and returns the figures it printed.
 SECTIONS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "jobs": jobs.run,
     "load": load.run,
     "schema": schema.run,
+    "attack": attack.run,
 }
 
 
@@ -21,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs.add_arguments(parser)
     load.add_arguments(parser)
     schema.add_arguments(parser)
+    attack.add_arguments(parser)
     args = parser.parse_args(argv)
     failed = []
     for name in args.only or list(SECTIONS):

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from models.enums import MlpKind
-from service.errors import InvalidHfConfig
+from service.errors import InvalidHfConfig, echo
 
 POINTER = "/model/hf_config"
 MAX_VALUE = 100_000_000  # no architecture dimension comes near it; bounds the arithmetic
@@ -189,7 +189,7 @@ def architecture_fields(config: Mapping[str, Any]) -> Fields:
         )
     if model_type not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
-        detail = f"model.hf_config: model_type {model_type!r} is not supported; supported: {known}"
+        detail = f"model.hf_config: model_type {echo(repr(model_type))} is not supported; supported: {known}"
         raise InvalidHfConfig(detail, [(detail, f"{POINTER}/model_type")])
     reader = _text_reader(config, model_type)
     fields = FAMILIES[model_type](reader) if not reader.problems else {}
@@ -241,3 +241,38 @@ def _text_reader(config: Mapping[str, Any], model_type: str) -> _Reader:
             reader.problems.append(("model.hf_config: missing key 'text_config'", f"{POINTER}/text_config"))
             return reader
     return _Reader(config, POINTER)
+
+
+# The config keys each architecture field is read from (the families above), first match wins: a
+# value past the model's limits is reported at the key that gave it.
+FIELD_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("layers",): ("num_hidden_layers",),
+    ("hidden_size",): ("hidden_size",),
+    ("attention_heads",): ("num_attention_heads",),
+    ("kv_heads",): ("num_key_value_heads", "num_attention_heads"),
+    ("ffn_hidden_size",): ("intermediate_size_mlp", "intermediate_size"),
+    ("vocab_size",): ("vocab_size",),
+    ("head_dim",): ("head_dim",),
+    ("moe", "experts"): ("num_local_experts", "num_experts", "n_routed_experts"),
+    ("moe", "top_k"): ("num_experts_per_tok",),
+    ("moe", "expert_ffn_hidden_size"): ("moe_intermediate_size", "intermediate_size"),
+    ("moe", "shared_experts"): ("n_shared_experts",),
+    ("moe", "dense_layers"): ("first_k_dense_replace",),
+    ("moe", "layer_interval"): ("decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step"),
+    ("mla", "q_lora_rank"): ("q_lora_rank",),
+    ("mla", "kv_lora_rank"): ("kv_lora_rank",),
+    ("mla", "qk_rope_head_dim"): ("qk_rope_head_dim",),
+    ("mla", "qk_nope_head_dim"): ("qk_nope_head_dim",),
+    ("mla", "v_head_dim"): ("v_head_dim",),
+}
+
+
+def key_pointer(config: Mapping[str, Any], field: tuple[str, ...]) -> str:
+    """The JSON pointer of the config key an architecture field was read from (the config itself when
+    no key matches: a rule across fields, or a field the family sets without a key)."""
+    model_type = config.get("model_type")
+    reader = _text_reader(config, model_type) if isinstance(model_type, str) else _Reader(config, POINTER)
+    for key in FIELD_KEYS.get(field, ()):
+        if key in reader.config:
+            return f"{reader.pointer}/{key}"
+    return reader.pointer

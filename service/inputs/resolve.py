@@ -30,6 +30,7 @@ from models.presets import (
 from models.training import Activations, Levers, Training
 from service.engine.data_parallel import ActivationSetup, Inputs, Setup, with_mxfp8
 from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture
+from service.inputs import model_limits
 from service.inputs.architecture import (
     Architecture,
     Mla,
@@ -123,12 +124,15 @@ def _count_and_architecture(spec: ModelSpec) -> ResolvedModel:
     elif spec.hf_config is not None:
         base = architecture_fields(spec.hf_config)
     fields = {name: getattr(spec, name) if getattr(spec, name) is not None else base.get(name) for name in FIELD_NAMES}
+    if base and all(fields[name] is not None for name in ARCHITECTURE_FIELDS):
+        model_limits.check_fields(fields, spec.hf_config if preset is None else None)
     architecture = _architecture(fields)
     warnings: list[str] = []
     if architecture is None:
         count = spec.parameter_count if spec.parameter_count is not None else preset.parameter_count  # type: ignore[union-attr]
         return ResolvedModel(count, None, warnings)
     derived = architecture_parameters(architecture)
+    model_limits.check_parameter_count(derived, spec.hf_config if preset is None else None)
     if spec.parameter_count is not None and abs(spec.parameter_count - derived) > MISMATCH_TOLERANCE * derived:
         warnings.append(
             f"model.parameter_count {spec.parameter_count:,} differs from the {derived:,} the architecture "

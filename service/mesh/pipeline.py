@@ -18,6 +18,7 @@
 """
 
 from fractions import Fraction
+from itertools import accumulate
 
 from models.parallelism import PipelineSchedule
 from service.numeric import IntLike, minimum, select
@@ -31,7 +32,7 @@ def stage_layer_indices(layers: int, pipeline: int, virtual_stages: int = 1) -> 
         return [[i for k in range(v) for i in range((k * p + s) * chunk, (k * p + s + 1) * chunk)] for s in range(p)]
     base, extra = divmod(layers, p)
     sizes = [base + (1 if s >= p - extra else 0) for s in range(p)]
-    starts = [sum(sizes[:s]) for s in range(p)]
+    starts = [0, *accumulate(sizes)]  # running sums: linear in the stage count
     return [list(range(starts[s], starts[s] + sizes[s])) for s in range(p)]
 
 

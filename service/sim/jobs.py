@@ -7,35 +7,22 @@ counts the queued and running jobs in the store, so the limits hold across proce
 
 import time
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from service.errors import echo
 from service.sim.config import SimConfig
 from service.sim.engines.torch_config import TorchSimConfig
 from service.sim.errors import SimulationNotFound, TooManySimulations
+from service.sim.job_limits import JobLimits
 from service.sim.store import JobStore, StoreFull
 
 if TYPE_CHECKING:
     from service.sim.runner import JobRunner
 
-START_MARGIN_S = 15.0  # interpreter start, torch import and the report, beyond the ranks' own limit
 RETRY_AFTER_S = 5
 CANCEL_REASON = "cancelled by DELETE"
 CANCEL_WAIT_S = 5.0  # how long a DELETE waits for another process to end the job's processes
 PUBLIC_FIELDS = ("id", "status", "created_at", "updated_at", "request", "report", "error")
-
-
-@dataclass(frozen=True)
-class JobLimits:
-    max_concurrent: int = 2  # running at once, across every process sharing the store; 0: none
-    max_queued: int = 16  # waiting beyond those
-    timeout_s: float = 120.0  # the simulation's own wall-clock limit
-    lease_ttl_s: float = 30.0
-    shutdown_grace_s: float = 10.0
-
-    @property
-    def hard_limit_s(self) -> float:
-        return self.timeout_s + START_MARGIN_S
 
 
 class Jobs:
@@ -49,7 +36,13 @@ class Jobs:
         if limits.max_concurrent <= 0:
             raise TooManySimulations("this service runs no simulations (its concurrency limit is 0)", RETRY_AFTER_S)
         try:
-            row = self.store.insert(uuid.uuid4().hex, request, cfg.to_json(), limits.max_concurrent + limits.max_queued)
+            row = self.store.insert(
+                uuid.uuid4().hex,
+                request,
+                cfg.to_json(),
+                limits.max_concurrent + limits.max_queued,
+                timeout_s=limits.request_timeout_s,
+            )
         except StoreFull as full:
             raise TooManySimulations(
                 f"{full.active} simulations are queued or running; this service runs {limits.max_concurrent} "
@@ -63,7 +56,7 @@ class Jobs:
     def get(self, job_id: str) -> dict[str, Any]:
         row = self.store.get(job_id)
         if row is None:
-            raise SimulationNotFound(f"no simulation with id {job_id}")
+            raise SimulationNotFound(f"no simulation with id {echo(job_id)}")
         return public(row)
 
     def cancel(self, job_id: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from service.sim.config import SimConfig
 from service.sim.db import DatabaseUnavailable
-from service.sim.jobs import START_MARGIN_S, JobLimits
+from service.sim.job_limits import START_MARGIN_S, JobLimits
 from service.sim.procs import JOB_DIR_PREFIX, job_dir, job_env, job_processes, kill_job, new_owner, owner_dead
 from service.sim.store import FINAL, JobStore
 
@@ -91,10 +91,15 @@ class JobRunner:
         self._wake.set()
 
     def shutdown(self) -> None:
-        """Stop claiming; give running jobs ``shutdown_grace_s`` to end; kill and queue again the rest."""
+        """Stop claiming; give running jobs ``shutdown_grace_s`` to end; kill and queue again the rest.
+
+        A job that has ended is not waited for, and its result is recorded before anything of it is
+        removed: when the store cannot take it (a full disk, an outage), its directory and report stay
+        where they are and the job stays running in the store, so the runner that takes it over once its
+        lease expires finishes it from the report on disk instead of running it again."""
         self._accepting = False
         deadline = time.monotonic() + self.limits.shutdown_grace_s
-        while self._thread is not None and self.local_ids() and time.monotonic() < deadline:
+        while self._thread is not None and self._still_running() and time.monotonic() < deadline:
             time.sleep(TICK_S)
         self._stop.set()
         self._wake.set()
@@ -102,6 +107,11 @@ class JobRunner:
             self._thread.join(timeout=30)
         with self._lock:
             for job in list(self._local.values()):
+                if job.verdict is None and job.ended():
+                    job.verdict = _verdict(job)
+                if job.verdict is not None:
+                    self._record_or_keep(job, job.verdict)
+                    continue
                 self._end(job)
                 try:
                     status = self.store.requeue(self.owner["id"], job.job_id, HANDED_BACK, MAX_STARTS)
@@ -114,6 +124,25 @@ class JobRunner:
             self.root.rmdir()  # when no job of this store is left on this node
         except OSError:
             pass
+
+    def _still_running(self) -> bool:
+        """Whether a job of this runner has not ended yet (an ended one waiting on the store is not waited for)."""
+        with self._lock:
+            return any(job.verdict is None and not job.ended() for job in self._local.values())
+
+    def _record_or_keep(self, job: _Local, verdict: Verdict) -> None:
+        """At shutdown: record an ended job's outcome, or leave its directory for whoever takes it over."""
+        try:
+            self._record(job, verdict)
+        except DatabaseUnavailable as exc:
+            with self._lock:
+                self._local.pop(job.job_id, None)  # forgotten here; its files and its store row stay
+            _event(
+                "kept an ended job's result on disk at shutdown: the store did not take it",
+                job.job_id,
+                logging.WARNING,
+                error=str(exc),
+            )
 
     def local_ids(self) -> list[str]:
         with self._lock:

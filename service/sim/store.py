@@ -77,9 +77,17 @@ class JobStore:
 
     # --- what the API does: admit, read, cancel, count ---
 
-    def insert(self, job_id: str, request: dict[str, Any], config: dict[str, Any], max_active: int) -> dict[str, Any]:
-        """Queue a job unless ``max_active`` jobs are already queued or running (counted in the store)."""
-        with self.db.transaction(exclusive=True) as cur:
+    def insert(
+        self,
+        job_id: str,
+        request: dict[str, Any],
+        config: dict[str, Any],
+        max_active: int,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]:
+        """Queue a job unless ``max_active`` jobs are already queued or running (counted in the store); wait at
+        most ``timeout_s`` for the store's write lock (the store's own timeout when None)."""
+        with self.db.transaction(exclusive=True, timeout_s=timeout_s) as cur:
             active = _count(cur, "status IN ('queued', 'running')")
             if active >= max_active:
                 raise StoreFull(active, max_active)
@@ -111,8 +119,9 @@ class JobStore:
         return {str(r["status"]): int(r["n"]) for r in rows}
 
     def ping(self, timeout_s: float) -> None:
-        """Read the table once: raises DatabaseUnavailable when the store is locked, gone or corrupt."""
-        with self.db.transaction(timeout_s=timeout_s) as cur:
+        """Take the store's write lock and read the table once, as a submission would: raises DatabaseUnavailable
+        when the store is locked (by another process's exclusive lock, too), gone or corrupt."""
+        with self.db.transaction(exclusive=True, timeout_s=timeout_s) as cur:
             cur.run(f"SELECT id FROM {TABLE} ORDER BY id LIMIT 1")
 
     # --- what a runner does: claim, renew, take over, finish, hand back ---

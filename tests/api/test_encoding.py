@@ -14,6 +14,7 @@ from models.search import SearchResponse
 from service.answers import fit as fitting
 from service.answers import limits, recommend
 from service.answers import plan as planner
+from service.errors import AnswerOutOfRange
 from tests.conftest import plan_body
 
 
@@ -76,11 +77,24 @@ def test_a_layout_plan_is_its_model():
     assert model_json(answer) == pydantic_json(answer)
 
 
-def test_fields_orjson_cannot_write_go_through_the_model():
+@pytest.mark.parametrize("value", [2**63, 2**64, -(2**63) - 1])
+def test_an_integer_past_64_bits_is_refused_whichever_encoder_writes_it(value):
+    # 2^63 orjson writes (as an unsigned 64-bit integer), 2^64 it leaves to pydantic: both past a signed 64-bit read.
     request = PlanRequest.model_validate(PLAN_EXAMPLE)
     fields = planner.plan_fields(request)
     assert isinstance(fields, dict)
-    fields["memory"]["per_gpu_bytes"] = 2**64  # beyond orjson's integers
+    fields["memory"]["per_gpu_bytes"] = value
+    with pytest.raises(AnswerOutOfRange, match="/memory/per_gpu_bytes"):
+        fields_json(fields, PlanResponse)
+    with pytest.raises(AnswerOutOfRange):
+        model_json(PlanResponse.model_validate(fields))
+
+
+def test_the_largest_64_bit_integer_is_written():
+    request = PlanRequest.model_validate(PLAN_EXAMPLE)
+    fields = planner.plan_fields(request)
+    assert isinstance(fields, dict)
+    fields["memory"]["per_gpu_bytes"] = 2**63 - 1
     assert fields_json(fields, PlanResponse) == pydantic_json(PlanResponse.model_validate(fields))
 
 
@@ -169,11 +183,25 @@ def test_a_model_with_its_own_serialisation_is_written_by_pydantic(model):
     assert model_json(model) == pydantic_json(model)
 
 
-@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, float("inf"), float("nan"), 1e-320, 2.5e300])
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 1e-320, 2.5e300])
 def test_values_orjson_cannot_write_alike_fall_back_to_pydantic(value):
-    row = (
-        Row(state="parameters", bytes=value, share=0.5)
-        if isinstance(value, int)
-        else Row(state="parameters", bytes=1, share=value)
-    )
+    row = Row(state="parameters", bytes=1, share=value)
     assert model_json(row) == pydantic_json(row)
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64, -(2**63) - 1])
+def test_integers_past_64_bits_are_refused_not_written(value):
+    with pytest.raises(AnswerOutOfRange, match="/bytes"):
+        model_json(Row(state="parameters", bytes=value, share=0.5))
+
+
+def test_long_fractions_are_not_taken_for_large_integers(monkeypatch):
+    # orjson writes small floats in full (0.000031145864864864865: 21 digits after the point); only a number's
+    # leading digits can make an integer past 64 bits, so such a body is not parsed again.
+    import api.encoding
+
+    parsed = []
+    monkeypatch.setattr(api.encoding, "_outside_int64", lambda value, pointer: parsed.append(value))
+    body = orjson.dumps({"seconds": 0.000031145864864864865, "bytes": 10**17})  # 18 digits: within int64
+    assert b"0.000031145864864864865" in body
+    assert api.encoding.within_int64(body) == body and parsed == []

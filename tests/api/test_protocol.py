@@ -103,7 +103,7 @@ def test_pipelined_and_kept_alive_requests_are_answered_whole_and_in_order():
     with running_server(app, http=PROTOCOL) as url:
         port = int(url.rsplit(":", 1)[1])
         paths = ["/healthz", "/v1/presets", "/healthz"]
-        head = b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n"
+        head = b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             sock.sendall(b"".join(head % p.encode() for p in paths))
             stream = sock.makefile("rb")
@@ -138,7 +138,7 @@ def test_a_client_waiting_for_100_continue_gets_it_before_sending_its_body():
     app = app_with(access_log=False)
     body = json.dumps(PLAN_BODY).encode()
     head = (
-        b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+        b"POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
         b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
     )
     with running_server(app, http=PROTOCOL) as url:

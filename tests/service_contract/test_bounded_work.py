@@ -7,11 +7,13 @@ import io
 import socket
 import threading
 import time
+from dataclasses import replace
 
 import httpx
 import pytest
 
-from api.protocol import PROTOCOL, HeaderLimitedHttpToolsProtocol
+from api.protocol import PROTOCOL, ConnectionLimits, HeaderLimitedHttpToolsProtocol
+from api.settings import Settings
 from api.work import HeavyWork
 from models.sweep import SweepRequest
 from service.answers.sweep import COLUMNS, SweepCost, sweep_cost
@@ -137,11 +139,12 @@ def held_slot_scenario(monkeypatch, **settings):
         return b"\x89PNG"
 
     monkeypatch.setattr(figures, "draw", blocking_draw)
-    app = app_with(access_log=False, max_concurrent_heavy_requests=1, **settings)
+    # In threads (heavy_work_processes=False), where the patched drawing runs.
+    app = app_with(access_log=False, max_concurrent_heavy_requests=1, heavy_work_processes=False, **settings)
 
     async def scenario(wait_for_the_queue: bool):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             query = {"gpu": "seed-80gb", "parameter_count": 30_000_000_000}
             first = asyncio.create_task(client.get("/v1/figures/traffic", params=query))
             for _ in range(3000):  # at most 30 s
@@ -192,16 +195,21 @@ def raw_request(url: str, head: bytes) -> bytes:
 
 
 def test_request_headers_over_the_limit_get_a_431(monkeypatch):
-    monkeypatch.setattr(HeaderLimitedHttpToolsProtocol, "max_header_bytes", 8 * 1024)
+    limits = replace(ConnectionLimits.from_settings(Settings()), max_header_bytes=8 * 1024)
+    monkeypatch.setattr(HeaderLimitedHttpToolsProtocol, "limits", limits)
     with running_server(app_with(access_log=False), http=PROTOCOL) as url:
-        big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n"
+        big = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n"
         answer = raw_request(url, big)
         assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
         assert b'"code":"request_headers_too_large"' in answer
-        small = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Small: " + b"a" * 4 * 1024 + b"\r\nConnection: close\r\n\r\n"
+        small = (
+            b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Small: "
+            + b"a" * 4 * 1024
+            + b"\r\nConnection: close\r\n\r\n"
+        )
         assert raw_request(url, small).startswith(b"HTTP/1.1 200")
         # A body larger than the header limit is no head: it reaches the app.
         payload = b'{"padding": "' + b"x" * 32 * 1024 + b'"}'
-        head = b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        head = b"POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
         answer = raw_request(url, head + b"Content-Length: %d\r\n\r\n" % len(payload) + payload)
         assert answer.startswith(b"HTTP/1.1 422"), answer[:200]
