@@ -6,19 +6,16 @@
 local dir = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local zeroplan = dofile(dir .. "zeroplan.lua")
 
+-- Slurm's job_desc.environment is a table whose metatable looks a variable up by name (job_submit_lua.c,
+-- _push_job_env): pairs() sees nothing, so the one variable zeroplan reads is asked for by its name.
 local function environment_of(job_desc)
    if job_desc.script == nil then return "" end -- only batch jobs carry their environment here
-   local ok, env = pcall(function() return job_desc.environment end)
-   if not ok or type(env) ~= "table" then return "" end
-   local lines = {}
-   for key, value in pairs(env) do
-      if type(key) == "string" then
-         lines[#lines + 1] = key .. "=" .. tostring(value)
-      else
-         lines[#lines + 1] = tostring(value) -- a list of NAME=value strings
-      end
-   end
-   return table.concat(lines, "\n")
+   local ok, value = pcall(function()
+      local env = job_desc.environment
+      return env ~= nil and env[zeroplan.ENV_VAR] or nil
+   end)
+   if not ok or value == nil then return "" end
+   return zeroplan.ENV_VAR .. "=" .. tostring(value)
 end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)

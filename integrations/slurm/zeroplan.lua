@@ -33,6 +33,8 @@ if config ~= nil then
    if python ~= nil then M.python = python end
 end
 
+M.ENV_VAR = "ZEROPLAN_PLAN"
+
 -- Does the job name a plan at all? Jobs that do not are let through without starting anything.
 function M.wanted(comment, environment)
    if comment ~= nil and tostring(comment):find("^%s*zeroplan:") then return true end

@@ -122,6 +122,19 @@ def test_a_preset_plan_and_a_users_own_limit(cluster, configure):
     assert "the job's own limit of 30 min is shorter than the prediction" in fields["AdminComment"]
 
 
+def test_a_plan_named_in_the_jobs_environment_is_checked_like_a_comment(cluster, configure):
+    # sbatch exports the submitting shell's environment: ZEROPLAN_PLAN names the plan instead of --comment
+    import subprocess
+
+    env = cluster.env | {"ZEROPLAN_PLAN": "zeroplan:llama3-8b-1b-tokens"}
+    args = ["sbatch", "--hold", "-N", "1", "--gres=gpu:8", "--output=/dev/null", f"--chdir={cluster.root}"]
+    answer = subprocess.run([*args, "--wrap", "true"], env=env, capture_output=True, text=True, timeout=20)
+    fields = job(cluster, answer)
+    assert "AdminComment" in fields, cluster.log("slurmctld")[-3000:]
+    assert fields["AdminComment"].startswith("zeroplan: fits")
+    assert fields["TimeLimit"] != "UNLIMITED"
+
+
 def test_a_job_that_cannot_fit_is_refused_with_the_reason_and_the_gpus_that_would_fit(cluster, configure):
     message = refused(submit(cluster, "zeroplan:" + json.dumps(TOO_BIG)))
     assert "the job does not fit" in message and "per GPU needed (ddp, 8 GPUs)" in message
