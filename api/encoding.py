@@ -71,16 +71,19 @@ def fields_json(fields: dict[str, Any], model: type[BaseModel]) -> bytes:
 # int64): one past 2^63 - 1 would be read wrong or refused. Only a number whose leading run of digits is 19
 # or longer can be one (a fraction's digits follow a point: orjson writes 0.000031145864864864865 so), so
 # the body is searched for such a run and parsed exactly only then. The search maps every digit to "1", the
-# point to itself and the rest to a space (bytes.translate) and looks for a space and 19 ones: about 3 us for
-# a 6 KB plan, where a regular expression's character class takes 60.
+# point to itself and the rest to a space (bytes.translate), finds each run of 19 ones and looks at the byte
+# before it: a point (a fraction's digits) is passed over, anything else is a long integer. Searching for
+# the run alone takes about 1 us for a 6 KB plan; a needle that starts with a space, 15 us (CPython's search
+# skips poorly on a byte that is everywhere); a regular expression's character class, 60.
 INT64_MAX = 2**63 - 1
 DIGITS_AS_ONES = bytes(0x31 if 0x30 <= byte <= 0x39 else byte if byte == 0x2E else 0x20 for byte in range(256))
-LEADING_NINETEEN_DIGITS = b" " + b"1" * 19
+NINETEEN_ONES = b"1" * 19
+POINT, SPACE = 0x2E, b" "
 
 
 def within_int64(body: bytes) -> bytes:
     """The body, or AnswerOutOfRange naming the first integer past the signed 64-bit range."""
-    if LEADING_NINETEEN_DIGITS not in body.translate(DIGITS_AS_ONES):
+    if not may_hold_a_long_integer(body.translate(DIGITS_AS_ONES)):
         return body
     found = _outside_int64(json.loads(body), "")
     if found is None:
@@ -90,6 +93,17 @@ def within_int64(body: bytes) -> bytes:
         f"the answer's {pointer or '/'} would be {value:,}, past what a 64-bit client reads ({INT64_MAX:,}): "
         "the request is too large to answer (a smaller model, sequence, batch or fewer micro-batches)"
     )
+
+
+def may_hold_a_long_integer(ones: bytes) -> bool:
+    """Whether the translated body has a run of 19 or more digits that does not follow a point."""
+    start = ones.find(NINETEEN_ONES)
+    while start != -1:
+        if start == 0 or ones[start - 1] != POINT:
+            return True
+        end = ones.find(SPACE, start)  # the fraction's digits end at the next non-digit
+        start = ones.find(NINETEEN_ONES, end) if end != -1 else -1
+    return False
 
 
 def _outside_int64(value: Any, pointer: str) -> tuple[str, int] | None:

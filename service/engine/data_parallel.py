@@ -40,6 +40,7 @@ from service.time.compute import (
     tokens_per_step,
 )
 from service.time.efficiency import (
+    Device,
     Efficiency,
     LinkSpeeds,
     bus_speeds,
@@ -97,7 +98,7 @@ class Setup:
     links: LinkSpec = field(default_factory=LinkSpec)
     peak_flops_per_s: float = 989.4e12
     utilisation: float | None = 0.4  # MFU; None: the efficiency model decides (service/time/efficiency.py)
-    efficiency: Efficiency | None = None  # what the efficiency model needs; required when utilisation is None
+    efficiency: Efficiency | None = None  # the efficiency model; required when utilisation is None
     micro_batches: CountLike = 1  # k: an int for one plan; a sweep may give an int64 array aligned with the inputs
     offload: Offload = NO_OFFLOAD
     recompute: Recompute = Recompute.none
@@ -336,6 +337,16 @@ def plan_bus_speeds(links: LinkSpec, gpus_per_node: int) -> LinkSpeeds:
 
 
 def _efficiency(setup: Setup) -> Efficiency:
+    """The setup's efficiency model; without one, a device of the setup's peak alone (no HBM or kernel
+    figures: matrix multiplications at the GEMM ceiling, the optimizer and collectives as the model prices
+    them), which a given utilisation needs for everything but the compute."""
     if setup.efficiency is None:
-        raise ValueError("a setup without a utilisation needs the efficiency model's device")
+        if setup.utilisation is None:
+            raise ValueError("a setup without a utilisation needs the efficiency model's device")
+        return bare_efficiency(setup.peak_flops_per_s)
     return setup.efficiency
+
+
+@lru_cache(maxsize=64)
+def bare_efficiency(peak_flops_per_s: float) -> Efficiency:
+    return Efficiency(Device(peak_flops_per_s), None)

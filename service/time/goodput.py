@@ -28,6 +28,7 @@ that copy over the host link, and the write in the background must end before th
 Every function takes Python numbers or numpy arrays, so a sweep and a single plan share them.
 """
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -68,6 +69,9 @@ def staged_rows(rows: Iterable[StateBytes]) -> int:
 
 def job_mtbf_s(interruptions_per_gpu_hour: float, world_size: IntLike) -> FloatLike:
     """Mean time between the job's interruptions, seconds: infinite without failures."""
+    if _scalars(interruptions_per_gpu_hour, world_size):  # one plan: plain floats are many times faster
+        per_job = float(interruptions_per_gpu_hour) * float(world_size)
+        return SECONDS_PER_HOUR / per_job if per_job else math.inf
     rate = np.multiply(interruptions_per_gpu_hour, world_size, dtype=np.float64)
     with np.errstate(divide="ignore"):
         mtbf = np.divide(SECONDS_PER_HOUR, rate)
@@ -84,12 +88,20 @@ def write_s(
 
 def young_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """Young 1974: sqrt(2 delta M)."""
+    if _scalars(stall_s, mtbf_s):
+        return _sqrt(2 * float(stall_s) * float(mtbf_s))
     return np.sqrt(2 * stall_s * mtbf_s)
 
 
 def daly_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """Daly 2006's higher-order estimate of the optimum interval of work between checkpoints, seconds (infinite
     without failures; M when the stall is 2M or more)."""
+    if _scalars(stall_s, mtbf_s):
+        d, mm = float(stall_s), float(mtbf_s)
+        if not d < 2 * mm:
+            return mm
+        xx = d / (2 * mm)
+        return _sqrt(2 * d * mm) * (1 + _sqrt(xx) / 3 + xx / 9) - d
     delta, m = np.asarray(stall_s, dtype=np.float64), np.asarray(mtbf_s, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         x = delta / (2 * m)
@@ -100,6 +112,14 @@ def daly_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
 
 def wall_factor(interval_s: FloatLike, stall_s: FloatLike, restart_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """T_w / T_s by Daly's complete model; tau / (tau + delta) inverted without failures."""
+    if _scalars(interval_s, stall_s, restart_s, mtbf_s):
+        t, d, rr, mm = float(interval_s), float(stall_s), float(restart_s), float(mtbf_s)
+        if not math.isfinite(mm):
+            return (t + d) / t
+        try:
+            return mm * math.exp(rr / mm) * math.expm1((t + d) / mm) / t
+        except OverflowError:
+            return math.inf
     tau, delta, r, m = (np.asarray(v, dtype=np.float64) for v in (interval_s, stall_s, restart_s, mtbf_s))
     finite = np.isfinite(m)
     safe_m = np.where(finite, m, 1.0)
@@ -122,6 +142,9 @@ class Run:
         write_s: FloatLike = 0.0,
     ) -> None:
         """interval_steps None: auto, Daly's optimum rounded to whole steps (at least one)."""
+        if _scalars(step_s, interval_steps, stall_s, restart_s, mtbf_s, write_s):
+            self._scalar(float(step_s), interval_steps, stall_s, restart_s, mtbf_s, write_s)
+            return
         self.optimal_interval_s = daly_interval_s(stall_s, mtbf_s)
         self.young_interval_s = young_interval_s(stall_s, mtbf_s)
         if interval_steps is None:
@@ -139,6 +162,27 @@ class Run:
             factor = np.where(np.isinf(self.interval_s), 1.0, wall_factor(self.interval_s, stall_s, restart_s, mtbf_s))
         with np.errstate(divide="ignore"):
             self.goodput = _plain(np.nan_to_num(1 / factor, nan=0.0))  # 0: a run that never finishes
+
+    def _scalar(
+        self,
+        step_s: float,
+        interval_steps: FloatLike | None,
+        stall_s: FloatLike,
+        restart_s: FloatLike,
+        mtbf_s: FloatLike,
+        write_s: FloatLike,
+    ) -> None:
+        """The same figures as __init__'s for one plan, in plain floats."""
+        self.optimal_interval_s = daly_interval_s(stall_s, mtbf_s)
+        self.young_interval_s = young_interval_s(stall_s, mtbf_s)
+        if interval_steps is None:
+            optimum = float(self.optimal_interval_s)
+            interval_steps = max(1.0, float(round(optimum / step_s))) if math.isfinite(optimum) else math.inf
+        self.interval_steps = interval_steps
+        self.interval_s = float(interval_steps) * step_s
+        self.stall_s, self.restart_s, self.mtbf_s, self.write_s = stall_s, restart_s, mtbf_s, write_s
+        factor = 1.0 if math.isinf(self.interval_s) else float(wall_factor(self.interval_s, stall_s, restart_s, mtbf_s))
+        self.goodput = 1 / factor if factor and not math.isnan(factor) else 0.0  # 0: a run that never finishes
 
     def totals(self, training_s: FloatLike) -> dict[str, FloatLike]:
         """For ideal seconds of steps: wall seconds, expected interruptions, and the hours of wall time
@@ -224,6 +268,14 @@ def run_of(
     copy = stall_s(True, write, staged, host_bytes_per_s)
     first = Run(step_s, spec.interval_steps, copy, restart, mtbf, write)
     return Run(step_s, first.interval_steps, async_stall_s(copy, write, first.interval_s), restart, mtbf, write)
+
+
+def _scalars(*values: object) -> bool:
+    return not any(isinstance(v, np.ndarray) for v in values)
+
+
+def _sqrt(value: float) -> float:
+    return math.sqrt(value) if value >= 0 else math.nan
 
 
 def _plain(value: FloatLike) -> FloatLike:

@@ -205,3 +205,15 @@ def test_long_fractions_are_not_taken_for_large_integers(monkeypatch):
     body = orjson.dumps({"seconds": 0.000031145864864864865, "bytes": 10**17})  # 18 digits: within int64
     assert b"0.000031145864864864865" in body
     assert api.encoding.within_int64(body) == body and parsed == []
+
+
+def test_only_a_run_of_nineteen_digits_that_does_not_follow_a_point_is_parsed_again():
+    from api.encoding import DIGITS_AS_ONES, may_hold_a_long_integer
+
+    def long(body: bytes) -> bool:
+        return may_hold_a_long_integer(body.translate(DIGITS_AS_ONES))
+
+    assert not long(b'{"a": 0.000031145864864864865, "b": 123456789012345678}')  # 21 fraction digits, 18 digits
+    assert long(b'{"a": 0.000031145864864864865, "b": 1234567890123456789}')  # 19 digits after a fraction
+    assert long(b"[9223372036854775808]")
+    assert not long(b"[1.2345678901234567e+25, -922337203685477580]")
