@@ -121,6 +121,7 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
         expert=mesh.expert,
         expert_tensor=mesh.etp,
         data=mesh.data,
+        context_attention=mesh.context_attention,
         sequence_parallel=mesh.sequence_parallel,
         pipeline_schedule=mesh.schedule,
         virtual_stages=mesh.virtual_stages,
