@@ -55,7 +55,7 @@ def test_ring_exposure_is_each_transfer_beyond_its_step_core():
 
 def test_a_c16_ring_across_nodes_at_8k_is_mostly_exposed(client):
     """The issue's case: Llama 3 70B on 512 H100 at 8K tokens with c 16 across two nodes. Before, the ring was
-    hidden under the stage's whole forward and backward (0.0001 s counted); each step's 512 queries against
+    hidden under the stage's whole forward and backward (3e-05 s counted); each step's 512 queries against
     512 keys take a few microseconds, far less than a transfer, so nearly all of it is on the critical path."""
     answer = client.post("/v1/plan", json=body({"context": 16})).json()
     ring = context_records(answer)
