@@ -248,7 +248,8 @@ def describe(body: dict[str, Any]) -> str:
     words = [
         f"tensor {par['tensor']}{' with sequence parallelism' if par['sequence_parallel'] else ''}",
         f"pipeline {par['pipeline']}" + (f" ({schedule})" if par["pipeline"] > 1 else ""),
-        f"context {par['context']}",
+        f"context {par['context']}"
+        + (" (K/V all-gather)" if par["context"] > 1 and par.get("context_attention") == "all_gather" else ""),
     ]
     if par["expert"] > 1:
         words.append(f"expert {par['expert']}")

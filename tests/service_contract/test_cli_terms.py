@@ -4,9 +4,10 @@ The case has all three memory terms (a Mixtral 8x7B under FSDP full_shard with a
 model states, a working set of gathered units and activations) and a layout (context 2), so
 every section has more than one nonzero term. The context group all-gathers K and V (Llama 3's,
 on the critical path): a ring of two ranks inside a node at 4K tokens hides each transfer behind
-its step's attention core (TransformerEngine's p2p ring), which left no context term to show. The sums are taken over what is printed, parsed
-back from the text, and compared with the printed total: bytes exactly, milliseconds within the
-rounding of the three decimals printed (half a microsecond per term).
+its step's attention core (TransformerEngine's p2p ring), which left no context term to show.
+The sums are taken over what is printed, parsed back from the text, and compared with the printed
+total: bytes exactly, milliseconds within the rounding of the three decimals printed (half a
+microsecond per term).
 """
 
 import csv
