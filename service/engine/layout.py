@@ -143,6 +143,7 @@ class LayoutEvaluation:
     hfu: float
     optimizer_s: float = 0.0  # the efficiency model's optimizer step over HBM
     overlap_slowdown_s: float = 0.0  # compute lost to the data-parallel communication it hides
+    ring_step_core_s: float = 0.0  # one ring-attention step's attention core (ring_step_core_s), forward
 
     @property
     def top(self) -> StageEvaluation:
@@ -537,6 +538,7 @@ def evaluate_layout(
         hfu=float(flops_utilisation(flops, step_s, n, setup.peak_flops_per_s)),
         optimizer_s=optimizer_s,
         overlap_slowdown_s=slowdown_s,
+        ring_step_core_s=float(core_s),
     )
 
 

@@ -70,6 +70,8 @@ def test_a_c16_ring_across_nodes_at_8k_is_mostly_exposed(client):
     exchange = sum(r["count_per_step"] * r["seconds"] for r in ring)
     assert answer["time"]["context_parallel_s"] == pytest.approx(expected, rel=1e-9)
     assert answer["time"]["context_parallel_s"] > 0.7 * exchange
+    # each record says what hides it: one ring step's core, and its exposed seconds
+    assert all(f"attention core of {core_s * 1e6:.3g} us" in r["arithmetic"] for r in ring)
     assert any("parallelism.context 16 spans nodes" in w for w in answer["warnings"])
 
 
