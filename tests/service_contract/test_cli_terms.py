@@ -93,6 +93,7 @@ def test_the_arrangement_as_asked_and_the_layout_are_shown(capsys, tmp_path):
     text = zeroplan(capsys, tmp_path)
     assert "arrangement full_shard (the flags of zero3" in text
     assert "layout t 1 x p 1 x c 2 x d 8 = 16 GPUs" in text
+    assert ", context K/V all-gathered" in text
 
 
 def test_the_csv_holds_the_same_terms(capsys, tmp_path):
