@@ -49,6 +49,9 @@ def layout_words(answer: dict[str, Any]) -> str:
         words += f", schedule {layout['pipeline_schedule']}"
     if layout["sequence_parallel"]:
         words += ", sequence parallel"
+    if layout["context"] > 1:
+        exchange = "all-gathered" if layout.get("context_attention") == "all_gather" else "round a ring"
+        words += f", context K/V {exchange}"
     return words
 
 

@@ -19,6 +19,13 @@ class PipelineSchedule(StrEnum):
     zero_bubble = "zero_bubble"
 
 
+class ContextAttention(StrEnum):
+    """How a context-parallel group exchanges each layer's keys and values."""
+
+    ring = "ring"
+    all_gather = "all_gather"
+
+
 class ParallelGroup(StrEnum):
     """A dimension of the mesh: the ranks that talk to each other for it."""
 
@@ -59,6 +66,14 @@ class Parallelism(Strict):
         "lay out as pipeline x expert_tensor x expert x expert-data = world_size, and their model states shard "
         "over the expert-data-parallel group of world_size / (pipeline x expert_tensor x expert) ranks.",
     )
+    context_attention: ContextAttention = Field(
+        default=ContextAttention.ring,
+        description="How the context group exchanges keys and values: ring (Megatron-Core's and TransformerEngine's "
+        "p2p ring attention, Liu et al. 2023: c - 1 steps per layer, each step's K/V transfer hidden only behind "
+        "that step's attention core) or all_gather (Llama 3's, Dubey et al. 2024 section 3.3.2: K and V "
+        "all-gathered once per layer before attention, their gradients reduce-scattered, not overlapped). "
+        "No effect with context 1.",
+    )
     sequence_parallel: StrictBool = Field(
         default=False,
         description="Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms and dropout "
@@ -87,6 +102,7 @@ class ParallelismEcho(BaseModel):
     expert: int
     expert_tensor: int = Field(description="Expert tensor-parallel degree: as requested, else the tensor degree.")
     data: int = Field(description="Data-parallel degree d = world_size / (tensor x pipeline x context).")
+    context_attention: ContextAttention = Field(description="How the context group exchanges keys and values.")
     sequence_parallel: bool
     pipeline_schedule: PipelineSchedule
     virtual_stages: int

@@ -51,7 +51,7 @@ from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
 from service.time.goodput import staged_rows
-from service.time.mesh_traffic import GroupCall
+from service.time.mesh_traffic import GroupCall, ring_exposed_seconds
 from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
     collective_buffer_bytes,
@@ -121,6 +121,7 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
         expert=mesh.expert,
         expert_tensor=mesh.etp,
         data=mesh.data,
+        context_attention=mesh.context_attention,
         sequence_parallel=mesh.sequence_parallel,
         pipeline_schedule=mesh.schedule,
         virtual_stages=mesh.virtual_stages,
@@ -346,8 +347,17 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
     return entries, total, intra_total, inter_total
 
 
-def _group_collective(call: GroupCall, setup: Setup) -> Collective:
+def _group_collective(call: GroupCall, setup: Setup, step_core_s: float = 0.0) -> Collective:
     per_value = 2 if call.dtype is Dtype.bf16 else 1
+    seconds = group_call_seconds(call, setup)
+    hidden = ""
+    if call.ring_step:  # ring attention: each transfer hidden only behind one step's attention core
+        exposed = ring_exposed_seconds(call.count_per_step, seconds, step_core_s)
+        hidden = (
+            f"; each hidden only behind one ring step's attention core of {step_core_s * 1e6:.3g} us: "
+            f"exposed {call.count_per_step} x max(0, {seconds * 1e6:.3g} - {step_core_s * 1e6:.3g}) us = "
+            f"{exposed:.4g} s"
+        )
     words = (
         f"the whole buffer of {group_digits(call.elements)} values to one peer"
         if call.name.value == "send_recv"
@@ -363,11 +373,11 @@ def _group_collective(call: GroupCall, setup: Setup) -> Collective:
         ranks=call.ranks,
         count_per_step=call.count_per_step,
         link=call.link,
-        seconds=group_call_seconds(call, setup),
+        seconds=seconds,
         overlaps_with=call.window.value,
         group=call.group,
         arithmetic=f"{words} x {per_value} B = {group_digits(call.bytes_sent)} B per call, "
-        f"x {call.count_per_step} per step",
+        f"x {call.count_per_step} per step{hidden}",
     )
 
 
@@ -379,7 +389,7 @@ def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
         entries += found
         total, intra, inter = total + sent, intra + inside, inter + across
     for call in result.group_calls:
-        entries.append(_group_collective(call, setup))
+        entries.append(_group_collective(call, setup, result.ring_step_core_s))
         sent = call.count_per_step * call.bytes_sent
         total += sent
         if call.link.value == "intra_node":

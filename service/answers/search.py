@@ -15,7 +15,7 @@ import numpy as np
 
 from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
-from models.parallelism import PipelineSchedule
+from models.parallelism import ContextAttention, PipelineSchedule
 from models.plan import PlanRequest, PlanResponse
 from models.search import SearchLayout, SearchObjective, SearchRequest, SearchResponse
 from models.training import Training
@@ -48,9 +48,12 @@ def prepare(request: SearchRequest) -> Prepared:
         if name in body.get("training", {}):
             training[name] = body["training"][name]
     levers = body.get("levers", {})
+    kept_parallelism: dict[str, Any] = {} if kept is None else {"expert_tensor": kept}
+    if request.parallelism.context_attention is not ContextAttention.ring:  # every row's plan exchanges K/V so
+        kept_parallelism["context_attention"] = request.parallelism.context_attention.value
     base = {
         "model": body["model"],
-        "parallelism": {} if kept is None else {"expert_tensor": kept},
+        "parallelism": kept_parallelism,
         "cluster": cluster | {"world_size": sizes[0]},
         "training": training,
         "levers": levers,
@@ -76,7 +79,17 @@ def prepare(request: SearchRequest) -> Prepared:
         pointer = "/expert_tensor" if request.expert_tensor is not None else "/parallelism/expert_tensor"
         raise InvalidLayout([(f"expert_tensor {kept} needs a mixture-of-experts model (model.moe)", pointer)])
     counted = scene.activations.model is not ActivationModel.none
-    case = Case(arch, scene, g, batch, s, levers=plan_request.levers, activations_counted=counted, expert_tensor=kept)
+    case = Case(
+        arch,
+        scene,
+        g,
+        batch,
+        s,
+        levers=plan_request.levers,
+        activations_counted=counted,
+        expert_tensor=kept,
+        context_attention=request.parallelism.context_attention,
+    )
     return Prepared(case, candidates(arch, sizes, g, batch, request.restrict), base)
 
 
@@ -235,7 +248,8 @@ def describe(body: dict[str, Any]) -> str:
     words = [
         f"tensor {par['tensor']}{' with sequence parallelism' if par['sequence_parallel'] else ''}",
         f"pipeline {par['pipeline']}" + (f" ({schedule})" if par["pipeline"] > 1 else ""),
-        f"context {par['context']}",
+        f"context {par['context']}"
+        + (" (K/V all-gather)" if par["context"] > 1 and par.get("context_attention") == "all_gather" else ""),
     ]
     if par["expert"] > 1:
         words.append(f"expert {par['expert']}")

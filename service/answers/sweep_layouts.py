@@ -299,6 +299,7 @@ class LayoutCells:
                 levers=levers,
                 shardings=shardings,
                 expert_tensor=base.parallelism.expert_tensor,
+                context_attention=base.parallelism.context_attention,
                 activations_counted=counted,
             )
         return self.cases[key]
@@ -366,6 +367,7 @@ class LayoutCells:
                     **layout,
                     expert_tensor=par.expert_tensor,
                     sequence_parallel=par.sequence_parallel,
+                    context_attention=par.context_attention,
                     schedule=par.pipeline_schedule,
                 )
                 for a, r, o in itertools.product(

@@ -64,11 +64,12 @@ from service.time.compute import (
     tokens_per_step,
 )
 from service.time.efficiency import (
+    attention_core_seconds,
     call_overheads,
     micro_batch_compute,
     overlap_slowdown_seconds,
 )
-from service.time.mesh_traffic import GroupCall, StageWork, model_parallel_calls
+from service.time.mesh_traffic import GroupCall, StageWork, model_parallel_calls, ring_exposed_seconds
 from service.time.traffic import StepCollective, Window, step_collectives
 
 
@@ -142,6 +143,7 @@ class LayoutEvaluation:
     hfu: float
     optimizer_s: float = 0.0  # the efficiency model's optimizer step over HBM
     overlap_slowdown_s: float = 0.0  # compute lost to the data-parallel communication it hides
+    ring_step_core_s: float = 0.0  # one ring-attention step's attention core (ring_step_core_s), forward
 
     @property
     def top(self) -> StageEvaluation:
@@ -284,11 +286,27 @@ def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
     return seconds if isinstance(seconds, np.ndarray) else float(seconds)
 
 
-def exposed_group_s(calls: list[GroupCall], group: Group, setup: Setup, forward_s: Any, backward_s: Any) -> Any:
+def ring_step_core_s(setup: Setup, b: Any, s: int, tensor: Any, context: Any) -> Any:
+    """One ring-attention step's attention core, forward, per layer and micro-batch: the rank's queries against
+    one K/V chunk, 1 / c of the efficiency model's attention term (service.time.efficiency.attention_core_seconds);
+    0 without the model's kernel shapes (nothing is then hidden). Numbers, or arrays for many layouts."""
+    eff = setup.efficiency
+    if eff is None or eff.kernels is None:
+        return 0.0
+    return attention_core_seconds(eff, b, s, tensor, context) / context
+
+
+def exposed_group_s(
+    calls: list[GroupCall], group: Group, setup: Setup, forward_s: Any, backward_s: Any, step_core_s: Any = 0.0
+) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
-    but the first (ring attention overlaps the next chunk's transfer with this chunk's attention)."""
+    but the first; ring attention's transfers each behind one ring step's attention core ``step_core_s``
+    (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds)."""
     exposed: Any = 0.0
     for call in (c for c in calls if c.group is group):
+        if call.ring_step:
+            exposed += ring_exposed_seconds(call.count_per_step, group_call_seconds(call, setup), step_core_s)
+            continue
         total = call.count_per_step * group_call_seconds(call, setup)
         if call.window is Window.none:
             exposed += total
@@ -415,7 +433,10 @@ def evaluate_layout(
         full_recompute=setup.recompute is Recompute.full,
     )
     calls = model_parallel_calls(mesh, arch, work)
-    group_s = {g: float(exposed_group_s(calls, g, setup, forward_s, backward_s)) for g in Group if g is not Group.data}
+    core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)
+    group_s = {
+        g: float(exposed_group_s(calls, g, setup, forward_s, backward_s, core_s)) for g in Group if g is not Group.data
+    }
 
     # Data parallelism on the busiest stage's share: the dense part over d x c, the experts over d x c / e.
     groups = []
@@ -517,6 +538,7 @@ def evaluate_layout(
         hfu=float(flops_utilisation(flops, step_s, n, setup.peak_flops_per_s)),
         optimizer_s=optimizer_s,
         overlap_slowdown_s=slowdown_s,
+        ring_step_core_s=float(core_s),
     )
 
 

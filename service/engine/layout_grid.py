@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
+from models.parallelism import ContextAttention
 from models.training import Levers
 from service.engine.data_parallel import Setup, optimizer_step_seconds
 from service.engine.layout import (
@@ -38,6 +39,7 @@ from service.engine.layout import (
     given_stage_seconds,
     group_call_seconds,
     layout_units,
+    ring_step_core_s,
     slowest_stage,
 )
 from service.inputs import resolve
@@ -127,6 +129,7 @@ class Case:
     shardings: tuple[Sharding, ...] = NAMED_SHARDINGS
     activations_counted: bool = True  # /v1/plan counts none when the request's activations.model is none
     expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
+    context_attention: ContextAttention = ContextAttention.ring  # how a context group exchanges K and V
 
     def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
         key = (arrangement, recompute, offload)
@@ -473,19 +476,29 @@ def evaluate_grid(
         idle[rows] = numerator / denominator
     bubble_s = compute_s * idle[:, None]
 
-    # Model-parallel groups: their calls on the critical path, ring attention's hidden but for one step.
+    # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
     for (q,), rows in _combos(sp):
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
-        sub = Mesh(n_world[rows], g_node, sequence_parallel=bool(q), expert_tensor=case.expert_tensor, **masked)
+        sub = Mesh(
+            n_world[rows],
+            g_node,
+            sequence_parallel=bool(q),
+            expert_tensor=case.expert_tensor,
+            context_attention=case.context_attention,
+            **masked,
+        )
+        core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
-                group_s[g][rows, j] = exposed_group_s(calls, g, first_setup, forward_s[rows, j], backward_s[rows, j])
+                group_s[g][rows, j] = exposed_group_s(
+                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s
+                )
             if detail:
                 for call in calls:
                     groups_total_s[rows, j] += call.count_per_step * group_call_seconds(call, first_setup)

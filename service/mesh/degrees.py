@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from models.parallelism import ParallelGroup, Parallelism, PipelineSchedule
+from models.parallelism import ContextAttention, ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
 from service.numeric import maximum, minimum
 
@@ -46,6 +46,7 @@ class Mesh:
     expert: int = 1
     expert_tensor: int | None = None  # None: the tensor degree (Megatron-LM's default)
     sequence_parallel: bool = False
+    context_attention: ContextAttention = ContextAttention.ring  # how the context group exchanges K and V
     schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
     virtual_stages: int = 1
 
@@ -427,6 +428,12 @@ def layout_warnings(mesh: Mesh) -> list[str]:
             f"parallelism.expert_tensor {mesh.expert_tensor} is wider than a node of {mesh.gpus_per_node} GPUs: "
             "the experts' tensor-parallel collectives cross the inter-node link"
         )
+    if mesh.context > 1 and mesh.spans_nodes(Group.context):
+        how = "K/V ring" if mesh.context_attention is ContextAttention.ring else "K/V all-gather"
+        warnings.append(
+            f"parallelism.context {mesh.context} spans nodes (its ranks sit {mesh.stride(Group.context)} apart, "
+            f"{mesh.gpus_per_node} GPUs a node): the {how} of every layer crosses the inter-node link"
+        )
     if mesh.sequence_parallel and mesh.tensor == 1:
         warnings.append("parallelism.sequence_parallel has no effect without tensor parallelism")
     return warnings
@@ -459,6 +466,7 @@ def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int
         expert=parallelism.expert,
         expert_tensor=parallelism.expert_tensor,
         sequence_parallel=parallelism.sequence_parallel,
+        context_attention=parallelism.context_attention,
         schedule=parallelism.pipeline_schedule,
         virtual_stages=parallelism.virtual_stages,
     )

@@ -202,6 +202,23 @@ class ComputeTime:
         return self.forward_s + self.backward_s
 
 
+def attention_core_seconds(
+    eff: Efficiency, b: IntLike, s: IntLike, tensor: IntLike = 1, context: IntLike = 1
+) -> FloatLike:
+    """The attention core's forward on one GPU for one layer and micro-batch: the two batched products of its
+    b x s / c queries against all s keys, 4 x s x (a x d) / t FLOPs per query token (PaLM appendix B's 12 x s x
+    (a x d) is forward and backward), at flash attention's efficiency (or the GEMM ceiling unfused). Its
+    backward is twice this. A ring-attention step (service.time.mesh_traffic) is 1 / c of it: the queries against
+    one rank's K/V chunk. Needs the kernel shapes."""
+    shape = eff.kernels
+    assert shape is not None, "the attention core needs the model's kernel shapes"
+    device, cal = eff.device, eff.calibration
+    tokens = b * s // context
+    flops = 4.0 * s * shape.attention_width / tensor * tokens
+    rate = cal.attention(device.generation) if shape.flash_attention else cal.ceiling(device.generation)  # unfused
+    return flops / (device.peak_flops_per_s * rate)
+
+
 def micro_batch_compute(
     eff: Efficiency,
     b: IntLike,
@@ -231,11 +248,7 @@ def micro_batch_compute(
     for k, n in layer_matrices(shape, tensor):
         f, bw = trained_gemm_seconds(tokens, k, n, device, ceiling)
         forward, backward = forward + f, backward + bw
-    attention_forward = 4.0 * s * shape.attention_width / tensor * tokens
-    attention_rate = (
-        cal.attention(device.generation) if shape.flash_attention else ceiling
-    )  # unfused: two batched GEMMs
-    attention_s = attention_forward / (device.peak_flops_per_s * attention_rate)
+    attention_s = attention_core_seconds(eff, b, s, tensor, context)
     passes = cal.elementwise_passes
     memory_s = passes * elementwise_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
     forward = layers * (forward + attention_s + memory_s)

@@ -11,10 +11,19 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   forward (activations) and backward (their gradients), s' b h elements, divided by t with
   sequence parallelism (Megatron-LM sends the sequence-parallel shard); a stage sends to its
   neighbours 2 x v x m times a step (v chunks in the interleaved schedule).
-- context (ring attention, Liu et al. 2023; Megatron-Core's context parallelism): per layer the
+- context, ring (parallelism.context_attention "ring": ring attention, Liu et al. 2023; Megatron-Core's
+  context parallelism, TransformerEngine's p2p ring in attn_forward_func_with_cp): per layer the
   K and V of the rank's chunk, 2 s' b w_kv / t elements (w_kv the key/value width per token), go
   round the c ranks in c - 1 steps in the forward; the backward passes K and V again and their
-  gradients back: 2 (c - 1) steps of the same size.
+  gradients back: 2 (c - 1) steps of the same size. Each step's transfer can hide only behind that
+  step's attention core (K and V of a layer do not exist before its QKV projection): the queries
+  of the rank's chunk against one K/V chunk, 1 / c of the layer's attention core at the efficiency
+  model's attention term (service.time.efficiency.attention_core_seconds; the backward moves two
+  chunks a step behind twice the core, the same per transfer): ring_exposed_seconds.
+- context, all-gather (parallelism.context_attention "all_gather": Llama 3's, Dubey et al. 2024,
+  section 3.3.2): per layer the K and V of the whole sequence, c x the rank's chunk, are all-gathered
+  before attention in the forward (again in a recomputed forward); the backward gathers them again
+  and reduce-scatters their gradients. Not overlapped: every call is on the critical path.
 - expert (Lepikhin et al. 2021, GShard; Megatron-Core's all-to-all token dispatcher): per MoE layer
   an all-to-all dispatches the rank's tokens x top_k of width h and one combines them, forward
   and backward: four all-to-alls of s' b top_k h / (t with sequence parallelism) elements, among
@@ -38,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import CollectiveName, Dtype, Link
+from models.parallelism import ContextAttention
 from service.inputs.architecture import Architecture, head_dim, routed_expert_width
 from service.mesh.degrees import Group, Mesh
 from service.numeric import IntLike
@@ -65,6 +75,7 @@ class GroupCall:
     link: Any  # Link, or a bool array: crosses nodes
     window: Window = Window.none
     dtype: Dtype = ACTIVATION_DTYPE
+    ring_step: bool = False  # ring attention's: each call hidden only behind one ring step's attention core
 
     @property
     def bytes_sent(self) -> Any:
@@ -244,31 +255,82 @@ def context_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[Group
     c = mesh.context
     if _absent(c):
         return []
-    buffer = (work.sequence_length // c) * work.micro_batch_size * kv_elements_per_token(arch) // mesh.tensor
-    per_step = (c - 1) * work.layers * work.micro_batches
+    chunk = (work.sequence_length // c) * work.micro_batch_size * kv_elements_per_token(arch) // mesh.tensor
+    layers = work.layers * work.micro_batches
+    forwards = 2 if work.full_recompute else 1
     link = group_link(mesh, Group.context)
+    again = " and again in the recomputed forward" if work.full_recompute else ""
+    if mesh.context_attention is ContextAttention.all_gather:
+        gathered = chunk * c
+        return [
+            GroupCall(
+                Group.context,
+                CollectiveName.all_gather,
+                f"K and V of the whole sequence gathered before attention, 1 per layer{again}, every micro-batch",
+                gathered,
+                c,
+                layers * forwards * _present(c),
+                link,
+            ),
+            GroupCall(
+                Group.context,
+                CollectiveName.all_gather,
+                "K and V gathered again for the backward, 1 per layer, every micro-batch",
+                gathered,
+                c,
+                layers * _present(c),
+                link,
+            ),
+            GroupCall(
+                Group.context,
+                CollectiveName.reduce_scatter,
+                "K and V gradients reduce-scattered back to their ranks, 1 per layer, every micro-batch",
+                gathered,
+                c,
+                layers * _present(c),
+                link,
+            ),
+        ]
+    per_layer = c - 1
     return [
         GroupCall(
             Group.context,
             CollectiveName.send_recv,
-            "K and V chunks round the ring in the forward, c - 1 steps per layer, every micro-batch",
-            buffer,
+            f"K and V chunks round the ring in the forward, c - 1 steps per layer{again}, every micro-batch",
+            chunk,
             c,
-            per_step * (2 if work.full_recompute else 1),
+            per_layer * layers * forwards,
             link,
             Window.forward,
+            ring_step=True,
         ),
         GroupCall(
             Group.context,
             CollectiveName.send_recv,
             "K and V again and their gradients in the backward, 2 (c - 1) steps per layer, every micro-batch",
-            buffer,
+            chunk,
             c,
-            2 * per_step,
+            2 * per_layer * layers,
             link,
             Window.backward,
+            ring_step=True,
         ),
     ]
+
+
+def ring_exposed_seconds(calls: Any, transfer_s: Any, step_core_s: Any) -> Any:
+    """Exposed seconds of ``calls`` ring-attention transfers of ``transfer_s`` each, every transfer hidden only
+    behind one ring step's attention core ``step_core_s``: calls x max(0, T - A).
+
+    TransformerEngine's p2p ring (AttnFuncWithCPAndKVP2P.forward, transformer_engine/pytorch/attention/
+    dot_product_attention/context_parallel.py): step i waits for the chunk sent at step i - 1, sends it on and
+    runs attention on it; step 0 runs on the rank's own chunk. So a layer's c - 1 transfers each overlap one step's
+    attention core, never the projections, the MLP or another layer: exposed per layer sum over its c - 1 steps of
+    max(0, T - A) >= (c - 1) T - c A, the exchange less the layer's attention core. The backward moves K/V and
+    their gradients, two transfers a step behind twice the core: the same per transfer. Numbers, or arrays."""
+    if isinstance(transfer_s, np.ndarray) or isinstance(step_core_s, np.ndarray) or isinstance(calls, np.ndarray):
+        return calls * np.maximum(0.0, transfer_s - step_core_s)
+    return float(calls * max(0.0, transfer_s - step_core_s))
 
 
 def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:

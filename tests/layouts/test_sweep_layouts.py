@@ -158,6 +158,8 @@ def layout_sweeps(draw):
         base["activations"] = {"model": "none"}
     if draw(st.integers(0, 3)) == 3:  # an expert tensor degree of its own, for every cell
         base["parallelism"]["expert_tensor"] = draw(st.sampled_from([1, 2, 4]))
+    if draw(st.integers(0, 3)) == 3:  # Llama 3's K/V all-gather in every cell's context group, not the ring
+        base["parallelism"]["context_attention"] = "all_gather"
     if draw(st.integers(0, 1)) == 1:  # a given MFU: the compute at that utilisation, the cheaper data schedule
         base["training"]["utilisation"] = draw(st.sampled_from([0.25, 0.4, 0.55]))
     return base, axes

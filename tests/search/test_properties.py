@@ -111,6 +111,8 @@ def cases(draw):
     }
     if preset in MOE_PRESETS and draw(st.integers(0, 2)) == 0:
         body["expert_tensor"] = draw(st.sampled_from([1, 2, 4, 8]))  # kept by every layout (Megatron's ETP)
+    if draw(st.integers(0, 3)) == 0:  # Llama 3's K/V all-gather, kept by every layout, instead of the ring
+        body["parallelism"] = {"context_attention": "all_gather"}
     return SearchRequest.model_validate(body), layout
 
 

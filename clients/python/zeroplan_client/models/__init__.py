@@ -21,6 +21,7 @@ from .checkpoint_save import CheckpointSave
 from .cluster import Cluster
 from .collective import Collective
 from .collective_name import CollectiveName
+from .context_attention import ContextAttention
 from .dropped_rank_fault import DroppedRankFault
 from .dropped_rank_fault_mode import DroppedRankFaultMode
 from .dtype import Dtype
@@ -184,6 +185,7 @@ __all__ = (
     "Cluster",
     "Collective",
     "CollectiveName",
+    "ContextAttention",
     "DroppedRankFault",
     "DroppedRankFaultMode",
     "Dtype",

@@ -5,6 +5,7 @@ from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.context_attention import ContextAttention
 from ..models.pipeline_schedule import PipelineSchedule
 from ..types import UNSET, Unset
 
@@ -25,6 +26,8 @@ class Parallelism:
 
         Attributes:
             context (int | Unset): Context-parallel degree (c): the sequence / c. Default: 1.
+            context_attention (ContextAttention | Unset): How a context-parallel group exchanges each layer's keys and
+                values.
             expert (int | Unset): Expert-parallel degree (e), carved out of data x context for the expert weights. Default:
                 1.
             expert_tensor (int | None | Unset): Expert tensor-parallel degree: each routed expert's matrices split over this
@@ -41,6 +44,7 @@ class Parallelism:
     """
 
     context: int | Unset = 1
+    context_attention: ContextAttention | Unset = UNSET
     expert: int | Unset = 1
     expert_tensor: int | None | Unset = UNSET
     pipeline: int | Unset = 1
@@ -51,6 +55,10 @@ class Parallelism:
 
     def to_dict(self) -> dict[str, Any]:
         context = self.context
+
+        context_attention: str | Unset = UNSET
+        if not isinstance(self.context_attention, Unset):
+            context_attention = self.context_attention.value
 
         expert = self.expert
 
@@ -77,6 +85,8 @@ class Parallelism:
         field_dict.update({})
         if context is not UNSET:
             field_dict["context"] = context
+        if context_attention is not UNSET:
+            field_dict["context_attention"] = context_attention
         if expert is not UNSET:
             field_dict["expert"] = expert
         if expert_tensor is not UNSET:
@@ -98,6 +108,13 @@ class Parallelism:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         context = d.pop("context", UNSET)
+
+        _context_attention = d.pop("context_attention", UNSET)
+        context_attention: ContextAttention | Unset
+        if isinstance(_context_attention, Unset):
+            context_attention = UNSET
+        else:
+            context_attention = ContextAttention(_context_attention)
 
         expert = d.pop("expert", UNSET)
 
@@ -127,6 +144,7 @@ class Parallelism:
 
         parallelism = cls(
             context=context,
+            context_attention=context_attention,
             expert=expert,
             expert_tensor=expert_tensor,
             pipeline=pipeline,

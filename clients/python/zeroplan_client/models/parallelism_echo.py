@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.context_attention import ContextAttention
 from ..models.pipeline_schedule import PipelineSchedule
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ class ParallelismEcho:
 
     Attributes:
         context (int):
+        context_attention (ContextAttention): How a context-parallel group exchanges each layer's keys and values.
         data (int): Data-parallel degree d = world_size / (tensor x pipeline x context).
         expert (int):
         expert_data (int): Ranks sharing one copy of the expert weights: world_size / (pipeline x expert_tensor x
@@ -38,6 +40,7 @@ class ParallelismEcho:
     """
 
     context: int
+    context_attention: ContextAttention
     data: int
     expert: int
     expert_data: int
@@ -54,6 +57,8 @@ class ParallelismEcho:
 
     def to_dict(self) -> dict[str, Any]:
         context = self.context
+
+        context_attention = self.context_attention.value
 
         data = self.data
 
@@ -87,6 +92,7 @@ class ParallelismEcho:
         field_dict.update(
             {
                 "context": context,
+                "context_attention": context_attention,
                 "data": data,
                 "expert": expert,
                 "expert_data": expert_data,
@@ -110,6 +116,8 @@ class ParallelismEcho:
 
         d = dict(src_dict)
         context = d.pop("context")
+
+        context_attention = ContextAttention(d.pop("context_attention"))
 
         data = d.pop("data")
 
@@ -142,6 +150,7 @@ class ParallelismEcho:
 
         parallelism_echo = cls(
             context=context,
+            context_attention=context_attention,
             data=data,
             expert=expert,
             expert_data=expert_data,
