@@ -98,7 +98,7 @@ class SearchRestrict(Strict):
     recompute: list[Recompute] | None = _choices("Recomputation modes allowed. Default: none, selective, full.")
     offload_optimizer: list[StrictBool] | None = _choices("Optimizer offload off/on. Default: both.")
     pipeline_schedule: list[PipelineSchedule] | None = _choices(
-        "Pipeline schedules allowed for layouts with pipeline parallelism. Default: all four."
+        "Pipeline schedules allowed for layouts with pipeline parallelism. Default: all six."
     )
     sequence_parallel: list[StrictBool] | None = _choices(
         "Sequence parallelism off/on for layouts with tensor parallelism. Default: both."

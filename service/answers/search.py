@@ -50,7 +50,8 @@ def prepare(request: SearchRequest) -> Prepared:
     levers = body.get("levers", {})
     base = {
         "model": body["model"],
-        "parallelism": {} if kept is None else {"expert_tensor": kept},
+        "parallelism": ({} if kept is None else {"expert_tensor": kept})
+        | ({"optimizer_post_validation": True} if request.parallelism.optimizer_post_validation else {}),
         "cluster": cluster | {"world_size": sizes[0]},
         "training": training,
         "levers": levers,
@@ -76,7 +77,17 @@ def prepare(request: SearchRequest) -> Prepared:
         pointer = "/expert_tensor" if request.expert_tensor is not None else "/parallelism/expert_tensor"
         raise InvalidLayout([(f"expert_tensor {kept} needs a mixture-of-experts model (model.moe)", pointer)])
     counted = scene.activations.model is not ActivationModel.none
-    case = Case(arch, scene, g, batch, s, levers=plan_request.levers, activations_counted=counted, expert_tensor=kept)
+    case = Case(
+        arch,
+        scene,
+        g,
+        batch,
+        s,
+        levers=plan_request.levers,
+        activations_counted=counted,
+        expert_tensor=kept,
+        post_validation=request.parallelism.optimizer_post_validation,
+    )
     return Prepared(case, candidates(arch, sizes, g, batch, request.restrict), base)
 
 

@@ -300,6 +300,7 @@ class LayoutCells:
                 shardings=shardings,
                 expert_tensor=base.parallelism.expert_tensor,
                 activations_counted=counted,
+                post_validation=base.parallelism.optimizer_post_validation,
             )
         return self.cases[key]
 

@@ -32,6 +32,13 @@ from service.numeric import maximum, minimum
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
+# The schedules that need at least as many micro-batches as stages (ZB-H2 needs 2p - 1).
+FILL_PIPELINE = (
+    PipelineSchedule.one_f_one_b,
+    PipelineSchedule.interleaved,
+    PipelineSchedule.zero_bubble_h1,
+    PipelineSchedule.zero_bubble_v,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class Mesh:
     sequence_parallel: bool = False
     schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
     virtual_stages: int = 1
+    post_validation: bool = False  # the optimizer step validated after it (zero_bubble, zb_v)
 
     @property
     def data(self) -> int:
@@ -279,7 +287,7 @@ def _batch_problems(
     field = "/training/global_batch_size" if global_batch_size is not None else "/training/gradient_accumulation_steps"
     if m < 1:
         return [(f"training.global_batch_size {global_batch_size} is smaller than micro_batch_size x data", field)]
-    if mesh.schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved) and p > 1 and m < p:
+    if mesh.schedule in FILL_PIPELINE and p > 1 and m < p:
         return [
             (
                 f"{m} micro-batches per step are fewer than the {p} pipeline stages: the {mesh.schedule.value} "
@@ -405,7 +413,7 @@ def _batch_rules(
         m = np.where(divides, global_batch_size // (b * d), 0)
     code = {schedule_: SCHEDULES.index(schedule_) for schedule_ in SCHEDULES}
     interleaved = schedule == code[PipelineSchedule.interleaved]
-    one_f_one_b = (schedule == code[PipelineSchedule.one_f_one_b]) | interleaved
+    one_f_one_b = np.isin(schedule, [code[schedule_] for schedule_ in FILL_PIPELINE])
     zero_bubble = schedule == code[PipelineSchedule.zero_bubble]
     return rules + [
         ("micro_batches_at_least_one", field, m < 1),
@@ -461,4 +469,5 @@ def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int
         sequence_parallel=parallelism.sequence_parallel,
         schedule=parallelism.pipeline_schedule,
         virtual_stages=parallelism.virtual_stages,
+        post_validation=parallelism.optimizer_post_validation,
     )
