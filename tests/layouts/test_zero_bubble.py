@@ -14,16 +14,13 @@
   half the backward; a recomputed forward belongs to B, which needs the activations first.
 """
 
-from fractions import Fraction
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.parallelism import PipelineSchedule
-from models.presets import ModelPresetName
-from service.mesh.pipeline import SCHEDULE_SOURCES, SPLIT_BACKWARD, bubble_seconds, pass_seconds
+from service.mesh.pipeline import SCHEDULE_SOURCES, bubble_seconds, pass_seconds
 
 S = PipelineSchedule
 ZB_H1, ZB_H2, ZB_V = S.zero_bubble_h1, S.zero_bubble, S.zero_bubble_v

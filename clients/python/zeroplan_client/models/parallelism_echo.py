@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.pipeline_schedule import PipelineSchedule
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.group_placement import GroupPlacement
@@ -31,10 +32,12 @@ class ParallelismEcho:
         micro_batches (int): Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x
             d), or training.gradient_accumulation_steps.
         pipeline (int):
-        pipeline_schedule (PipelineSchedule): How micro-batches flow through the pipeline stages.
+        pipeline_schedule (PipelineSchedule): How micro-batches flow through the pipeline stages: each one a framework
+            runs.
         sequence_parallel (bool):
         tensor (int):
         virtual_stages (int):
+        optimizer_post_validation (bool | Unset): As requested. Default: False.
     """
 
     context: int
@@ -50,6 +53,7 @@ class ParallelismEcho:
     sequence_parallel: bool
     tensor: int
     virtual_stages: int
+    optimizer_post_validation: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +86,8 @@ class ParallelismEcho:
 
         virtual_stages = self.virtual_stages
 
+        optimizer_post_validation = self.optimizer_post_validation
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -101,6 +107,8 @@ class ParallelismEcho:
                 "virtual_stages": virtual_stages,
             }
         )
+        if optimizer_post_validation is not UNSET:
+            field_dict["optimizer_post_validation"] = optimizer_post_validation
 
         return field_dict
 
@@ -140,6 +148,8 @@ class ParallelismEcho:
 
         virtual_stages = d.pop("virtual_stages")
 
+        optimizer_post_validation = d.pop("optimizer_post_validation", UNSET)
+
         parallelism_echo = cls(
             context=context,
             data=data,
@@ -154,6 +164,7 @@ class ParallelismEcho:
             sequence_parallel=sequence_parallel,
             tensor=tensor,
             virtual_stages=virtual_stages,
+            optimizer_post_validation=optimizer_post_validation,
         )
 
         parallelism_echo.additional_properties = d

@@ -30,7 +30,7 @@ class SearchRestrict:
         pipeline (list[int] | None | Unset): Pipeline-parallel degrees allowed. Default: the powers of two up to the
             model's layers and the divisors of its layers.
         pipeline_schedule (list[PipelineSchedule] | None | Unset): Pipeline schedules allowed for layouts with pipeline
-            parallelism. Default: all four.
+            parallelism. Default: all six.
         recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
         sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
             Default: both.
