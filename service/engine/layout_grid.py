@@ -487,9 +487,16 @@ def evaluate_grid(
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
-    for (q,), rows in _combos(sp):
+    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
-        sub = Mesh(n_world[rows], g_node, sequence_parallel=bool(q), expert_tensor=case.expert_tensor, **masked)
+        sub = Mesh(
+            n_world[rows],
+            g_node,
+            sequence_parallel=bool(q),
+            expert_tensor=case.expert_tensor,
+            schedule=SCHEDULES[sched],
+            **masked,
+        )
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)

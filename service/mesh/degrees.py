@@ -63,6 +63,12 @@ class Mesh:
         return self.world_size // (self.tensor * self.pipeline * self.context)
 
     @property
+    def chunks(self) -> Any:
+        """Model chunks per stage, each a send of activations forward and of gradients back per micro-batch:
+        the interleaved schedule's v, ZB-V's two (torch.distributed.pipelining ScheduleZBVZeroBubble)."""
+        return 2 + 0 * self.virtual_stages if self.schedule is PipelineSchedule.zero_bubble_v else self.virtual_stages
+
+    @property
     def trivial(self) -> bool:
         """Data parallelism alone: every other degree 1."""
         return self.tensor == self.pipeline == self.context == self.expert == self.etp == 1

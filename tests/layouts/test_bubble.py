@@ -147,3 +147,13 @@ def test_zero_bubble_needs_its_warm_up_micro_batches(client, global_batch, accep
     assert response.status_code == 422
     pointers = [error["pointer"] for error in response.json()["errors"]]
     assert pointers == ["/training/global_batch_size"]
+
+
+def test_zb_v_sends_each_micro_batch_through_two_chunks(client):
+    # ZB-V's V: two chunks per stage (torch.distributed.pipelining ScheduleZBVZeroBubble), so each micro-batch
+    # crosses every stage boundary twice each way, as interleaving with v = 2 does (Qi et al. 2024: 2x 1F1B's
+    # pipeline communication)
+    one_f_one_b, zb_v = plan(client, "1f1b"), plan(client, "zb_v")
+    interleaved = plan(client, "interleaved", 2)
+    assert zb_v["time"]["pipeline_p2p_s"] == pytest.approx(2 * one_f_one_b["time"]["pipeline_p2p_s"], rel=1e-12)
+    assert zb_v["time"]["pipeline_p2p_s"] == pytest.approx(interleaved["time"]["pipeline_p2p_s"], rel=1e-12)
