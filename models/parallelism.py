@@ -71,7 +71,8 @@ class Parallelism(Strict):
         description="1f1b (PipeDream-Flush: Megatron-Core, torch.distributed.pipelining Schedule1F1B), interleaved "
         "(virtual_stages chunks per stage: Megatron-Core, ScheduleInterleaved1F1B), gpipe (ScheduleGPipe), and the "
         "zero-bubble schedules of Qi et al. 2023, which split the backward into input and weight gradients: zb_h1 "
-        "(ZB-H1, 1F1B's memory, bubble (p - 1)(T_F + T_B - T_W): ScheduleInterleavedZeroBubble), zero_bubble (ZB-H2, "
+        "(ZB-H1, 1F1B's memory, bubble (p - 1)(T_F + T_B - T_W), over v with virtual_stages: "
+        "ScheduleInterleavedZeroBubble), zero_bubble (ZB-H2, "
         "2p - 1 micro-batches in flight on the first stage, so at least 2p - 1 per step; bubble (p - 1)(T_F + T_B - "
         "2 T_W), plus its warm-up skew unless optimizer_post_validation: the paper's Megatron-LM fork "
         "sail-sg/zero-bubble-pipeline-parallelism) and zb_v (ZB-V of Qi et al. 2024, two chunks per stage in a V, "
@@ -88,7 +89,8 @@ class Parallelism(Strict):
         default=1,
         ge=1,
         le=MAX_VIRTUAL_STAGES,
-        description="Model chunks per pipeline stage (v) of the interleaved schedule; 1 otherwise.",
+        description="Model chunks per pipeline stage (v) of the interleaved schedule, or of zb_h1 over several "
+        "stages per rank (torch.distributed.pipelining's ScheduleInterleavedZeroBubble); 1 otherwise.",
     )
 
 

@@ -16,21 +16,23 @@ time.schedule_source):
   (Qi et al. 2023, table 2): ZB-H1 as 1F1B (p M_B), ZB-H2 2 (p - i) - 1 ((2p - 1) M_B on the first
   stage, about 2x); ZB-V p on every stage (Qi et al. 2024, "Pipeline Parallelism with Controllable
   Memory", V-ZB: 1F1B's peak, spread evenly by the V). None holds more than the m micro-batches of a step.
-- The bubble, idle seconds of a step. 1F1B and GPipe (p - 1)(T_F + T_B + T_W), interleaved that over v
-  (Narayanan et al. 2021, sections 2.2.1-2.2.2): (p - 1) / (v m) of the compute, whatever the pass
+- The bubble, idle seconds of a step. 1F1B and GPipe (p - 1)(T_F + T_B + T_W), interleaved that over
+  v (Narayanan et al. 2021, sections 2.2.1-2.2.2): (p - 1) / (v m) of the compute, whatever the pass
   times. The zero-bubble schedules split the backward into B (input gradients) and W (weight
-  gradients) and read the pass times (Qi et al. 2023, section 2.3 and table 2): ZB-H1
-  (p - 1)(T_F + T_B - T_W); ZB-H2 (p - 1)(T_F + T_B - 2 T_W), zero only when T_F + T_B <= 2 T_W (equal F,
-  B and W) and only with optimizer post-validation (section 4): without it the optimizer step's
-  all-reduce (global gradient norm, inf/NaN check) is a barrier that turns ZB-H2's parallelogram
-  back into a trapezoid, and the p - 1 forward passes of its warm-up skew, (p - 1) T_F, are idle
-  again. ZB-H2 never idles more than ZB-H1: the paper's fork builds its schedules with the automatic
-  scheduler of section 3 from profiled pass times under the memory limit, and ZB-H1's schedule fits
-  within ZB-H2's. ZB-V (Qi et al. 2024) is bubble-free when W + 2B >= 2F and W + 2F >= 2B (its necessary
-  condition); where one fails we charge the excess on each of the p - 1 hops at chunk size (half a
-  stage), and its warm-up skew of p - 1 chunk forwards, (p - 1) T_F / 2, without post-validation
-  (no framework shipping ZB-V validates after the step: torch.distributed.pipelining steps the
-  optimizer after the schedule). The all-reduce's own latency (one scalar) is not counted.
+  gradients) and read the pass times (Qi et al. 2023, section 2.3 and table 2): ZB-H1 (p - 1)(T_F +
+  T_B - T_W), over v when it runs v chunks per stage (torch.distributed.pipelining's
+  ScheduleInterleavedZeroBubble, whose passes are chunks of 1/v; its memory then interleaving's);
+  ZB-H2 (p - 1)(T_F + T_B - 2 T_W), zero only when T_F + T_B <= 2 T_W (equal F, B and W) and only
+  with optimizer post-validation (section 4): without it the optimizer step's all-reduce (global
+  gradient norm, inf/NaN check) is a barrier that turns ZB-H2's parallelogram back into a trapezoid,
+  and the p - 1 forward passes of its warm-up skew, (p - 1) T_F, are idle again. ZB-H2 never idles
+  more than ZB-H1: the paper's fork builds its schedules with the automatic scheduler of section 3
+  from profiled pass times under the memory limit, and ZB-H1's schedule fits within ZB-H2's. ZB-V
+  (Qi et al. 2024) is bubble-free when W + 2B >= 2F and W + 2F >= 2B (its necessary condition);
+  where one fails we charge the excess on each of the p - 1 hops at chunk size (half a stage), and
+  its warm-up skew of p - 1 chunk forwards, (p - 1) T_F / 2, without post-validation
+  (torch.distributed.pipelining steps the optimizer after the schedule, so torchtitan's ZB-V pays it;
+  the paper's fork offers post-validation). The all-reduce's own latency (one scalar) is not counted.
 - Pass times: T_F is the efficiency model's forward of a micro-batch on the stage; T_W the
   weight-gradient half of the backward without its recomputed forward (dW = x^T dy has the shape
   and FLOPs of dx = dy W^T, Qi et al. 2023, section 2 and table 1), T_B the rest (the input
@@ -88,7 +90,7 @@ def in_flight_ratio(
         return minimum(2 * (p - i) - 1, m), 1 + 0 * i
     if schedule is PipelineSchedule.zero_bubble_v:  # V-ZB: p M_B on every stage
         return minimum(p + 0 * i, m), 1 + 0 * i
-    if schedule is PipelineSchedule.interleaved:  # with v = 1 the count falls to 1F1B's p - i
+    if schedule in (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1):  # v = 1: 1F1B's p - i
         chunks = (p - i - 1) * 2 + (v - 1) * p + 1
         interleaved = minimum(chunks, m * v)
         plain = minimum(p - i, m)
@@ -153,8 +155,8 @@ def bubble_seconds(
     f, b, w = (x / m for x in pass_seconds(forward_s, backward_s, recomputed_s))
     hops = p - 1
     h1 = hops * (f + b - w)
-    if schedule is PipelineSchedule.zero_bubble_h1:
-        return h1
+    if schedule is PipelineSchedule.zero_bubble_h1:  # over v chunks of 1/v the passes (ScheduleInterleavedZeroBubble)
+        return h1 / v
     if schedule is PipelineSchedule.zero_bubble:  # never above ZB-H1's, a schedule within ZB-H2's memory
         residual = hops * maximum(f + b - 2 * w, 0.0 * f)
         return minimum(residual + (0.0 if post_validation else 1.0) * hops * f, h1)

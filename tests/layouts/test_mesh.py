@@ -52,6 +52,16 @@ def test_each_factor_points_at_its_field():
         "/parallelism/virtual_stages"  # 80 layers, not a multiple of 2 x 3
     ]
     assert pointers(Mesh(64, 8, virtual_stages=2)) == ["/parallelism/virtual_stages"]  # not interleaved
+    # ZB-H1 over model chunks (ScheduleInterleavedZeroBubble) follows interleaving's rules; ZB-V has its two fixed
+    zb_h1, zb_v = PipelineSchedule.zero_bubble_h1, PipelineSchedule.zero_bubble_v
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1, virtual_stages=4), k=4) == []  # 80 = 2 x 4 x 10
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1, virtual_stages=3), k=4) == ["/parallelism/virtual_stages"]
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1, virtual_stages=2), k=3) == [
+        "/training/gradient_accumulation_steps"  # m 3 not a multiple of p 2
+    ]
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1), k=3) == []  # without chunks, m >= p is enough
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_v, virtual_stages=2), k=4) == ["/parallelism/virtual_stages"]
+    assert pointers(Mesh(64, 8, pipeline=4, schedule=zb_v), k=3) == ["/training/gradient_accumulation_steps"]
     assert pointers(Mesh(64, 8, pipeline=8), k=4) == ["/training/gradient_accumulation_steps"]  # m 4 < p 8
     assert pointers(Mesh(64, 8, pipeline=8), gbs=40) == ["/training/global_batch_size"]  # m = 40 / 8 = 5 < 8 stages
     assert pointers(Mesh(64, 8, tensor=8), gbs=12) == ["/training/global_batch_size"]  # 12 not a multiple of d = 8

@@ -14,13 +14,15 @@
   half the backward; a recomputed forward belongs to B, which needs the activations first.
 """
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.parallelism import PipelineSchedule
-from service.mesh.pipeline import SCHEDULE_SOURCES, bubble_seconds, pass_seconds
+from service.mesh.pipeline import SCHEDULE_SOURCES, bubble_seconds, in_flight, pass_seconds
 
 S = PipelineSchedule
 ZB_H1, ZB_H2, ZB_V = S.zero_bubble_h1, S.zero_bubble, S.zero_bubble_v
@@ -151,3 +153,13 @@ def test_each_schedule_names_the_framework_that_runs_it():
     assert "ScheduleZBVZeroBubble" in SCHEDULE_SOURCES[ZB_V]
     assert "ScheduleInterleavedZeroBubble" in SCHEDULE_SOURCES[ZB_H1]
     assert "Megatron-Core" in SCHEDULE_SOURCES[S.one_f_one_b]
+
+
+def test_zb_h1_over_model_chunks_divides_its_bubble_by_v():
+    # torch.distributed.pipelining's ScheduleInterleavedZeroBubble runs ZB1P over v stages per rank: each pass
+    # a chunk of 1/v of the stage's, so ZB-H1's (p - 1)(T_F + T_B - T_W) of chunk passes is the stage's over v
+    p, m, v = 4, 8, 2
+    totals = stage_totals(m, 2.0, 1.5, 1.0)
+    assert bubble_seconds(ZB_H1, p, v, m, *totals) == pytest.approx(3 * (2 + 1.5 - 1) / 2)  # 3.75
+    # its memory is interleaving's: Megatron's warm-up count, (p - i - 1) x 2 + (v - 1) x p + 1 chunks of 1/v
+    assert in_flight(ZB_H1, 0, p, v, m) == in_flight(S.interleaved, 0, p, v, m) == Fraction(3 * 2 + 4 + 1, 2)

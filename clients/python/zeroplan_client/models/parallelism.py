@@ -41,8 +41,8 @@ class Parallelism:
             sequence_parallel (bool | Unset): Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms
                 and dropout split along the sequence, all-reduces become all-gather + reduce-scatter. Default: False.
             tensor (int | Unset): Tensor-parallel degree (t). Default: 1.
-            virtual_stages (int | Unset): Model chunks per pipeline stage (v) of the interleaved schedule; 1 otherwise.
-                Default: 1.
+            virtual_stages (int | Unset): Model chunks per pipeline stage (v) of the interleaved schedule, or of zb_h1 over
+                several stages per rank (torch.distributed.pipelining's ScheduleInterleavedZeroBubble); 1 otherwise. Default: 1.
     """
 
     context: int | Unset = 1
