@@ -86,7 +86,8 @@ class SearchRestrict(Strict):
         "for a mixture of experts."
     )
     virtual_stages: list[Annotated[int, Field(ge=1, le=MAX_VIRTUAL_STAGES)]] | None = _choices(
-        "Virtual stages of the interleaved schedule allowed. Default: 2 to 8 (with 1 it is 1F1B)."
+        "Virtual stages of the interleaved schedule and of zb_h1 allowed. Default: 2 to 8 (interleaved with 1 is "
+        "1F1B; zb_h1 is also offered without)."
     )
     micro_batch_size: list[Annotated[int, Field(ge=1, le=100_000)]] | None = _choices(
         "Micro-batch sizes allowed. Default: the powers of two up to 64 (and the global batch)."

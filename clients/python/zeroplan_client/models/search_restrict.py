@@ -36,8 +36,8 @@ class SearchRestrict:
             Default: both.
         tensor (list[int] | None | Unset): Tensor-parallel degrees allowed. Default: the powers of two up to
             gpus_per_node.
-        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule allowed. Default: 2 to 8
-            (with 1 it is 1F1B).
+        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule and of zb_h1 allowed.
+            Default: 2 to 8 (interleaved with 1 is 1F1B; zb_h1 is also offered without).
     """
 
     arrangement: list[ArrangementName] | None | Unset = UNSET
