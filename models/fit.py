@@ -156,9 +156,9 @@ class FitRequest(Strict):
         description="A layout (tensor, pipeline, context, expert degrees, schedule) each arrangement shards the "
         "data-parallel group of. Given, the GPU counts are those the layout can run on: t x p x c x d, part of a "
         "node or whole nodes, expert dividing d x c, and with training.global_batch_size a whole number m = "
-        "global / (micro_batch_size x d) of micro-batches, m >= p for 1f1b and interleaved (a multiple of p for "
-        "interleaved), m >= 2p - 1 for zero_bubble; the minimum is the smallest such count whose busiest GPU "
-        "fits, up to 1,000,000 GPUs. "
+        "global / (micro_batch_size x d) of micro-batches, m >= p for 1f1b, interleaved, zb_h1 and zb_v (a "
+        "multiple of p for interleaved and zb_h1 with virtual stages), m >= 2p - 1 for zero_bubble; the minimum is "
+        "the smallest such count whose busiest GPU fits, up to 1,000,000 GPUs. "
         "Omitted: data parallelism alone.",
     )
 

@@ -11,12 +11,14 @@ MAX_VIRTUAL_STAGES = 1_000
 
 
 class PipelineSchedule(StrEnum):
-    """How micro-batches flow through the pipeline stages."""
+    """How micro-batches flow through the pipeline stages: each one a framework runs."""
 
     one_f_one_b = "1f1b"
     interleaved = "interleaved"
     gpipe = "gpipe"
-    zero_bubble = "zero_bubble"
+    zero_bubble = "zero_bubble"  # ZB-H2 (Qi et al. 2023)
+    zero_bubble_h1 = "zb_h1"
+    zero_bubble_v = "zb_v"
 
 
 class ContextAttention(StrEnum):
@@ -81,15 +83,29 @@ class Parallelism(Strict):
     )
     pipeline_schedule: PipelineSchedule = Field(
         default=PipelineSchedule.one_f_one_b,
-        description="1f1b (PipeDream-Flush), interleaved (virtual_stages chunks per stage), gpipe, or zero_bubble "
-        "(ZB-H2 of Qi et al. 2023: no bubble, 2p - 1 micro-batches in flight on the first stage, so at least 2p - 1 "
-        "micro-batches per step).",
+        description="1f1b (PipeDream-Flush: Megatron-Core, torch.distributed.pipelining Schedule1F1B), interleaved "
+        "(virtual_stages chunks per stage: Megatron-Core, ScheduleInterleaved1F1B), gpipe (ScheduleGPipe), and the "
+        "zero-bubble schedules of Qi et al. 2023, which split the backward into input and weight gradients: zb_h1 "
+        "(ZB-H1, 1F1B's memory, bubble (p - 1)(T_F + T_B - T_W), over v with virtual_stages: "
+        "ScheduleInterleavedZeroBubble), zero_bubble (ZB-H2, "
+        "2p - 1 micro-batches in flight on the first stage, so at least 2p - 1 per step; bubble (p - 1)(T_F + T_B - "
+        "2 T_W), plus its warm-up skew unless optimizer_post_validation: the paper's Megatron-LM fork "
+        "sail-sg/zero-bubble-pipeline-parallelism) and zb_v (ZB-V of Qi et al. 2024, two chunks per stage in a V, "
+        "1F1B's memory: ScheduleZBVZeroBubble, torchtitan). Pass times come from the efficiency model.",
+    )
+    optimizer_post_validation: StrictBool = Field(
+        default=False,
+        description="Step the optimizer before the global gradient-norm and inf/NaN all-reduce and roll back if it "
+        "says so (Qi et al. 2023, section 4; the sail-sg fork's --enable-optimizer-post-validation). Without it that "
+        "all-reduce is a barrier at every step and zero_bubble and zb_v pay their warm-up skew as a bubble. Read only "
+        "by those two schedules.",
     )
     virtual_stages: int = Field(
         default=1,
         ge=1,
         le=MAX_VIRTUAL_STAGES,
-        description="Model chunks per pipeline stage (v) of the interleaved schedule; 1 otherwise.",
+        description="Model chunks per pipeline stage (v) of the interleaved schedule, or of zb_h1 over several "
+        "stages per rank (torch.distributed.pipelining's ScheduleInterleavedZeroBubble); 1 otherwise.",
     )
 
 
@@ -106,6 +122,7 @@ class ParallelismEcho(BaseModel):
     sequence_parallel: bool
     pipeline_schedule: PipelineSchedule
     virtual_stages: int
+    optimizer_post_validation: bool = Field(default=False, description="As requested.")
     micro_batches: int = Field(
         description="Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x d), "
         "or training.gradient_accumulation_steps."

@@ -354,7 +354,16 @@ class Time(BaseModel):
     offload_s: float = Field(description="offload_transfer_s + cpu_optimizer_s, not overlapped.")
     pipeline_bubble_s: float = Field(
         description="Idle time of the pipeline: compute_s x (p - 1) / (v m) for 1f1b and interleaved, "
-        "(p - 1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism."
+        "(p - 1) / m for gpipe; for the zero-bubble schedules from the slowest stage's forward, input-gradient and "
+        "weight-gradient pass times T_F, T_B, T_W per micro-batch (Qi et al. 2023, table 2): zb_h1 (p - 1)(T_F + "
+        "T_B - T_W), zero_bubble (p - 1) max(0, T_F + T_B - 2 T_W) plus (p - 1) T_F without optimizer "
+        "post-validation, zb_v (p - 1)/2 x the excess of its conditions W + 2B >= 2F, W + 2F >= 2B plus "
+        "(p - 1) T_F / 2 without post-validation; 0 without pipeline parallelism."
+    )
+    schedule_source: str | None = Field(
+        default=None,
+        description="The framework that runs the pipeline schedule (and its class or option); none without "
+        "pipeline parallelism.",
     )
     pipeline_bubble_fraction: float = Field(
         description="pipeline_bubble_s / (compute_s + pipeline_bubble_s): the share of the pipeline's time it idles, "

@@ -86,7 +86,8 @@ class SearchRestrict(Strict):
         "for a mixture of experts."
     )
     virtual_stages: list[Annotated[int, Field(ge=1, le=MAX_VIRTUAL_STAGES)]] | None = _choices(
-        "Virtual stages of the interleaved schedule allowed. Default: 2 to 8 (with 1 it is 1F1B)."
+        "Virtual stages of the interleaved schedule and of zb_h1 allowed. Default: 2 to 8 (interleaved with 1 is "
+        "1F1B; zb_h1 is also offered without)."
     )
     micro_batch_size: list[Annotated[int, Field(ge=1, le=100_000)]] | None = _choices(
         "Micro-batch sizes allowed. Default: the powers of two up to 64 (and the global batch)."
@@ -98,7 +99,7 @@ class SearchRestrict(Strict):
     recompute: list[Recompute] | None = _choices("Recomputation modes allowed. Default: none, selective, full.")
     offload_optimizer: list[StrictBool] | None = _choices("Optimizer offload off/on. Default: both.")
     pipeline_schedule: list[PipelineSchedule] | None = _choices(
-        "Pipeline schedules allowed for layouts with pipeline parallelism. Default: all four."
+        "Pipeline schedules allowed for layouts with pipeline parallelism. Default: all six."
     )
     sequence_parallel: list[StrictBool] | None = _choices(
         "Sequence parallelism off/on for layouts with tensor parallelism. Default: both."
@@ -238,6 +239,22 @@ class SearchRequest(Strict):
         "data GPUs is skipped.",
     )
     restrict: SearchRestrict = Field(default_factory=SearchRestrict, description="Restrictions of the space.")
+
+    @field_validator("levers")
+    @classmethod
+    def _levers_every_layout_can_keep(cls, levers: Levers) -> Levers:
+        """The levers every searched layout keeps must suit every arrangement the search tries."""
+        if levers.offload_parameters:
+            raise ValueError(
+                "levers.offload_parameters needs an arrangement that shards parameters, and a search tries every "
+                "arrangement: plan it with POST /v1/plan"
+            )
+        if levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz:
+            raise ValueError(
+                "levers.zeropp applies to zero3 and full_shard without a model-parallel layout, and a search tries "
+                "every arrangement and layout: plan it with POST /v1/plan"
+            )
+        return levers
 
     @property
     def kept_expert_tensor(self) -> int | None:

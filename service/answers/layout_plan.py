@@ -47,6 +47,7 @@ from service.mesh.degrees import (
     requested_mesh,
     validated_mesh,
 )
+from service.mesh.pipeline import SCHEDULE_SOURCES
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
@@ -125,6 +126,7 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
         sequence_parallel=mesh.sequence_parallel,
         pipeline_schedule=mesh.schedule,
         virtual_stages=mesh.virtual_stages,
+        optimizer_post_validation=mesh.post_validation,
         micro_batches=m,
         global_batch_size=m * micro_batch_size * mesh.data,
         expert_data=mesh.expert_data,
@@ -459,6 +461,7 @@ def _time(
         overlap_slowdown_s=result.overlap_slowdown_s,
         pipeline_bubble_s=result.pipeline_bubble_s,
         pipeline_bubble_fraction=float(result.bubble_fraction / (1 + result.bubble_fraction)),
+        schedule_source=SCHEDULE_SOURCES[result.mesh.schedule] if result.mesh.pipeline > 1 else None,
         tensor_parallel_s=result.tensor_parallel_s,
         pipeline_p2p_s=result.pipeline_p2p_s,
         context_parallel_s=result.context_parallel_s,

@@ -400,6 +400,7 @@ def time_report(
         "cpu_optimizer_s": float(result.cpu_optimizer_s),
         "offload_s": float(result.offload_s),
         "pipeline_bubble_s": 0.0,
+        "schedule_source": None,
         "pipeline_bubble_fraction": 0.0,
         "tensor_parallel_s": 0.0,
         "pipeline_p2p_s": 0.0,

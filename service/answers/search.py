@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
@@ -51,6 +52,8 @@ def prepare(request: SearchRequest) -> Prepared:
     kept_parallelism: dict[str, Any] = {} if kept is None else {"expert_tensor": kept}
     if request.parallelism.context_attention is not ContextAttention.ring:  # every row's plan exchanges K/V so
         kept_parallelism["context_attention"] = request.parallelism.context_attention.value
+    if request.parallelism.optimizer_post_validation:  # every row's zero-bubble schedule validates after
+        kept_parallelism["optimizer_post_validation"] = True
     base = {
         "model": body["model"],
         "parallelism": kept_parallelism,
@@ -58,7 +61,12 @@ def prepare(request: SearchRequest) -> Prepared:
         "training": training,
         "levers": levers,
     } | {name: body[name] for name in ("precision", "precision_spec", "activations", "estimator") if name in body}
-    plan_request = PlanRequest.model_validate(base | {"arrangement": ArrangementName.ddp.value})
+    try:
+        plan_request = PlanRequest.model_validate(base | {"arrangement": ArrangementName.ddp.value})
+    except ValidationError as error:  # a combination of the request's fields no plan takes
+        raise InvalidLayout(
+            [(str(e["msg"]), "/" + "/".join(str(part) for part in e["loc"])) for e in error.errors()]
+        ) from None
     arch = resolve.model(plan_request.model).architecture
     if arch is None:
         raise MissingArchitecture(
@@ -89,6 +97,7 @@ def prepare(request: SearchRequest) -> Prepared:
         activations_counted=counted,
         expert_tensor=kept,
         context_attention=request.parallelism.context_attention,
+        post_validation=request.parallelism.optimizer_post_validation,
     )
     return Prepared(case, candidates(arch, sizes, g, batch, request.restrict), base)
 

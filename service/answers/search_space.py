@@ -6,8 +6,9 @@ Default candidates (a request's ``restrict`` replaces any of them):
   count that does not divide the layers gives the last L mod p stages one more layer);
 - context c: 1, 2, 4, 8, 16; expert e: 1 for a dense model, the powers of two dividing the experts
   of a mixture;
-- schedules: 1F1B, GPipe, zero bubble, and interleaved with 2 to 8 virtual stages, for p > 1 (a
-  layout without pipeline parallelism has no schedule: 1F1B, the default, in its request);
+- schedules: every one a framework runs (service.mesh.pipeline.SCHEDULE_SOURCES): 1F1B, GPipe, ZB-H2
+  (zero_bubble), ZB-V, and interleaved and ZB-H1 with 2 to 8 virtual stages (ZB-H1 also without), for
+  p > 1 (a layout without pipeline parallelism has no schedule: 1F1B, the default, in its request);
 - sequence parallelism off and on for t > 1 (off for t = 1, where it does nothing);
 - micro-batch sizes: the powers of two up to 64 and the global batch;
 - arrangements ddp, zero1, zero2, zero3, shard_grad_op and hybrid; recompute none, selective,
@@ -17,8 +18,9 @@ A combination is valid exactly when POST /v1/plan accepts its request (service.m
 and service.answers.layout_plan.layout_of; a property test checks the two agree): the degrees divide the
 world size, t divides the attention and key/value heads, e divides the experts and d x c, the
 interleaved schedule has the layers divisible by p x v and m a multiple of p, p is at most the
-layers, the sequence divides by c (x t with sequence parallelism), the global batch by b x d, 1F1B
-and interleaved have m >= p, zero bubble m >= 2p - 1, and hybrid sharding has no model parallelism.
+layers, the sequence divides by c (x t with sequence parallelism), the global batch by b x d, 1F1B,
+interleaved, ZB-H1 and ZB-V have m >= p, zero bubble (ZB-H2) m >= 2p - 1, and hybrid sharding has no
+model parallelism.
 Invalid combinations are counted by their first failing rule, in that order: the rules are
 service.mesh.degrees.layout_problem_masks, the array form of layout_problems that layout sweeps read too.
 """
@@ -108,7 +110,7 @@ class Candidates:
             "context": self.context,
             "expert": self.expert,
             "pipeline_schedule": sorted({s.value for s, _ in self.schedules}),
-            "virtual_stages": sorted({v for s, v in self.schedules if s is PipelineSchedule.interleaved}),
+            "virtual_stages": sorted({v for s, v in self.schedules if s is PipelineSchedule.interleaved or v > 1}),
             "sequence_parallel": self.sequence_parallel,
             "micro_batch_size": self.micro_batch_size,
             "arrangement": [a.value for a in self.arrangement],
@@ -146,6 +148,8 @@ def candidates(
             continue
         if schedule is PipelineSchedule.interleaved:
             pairs += [(schedule, v) for v in sorted(virtual)]
+        elif schedule is PipelineSchedule.zero_bubble_h1:  # ZB-H1 alone and over v chunks per stage
+            pairs += [(schedule, 1)] + [(schedule, v) for v in sorted(virtual) if v > 1]
         else:
             pairs.append((schedule, 1))
     arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]

@@ -301,6 +301,7 @@ class LayoutCells:
                 expert_tensor=base.parallelism.expert_tensor,
                 context_attention=base.parallelism.context_attention,
                 activations_counted=counted,
+                post_validation=base.parallelism.optimizer_post_validation,
             )
         return self.cases[key]
 

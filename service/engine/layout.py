@@ -41,7 +41,7 @@ from service.memory.model_states import (
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_fraction, in_flight, stage_layer_indices
+from service.mesh.pipeline import bubble_seconds, in_flight, stage_layer_indices
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -124,7 +124,7 @@ class LayoutEvaluation:
     compute_flops: float
     compute_s: float
     pipeline_bubble_s: float
-    bubble_fraction: Fraction
+    bubble_fraction: float  # the bubble over the compute of a step
     tensor_parallel_s: float
     pipeline_p2p_s: float
     context_parallel_s: float
@@ -421,8 +421,20 @@ def evaluate_layout(
         given = given_stage_seconds(setup, active, s, tokens, float(share), stage_gpus)
         compute_s, forward_s = float(given[0]), float(given[1])
     backward_s = compute_s - forward_s
-    idle = bubble_fraction(mesh.schedule, mesh.pipeline, mesh.virtual_stages, m)
-    bubble_s = compute_s * float(idle)
+    recomputed_s = forward_s if setup.recompute is Recompute.full else 0.0  # B needs it before W (pass_seconds)
+    bubble_s = float(
+        bubble_seconds(
+            mesh.schedule,
+            mesh.pipeline,
+            mesh.virtual_stages,
+            m,
+            forward_s,
+            backward_s,
+            recomputed_s,
+            mesh.post_validation,
+        )
+    )
+    idle = bubble_s / compute_s if compute_s > 0 else 0.0
 
     work = StageWork(
         layers=max(share_.layers for share_ in shares),

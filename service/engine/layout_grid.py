@@ -57,7 +57,7 @@ from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_n
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_ratio, in_flight_ratio
+from service.mesh.pipeline import bubble_seconds, in_flight_ratio
 from service.mesh.stages import StageShare, stage_shares
 from service.time.communication import step_seconds
 from service.time.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
@@ -130,6 +130,7 @@ class Case:
     activations_counted: bool = True  # /v1/plan counts none when the request's activations.model is none
     expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
     context_attention: ContextAttention = ContextAttention.ring  # how a context group exchanges K and V
+    post_validation: bool = False  # the request's parallelism.optimizer_post_validation (zero-bubble schedules)
 
     def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
         key = (arrangement, recompute, offload)
@@ -470,17 +471,26 @@ def evaluate_grid(
             compute_s[rows, j] = m[rows] * micro.total_s
             forward_s[rows, j] = m[rows] * micro.forward_s
     backward_s = compute_s - forward_s
-    idle = np.zeros(count)
+    bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
-        numerator, denominator = bubble_ratio(SCHEDULES[sched], p[rows], v[rows], m[rows])
-        idle[rows] = numerator / denominator
-    bubble_s = compute_s * idle[:, None]
+        for j, r in enumerate(recomputes):
+            recomputed_s = forward_s[rows, j] * (RECOMPUTES[r] is Recompute.full)  # as service.engine.layout
+            bubble_s[rows, j] = bubble_seconds(
+                SCHEDULES[sched],
+                p[rows],
+                v[rows],
+                m[rows],
+                forward_s[rows, j],
+                backward_s[rows, j],
+                recomputed_s,
+                case.post_validation,
+            )
 
     # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
-    for (q,), rows in _combos(sp):
+    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
         sub = Mesh(
             n_world[rows],
@@ -488,6 +498,7 @@ def evaluate_grid(
             sequence_parallel=bool(q),
             expert_tensor=case.expert_tensor,
             context_attention=case.context_attention,
+            schedule=SCHEDULES[sched],
             **masked,
         )
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])

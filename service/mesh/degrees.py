@@ -32,6 +32,16 @@ from service.numeric import maximum, minimum
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
+# The schedules that take model chunks (virtual_stages > 1): Megatron-Core's interleaved 1F1B and
+# torch.distributed.pipelining's ScheduleInterleavedZeroBubble (ZB-H1 over several stages per rank).
+CHUNKED = (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1)
+# The schedules that need at least as many micro-batches as stages (ZB-H2 needs 2p - 1).
+FILL_PIPELINE = (
+    PipelineSchedule.one_f_one_b,
+    PipelineSchedule.interleaved,
+    PipelineSchedule.zero_bubble_h1,
+    PipelineSchedule.zero_bubble_v,
+)
 
 
 @dataclass(frozen=True)
@@ -49,11 +59,18 @@ class Mesh:
     context_attention: ContextAttention = ContextAttention.ring  # how the context group exchanges K and V
     schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
     virtual_stages: int = 1
+    post_validation: bool = False  # the optimizer step validated after it (zero_bubble, zb_v)
 
     @property
     def data(self) -> int:
         """d = world / (t x p x c)."""
         return self.world_size // (self.tensor * self.pipeline * self.context)
+
+    @property
+    def chunks(self) -> Any:
+        """Model chunks per stage, each a send of activations forward and of gradients back per micro-batch:
+        the interleaved schedule's v, ZB-V's two (torch.distributed.pipelining ScheduleZBVZeroBubble)."""
+        return 2 + 0 * self.virtual_stages if self.schedule is PipelineSchedule.zero_bubble_v else self.virtual_stages
 
     @property
     def trivial(self) -> bool:
@@ -240,22 +257,22 @@ def _expert_tensor_problems(mesh: Mesh, model: ModelLimits) -> list[tuple[str, s
 
 def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
     """The schedule's rules on the pipeline degree, virtual stages and layers: the first that fails."""
-    p, v = mesh.pipeline, mesh.virtual_stages
-    interleaved = mesh.schedule is PipelineSchedule.interleaved
-    if v > 1 and not interleaved:
+    p, v, name = mesh.pipeline, mesh.virtual_stages, mesh.schedule.value
+    interleaved = chunked(mesh.schedule, v)
+    if v > 1 and mesh.schedule not in CHUNKED:
         return [
             (
-                f"parallelism.virtual_stages {v} needs pipeline_schedule interleaved, not {mesh.schedule.value}",
+                f"parallelism.virtual_stages {v} needs pipeline_schedule interleaved or zb_h1, not {name}",
                 "/parallelism/virtual_stages",
             )
         ]
     if interleaved and p < 2:
-        return [("pipeline_schedule interleaved needs parallelism.pipeline of at least 2", "/parallelism/pipeline")]
+        return [(f"pipeline_schedule {name} needs parallelism.pipeline of at least 2", "/parallelism/pipeline")]
     if interleaved and layers % (p * v):
         return [
             (
-                f"the interleaved schedule needs the model's layers {layers} divisible by pipeline {p} x "
-                f"virtual_stages {v} = {p * v}",
+                f"the {name} schedule with model chunks needs the model's layers {layers} divisible by pipeline {p} "
+                f"x virtual_stages {v} = {p * v}",
                 "/parallelism/virtual_stages",
             )
         ]
@@ -280,7 +297,7 @@ def _batch_problems(
     field = "/training/global_batch_size" if global_batch_size is not None else "/training/gradient_accumulation_steps"
     if m < 1:
         return [(f"training.global_batch_size {global_batch_size} is smaller than micro_batch_size x data", field)]
-    if mesh.schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved) and p > 1 and m < p:
+    if mesh.schedule in FILL_PIPELINE and p > 1 and m < p:
         return [
             (
                 f"{m} micro-batches per step are fewer than the {p} pipeline stages: the {mesh.schedule.value} "
@@ -297,11 +314,12 @@ def _batch_problems(
                 field,
             )
         ]
-    if mesh.schedule is PipelineSchedule.interleaved and m % p:
+    if chunked(mesh.schedule, mesh.virtual_stages) and m % p:
         return [
             (
-                f"the interleaved schedule needs the micro-batches {m} to be a multiple of the pipeline {p} "
-                "(Megatron-LM's requirement)",
+                f"the {mesh.schedule.value} schedule with model chunks needs the micro-batches {m} to be a multiple "
+                f"of the pipeline {p} (Megatron-LM's requirement; torch.distributed.pipelining's interleaved "
+                "schedules run rounds of m // p)",
                 field,
             )
         ]
@@ -340,7 +358,7 @@ def layout_problem_masks(
     shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
     fills = np.broadcast_to(np.asarray(n % (t * p * c) == 0), shape)
     d = np.where(fills, n // (t * p * c), 1)  # 1 where it is not whole: those cells report nothing else
-    interleaved = schedule == SCHEDULES.index(PipelineSchedule.interleaved)
+    interleaved = chunked(schedule, v)
     checks: list[list[tuple[str, str, Any]]] = []  # each list: rules of which only the first failing is reported
     if model.layers is None:
         degrees = {"tensor": t, "pipeline": p, "context": c, "expert": e}
@@ -374,14 +392,14 @@ def layout_problem_masks(
             )
         checks.append(  # pipeline_problems
             [
-                ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~interleaved),
+                ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~takes_chunks(schedule)),
                 ("interleaved_needs_pipeline", "/parallelism/pipeline", interleaved & (p < 2)),
                 ("interleaved_layers", "/parallelism/virtual_stages", interleaved & (layers % (p * v) != 0)),
                 ("pipeline_exceeds_layers", "/parallelism/pipeline", layers < p),
             ]
         )
         checks.append([("sequence_length", "/training/sequence_length", s % (c * np.where(sp, t, 1)) != 0)])
-    checks.append(_batch_rules(schedule, p, b, d, global_batch_size, k))
+    checks.append(_batch_rules(schedule, p, v, b, d, global_batch_size, k))
     rules = [Rule("world_size", "/parallelism", ~fills)]
     for check in checks:
         earlier = np.zeros(shape, dtype=bool)
@@ -393,7 +411,7 @@ def layout_problem_masks(
 
 
 def _batch_rules(
-    schedule: np.ndarray, p: Any, b: Any, d: Any, global_batch_size: int | None, k: Any
+    schedule: np.ndarray, p: Any, v: Any, b: Any, d: Any, global_batch_size: int | None, k: Any
 ) -> list[tuple[str, str, Any]]:
     """_batch_problems' rules over arrays, in its order."""
     rules: list[tuple[str, str, Any]] = []
@@ -405,8 +423,8 @@ def _batch_rules(
         rules.append(("global_batch_divides", field, ~divides))
         m = np.where(divides, global_batch_size // (b * d), 0)
     code = {schedule_: SCHEDULES.index(schedule_) for schedule_ in SCHEDULES}
-    interleaved = schedule == code[PipelineSchedule.interleaved]
-    one_f_one_b = (schedule == code[PipelineSchedule.one_f_one_b]) | interleaved
+    interleaved = chunked(schedule, v)
+    one_f_one_b = np.isin(schedule, [code[schedule_] for schedule_ in FILL_PIPELINE])
     zero_bubble = schedule == code[PipelineSchedule.zero_bubble]
     return rules + [
         ("micro_batches_at_least_one", field, m < 1),
@@ -414,6 +432,25 @@ def _batch_rules(
         ("micro_batches_fill_zero_bubble", field, zero_bubble & (p > 1) & (m < 2 * p - 1)),
         ("interleaved_micro_batches", field, interleaved & (m % p != 0)),
     ]
+
+
+def takes_chunks(schedule: Any) -> Any:
+    """Whether a schedule (a PipelineSchedule, or an array of SCHEDULES codes) may run model chunks."""
+    if isinstance(schedule, PipelineSchedule):
+        return schedule in CHUNKED
+    return np.isin(schedule, [SCHEDULES.index(name) for name in CHUNKED])
+
+
+def chunked(schedule: Any, virtual_stages: Any) -> Any:
+    """Whether a layout runs model chunks under the interleaving rules: the interleaved schedule always (its
+    v = 1 is 1F1B's count), ZB-H1 with v > 1 (ScheduleInterleavedZeroBubble)."""
+    if isinstance(schedule, PipelineSchedule):
+        interleaved = schedule is PipelineSchedule.interleaved
+        return interleaved or (schedule is PipelineSchedule.zero_bubble_h1 and virtual_stages > 1)
+    code = {name: SCHEDULES.index(name) for name in CHUNKED}
+    return (schedule == code[PipelineSchedule.interleaved]) | (
+        (schedule == code[PipelineSchedule.zero_bubble_h1]) & (virtual_stages > 1)
+    )
 
 
 def layout_warnings(mesh: Mesh) -> list[str]:
@@ -469,4 +506,5 @@ def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int
         context_attention=parallelism.context_attention,
         schedule=parallelism.pipeline_schedule,
         virtual_stages=parallelism.virtual_stages,
+        post_validation=parallelism.optimizer_post_validation,
     )

@@ -1,27 +1,70 @@
 """Pipeline schedules: which layers each stage holds, micro-batches in flight, and the bubble.
 
+Only schedules some framework runs are offered (SCHEDULE_SOURCES names it; a plan shows it as
+time.schedule_source):
+
 - Layers per stage: L / p; when p does not divide L the last L mod p stages take one more layer
   (the first stage already holds the input embedding and the most activations). The interleaved
   schedule (Narayanan et al. 2021, section 2.2.2) gives stage i the v chunks i, i + p, ... of
-  L / (p v) layers each.
+  L / (p v) layers each. ZB-V's two chunks per stage (device i holds chunks i and 2p - 1 - i) give
+  each stage the same layer count; its split is counted as 1F1B's.
 - Micro-batches in flight at the peak on stage i, counted in micro-batches of the stage's layers
   (Megatron-LM megatron/core/pipeline_parallel/schedules.py, the warm-up counts):
   1F1B (PipeDream-Flush, Narayanan et al. 2021, section 2.2.1) p - i; interleaved
   ((p - i - 1) x 2 + (v - 1) x p + 1) / v, on the first stage p (1 + (p - 1) / (p v)) as
-  Korthikanti et al. 2022, section 4.2.3, state; GPipe (Huang et al. 2019) all m; zero bubble
-  (ZB-H2, Qi et al. 2023, table 3) 2 (p - i) - 1, the memory price of its empty bubble. None holds
-  more than the m micro-batches of a step.
-- The bubble, idle time in units of the ideal compute time of a step: (p - 1) / (v m) for 1F1B
-  and interleaved (Narayanan et al. 2021, sections 2.2.1-2.2.2), (p - 1) / m for GPipe, 0 for
-  ZB-H2 (under the paper's assumption that forward, backward and weight-gradient passes take
-  equal time). As a share of the step's compute-and-bubble time it is (p-1) / (v m + p - 1) < 1.
+  Korthikanti et al. 2022, section 4.2.3, state; GPipe (Huang et al. 2019) all m. Zero bubble
+  (Qi et al. 2023, table 2): ZB-H1 as 1F1B (p M_B), ZB-H2 2 (p - i) - 1 ((2p - 1) M_B on the first
+  stage, about 2x); ZB-V p on every stage (Qi et al. 2024, "Pipeline Parallelism with Controllable
+  Memory", V-ZB: 1F1B's peak, spread evenly by the V). None holds more than the m micro-batches of a step.
+- The bubble, idle seconds of a step. 1F1B and GPipe (p - 1)(T_F + T_B + T_W), interleaved that over
+  v (Narayanan et al. 2021, sections 2.2.1-2.2.2): (p - 1) / (v m) of the compute, whatever the pass
+  times. The zero-bubble schedules split the backward into B (input gradients) and W (weight
+  gradients) and read the pass times (Qi et al. 2023, section 2.3 and table 2): ZB-H1 (p - 1)(T_F +
+  T_B - T_W), over v when it runs v chunks per stage (torch.distributed.pipelining's
+  ScheduleInterleavedZeroBubble, whose passes are chunks of 1/v; its memory then interleaving's);
+  ZB-H2 (p - 1)(T_F + T_B - 2 T_W), zero only when T_F + T_B <= 2 T_W (equal F, B and W) and only
+  with optimizer post-validation (section 4): without it the optimizer step's all-reduce (global
+  gradient norm, inf/NaN check) is a barrier that turns ZB-H2's parallelogram back into a trapezoid,
+  and the p - 1 forward passes of its warm-up skew, (p - 1) T_F, are idle again. ZB-H2 never idles
+  more than ZB-H1: the paper's fork builds its schedules with the automatic scheduler of section 3
+  from profiled pass times under the memory limit, and ZB-H1's schedule fits within ZB-H2's. ZB-V
+  (Qi et al. 2024) is bubble-free when W + 2B >= 2F and W + 2F >= 2B (its necessary condition);
+  where one fails we charge the excess on each of the p - 1 hops at chunk size (half a stage), and
+  its warm-up skew of p - 1 chunk forwards, (p - 1) T_F / 2, without post-validation
+  (torch.distributed.pipelining steps the optimizer after the schedule, so torchtitan's ZB-V pays it;
+  the paper's fork offers post-validation). The all-reduce's own latency (one scalar) is not counted.
+- Pass times: T_F is the efficiency model's forward of a micro-batch on the stage; T_W the
+  weight-gradient half of the backward without its recomputed forward (dW = x^T dy has the shape
+  and FLOPs of dx = dy W^T, Qi et al. 2023, section 2 and table 1), T_B the rest (the input
+  gradients and any recomputation, which B needs first).
 """
 
 from fractions import Fraction
 from itertools import accumulate
 
 from models.parallelism import PipelineSchedule
-from service.numeric import IntLike, minimum, select
+from service.numeric import FloatLike, IntLike, maximum, minimum, select
+
+# Which framework runs each schedule (a plan's time.schedule_source). Sources: Megatron-LM
+# megatron/core/pipeline_parallel/schedules.py (forward_backward_pipelining_without_interleaving,
+# ..._with_interleaving); PyTorch torch/distributed/pipelining/schedules.py (torch 2.13: ScheduleGPipe,
+# Schedule1F1B, ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble "implementing the ZB1P schedule",
+# ScheduleZBVZeroBubble "exactly two stages per rank"), which torchtitan runs by name; Qi et al.'s
+# Megatron-LM fork github.com/sail-sg/zero-bubble-pipeline-parallelism (ZB-2p, optimizer post-validation).
+SCHEDULE_SOURCES: dict[PipelineSchedule, str] = {
+    PipelineSchedule.one_f_one_b: "Megatron-Core 1F1B; torch.distributed.pipelining Schedule1F1B (torchtitan)",
+    PipelineSchedule.interleaved: "Megatron-Core interleaved 1F1B; torch.distributed.pipelining "
+    "ScheduleInterleaved1F1B (torchtitan)",
+    PipelineSchedule.gpipe: "torch.distributed.pipelining ScheduleGPipe (torchtitan)",
+    PipelineSchedule.zero_bubble_h1: "ZB-H1 (Qi et al. 2023): torch.distributed.pipelining "
+    "ScheduleInterleavedZeroBubble (torchtitan), ZB-1p of sail-sg/zero-bubble-pipeline-parallelism",
+    PipelineSchedule.zero_bubble: "ZB-H2 (Qi et al. 2023): ZB-2p of sail-sg/zero-bubble-pipeline-parallelism "
+    "(a Megatron-LM fork; --enable-optimizer-post-validation)",
+    PipelineSchedule.zero_bubble_v: "ZB-V (Qi et al. 2024): torch.distributed.pipelining ScheduleZBVZeroBubble "
+    "(torchtitan), ZB-V of sail-sg/zero-bubble-pipeline-parallelism",
+}
+# The schedules whose bubble reads the forward, input-gradient and weight-gradient pass times.
+SPLIT_BACKWARD = (PipelineSchedule.zero_bubble_h1, PipelineSchedule.zero_bubble, PipelineSchedule.zero_bubble_v)
 
 
 def stage_layer_indices(layers: int, pipeline: int, virtual_stages: int = 1) -> list[list[int]]:
@@ -44,14 +87,16 @@ def in_flight_ratio(
     p, v, m, i = pipeline, virtual_stages, micro_batches, stage
     if schedule is PipelineSchedule.gpipe:
         return m + 0 * i, 1 + 0 * i
-    if schedule is PipelineSchedule.zero_bubble:
+    if schedule is PipelineSchedule.zero_bubble:  # ZB-H2: (2p - 1) M_B on the first stage
         return minimum(2 * (p - i) - 1, m), 1 + 0 * i
-    if schedule is PipelineSchedule.interleaved:  # with v = 1 the count falls to 1F1B's p - i
+    if schedule is PipelineSchedule.zero_bubble_v:  # V-ZB: p M_B on every stage
+        return minimum(p + 0 * i, m), 1 + 0 * i
+    if schedule in (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1):  # v = 1: 1F1B's p - i
         chunks = (p - i - 1) * 2 + (v - 1) * p + 1
         interleaved = minimum(chunks, m * v)
         plain = minimum(p - i, m)
         return select(v > 1, interleaved, plain), select(v > 1, v, 1)
-    return minimum(p - i, m), 1 + 0 * i
+    return minimum(p - i, m), 1 + 0 * i  # 1F1B and ZB-H1
 
 
 def in_flight(
@@ -65,22 +110,57 @@ def in_flight(
 def bubble_ratio(
     schedule: PipelineSchedule, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike
 ) -> tuple[IntLike, IntLike]:
-    """(numerator, denominator) of the idle time over the ideal compute time of a step."""
+    """(numerator, denominator) of the idle time over the ideal compute time of a step, for the schedules
+    whose bubble does not depend on the pass times (1F1B, interleaved, GPipe)."""
+    if schedule in SPLIT_BACKWARD:
+        raise ValueError(f"the {schedule.value} bubble depends on the pass times: use bubble_seconds")
     p, v, m = pipeline, virtual_stages, micro_batches
-    if schedule is PipelineSchedule.zero_bubble:
-        return 0 * p, 1 + 0 * p
     if schedule is PipelineSchedule.gpipe:
         return p - 1, m
     return p - 1, v * m  # p = 1: no bubble, 0 / (v m)
 
 
 def bubble_fraction(schedule: PipelineSchedule, pipeline: int, virtual_stages: int, micro_batches: int) -> Fraction:
-    """Idle time over the ideal compute time of a step."""
+    """Idle time over the ideal compute time of a step (1F1B, interleaved, GPipe)."""
     numerator, denominator = bubble_ratio(schedule, pipeline, virtual_stages, micro_batches)
     return Fraction(int(numerator), int(denominator))
 
 
-def bubble_share(schedule: PipelineSchedule, pipeline: int, virtual_stages: int, micro_batches: int) -> Fraction:
-    """The bubble as a share of compute plus bubble: in [0, 1)."""
-    idle = bubble_fraction(schedule, pipeline, virtual_stages, micro_batches)
-    return idle / (1 + idle)
+def pass_seconds(
+    forward_s: FloatLike, backward_s: FloatLike, recomputed_s: FloatLike = 0.0
+) -> tuple[FloatLike, FloatLike, FloatLike]:
+    """(T_F, T_B, T_W) from a forward and a backward (recomputation included) of the same micro-batches:
+    W the weight-gradient half of the backward beyond the recomputed forward, B the rest."""
+    weight_s = (backward_s - recomputed_s) / 2
+    return forward_s, backward_s - weight_s, weight_s
+
+
+def bubble_seconds(
+    schedule: PipelineSchedule,
+    pipeline: IntLike,
+    virtual_stages: IntLike,
+    micro_batches: IntLike,
+    forward_s: FloatLike,
+    backward_s: FloatLike,
+    recomputed_s: FloatLike = 0.0,
+    post_validation: bool = False,
+) -> FloatLike:
+    """Idle seconds of a step on the slowest stage, whose ``forward_s`` and ``backward_s`` (with
+    ``recomputed_s`` of recomputed forward in it) are the totals of its ``micro_batches`` micro-batches:
+    floats for one plan, arrays for many layouts (service.engine.layout_grid) through the same lines."""
+    p, v, m = pipeline, virtual_stages, micro_batches
+    if schedule not in SPLIT_BACKWARD:
+        numerator, denominator = bubble_ratio(schedule, p, v, m)
+        return (forward_s + backward_s) * numerator / denominator
+    # Qi et al. 2023, table 2, per micro-batch on the stage; hops = p - 1.
+    f, b, w = (x / m for x in pass_seconds(forward_s, backward_s, recomputed_s))
+    hops = p - 1
+    h1 = hops * (f + b - w)
+    if schedule is PipelineSchedule.zero_bubble_h1:  # over v chunks of 1/v the passes (ScheduleInterleavedZeroBubble)
+        return h1 / v
+    if schedule is PipelineSchedule.zero_bubble:  # never above ZB-H1's, a schedule within ZB-H2's memory
+        residual = hops * maximum(f + b - 2 * w, 0.0 * f)
+        return minimum(residual + (0.0 if post_validation else 1.0) * hops * f, h1)
+    # ZB-V (Qi et al. 2024): zero when W + 2B >= 2F and W + 2F >= 2B; the excess at chunk size (half a stage).
+    excess = maximum(maximum(2 * f - w - 2 * b, 2 * b - w - 2 * f), 0.0 * f)
+    return hops * excess / 2 + (0.0 if post_validation else 1.0) * hops * f / 2

@@ -10,7 +10,7 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
 - pipeline (Narayanan et al. 2021, section 2.2): each micro-batch crosses each stage boundary
   forward (activations) and backward (their gradients), s' b h elements, divided by t with
   sequence parallelism (Megatron-LM sends the sequence-parallel shard); a stage sends to its
-  neighbours 2 x v x m times a step (v chunks in the interleaved schedule).
+  neighbours 2 x v x m times a step (v chunks in the interleaved schedule, two in ZB-V).
 - context, ring (parallelism.context_attention "ring": ring attention, Liu et al. 2023; Megatron-Core's
   context parallelism, TransformerEngine's p2p ring in attn_forward_func_with_cp): per layer the
   K and V of the rank's chunk, 2 s' b w_kv / t elements (w_kv the key/value width per token), go
@@ -240,7 +240,7 @@ def pipeline_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[Grou
         return []
     sp = mesh.tensor if mesh.sequence_parallel else 1
     buffer = (work.sequence_length // mesh.context) * work.micro_batch_size * arch.hidden_size // sp
-    sends = mesh.virtual_stages * work.micro_batches * _present(mesh.pipeline)
+    sends = mesh.chunks * work.micro_batches * _present(mesh.pipeline)
     link = pipeline_link(mesh)
     return [
         GroupCall(Group.pipeline, CollectiveName.send_recv, what, buffer, 2, sends, link)

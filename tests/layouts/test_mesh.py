@@ -23,7 +23,7 @@ from service.mesh.degrees import (
     micro_batches,
     validated_mesh,
 )
-from service.mesh.pipeline import bubble_fraction, bubble_share, in_flight, stage_layer_indices
+from service.mesh.pipeline import SPLIT_BACKWARD, bubble_fraction, in_flight, stage_layer_indices
 from service.mesh.stages import embedding_split, layer_split, output_split, stage_shares
 
 N = ModelPresetName
@@ -52,6 +52,16 @@ def test_each_factor_points_at_its_field():
         "/parallelism/virtual_stages"  # 80 layers, not a multiple of 2 x 3
     ]
     assert pointers(Mesh(64, 8, virtual_stages=2)) == ["/parallelism/virtual_stages"]  # not interleaved
+    # ZB-H1 over model chunks (ScheduleInterleavedZeroBubble) follows interleaving's rules; ZB-V has its two fixed
+    zb_h1, zb_v = PipelineSchedule.zero_bubble_h1, PipelineSchedule.zero_bubble_v
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1, virtual_stages=4), k=4) == []  # 80 = 2 x 4 x 10
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1, virtual_stages=3), k=4) == ["/parallelism/virtual_stages"]
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1, virtual_stages=2), k=3) == [
+        "/training/gradient_accumulation_steps"  # m 3 not a multiple of p 2
+    ]
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_h1), k=3) == []  # without chunks, m >= p is enough
+    assert pointers(Mesh(64, 8, pipeline=2, schedule=zb_v, virtual_stages=2), k=4) == ["/parallelism/virtual_stages"]
+    assert pointers(Mesh(64, 8, pipeline=4, schedule=zb_v), k=3) == ["/training/gradient_accumulation_steps"]
     assert pointers(Mesh(64, 8, pipeline=8), k=4) == ["/training/gradient_accumulation_steps"]  # m 4 < p 8
     assert pointers(Mesh(64, 8, pipeline=8), gbs=40) == ["/training/global_batch_size"]  # m = 40 / 8 = 5 < 8 stages
     assert pointers(Mesh(64, 8, tensor=8), gbs=12) == ["/training/global_batch_size"]  # 12 not a multiple of d = 8
@@ -97,6 +107,9 @@ def test_in_flight_per_schedule():
     assert [in_flight(PipelineSchedule.one_f_one_b, i, p, 1, m) for i in range(p)] == [4, 3, 2, 1]
     assert [in_flight(PipelineSchedule.gpipe, i, p, 1, m) for i in range(p)] == [16] * 4
     assert [in_flight(PipelineSchedule.zero_bubble, i, p, 1, m) for i in range(p)] == [7, 5, 3, 1]
+    # ZB-H1 holds 1F1B's p M_B (Qi et al. 2023, table 2); ZB-V p M_B on every device (Qi et al. 2024, V-ZB)
+    assert [in_flight(PipelineSchedule.zero_bubble_h1, i, p, 1, m) for i in range(p)] == [4, 3, 2, 1]
+    assert [in_flight(PipelineSchedule.zero_bubble_v, i, p, 1, m) for i in range(p)] == [4, 4, 4, 4]
     # Megatron-LM's interleaved warm-up: (p - i - 1) x 2 + (v - 1) x p, plus the one in flight, in chunks of 1/v
     assert in_flight(PipelineSchedule.interleaved, 3, p, 2, m) == Fraction(0 * 2 + 4 + 1, 2)
 
@@ -105,19 +118,11 @@ def test_bubble_of_each_schedule():
     assert bubble_fraction(PipelineSchedule.one_f_one_b, 8, 1, 32) == Fraction(7, 32)
     assert bubble_fraction(PipelineSchedule.interleaved, 8, 4, 32) == Fraction(7, 128)
     assert bubble_fraction(PipelineSchedule.gpipe, 8, 1, 32) == Fraction(7, 32)
-    assert bubble_fraction(PipelineSchedule.zero_bubble, 8, 1, 32) == 0
     assert bubble_fraction(PipelineSchedule.one_f_one_b, 1, 1, 1) == 0
-
-
-@given(
-    st.sampled_from(list(PipelineSchedule)),
-    st.integers(1, 128),
-    st.integers(1, 8),
-    st.integers(1, 4096),
-)
-def test_bubble_share_in_unit_interval(schedule, p, v, m):
-    share = bubble_share(schedule, p, v, m)
-    assert 0 <= share < 1
+    # The zero-bubble schedules' bubble reads the pass times (Qi et al. 2023, table 2): no fraction without them.
+    for schedule in SPLIT_BACKWARD:
+        with pytest.raises(ValueError, match="pass times"):
+            bubble_fraction(schedule, 8, 1, 32)
 
 
 def architecture(name: ModelPresetName):  # type: ignore[no-untyped-def]

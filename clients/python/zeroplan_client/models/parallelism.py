@@ -34,19 +34,25 @@ class Parallelism:
                 many ranks (Megatron-LM's --expert-tensor-parallel-size). Omitted: the tensor degree. The expert weights then
                 lay out as pipeline x expert_tensor x expert x expert-data = world_size, and their model states shard over the
                 expert-data-parallel group of world_size / (pipeline x expert_tensor x expert) ranks.
+            optimizer_post_validation (bool | Unset): Step the optimizer before the global gradient-norm and inf/NaN all-
+                reduce and roll back if it says so (Qi et al. 2023, section 4; the sail-sg fork's --enable-optimizer-post-
+                validation). Without it that all-reduce is a barrier at every step and zero_bubble and zb_v pay their warm-up
+                skew as a bubble. Read only by those two schedules. Default: False.
             pipeline (int | Unset): Pipeline stages (p). Default: 1.
-            pipeline_schedule (PipelineSchedule | Unset): How micro-batches flow through the pipeline stages.
+            pipeline_schedule (PipelineSchedule | Unset): How micro-batches flow through the pipeline stages: each one a
+                framework runs.
             sequence_parallel (bool | Unset): Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms
                 and dropout split along the sequence, all-reduces become all-gather + reduce-scatter. Default: False.
             tensor (int | Unset): Tensor-parallel degree (t). Default: 1.
-            virtual_stages (int | Unset): Model chunks per pipeline stage (v) of the interleaved schedule; 1 otherwise.
-                Default: 1.
+            virtual_stages (int | Unset): Model chunks per pipeline stage (v) of the interleaved schedule, or of zb_h1 over
+                several stages per rank (torch.distributed.pipelining's ScheduleInterleavedZeroBubble); 1 otherwise. Default: 1.
     """
 
     context: int | Unset = 1
     context_attention: ContextAttention | Unset = UNSET
     expert: int | Unset = 1
     expert_tensor: int | None | Unset = UNSET
+    optimizer_post_validation: bool | Unset = False
     pipeline: int | Unset = 1
     pipeline_schedule: PipelineSchedule | Unset = UNSET
     sequence_parallel: bool | Unset = False
@@ -67,6 +73,8 @@ class Parallelism:
             expert_tensor = UNSET
         else:
             expert_tensor = self.expert_tensor
+
+        optimizer_post_validation = self.optimizer_post_validation
 
         pipeline = self.pipeline
 
@@ -91,6 +99,8 @@ class Parallelism:
             field_dict["expert"] = expert
         if expert_tensor is not UNSET:
             field_dict["expert_tensor"] = expert_tensor
+        if optimizer_post_validation is not UNSET:
+            field_dict["optimizer_post_validation"] = optimizer_post_validation
         if pipeline is not UNSET:
             field_dict["pipeline"] = pipeline
         if pipeline_schedule is not UNSET:
@@ -127,6 +137,8 @@ class Parallelism:
 
         expert_tensor = _parse_expert_tensor(d.pop("expert_tensor", UNSET))
 
+        optimizer_post_validation = d.pop("optimizer_post_validation", UNSET)
+
         pipeline = d.pop("pipeline", UNSET)
 
         _pipeline_schedule = d.pop("pipeline_schedule", UNSET)
@@ -147,6 +159,7 @@ class Parallelism:
             context_attention=context_attention,
             expert=expert,
             expert_tensor=expert_tensor,
+            optimizer_post_validation=optimizer_post_validation,
             pipeline=pipeline,
             pipeline_schedule=pipeline_schedule,
             sequence_parallel=sequence_parallel,

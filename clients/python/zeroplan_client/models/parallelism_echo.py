@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..models.context_attention import ContextAttention
 from ..models.pipeline_schedule import PipelineSchedule
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.group_placement import GroupPlacement
@@ -33,10 +34,12 @@ class ParallelismEcho:
         micro_batches (int): Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x
             d), or training.gradient_accumulation_steps.
         pipeline (int):
-        pipeline_schedule (PipelineSchedule): How micro-batches flow through the pipeline stages.
+        pipeline_schedule (PipelineSchedule): How micro-batches flow through the pipeline stages: each one a framework
+            runs.
         sequence_parallel (bool):
         tensor (int):
         virtual_stages (int):
+        optimizer_post_validation (bool | Unset): As requested. Default: False.
     """
 
     context: int
@@ -53,6 +56,7 @@ class ParallelismEcho:
     sequence_parallel: bool
     tensor: int
     virtual_stages: int
+    optimizer_post_validation: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,6 +91,8 @@ class ParallelismEcho:
 
         virtual_stages = self.virtual_stages
 
+        optimizer_post_validation = self.optimizer_post_validation
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -107,6 +113,8 @@ class ParallelismEcho:
                 "virtual_stages": virtual_stages,
             }
         )
+        if optimizer_post_validation is not UNSET:
+            field_dict["optimizer_post_validation"] = optimizer_post_validation
 
         return field_dict
 
@@ -148,6 +156,8 @@ class ParallelismEcho:
 
         virtual_stages = d.pop("virtual_stages")
 
+        optimizer_post_validation = d.pop("optimizer_post_validation", UNSET)
+
         parallelism_echo = cls(
             context=context,
             context_attention=context_attention,
@@ -163,6 +173,7 @@ class ParallelismEcho:
             sequence_parallel=sequence_parallel,
             tensor=tensor,
             virtual_stages=virtual_stages,
+            optimizer_post_validation=optimizer_post_validation,
         )
 
         parallelism_echo.additional_properties = d

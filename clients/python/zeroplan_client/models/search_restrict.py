@@ -30,14 +30,14 @@ class SearchRestrict:
         pipeline (list[int] | None | Unset): Pipeline-parallel degrees allowed. Default: the powers of two up to the
             model's layers and the divisors of its layers.
         pipeline_schedule (list[PipelineSchedule] | None | Unset): Pipeline schedules allowed for layouts with pipeline
-            parallelism. Default: all four.
+            parallelism. Default: all six.
         recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
         sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
             Default: both.
         tensor (list[int] | None | Unset): Tensor-parallel degrees allowed. Default: the powers of two up to
             gpus_per_node.
-        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule allowed. Default: 2 to 8
-            (with 1 it is 1F1B).
+        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule and of zb_h1 allowed.
+            Default: 2 to 8 (interleaved with 1 is 1F1B; zb_h1 is also offered without).
     """
 
     arrangement: list[ArrangementName] | None | Unset = UNSET

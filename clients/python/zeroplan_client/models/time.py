@@ -58,7 +58,11 @@ class Time:
         pipeline_bubble_fraction (float): pipeline_bubble_s / (compute_s + pipeline_bubble_s): the share of the
             pipeline's time it idles, in [0, 1).
         pipeline_bubble_s (float): Idle time of the pipeline: compute_s x (p - 1) / (v m) for 1f1b and interleaved, (p -
-            1) / m for gpipe, 0 for zero_bubble and without pipeline parallelism.
+            1) / m for gpipe; for the zero-bubble schedules from the slowest stage's forward, input-gradient and weight-
+            gradient pass times T_F, T_B, T_W per micro-batch (Qi et al. 2023, table 2): zb_h1 (p - 1)(T_F + T_B - T_W),
+            zero_bubble (p - 1) max(0, T_F + T_B - 2 T_W) plus (p - 1) T_F without optimizer post-validation, zb_v (p - 1)/2
+            x the excess of its conditions W + 2B >= 2F, W + 2F >= 2B plus (p - 1) T_F / 2 without post-validation; 0
+            without pipeline parallelism.
         pipeline_p2p_s (float): Pipeline sends and receives between stages (exposed).
         restart_hours (float | None): Wall hours re-launching and reading checkpoints back.
         schedule (str): The data group's collective schedule: flat (NCCL's ring over the node's NICs).
@@ -75,6 +79,8 @@ class Time:
             utilisation). Default: 0.0.
         overlap_slowdown_s (float | Unset): Compute time lost to communication kernels running beside it (efficiency
             model; 0 with a utilisation). Default: 0.0.
+        schedule_source (None | str | Unset): The framework that runs the pipeline schedule (and its class or option);
+            none without pipeline parallelism.
     """
 
     assumptions: list[str]
@@ -118,6 +124,7 @@ class Time:
     training_steps: int | None
     optimizer_s: float | Unset = 0.0
     overlap_slowdown_s: float | Unset = 0.0
+    schedule_source: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -215,6 +222,12 @@ class Time:
 
         overlap_slowdown_s = self.overlap_slowdown_s
 
+        schedule_source: None | str | Unset
+        if isinstance(self.schedule_source, Unset):
+            schedule_source = UNSET
+        else:
+            schedule_source = self.schedule_source
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -264,6 +277,8 @@ class Time:
             field_dict["optimizer_s"] = optimizer_s
         if overlap_slowdown_s is not UNSET:
             field_dict["overlap_slowdown_s"] = overlap_slowdown_s
+        if schedule_source is not UNSET:
+            field_dict["schedule_source"] = schedule_source
 
         return field_dict
 
@@ -414,6 +429,15 @@ class Time:
 
         overlap_slowdown_s = d.pop("overlap_slowdown_s", UNSET)
 
+        def _parse_schedule_source(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        schedule_source = _parse_schedule_source(d.pop("schedule_source", UNSET))
+
         time = cls(
             assumptions=assumptions,
             checkpoint=checkpoint,
@@ -456,6 +480,7 @@ class Time:
             training_steps=training_steps,
             optimizer_s=optimizer_s,
             overlap_slowdown_s=overlap_slowdown_s,
+            schedule_source=schedule_source,
         )
 
         time.additional_properties = d
