@@ -31,10 +31,11 @@ Every function takes Python numbers or numpy arrays, so a sweep and a single pla
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from models.enums import StateClass, StateLocation
+from models.enums import Dtype, StateClass, StateLocation
 from models.presets import PrecisionSpec
 from models.resilience import Checkpoint, CheckpointSave, Failures
 from service.memory.dtypes import tensor_bytes
@@ -51,10 +52,13 @@ CHECKPOINT_STATES = frozenset(
 
 def checkpoint_bytes(parameter_count: IntLike, precision: PrecisionSpec) -> IntLike:
     """Bytes of one checkpoint: every checkpointed state class of every weight, once."""
-    return sum(
-        (tensor_bytes(parameter_count, s.dtype) for s in state_specs(precision) if s.state in CHECKPOINT_STATES),
-        start=0,
-    )
+    return sum((tensor_bytes(parameter_count, dtype) for dtype in checkpoint_dtypes(precision)), start=0)
+
+
+@lru_cache(maxsize=256)  # a pure function of a frozen precision, read by every plan
+def checkpoint_dtypes(precision: PrecisionSpec) -> tuple[Dtype, ...]:
+    """The dtypes of the state classes a checkpoint keeps, one per class."""
+    return tuple(s.dtype for s in state_specs(precision) if s.state in CHECKPOINT_STATES)
 
 
 def staged_bytes(state_bytes: Mapping[StateClass, IntLike]) -> IntLike:
