@@ -339,7 +339,7 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, time_links(setup, g), hierarchical=False)),
+                seconds=float(call_seconds(c, p, n, g, time_links(setup, g))),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of {group_digits(p)} weights / "
@@ -421,8 +421,7 @@ def _time(
     groups_exposed = (
         result.tensor_parallel_s + result.pipeline_p2p_s + result.context_parallel_s + result.expert_parallel_s
     )
-    flat = sum(g.flat_s for g in result.data_groups) + groups_total
-    hierarchical = sum(g.hierarchical_s for g in result.data_groups) + groups_total
+    flat = sum(g.total_s for g in result.data_groups) + groups_total
     staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in result.stages)
     run = run_fields(
         budget,
@@ -440,8 +439,8 @@ def _time(
         f"layout: tensor {mesh.tensor} x context {mesh.context} x data {mesh.data} x pipeline {mesh.pipeline} "
         f"({mesh.schedule.value}, {result.micro_batches} micro-batches); compute is the slowest stage's "
         f"(stage {result.slowest}), the model's FLOPs split over the stages by their layers",
-        "tensor-parallel collectives, pipeline sends and expert all-to-alls are on the critical path; the "
-        "ring-attention exchange hides under the stage's compute but for one step",
+        "tensor-parallel collectives, pipeline sends and expert all-to-alls are on the critical path; a "
+        "context group's ring step hides its K/V transfer only behind that step's attention core",
     ]
     return Time(
         tokens_per_step=result.tokens_per_step,
@@ -451,8 +450,8 @@ def _time(
         compute_s=result.compute_s,
         communication_s=result.data_parallel_s + groups_total,
         communication_flat_s=flat,
-        communication_hierarchical_s=hierarchical,
-        schedule="hierarchical" if any(g.hierarchical for g in result.data_groups) else "flat",
+        communication_hierarchical_s=flat,
+        schedule="flat",
         exposed_communication_s=result.data_parallel_exposed_s + groups_exposed,
         offload_transfer_s=result.offload_transfer_s,
         cpu_optimizer_s=result.cpu_optimizer_s,

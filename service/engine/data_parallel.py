@@ -145,8 +145,6 @@ class Evaluation:
     compute_flops: FloatLike  # hardware FLOPs: the model's plus what recomputation repeats
     compute_s: FloatLike
     communication_flat_s: FloatLike
-    communication_hierarchical_s: FloatLike
-    hierarchical: FloatLike
     communication_s: FloatLike
     exposed_communication_s: FloatLike
     offload_transfer_s: FloatLike
@@ -257,7 +255,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     # NCCL's flat ring at bus speeds, one call per bucket: a flat ring already runs over all of a node's
     # NICs, never slower than two levels (service.time.efficiency.bus_speeds)
     flat = communication_time(
-        calls, p, n, g, links, False, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
+        calls, p, n, g, links, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
     )
     exposed_s = flat.exposed_s
     cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
@@ -289,8 +287,6 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         compute_flops=flops,
         compute_s=compute_s,
         communication_flat_s=flat.total_s,
-        communication_hierarchical_s=flat.total_s,
-        hierarchical=False,
         communication_s=flat.total_s,
         exposed_communication_s=exposed_s,
         offload_transfer_s=offload_transfer_s,

@@ -82,14 +82,8 @@ class DataGroup:
     ranks: int
     members_per_node: int
     calls: list[StepCollective]
-    flat_s: float
-    hierarchical_s: float
+    total_s: float  # NCCL's flat ring over the node's NICs
     exposed_s: float
-    hierarchical: bool
-
-    @property
-    def total_s(self) -> float:
-        return self.hierarchical_s if self.hierarchical else self.flat_s
 
 
 @dataclass(frozen=True)
@@ -326,43 +320,25 @@ def data_group_time(
     forward_s: Any,
     backward_s: Any,
     layers: Any,
-) -> dict[bool, CommunicationTime]:
+) -> CommunicationTime:
     """The data group's step on NCCL's flat ring over the node's NICs, one call per bucket
     (service.time.efficiency); numbers for one plan, arrays for many layouts."""
     links = time_links(setup, per_node)
     units = fsdp_units(setup, layers)
     overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, units)
-    schedules: tuple[bool, ...] = (False,)
-    timed = {
-        schedule: communication_time(
-            calls,
-            parameters,
-            ranks,
-            per_node,
-            links,
-            schedule,
-            m,
-            forward_s,
-            backward_s,
-            setup.overlap,
-            setup.bucket_bytes,
-            overheads,
-        )
-        for schedule in schedules
-    }
-    timed.setdefault(True, timed[False])
-    return timed
-
-
-def data_group_schedule(timed: dict[bool, CommunicationTime]) -> tuple[Any, Any, Any]:
-    """(whether the hierarchical schedule runs, the group's total and exposed seconds): the faster of the two
-    schedules data_group_time priced (the flat ring alone without a given utilisation); per layout for arrays."""
-    if timed[True] is timed[False]:
-        return False, timed[False].total_s, timed[False].exposed_s
-    hierarchical = np.asarray(timed[True].total_s) < np.asarray(timed[False].total_s)
-    total_s = np.where(hierarchical, timed[True].total_s, timed[False].total_s)
-    exposed_s = np.where(hierarchical, timed[True].exposed_s, timed[False].exposed_s)
-    return hierarchical, total_s, exposed_s
+    return communication_time(
+        calls,
+        parameters,
+        ranks,
+        per_node,
+        links,
+        m,
+        forward_s,
+        backward_s,
+        setup.overlap,
+        setup.bucket_bytes,
+        overheads,
+    )
 
 
 def _data_group(
@@ -378,18 +354,7 @@ def _data_group(
 ) -> DataGroup:
     calls = step_collectives(setup.precision, setup.sharding, m)
     timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers)
-    hierarchical, _, exposed_s = data_group_schedule(timed)
-    return DataGroup(
-        label,
-        parameters,
-        ranks,
-        per_node,
-        calls,
-        float(timed[False].total_s),
-        float(timed[True].total_s),
-        float(exposed_s),
-        bool(hierarchical),
-    )
+    return DataGroup(label, parameters, ranks, per_node, calls, float(timed.total_s), float(timed.exposed_s))
 
 
 def evaluate_layout(

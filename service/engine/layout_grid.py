@@ -14,8 +14,8 @@ evaluates one (and /v1/plan answers it), in two parts:
   branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
   that hold that value (boolean masks). No formula is written here. The compute is the efficiency
   model's or, with a given training.utilisation, the slowest stage's share of the step's FLOPs at
-  the hardware efficiency it implies, the data groups then on the cheaper of the flat ring and the
-  hierarchical schedule (service.engine.layout.given_stage_seconds, data_group_schedule).
+  the hardware efficiency it implies (service.engine.layout.given_stage_seconds); the data groups are
+  priced alike either way (service.engine.layout.data_group_time).
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
 (service.mesh.pipeline), so of the stages that hold the same layers and parameters the first holds the
@@ -33,7 +33,6 @@ from models.parallelism import ContextAttention
 from models.training import Levers
 from service.engine.data_parallel import Setup, optimizer_step_seconds
 from service.engine.layout import (
-    data_group_schedule,
     data_group_time,
     exposed_group_s,
     given_stage_seconds,
@@ -543,20 +542,18 @@ def evaluate_grid(
         at = (slice(None), i)
         collectives = step_collectives(setup.precision, setup.sharding, m3)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-        _, dense_s, dense_exposed_s = data_group_schedule(
-            data_group_time(collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top)
+        dense = data_group_time(
+            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
         )
-        data_total[at] = np.where(has_dense[:, :, None], dense_s, 0.0)
-        data_exposed[at] = np.where(has_dense[:, :, None], dense_exposed_s, 0.0)
+        data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
+        data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
         if experts_anywhere:
-            _, experts_s, experts_exposed_s = data_group_schedule(
-                data_group_time(
-                    collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
-                )
+            experts = data_group_time(
+                collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
             )
             has_experts = top_apart[at] & (expert_data[wide3] > 1)
-            data_total[at] += np.where(has_experts, experts_s, 0.0)
-            data_exposed[at] += np.where(has_experts, experts_exposed_s, 0.0)
+            data_total[at] += np.where(has_experts, experts.total_s, 0.0)
+            data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)

@@ -1,11 +1,13 @@
-"""Communication time at alpha-beta cost, flat and hierarchical, and what overlap hides.
+"""Communication time at alpha-beta cost, and what overlap hides.
 
 alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005): one call costs
 hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. A flat ring over
-N > G GPUs crosses nodes and runs at the inter-node speed. The hierarchical schedule keeps the
-bulk inside the node: all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard
-across nodes (N/G), all-gather in the node; reduce-scatter and all-gather take the matching
-halves (the NCCL/Horovod two-level scheme; Sergeev and Del Balso 2018).
+N > G GPUs crosses nodes and runs at the inter-node speed; priced at NCCL's bus bandwidth it
+runs over every NIC of a node (service.time.efficiency.bus_speeds), so no two-level schedule is
+priced beside it. The two-level split of the bytes (all-reduce = reduce-scatter in the node (G),
+all-reduce of the 1/G shard across nodes (N/G), all-gather in the node; the NCCL/Horovod scheme,
+Sergeev and Del Balso 2018) still reports how many bytes stay inside a node
+(hierarchical_link_bytes).
 
 Overlap (Li et al. 2020, PyTorch DDP, section 3.2.3): gradients are reduced bucket by bucket
 while the backward pass goes on, so the exposed time of a window is at least one bucket (the
@@ -127,17 +129,6 @@ def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: Int
     raise KeyError(c.name)
 
 
-def hierarchical_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
-    if c.group is not RankGroup.all or one_node(n, g) is True:
-        return flat_seconds(c, elements, n, g, links)
-    total: FloatLike = 0.0
-    for phase in hierarchical_phases(c, elements, n, g):
-        total = total + phase_seconds(phase, c.dtype, links)
-    if one_node(n, g) is False:  # one plan across nodes: the two-level schedule alone
-        return total
-    return select(n <= g, flat_seconds(c, elements, n, g, links), total)
-
-
 def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> tuple[IntLike, IntLike]:
     """(intra-node, inter-node) bytes each GPU sends for one call on the hierarchical schedule."""
     if c.group is RankGroup.node:
@@ -160,20 +151,18 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
     return select(n <= g, flat, intra), select(n <= g, 0, inter)
 
 
-def call_seconds(
-    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, hierarchical: bool
-) -> FloatLike:
-    elements = collective_buffer_elements(c, p, g)
-    return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
+def call_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
+    """One call on NCCL's flat ring."""
+    return flat_seconds(c, collective_buffer_elements(c, p, g), n, g, links)
 
 
 def bucket_seconds(
-    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, bucket_bytes: int, hierarchical: bool
+    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, bucket_bytes: int
 ) -> FloatLike:
     """Time of one bucket of this collective: the part overlap can never hide."""
     per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
     elements = minimum(collective_buffer_elements(c, p, g), per_bucket)
-    return (hierarchical_seconds if hierarchical else flat_seconds)(c, elements, n, g, links)
+    return flat_seconds(c, elements, n, g, links)
 
 
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
@@ -200,7 +189,6 @@ def communication_time(
     n: IntLike,
     g: IntLike,
     links: LinkSpeeds,
-    hierarchical: bool,
     micro_batches: CountLike,
     forward_s: FloatLike,
     backward_s: FloatLike,
@@ -213,7 +201,7 @@ def communication_time(
     priced: dict[tuple[object, ...], FloatLike] = {}  # one call of each cost_key, priced once
     for c in calls:
         if c.cost_key not in priced:
-            priced[c.cost_key] = call_seconds(c, p, n, g, links, hierarchical)
+            priced[c.cost_key] = call_seconds(c, p, n, g, links)
     times = [priced[c.cost_key] for c in calls]
     if call_overhead_s is not None:
         times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
@@ -233,7 +221,7 @@ def communication_time(
             continue
         first = in_window[0][0]
         if first.cost_key not in buckets:
-            buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes, hierarchical)
+            buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes)
         bucket_s = buckets[first.cost_key]
         last: FloatLike = 0.0
         every: FloatLike = 0.0
