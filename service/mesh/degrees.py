@@ -107,6 +107,12 @@ class Mesh:
         return self.etp * self.expert
 
     @property
+    def expert_data_per_node(self) -> int:
+        """How many ranks of one expert-data-parallel group share a node: G / (ETP x e), at most EDP, at least 1."""
+        members = maximum(1, minimum(self.expert_data, self.gpus_per_node // self.expert_data_stride))
+        return members  # type: ignore[return-value]  # an array for a mesh of arrays
+
+    @property
     def sequence_split(self) -> int:
         """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP."""
         return self.context * (self.tensor if self.sequence_parallel else 1)
