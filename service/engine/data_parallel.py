@@ -15,14 +15,15 @@ from service.engine.step import (
     data_call_overheads,
     data_group_time,
     efficiency_of,
+    flops_per_token,
     given_compute,
     held,
     host_step,
     modelled_compute,
     optimizer_step,
     replicated_bytes,
-    step_flops,
     step_totals,
+    time_links,
 )
 from service.inputs.arrangements import Sharding
 from service.memory.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
@@ -216,11 +217,12 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     # FLOPs count the parameters a token uses: top_k of a mixture's experts (memory holds them all).
     active = inputs.active_parameter_count if inputs.active_parameter_count is not None else p
     tokens = tokens_per_step(n, b, s, k)
-    model_flops, flops = step_flops(setup, active, s, tokens)
+    model_per_token, hardware_per_token = flops_per_token(setup, active, s)
+    model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     calls = step_collectives(precision, sharding, k)
     sent = calls_bytes_sent(p, n, calls, g)
     if setup.utilisation is None:
-        compute_s, forward_total_s = modelled_compute(setup, active, k, b, s)  # type: ignore[arg-type]
+        compute_s, forward_total_s = modelled_compute(setup, model_per_token, k, b, s)
     else:  # training.utilisation overrides the compute's efficiency, and nothing else
         compute_s, forward_total_s = given_compute(setup, active, s, tokens, 1, n)  # type: ignore[arg-type]
     forward_s = forward_total_s / k
@@ -228,8 +230,9 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     optimizer_s = optimizer_step(parts, setup)
     eff = efficiency_of(setup)
     layers = eff.kernels.layers if eff.kernels is not None else None
-    overheads = data_call_overheads(calls, parts[0], setup, layers)
-    flat = data_group_time(calls, parts[0], setup, k, forward_s, backward_s, layers, overheads)
+    links = time_links(setup, g)
+    overheads = data_call_overheads(calls, parts[0], setup, layers, links)
+    flat = data_group_time(calls, parts[0], setup, k, forward_s, backward_s, layers, overheads, links)
     exposed_s = flat.exposed_s
     host_link = host_step(parts, setup, states.cpu_optimizer_bytes, k, n, g)
     host = host_bytes_per_node(host_per_gpu, n, g)

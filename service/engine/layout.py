@@ -24,13 +24,13 @@ from service.engine.data_parallel import Setup
 from service.engine.step import (
     Part,
     data_group_time,
+    flops_per_token,
     given_compute,
     held,
     host_step,
     modelled_compute,
     optimizer_step,
     replicated_bytes,
-    step_flops,
     step_totals,
     time_links,
 )
@@ -305,11 +305,12 @@ def evaluate_layout(
     slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s)
     active = active_parameter_count(arch)
     tokens = int(tokens_per_step(mesh.data, b, s, m))
-    model_flops, flops = step_flops(setup, active, s, tokens)
+    model_per_token, hardware_per_token = flops_per_token(setup, active, s)
+    model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     if setup.utilisation is None:
         last = slowest == mesh.pipeline - 1
         layers = len(indices[slowest])
-        modelled = modelled_compute(setup, active, m, b, s, layers, mesh.tensor, mesh.context, last)
+        modelled = modelled_compute(setup, model_per_token, m, b, s, layers, mesh.tensor, mesh.context, last)
         compute_s, forward_s = float(modelled[0]), float(modelled[1])
     else:
         stage_gpus = mesh.tensor * mesh.context * mesh.data

@@ -42,6 +42,7 @@ from service.engine.layout import (
 from service.engine.step import (
     Part,
     data_group_time,
+    flops_per_token,
     given_compute,
     held,
     host_step,
@@ -49,7 +50,6 @@ from service.engine.step import (
     optimizer_step,
     part_rows,
     replicated_bytes,
-    step_flops,
     step_totals,
 )
 from service.inputs import resolve
@@ -456,7 +456,8 @@ def evaluate_grid(
     given = first_setup.utilisation is not None
     active = active_parameter_count(arch)
     tokens: Any = tokens_per_step(d, b, s, m)
-    model_flops, _ = step_flops(first_setup, active, s, tokens)
+    per_token, _ = flops_per_token(first_setup, active, s)
+    model_flops = per_token * tokens
     compute_s = np.zeros((count, sizes[1]))
     forward_s = np.zeros((count, sizes[1]))
     if given:
@@ -469,7 +470,7 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
             at_rows = (m[rows], b[rows], s, slowest_layers[rows], t[rows], c[rows], bool(last))
-            compute_s[rows, j], forward_s[rows, j] = modelled_compute(setup, active, *at_rows)
+            compute_s[rows, j], forward_s[rows, j] = modelled_compute(setup, per_token, *at_rows)
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):

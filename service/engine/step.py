@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from models.enums import StateLocation
 from models.presets import LinkSpec
 from service.memory.model_states import (
@@ -34,9 +32,9 @@ from service.time.compute import (
     forward_flops_per_token,
     hardware_efficiency,
     hardware_flops_per_token,
-    model_flops_per_token,
     tokens_per_second,
 )
+from service.time.compute import model_flops_per_token as model_flops_of
 from service.time.efficiency import (
     Device,
     Efficiency,
@@ -53,7 +51,7 @@ if TYPE_CHECKING:
     from service.engine.data_parallel import Setup
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one is built for every plan, and a frozen __init__ costs more
 class Part:
     """A share of one rank's parameters and the data-parallel group its states shard over (numbers, or arrays
     aligned with the cells): ``per_node`` of the group's ``ranks`` share a node."""
@@ -75,7 +73,7 @@ def part_rows(part: Part, setup: "Setup") -> list[StateBytes]:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class Held:
     """What a rank's parts hold: their state rows (one list per part) and the bytes summed over the parts."""
 
@@ -87,16 +85,19 @@ class Held:
 
 def held(parts: list[Part], setup: "Setup") -> Held:
     """The model states of a rank's parts, and what the CPU optimizer streams for them."""
-    found = Held([], 0, 0, 0)
+    precision, sharding, offload = setup.precision, setup.sharding, setup.offload
+    found: list[list[StateBytes]] = []
+    gpu: Any = 0
+    host: Any = 0
+    cpu: Any = 0
     for part in parts:
-        rows = part_rows(part, setup)
-        found.rows.append(rows)
-        found.gpu_bytes = found.gpu_bytes + bytes_at(rows, StateLocation.gpu)
-        found.host_bytes = found.host_bytes + bytes_at(rows, StateLocation.host)
-        found.cpu_optimizer_bytes = found.cpu_optimizer_bytes + cpu_optimizer_bytes_per_gpu(
-            rows, part.parameters, part_degree(part, setup), setup.precision, setup.sharding, setup.offload
-        )
-    return found
+        rows = model_state_breakdown(part.parameters, part.ranks, precision, sharding, part.per_node, offload)
+        found.append(rows)
+        gpu = gpu + bytes_at(rows, StateLocation.gpu)
+        host = host + bytes_at(rows, StateLocation.host)
+        degree = shard_degree(part.ranks, part.per_node, sharding)
+        cpu = cpu + cpu_optimizer_bytes_per_gpu(rows, part.parameters, degree, precision, sharding, offload)
+    return Held(found, gpu, host, cpu)
 
 
 def replicated_bytes(parts: list[Part], setup: "Setup") -> Any:
@@ -108,17 +109,14 @@ def replicated_bytes(parts: list[Part], setup: "Setup") -> Any:
     return total
 
 
-@dataclass
+@dataclass(slots=True)
 class HostStep:
     """The host link's share of a step: the bytes over PCIe, their transfer, the CPU optimizer."""
 
     pcie_bytes_per_gpu: Any
     transfer_s: Any
     cpu_optimizer_s: Any
-
-    @property
-    def offload_s(self) -> Any:
-        return self.transfer_s + self.cpu_optimizer_s
+    offload_s: Any  # the two, one after the other
 
 
 def host_step(
@@ -134,7 +132,7 @@ def host_step(
     transfer_s, cpu_s = offload_seconds(
         pcie, cpu_optimizer_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
     )
-    return HostStep(pcie, transfer_s, cpu_s)
+    return HostStep(pcie, transfer_s, cpu_s, transfer_s + cpu_s)
 
 
 def optimizer_step_seconds(setup: "Setup", parameters: IntLike, degree: IntLike) -> Any:
@@ -151,17 +149,11 @@ def optimizer_step(parts: list[Part], setup: "Setup") -> Any:
     return total
 
 
-def step_flops(setup: "Setup", active: Any, s: Any, tokens: Any) -> tuple[Any, Any]:
-    """(model, hardware) FLOPs of a step's tokens: the parameters a token uses (top_k of a mixture's experts),
-    the hardware's with what recomputation repeats (service.time.compute)."""
+def flops_per_token(setup: "Setup", active: Any, s: Any) -> tuple[Any, Any]:
+    """(model, hardware) FLOPs per token of a step: of the parameters a token uses (top_k of a mixture's
+    experts), the hardware's with what recomputation repeats (service.time.compute)."""
     shape = setup.flop_shape
-    model, hardware = (
-        model_flops_per_token(active, shape, s),
-        hardware_flops_per_token(active, shape, s, setup.recompute),
-    )
-    if type(model) is int and isinstance(tokens, np.ndarray):  # one count for many cells: in floats, never past int64
-        model, hardware = float(model), float(hardware)
-    return model * tokens, hardware * tokens
+    return model_flops_of(active, shape, s), hardware_flops_per_token(active, shape, s, setup.recompute)
 
 
 def given_compute(setup: "Setup", active: int, s: Any, tokens: Any, share: Any, gpus: Any) -> tuple[Any, Any]:
@@ -181,7 +173,7 @@ def given_compute(setup: "Setup", active: int, s: Any, tokens: Any, share: Any, 
 
 def modelled_compute(
     setup: "Setup",
-    active: int,
+    model_flops_per_token: Any,
     m: Any,
     b: Any,
     s: Any,
@@ -190,13 +182,11 @@ def modelled_compute(
     context: Any = 1,
     last: bool = True,
 ) -> tuple[Any, Any]:
-    """(compute, forward) seconds of a stage's m micro-batches by the efficiency model (service.time.efficiency):
-    its ``layers`` (all by default) over ``tensor`` x ``context`` ranks, the logits on the ``last`` stage."""
+    """(compute, forward) seconds of a stage's m micro-batches by the efficiency model (service.time.efficiency),
+    for the model's FLOPs per token: its ``layers`` (all by default) over ``tensor`` x ``context`` ranks, the
+    logits on the ``last`` stage."""
     eff = efficiency_of(setup)
-    per_token = model_flops_per_token(active, setup.flop_shape, s)
-    if type(per_token) is int and isinstance(b, np.ndarray):  # one count for many cells: in floats, never past int64
-        per_token = float(per_token)
-    micro = micro_batch_compute(eff, b, s, setup.recompute, per_token, layers, tensor, context, last)
+    micro = micro_batch_compute(eff, b, s, setup.recompute, model_flops_per_token, layers, tensor, context, last)
     return m * micro.total_s, m * micro.forward_s
 
 
@@ -219,9 +209,11 @@ def fsdp_units(setup: "Setup", layers: int | None) -> int | None:
     return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
 
 
-def data_call_overheads(calls: list[StepCollective], part: Part, setup: "Setup", layers: Any) -> list[Any]:
+def data_call_overheads(
+    calls: list[StepCollective], part: Part, setup: "Setup", layers: Any, links: LinkSpeeds | None = None
+) -> list[Any]:
     """Per collective of the data group: the latency of its further buckets or FSDP units."""
-    links = time_links(setup, part.per_node)
+    links = time_links(setup, part.per_node) if links is None else links
     units = fsdp_units(setup, layers)
     return call_overheads(calls, part.parameters, part.ranks, part.per_node, links, setup.bucket_bytes, units)
 
@@ -235,13 +227,14 @@ def data_group_time(
     backward_s: Any,
     layers: Any,
     overheads: list[Any] | None = None,
+    links: LinkSpeeds | None = None,
 ) -> CommunicationTime:
     """A part's data-parallel group over a step on NCCL's flat ring over the node's NICs, one call per bucket
     (service.time.efficiency): ``forward_s`` and ``backward_s`` per micro-batch; numbers for one plan, arrays for
     many cells. A flat ring already runs over all of a node's NICs, never slower than two levels."""
+    links = time_links(setup, part.per_node) if links is None else links
     if overheads is None:
-        overheads = data_call_overheads(calls, part, setup, layers)
-    links = time_links(setup, part.per_node)
+        overheads = data_call_overheads(calls, part, setup, layers, links)
     return communication_time(
         calls,
         part.parameters,
@@ -257,7 +250,7 @@ def data_group_time(
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class StepTotals:
     """A step's seconds and what it yields."""
 

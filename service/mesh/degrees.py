@@ -25,7 +25,8 @@ skip).
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -173,31 +174,30 @@ def layout_problems(
 ) -> list[tuple[str, str]]:
     """Every reason the mesh cannot run this model and batch, each with the pointer of its field: the rules of
     ``layout_problem_masks`` evaluated on this one layout's numbers, each it reports in words."""
-    rules = layout_problem_masks(
-        model,
-        mesh,
-        mesh.schedule,
-        mesh.sequence_parallel,
-        micro_batch_size,
-        sequence_length,
-        global_batch_size,
-        gradient_accumulation_steps,
-    )
-    return [(rule.words(), rule.pointer) for rule in rules if rule.failing]
+    b, s, gbs, k = micro_batch_size, sequence_length, global_batch_size, gradient_accumulation_steps
+    return list(_worded_problems(mesh, model, b, s, gbs, k))
+
+
+# A pure function of hashable values, asked on every plan (and by a fit's bisection) for few distinct layouts.
+@lru_cache(maxsize=4096)
+def _worded_problems(
+    mesh: Mesh, model: ModelLimits, b: int, s: int, gbs: int | None, k: int
+) -> tuple[tuple[str, str], ...]:
+    rules = _reported(model, mesh, mesh.schedule, mesh.sequence_parallel, b, s, gbs, k)
+    return tuple((rule.words(), rule.pointer) for rule, failing in rules if failing)
 
 
 def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
     """The schedule's rules on the pipeline degree, virtual stages and layers: the first that fails."""
     found = _first_failing(_pipeline_rules(mesh.schedule, mesh.pipeline, mesh.virtual_stages, layers), True)
-    return [(rule.words(), rule.pointer) for rule in found if rule.failing]
+    return [(rule.words(), rule.pointer) for rule, failing in found if failing]
 
 
 def _no_words() -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):  # a tuple: a plan builds a score of them on every request
     """One validity rule of a mesh: the layouts it reports a problem for (a bool for one layout, a bool per cell
     for arrays of layouts), the pointer of the field to change, and the problem in words for one layout (built
     only when it is reported)."""
@@ -213,15 +213,15 @@ def _negate(flag: Any) -> Any:
     return ~flag if isinstance(flag, np.ndarray) else not flag
 
 
-def _first_failing(check: list[Rule], fills: Any) -> list[Rule]:
-    """Of rules that one field check tries in turn, each as reported: only the first that fails, and only where
-    the degrees multiply out (``fills``)."""
+def _first_failing(check: list[Rule], fills: Any) -> list[tuple[Rule, Any]]:
+    """Of rules that one field check tries in turn, each with where it is reported: only the first that fails,
+    and only where the degrees multiply out (``fills``)."""
     earlier: Any = False
     reported = []
     for rule in check:
         failing = rule.failing & fills & _negate(earlier)
         earlier = earlier | failing
-        reported.append(Rule(rule.name, rule.pointer, failing, rule.words))
+        reported.append((rule, failing))
     return reported
 
 
@@ -244,14 +244,35 @@ def layout_problem_masks(
     above 1 and the batch; of the rules one field check tries in turn (the heads, the experts, the experts'
     grid, the schedule, the batch) only the first that fails. A layout's first failing rule is therefore its
     first problem."""
+    b, s, k = micro_batch_size, sequence_length, gradient_accumulation_steps
+    rules = _reported(model, mesh, schedule, sequence_parallel, b, s, global_batch_size, k)
+    if isinstance(schedule, PipelineSchedule):  # one layout's numbers
+        return [Rule(rule.name, rule.pointer, failing, rule.words) for rule, failing in rules]
+    degrees = (mesh.world_size, mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (*degrees, schedule, sequence_parallel, b, s, k)))
+    return [
+        Rule(rule.name, rule.pointer, np.broadcast_to(np.asarray(failing, dtype=bool), shape), rule.words)
+        for rule, failing in rules
+    ]
+
+
+def _reported(
+    model: ModelLimits,
+    mesh: Mesh,
+    schedule: Any,
+    sequence_parallel: Any,
+    micro_batch_size: Any,
+    sequence_length: Any,
+    global_batch_size: int | None,
+    gradient_accumulation_steps: Any,
+) -> list[tuple[Rule, Any]]:
+    """layout_problem_masks' rules, each with where it is reported (a bool, or an array that broadcasts)."""
     n: Any = mesh.world_size
     t, p, c, e, v = (mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
     b, s, k, sp = micro_batch_size, sequence_length, gradient_accumulation_steps, sequence_parallel
-    shape: tuple[int, ...] | None = None  # the cells' shape; None: one layout's numbers
     if not isinstance(schedule, PipelineSchedule):  # codes: arrays of layouts
         schedule, sp = np.asarray(schedule), np.asarray(sp, dtype=bool)
-        shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
-        n = np.broadcast_to(np.asarray(n), shape)
+        n = np.asarray(n)
     fills = n % (t * p * c) == 0
     d = select(fills, n // (t * p * c), 1)  # 1 where it is not whole: those layouts report nothing else
 
@@ -277,12 +298,10 @@ def layout_problem_masks(
             [_sequence_rule(s, t, c, sp)],
         ]
     checks.append(_batch_rules(schedule, p, v, b, d, global_batch_size, k))
-    rules = [Rule("world_size", "/parallelism", _negate(fills), world_words)]
+    rules = [(Rule("world_size", "/parallelism", _negate(fills), world_words), _negate(fills))]
     for check in checks:
         rules += _first_failing(check, fills)
-    if shape is None:
-        return rules
-    return [Rule(r.name, r.pointer, np.broadcast_to(np.asarray(r.failing, dtype=bool), shape), r.words) for r in rules]
+    return rules
 
 
 def _needs_architecture(name: str, degree: Any) -> Rule:
