@@ -12,18 +12,12 @@ from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateCl
 from models.presets import LinkSpec, PrecisionSpec
 from service.engine.step import (
     Part,
-    data_call_overheads,
-    data_group_time,
     efficiency_of,
     flops_per_token,
-    given_compute,
     held,
-    host_step,
-    modelled_compute,
-    optimizer_step,
+    rank_step,
     replicated_bytes,
-    step_totals,
-    time_links,
+    stage_compute,
 )
 from service.inputs.arrangements import Sharding
 from service.memory.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
@@ -221,36 +215,35 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     calls = step_collectives(precision, sharding, k)
     sent = calls_bytes_sent(p, n, calls, g)
-    if setup.utilisation is None:
-        compute_s, forward_total_s = modelled_compute(setup, model_per_token, k, b, s)
-    else:  # training.utilisation overrides the compute's efficiency, and nothing else
-        compute_s, forward_total_s = given_compute(setup, active, s, tokens, 1, n)  # type: ignore[arg-type]
+    # the one stage: every layer, on one rank of its tensor and context groups, the whole step's FLOPs over N
+    compute_s, forward_total_s = stage_compute(setup, model_per_token, active, k, b, s, tokens, 1, n)
     forward_s = forward_total_s / k
     backward_s = compute_s / k - forward_s
-    optimizer_s = optimizer_step(parts, setup)
     eff = efficiency_of(setup)
     layers = eff.kernels.layers if eff.kernels is not None else None
-    links = time_links(setup, g)
-    overheads = data_call_overheads(calls, parts[0], setup, layers, links)
-    flat = data_group_time(calls, parts[0], setup, k, forward_s, backward_s, layers, overheads, links)
-    exposed_s = flat.exposed_s
-    host_link = host_step(parts, setup, states.cpu_optimizer_bytes, k, n, g)
-    host = host_bytes_per_node(host_per_gpu, n, g)
-    host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
-    floor = replicated_bytes(parts, setup) + working + activations
-    totals = step_totals(
+    cpu = states.cpu_optimizer_bytes
+    step = rank_step(
+        parts,
         setup,
+        calls,
+        k,
+        forward_s,
+        backward_s,
+        layers,
+        cpu,
+        n,
+        g,
         compute_s,
         0.0,
-        exposed_s,
-        flat.total_s - exposed_s,
-        host_link.offload_s,
-        optimizer_s,
+        0.0,
         tokens,
         model_flops,
         flops,
-        n,
     )
+    flat, host_link, totals = step.groups[0], step.host, step.totals
+    host = host_bytes_per_node(host_per_gpu, n, g)
+    host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
+    floor = replicated_bytes(parts, setup) + working + activations
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,
@@ -271,17 +264,17 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         compute_s=compute_s,
         communication_flat_s=flat.total_s,
         communication_s=flat.total_s,
-        exposed_communication_s=exposed_s,
+        exposed_communication_s=flat.exposed_s,
         offload_transfer_s=host_link.transfer_s,
         cpu_optimizer_s=host_link.cpu_optimizer_s,
         offload_s=host_link.offload_s,
         step_s=totals.step_s,
-        optimizer_s=optimizer_s,
+        optimizer_s=step.optimizer_s,
         overlap_slowdown_s=totals.overlap_slowdown_s,
         tokens_per_s=totals.tokens_per_s,
         mfu=totals.mfu,
         hfu=totals.hfu,
-        call_overhead_s=overheads,
+        call_overhead_s=step.overheads[0],
         state_rows=rows,
         working_rows=transient,
         calls=calls,

@@ -23,15 +23,12 @@ from models.enums import Recompute
 from service.engine.data_parallel import Setup
 from service.engine.step import (
     Part,
-    data_group_time,
     flops_per_token,
-    given_compute,
     held,
-    host_step,
-    modelled_compute,
-    optimizer_step,
+    rank_step,
     replicated_bytes,
-    step_totals,
+    stage_bubble,
+    stage_compute,
     time_links,
 )
 from service.inputs.architecture import (
@@ -48,7 +45,7 @@ from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, in_flight, stage_layer_indices
+from service.mesh.pipeline import in_flight, stage_layer_indices
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -275,16 +272,6 @@ def exposed_group_s(
     return exposed
 
 
-def _data_group(
-    label: str, part: Part, setup: Setup, m: int, forward_s: float, backward_s: float, layers: int
-) -> DataGroup:
-    calls = step_collectives(setup.precision, setup.sharding, m)
-    timed = data_group_time(calls, part, setup, m, forward_s, backward_s, layers)
-    return DataGroup(
-        label, part.parameters, part.ranks, part.per_node, calls, float(timed.total_s), float(timed.exposed_s)
-    )
-
-
 def evaluate_layout(
     arch: Architecture,
     mesh: Mesh,
@@ -307,29 +294,12 @@ def evaluate_layout(
     tokens = int(tokens_per_step(mesh.data, b, s, m))
     model_per_token, hardware_per_token = flops_per_token(setup, active, s)
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
-    if setup.utilisation is None:
-        last = slowest == mesh.pipeline - 1
-        layers = len(indices[slowest])
-        modelled = modelled_compute(setup, model_per_token, m, b, s, layers, mesh.tensor, mesh.context, last)
-        compute_s, forward_s = float(modelled[0]), float(modelled[1])
-    else:
-        stage_gpus = mesh.tensor * mesh.context * mesh.data
-        given = given_compute(setup, active, s, tokens, float(share), stage_gpus)
-        compute_s, forward_s = float(given[0]), float(given[1])
+    t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
+    stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == p - 1
+    paced = stage_compute(setup, model_per_token, active, m, b, s, tokens, float(share), stage_gpus, layers, t, c, last)
+    compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s
-    recomputed_s = forward_s if setup.recompute is Recompute.full else 0.0  # B needs it before W (pass_seconds)
-    bubble_s = float(
-        bubble_seconds(
-            mesh.schedule,
-            mesh.pipeline,
-            mesh.virtual_stages,
-            m,
-            forward_s,
-            backward_s,
-            recomputed_s,
-            mesh.post_validation,
-        )
-    )
+    bubble_s = float(stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation))
     idle = bubble_s / compute_s if compute_s > 0 else 0.0
 
     work = StageWork(
@@ -349,33 +319,38 @@ def evaluate_layout(
     # Data parallelism on the busiest stage's parts: the dense share over d x c, the experts over d x c / e; a
     # group of one rank makes no call.
     parts = stage_parts(mesh, top.share)
-    groups = [
-        _data_group(label, part, setup, m, forward_s / m, backward_s / m, top.share.layers)
-        for label, part in zip(("dense", "experts"), parts, strict=False)
-        if part.ranks > 1
-    ]
-    data_total = sum(group.total_s for group in groups)
-    data_exposed = sum(group.exposed_s for group in groups)
     n, g = mesh.world_size, mesh.gpus_per_node
-    host_link = host_step(parts, setup, top.cpu_optimizer_bytes, m, n, g)
-    host = int(host_bytes_per_node(top.host_bytes, n, g))
-    host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
+    data_calls = step_collectives(setup.precision, setup.sharding, m)
     exposed = sum(group_s.values())
-    optimizer_s = float(optimizer_step(parts, setup))
-    offload_s = float(host_link.offload_s)
-    totals = step_totals(
+    step = rank_step(
+        parts,
         setup,
+        data_calls,
+        m,
+        forward_s / m,
+        backward_s / m,
+        top.share.layers,
+        top.cpu_optimizer_bytes,
+        n,
+        g,
         compute_s,
         bubble_s,
-        exposed + data_exposed,
-        data_total - data_exposed,
-        offload_s,
-        optimizer_s,
+        exposed,
         tokens,
         model_flops,
         flops,
-        n,
     )
+    groups = [
+        DataGroup(label, part.parameters, part.ranks, part.per_node, data_calls, float(t.total_s), float(t.exposed_s))
+        for label, part, t in zip(("dense", "experts"), parts, step.groups, strict=False)
+        if part.ranks > 1
+    ]
+    data_total, data_exposed = float(step.data_s), float(step.data_exposed_s)
+    host_link, totals = step.host, step.totals
+    host = int(host_bytes_per_node(top.host_bytes, n, g))
+    host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
+    optimizer_s = float(step.optimizer_s)
+    offload_s = float(host_link.offload_s)
     floor = int(replicated_bytes(parts, setup)) + top.working_set_bytes + top.activations_bytes
     return LayoutEvaluation(
         mesh=mesh,

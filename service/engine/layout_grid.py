@@ -43,13 +43,13 @@ from service.engine.step import (
     Part,
     data_group_time,
     flops_per_token,
-    given_compute,
     held,
     host_step,
-    modelled_compute,
     optimizer_step,
     part_rows,
     replicated_bytes,
+    stage_bubble,
+    stage_compute,
     step_totals,
 )
 from service.inputs import resolve
@@ -66,7 +66,7 @@ from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, in_flight_ratio
+from service.mesh.pipeline import in_flight_ratio
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
@@ -460,31 +460,23 @@ def evaluate_grid(
     model_flops = per_token * tokens
     compute_s = np.zeros((count, sizes[1]))
     forward_s = np.zeros((count, sizes[1]))
-    if given:
-        share, stage_gpus = st["slowest_share"][sid], t * c * d
-        for j, r in enumerate(recomputes):
-            setup = case.setup(arrangements[0], r)
-            compute_s[:, j], forward_s[:, j] = given_compute(setup, active, s, tokens, share, stage_gpus)
+    share, stage_gpus = st["slowest_share"][sid], t * c * d
     slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
-    for (last,), rows in () if given else _combos(slowest_last):
+    # a given utilisation reads no stage's layers: every shape at once
+    paced: list[tuple[tuple[int, ...], Any]] = [((1,), slice(None))] if given else _combos(slowest_last)
+    for (last,), rows in paced:
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
-            at_rows = (m[rows], b[rows], s, slowest_layers[rows], t[rows], c[rows], bool(last))
-            compute_s[rows, j], forward_s[rows, j] = modelled_compute(setup, per_token, *at_rows)
+            step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
+            model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last))
+            compute_s[rows, j], forward_s[rows, j] = stage_compute(setup, per_token, active, *step, *model_parallel)
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
         for j, r in enumerate(recomputes):
-            recomputed_s = forward_s[rows, j] * (RECOMPUTES[r] is Recompute.full)  # as service.engine.layout
-            bubble_s[rows, j] = bubble_seconds(
-                SCHEDULES[sched],
-                p[rows],
-                v[rows],
-                m[rows],
-                forward_s[rows, j],
-                backward_s[rows, j],
-                recomputed_s,
-                case.post_validation,
+            setup, seconds = case.setup(arrangements[0], r), (compute_s[rows, j], forward_s[rows, j])
+            bubble_s[rows, j] = stage_bubble(
+                setup, SCHEDULES[sched], p[rows], v[rows], m[rows], *seconds, case.post_validation
             )
 
     # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from models.enums import StateLocation
+from models.enums import Recompute, StateLocation
+from models.parallelism import PipelineSchedule
 from models.presets import LinkSpec
 from service.memory.model_states import (
     StateBytes,
@@ -24,6 +25,7 @@ from service.memory.model_states import (
     shard_elements,
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
+from service.mesh.pipeline import bubble_seconds
 from service.numeric import IntLike
 from service.time.communication import CommunicationTime, communication_time, step_seconds
 from service.time.compute import (
@@ -190,6 +192,46 @@ def modelled_compute(
     return m * micro.total_s, m * micro.forward_s
 
 
+def stage_compute(
+    setup: "Setup",
+    model_flops_per_token: Any,
+    active: Any,
+    m: Any,
+    b: Any,
+    s: Any,
+    tokens: Any,
+    share: Any,
+    gpus: Any,
+    layers: Any = None,
+    tensor: Any = 1,
+    context: Any = 1,
+    last: bool = True,
+) -> tuple[Any, Any]:
+    """(compute, forward) seconds of the stage that sets the pace, its m micro-batches: by the efficiency model
+    (its ``layers`` over ``tensor`` x ``context`` ranks), or, with a given training.utilisation (which overrides
+    the compute's efficiency and nothing else), its ``share`` of the step's FLOPs over its ``gpus``. A
+    data-parallel plan's one stage: every layer, share 1 over the N GPUs."""
+    if setup.utilisation is None:
+        return modelled_compute(setup, model_flops_per_token, m, b, s, layers, tensor, context, last)
+    return given_compute(setup, active, s, tokens, share, gpus)
+
+
+def stage_bubble(
+    setup: "Setup",
+    schedule: PipelineSchedule,
+    p: Any,
+    v: Any,
+    m: Any,
+    compute_s: Any,
+    forward_s: Any,
+    post_validation: bool,
+) -> Any:
+    """The pipeline's idle time over a step of the stage that sets the pace (service.mesh.pipeline): a full
+    recomputation's forward runs again before the backward needs it (pass_seconds)."""
+    recomputed_s = forward_s * (setup.recompute is Recompute.full)
+    return bubble_seconds(schedule, p, v, m, forward_s, compute_s - forward_s, recomputed_s, post_validation)
+
+
 def time_links(setup: "Setup", gpus_per_node: Any) -> LinkSpeeds:
     """The speeds collectives are priced at: NCCL's bus bandwidths (service.time.efficiency.bus_speeds), with or
     without a given utilisation (which sets the compute's efficiency alone)."""
@@ -303,3 +345,60 @@ def efficiency_of(setup: "Setup") -> Efficiency:
 @lru_cache(maxsize=64)
 def bare_efficiency(peak_flops_per_s: float) -> Efficiency:
     return Efficiency(Device(peak_flops_per_s), None)
+
+
+@dataclass(slots=True)
+class RankStep:
+    """The step of the rank that sets the pace, once its compute is known: each part's data group (its
+    collectives' latency beyond one call, and their time), the host link, the optimizer step, the totals."""
+
+    overheads: list[list[Any]]  # per part, per collective: data_call_overheads
+    groups: list[CommunicationTime]  # per part (a group of one rank takes no time)
+    data_s: Any
+    data_exposed_s: Any
+    host: HostStep
+    optimizer_s: Any
+    totals: StepTotals
+
+
+def rank_step(
+    parts: list[Part],
+    setup: "Setup",
+    calls: list[StepCollective],
+    m: Any,
+    forward_s: Any,
+    backward_s: Any,
+    layers: Any,
+    cpu_optimizer_bytes: Any,
+    n: Any,
+    g: Any,
+    compute_s: Any,
+    bubble_s: Any,
+    model_exposed_s: Any,
+    tokens: Any,
+    model_flops: Any,
+    flops: Any,
+) -> RankStep:
+    """What follows the compute in every evaluation: each part's data group on NCCL's ring (``forward_s`` and
+    ``backward_s`` per micro-batch hide it), the host link's transfers and CPU optimizer, the optimizer step
+    on the GPU, then the step with the model-parallel groups' exposed ``model_exposed_s`` and the pipeline's
+    ``bubble_s``. Numbers for one plan; arrays that broadcast for many cells."""
+    overheads: list[list[Any]] = []
+    groups: list[CommunicationTime] = []
+    data_s: Any = 0.0
+    data_exposed_s: Any = 0.0
+    for part in parts:
+        links = time_links(setup, part.per_node)
+        extra = data_call_overheads(calls, part, setup, layers, links)
+        timed = data_group_time(calls, part, setup, m, forward_s, backward_s, layers, extra, links)
+        overheads.append(extra)
+        groups.append(timed)
+        data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
+    host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
+    optimizer_s = optimizer_step(parts, setup)
+    exposed_s = model_exposed_s + data_exposed_s
+    hidden_s = data_s - data_exposed_s
+    totals = step_totals(
+        setup, compute_s, bubble_s, exposed_s, hidden_s, host.offload_s, optimizer_s, tokens, model_flops, flops, n
+    )
+    return RankStep(overheads, groups, data_s, data_exposed_s, host, optimizer_s, totals)
