@@ -2,7 +2,9 @@
 
 The single plan and the sweep both call ``evaluate``: the plan with Python ints, the sweep with
 numpy arrays over its numeric axes (P, N, G, micro-batch size, sequence length) and one call per
-combination of its categorical axes. No formula is written here; this module only wires them.
+combination of its categorical axes. A data-parallel plan is the mesh whose model-parallel degrees are 1:
+one stage of every parameter over the N ranks of its data group, taking service.engine.step's steps as a
+layout's stages do. No formula is written here.
 """
 
 from dataclasses import dataclass, field

@@ -10,7 +10,8 @@ A step is the slowest stage's compute, the pipeline bubble, the exposed part of 
 communication (service.time.mesh_traffic; the data group's as service.time.communication prices it on the rank's
 share) and host-link time when offloading. Compute splits the model FLOPs (active parameters for a
 mixture of experts) over stages by their layers; each stage's work is divided over its t x c x d
-GPUs at the requested utilisation.
+GPUs at the requested utilisation. Each step is service.engine.step's, the one the data-parallel plan
+(the mesh whose model-parallel degrees are 1) and the layout grid take too.
 """
 
 from dataclasses import dataclass

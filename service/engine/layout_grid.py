@@ -12,10 +12,10 @@ evaluates one (and /v1/plan answers it), in two parts:
   micro-batches in flight, the compute, the bubble, the model-parallel and data-parallel
   collectives, offload, the optimizer step) is called once per value of the categorical choices it
   branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
-  that hold that value (boolean masks). No formula is written here. The compute is the efficiency
-  model's or, with a given training.utilisation, the slowest stage's share of the step's FLOPs at
-  the hardware efficiency it implies (service.engine.layout.given_stage_seconds); the data groups are
-  priced alike either way (service.engine.layout.data_group_time).
+  that hold that value (boolean masks). No formula is written here, and no step of the evaluation:
+  each is service.engine.step's, the one a plan takes (the parts a stage holds and their states, the
+  paced stage's compute and bubble, each part's data group, the host link, the optimizer step, the
+  step's totals), called on arrays.
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
 (service.mesh.pipeline), so of the stages that hold the same layers and parameters the first holds the
