@@ -173,25 +173,6 @@ def given_compute(setup: "Setup", active: int, s: Any, tokens: Any, share: Any, 
     return compute_s, compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token)
 
 
-def modelled_compute(
-    setup: "Setup",
-    model_flops_per_token: Any,
-    m: Any,
-    b: Any,
-    s: Any,
-    layers: Any = None,
-    tensor: Any = 1,
-    context: Any = 1,
-    last: bool = True,
-) -> tuple[Any, Any]:
-    """(compute, forward) seconds of a stage's m micro-batches by the efficiency model (service.time.efficiency),
-    for the model's FLOPs per token: its ``layers`` (all by default) over ``tensor`` x ``context`` ranks, the
-    logits on the ``last`` stage."""
-    eff = efficiency_of(setup)
-    micro = micro_batch_compute(eff, b, s, setup.recompute, model_flops_per_token, layers, tensor, context, last)
-    return m * micro.total_s, m * micro.forward_s
-
-
 def stage_compute(
     setup: "Setup",
     model_flops_per_token: Any,
@@ -212,7 +193,9 @@ def stage_compute(
     the compute's efficiency and nothing else), its ``share`` of the step's FLOPs over its ``gpus``. A
     data-parallel plan's one stage: every layer, share 1 over the N GPUs."""
     if setup.utilisation is None:
-        return modelled_compute(setup, model_flops_per_token, m, b, s, layers, tensor, context, last)
+        eff = efficiency_of(setup)
+        micro = micro_batch_compute(eff, b, s, setup.recompute, model_flops_per_token, layers, tensor, context, last)
+        return m * micro.total_s, m * micro.forward_s
     return given_compute(setup, active, s, tokens, share, gpus)
 
 

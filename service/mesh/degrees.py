@@ -183,8 +183,8 @@ def layout_problems(
 def _worded_problems(
     mesh: Mesh, model: ModelLimits, b: int, s: int, gbs: int | None, k: int
 ) -> tuple[tuple[str, str], ...]:
-    rules = _reported(model, mesh, mesh.schedule, mesh.sequence_parallel, b, s, gbs, k)
-    return tuple((rule.words(), rule.pointer) for rule, failing in rules if failing)
+    rules = layout_problem_masks(model, mesh, mesh.schedule, mesh.sequence_parallel, b, s, gbs, k)
+    return tuple((rule.words(), rule.pointer) for rule in rules if rule.failing)
 
 
 def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
@@ -244,34 +244,13 @@ def layout_problem_masks(
     above 1 and the batch; of the rules one field check tries in turn (the heads, the experts, the experts'
     grid, the schedule, the batch) only the first that fails. A layout's first failing rule is therefore its
     first problem."""
-    b, s, k = micro_batch_size, sequence_length, gradient_accumulation_steps
-    rules = _reported(model, mesh, schedule, sequence_parallel, b, s, global_batch_size, k)
-    if isinstance(schedule, PipelineSchedule):  # one layout's numbers
-        return [Rule(rule.name, rule.pointer, failing, rule.words) for rule, failing in rules]
-    degrees = (mesh.world_size, mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
-    shape = np.broadcast_shapes(*(np.shape(x) for x in (*degrees, schedule, sequence_parallel, b, s, k)))
-    return [
-        Rule(rule.name, rule.pointer, np.broadcast_to(np.asarray(failing, dtype=bool), shape), rule.words)
-        for rule, failing in rules
-    ]
-
-
-def _reported(
-    model: ModelLimits,
-    mesh: Mesh,
-    schedule: Any,
-    sequence_parallel: Any,
-    micro_batch_size: Any,
-    sequence_length: Any,
-    global_batch_size: int | None,
-    gradient_accumulation_steps: Any,
-) -> list[tuple[Rule, Any]]:
-    """layout_problem_masks' rules, each with where it is reported (a bool, or an array that broadcasts)."""
     n: Any = mesh.world_size
     t, p, c, e, v = (mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
     b, s, k, sp = micro_batch_size, sequence_length, gradient_accumulation_steps, sequence_parallel
+    shape: tuple[int, ...] | None = None  # the cells' shape; None: one layout's numbers
     if not isinstance(schedule, PipelineSchedule):  # codes: arrays of layouts
         schedule, sp = np.asarray(schedule), np.asarray(sp, dtype=bool)
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
         n = np.asarray(n)
     fills = n % (t * p * c) == 0
     d = select(fills, n // (t * p * c), 1)  # 1 where it is not whole: those layouts report nothing else
@@ -301,7 +280,12 @@ def _reported(
     rules = [(Rule("world_size", "/parallelism", _negate(fills), world_words), _negate(fills))]
     for check in checks:
         rules += _first_failing(check, fills)
-    return rules
+    if shape is None:
+        return [Rule(rule.name, rule.pointer, failing, rule.words) for rule, failing in rules]
+    return [
+        Rule(rule.name, rule.pointer, np.broadcast_to(np.asarray(failing, dtype=bool), shape), rule.words)
+        for rule, failing in rules
+    ]
 
 
 def _needs_architecture(name: str, degree: Any) -> Rule:
