@@ -26,7 +26,6 @@ from service.memory.model_states import (
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
 from service.mesh.pipeline import bubble_seconds
-from service.numeric import IntLike
 from service.time.communication import CommunicationTime, communication_time, step_seconds
 from service.time.compute import (
     compute_seconds,
@@ -61,11 +60,6 @@ class Part:
     parameters: Any
     ranks: Any
     per_node: Any
-
-
-def part_degree(part: Part, setup: "Setup") -> Any:
-    """How many GPUs share one copy of the part's sharded states: the group, or a node's under hybrid sharding."""
-    return shard_degree(part.ranks, part.per_node, setup.sharding)
 
 
 def part_rows(part: Part, setup: "Setup") -> list[StateBytes]:
@@ -127,7 +121,7 @@ def host_step(
     """What offloading costs a step: each part's transfers over the host link and the CPU optimizer's pass."""
     pcie: Any = 0
     for part in parts:
-        degree = part_degree(part, setup)
+        degree = shard_degree(part.ranks, part.per_node, setup.sharding)
         pcie = pcie + pcie_bytes_per_gpu(
             part.parameters, degree, setup.precision, setup.sharding, setup.offload, micro_batches
         )
@@ -137,17 +131,16 @@ def host_step(
     return HostStep(pcie, transfer_s, cpu_s, transfer_s + cpu_s)
 
 
-def optimizer_step_seconds(setup: "Setup", parameters: IntLike, degree: IntLike) -> Any:
-    """The optimizer step over the GPU's weights: its shard of ``parameters`` when the optimizer is sharded."""
-    weights = shard_elements(parameters, degree) if setup.sharding.shard_optimizer else parameters
-    return optimizer_seconds(weights, efficiency_of(setup).device)
-
-
 def optimizer_step(parts: list[Part], setup: "Setup") -> Any:
-    """The optimizer step over every part the rank holds, each at its own shard."""
+    """The optimizer step on the GPU over every part the rank holds: its shard of each part's weights when the
+    optimizer is sharded (service.time.efficiency.optimizer_seconds)."""
+    device, sharding = efficiency_of(setup).device, setup.sharding
     total: Any = 0.0
     for part in parts:
-        total = total + optimizer_step_seconds(setup, part.parameters, part_degree(part, setup))
+        weights = part.parameters
+        if sharding.shard_optimizer:
+            weights = shard_elements(weights, shard_degree(part.ranks, part.per_node, sharding))
+        total = total + optimizer_seconds(weights, device)
     return total
 
 
