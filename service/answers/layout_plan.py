@@ -31,8 +31,9 @@ from service.answers.plan_report import (
     token_budget_of,
     where_words,
 )
-from service.engine.data_parallel import Setup, time_links
+from service.engine.data_parallel import Setup
 from service.engine.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
+from service.engine.step import time_links
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding

@@ -11,9 +11,9 @@ A cell is skipped when /v1/plan refuses its request, with the reason the plan gi
 does not validate (its first error's field), a layout the arrangement or ZeRO++ cannot run, or the
 mesh's problems (service.mesh.degrees.layout_problems, every pointer). The request checks run through the
 request model itself, once per distinct (world size, GPUs per node, arrangement) and per layout; the
-mesh's rules are evaluated over the cells by service.mesh.degrees.layout_problem_masks, the array form of
-layout_problems the search reads too (property tests check it against layout_problems, and every
-cell against /v1/plan). Before any array is formed, each layout group is evaluated in Python's exact
+mesh's rules are evaluated over the cells by service.mesh.degrees.layout_problem_masks, the one list of
+rules layout_problems words for /v1/plan and the search reads too (property tests check every cell
+against /v1/plan). Before any array is formed, each layout group is evaluated in Python's exact
 integers at the corners of its valid numeric box and refused if a count reaches 2**63.
 
 A given utilisation (training.utilisation) is evaluated there too, as /v1/plan prices it. On a model

@@ -2,53 +2,33 @@
 
 The single plan and the sweep both call ``evaluate``: the plan with Python ints, the sweep with
 numpy arrays over its numeric axes (P, N, G, micro-batch size, sequence length) and one call per
-combination of its categorical axes. No formula is written here; this module only wires them.
+combination of its categorical axes. A data-parallel plan is the mesh whose model-parallel degrees are 1:
+one stage of every parameter over the N ranks of its data group, taking service.engine.step's steps as a
+layout's stages do. No formula is written here.
 """
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
 from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import LinkSpec, PrecisionSpec
+from service.engine.step import (
+    Part,
+    efficiency_of,
+    flops_per_token,
+    held,
+    rank_step,
+    replicated_bytes,
+    stage_compute,
+)
 from service.inputs.arrangements import Sharding
 from service.memory.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
-from service.memory.model_states import (
-    NO_OFFLOAD,
-    Offload,
-    StateBytes,
-    bytes_at,
-    model_state_breakdown,
-    model_state_bytes,
-    replicated_floor_bytes,
-    shard_degree,
-    shard_elements,
-)
-from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
+from service.memory.model_states import NO_OFFLOAD, Offload, StateBytes, model_state_bytes
+from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.numeric import CountLike, FloatLike, IntLike
-from service.time.communication import communication_time, step_seconds
-from service.time.compute import (
-    FlopShape,
-    compute_seconds,
-    flops_utilisation,
-    forward_flops_per_token,
-    hardware_efficiency,
-    hardware_flops_per_token,
-    model_flops_per_token,
-    tokens_per_second,
-    tokens_per_step,
-)
-from service.time.efficiency import (
-    Device,
-    Efficiency,
-    LinkSpeeds,
-    bus_speeds,
-    call_overheads,
-    micro_batch_compute,
-    optimizer_seconds,
-    overlap_slowdown_seconds,
-)
+from service.time.compute import FlopShape, tokens_per_step
+from service.time.efficiency import Efficiency
 from service.time.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 
 
@@ -197,7 +177,7 @@ def floor_bytes(
 ) -> IntLike:
     """Replicated model states on the GPU, the working set and activations: what no GPU count lowers
     (``working``: the working set's bytes when the caller has them)."""
-    replicated = replicated_floor_bytes(parameter_count, setup.precision, setup.sharding, setup.offload, gpus_per_node)
+    replicated: IntLike = replicated_bytes([Part(parameter_count, None, gpus_per_node)], setup)
     if working is None:
         working = working_set_bytes(int(parameter_count), setup)
     return replicated + working + activations
@@ -213,61 +193,59 @@ def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
 
 
 def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
+    """A data-parallel plan: the mesh whose model-parallel degrees are 1, its one stage holding every parameter,
+    sharded over the N ranks of its data group; each step is service.engine.step's, as a layout's stages take it."""
     p, n, g = inputs.parameter_count, inputs.world_size, inputs.gpus_per_node
-    precision, sharding, offload, k = setup.precision, setup.sharding, setup.offload, setup.micro_batches
-    rows = model_state_breakdown(p, n, precision, sharding, g, offload)
+    precision, sharding, k = setup.precision, setup.sharding, setup.micro_batches
+    parts = [Part(p, n, g)]
+    states = held(parts, setup)
+    rows = states.rows[0]
     state_bytes = {row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in rows}
     transient = working_set(int(p), setup)
     state_bytes |= {row.state: row.bytes for row in transient}
     working = sum(row.bytes for row in transient)
-    model_state = bytes_at(rows, StateLocation.gpu)
+    model_state = states.gpu_bytes
     activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
     per_gpu = model_state + working + activations
-    host_per_gpu = bytes_at(rows, StateLocation.host)
-    degree = shard_degree(n, g, sharding)
-    pcie = pcie_bytes_per_gpu(p, degree, precision, sharding, offload, k)
+    host_per_gpu = states.host_bytes
 
-    s, shape = inputs.sequence_length, setup.flop_shape
+    s, b = inputs.sequence_length, inputs.micro_batch_size
     # FLOPs count the parameters a token uses: top_k of a mixture's experts (memory holds them all).
     active = inputs.active_parameter_count if inputs.active_parameter_count is not None else p
-    tokens = tokens_per_step(n, inputs.micro_batch_size, s, k)
-    model_per_token = model_flops_per_token(active, shape, s)
-    model_flops = model_per_token * tokens
-    hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
-    flops = hardware_per_token * tokens
+    tokens = tokens_per_step(n, b, s, k)
+    model_per_token, hardware_per_token = flops_per_token(setup, active, s)
+    model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     calls = step_collectives(precision, sharding, k)
     sent = calls_bytes_sent(p, n, calls, g)
-    links = time_links(setup, g)
-    eff = _efficiency(setup)
-    if setup.utilisation is None:
-        micro = micro_batch_compute(eff, inputs.micro_batch_size, s, setup.recompute, model_per_token)
-        forward_s, backward_s = micro.forward_s, micro.backward_s
-        compute_s = k * micro.total_s
-    else:  # training.utilisation overrides the compute's efficiency, and nothing else
-        measured = setup.measured_recompute or setup.recompute
-        efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
-        compute_s = compute_seconds(flops, n, setup.peak_flops_per_s, efficiency)
-        forward_s = compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token) / k
-        backward_s = compute_s / k - forward_s
-    optimizer_s = optimizer_step_seconds(setup, p, degree)
+    # the one stage: every layer, on one rank of its tensor and context groups, the whole step's FLOPs over N
+    compute_s, forward_total_s = stage_compute(setup, model_per_token, active, k, b, s, tokens, 1, n)
+    forward_s = forward_total_s / k
+    backward_s = compute_s / k - forward_s
+    eff = efficiency_of(setup)
     layers = eff.kernels.layers if eff.kernels is not None else None
-    overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, fsdp_units(setup, layers))
-    # NCCL's flat ring at bus speeds, one call per bucket: a flat ring already runs over all of a node's
-    # NICs, never slower than two levels (service.time.efficiency.bus_speeds)
-    flat = communication_time(
-        calls, p, n, g, links, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
+    cpu = states.cpu_optimizer_bytes
+    step = rank_step(
+        parts,
+        setup,
+        calls,
+        k,
+        forward_s,
+        backward_s,
+        layers,
+        cpu,
+        n,
+        g,
+        compute_s,
+        0.0,
+        0.0,
+        tokens,
+        model_flops,
+        flops,
     )
-    exposed_s = flat.exposed_s
-    cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
-    offload_transfer_s, cpu_optimizer_s = offload_seconds(
-        pcie, cpu_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
-    )
-    offload_s = offload_transfer_s + cpu_optimizer_s
+    flat, host_link, totals = step.groups[0], step.host, step.totals
     host = host_bytes_per_node(host_per_gpu, n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
-    floor = floor_bytes(p, setup, activations, g, working)
-    slowdown_s = overlap_slowdown_seconds(flat.total_s - exposed_s, eff.calibration)
-    step_s = step_seconds(compute_s, 0.0, exposed_s, offload_s, optimizer_s, slowdown_s)
+    floor = replicated_bytes(parts, setup) + working + activations
     return Evaluation(
         state_bytes=state_bytes,
         model_state_bytes=model_state,
@@ -281,68 +259,27 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         host_bytes=host,
         host_fits=host_fits,
         bytes_sent_per_gpu=per_step(calls, sent),
-        pcie_bytes_per_gpu=pcie,
+        pcie_bytes_per_gpu=host_link.pcie_bytes_per_gpu,
         tokens_per_step=tokens,
         model_flops=model_flops,
         compute_flops=flops,
         compute_s=compute_s,
         communication_flat_s=flat.total_s,
         communication_s=flat.total_s,
-        exposed_communication_s=exposed_s,
-        offload_transfer_s=offload_transfer_s,
-        cpu_optimizer_s=cpu_optimizer_s,
-        offload_s=offload_s,
-        step_s=step_s,
-        optimizer_s=optimizer_s,
-        overlap_slowdown_s=slowdown_s,
-        tokens_per_s=tokens_per_second(tokens, step_s),
-        mfu=flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s),
-        hfu=flops_utilisation(flops, step_s, n, setup.peak_flops_per_s),
-        call_overhead_s=overheads,
+        exposed_communication_s=flat.exposed_s,
+        offload_transfer_s=host_link.transfer_s,
+        cpu_optimizer_s=host_link.cpu_optimizer_s,
+        offload_s=host_link.offload_s,
+        step_s=totals.step_s,
+        optimizer_s=step.optimizer_s,
+        overlap_slowdown_s=totals.overlap_slowdown_s,
+        tokens_per_s=totals.tokens_per_s,
+        mfu=totals.mfu,
+        hfu=totals.hfu,
+        call_overhead_s=step.overheads[0],
         state_rows=rows,
         working_rows=transient,
         calls=calls,
         call_bytes_sent=sent,
         call_flat_s=flat.call_s,
     )
-
-
-def optimizer_step_seconds(setup: Setup, parameters: IntLike, degree: IntLike) -> FloatLike:
-    """The optimizer step over the GPU's weights: its shard of ``parameters`` when the optimizer is sharded."""
-    weights = shard_elements(parameters, degree) if setup.sharding.shard_optimizer else parameters
-    return optimizer_seconds(weights, _efficiency(setup).device)
-
-
-def fsdp_units(setup: Setup, layers: int | None) -> int | None:
-    """Calls per collective when parameters are sharded: one per wrapped unit, a unit per layer and one
-    for the rest (torchtitan and llm-foundry wrap each transformer block); None: by buckets."""
-    return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
-
-
-def time_links(setup: Setup, gpus_per_node: IntLike) -> LinkSpeeds:
-    """The speeds collectives are priced at: NCCL's bus bandwidths (service.time.efficiency.bus_speeds), with or
-    without a given utilisation (which sets the compute's efficiency alone)."""
-    if type(gpus_per_node) is int:  # one plan: a pure function of frozen values
-        return plan_bus_speeds(setup.links, gpus_per_node)
-    return bus_speeds(setup.links, gpus_per_node)
-
-
-@lru_cache(maxsize=1024)
-def plan_bus_speeds(links: LinkSpec, gpus_per_node: int) -> LinkSpeeds:
-    return bus_speeds(links, gpus_per_node)
-
-
-def _efficiency(setup: Setup) -> Efficiency:
-    """The setup's efficiency model; without one, a device of the setup's peak alone (no HBM or kernel
-    figures: matrix multiplications at the GEMM ceiling, the optimizer and collectives as the model prices
-    them), which a given utilisation needs for everything but the compute."""
-    if setup.efficiency is None:
-        if setup.utilisation is None:
-            raise ValueError("a setup without a utilisation needs the efficiency model's device")
-        return bare_efficiency(setup.peak_flops_per_s)
-    return setup.efficiency
-
-
-@lru_cache(maxsize=64)
-def bare_efficiency(peak_flops_per_s: float) -> Efficiency:
-    return Efficiency(Device(peak_flops_per_s), None)

@@ -10,7 +10,8 @@ A step is the slowest stage's compute, the pipeline bubble, the exposed part of 
 communication (service.time.mesh_traffic; the data group's as service.time.communication prices it on the rank's
 share) and host-link time when offloading. Compute splits the model FLOPs (active parameters for a
 mixture of experts) over stages by their layers; each stage's work is divided over its t x c x d
-GPUs at the requested utilisation.
+GPUs at the requested utilisation. Each step is service.engine.step's, the one the data-parallel plan
+(the mesh whose model-parallel degrees are 1) and the layout grid take too.
 """
 
 from dataclasses import dataclass
@@ -19,8 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from models.enums import Recompute, StateLocation
-from service.engine.data_parallel import Setup, fsdp_units, optimizer_step_seconds, time_links
+from models.enums import Recompute
+from service.engine.data_parallel import Setup
+from service.engine.step import (
+    Part,
+    flops_per_token,
+    held,
+    rank_step,
+    replicated_bytes,
+    stage_bubble,
+    stage_compute,
+    time_links,
+)
 from service.inputs.architecture import (
     Architecture,
     active_parameter_count,
@@ -31,44 +42,17 @@ from service.inputs.architecture import (
     routed_expert_parameters,
 )
 from service.memory.activations import StageLayers, TensorSplit, stage_activation_components, transformer_shape
-from service.memory.model_states import (
-    StateBytes,
-    bytes_at,
-    model_state_breakdown,
-    replicated_floor_bytes,
-    shard_degree,
-)
-from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
+from service.memory.model_states import StateBytes
+from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, in_flight, stage_layer_indices
+from service.mesh.pipeline import in_flight, stage_layer_indices
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
-from service.time.communication import (
-    CommunicationTime,
-    alpha_beta_seconds,
-    communication_time,
-    exposed_in_window,
-    link_speed,
-    step_seconds,
-)
-from service.time.compute import (
-    compute_seconds,
-    flops_utilisation,
-    forward_flops_per_token,
-    hardware_efficiency,
-    hardware_flops_per_token,
-    model_flops_per_token,
-    tokens_per_second,
-    tokens_per_step,
-)
-from service.time.efficiency import (
-    attention_core_seconds,
-    call_overheads,
-    micro_batch_compute,
-    overlap_slowdown_seconds,
-)
+from service.time.communication import alpha_beta_seconds, exposed_in_window, link_speed
+from service.time.compute import tokens_per_step
+from service.time.efficiency import attention_core_seconds
 from service.time.mesh_traffic import GroupCall, StageWork, model_parallel_calls, ring_exposed_seconds
 from service.time.traffic import StepCollective, Window, step_collectives
 
@@ -181,6 +165,17 @@ def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, se
     return 6 * weights + 12 * len(indices) * attention_width(arch) * sequence_length
 
 
+def stage_parts(mesh: Mesh, share: StageShare) -> list[Part]:
+    """What a stage's rank holds, each part with the data-parallel group its states shard over: the dense share
+    over d x c (the experts' too unless they shard apart), the experts' over the expert-data-parallel group."""
+    apart = bool(mesh.experts_apart) and share.expert_parameters > 0
+    dense = share.dense_parameters + (0 if apart else share.expert_parameters)
+    parts = [Part(dense, mesh.data_context, mesh.members_per_node(Group.data))]
+    if apart:
+        parts.append(Part(share.expert_parameters, mesh.expert_data, mesh.expert_data_per_node))
+    return parts
+
+
 def _stage(
     arch: Architecture,
     mesh: Mesh,
@@ -192,29 +187,24 @@ def _stage(
     counted: bool,
     units: Units | None,
 ) -> StageEvaluation:
-    precision, sharding, offload = setup.precision, setup.sharding, setup.offload
-    g = mesh.members_per_node(Group.data)
-    experts_apart = bool(mesh.experts_apart) and share.expert_parameters > 0
-    dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
-    rows = model_state_breakdown(dense, mesh.data_context, precision, sharding, g, offload)
-    cpu = int(cpu_optimizer_bytes_per_gpu(rows, dense, mesh.data_context, precision, sharding, offload))
-    expert_rows = []
-    if experts_apart:
-        experts = share.expert_parameters
-        expert_rows = model_state_breakdown(experts, mesh.expert_data, precision, sharding, g, offload)
-        cpu += int(cpu_optimizer_bytes_per_gpu(expert_rows, experts, mesh.expert_data, precision, sharding, offload))
-    model_state = int(bytes_at(rows, StateLocation.gpu)) + int(bytes_at(expert_rows, StateLocation.gpu))
-    host = int(bytes_at(rows, StateLocation.host)) + int(bytes_at(expert_rows, StateLocation.host))
-    working = working_set_rows(share.parameters, precision, sharding, units, setup.bucket_bytes, setup.overlap)
+    parts = stage_parts(mesh, share)
+    states = held(parts, setup)
+    rows = states.rows[0]
+    expert_rows = states.rows[1] if len(parts) > 1 else []
+    model_state, host = int(states.gpu_bytes), int(states.host_bytes)
+    cpu = int(states.cpu_optimizer_bytes)
+    working = working_set_rows(
+        share.parameters, setup.precision, setup.sharding, units, setup.bucket_bytes, setup.overlap
+    )
     flight = in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m)
     activations: dict[str, int] = {}
     if counted:
         layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)
         split = TensorSplit(mesh.tensor, mesh.sequence_parallel, mesh.context)
-        parts = stage_activation_components(
+        components = stage_activation_components(
             b, s, transformer_shape(arch), setup.activations.flash_attention, setup.recompute, layers, split
         )
-        activations = {name: int(value) for name, value in parts.items()}
+        activations = {name: int(value) for name, value in components.items()}
     working_bytes = sum(row.bytes for row in working)
     activation_bytes = sum(activations.values())
     per_gpu = model_state + working_bytes + activation_bytes
@@ -244,33 +234,6 @@ def slowest_stage(
     per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
-
-
-def given_stage_seconds(setup: Setup, active: int, s: int, tokens: Any, share: Any, stage_gpus: Any) -> tuple[Any, Any]:
-    """(compute, forward) seconds of the slowest stage at a given utilisation (numbers, or arrays for many
-    layouts): its ``share`` of the step's hardware FLOPs over its t x c x d GPUs at the hardware efficiency
-    the MFU implies for the recomputation it was given for (service.time.compute.hardware_efficiency); the
-    forward pass is its share of those FLOPs (2 of 6 per weight and token, PaLM appendix B)."""
-    assert setup.utilisation is not None
-    shape = setup.flop_shape
-    hardware_per_token = float(hardware_flops_per_token(active, shape, s, setup.recompute))
-    measured = setup.measured_recompute or setup.recompute
-    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
-    compute_s = compute_seconds(hardware_per_token * tokens * share, stage_gpus, setup.peak_flops_per_s, efficiency)
-    return compute_s, compute_s * float(forward_flops_per_token(active, shape, s)) / hardware_per_token
-
-
-def modelled_stage_seconds(
-    setup: Setup, mesh: Mesh, layers: int, stage: int, m: int, b: int, s: int, active: int
-) -> tuple[float, float]:
-    """(compute, forward) seconds of a stage's m micro-batches by the efficiency model (service.time.efficiency)."""
-    eff = setup.efficiency
-    if eff is None:
-        raise ValueError("a setup without a utilisation needs the efficiency model's device")
-    per_token = float(model_flops_per_token(active, setup.flop_shape, s))
-    last = stage == mesh.pipeline - 1
-    micro = micro_batch_compute(eff, b, s, setup.recompute, per_token, layers, mesh.tensor, mesh.context, last)
-    return m * float(micro.total_s), m * float(micro.forward_s)
 
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
@@ -310,53 +273,6 @@ def exposed_group_s(
     return exposed
 
 
-def data_group_time(
-    calls: list[StepCollective],
-    parameters: Any,
-    ranks: Any,
-    per_node: Any,
-    setup: Setup,
-    m: Any,
-    forward_s: Any,
-    backward_s: Any,
-    layers: Any,
-) -> CommunicationTime:
-    """The data group's step on NCCL's flat ring over the node's NICs, one call per bucket
-    (service.time.efficiency); numbers for one plan, arrays for many layouts."""
-    links = time_links(setup, per_node)
-    units = fsdp_units(setup, layers)
-    overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, units)
-    return communication_time(
-        calls,
-        parameters,
-        ranks,
-        per_node,
-        links,
-        m,
-        forward_s,
-        backward_s,
-        setup.overlap,
-        setup.bucket_bytes,
-        overheads,
-    )
-
-
-def _data_group(
-    label: str,
-    parameters: int,
-    ranks: int,
-    per_node: int,
-    setup: Setup,
-    m: int,
-    forward_s: float,
-    backward_s: float,
-    layers: int,
-) -> DataGroup:
-    calls = step_collectives(setup.precision, setup.sharding, m)
-    timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers)
-    return DataGroup(label, parameters, ranks, per_node, calls, float(timed.total_s), float(timed.exposed_s))
-
-
 def evaluate_layout(
     arch: Architecture,
     mesh: Mesh,
@@ -375,30 +291,16 @@ def evaluate_layout(
 
     # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
     slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s)
-    active, shape = active_parameter_count(arch), setup.flop_shape
+    active = active_parameter_count(arch)
     tokens = int(tokens_per_step(mesh.data, b, s, m))
-    model_flops = float(model_flops_per_token(active, shape, s)) * tokens
-    flops = float(hardware_flops_per_token(active, shape, s, setup.recompute)) * tokens
-    if setup.utilisation is None:
-        compute_s, forward_s = modelled_stage_seconds(setup, mesh, len(indices[slowest]), slowest, m, b, s, active)
-    else:
-        stage_gpus = mesh.tensor * mesh.context * mesh.data
-        given = given_stage_seconds(setup, active, s, tokens, float(share), stage_gpus)
-        compute_s, forward_s = float(given[0]), float(given[1])
+    model_per_token, hardware_per_token = flops_per_token(setup, active, s)
+    model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
+    t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
+    stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == p - 1
+    paced = stage_compute(setup, model_per_token, active, m, b, s, tokens, float(share), stage_gpus, layers, t, c, last)
+    compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s
-    recomputed_s = forward_s if setup.recompute is Recompute.full else 0.0  # B needs it before W (pass_seconds)
-    bubble_s = float(
-        bubble_seconds(
-            mesh.schedule,
-            mesh.pipeline,
-            mesh.virtual_stages,
-            m,
-            forward_s,
-            backward_s,
-            recomputed_s,
-            mesh.post_validation,
-        )
-    )
+    bubble_s = float(stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation))
     idle = bubble_s / compute_s if compute_s > 0 else 0.0
 
     work = StageWork(
@@ -415,73 +317,42 @@ def evaluate_layout(
         g: float(exposed_group_s(calls, g, setup, forward_s, backward_s, core_s)) for g in Group if g is not Group.data
     }
 
-    # Data parallelism on the busiest stage's share: the dense part over d x c, the experts over d x c / e.
-    groups = []
-    experts_apart = bool(top.expert_rows)
-    dense_share = top.share.dense_parameters + (0 if experts_apart else top.share.expert_parameters)
-    if mesh.data_context > 1:
-        groups.append(
-            _data_group(
-                "dense",
-                dense_share,
-                mesh.data_context,
-                mesh.members_per_node(Group.data),
-                setup,
-                m,
-                forward_s / m,
-                backward_s / m,
-                top.share.layers,
-            )
-        )
-    if experts_apart and mesh.expert_data > 1:
-        per_node = max(1, min(mesh.expert_data, mesh.gpus_per_node // mesh.expert_data_stride))
-        groups.append(
-            _data_group(
-                "experts",
-                top.share.expert_parameters,
-                mesh.expert_data,
-                per_node,
-                setup,
-                m,
-                forward_s / m,
-                backward_s / m,
-                top.share.layers,
-            )
-        )
-    data_total = sum(group.total_s for group in groups)
-    data_exposed = sum(group.exposed_s for group in groups)
-    pcie = int(pcie_bytes_per_gpu(dense_share, mesh.data_context, setup.precision, setup.sharding, setup.offload, m))
-    if experts_apart:
-        pcie += int(
-            pcie_bytes_per_gpu(
-                top.share.expert_parameters, mesh.expert_data, setup.precision, setup.sharding, setup.offload, m
-            )
-        )
+    # Data parallelism on the busiest stage's parts: the dense share over d x c, the experts over d x c / e; a
+    # group of one rank makes no call.
+    parts = stage_parts(mesh, top.share)
     n, g = mesh.world_size, mesh.gpus_per_node
-    transfer_s, cpu_s = offload_seconds(
-        pcie, top.cpu_optimizer_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
+    data_calls = step_collectives(setup.precision, setup.sharding, m)
+    exposed = sum(group_s.values())
+    step = rank_step(
+        parts,
+        setup,
+        data_calls,
+        m,
+        forward_s / m,
+        backward_s / m,
+        top.share.layers,
+        top.cpu_optimizer_bytes,
+        n,
+        g,
+        compute_s,
+        bubble_s,
+        exposed,
+        tokens,
+        model_flops,
+        flops,
     )
-    offload_transfer_s, cpu_optimizer_s = float(transfer_s), float(cpu_s)
-    offload_s = offload_transfer_s + cpu_optimizer_s
+    groups = [
+        DataGroup(label, part.parameters, part.ranks, part.per_node, data_calls, float(t.total_s), float(t.exposed_s))
+        for label, part, t in zip(("dense", "experts"), parts, step.groups, strict=False)
+        if part.ranks > 1
+    ]
+    data_total, data_exposed = float(step.data_s), float(step.data_exposed_s)
+    host_link, totals = step.host, step.totals
     host = int(host_bytes_per_node(top.host_bytes, n, g))
     host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
-    exposed = sum(group_s.values())
-    optimizer_s = slowdown_s = 0.0
-    if setup.efficiency is not None:
-        degree = shard_degree(mesh.data_context, mesh.members_per_node(Group.data), setup.sharding)
-        optimizer_s = float(optimizer_step_seconds(setup, dense_share, degree))
-        if experts_apart:
-            experts = shard_degree(mesh.expert_data, mesh.members_per_node(Group.data), setup.sharding)
-            optimizer_s += float(optimizer_step_seconds(setup, top.share.expert_parameters, experts))
-        slowdown_s = float(overlap_slowdown_seconds(data_total - data_exposed, setup.efficiency.calibration))
-    step_s = float(step_seconds(compute_s, bubble_s, exposed + data_exposed, offload_s, optimizer_s, slowdown_s))
-    floor = (
-        int(replicated_floor_bytes(dense_share, setup.precision, setup.sharding, setup.offload))
-        + int(replicated_floor_bytes(top.share.expert_parameters, setup.precision, setup.sharding, setup.offload))
-        * experts_apart
-        + top.working_set_bytes
-        + top.activations_bytes
-    )
+    optimizer_s = float(step.optimizer_s)
+    offload_s = float(host_link.offload_s)
+    floor = int(replicated_bytes(parts, setup)) + top.working_set_bytes + top.activations_bytes
     return LayoutEvaluation(
         mesh=mesh,
         micro_batches=m,
@@ -492,8 +363,8 @@ def evaluate_layout(
         data_groups=groups,
         replicated_floor_bytes=floor,
         tokens_per_step=tokens,
-        model_flops=model_flops,
-        compute_flops=flops,
+        model_flops=float(model_flops),
+        compute_flops=float(flops),
         compute_s=compute_s,
         pipeline_bubble_s=bubble_s,
         bubble_fraction=idle,
@@ -503,18 +374,18 @@ def evaluate_layout(
         expert_parallel_s=group_s[Group.expert],
         data_parallel_s=data_total,
         data_parallel_exposed_s=data_exposed,
-        pcie_bytes_per_gpu=pcie,
+        pcie_bytes_per_gpu=int(host_link.pcie_bytes_per_gpu),
         host_bytes=host,
         host_fits=host_fits,
-        offload_transfer_s=offload_transfer_s,
-        cpu_optimizer_s=cpu_optimizer_s,
+        offload_transfer_s=float(host_link.transfer_s),
+        cpu_optimizer_s=float(host_link.cpu_optimizer_s),
         offload_s=offload_s,
-        step_s=step_s,
-        tokens_per_s=float(tokens_per_second(tokens, step_s)),
-        mfu=float(flops_utilisation(model_flops, step_s, n, setup.peak_flops_per_s)),
-        hfu=float(flops_utilisation(flops, step_s, n, setup.peak_flops_per_s)),
+        step_s=float(totals.step_s),
+        tokens_per_s=float(totals.tokens_per_s),
+        mfu=float(totals.mfu),
+        hfu=float(totals.hfu),
         optimizer_s=optimizer_s,
-        overlap_slowdown_s=slowdown_s,
+        overlap_slowdown_s=float(totals.overlap_slowdown_s),
         ring_step_core_s=float(core_s),
     )
 

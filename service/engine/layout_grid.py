@@ -12,10 +12,10 @@ evaluates one (and /v1/plan answers it), in two parts:
   micro-batches in flight, the compute, the bubble, the model-parallel and data-parallel
   collectives, offload, the optimizer step) is called once per value of the categorical choices it
   branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
-  that hold that value (boolean masks). No formula is written here. The compute is the efficiency
-  model's or, with a given training.utilisation, the slowest stage's share of the step's FLOPs at
-  the hardware efficiency it implies (service.engine.layout.given_stage_seconds); the data groups are
-  priced alike either way (service.engine.layout.data_group_time).
+  that hold that value (boolean masks). No formula is written here, and no step of the evaluation:
+  each is service.engine.step's, the one a plan takes (the parts a stage holds and their states, the
+  paced stage's compute and bubble, each part's data group, the host link, the optimizer step, the
+  step's totals), called on arrays.
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
 (service.mesh.pipeline), so of the stages that hold the same layers and parameters the first holds the
@@ -31,15 +31,26 @@ import numpy as np
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention
 from models.training import Levers
-from service.engine.data_parallel import Setup, optimizer_step_seconds
+from service.engine.data_parallel import Setup
 from service.engine.layout import (
-    data_group_time,
     exposed_group_s,
-    given_stage_seconds,
     group_call_seconds,
     layout_units,
     ring_step_core_s,
     slowest_stage,
+)
+from service.engine.step import (
+    Part,
+    data_group_time,
+    flops_per_token,
+    held,
+    host_step,
+    optimizer_step,
+    part_rows,
+    replicated_bytes,
+    stage_bubble,
+    stage_compute,
+    step_totals,
 )
 from service.inputs import resolve
 from service.inputs.architecture import Architecture, active_parameter_count
@@ -51,18 +62,15 @@ from service.memory.activations import (
     stage_activation_components,
     transformer_shape,
 )
-from service.memory.model_states import bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
-from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
+from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, in_flight_ratio
+from service.mesh.pipeline import in_flight_ratio
 from service.mesh.stages import StageShare, stage_shares
-from service.time.communication import step_seconds
-from service.time.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
-from service.time.efficiency import micro_batch_compute, overlap_slowdown_seconds
+from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
-from service.time.traffic import collective_bytes_sent, step_collectives
+from service.time.traffic import calls_bytes_sent, per_step, step_collectives
 
 ARRANGEMENTS: tuple[ArrangementName, ...] = (
     ArrangementName.ddp,
@@ -362,6 +370,7 @@ def evaluate_grid(
     data_context: Any = mesh.data_context
     expert_data: Any = mesh.expert_data
     g_data: Any = mesh.members_per_node(Group.data)
+    expert_per_node: Any = mesh.expert_data_per_node
     dense_k, expert_k, valid = per_stage("dense"), per_stage("expert"), per_stage("valid")
     apart_k = mesh.experts_apart & (expert_k > 0)  # the search keeps ETP = t: apart when e > 1
     dense_held = dense_k + np.where(apart_k, 0, expert_k)
@@ -376,7 +385,7 @@ def evaluate_grid(
     _, first, spread = np.unique(pair, return_index=True, return_inverse=True)
     spread = spread.reshape(-1)
     held_d, held_e = dense_held[:, first], experts_held[:, first]
-    dc, ed, gd = data_context[first], expert_data[first], g_data[first]
+    dc, ed, gd, ged = data_context[first], expert_data[first], g_data[first], expert_per_node[first]
     unique_shape = (k_count, len(first), sizes[0], 1, sizes[2])
     state_u = np.zeros(unique_shape, dtype=np.int64)
     host_u = np.zeros_like(state_u)
@@ -385,15 +394,11 @@ def evaluate_grid(
     for i, a in enumerate(arrangements):
         working[:, :, i, 0, 0] = st["working"][sid, a].T
         for j, o in enumerate(offloads):
-            setup = case.setup(a, 0, o)
-            prec, shard, off = setup.precision, setup.sharding, setup.offload
-            dense_rows = model_state_breakdown(held_d, dc, prec, shard, gd, off)
-            expert_rows = model_state_breakdown(held_e, ed, prec, shard, gd, off)
-            state_u[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.gpu) + bytes_at(expert_rows, StateLocation.gpu)
-            host_u[:, :, i, 0, j] = bytes_at(dense_rows, StateLocation.host) + bytes_at(expert_rows, StateLocation.host)
-            cpu_u[:, :, i, 0, j] = cpu_optimizer_bytes_per_gpu(
-                dense_rows, held_d, dc, prec, shard, off
-            ) + cpu_optimizer_bytes_per_gpu(expert_rows, held_e, ed, prec, shard, off)
+            # the parts each candidate stage holds (service.engine.layout.stage_parts): the experts' is 0 unless apart
+            states = held([Part(held_d, dc, gd), Part(held_e, ed, ged)], case.setup(a, 0, o))
+            state_u[:, :, i, 0, j] = states.gpu_bytes
+            host_u[:, :, i, 0, j] = states.host_bytes
+            cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
     state, host, cpu = state_u[:, spread], host_u[:, spread], cpu_u[:, spread]
 
     # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1).
@@ -413,9 +418,9 @@ def evaluate_grid(
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
-            parts = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split)
+            components = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split)
             total: Any = 0
-            for value in parts.values():
+            for value in components.values():
                 total = total + value
             activations[:, rows, 0, j, 0] = total
 
@@ -448,41 +453,30 @@ def evaluate_grid(
     # Compute: the slowest stage's micro-batches, per recompute: (shapes, recomputes); by the efficiency model,
     # or at the given utilisation (its share of the step's FLOPs on its t x c x d GPUs).
     first_setup = case.setup(arrangements[0])
-    eff = first_setup.efficiency
-    assert eff is not None
     given = first_setup.utilisation is not None
     active = active_parameter_count(arch)
-    per_token = float(model_flops_per_token(active, first_setup.flop_shape, s))
     tokens: Any = tokens_per_step(d, b, s, m)
+    per_token, _ = flops_per_token(first_setup, active, s)
+    model_flops = per_token * tokens
     compute_s = np.zeros((count, sizes[1]))
     forward_s = np.zeros((count, sizes[1]))
-    if given:
-        share, stage_gpus = st["slowest_share"][sid], t * c * d
+    share, stage_gpus = st["slowest_share"][sid], t * c * d
+    slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
+    # a given utilisation reads no stage's layers: every shape at once
+    paced: list[tuple[tuple[int, ...], Any]] = [((1,), slice(None))] if given else _combos(slowest_last)
+    for (last,), rows in paced:
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
-            compute_s[:, j], forward_s[:, j] = given_stage_seconds(setup, active, s, tokens, share, stage_gpus)
-    slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
-    for (last,), rows in () if given else _combos(slowest_last):
-        for j, r in enumerate(recomputes):
-            micro = micro_batch_compute(
-                eff, b[rows], s, RECOMPUTES[r], per_token, slowest_layers[rows], t[rows], c[rows], bool(last)
-            )
-            compute_s[rows, j] = m[rows] * micro.total_s
-            forward_s[rows, j] = m[rows] * micro.forward_s
+            step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
+            model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last))
+            compute_s[rows, j], forward_s[rows, j] = stage_compute(setup, per_token, active, *step, *model_parallel)
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
         for j, r in enumerate(recomputes):
-            recomputed_s = forward_s[rows, j] * (RECOMPUTES[r] is Recompute.full)  # as service.engine.layout
-            bubble_s[rows, j] = bubble_seconds(
-                SCHEDULES[sched],
-                p[rows],
-                v[rows],
-                m[rows],
-                forward_s[rows, j],
-                backward_s[rows, j],
-                recomputed_s,
-                case.post_validation,
+            setup, seconds = case.setup(arrangements[0], r), (compute_s[rows, j], forward_s[rows, j])
+            bubble_s[rows, j] = stage_bubble(
+                setup, SCHEDULES[sched], p[rows], v[rows], m[rows], *seconds, case.post_validation
             )
 
     # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
@@ -521,7 +515,6 @@ def evaluate_grid(
     top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
     top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
     top_cpu = top(cpu)
-    expert_per_node = np.maximum(1, np.minimum(expert_data, g_node // mesh.expert_data_stride))
     has_dense = (data_context > 1)[
         :, None
     ]  # a group of one rank makes no call (service.time.efficiency.call_overheads)
@@ -532,6 +525,7 @@ def evaluate_grid(
     data_exposed = np.zeros(full_shape)
     pcie = np.zeros(full_shape, dtype=np.int64)
     optimizer_s = np.zeros(full_shape)
+    offload_s = np.zeros(full_shape)
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
     wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
     fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
@@ -543,31 +537,28 @@ def evaluate_grid(
         collectives = step_collectives(setup.precision, setup.sharding, m3)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
         dense = data_group_time(
-            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
+            collectives, Part(dense_p, data_context[wide3], g_data[wide3]), setup, m3, fw3, bw3, layers_top
         )
         data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
         data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
         if experts_anywhere:
-            experts = data_group_time(
-                collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
-            )
+            group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
+            experts = data_group_time(collectives, group, setup, m3, fw3, bw3, layers_top)
             has_experts = top_apart[at] & (expert_data[wide3] > 1)
             data_total[at] += np.where(has_experts, experts.total_s, 0.0)
             data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)
-            dense_p, expert_p = top_dense[cell], top_experts[cell]
-            prec, shard, off = setup.precision, setup.sharding, setup.offload
-            pcie[cell] = pcie_bytes_per_gpu(dense_p, data_context[col], prec, shard, off, mm) + np.where(
-                top_apart[cell], pcie_bytes_per_gpu(expert_p, expert_data[col], prec, shard, off, mm), 0
-            )
-            degree = shard_degree(data_context[col], g_data[col], shard)
-            expert_degree = shard_degree(expert_data[col], g_data[col], shard)
+            dense_p, expert_p = top_dense[cell], top_experts[cell]  # the experts' part is 0 unless apart
+            parts = [
+                Part(dense_p, data_context[col], g_data[col]),
+                Part(expert_p, expert_data[col], expert_per_node[col]),
+            ]
+            host_link = host_step(parts, setup, top_cpu[cell], mm, n_world[col], g_node)
+            pcie[cell], offload_s[cell] = host_link.pcie_bytes_per_gpu, host_link.offload_s
             # the optimizer step, with or without a given utilisation (which sets the compute alone)
-            optimizer_s[cell] = optimizer_step_seconds(setup, dense_p, degree) + np.where(
-                top_apart[cell], optimizer_step_seconds(setup, expert_p, expert_degree), 0.0
-            )
+            optimizer_s[cell] = optimizer_step(parts, setup)
             if extra is not None:
                 apart = top_apart[cell]
                 shares = [
@@ -575,23 +566,26 @@ def evaluate_grid(
                     _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
                 ]
                 working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, g_data[col], shares, working_states, busiest[0][:, i, :, j])
-    per_node = n_world[:, None, None, None]
-    transfer_s, cpu_s = offload_seconds(
-        pcie, top_cpu, per_node, g_node, first_setup.links.host_bytes_per_s, first_setup.host_memory_bytes_per_s
-    )
-    offload_s = transfer_s + cpu_s
-    slowdown_s = overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
+                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j])
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
 
-    step_s = step_seconds(
-        grid(compute_s), grid(bubble_s), grid(exposed) + data_exposed, offload_s, optimizer_s, slowdown_s
-    )
-    model_flops = per_token * tokens
     wide = (slice(None), None, None, None)
+    totals = step_totals(
+        first_setup,
+        grid(compute_s),
+        grid(bubble_s),
+        grid(exposed) + data_exposed,
+        data_total - data_exposed,
+        offload_s,
+        optimizer_s,
+        tokens[wide],
+        model_flops[wide],
+        None,
+        n_world[wide],
+    )
     return Figures(
         data=d,
         micro_batches=m,
@@ -613,10 +607,10 @@ def evaluate_grid(
         data_parallel_exposed_s=data_exposed,
         offload_s=offload_s,
         optimizer_s=optimizer_s,
-        overlap_slowdown_s=slowdown_s,
-        step_s=step_s,
-        tokens_per_s=tokens_per_second(tokens[wide], step_s),
-        mfu=flops_utilisation(model_flops[wide], step_s, n_world[wide], first_setup.peak_flops_per_s),
+        overlap_slowdown_s=totals.overlap_slowdown_s,
+        step_s=totals.step_s,
+        tokens_per_s=totals.tokens_per_s,
+        mfu=totals.mfu,
         state_bytes=extra.state_bytes if extra is not None else None,
         replicated_floor_bytes=extra.floor_bytes if extra is not None else None,
         bytes_sent_per_gpu=grid(groups_sent) + extra.sent_bytes if extra is not None else None,
@@ -637,25 +631,17 @@ class _Detail:
         self.floor_bytes = np.array(working + activations, dtype=np.int64)
         self.sent_bytes = np.zeros(shape, dtype=np.int64)
 
-    def add(
-        self, cell: Any, setup: Setup, m: Any, g_data: Any, shares: list["_Share"], working_states: Any, busiest: Any
-    ) -> None:
+    def add(self, cell: Any, setup: Setup, m: Any, shares: list["_Share"], working_states: Any, busiest: Any) -> None:
         """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
         the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes)."""
-        prec, shard, off = setup.precision, setup.sharding, setup.offload
-        calls = step_collectives(prec, shard, m)
+        calls = step_collectives(setup.precision, setup.sharding, m)
         for share in shares:
-            # Model states shard over the group with the data group's members per node (service.engine.layout._stage).
-            for row in model_state_breakdown(share.parameters, share.ranks, prec, shard, g_data, off):
+            part = Part(share.parameters, share.ranks, share.per_node)
+            for row in part_rows(part, setup):
                 if row.location is StateLocation.gpu:
                     self.state_bytes[(STATES.index(row.spec.state), *cell)] += np.where(share.held, row.bytes, 0)
-            floor = replicated_floor_bytes(share.parameters, prec, shard, off)
-            self.floor_bytes[cell] += np.where(share.held, floor, 0)
-            sent: Any = 0
-            for call in calls:
-                sent = sent + call.count_per_step * collective_bytes_sent(
-                    share.parameters, share.ranks, call, share.per_node
-                )
+            self.floor_bytes[cell] += np.where(share.held, replicated_bytes([part], setup), 0)
+            sent = per_step(calls, calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node))
             self.sent_bytes[cell] += np.where(share.grouped, sent, 0)
         for k, by_state in enumerate(working_states):
             self.state_bytes[(k, *cell)] += np.take_along_axis(by_state, busiest, axis=1)

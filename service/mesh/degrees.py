@@ -17,18 +17,22 @@ this is the grid above: EDP = t c d / (t e) = d x c / e.
 
 Validation follows torchtitan's ParallelDims (torchtitan/distributed/parallel_dims.py, _validate):
 when the degrees do not multiply out, the message names every factor. Each problem carries the
-JSON pointer of the field to change. ``layout_problem_masks`` is the same rules over arrays of layouts
-(which cells each rule refuses), the one form /v1/search and layout sweeps read.
+JSON pointer of the field to change. The rules are written once (``layout_problem_masks``), over numbers
+or numpy arrays: ``layout_problems`` is them on one layout's numbers (the problems in words, what /v1/plan
+refuses); on arrays of layouts they say which cells each rule refuses (what /v1/search and layout sweeps
+skip).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from models.parallelism import ContextAttention, ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
-from service.numeric import maximum, minimum
+from service.numeric import maximum, minimum, select
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
@@ -104,6 +108,12 @@ class Mesh:
         return self.etp * self.expert
 
     @property
+    def expert_data_per_node(self) -> int:
+        """How many ranks of one expert-data-parallel group share a node: G / (ETP x e), at most EDP, at least 1."""
+        members = maximum(1, minimum(self.expert_data, self.gpus_per_node // self.expert_data_stride))
+        return members  # type: ignore[return-value]  # an array for a mesh of arrays
+
+    @property
     def sequence_split(self) -> int:
         """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP."""
         return self.context * (self.tensor if self.sequence_parallel else 1)
@@ -162,177 +172,57 @@ def layout_problems(
     global_batch_size: int | None,
     gradient_accumulation_steps: int,
 ) -> list[tuple[str, str]]:
-    """Every reason the mesh cannot run this model and batch, each with the pointer of its field."""
-    problems: list[tuple[str, str]] = []
-    t, p, c, e = mesh.tensor, mesh.pipeline, mesh.context, mesh.expert
-    n = mesh.world_size
-    if n % (t * p * c):
-        problems.append(
-            (
-                f"parallelism degrees do not multiply to the world size: tensor {t} x pipeline {p} x context {c} "
-                f"x data d = cluster.world_size {n} needs d = {n} / {t * p * c}, not a whole number",
-                "/parallelism",
-            )
-        )
-        return problems
-    needs_architecture = {"tensor": t, "pipeline": p, "context": c, "expert": e}
-    if mesh.expert_tensor is not None:
-        needs_architecture["expert_tensor"] = mesh.expert_tensor
-    if model.layers is None:
-        for name, degree in needs_architecture.items():
-            if degree > 1:
-                problems.append(
-                    (
-                        f"parallelism.{name} {degree} needs the model's architecture (layers, hidden_size, "
-                        "attention_heads, ffn_hidden_size, vocab_size) or a model.preset that has one",
-                        f"/parallelism/{name}",
-                    )
-                )
-        return problems + _batch_problems(mesh, micro_batch_size, global_batch_size, gradient_accumulation_steps)
-    heads, kv_heads, layers = model.attention_heads or 1, model.kv_heads or 1, model.layers
-    if heads % t:
-        problems.append(
-            (f"parallelism.tensor {t} does not divide the model's attention heads {heads}", "/parallelism/tensor")
-        )
-    elif kv_heads % t:
-        problems.append(
-            (
-                f"parallelism.tensor {t} does not divide the model's key/value heads {kv_heads}",
-                "/parallelism/tensor",
-            )
-        )
-    if e > 1 and model.experts is None:
-        problems.append((f"parallelism.expert {e} needs a mixture-of-experts model (model.moe)", "/parallelism/expert"))
-    elif model.experts is not None and model.experts % e:
-        problems.append(
-            (f"parallelism.expert {e} does not divide the model's experts {model.experts}", "/parallelism/expert")
-        )
-    problems += _expert_tensor_problems(mesh, model)
-    problems += pipeline_problems(mesh, layers)
-    split = mesh.sequence_split
-    if sequence_length % split:
-        with_sp = f" x tensor {t} (sequence parallelism)" if mesh.sequence_parallel and t > 1 else ""
-        problems.append(
-            (
-                f"training.sequence_length {sequence_length} is not divisible by context {c}{with_sp} = {split}",
-                "/training/sequence_length",
-            )
-        )
-    problems += _batch_problems(mesh, micro_batch_size, global_batch_size, gradient_accumulation_steps)
-    return problems
+    """Every reason the mesh cannot run this model and batch, each with the pointer of its field: the rules of
+    ``layout_problem_masks`` evaluated on this one layout's numbers, each it reports in words."""
+    b, s, gbs, k = micro_batch_size, sequence_length, global_batch_size, gradient_accumulation_steps
+    return list(_worded_problems(mesh, model, b, s, gbs, k))
 
 
-def _expert_tensor_problems(mesh: Mesh, model: ModelLimits) -> list[tuple[str, str]]:
-    """The experts' grid: ETP x e divides the t x c x d ranks of a stage (Megatron-Core parallel_state asserts
-    world_size % (expert_tensor x expert x pipeline) == 0)."""
-    t, c, e, etp = mesh.tensor, mesh.context, mesh.expert, mesh.etp
-    if mesh.expert_tensor is None:
-        if mesh.data_context % e:
-            return [
-                (
-                    f"parallelism.expert {e} does not divide data {mesh.data} x context {c} = {mesh.data_context}, "
-                    "the ranks experts are carved out of",
-                    "/parallelism/expert",
-                )
-            ]
-        return []
-    if etp > 1 and model.experts is None:
-        return [
-            (
-                f"parallelism.expert_tensor {etp} needs a mixture-of-experts model (model.moe)",
-                "/parallelism/expert_tensor",
-            )
-        ]
-    stage = t * mesh.data_context
-    if stage % (etp * e):
-        return [
-            (
-                f"parallelism.expert_tensor {etp} x expert {e} = {etp * e} does not divide tensor {t} x context {c} "
-                f"x data {mesh.data} = {stage}, the ranks of one pipeline stage the experts are laid out over",
-                "/parallelism/expert_tensor",
-            )
-        ]
-    return []
+# A pure function of hashable values, asked on every plan (and by a fit's bisection) for few distinct layouts.
+@lru_cache(maxsize=4096)
+def _worded_problems(
+    mesh: Mesh, model: ModelLimits, b: int, s: int, gbs: int | None, k: int
+) -> tuple[tuple[str, str], ...]:
+    rules = layout_problem_masks(model, mesh, mesh.schedule, mesh.sequence_parallel, b, s, gbs, k)
+    return tuple((rule.words(), rule.pointer) for rule in rules if rule.failing)
 
 
 def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
     """The schedule's rules on the pipeline degree, virtual stages and layers: the first that fails."""
-    p, v, name = mesh.pipeline, mesh.virtual_stages, mesh.schedule.value
-    interleaved = chunked(mesh.schedule, v)
-    if v > 1 and mesh.schedule not in CHUNKED:
-        return [
-            (
-                f"parallelism.virtual_stages {v} needs pipeline_schedule interleaved or zb_h1, not {name}",
-                "/parallelism/virtual_stages",
-            )
-        ]
-    if interleaved and p < 2:
-        return [(f"pipeline_schedule {name} needs parallelism.pipeline of at least 2", "/parallelism/pipeline")]
-    if interleaved and layers % (p * v):
-        return [
-            (
-                f"the {name} schedule with model chunks needs the model's layers {layers} divisible by pipeline {p} "
-                f"x virtual_stages {v} = {p * v}",
-                "/parallelism/virtual_stages",
-            )
-        ]
-    if layers < p:
-        return [(f"parallelism.pipeline {p} exceeds the model's {layers} layers", "/parallelism/pipeline")]
-    return []
+    found = _first_failing(_pipeline_rules(mesh.schedule, mesh.pipeline, mesh.virtual_stages, layers), True)
+    return [(rule.words(), rule.pointer) for rule, failing in found if failing]
 
 
-def _batch_problems(
-    mesh: Mesh, micro_batch_size: int, global_batch_size: int | None, gradient_accumulation_steps: int
-) -> list[tuple[str, str]]:
-    d, p, b = mesh.data, mesh.pipeline, micro_batch_size
-    if global_batch_size is not None and global_batch_size % (b * d):
-        return [
-            (
-                f"training.global_batch_size {global_batch_size} is not a whole number of micro-batches: it needs "
-                f"micro_batch_size {b} x data {d} = {b * d} to divide it",
-                "/training/global_batch_size",
-            )
-        ]
-    m = micro_batches(global_batch_size, gradient_accumulation_steps, b, d)
-    field = "/training/global_batch_size" if global_batch_size is not None else "/training/gradient_accumulation_steps"
-    if m < 1:
-        return [(f"training.global_batch_size {global_batch_size} is smaller than micro_batch_size x data", field)]
-    if mesh.schedule in FILL_PIPELINE and p > 1 and m < p:
-        return [
-            (
-                f"{m} micro-batches per step are fewer than the {p} pipeline stages: the {mesh.schedule.value} "
-                "schedule needs at least as many micro-batches as stages",
-                field,
-            )
-        ]
-    if mesh.schedule is PipelineSchedule.zero_bubble and p > 1 and m < 2 * p - 1:
-        return [
-            (
-                f"{m} micro-batches per step are fewer than the {2 * p - 1} the zero_bubble schedule needs on "
-                f"{p} pipeline stages: its warm-up runs 2 x pipeline - 1 forward passes on the first stage before "
-                "the first backward (ZB-H2, Qi et al. 2023, section 2.2); with fewer the bubble is not filled",
-                field,
-            )
-        ]
-    if chunked(mesh.schedule, mesh.virtual_stages) and m % p:
-        return [
-            (
-                f"the {mesh.schedule.value} schedule with model chunks needs the micro-batches {m} to be a multiple "
-                f"of the pipeline {p} (Megatron-LM's requirement; torch.distributed.pipelining's interleaved "
-                "schedules run rounds of m // p)",
-                field,
-            )
-        ]
-    return []
+def _no_words() -> str:
+    return ""
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One rule of ``layout_problems`` over arrays of layouts: the cells it reports a problem for, and where."""
+class Rule(NamedTuple):  # a tuple: a plan builds a score of them on every request
+    """One validity rule of a mesh: the layouts it reports a problem for (a bool for one layout, a bool per cell
+    for arrays of layouts), the pointer of the field to change, and the problem in words for one layout (built
+    only when it is reported)."""
 
     name: str
     pointer: str
-    failing: np.ndarray  # bool per cell
+    failing: Any
+    words: Callable[[], str] = _no_words
+
+
+def _negate(flag: Any) -> Any:
+    """not, for a bool or a bool array (``~`` on a Python bool is an int)."""
+    return ~flag if isinstance(flag, np.ndarray) else not flag
+
+
+def _first_failing(check: list[Rule], fills: Any) -> list[tuple[Rule, Any]]:
+    """Of rules that one field check tries in turn, each with where it is reported: only the first that fails,
+    and only where the degrees multiply out (``fills``)."""
+    earlier: Any = False
+    reported = []
+    for rule in check:
+        failing = rule.failing & fills & _negate(earlier)
+        earlier = earlier | failing
+        reported.append((rule, failing))
+    return reported
 
 
 def layout_problem_masks(
@@ -345,100 +235,256 @@ def layout_problem_masks(
     global_batch_size: int | None,
     gradient_accumulation_steps: Any,
 ) -> list[Rule]:
-    """``layout_problems`` over arrays of layouts, the one array form of its rules: every rule in its order,
-    each with the cells whose list of problems holds it. ``mesh`` carries the degrees (ints or int64 arrays;
-    its schedule and sequence parallelism are not read), ``schedule`` codes into SCHEDULES and
-    ``sequence_parallel`` per layout; all broadcast together. As there: degrees that do not divide the world
-    size are reported alone; without an architecture only each degree above 1 and the batch; of the rules
-    one field check tries in turn (the heads, the experts, the experts' grid, the schedule, the batch) only
-    the first that fails. A cell's first failing rule is therefore its first problem."""
-    n, t, p, c, e, v = (mesh.world_size, mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
-    schedule, sp = np.asarray(schedule), np.asarray(sequence_parallel, dtype=bool)
-    b, s, k = micro_batch_size, sequence_length, gradient_accumulation_steps
-    shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
-    fills = np.broadcast_to(np.asarray(n % (t * p * c) == 0), shape)
-    d = np.where(fills, n // (t * p * c), 1)  # 1 where it is not whole: those cells report nothing else
-    interleaved = chunked(schedule, v)
-    checks: list[list[tuple[str, str, Any]]] = []  # each list: rules of which only the first failing is reported
+    """Every validity rule of a mesh, in order, each with the layouts it reports: the one definition of the rules,
+    over numbers for one layout (``layout_problems`` words those that fail: what /v1/plan refuses) or arrays of
+    layouts (a bool per cell, broadcast together: what the search and layout sweeps skip). ``mesh`` carries the
+    degrees (ints or int64 arrays; its schedule and sequence parallelism are not read); the schedule (a
+    PipelineSchedule, or codes into SCHEDULES) and sequence parallelism are given beside it.
+    Degrees that do not divide the world size are reported alone; without an architecture only each degree
+    above 1 and the batch; of the rules one field check tries in turn (the heads, the experts, the experts'
+    grid, the schedule, the batch) only the first that fails. A layout's first failing rule is therefore its
+    first problem."""
+    n: Any = mesh.world_size
+    t, p, c, e, v = (mesh.tensor, mesh.pipeline, mesh.context, mesh.expert, mesh.virtual_stages)
+    b, s, k, sp = micro_batch_size, sequence_length, gradient_accumulation_steps, sequence_parallel
+    shape: tuple[int, ...] | None = None  # the cells' shape; None: one layout's numbers
+    if not isinstance(schedule, PipelineSchedule):  # codes: arrays of layouts
+        schedule, sp = np.asarray(schedule), np.asarray(sp, dtype=bool)
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
+        n = np.asarray(n)
+    fills = n % (t * p * c) == 0
+    d = select(fills, n // (t * p * c), 1)  # 1 where it is not whole: those layouts report nothing else
+
+    def world_words() -> str:
+        return (
+            f"parallelism degrees do not multiply to the world size: tensor {t} x pipeline {p} x context {c} "
+            f"x data d = cluster.world_size {n} needs d = {n} / {t * p * c}, not a whole number"
+        )
+
+    checks: list[list[Rule]] = []
     if model.layers is None:
         degrees = {"tensor": t, "pipeline": p, "context": c, "expert": e}
         if mesh.expert_tensor is not None:
             degrees["expert_tensor"] = mesh.expert_tensor
         for name, degree in degrees.items():
-            checks.append([(f"{name}_needs_architecture", f"/parallelism/{name}", degree > 1)])
+            checks.append([_needs_architecture(name, degree)])
     else:
-        heads, kv_heads, layers, experts = model.attention_heads or 1, model.kv_heads or 1, model.layers, model.experts
-        checks.append(
-            [
-                ("attention_heads", "/parallelism/tensor", heads % t != 0),
-                ("kv_heads", "/parallelism/tensor", kv_heads % t != 0),
-            ]
-        )
-        checks.append(
-            [
-                ("expert_needs_moe", "/parallelism/expert", (e > 1) & (experts is None)),
-                ("experts", "/parallelism/expert", False if experts is None else experts % e != 0),
-            ]
-        )
-        if mesh.expert_tensor is None:  # _expert_tensor_problems
-            checks.append([("expert_data", "/parallelism/expert", (d * c) % e != 0)])
-        else:
-            etp = mesh.expert_tensor
-            checks.append(
-                [
-                    ("expert_tensor_needs_moe", "/parallelism/expert_tensor", etp > 1 and experts is None),
-                    ("expert_tensor_grid", "/parallelism/expert_tensor", (t * d * c) % (etp * e) != 0),
-                ]
-            )
-        checks.append(  # pipeline_problems
-            [
-                ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~takes_chunks(schedule)),
-                ("interleaved_needs_pipeline", "/parallelism/pipeline", interleaved & (p < 2)),
-                ("interleaved_layers", "/parallelism/virtual_stages", interleaved & (layers % (p * v) != 0)),
-                ("pipeline_exceeds_layers", "/parallelism/pipeline", layers < p),
-            ]
-        )
-        checks.append([("sequence_length", "/training/sequence_length", s % (c * np.where(sp, t, 1)) != 0)])
+        checks += [
+            _head_rules(model, t),
+            _expert_rules(model, e),
+            _expert_tensor_rules(model, mesh.expert_tensor, t, c, d, e),
+            _pipeline_rules(schedule, p, v, model.layers),
+            [_sequence_rule(s, t, c, sp)],
+        ]
     checks.append(_batch_rules(schedule, p, v, b, d, global_batch_size, k))
-    rules = [Rule("world_size", "/parallelism", ~fills)]
+    rules = [(Rule("world_size", "/parallelism", _negate(fills), world_words), _negate(fills))]
     for check in checks:
-        earlier = np.zeros(shape, dtype=bool)
-        for name, pointer, failing in check:
-            reported = np.broadcast_to(np.asarray(failing, dtype=bool), shape) & fills & ~earlier
-            earlier = earlier | reported
-            rules.append(Rule(name, pointer, reported))
-    return rules
+        rules += _first_failing(check, fills)
+    if shape is None:
+        return [Rule(rule.name, rule.pointer, failing, rule.words) for rule, failing in rules]
+    return [
+        Rule(rule.name, rule.pointer, np.broadcast_to(np.asarray(failing, dtype=bool), shape), rule.words)
+        for rule, failing in rules
+    ]
 
 
-def _batch_rules(
-    schedule: np.ndarray, p: Any, v: Any, b: Any, d: Any, global_batch_size: int | None, k: Any
-) -> list[tuple[str, str, Any]]:
-    """_batch_problems' rules over arrays, in its order."""
-    rules: list[tuple[str, str, Any]] = []
+def _needs_architecture(name: str, degree: Any) -> Rule:
+    def words() -> str:
+        return (
+            f"parallelism.{name} {degree} needs the model's architecture (layers, hidden_size, "
+            "attention_heads, ffn_hidden_size, vocab_size) or a model.preset that has one"
+        )
+
+    return Rule(f"{name}_needs_architecture", f"/parallelism/{name}", degree > 1, words)
+
+
+def _head_rules(model: ModelLimits, t: Any) -> list[Rule]:
+    heads, kv_heads = model.attention_heads or 1, model.kv_heads or 1
+    return [
+        Rule(
+            "attention_heads",
+            "/parallelism/tensor",
+            heads % t != 0,
+            lambda: f"parallelism.tensor {t} does not divide the model's attention heads {heads}",
+        ),
+        Rule(
+            "kv_heads",
+            "/parallelism/tensor",
+            kv_heads % t != 0,
+            lambda: f"parallelism.tensor {t} does not divide the model's key/value heads {kv_heads}",
+        ),
+    ]
+
+
+def _expert_rules(model: ModelLimits, e: Any) -> list[Rule]:
+    experts = model.experts
+    return [
+        Rule(
+            "expert_needs_moe",
+            "/parallelism/expert",
+            (e > 1) & (experts is None),
+            lambda: f"parallelism.expert {e} needs a mixture-of-experts model (model.moe)",
+        ),
+        Rule(
+            "experts",
+            "/parallelism/expert",
+            False if experts is None else experts % e != 0,
+            lambda: f"parallelism.expert {e} does not divide the model's experts {experts}",
+        ),
+    ]
+
+
+def _expert_tensor_rules(model: ModelLimits, expert_tensor: int | None, t: Any, c: Any, d: Any, e: Any) -> list[Rule]:
+    """The experts' grid: ETP x e divides the t x c x d ranks of a stage (Megatron-Core parallel_state asserts
+    world_size % (expert_tensor x expert x pipeline) == 0); with ETP = t, e divides d x c."""
+    if expert_tensor is None:
+        return [
+            Rule(
+                "expert_data",
+                "/parallelism/expert",
+                (d * c) % e != 0,
+                lambda: (
+                    f"parallelism.expert {e} does not divide data {d} x context {c} = {d * c}, "
+                    "the ranks experts are carved out of"
+                ),
+            )
+        ]
+    etp = expert_tensor
+    return [
+        Rule(
+            "expert_tensor_needs_moe",
+            "/parallelism/expert_tensor",
+            etp > 1 and model.experts is None,
+            lambda: f"parallelism.expert_tensor {etp} needs a mixture-of-experts model (model.moe)",
+        ),
+        Rule(
+            "expert_tensor_grid",
+            "/parallelism/expert_tensor",
+            (t * d * c) % (etp * e) != 0,
+            lambda: (
+                f"parallelism.expert_tensor {etp} x expert {e} = {etp * e} does not divide tensor {t} x context {c} "
+                f"x data {d} = {t * c * d}, the ranks of one pipeline stage the experts are laid out over"
+            ),
+        ),
+    ]
+
+
+def _pipeline_rules(schedule: Any, p: Any, v: Any, layers: int) -> list[Rule]:
+    """The schedule's rules on the pipeline degree, virtual stages and layers, in the order they are tried."""
+    interleaved = chunked(schedule, v)
+    name = getattr(schedule, "value", schedule)
+    return [
+        Rule(
+            "virtual_stages_need_interleaved",
+            "/parallelism/virtual_stages",
+            (v > 1) & _negate(takes_chunks(schedule)),
+            lambda: f"parallelism.virtual_stages {v} needs pipeline_schedule interleaved or zb_h1, not {name}",
+        ),
+        Rule(
+            "interleaved_needs_pipeline",
+            "/parallelism/pipeline",
+            interleaved & (p < 2),
+            lambda: f"pipeline_schedule {name} needs parallelism.pipeline of at least 2",
+        ),
+        Rule(
+            "interleaved_layers",
+            "/parallelism/virtual_stages",
+            interleaved & (layers % (p * v) != 0),
+            lambda: (
+                f"the {name} schedule with model chunks needs the model's layers {layers} divisible by pipeline {p} "
+                f"x virtual_stages {v} = {p * v}"
+            ),
+        ),
+        Rule(
+            "pipeline_exceeds_layers",
+            "/parallelism/pipeline",
+            layers < p,
+            lambda: f"parallelism.pipeline {p} exceeds the model's {layers} layers",
+        ),
+    ]
+
+
+def _sequence_rule(s: Any, t: Any, c: Any, sequence_parallel: Any) -> Rule:
+    split = c * select(sequence_parallel, t, 1)  # Mesh.sequence_split
+
+    def words() -> str:
+        with_sp = f" x tensor {t} (sequence parallelism)" if sequence_parallel and t > 1 else ""
+        return f"training.sequence_length {s} is not divisible by context {c}{with_sp} = {split}"
+
+    return Rule("sequence_length", "/training/sequence_length", s % split != 0, words)
+
+
+def _batch_rules(schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_size: int | None, k: Any) -> list[Rule]:
+    """The batch's rules: a whole number of micro-batches, enough of them to fill the schedule's pipeline."""
+    rules: list[Rule] = []
     m = k
     field = "/training/gradient_accumulation_steps"
-    if global_batch_size is not None:
+    gbs = global_batch_size
+    if gbs is not None:
         field = "/training/global_batch_size"
-        divides = global_batch_size % (b * d) == 0
-        rules.append(("global_batch_divides", field, ~divides))
-        m = np.where(divides, global_batch_size // (b * d), 0)
-    code = {schedule_: SCHEDULES.index(schedule_) for schedule_ in SCHEDULES}
-    interleaved = chunked(schedule, v)
-    one_f_one_b = np.isin(schedule, [code[schedule_] for schedule_ in FILL_PIPELINE])
-    zero_bubble = schedule == code[PipelineSchedule.zero_bubble]
+        divides = gbs % (b * d) == 0
+        rules.append(
+            Rule(
+                "global_batch_divides",
+                field,
+                _negate(divides),
+                lambda: (
+                    f"training.global_batch_size {gbs} is not a whole number of micro-batches: it needs "
+                    f"micro_batch_size {b} x data {d} = {b * d} to divide it"
+                ),
+            )
+        )
+        m = select(divides, gbs // (b * d), 0)
+    name = getattr(schedule, "value", schedule)
     return rules + [
-        ("micro_batches_at_least_one", field, m < 1),
-        ("micro_batches_fill_pipeline", field, one_f_one_b & (p > 1) & (m < p)),
-        ("micro_batches_fill_zero_bubble", field, zero_bubble & (p > 1) & (m < 2 * p - 1)),
-        ("interleaved_micro_batches", field, interleaved & (m % p != 0)),
+        Rule(
+            "micro_batches_at_least_one",
+            field,
+            m < 1,
+            lambda: f"training.global_batch_size {gbs} is smaller than micro_batch_size x data",
+        ),
+        Rule(
+            "micro_batches_fill_pipeline",
+            field,
+            schedule_in(schedule, FILL_PIPELINE) & (p > 1) & (m < p),
+            lambda: (
+                f"{m} micro-batches per step are fewer than the {p} pipeline stages: the {name} "
+                "schedule needs at least as many micro-batches as stages"
+            ),
+        ),
+        Rule(
+            "micro_batches_fill_zero_bubble",
+            field,
+            schedule_in(schedule, (PipelineSchedule.zero_bubble,)) & (p > 1) & (m < 2 * p - 1),
+            lambda: (
+                f"{m} micro-batches per step are fewer than the {2 * p - 1} the zero_bubble schedule needs on "
+                f"{p} pipeline stages: its warm-up runs 2 x pipeline - 1 forward passes on the first stage before "
+                "the first backward (ZB-H2, Qi et al. 2023, section 2.2); with fewer the bubble is not filled"
+            ),
+        ),
+        Rule(
+            "interleaved_micro_batches",
+            field,
+            chunked(schedule, v) & (m % p != 0),
+            lambda: (
+                f"the {name} schedule with model chunks needs the micro-batches {m} to be a multiple "
+                f"of the pipeline {p} (Megatron-LM's requirement; torch.distributed.pipelining's interleaved "
+                "schedules run rounds of m // p)"
+            ),
+        ),
     ]
+
+
+def schedule_in(schedule: Any, names: tuple[PipelineSchedule, ...]) -> Any:
+    """Whether a schedule (a PipelineSchedule, or an array of SCHEDULES codes) is one of ``names``."""
+    if isinstance(schedule, PipelineSchedule):
+        return schedule in names
+    return np.isin(schedule, [SCHEDULES.index(name) for name in names])
 
 
 def takes_chunks(schedule: Any) -> Any:
     """Whether a schedule (a PipelineSchedule, or an array of SCHEDULES codes) may run model chunks."""
-    if isinstance(schedule, PipelineSchedule):
-        return schedule in CHUNKED
-    return np.isin(schedule, [SCHEDULES.index(name) for name in CHUNKED])
+    return schedule_in(schedule, CHUNKED)
 
 
 def chunked(schedule: Any, virtual_stages: Any) -> Any:

@@ -1,0 +1,380 @@
+"""The steps of one evaluation: what a rank holds and what its step costs, shared by every evaluation.
+
+A data-parallel plan is the mesh whose model-parallel degrees are 1: its one stage holds every
+parameter, sharded over the N ranks of its one data group. A stage of a layout holds its dense share,
+sharded over d x c ranks, and, when the experts shard apart, their share over the expert-data-parallel
+group (service.mesh.degrees). Each such share is a ``Part``; every step below is written once over the
+parts of the stage that sets the pace, with numbers for one plan (service.engine.data_parallel.evaluate,
+service.engine.layout.evaluate_layout) or numpy arrays for many cells (the sweep's data-parallel cells,
+service.engine.layout_grid's layouts). No formula is written here: each step calls the core's.
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from models.enums import Recompute, StateLocation
+from models.parallelism import PipelineSchedule
+from models.presets import LinkSpec
+from service.memory.model_states import (
+    StateBytes,
+    bytes_at,
+    model_state_breakdown,
+    replicated_floor_bytes,
+    shard_degree,
+    shard_elements,
+)
+from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
+from service.mesh.pipeline import bubble_seconds
+from service.time.communication import CommunicationTime, communication_time, step_seconds
+from service.time.compute import (
+    compute_seconds,
+    flops_utilisation,
+    forward_flops_per_token,
+    hardware_efficiency,
+    hardware_flops_per_token,
+    tokens_per_second,
+)
+from service.time.compute import model_flops_per_token as model_flops_of
+from service.time.efficiency import (
+    Device,
+    Efficiency,
+    LinkSpeeds,
+    bus_speeds,
+    call_overheads,
+    micro_batch_compute,
+    optimizer_seconds,
+    overlap_slowdown_seconds,
+)
+from service.time.traffic import StepCollective
+
+if TYPE_CHECKING:
+    from service.engine.data_parallel import Setup
+
+
+@dataclass(slots=True)  # not frozen: one is built for every plan, and a frozen __init__ costs more
+class Part:
+    """A share of one rank's parameters and the data-parallel group its states shard over (numbers, or arrays
+    aligned with the cells): ``per_node`` of the group's ``ranks`` share a node."""
+
+    parameters: Any
+    ranks: Any
+    per_node: Any
+
+
+def part_rows(part: Part, setup: "Setup") -> list[StateBytes]:
+    """The part's model states per state class, on the GPU or in host memory (service.memory.model_states)."""
+    return model_state_breakdown(
+        part.parameters, part.ranks, setup.precision, setup.sharding, part.per_node, setup.offload
+    )
+
+
+@dataclass(slots=True)
+class Held:
+    """What a rank's parts hold: their state rows (one list per part) and the bytes summed over the parts."""
+
+    rows: list[list[StateBytes]]
+    gpu_bytes: Any  # model states on the GPU
+    host_bytes: Any  # model states offloaded to host memory
+    cpu_optimizer_bytes: Any  # host-memory bytes the CPU optimizer streams per step
+
+
+def held(parts: list[Part], setup: "Setup") -> Held:
+    """The model states of a rank's parts, and what the CPU optimizer streams for them."""
+    precision, sharding, offload = setup.precision, setup.sharding, setup.offload
+    found: list[list[StateBytes]] = []
+    gpu: Any = 0
+    host: Any = 0
+    cpu: Any = 0
+    for part in parts:
+        rows = model_state_breakdown(part.parameters, part.ranks, precision, sharding, part.per_node, offload)
+        found.append(rows)
+        gpu = gpu + bytes_at(rows, StateLocation.gpu)
+        host = host + bytes_at(rows, StateLocation.host)
+        degree = shard_degree(part.ranks, part.per_node, sharding)
+        cpu = cpu + cpu_optimizer_bytes_per_gpu(rows, part.parameters, degree, precision, sharding, offload)
+    return Held(found, gpu, host, cpu)
+
+
+def replicated_bytes(parts: list[Part], setup: "Setup") -> Any:
+    """The parts' replicated states on the GPU: what no GPU count lowers (service.memory.model_states)."""
+    total: Any = 0
+    for part in parts:
+        floor = replicated_floor_bytes(part.parameters, setup.precision, setup.sharding, setup.offload, part.per_node)
+        total = total + floor
+    return total
+
+
+@dataclass(slots=True)
+class HostStep:
+    """The host link's share of a step: the bytes over PCIe, their transfer, the CPU optimizer."""
+
+    pcie_bytes_per_gpu: Any
+    transfer_s: Any
+    cpu_optimizer_s: Any
+    offload_s: Any  # the two, one after the other
+
+
+def host_step(
+    parts: list[Part], setup: "Setup", cpu_optimizer_bytes: Any, micro_batches: Any, n: Any, g: Any
+) -> HostStep:
+    """What offloading costs a step: each part's transfers over the host link and the CPU optimizer's pass."""
+    pcie: Any = 0
+    for part in parts:
+        degree = shard_degree(part.ranks, part.per_node, setup.sharding)
+        pcie = pcie + pcie_bytes_per_gpu(
+            part.parameters, degree, setup.precision, setup.sharding, setup.offload, micro_batches
+        )
+    transfer_s, cpu_s = offload_seconds(
+        pcie, cpu_optimizer_bytes, n, g, setup.links.host_bytes_per_s, setup.host_memory_bytes_per_s
+    )
+    return HostStep(pcie, transfer_s, cpu_s, transfer_s + cpu_s)
+
+
+def optimizer_step(parts: list[Part], setup: "Setup") -> Any:
+    """The optimizer step on the GPU over every part the rank holds: its shard of each part's weights when the
+    optimizer is sharded (service.time.efficiency.optimizer_seconds)."""
+    device, sharding = efficiency_of(setup).device, setup.sharding
+    total: Any = 0.0
+    for part in parts:
+        weights = part.parameters
+        if sharding.shard_optimizer:
+            weights = shard_elements(weights, shard_degree(part.ranks, part.per_node, sharding))
+        total = total + optimizer_seconds(weights, device)
+    return total
+
+
+def flops_per_token(setup: "Setup", active: Any, s: Any) -> tuple[Any, Any]:
+    """(model, hardware) FLOPs per token of a step: of the parameters a token uses (top_k of a mixture's
+    experts), the hardware's with what recomputation repeats (service.time.compute)."""
+    shape = setup.flop_shape
+    return model_flops_of(active, shape, s), hardware_flops_per_token(active, shape, s, setup.recompute)
+
+
+def given_compute(setup: "Setup", active: int, s: Any, tokens: Any, share: Any, gpus: Any) -> tuple[Any, Any]:
+    """(compute, forward) seconds of a step at a given utilisation (numbers, or arrays for many cells): ``share``
+    of the step's hardware FLOPs over ``gpus`` GPUs at the hardware efficiency the MFU implies for the
+    recomputation it was given for (service.time.compute.hardware_efficiency); the forward pass is its share of
+    those FLOPs (2 of 6 per weight and token, PaLM appendix B)."""
+    assert setup.utilisation is not None
+    shape = setup.flop_shape
+    hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
+    measured = setup.measured_recompute or setup.recompute
+    efficiency = hardware_efficiency(setup.utilisation, active, shape, s, measured)
+    # tokens x share first: a layout's share is a fraction, and its product with the count stays in floats
+    compute_s = compute_seconds(hardware_per_token * (tokens * share), gpus, setup.peak_flops_per_s, efficiency)
+    return compute_s, compute_s * (forward_flops_per_token(active, shape, s) / hardware_per_token)
+
+
+def stage_compute(
+    setup: "Setup",
+    model_flops_per_token: Any,
+    active: Any,
+    m: Any,
+    b: Any,
+    s: Any,
+    tokens: Any,
+    share: Any,
+    gpus: Any,
+    layers: Any = None,
+    tensor: Any = 1,
+    context: Any = 1,
+    last: bool = True,
+) -> tuple[Any, Any]:
+    """(compute, forward) seconds of the stage that sets the pace, its m micro-batches: by the efficiency model
+    (its ``layers`` over ``tensor`` x ``context`` ranks), or, with a given training.utilisation (which overrides
+    the compute's efficiency and nothing else), its ``share`` of the step's FLOPs over its ``gpus``. A
+    data-parallel plan's one stage: every layer, share 1 over the N GPUs."""
+    if setup.utilisation is None:
+        eff = efficiency_of(setup)
+        micro = micro_batch_compute(eff, b, s, setup.recompute, model_flops_per_token, layers, tensor, context, last)
+        return m * micro.total_s, m * micro.forward_s
+    return given_compute(setup, active, s, tokens, share, gpus)
+
+
+def stage_bubble(
+    setup: "Setup",
+    schedule: PipelineSchedule,
+    p: Any,
+    v: Any,
+    m: Any,
+    compute_s: Any,
+    forward_s: Any,
+    post_validation: bool,
+) -> Any:
+    """The pipeline's idle time over a step of the stage that sets the pace (service.mesh.pipeline): a full
+    recomputation's forward runs again before the backward needs it (pass_seconds)."""
+    recomputed_s = forward_s * (setup.recompute is Recompute.full)
+    return bubble_seconds(schedule, p, v, m, forward_s, compute_s - forward_s, recomputed_s, post_validation)
+
+
+def time_links(setup: "Setup", gpus_per_node: Any) -> LinkSpeeds:
+    """The speeds collectives are priced at: NCCL's bus bandwidths (service.time.efficiency.bus_speeds), with or
+    without a given utilisation (which sets the compute's efficiency alone)."""
+    if type(gpus_per_node) is int:  # one plan: a pure function of frozen values
+        return plan_bus_speeds(setup.links, gpus_per_node)
+    return bus_speeds(setup.links, gpus_per_node)
+
+
+@lru_cache(maxsize=1024)
+def plan_bus_speeds(links: LinkSpec, gpus_per_node: int) -> LinkSpeeds:
+    return bus_speeds(links, gpus_per_node)
+
+
+def fsdp_units(setup: "Setup", layers: int | None) -> int | None:
+    """Calls per collective when parameters are sharded: one per wrapped unit, a unit per layer and one
+    for the rest (torchtitan and llm-foundry wrap each transformer block); None: by buckets."""
+    return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
+
+
+def data_call_overheads(
+    calls: list[StepCollective], part: Part, setup: "Setup", layers: Any, links: LinkSpeeds | None = None
+) -> list[Any]:
+    """Per collective of the data group: the latency of its further buckets or FSDP units."""
+    links = time_links(setup, part.per_node) if links is None else links
+    units = fsdp_units(setup, layers)
+    return call_overheads(calls, part.parameters, part.ranks, part.per_node, links, setup.bucket_bytes, units)
+
+
+def data_group_time(
+    calls: list[StepCollective],
+    part: Part,
+    setup: "Setup",
+    m: Any,
+    forward_s: Any,
+    backward_s: Any,
+    layers: Any,
+    overheads: list[Any] | None = None,
+    links: LinkSpeeds | None = None,
+) -> CommunicationTime:
+    """A part's data-parallel group over a step on NCCL's flat ring over the node's NICs, one call per bucket
+    (service.time.efficiency): ``forward_s`` and ``backward_s`` per micro-batch; numbers for one plan, arrays for
+    many cells. A flat ring already runs over all of a node's NICs, never slower than two levels."""
+    links = time_links(setup, part.per_node) if links is None else links
+    if overheads is None:
+        overheads = data_call_overheads(calls, part, setup, layers, links)
+    return communication_time(
+        calls,
+        part.parameters,
+        part.ranks,
+        part.per_node,
+        links,
+        m,
+        forward_s,
+        backward_s,
+        setup.overlap,
+        setup.bucket_bytes,
+        overheads,
+    )
+
+
+@dataclass(slots=True)
+class StepTotals:
+    """A step's seconds and what it yields."""
+
+    overlap_slowdown_s: Any
+    step_s: Any
+    tokens_per_s: Any
+    mfu: Any
+    hfu: Any
+
+
+def step_totals(
+    setup: "Setup",
+    compute_s: Any,
+    bubble_s: Any,
+    exposed_s: Any,
+    data_hidden_s: Any,
+    offload_s: Any,
+    optimizer_s: Any,
+    tokens: Any,
+    model_flops: Any,
+    flops: Any,
+    n: Any,
+) -> StepTotals:
+    """One optimizer step, one term after another (service.time.communication.step_seconds), with the slowdown
+    the data groups' hidden communication costs the compute, and the step's tokens per second, MFU and HFU
+    (none without the hardware ``flops``)."""
+    slowdown_s = overlap_slowdown_seconds(data_hidden_s, efficiency_of(setup).calibration)
+    step_s = step_seconds(compute_s, bubble_s, exposed_s, offload_s, optimizer_s, slowdown_s)
+    peak = setup.peak_flops_per_s
+    return StepTotals(
+        slowdown_s,
+        step_s,
+        tokens_per_second(tokens, step_s),
+        flops_utilisation(model_flops, step_s, n, peak),
+        None if flops is None else flops_utilisation(flops, step_s, n, peak),
+    )
+
+
+def efficiency_of(setup: "Setup") -> Efficiency:
+    """The setup's efficiency model; without one, a device of the setup's peak alone (no HBM or kernel
+    figures: matrix multiplications at the GEMM ceiling, the optimizer and collectives as the model prices
+    them), which a given utilisation needs for everything but the compute."""
+    if setup.efficiency is None:
+        if setup.utilisation is None:
+            raise ValueError("a setup without a utilisation needs the efficiency model's device")
+        return bare_efficiency(setup.peak_flops_per_s)
+    return setup.efficiency
+
+
+@lru_cache(maxsize=64)
+def bare_efficiency(peak_flops_per_s: float) -> Efficiency:
+    return Efficiency(Device(peak_flops_per_s), None)
+
+
+@dataclass(slots=True)
+class RankStep:
+    """The step of the rank that sets the pace, once its compute is known: each part's data group (its
+    collectives' latency beyond one call, and their time), the host link, the optimizer step, the totals."""
+
+    overheads: list[list[Any]]  # per part, per collective: data_call_overheads
+    groups: list[CommunicationTime]  # per part (a group of one rank takes no time)
+    data_s: Any
+    data_exposed_s: Any
+    host: HostStep
+    optimizer_s: Any
+    totals: StepTotals
+
+
+def rank_step(
+    parts: list[Part],
+    setup: "Setup",
+    calls: list[StepCollective],
+    m: Any,
+    forward_s: Any,
+    backward_s: Any,
+    layers: Any,
+    cpu_optimizer_bytes: Any,
+    n: Any,
+    g: Any,
+    compute_s: Any,
+    bubble_s: Any,
+    model_exposed_s: Any,
+    tokens: Any,
+    model_flops: Any,
+    flops: Any,
+) -> RankStep:
+    """What follows the compute in every evaluation: each part's data group on NCCL's ring (``forward_s`` and
+    ``backward_s`` per micro-batch hide it), the host link's transfers and CPU optimizer, the optimizer step
+    on the GPU, then the step with the model-parallel groups' exposed ``model_exposed_s`` and the pipeline's
+    ``bubble_s``. Numbers for one plan; arrays that broadcast for many cells."""
+    overheads: list[list[Any]] = []
+    groups: list[CommunicationTime] = []
+    data_s: Any = 0.0
+    data_exposed_s: Any = 0.0
+    for part in parts:
+        links = time_links(setup, part.per_node)
+        extra = data_call_overheads(calls, part, setup, layers, links)
+        timed = data_group_time(calls, part, setup, m, forward_s, backward_s, layers, extra, links)
+        overheads.append(extra)
+        groups.append(timed)
+        data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
+    host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
+    optimizer_s = optimizer_step(parts, setup)
+    exposed_s = model_exposed_s + data_exposed_s
+    hidden_s = data_s - data_exposed_s
+    totals = step_totals(
+        setup, compute_s, bubble_s, exposed_s, hidden_s, host.offload_s, optimizer_s, tokens, model_flops, flops, n
+    )
+    return RankStep(overheads, groups, data_s, data_exposed_s, host, optimizer_s, totals)
