@@ -112,7 +112,16 @@ class Levers(Strict):
     offload_optimizer: StrictBool = Field(default=False, description="ZeRO-Offload: optimizer state in host memory.")
     offload_parameters: StrictBool = Field(default=False, description="Parameter shards in host memory (ZeRO-3 only).")
     overlap: StrictBool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
-    bucket_bytes: int = Field(default=25 * MIB_BYTES, ge=1, le=10**12, description="Gradient bucket size, bytes.")
+    bucket_bytes: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**12,
+        description="Bytes of one bucket of a data-parallel collective: each bucket one NCCL call, the last never "
+        "hidden. Default null: the framework's own, which the arrangement and layout name: PyTorch DDP's 25 MiB "
+        "(bucket_cap_mb) for ddp; Megatron-Core's max(40M, 1M x dp) parameters for ddp and zero1 with model "
+        "parallelism; DeepSpeed's reduce_bucket_size of 5e8 elements for zero1 and zero2; one call per FSDP unit "
+        "where parameters are sharded. The working set holds two buckets of the given size (25 MiB when null).",
+    )
     zeropp: ZeroPlusPlus = Field(
         default_factory=ZeroPlusPlus, description="ZeRO++ levers; zero3/full_shard only (not hybrid)."
     )

@@ -50,7 +50,7 @@ from service.mesh.degrees import (
 from service.mesh.pipeline import SCHEDULE_SOURCES
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
-from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
+from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes, price_fields
 from service.time.goodput import staged_rows
 from service.time.mesh_traffic import GroupCall, ring_exposed_seconds
 from service.time.run_report import RunInputs, run_fields
@@ -319,7 +319,9 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
         else "the GPU's parameter share over the data-parallel group x context: "
     )
     entries, total, intra_total, inter_total = [], 0, 0, 0
-    for c in group.calls:
+    prices = group.prices or (None,) * len(group.calls)
+    for c, price in zip(group.calls, prices, strict=True):
+        nccl = price_fields(price) if price is not None else {"words": ""}
         sent = int(collective_bytes_sent(p, n, c, g))
         hops = int(collective_hops(n, c, g))
         ranks = int(collective_ranks(c, n, g))
@@ -339,11 +341,16 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, time_links(setup, g))),
+                seconds=float(price.seconds)
+                if price is not None
+                else float(call_seconds(c, p, n, g, time_links(setup, g))),
+                calls=nccl.get("calls"),
+                algorithm=nccl.get("algorithm"),
+                latency_s=nccl.get("latency_s"),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of {group_digits(p)} weights / "
-                f"{ranks} ranks) = {group_digits(sent)} B per call, x {c.count_per_step} per step",
+                f"{ranks} ranks) = {group_digits(sent)} B per call, x {c.count_per_step} per step{nccl['words']}",
             )
         )
     return entries, total, intra_total, inter_total

@@ -27,7 +27,7 @@ from service.memory.model_states import (
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.numeric import CountLike, FloatLike, IntLike
-from service.time.communication import communication_time, step_seconds
+from service.time.communication import CollectivePrice, communication_time, price_collectives, step_seconds
 from service.time.compute import (
     FlopShape,
     compute_seconds,
@@ -44,11 +44,11 @@ from service.time.efficiency import (
     Efficiency,
     LinkSpeeds,
     bus_speeds,
-    call_overheads,
     micro_batch_compute,
     optimizer_seconds,
     overlap_slowdown_seconds,
 )
+from service.time.nccl import NcclSystem, nccl_system
 from service.time.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 
 
@@ -103,7 +103,8 @@ class Setup:
     offload: Offload = NO_OFFLOAD
     recompute: Recompute = Recompute.none
     overlap: bool = True
-    bucket_bytes: int = 25 * 2**20
+    bucket_bytes: int = 25 * 2**20  # the gradient buckets the working set holds
+    given_bucket_bytes: int | None = None  # levers.bucket_bytes as given; None: each framework's default calls
     activations: ActivationSetup = field(default_factory=ActivationSetup)
     flop_shape: FlopShape = field(default_factory=FlopShape)
     units: Units | None = None  # the model's FSDP units; the working set is not counted without them
@@ -156,7 +157,7 @@ class Evaluation:
     tokens_per_s: FloatLike
     mfu: FloatLike
     hfu: FloatLike
-    # per collective of step_collectives: latency of its further buckets or FSDP units (efficiency model)
+    # per collective of step_collectives: the latency part of its seconds, all its buckets or FSDP units
     call_overhead_s: list[FloatLike] | None = None
     # model_state_breakdown's rows the figures above were summed from, for a report to show them
     state_rows: list[StateBytes] = field(default_factory=list)
@@ -167,6 +168,8 @@ class Evaluation:
     calls: list[StepCollective] = field(default_factory=list)
     call_bytes_sent: list[IntLike] = field(default_factory=list)
     call_flat_s: list[FloatLike] = field(default_factory=list)
+    # per collective: its calls (buckets or units), algorithm and latency as NCCL's model prices them
+    call_prices: list[CollectivePrice] = field(default_factory=list)
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -251,11 +254,23 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         backward_s = compute_s / k - forward_s
     optimizer_s = optimizer_step_seconds(setup, p, degree)
     layers = eff.kernels.layers if eff.kernels is not None else None
-    overheads = call_overheads(calls, p, n, g, links, setup.bucket_bytes, fsdp_units(setup, layers))
-    # NCCL's flat ring at bus speeds, one call per bucket: a flat ring already runs over all of a node's
-    # NICs, never slower than two levels (service.time.efficiency.bus_speeds)
+    prices = price_collectives(
+        calls,
+        p,
+        n,
+        g,
+        links,
+        nccl_system_of(setup),
+        sharding,
+        False,
+        setup.given_bucket_bytes,
+        fsdp_units(setup, layers),
+    )
+    overheads = [price.latency_s for price in prices]
+    # each collective as NCCL runs it: the framework's buckets or units, each call at NCCL's own tuning model
+    # (service.time.nccl) on the ring's bus bandwidth (service.time.efficiency.bus_speeds)
     flat = communication_time(
-        calls, p, n, g, links, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, overheads
+        calls, p, n, g, links, k, forward_s, backward_s, setup.overlap, setup.bucket_bytes, prices=prices
     )
     exposed_s = flat.exposed_s
     cpu_bytes = cpu_optimizer_bytes_per_gpu(rows, p, degree, precision, sharding, offload)
@@ -304,6 +319,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         calls=calls,
         call_bytes_sent=sent,
         call_flat_s=flat.call_s,
+        call_prices=prices,
     )
 
 
@@ -311,6 +327,17 @@ def optimizer_step_seconds(setup: Setup, parameters: IntLike, degree: IntLike) -
     """The optimizer step over the GPU's weights: its shard of ``parameters`` when the optimizer is sharded."""
     weights = shard_elements(parameters, degree) if setup.sharding.shard_optimizer else parameters
     return optimizer_seconds(weights, _efficiency(setup).device)
+
+
+def nccl_system_of(setup: Setup) -> NcclSystem:
+    """What NCCL's tuning reads of the machine: the GPU's generation and whether NVLink joins a node."""
+    generation = setup.efficiency.device.generation if setup.efficiency is not None else None
+    return _nccl_system(generation.value if generation is not None else None, setup.links.intra_node_bytes_per_s)
+
+
+@lru_cache(maxsize=64)
+def _nccl_system(generation: str | None, intra_node_bytes_per_s: float) -> NcclSystem:
+    return nccl_system(generation, intra_node_bytes_per_s)
 
 
 def fsdp_units(setup: Setup, layers: int | None) -> int | None:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import Recompute, StateLocation
-from service.engine.data_parallel import Setup, fsdp_units, optimizer_step_seconds, time_links
+from service.engine.data_parallel import Setup, fsdp_units, nccl_system_of, optimizer_step_seconds, time_links
 from service.inputs.architecture import (
     Architecture,
     active_parameter_count,
@@ -46,11 +46,13 @@ from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
 from service.time.communication import (
+    CollectivePrice,
     CommunicationTime,
     alpha_beta_seconds,
     communication_time,
     exposed_in_window,
     link_speed,
+    price_collectives,
     step_seconds,
 )
 from service.time.compute import (
@@ -65,7 +67,6 @@ from service.time.compute import (
 )
 from service.time.efficiency import (
     attention_core_seconds,
-    call_overheads,
     micro_batch_compute,
     overlap_slowdown_seconds,
 )
@@ -82,8 +83,9 @@ class DataGroup:
     ranks: int
     members_per_node: int
     calls: list[StepCollective]
-    total_s: float  # NCCL's flat ring over the node's NICs
+    total_s: float  # as NCCL runs it over the node's NICs (service.time.nccl)
     exposed_s: float
+    prices: tuple[CollectivePrice, ...] = ()  # per collective of calls: its NCCL calls, algorithm and latency
 
 
 @dataclass(frozen=True)
@@ -320,12 +322,25 @@ def data_group_time(
     forward_s: Any,
     backward_s: Any,
     layers: Any,
+    model_parallel: Any = False,
 ) -> CommunicationTime:
-    """The data group's step on NCCL's flat ring over the node's NICs, one call per bucket
-    (service.time.efficiency); numbers for one plan, arrays for many layouts."""
+    """The data group's step as NCCL runs it over the node's NICs: the framework's buckets or FSDP units
+    (service.time.buckets; Megatron-Core's when ``model_parallel``), each call at NCCL's tuning model
+    (service.time.nccl); numbers for one plan, arrays for many layouts."""
     links = time_links(setup, per_node)
     units = fsdp_units(setup, layers)
-    overheads = call_overheads(calls, parameters, ranks, per_node, links, setup.bucket_bytes, units)
+    prices = price_collectives(
+        calls,
+        parameters,
+        ranks,
+        per_node,
+        links,
+        nccl_system_of(setup),
+        setup.sharding,
+        model_parallel,
+        setup.given_bucket_bytes,
+        units,
+    )
     return communication_time(
         calls,
         parameters,
@@ -337,7 +352,7 @@ def data_group_time(
         backward_s,
         setup.overlap,
         setup.bucket_bytes,
-        overheads,
+        prices=prices,
     )
 
 
@@ -351,10 +366,20 @@ def _data_group(
     forward_s: float,
     backward_s: float,
     layers: int,
+    model_parallel: bool = False,
 ) -> DataGroup:
     calls = step_collectives(setup.precision, setup.sharding, m)
-    timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers)
-    return DataGroup(label, parameters, ranks, per_node, calls, float(timed.total_s), float(timed.exposed_s))
+    timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers, model_parallel)
+    return DataGroup(
+        label,
+        parameters,
+        ranks,
+        per_node,
+        calls,
+        float(timed.total_s),
+        float(timed.exposed_s),
+        tuple(timed.prices),
+    )
 
 
 def evaluate_layout(
@@ -431,6 +456,7 @@ def evaluate_layout(
                 forward_s / m,
                 backward_s / m,
                 top.share.layers,
+                not mesh.trivial,
             )
         )
     if experts_apart and mesh.expert_data > 1:
@@ -446,6 +472,7 @@ def evaluate_layout(
                 forward_s / m,
                 backward_s / m,
                 top.share.layers,
+                not mesh.trivial,
             )
         )
     data_total = sum(group.total_s for group in groups)

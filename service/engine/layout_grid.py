@@ -534,6 +534,8 @@ def evaluate_grid(
     optimizer_s = np.zeros(full_shape)
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
     wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
+    # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
+    split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
     fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
     for i, a in enumerate(arrangements):
         # The collectives' time depends on the offload choice only through the busiest stage's share: one
@@ -543,13 +545,22 @@ def evaluate_grid(
         collectives = step_collectives(setup.precision, setup.sharding, m3)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
         dense = data_group_time(
-            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
+            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top, split3
         )
         data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
         data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
         if experts_anywhere:
             experts = data_group_time(
-                collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
+                collectives,
+                expert_p,
+                expert_data[wide3],
+                expert_per_node[wide3],
+                setup,
+                m3,
+                fw3,
+                bw3,
+                layers_top,
+                split3,
             )
             has_experts = top_apart[at] & (expert_data[wide3] > 1)
             data_total[at] += np.where(has_experts, experts.total_s, 0.0)

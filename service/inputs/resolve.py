@@ -48,6 +48,7 @@ from service.memory.activations import TransformerShape, transformer_shape
 from service.memory.model_states import Offload
 from service.memory.reserve import CardMemory
 from service.memory.working_set import Units, given_units, transformer_units
+from service.time.buckets import PYTORCH_DDP_BUCKET_BYTES as DEFAULT_BUCKET_BYTES
 from service.time.compute import FlopShape
 from service.time.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
 
@@ -479,7 +480,8 @@ def setup_for(
         ),
         recompute=chosen.recompute,
         overlap=chosen.overlap,
-        bucket_bytes=chosen.bucket_bytes,
+        bucket_bytes=chosen.bucket_bytes or DEFAULT_BUCKET_BYTES,
+        given_bucket_bytes=chosen.bucket_bytes,
         activations=scene.activations,
         flop_shape=scene.flop_shape,
         units=scene.model.units,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -21,7 +21,11 @@ class Levers:
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
 
     Attributes:
-        bucket_bytes (int | Unset): Gradient bucket size, bytes. Default: 26214400.
+        bucket_bytes (int | None | Unset): Bytes of one bucket of a data-parallel collective: each bucket one NCCL call,
+            the last never hidden. Default null: the framework's own, which the arrangement and layout name: PyTorch DDP's
+            25 MiB (bucket_cap_mb) for ddp; Megatron-Core's max(40M, 1M x dp) parameters for ddp and zero1 with model
+            parallelism; DeepSpeed's reduce_bucket_size of 5e8 elements for zero1 and zero2; one call per FSDP unit where
+            parameters are sharded. The working set holds two buckets of the given size (25 MiB when null).
         mxfp8 (bool | Unset): MXFP8, applied as mxfp8_recipe says. Default: False.
         mxfp8_recipe (Mxfp8Recipe | Unset): How the MXFP8 lever is applied: the textbook model, or as Transformer Engine
             and torchao do it.
@@ -34,7 +38,7 @@ class Levers:
             zero_quantized_gradients.
     """
 
-    bucket_bytes: int | Unset = 26214400
+    bucket_bytes: int | None | Unset = UNSET
     mxfp8: bool | Unset = False
     mxfp8_recipe: Mxfp8Recipe | Unset = UNSET
     offload_optimizer: bool | Unset = False
@@ -44,7 +48,11 @@ class Levers:
     zeropp: ZeroPlusPlus | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        bucket_bytes = self.bucket_bytes
+        bucket_bytes: int | None | Unset
+        if isinstance(self.bucket_bytes, Unset):
+            bucket_bytes = UNSET
+        else:
+            bucket_bytes = self.bucket_bytes
 
         mxfp8 = self.mxfp8
 
@@ -93,7 +101,15 @@ class Levers:
         from ..models.zero_plus_plus import ZeroPlusPlus  # noqa: PLC0415
 
         d = dict(src_dict)
-        bucket_bytes = d.pop("bucket_bytes", UNSET)
+
+        def _parse_bucket_bytes(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        bucket_bytes = _parse_bucket_bytes(d.pop("bucket_bytes", UNSET))
 
         mxfp8 = d.pop("mxfp8", UNSET)
 
