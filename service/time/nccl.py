@@ -260,6 +260,8 @@ def call_time(
     best_algorithm: IntLike = RING
     best_protocol: IntLike = SIMPLE
     several = any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s))
+    if not several and ranks <= 1:  # a group of one rank makes no call
+        return NcclCall(0.0, 0.0, RING, SIMPLE)
     for algorithm, protocol, enabled in candidates(name, ranks, nodes, system):
         if not several and not enabled:
             continue
@@ -271,15 +273,17 @@ def call_time(
         if algorithm == RING and protocol == SIMPLE and name is CollectiveName.all_reduce:
             plateau = (nodes > 1) & (n_bytes / (channels(ranks / nodes) * ranks) >= 64)
             latency_us = latency_us * select(plateau, RING_PLATEAU, 1.0)
-        seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
+        if several:  # a pair some layouts cannot run has no bandwidth there: masked out by ``enabled`` below
+            with np.errstate(divide="ignore", invalid="ignore"):
+                seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
+        else:
+            seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
         better = enabled & (seconds < best_s) if several else seconds < best_s
         best_s = select(better, seconds, best_s)
         best_latency_s = select(better, latency_us * 1e-6, best_latency_s)
         best_algorithm = select(better, algorithm, best_algorithm)
         best_protocol = select(better, protocol, best_protocol)
     if not several:
-        if ranks <= 1:  # a group of one rank makes no call
-            return NcclCall(0.0, 0.0, RING, SIMPLE)
         return NcclCall(float(best_s), float(best_latency_s), int(best_algorithm), int(best_protocol))
     alone = ranks <= 1
     return NcclCall(select(alone, 0.0, best_s), select(alone, 0.0, best_latency_s), best_algorithm, best_protocol)
