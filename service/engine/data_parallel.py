@@ -49,6 +49,7 @@ from service.time.efficiency import (
     overlap_slowdown_seconds,
 )
 from service.time.nccl import NcclSystem, nccl_system
+from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps, overlapped_calls
 from service.time.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 
 
@@ -105,6 +106,7 @@ class Setup:
     overlap: bool = True
     bucket_bytes: int = 25 * 2**20  # the gradient buckets the working set holds
     given_bucket_bytes: int | None = None  # levers.bucket_bytes as given; None: each framework's default calls
+    overlaps: Overlaps = DEFAULT_OVERLAPS  # which communication the frameworks' overlap levers hide
     activations: ActivationSetup = field(default_factory=ActivationSetup)
     flop_shape: FlopShape = field(default_factory=FlopShape)
     units: Units | None = None  # the model's FSDP units; the working set is not counted without them
@@ -238,7 +240,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     model_flops = model_per_token * tokens
     hardware_per_token = hardware_flops_per_token(active, shape, s, setup.recompute)
     flops = hardware_per_token * tokens
-    calls = step_collectives(precision, sharding, k)
+    calls = overlapped_calls(step_collectives(precision, sharding, k), setup.overlaps)
     sent = calls_bytes_sent(p, n, calls, g)
     links = time_links(setup, g)
     eff = _efficiency(setup)

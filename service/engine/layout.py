@@ -71,6 +71,7 @@ from service.time.efficiency import (
     overlap_slowdown_seconds,
 )
 from service.time.mesh_traffic import GroupCall, StageWork, model_parallel_calls, ring_exposed_seconds
+from service.time.overlaps import overlapped_calls, share_exposed_seconds
 from service.time.traffic import StepCollective, Window, step_collectives
 
 
@@ -292,14 +293,31 @@ def ring_step_core_s(setup: Setup, b: Any, s: int, tensor: Any, context: Any) ->
     return attention_core_seconds(eff, b, s, tensor, context) / context
 
 
+def lever_overlapped(group: Group, setup: Setup) -> bool:
+    """Whether an overlap lever hides this group's calls behind its share of the compute (service.time.overlaps)."""
+    if not setup.overlap:
+        return False
+    return (group is Group.tensor and setup.overlaps.tp_comm) or (group is Group.expert and setup.overlaps.expert_comm)
+
+
 def exposed_group_s(
     calls: list[GroupCall], group: Group, setup: Setup, forward_s: Any, backward_s: Any, step_core_s: Any = 0.0
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first; ring attention's transfers each behind one ring step's attention core ``step_core_s``
-    (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds)."""
+    (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
+    overlap, each call of its group behind its share of the stage's compute (service.time.overlaps)."""
     exposed: Any = 0.0
-    for call in (c for c in calls if c.group is group):
+    members = [c for c in calls if c.group is group]
+    if lever_overlapped(group, setup):
+        count: Any = sum(c.count_per_step for c in members)
+        for call in members:
+            share = share_exposed_seconds(
+                call.count_per_step, group_call_seconds(call, setup), forward_s + backward_s, count
+            )
+            exposed += share
+        return exposed
+    for call in members:
         if call.ring_step:
             exposed += ring_exposed_seconds(call.count_per_step, group_call_seconds(call, setup), step_core_s)
             continue
@@ -310,6 +328,18 @@ def exposed_group_s(
             window_s = forward_s if call.window is Window.forward else backward_s
             exposed += exposed_in_window(total, group_call_seconds(call, setup), window_s)
     return exposed
+
+
+def hidden_lever_s(calls: list[GroupCall], setup: Setup, forward_s: Any, backward_s: Any) -> Any:
+    """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
+    charges the compute for (numbers, or arrays for many layouts)."""
+    hidden: Any = 0.0
+    for group in (Group.tensor, Group.expert):
+        if not lever_overlapped(group, setup):
+            continue
+        total = sum(c.count_per_step * group_call_seconds(c, setup) for c in calls if c.group is group)
+        hidden = hidden + total - exposed_group_s(calls, group, setup, forward_s, backward_s)
+    return hidden
 
 
 def data_group_time(
@@ -368,7 +398,7 @@ def _data_group(
     layers: int,
     model_parallel: bool = False,
 ) -> DataGroup:
-    calls = step_collectives(setup.precision, setup.sharding, m)
+    calls = overlapped_calls(step_collectives(setup.precision, setup.sharding, m), setup.overlaps)
     timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers, model_parallel)
     return DataGroup(
         label,
@@ -500,7 +530,8 @@ def evaluate_layout(
         if experts_apart:
             experts = shard_degree(mesh.expert_data, mesh.members_per_node(Group.data), setup.sharding)
             optimizer_s += float(optimizer_step_seconds(setup, top.share.expert_parameters, experts))
-        slowdown_s = float(overlap_slowdown_seconds(data_total - data_exposed, setup.efficiency.calibration))
+        hidden_s = data_total - data_exposed + float(hidden_lever_s(calls, setup, forward_s, backward_s))
+        slowdown_s = float(overlap_slowdown_seconds(hidden_s, setup.efficiency.calibration))
     step_s = float(step_seconds(compute_s, bubble_s, exposed + data_exposed, offload_s, optimizer_s, slowdown_s))
     floor = (
         int(replicated_floor_bytes(dense_share, setup.precision, setup.sharding, setup.offload))

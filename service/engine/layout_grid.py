@@ -37,6 +37,7 @@ from service.engine.layout import (
     exposed_group_s,
     given_stage_seconds,
     group_call_seconds,
+    hidden_lever_s,
     layout_units,
     ring_step_core_s,
     slowest_stage,
@@ -62,6 +63,7 @@ from service.time.communication import step_seconds
 from service.time.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
 from service.time.efficiency import micro_batch_compute, overlap_slowdown_seconds
 from service.time.mesh_traffic import StageWork, model_parallel_calls
+from service.time.overlaps import overlapped_calls
 from service.time.traffic import collective_bytes_sent, step_collectives
 
 ARRANGEMENTS: tuple[ArrangementName, ...] = (
@@ -488,6 +490,7 @@ def evaluate_grid(
     # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
+    lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
@@ -509,6 +512,7 @@ def evaluate_grid(
                 group_s[g][rows, j] = exposed_group_s(
                     calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s
                 )
+            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, forward_s[rows, j], backward_s[rows, j])
             if detail:
                 for call in calls:
                     groups_total_s[rows, j] += call.count_per_step * group_call_seconds(call, first_setup)
@@ -542,7 +546,7 @@ def evaluate_grid(
         # evaluation over (shapes, recomputes, offloads).
         setup = case.setup(a)
         at = (slice(None), i)
-        collectives = step_collectives(setup.precision, setup.sharding, m3)
+        collectives = overlapped_calls(step_collectives(setup.precision, setup.sharding, m3), setup.overlaps)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
         dense = data_group_time(
             collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top, split3
@@ -592,11 +596,12 @@ def evaluate_grid(
         pcie, top_cpu, per_node, g_node, first_setup.links.host_bytes_per_s, first_setup.host_memory_bytes_per_s
     )
     offload_s = transfer_s + cpu_s
-    slowdown_s = overlap_slowdown_seconds(data_total - data_exposed, eff.calibration)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
+
+    slowdown_s = overlap_slowdown_seconds(data_total - data_exposed + grid(lever_hidden_s), eff.calibration)
 
     step_s = step_seconds(
         grid(compute_s), grid(bubble_s), grid(exposed) + data_exposed, offload_s, optimizer_s, slowdown_s
