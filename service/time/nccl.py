@@ -38,6 +38,7 @@ Every formula takes Python numbers or numpy arrays (ranks, nodes, bytes, bus ban
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -104,7 +105,8 @@ def nccl_system(generation: str | None, intra_node_bytes_per_s: float) -> NcclSy
 @dataclass
 class NcclCall:
     """One call: its predicted seconds, the latency part of them, and the algorithm and protocol NCCL picks
-    (indices into ALGORITHMS and PROTOCOLS; numbers, or arrays for many layouts)."""
+    (indices into ALGORITHMS and PROTOCOLS; numbers, or arrays for many layouts). One plan's are memoised and
+    shared: never changed once made."""
 
     seconds: FloatLike
     latency_s: FloatLike
@@ -243,6 +245,28 @@ def candidates(
 
 
 def call_time(
+    name: CollectiveName,
+    n_bytes: IntLike,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus_bytes_per_s: FloatLike,
+    system: NcclSystem,
+) -> NcclCall:
+    """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
+    GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
+    pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs)."""
+    if any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s)):
+        return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system)
+    # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
+    return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system)
+
+
+@lru_cache(maxsize=4096)
+def _one_call(name: CollectiveName, n_bytes: int, ranks: int, nodes: int, bus: float, system: NcclSystem) -> NcclCall:
+    return _call_time(name, n_bytes, ranks, nodes, bus, system)
+
+
+def _call_time(
     name: CollectiveName,
     n_bytes: IntLike,
     ranks: IntLike,
