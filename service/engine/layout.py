@@ -70,7 +70,13 @@ from service.time.efficiency import (
     micro_batch_compute,
     overlap_slowdown_seconds,
 )
-from service.time.mesh_traffic import GroupCall, StageWork, model_parallel_calls, ring_exposed_seconds
+from service.time.mesh_traffic import (
+    GroupCall,
+    StageWork,
+    group_call_price,
+    model_parallel_calls,
+    ring_exposed_seconds,
+)
 from service.time.overlaps import overlapped_calls, share_exposed_seconds
 from service.time.traffic import StepCollective, Window, step_collectives
 
@@ -277,8 +283,13 @@ def modelled_stage_seconds(
 
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
-    """One call's seconds (a float; an array for many layouts, whose link is then a bool array)."""
-    latency_s, bytes_per_s = link_speed(call.link, time_links(setup, 1))  # a model-parallel call: the GPU's own NIC
+    """One call's seconds (a float; an array for many layouts, whose link is then a bool array): an all-reduce,
+    all-gather or reduce-scatter as NCCL's tuning model prices it, a send/receive or all-to-all at alpha-beta."""
+    links = time_links(setup, 1)  # a model-parallel call: the GPU's own NIC
+    price = group_call_price(call, links, nccl_system_of(setup))
+    if price is not None:
+        return price.seconds
+    latency_s, bytes_per_s = link_speed(call.link, links)
     seconds = alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s)
     return seconds if isinstance(seconds, np.ndarray) else float(seconds)
 

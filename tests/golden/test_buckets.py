@@ -71,11 +71,17 @@ def test_fsdp_calls_once_per_unit_and_the_lever_overrides_every_bucket():
     assert {c.calls for c in data_calls(given)} == {-(-16_060_522_496 // (25 * 2**20))}
 
 
-def test_every_data_collective_says_how_nccl_runs_it_and_model_parallel_calls_do_not():
-    answer = plan("zero1", parallelism={"tensor": 8})
+def test_every_collective_says_how_nccl_runs_it_and_point_to_point_calls_do_not():
+    answer = plan(
+        "zero1",
+        parallelism={"tensor": 8, "pipeline": 2, "sequence_parallel": True},
+        training={"gradient_accumulation_steps": 4},
+    )
     for c in answer.traffic.collectives:
-        if c.group.value == "data":
-            assert c.calls and c.algorithm and 0 < c.latency_s < c.seconds
-            assert "as NCCL runs it" in c.arithmetic and "tuning.cc" in c.arithmetic
-        else:
+        if c.name.value in ("send_recv", "all_to_all"):
             assert (c.calls, c.algorithm, c.latency_s) == (None, None, None)
+            continue
+        assert c.calls and c.algorithm and 0 < c.latency_s < c.seconds
+        assert "as NCCL runs it" in c.arithmetic and "tuning.cc" in c.arithmetic
+        if c.group.value == "tensor":  # one call of each, inside the node
+            assert c.calls == 1

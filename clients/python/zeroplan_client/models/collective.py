@@ -32,16 +32,17 @@ class Collective:
         overlaps_with (str): forward, backward or none: the compute it can hide under.
         purpose (str): What the collective moves and when.
         ranks (int): GPUs in the ring.
-        seconds (float): Time of one occurrence: a data-parallel collective's every bucket or FSDP unit (calls x one
-            call at NCCL's own tuning model, src/graph/tuning.cc: the algorithm and protocol it picks, base and per-step
-            latency, intra-node steps at NVLink latency, inter-node steps at the network's); a model-parallel group's one
-            call at alpha-beta cost (hops x link latency + bytes / bus bandwidth).
+        seconds (float): Time of one occurrence: an all-reduce, all-gather or reduce-scatter as NCCL's own tuning model
+            prices its calls (src/graph/tuning.cc: the algorithm and protocol NCCL picks, base and per-step latency, intra-
+            node steps at NVLink latency, inter-node steps at the network's; a data-parallel collective's every bucket or
+            FSDP unit); a send/receive or all-to-all at alpha-beta cost (hops x link latency + bytes / bus bandwidth).
         algorithm (None | str | Unset): The algorithm and protocol NCCL picks for each call, as algorithm/protocol:
-            ring, tree, nvls, nvls_tree or pat, over LL, LL128 or Simple (a data-parallel collective); null otherwise.
-        calls (int | None | Unset): NCCL calls one occurrence takes (a data-parallel collective): its buffer cut into
-            the framework's buckets (levers.bucket_bytes) or one per FSDP unit; null for a model-parallel group's call.
-        latency_s (float | None | Unset): The latency part of seconds: calls x NCCL's predicted latency of one call (a
-            data-parallel collective); the rest is bytes over bandwidth. Null otherwise.
+            ring, tree, nvls, nvls_tree or pat, over LL, LL128 or Simple; null for a send/receive or all-to-all.
+        calls (int | None | Unset): NCCL calls one occurrence takes: a data-parallel collective's buffer cut into the
+            framework's buckets (levers.bucket_bytes) or one per FSDP unit; 1 for a model-parallel group's collective; null
+            for a send/receive or all-to-all.
+        latency_s (float | None | Unset): The latency part of seconds: calls x NCCL's predicted latency of one call; the
+            rest is bytes over bandwidth. Null for a send/receive or all-to-all.
     """
 
     arithmetic: str
