@@ -1,13 +1,15 @@
-"""Communication time at alpha-beta cost, and what overlap hides.
+"""Communication time: each data-parallel collective as NCCL runs it, and what overlap hides.
 
-alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005): one call costs
-hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. A flat ring over
-N > G GPUs crosses nodes and runs at the inter-node speed; priced at NCCL's bus bandwidth it
-runs over every NIC of a node (service.time.efficiency.bus_speeds), so no two-level schedule is
-priced beside it. The two-level split of the bytes (all-reduce = reduce-scatter in the node (G),
-all-reduce of the 1/G shard across nodes (N/G), all-gather in the node; the NCCL/Horovod scheme,
-Sergeev and Del Balso 2018) still reports how many bytes stay inside a node
-(hierarchical_link_bytes).
+As NCCL runs it (price_collectives): the collective's buffer is cut into its framework's buckets or FSDP units
+(service.time.buckets), and each call is priced by NCCL's own tuning model (service.time.nccl): the algorithm
+and protocol NCCL picks, base and per-step latency, only the steps that leave a node at the network's latency,
+at the ring's bus bandwidth over every NIC of a node (service.time.efficiency.bus_speeds).
+
+alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005), for callers that price a flat ring without
+prices: one call costs hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. The
+two-level split of the bytes (all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard across
+nodes (N/G), all-gather in the node; the NCCL/Horovod scheme, Sergeev and Del Balso 2018) still reports how many
+bytes stay inside a node (hierarchical_link_bytes).
 
 Overlap (Li et al. 2020, PyTorch DDP, section 3.2.3): gradients are reduced bucket by bucket
 while the backward pass goes on, so the exposed time of a window is at least one bucket (the
