@@ -224,7 +224,7 @@ def price_collective(
     bus = select(nodes == 1, links.intra_node_bytes_per_s, links.inter_node_bytes_per_s)
     if c.name not in (AR, RS, AG):
         raise KeyError(c.name)  # the data group runs all-reduces, reduce-scatters and all-gathers only
-    call = call_time(c.name, per_call, ranks, nodes, bus, system)
+    call = call_time(c.name, per_call, ranks, nodes, bus, system, links.intra_node_bytes_per_s)
     return CollectivePrice(select(ranks > 1, calls, 0 * calls), call, per_call)
 
 

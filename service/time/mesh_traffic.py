@@ -103,7 +103,8 @@ def group_call_price(call: GroupCall, links: LinkSpeeds, system: NcclSystem) -> 
     inter_node = call.link if isinstance(call.link, np.ndarray) else call.link is Link.inter_node
     nodes = select(inter_node, call.ranks, 1)
     bus = select(inter_node, links.inter_node_bytes_per_s, links.intra_node_bytes_per_s)
-    return call_time(call.name, tensor_bytes(call.elements, call.dtype), call.ranks, nodes, bus, system)
+    elements = tensor_bytes(call.elements, call.dtype)
+    return call_time(call.name, elements, call.ranks, nodes, bus, system, links.intra_node_bytes_per_s)
 
 
 def _plain(value: IntLike) -> Any:

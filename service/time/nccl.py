@@ -76,6 +76,15 @@ TREE_CORRECTION = (
     (1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0),
     (0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9),
 )
+# search.cc's per-channel speeds (GB/s) a graph is searched at, fastest first: sm90SpeedArrayIntra/Inter and
+# sm100SpeedArrayIntra/Inter
+SM90_INTRA = (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)
+SM90_INTER = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)
+SM100_INTRA = (90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)
+SM100_INTER = (
+    *(96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0),
+    *(20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12),
+)
 RING_PLATEAU = 1.4  # compCap >= 80 (1.9 before): a multi-node ring's Simple all-reduce latency past 64 B per channel
 
 
@@ -173,6 +182,7 @@ def _bandwidth_gbps(
     nodes: IntLike,
     bus_gbps: FloatLike,
     system: NcclSystem,
+    nvlink_gbps: FloatLike,
 ) -> FloatLike:
     """comm->bandwidths[coll][algorithm][protocol]: the algorithm bandwidth NCCL divides the bytes by (GB/s)."""
     gen, ppn = system.generation, ranks / nodes
@@ -200,15 +210,29 @@ def _bandwidth_gbps(
         return bus * 0.5
     if algorithm == PAT:
         return bus_gbps * 0.75  # all-gather and reduce-scatter keep their bus bandwidth for non-ring algorithms
+    # The NVLS graph's per-channel speeds: the fastest of search.cc's speed arrays that its channels fit in the
+    # NVLink bus bandwidth (inside) and in the ring's bus bandwidth across nodes (ncclTopoCompute)
     nvls_channels = 32 if gen >= BLACKWELL else 16
-    per_channel = bus_gbps / nvls_channels
-    intra_bw = per_channel * NVLS_EFFICIENCY[gen] * (nvls_channels - 1) / nvls_channels
+    intra_speeds, inter_speeds = (SM100_INTRA, SM100_INTER) if gen >= BLACKWELL else (SM90_INTRA, SM90_INTER)
+    intra_bw = searched_speed(nvlink_gbps / nvls_channels, intra_speeds)
+    intra_bw = intra_bw * NVLS_EFFICIENCY[gen] * (nvls_channels - 1) / nvls_channels
     intra_bw = intra_bw * 2.0 if name is CollectiveName.all_reduce else intra_bw * (ppn - 1) / ppn
     if algorithm == NVLS:
         return nvls_channels * intra_bw * ranks / steps
-    inter_bw = per_channel * select(nodes <= 2, 2.0, 1.0)  # NVLS tree: all-reduce across nodes
+    inter_bw = searched_speed(bus_gbps / nvls_channels, inter_speeds) * select(nodes <= 2, 2.0, 1.0)  # NVLS tree
     per = lesser(lesser(intra_bw, inter_bw), _pick(NVLS_TREE_PER_CHANNEL_GBPS[gen], index2))
     return nvls_channels * per * ranks / steps
+
+
+def searched_speed(available_gbps: FloatLike, speeds: tuple[float, ...]) -> FloatLike:
+    """The fastest of ``speeds`` (fastest first) not above ``available_gbps``, else the slowest: the per-channel
+    speed NCCL's search settles on (numbers, or arrays)."""
+    if isinstance(available_gbps, np.ndarray):
+        chosen = np.full(available_gbps.shape, speeds[-1])
+        for speed in reversed(speeds):
+            chosen = np.where(available_gbps >= speed, speed, chosen)
+        return chosen
+    return next((speed for speed in speeds if speed <= available_gbps), speeds[-1])
 
 
 def _pick(row: tuple[float, ...], index: IntLike) -> FloatLike:
@@ -251,19 +275,24 @@ def call_time(
     nodes: IntLike,
     bus_bytes_per_s: FloatLike,
     system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike | None = None,
 ) -> NcclCall:
     """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
     GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
-    pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs)."""
-    if any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s)):
-        return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system)
+    pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs). ``nvlink_bytes_per_s``: the bus
+    bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
+    nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
+    if any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s, nvlink)):
+        return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
-    return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system)
+    return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink))
 
 
 @lru_cache(maxsize=4096)
-def _one_call(name: CollectiveName, n_bytes: int, ranks: int, nodes: int, bus: float, system: NcclSystem) -> NcclCall:
-    return _call_time(name, n_bytes, ranks, nodes, bus, system)
+def _one_call(
+    name: CollectiveName, n_bytes: int, ranks: int, nodes: int, bus: float, system: NcclSystem, nvlink: float
+) -> NcclCall:
+    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink)
 
 
 def _call_time(
@@ -273,11 +302,12 @@ def _call_time(
     nodes: IntLike,
     bus_bytes_per_s: FloatLike,
     system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike,
 ) -> NcclCall:
     """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
     GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs)."""
-    bus_gbps = bus_bytes_per_s / 1e9
+    bus_gbps, nvlink_gbps = bus_bytes_per_s / 1e9, nvlink_bytes_per_s / 1e9
     log_size = log2i(n_bytes // 64)
     best_s: FloatLike = float("inf")
     best_latency_s: FloatLike = 0.0
@@ -290,7 +320,7 @@ def _call_time(
         if not several and not enabled:
             continue
         latency_us = _latency_us(name, algorithm, protocol, ranks, nodes, system)
-        bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system)
+        bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
         if algorithm == TREE:
             factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 22))
             bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 23), factor, 1.0)
