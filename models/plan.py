@@ -270,9 +270,11 @@ class Collective(BaseModel):
     count_per_step: int = Field(description="Calls per optimizer step.")
     link: Link = Field(description="The slowest link a flat ring crosses.")
     seconds: float = Field(
-        description="Alpha-beta time of one call on a flat ring; under the efficiency model (no "
-        "training.utilisation) at NCCL's bus bandwidth, with the launch and ring latency of each further bucket or "
-        "FSDP unit the collective is split into."
+        description="Time of one occurrence: an all-reduce, all-gather or reduce-scatter as NCCL's own tuning model "
+        "prices its calls (src/graph/tuning.cc: the algorithm and protocol NCCL picks, base and per-step latency, "
+        "intra-node steps at NVLink latency, inter-node steps at the network's; a data-parallel collective's every "
+        "bucket or FSDP unit); a send/receive or all-to-all at alpha-beta cost (hops x link latency + bytes / bus "
+        "bandwidth)."
     )
     overlaps_with: str = Field(description="forward, backward or none: the compute it can hide under.")
     group: ParallelGroup = Field(
@@ -280,6 +282,22 @@ class Collective(BaseModel):
         "expert-data-parallel group), tensor, pipeline, context or expert.",
     )
     arithmetic: str
+    calls: int | None = Field(
+        default=None,
+        description="NCCL calls one occurrence takes: a data-parallel collective's buffer cut into the framework's "
+        "buckets (levers.bucket_bytes) or one per FSDP unit; 1 for a model-parallel group's collective; null for a "
+        "send/receive or all-to-all.",
+    )
+    algorithm: str | None = Field(
+        default=None,
+        description="The algorithm and protocol NCCL picks for each call, as algorithm/protocol: ring, tree, nvls, "
+        "nvls_tree or pat, over LL, LL128 or Simple; null for a send/receive or all-to-all.",
+    )
+    latency_s: float | None = Field(
+        default=None,
+        description="The latency part of seconds: calls x NCCL's predicted latency of one call; the rest is bytes "
+        "over bandwidth. Null for a send/receive or all-to-all.",
+    )
 
 
 class Traffic(BaseModel):

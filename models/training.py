@@ -111,8 +111,51 @@ class Levers(Strict):
     recompute: Recompute = Recompute.none
     offload_optimizer: StrictBool = Field(default=False, description="ZeRO-Offload: optimizer state in host memory.")
     offload_parameters: StrictBool = Field(default=False, description="Parameter shards in host memory (ZeRO-3 only).")
-    overlap: StrictBool = Field(default=True, description="Overlap communication with compute, bucket by bucket.")
-    bucket_bytes: int = Field(default=25 * MIB_BYTES, ge=1, le=10**12, description="Gradient bucket size, bytes.")
+    overlap: StrictBool = Field(
+        default=True,
+        description="Overlap communication with compute, bucket by bucket: the switch over every overlap below "
+        "(off: everything exposed).",
+    )
+    bucket_bytes: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**12,
+        description="Bytes of one bucket of a data-parallel collective: each bucket one NCCL call, the last never "
+        "hidden. Default null: the framework's own, which the arrangement and layout name: PyTorch DDP's 25 MiB "
+        "(bucket_cap_mb) for ddp; Megatron-Core's max(40M, 1M x dp) parameters for ddp and zero1 with model "
+        "parallelism; DeepSpeed's reduce_bucket_size of 5e8 elements for zero1 and zero2; one call per FSDP unit "
+        "where parameters are sharded. The working set holds two buckets of the given size (25 MiB when null).",
+    )
+    overlap_grad_reduce: StrictBool | None = Field(
+        default=None,
+        description="Reduce the gradients bucket by bucket under the backward pass (Megatron-LM's "
+        "--overlap-grad-reduce, DeepSpeed's overlap_comm; PyTorch DDP and FSDP always do). Default null: as "
+        "overlap. Off: every gradient reduction is exposed.",
+    )
+    overlap_param_gather: StrictBool = Field(
+        default=False,
+        description="Megatron-LM's --overlap-param-gather (default off): the distributed optimizer's all-gather "
+        "of updated parameters (zero1/zero2) runs bucket by bucket under the next step's forward pass instead of "
+        "after the optimizer step.",
+    )
+    tp_comm_overlap: StrictBool = Field(
+        default=False,
+        description="Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers; default off): each tensor-"
+        "parallel all-gather and reduce-scatter hidden behind the GEMM beside it, its share of the stage's compute; "
+        "what exceeds it stays exposed. Needs sequence parallelism in Megatron-LM.",
+    )
+    overlap_moe_expert_parallel_comm: StrictBool = Field(
+        default=False,
+        description="Expert all-to-all hidden under another micro-batch's compute: Megatron-LM's "
+        "--overlap-moe-expert-parallel-comm (default off), DeepEP's and DualPipe's overlap. Each dispatch and "
+        "combine hidden behind its share of the stage's compute; what exceeds it stays exposed.",
+    )
+    fsdp_prefetch: StrictBool = Field(
+        default=True,
+        description="FSDP's prefetch of the next unit's parameters (FSDP2's implicit forward and backward "
+        "prefetch, FSDP1's backward_prefetch=BACKWARD_PRE; on by default) and DeepSpeed ZeRO-3's "
+        "stage3_prefetch_bucket_size: off, every parameter all-gather is exposed.",
+    )
     zeropp: ZeroPlusPlus = Field(
         default_factory=ZeroPlusPlus, description="ZeRO++ levers; zero3/full_shard only (not hybrid)."
     )

@@ -23,7 +23,7 @@ def plan_request(run: Run) -> PlanRequest:
                 "sequence_length": run.sequence_length,
                 "gradient_accumulation_steps": run.accumulation_steps,
             },
-            "levers": {"recompute": run.recompute},
+            "levers": {"recompute": run.recompute} | run.levers,
             "activations": {"flash_attention": run.flash_attention},
         }
     )

@@ -33,10 +33,11 @@ from service.answers.plan_report import (
 )
 from service.engine.data_parallel import Setup
 from service.engine.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
-from service.engine.step import time_links
+from service.engine.step import nccl_system_of, time_links
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding
+from service.memory.dtypes import tensor_bytes
 from service.memory.model_states import StateBytes as StateRow
 from service.memory.model_states import bytes_per_weight_split, state_arithmetic
 from service.mesh.degrees import (
@@ -51,9 +52,15 @@ from service.mesh.degrees import (
 from service.mesh.pipeline import SCHEDULE_SOURCES
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
-from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
+from service.time.communication import (
+    CollectivePrice,
+    call_seconds,
+    flat_link,
+    hierarchical_link_bytes,
+    price_fields,
+)
 from service.time.goodput import staged_rows
-from service.time.mesh_traffic import GroupCall, ring_exposed_seconds
+from service.time.mesh_traffic import GroupCall, group_call_price, ring_exposed_seconds
 from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
     collective_buffer_bytes,
@@ -320,7 +327,9 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
         else "the GPU's parameter share over the data-parallel group x context: "
     )
     entries, total, intra_total, inter_total = [], 0, 0, 0
-    for c in group.calls:
+    prices = group.prices or (None,) * len(group.calls)
+    for c, price in zip(group.calls, prices, strict=True):
+        nccl = price_fields(price) if price is not None else {"words": ""}
         sent = int(collective_bytes_sent(p, n, c, g))
         hops = int(collective_hops(n, c, g))
         ranks = int(collective_ranks(c, n, g))
@@ -340,11 +349,16 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(call_seconds(c, p, n, g, time_links(setup, g))),
+                seconds=float(price.seconds)
+                if price is not None
+                else float(call_seconds(c, p, n, g, time_links(setup, g))),
+                calls=nccl.get("calls"),
+                algorithm=nccl.get("algorithm"),
+                latency_s=nccl.get("latency_s"),
                 overlaps_with=c.window.value,
                 group=ParallelGroup.data,
                 arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of {group_digits(p)} weights / "
-                f"{ranks} ranks) = {group_digits(sent)} B per call, x {c.count_per_step} per step",
+                f"{ranks} ranks) = {group_digits(sent)} B per call, x {c.count_per_step} per step{nccl['words']}",
             )
         )
     return entries, total, intra_total, inter_total
@@ -353,6 +367,8 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
 def _group_collective(call: GroupCall, setup: Setup, step_core_s: float = 0.0) -> Collective:
     per_value = 2 if call.dtype is Dtype.bf16 else 1
     seconds = group_call_seconds(call, setup)
+    price = group_call_price(call, time_links(setup, 1), nccl_system_of(setup))
+    nccl = price_fields(CollectivePrice(1, price, tensor_bytes(call.elements, call.dtype))) if price else {"words": ""}
     hidden = ""
     if call.ring_step:  # ring attention: each transfer hidden only behind one step's attention core
         exposed = ring_exposed_seconds(call.count_per_step, seconds, step_core_s)
@@ -380,7 +396,10 @@ def _group_collective(call: GroupCall, setup: Setup, step_core_s: float = 0.0) -
         overlaps_with=call.window.value,
         group=call.group,
         arithmetic=f"{words} x {per_value} B = {group_digits(call.bytes_sent)} B per call, "
-        f"x {call.count_per_step} per step{hidden}",
+        f"x {call.count_per_step} per step{hidden}{nccl['words']}",
+        calls=nccl.get("calls"),
+        algorithm=nccl.get("algorithm"),
+        latency_s=nccl.get("latency_s"),
     )
 
 

@@ -21,7 +21,7 @@ from service.memory.model_states import StateBytes as StateRow
 from service.memory.model_states import bytes_per_weight_split, state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
-from service.time.communication import flat_link, hierarchical_link_bytes
+from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
 from service.time.compute import FlopShape
 from service.time.goodput import resilience_of, staged_bytes
 from service.time.run_report import RunInputs, run_fields
@@ -244,11 +244,15 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
     figures: dict[tuple[object, ...], CallFigures] = {}  # collectives of one cost_key show the same figures
-    for c, sent_bytes, seconds in zip(result.calls, result.call_bytes_sent, result.call_flat_s, strict=True):
+    prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.calls)
+    for c, sent_bytes, seconds, price in zip(
+        result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
+    ):
         sent = int(sent_bytes)
         if c.cost_key not in figures:
             figures[c.cost_key] = call_figures(c, sent, p, n, g)
         one = figures[c.cost_key]
+        nccl = price_fields(price) if price is not None else {"words": ""}
         intra_total += c.count_per_step * one.intra_node_bytes
         inter_total += c.count_per_step * one.inter_node_bytes
         collectives.append(
@@ -265,7 +269,10 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 "seconds": float(seconds),
                 "overlaps_with": c.window.value,
                 "group": ParallelGroup.data,
-                "arithmetic": f"{one.arithmetic}, x {c.count_per_step} per step",
+                "arithmetic": f"{one.arithmetic}, x {c.count_per_step} per step{nccl['words']}",
+                "calls": nccl.get("calls"),
+                "algorithm": nccl.get("algorithm"),
+                "latency_s": nccl.get("latency_s"),
             }
         )
     return {

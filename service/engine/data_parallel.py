@@ -27,8 +27,10 @@ from service.memory.model_states import NO_OFFLOAD, Offload, StateBytes, model_s
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.numeric import CountLike, FloatLike, IntLike
+from service.time.communication import CollectivePrice
 from service.time.compute import FlopShape, tokens_per_step
 from service.time.efficiency import Efficiency
+from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps, overlapped_calls
 from service.time.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
 
 
@@ -83,7 +85,9 @@ class Setup:
     offload: Offload = NO_OFFLOAD
     recompute: Recompute = Recompute.none
     overlap: bool = True
-    bucket_bytes: int = 25 * 2**20
+    bucket_bytes: int = 25 * 2**20  # the gradient buckets the working set holds
+    given_bucket_bytes: int | None = None  # levers.bucket_bytes as given; None: each framework's default calls
+    overlaps: Overlaps = DEFAULT_OVERLAPS  # which communication the frameworks' overlap levers hide
     activations: ActivationSetup = field(default_factory=ActivationSetup)
     flop_shape: FlopShape = field(default_factory=FlopShape)
     units: Units | None = None  # the model's FSDP units; the working set is not counted without them
@@ -136,7 +140,7 @@ class Evaluation:
     tokens_per_s: FloatLike
     mfu: FloatLike
     hfu: FloatLike
-    # per collective of step_collectives: latency of its further buckets or FSDP units (efficiency model)
+    # per collective of step_collectives: the latency part of its seconds, all its buckets or FSDP units
     call_overhead_s: list[FloatLike] | None = None
     # model_state_breakdown's rows the figures above were summed from, for a report to show them
     state_rows: list[StateBytes] = field(default_factory=list)
@@ -147,6 +151,8 @@ class Evaluation:
     calls: list[StepCollective] = field(default_factory=list)
     call_bytes_sent: list[IntLike] = field(default_factory=list)
     call_flat_s: list[FloatLike] = field(default_factory=list)
+    # per collective: its calls (buckets or units), algorithm and latency as NCCL's model prices them
+    call_prices: list[CollectivePrice] = field(default_factory=list)
 
 
 def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
@@ -215,7 +221,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     tokens = tokens_per_step(n, b, s, k)
     model_per_token, hardware_per_token = flops_per_token(setup, active, s)
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
-    calls = step_collectives(precision, sharding, k)
+    calls = overlapped_calls(step_collectives(precision, sharding, k), setup.overlaps)
     sent = calls_bytes_sent(p, n, calls, g)
     # the one stage: every layer, on one rank of its tensor and context groups, the whole step's FLOPs over N
     compute_s, forward_total_s = stage_compute(setup, model_per_token, active, k, b, s, tokens, 1, n)
@@ -282,4 +288,5 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         calls=calls,
         call_bytes_sent=sent,
         call_flat_s=flat.call_s,
+        call_prices=step.prices[0],
     )

@@ -26,6 +26,7 @@ from service.engine.step import (
     Part,
     flops_per_token,
     held,
+    nccl_system_of,
     rank_step,
     replicated_bytes,
     stage_bubble,
@@ -50,10 +51,17 @@ from service.mesh.pipeline import in_flight, stage_layer_indices
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
-from service.time.communication import alpha_beta_seconds, exposed_in_window, link_speed
+from service.time.communication import CollectivePrice, alpha_beta_seconds, exposed_in_window, link_speed
 from service.time.compute import tokens_per_step
 from service.time.efficiency import attention_core_seconds
-from service.time.mesh_traffic import GroupCall, StageWork, model_parallel_calls, ring_exposed_seconds
+from service.time.mesh_traffic import (
+    GroupCall,
+    StageWork,
+    group_call_price,
+    model_parallel_calls,
+    ring_exposed_seconds,
+)
+from service.time.overlaps import overlapped_calls, share_exposed_seconds
 from service.time.traffic import StepCollective, Window, step_collectives
 
 
@@ -66,8 +74,9 @@ class DataGroup:
     ranks: int
     members_per_node: int
     calls: list[StepCollective]
-    total_s: float  # NCCL's flat ring over the node's NICs
+    total_s: float  # as NCCL runs it over the node's NICs (service.time.nccl)
     exposed_s: float
+    prices: tuple[CollectivePrice, ...] = ()  # per collective of calls: its NCCL calls, algorithm and latency
 
 
 @dataclass(frozen=True)
@@ -237,8 +246,13 @@ def slowest_stage(
 
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
-    """One call's seconds (a float; an array for many layouts, whose link is then a bool array)."""
-    latency_s, bytes_per_s = link_speed(call.link, time_links(setup, 1))  # a model-parallel call: the GPU's own NIC
+    """One call's seconds (a float; an array for many layouts, whose link is then a bool array): an all-reduce,
+    all-gather or reduce-scatter as NCCL's tuning model prices it, a send/receive or all-to-all at alpha-beta."""
+    links = time_links(setup, 1)  # a model-parallel call: the GPU's own NIC
+    price = group_call_price(call, links, nccl_system_of(setup))
+    if price is not None:
+        return price.seconds
+    latency_s, bytes_per_s = link_speed(call.link, links)
     seconds = alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s)
     return seconds if isinstance(seconds, np.ndarray) else float(seconds)
 
@@ -253,14 +267,31 @@ def ring_step_core_s(setup: Setup, b: Any, s: int, tensor: Any, context: Any) ->
     return attention_core_seconds(eff, b, s, tensor, context) / context
 
 
+def lever_overlapped(group: Group, setup: Setup) -> bool:
+    """Whether an overlap lever hides this group's calls behind its share of the compute (service.time.overlaps)."""
+    if not setup.overlap:
+        return False
+    return (group is Group.tensor and setup.overlaps.tp_comm) or (group is Group.expert and setup.overlaps.expert_comm)
+
+
 def exposed_group_s(
     calls: list[GroupCall], group: Group, setup: Setup, forward_s: Any, backward_s: Any, step_core_s: Any = 0.0
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first; ring attention's transfers each behind one ring step's attention core ``step_core_s``
-    (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds)."""
+    (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
+    overlap, each call of its group behind its share of the stage's compute (service.time.overlaps)."""
     exposed: Any = 0.0
-    for call in (c for c in calls if c.group is group):
+    members = [c for c in calls if c.group is group]
+    if lever_overlapped(group, setup):
+        count: Any = sum(c.count_per_step for c in members)
+        for call in members:
+            share = share_exposed_seconds(
+                call.count_per_step, group_call_seconds(call, setup), forward_s + backward_s, count
+            )
+            exposed += share
+        return exposed
+    for call in members:
         if call.ring_step:
             exposed += ring_exposed_seconds(call.count_per_step, group_call_seconds(call, setup), step_core_s)
             continue
@@ -271,6 +302,18 @@ def exposed_group_s(
             window_s = forward_s if call.window is Window.forward else backward_s
             exposed += exposed_in_window(total, group_call_seconds(call, setup), window_s)
     return exposed
+
+
+def hidden_lever_s(calls: list[GroupCall], setup: Setup, forward_s: Any, backward_s: Any) -> Any:
+    """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
+    charges the compute for (numbers, or arrays for many layouts)."""
+    hidden: Any = 0.0
+    for group in (Group.tensor, Group.expert):
+        if not lever_overlapped(group, setup):
+            continue
+        total = sum(c.count_per_step * group_call_seconds(c, setup) for c in calls if c.group is group)
+        hidden = hidden + total - exposed_group_s(calls, group, setup, forward_s, backward_s)
+    return hidden
 
 
 def evaluate_layout(
@@ -321,8 +364,9 @@ def evaluate_layout(
     # group of one rank makes no call.
     parts = stage_parts(mesh, top.share)
     n, g = mesh.world_size, mesh.gpus_per_node
-    data_calls = step_collectives(setup.precision, setup.sharding, m)
+    data_calls = overlapped_calls(step_collectives(setup.precision, setup.sharding, m), setup.overlaps)
     exposed = sum(group_s.values())
+    lever_hidden = float(hidden_lever_s(calls, setup, forward_s, backward_s)) if setup.efficiency is not None else 0.0
     step = rank_step(
         parts,
         setup,
@@ -340,10 +384,21 @@ def evaluate_layout(
         tokens,
         model_flops,
         flops,
+        not mesh.trivial,
+        lever_hidden,
     )
     groups = [
-        DataGroup(label, part.parameters, part.ranks, part.per_node, data_calls, float(t.total_s), float(t.exposed_s))
-        for label, part, t in zip(("dense", "experts"), parts, step.groups, strict=False)
+        DataGroup(
+            label,
+            part.parameters,
+            part.ranks,
+            part.per_node,
+            data_calls,
+            float(t.total_s),
+            float(t.exposed_s),
+            tuple(priced),
+        )
+        for label, part, t, priced in zip(("dense", "experts"), parts, step.groups, step.prices, strict=False)
         if part.ranks > 1
     ]
     data_total, data_exposed = float(step.data_s), float(step.data_exposed_s)

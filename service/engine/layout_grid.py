@@ -35,6 +35,7 @@ from service.engine.data_parallel import Setup
 from service.engine.layout import (
     exposed_group_s,
     group_call_seconds,
+    hidden_lever_s,
     layout_units,
     ring_step_core_s,
     slowest_stage,
@@ -70,6 +71,7 @@ from service.mesh.pipeline import in_flight_ratio
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
+from service.time.overlaps import overlapped_calls
 from service.time.traffic import calls_bytes_sent, per_step, step_collectives
 
 ARRANGEMENTS: tuple[ArrangementName, ...] = (
@@ -482,6 +484,7 @@ def evaluate_grid(
     # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
+    lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
@@ -503,6 +506,7 @@ def evaluate_grid(
                 group_s[g][rows, j] = exposed_group_s(
                     calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s
                 )
+            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, forward_s[rows, j], backward_s[rows, j])
             if detail:
                 for call in calls:
                     groups_total_s[rows, j] += call.count_per_step * group_call_seconds(call, first_setup)
@@ -528,22 +532,31 @@ def evaluate_grid(
     offload_s = np.zeros(full_shape)
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
     wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
+    # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
+    split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
     fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
     for i, a in enumerate(arrangements):
         # The collectives' time depends on the offload choice only through the busiest stage's share: one
         # evaluation over (shapes, recomputes, offloads).
         setup = case.setup(a)
         at = (slice(None), i)
-        collectives = step_collectives(setup.precision, setup.sharding, m3)
+        collectives = overlapped_calls(step_collectives(setup.precision, setup.sharding, m3), setup.overlaps)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
         dense = data_group_time(
-            collectives, Part(dense_p, data_context[wide3], g_data[wide3]), setup, m3, fw3, bw3, layers_top
+            collectives,
+            Part(dense_p, data_context[wide3], g_data[wide3]),
+            setup,
+            m3,
+            fw3,
+            bw3,
+            layers_top,
+            model_parallel=split3,
         )
         data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
         data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
         if experts_anywhere:
             group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-            experts = data_group_time(collectives, group, setup, m3, fw3, bw3, layers_top)
+            experts = data_group_time(collectives, group, setup, m3, fw3, bw3, layers_top, model_parallel=split3)
             has_experts = top_apart[at] & (expert_data[wide3] > 1)
             data_total[at] += np.where(has_experts, experts.total_s, 0.0)
             data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
@@ -578,7 +591,7 @@ def evaluate_grid(
         grid(compute_s),
         grid(bubble_s),
         grid(exposed) + data_exposed,
-        data_total - data_exposed,
+        data_total - data_exposed + grid(lever_hidden_s),
         offload_s,
         optimizer_s,
         tokens[wide],

@@ -26,7 +26,13 @@ from service.memory.model_states import (
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
 from service.mesh.pipeline import bubble_seconds
-from service.time.communication import CommunicationTime, communication_time, step_seconds
+from service.time.communication import (
+    CollectivePrice,
+    CommunicationTime,
+    communication_time,
+    price_collectives,
+    step_seconds,
+)
 from service.time.compute import (
     compute_seconds,
     flops_utilisation,
@@ -41,11 +47,11 @@ from service.time.efficiency import (
     Efficiency,
     LinkSpeeds,
     bus_speeds,
-    call_overheads,
     micro_batch_compute,
     optimizer_seconds,
     overlap_slowdown_seconds,
 )
+from service.time.nccl import NcclSystem, nccl_system
 from service.time.traffic import StepCollective
 
 if TYPE_CHECKING:
@@ -227,13 +233,41 @@ def fsdp_units(setup: "Setup", layers: int | None) -> int | None:
     return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
 
 
-def data_call_overheads(
-    calls: list[StepCollective], part: Part, setup: "Setup", layers: Any, links: LinkSpeeds | None = None
-) -> list[Any]:
-    """Per collective of the data group: the latency of its further buckets or FSDP units."""
+def nccl_system_of(setup: "Setup") -> NcclSystem:
+    """What NCCL's tuning reads of the machine: the GPU's generation and whether NVLink joins a node."""
+    generation = setup.efficiency.device.generation if setup.efficiency is not None else None
+    return _nccl_system(generation.value if generation is not None else None, setup.links.intra_node_bytes_per_s)
+
+
+@lru_cache(maxsize=64)
+def _nccl_system(generation: str | None, intra_node_bytes_per_s: float) -> NcclSystem:
+    return nccl_system(generation, intra_node_bytes_per_s)
+
+
+def data_call_prices(
+    calls: list[StepCollective],
+    part: Part,
+    setup: "Setup",
+    layers: Any,
+    links: LinkSpeeds | None = None,
+    model_parallel: Any = False,
+) -> list[CollectivePrice]:
+    """Per collective of the data group, as NCCL runs it: the framework's buckets or FSDP units
+    (service.time.buckets; Megatron-Core's when ``model_parallel``), each call at NCCL's tuning model
+    (service.time.nccl): its calls, algorithm, seconds and latency part."""
     links = time_links(setup, part.per_node) if links is None else links
-    units = fsdp_units(setup, layers)
-    return call_overheads(calls, part.parameters, part.ranks, part.per_node, links, setup.bucket_bytes, units)
+    return price_collectives(
+        calls,
+        part.parameters,
+        part.ranks,
+        part.per_node,
+        links,
+        nccl_system_of(setup),
+        setup.sharding,
+        model_parallel,
+        setup.given_bucket_bytes,
+        fsdp_units(setup, layers),
+    )
 
 
 def data_group_time(
@@ -244,15 +278,15 @@ def data_group_time(
     forward_s: Any,
     backward_s: Any,
     layers: Any,
-    overheads: list[Any] | None = None,
+    prices: list[CollectivePrice] | None = None,
     links: LinkSpeeds | None = None,
+    model_parallel: Any = False,
 ) -> CommunicationTime:
-    """A part's data-parallel group over a step on NCCL's flat ring over the node's NICs, one call per bucket
-    (service.time.efficiency): ``forward_s`` and ``backward_s`` per micro-batch; numbers for one plan, arrays for
-    many cells. A flat ring already runs over all of a node's NICs, never slower than two levels."""
+    """A part's data-parallel group over a step as NCCL runs it over the node's NICs (data_call_prices):
+    ``forward_s`` and ``backward_s`` per micro-batch; numbers for one plan, arrays for many cells."""
     links = time_links(setup, part.per_node) if links is None else links
-    if overheads is None:
-        overheads = data_call_overheads(calls, part, setup, layers, links)
+    if prices is None:
+        prices = data_call_prices(calls, part, setup, layers, links, model_parallel)
     return communication_time(
         calls,
         part.parameters,
@@ -264,7 +298,7 @@ def data_group_time(
         backward_s,
         setup.overlap,
         setup.bucket_bytes,
-        overheads,
+        prices=prices,
     )
 
 
@@ -328,7 +362,8 @@ class RankStep:
     """The step of the rank that sets the pace, once its compute is known: each part's data group (its
     collectives' latency beyond one call, and their time), the host link, the optimizer step, the totals."""
 
-    overheads: list[list[Any]]  # per part, per collective: data_call_overheads
+    overheads: list[list[Any]]  # per part, per collective: the latency part of its seconds
+    prices: list[list[CollectivePrice]]  # per part, per collective: data_call_prices
     groups: list[CommunicationTime]  # per part (a group of one rank takes no time)
     data_s: Any
     data_exposed_s: Any
@@ -354,27 +389,33 @@ def rank_step(
     tokens: Any,
     model_flops: Any,
     flops: Any,
+    model_parallel: Any = False,
+    lever_hidden_s: Any = 0.0,
 ) -> RankStep:
     """What follows the compute in every evaluation: each part's data group on NCCL's ring (``forward_s`` and
     ``backward_s`` per micro-batch hide it), the host link's transfers and CPU optimizer, the optimizer step
     on the GPU, then the step with the model-parallel groups' exposed ``model_exposed_s`` and the pipeline's
-    ``bubble_s``. Numbers for one plan; arrays that broadcast for many cells."""
+    ``bubble_s``; ``lever_hidden_s``, the model-parallel communication the overlap levers hide, slows the compute
+    as the data groups' hidden communication does. ``model_parallel``: Megatron-Core's buckets
+    (service.time.buckets). Numbers for one plan; arrays that broadcast for many cells."""
     overheads: list[list[Any]] = []
+    prices: list[list[CollectivePrice]] = []
     groups: list[CommunicationTime] = []
     data_s: Any = 0.0
     data_exposed_s: Any = 0.0
     for part in parts:
         links = time_links(setup, part.per_node)
-        extra = data_call_overheads(calls, part, setup, layers, links)
-        timed = data_group_time(calls, part, setup, m, forward_s, backward_s, layers, extra, links)
-        overheads.append(extra)
+        priced = data_call_prices(calls, part, setup, layers, links, model_parallel)
+        timed = data_group_time(calls, part, setup, m, forward_s, backward_s, layers, priced, links)
+        prices.append(priced)
+        overheads.append([price.latency_s for price in priced])
         groups.append(timed)
         data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
     host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
     optimizer_s = optimizer_step(parts, setup)
     exposed_s = model_exposed_s + data_exposed_s
-    hidden_s = data_s - data_exposed_s
+    hidden_s = data_s - data_exposed_s + lever_hidden_s
     totals = step_totals(
         setup, compute_s, bubble_s, exposed_s, hidden_s, host.offload_s, optimizer_s, tokens, model_flops, flops, n
     )
-    return RankStep(overheads, groups, data_s, data_exposed_s, host, optimizer_s, totals)
+    return RankStep(overheads, prices, groups, data_s, data_exposed_s, host, optimizer_s, totals)

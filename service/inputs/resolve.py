@@ -48,8 +48,10 @@ from service.memory.activations import TransformerShape, transformer_shape
 from service.memory.model_states import Offload
 from service.memory.reserve import CardMemory
 from service.memory.working_set import Units, given_units, transformer_units
+from service.time.buckets import PYTORCH_DDP_BUCKET_BYTES as DEFAULT_BUCKET_BYTES
 from service.time.compute import FlopShape
 from service.time.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
+from service.time.overlaps import Overlaps
 
 # Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
 DEFAULT_PEAK_FLOPS_PER_S = 989.4e12
@@ -479,13 +481,27 @@ def setup_for(
         ),
         recompute=chosen.recompute,
         overlap=chosen.overlap,
-        bucket_bytes=chosen.bucket_bytes,
+        bucket_bytes=chosen.bucket_bytes or DEFAULT_BUCKET_BYTES,
+        given_bucket_bytes=chosen.bucket_bytes,
+        overlaps=overlaps_of(chosen),
         activations=scene.activations,
         flop_shape=scene.flop_shape,
         units=scene.model.units,
         measured_recompute=measured_recompute or scene.levers.recompute,
         host_memory_bytes=scene.host_memory_bytes,
         host_memory_bytes_per_s=scene.host_memory_bytes_per_s,
+    )
+
+
+def overlaps_of(levers: Levers) -> Overlaps:
+    """The overlap levers, each at its framework's default where not given (service.time.overlaps)."""
+    grad = levers.overlap_grad_reduce
+    return Overlaps(
+        grad_reduce=True if grad is None else grad,
+        param_gather=levers.overlap_param_gather,
+        fsdp_prefetch=levers.fsdp_prefetch,
+        tp_comm=levers.tp_comm_overlap,
+        expert_comm=levers.overlap_moe_expert_parallel_comm,
     )
 
 

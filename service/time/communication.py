@@ -1,13 +1,15 @@
-"""Communication time at alpha-beta cost, and what overlap hides.
+"""Communication time: each data-parallel collective as NCCL runs it, and what overlap hides.
 
-alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005): one call costs
-hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. A flat ring over
-N > G GPUs crosses nodes and runs at the inter-node speed; priced at NCCL's bus bandwidth it
-runs over every NIC of a node (service.time.efficiency.bus_speeds), so no two-level schedule is
-priced beside it. The two-level split of the bytes (all-reduce = reduce-scatter in the node (G),
-all-reduce of the 1/G shard across nodes (N/G), all-gather in the node; the NCCL/Horovod scheme,
-Sergeev and Del Balso 2018) still reports how many bytes stay inside a node
-(hierarchical_link_bytes).
+As NCCL runs it (price_collectives): the collective's buffer is cut into its framework's buckets or FSDP units
+(service.time.buckets), and each call is priced by NCCL's own tuning model (service.time.nccl): the algorithm
+and protocol NCCL picks, base and per-step latency, only the steps that leave a node at the network's latency,
+at the ring's bus bandwidth over every NIC of a node (service.time.efficiency.bus_speeds).
+
+alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005), for callers that price a flat ring without
+prices: one call costs hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. The
+two-level split of the bytes (all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard across
+nodes (N/G), all-gather in the node; the NCCL/Horovod scheme, Sergeev and Del Balso 2018) still reports how many
+bytes stay inside a node (hierarchical_link_bytes).
 
 Overlap (Li et al. 2020, PyTorch DDP, section 3.2.3): gradients are reduced bucket by bucket
 while the backward pass goes on, so the exposed time of a window is at least one bucket (the
@@ -16,20 +18,24 @@ cover. ZeRO-3's forward gathers are prefetched under the forward pass except the
 """
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from models.enums import CollectiveName, Link
+from service.inputs.arrangements import Sharding
 from service.memory.dtypes import bytes_per_element
 from service.memory.model_states import shard_elements
-from service.numeric import CountLike, FloatLike, IntLike, minimum, select
+from service.numeric import CountLike, FloatLike, IntLike, ceil_div, group_digits, minimum, select
+from service.time.buckets import call_count, data_bucket_bytes
 from service.time.collectives import ring_bytes_sent, ring_hops
 from service.time.efficiency import LinkSpeeds
+from service.time.nccl import SOURCE, NcclCall, NcclSystem, algorithm_name, call_time
 from service.time.traffic import (
     RankGroup,
     StepCollective,
     Window,
+    collective_buffer_bytes,
     collective_buffer_elements,
     collective_ranks,
     node_count,
@@ -156,6 +162,94 @@ def call_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: L
     return flat_seconds(c, collective_buffer_elements(c, p, g), n, g, links)
 
 
+@dataclass
+class CollectivePrice:
+    """A collective of the step as NCCL runs it: ``calls`` calls (its buckets or FSDP units) of ``call`` each,
+    priced by NCCL's tuning model (service.time.nccl); numbers, or arrays for many layouts."""
+
+    calls: IntLike
+    call: NcclCall
+    bucket_bytes: IntLike  # bytes of one call's buffer
+
+    @property
+    def seconds(self) -> FloatLike:
+        return self.calls * self.call.seconds
+
+    @property
+    def latency_s(self) -> FloatLike:
+        return self.calls * self.call.latency_s
+
+
+def price_fields(price: CollectivePrice) -> dict[str, object]:
+    """What a plan's collective record shows of its price (one plan: numbers): its calls, NCCL's algorithm and
+    protocol, the latency part of its seconds, and the arithmetic."""
+    calls, call = int(price.calls), price.call
+    algorithm = algorithm_name(int(call.algorithm), int(call.protocol))
+    words = (
+        f"; as NCCL runs it: {calls:,} call{'s' if calls != 1 else ''} of {group_digits(int(price.bucket_bytes))} B "
+        f"({algorithm}, {SOURCE}), each {call.latency_s * 1e6:.4g} us latency + "
+        f"{(call.seconds - call.latency_s) * 1e6:.4g} us of bytes over bandwidth = {calls:,} x "
+        f"{call.seconds * 1e6:.4g} us"
+    )
+    return {"calls": calls, "algorithm": algorithm, "latency_s": float(price.latency_s), "words": words}
+
+
+def group_nodes(c: StepCollective, n: IntLike, g: IntLike) -> IntLike:
+    """Nodes the collective's ranks sit on: the data group's N over N / G nodes, a node's group on one, the
+    replicas one GPU a node."""
+    if c.group is RankGroup.node:
+        return 1 + 0 * n
+    return node_count(n, g)
+
+
+def price_collective(
+    c: StepCollective,
+    p: IntLike,
+    n: IntLike,
+    g: IntLike,
+    links: LinkSpeeds,
+    system: NcclSystem,
+    sharding: Sharding,
+    model_parallel: Any,
+    given_bucket_bytes: int | None,
+    units: int | None,
+) -> CollectivePrice:
+    """One collective: its buffer cut into the framework's buckets (or FSDP units), each call priced by NCCL's
+    model over the group's ranks and nodes at the ring's bus bandwidth (inside a node, or across)."""
+    buffer = collective_buffer_bytes(p, c, g)
+    ranks = collective_ranks(c, n, g)
+    calls = call_count(buffer, data_bucket_bytes(sharding, c.dtype, n, model_parallel, given_bucket_bytes), units)
+    per_call = ceil_div(buffer, calls)
+    nodes = group_nodes(c, n, g)
+    bus = select(nodes == 1, links.intra_node_bytes_per_s, links.inter_node_bytes_per_s)
+    if c.name not in (AR, RS, AG):
+        raise KeyError(c.name)  # the data group runs all-reduces, reduce-scatters and all-gathers only
+    call = call_time(c.name, per_call, ranks, nodes, bus, system, links.intra_node_bytes_per_s)
+    return CollectivePrice(select(ranks > 1, calls, 0 * calls), call, per_call)
+
+
+def price_collectives(
+    calls: list[StepCollective],
+    p: IntLike,
+    n: IntLike,
+    g: IntLike,
+    links: LinkSpeeds,
+    system: NcclSystem,
+    sharding: Sharding,
+    model_parallel: Any = False,
+    given_bucket_bytes: int | None = None,
+    units: int | None = None,
+) -> list[CollectivePrice]:
+    """price_collective of each of ``calls``, collectives of one cost_key priced once."""
+    priced: dict[tuple[object, ...], CollectivePrice] = {}
+    for c in calls:
+        if c.cost_key not in priced:
+            priced[c.cost_key] = price_collective(
+                c, p, n, g, links, system, sharding, model_parallel, given_bucket_bytes, units
+            )
+    return [priced[c.cost_key] for c in calls]
+
+
 def bucket_seconds(
     c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, bucket_bytes: int
 ) -> FloatLike:
@@ -181,6 +275,7 @@ class CommunicationTime:
     exposed_s: FloatLike
     # per collective of the calls priced: one call's seconds, with its further buckets' or units' latency
     call_s: list[FloatLike] = field(default_factory=list)
+    prices: list["CollectivePrice"] = field(default_factory=list)  # as NCCL runs each, when priced so
 
 
 def communication_time(
@@ -195,21 +290,26 @@ def communication_time(
     overlap: bool,
     bucket_bytes: int,
     call_overhead_s: list[FloatLike] | None = None,
+    prices: list[CollectivePrice] | None = None,
 ) -> CommunicationTime:
     """Total and exposed communication per step; forward_s and backward_s are per micro-batch;
-    call_overhead_s: latency each collective pays beyond one call (its further buckets or units)."""
-    priced: dict[tuple[object, ...], FloatLike] = {}  # one call of each cost_key, priced once
-    for c in calls:
-        if c.cost_key not in priced:
-            priced[c.cost_key] = call_seconds(c, p, n, g, links)
-    times = [priced[c.cost_key] for c in calls]
-    if call_overhead_s is not None:
-        times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
+    call_overhead_s: latency each collective pays beyond one call (its further buckets or units);
+    prices: each collective as NCCL runs it (price_collectives), in place of the flat ring and its overheads."""
+    if prices is not None:
+        times = [price.seconds for price in prices]
+    else:
+        priced: dict[tuple[object, ...], FloatLike] = {}  # one call of each cost_key, priced once
+        for c in calls:
+            if c.cost_key not in priced:
+                priced[c.cost_key] = call_seconds(c, p, n, g, links)
+        times = [priced[c.cost_key] for c in calls]
+        if call_overhead_s is not None:
+            times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
     total: FloatLike = 0.0
     for c, t in zip(calls, times, strict=True):
         total = total + c.count_per_step * t
     if not overlap:
-        return CommunicationTime(total, total, times)
+        return CommunicationTime(total, total, times, prices or [])
     exposed: FloatLike = 0.0
     buckets: dict[tuple[object, ...], FloatLike] = {}
     for c, t in zip(calls, times, strict=True):
@@ -220,9 +320,12 @@ def communication_time(
         if not in_window:
             continue
         first = in_window[0][0]
-        if first.cost_key not in buckets:
-            buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes)
-        bucket_s = buckets[first.cost_key]
+        if prices is not None:  # one call of the window's first collective: its last bucket or unit
+            bucket_s = prices[calls.index(first)].call.seconds
+        else:
+            if first.cost_key not in buckets:
+                buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes)
+            bucket_s = buckets[first.cost_key]
         last: FloatLike = 0.0
         every: FloatLike = 0.0
         for c, t in in_window:
@@ -235,7 +338,7 @@ def communication_time(
         if isinstance(micro_batches, np.ndarray) or micro_batches > 1:
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
-    return CommunicationTime(total, exposed, times)
+    return CommunicationTime(total, exposed, times, prices or [])
 
 
 def step_seconds(

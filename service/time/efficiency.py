@@ -31,8 +31,8 @@ Communication (service/time/communication.py prices each ring call with these sp
   ratio used for every scale-up link; a ring across nodes runs one channel per NIC, so its bus
   bandwidth is all of a node's NICs (G x the per-GPU NIC) at 96% of line rate (nccl-tests issue
   119: 96 GB/s peak bus bandwidth on 4 x 200 Gb/s HDR per node), capped by the scale-up link.
-- **One call per bucket or FSDP unit:** each call pays NCCL's launch latency (10.14 us for an
-  8-byte-class all-reduce on A100, NVIDIA/nccl issue 583) and its ring's hop latencies.
+- **One call per bucket or FSDP unit** (service.time.buckets), each priced by NCCL's own tuning model
+  (service.time.nccl); call_overheads below is the earlier flat-ring account, kept for callers without it.
 - **Overlap costs compute:** communication kernels hidden under compute take streaming
   multiprocessors and HBM bandwidth from it; the compute they overlap runs
   ``overlap_slowdown`` x the hidden communication time longer (the second fitted constant).

@@ -49,9 +49,12 @@ import numpy as np
 from models.enums import CollectiveName, Dtype, Link
 from models.parallelism import ContextAttention
 from service.inputs.architecture import Architecture, head_dim, routed_expert_width
+from service.memory.dtypes import tensor_bytes
 from service.mesh.degrees import Group, Mesh
-from service.numeric import IntLike
+from service.numeric import IntLike, select
 from service.time.collectives import ring_bytes_sent, ring_hops
+from service.time.efficiency import LinkSpeeds
+from service.time.nccl import NcclCall, NcclSystem, call_time
 from service.time.traffic import Window
 
 ACTIVATION_DTYPE = Dtype.bf16
@@ -85,6 +88,23 @@ class GroupCall:
     @property
     def hops(self) -> Any:
         return _plain(ring_hops(self.name, self.ranks))
+
+
+NCCL_PRICED = (CollectiveName.all_reduce, CollectiveName.all_gather, CollectiveName.reduce_scatter)
+
+
+def group_call_price(call: GroupCall, links: LinkSpeeds, system: NcclSystem) -> NcclCall | None:
+    """One call of a model-parallel group as NCCL's tuning model prices it (service.time.nccl): an all-reduce,
+    all-gather or reduce-scatter of the group's buffer over its ranks, inside one node, or across nodes with one
+    of the group's GPUs on each (the GPU's own NIC, as ``links`` prices it); None for a send/receive or an
+    all-to-all (point-to-point calls, which NCCL's tuning model does not price)."""
+    if call.name not in NCCL_PRICED:
+        return None
+    inter_node = call.link if isinstance(call.link, np.ndarray) else call.link is Link.inter_node
+    nodes = select(inter_node, call.ranks, 1)
+    bus = select(inter_node, links.inter_node_bytes_per_s, links.intra_node_bytes_per_s)
+    elements = tensor_bytes(call.elements, call.dtype)
+    return call_time(call.name, elements, call.ranks, nodes, bus, system, links.intra_node_bytes_per_s)
 
 
 def _plain(value: IntLike) -> Any:

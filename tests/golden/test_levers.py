@@ -95,20 +95,25 @@ def test_mxfp8_saves_twelve_percent_of_state_and_about_half_the_wire(client):
 
 # Collectives are priced at NCCL's bus bandwidth whether or not training.utilisation is given (it sets the
 # compute's efficiency and nothing else): 370 GB/s of NVLink's 450 line rate (NVIDIA/nccl-tests issue 212),
-# 96 GB/s of 4 x 200 Gb/s NICs per node (NVIDIA/nccl-tests issue 119), 10.14 us per NCCL call (NVIDIA/nccl
-# issue 583). Before, a given utilisation silently priced line rates and a hierarchical schedule instead.
+# 96 GB/s of 4 x 200 Gb/s NICs per node (NVIDIA/nccl-tests issue 119); each call's latency as NCCL's tuning
+# model predicts it. Before, a given utilisation silently priced line rates and a hierarchical schedule instead.
 NVLINK_BUS = 450e9 * 370 / 450
 NIC_BUS_PER_NODE = 8 * 50e9 * 96 / 100
-NCCL_CALL_S = 10.14e-6
 
 
 def test_the_last_bucket_is_never_hidden(client):
     # A long sequence makes the backward pass far longer than the all-reduce; one bucket stays exposed.
     long = {"micro_batch_size": 1, "sequence_length": 1_000_000, "utilisation": 0.4}
     body = plan(client, "ddp", training=long)
-    bucket_elements = 25 * 2**20 // 2
-    chunk_bytes = -(-bucket_elements // 8) * 2
-    bucket_s = 2 * 7 * 3e-6 + 2 * 7 * chunk_bytes / NVLINK_BUS  # hops x latency + bytes / bus bandwidth
+    # One 25 MiB bucket (PyTorch DDP's bucket_cap_mb) on 8 GPUs of one node, as NCCL's tuning model prices it
+    # (NVIDIA/nccl src/graph/tuning.cc@5067397c): ring/LL128 wins, base 14 us + 14 steps x 1.9 us NVLink latency,
+    # and 0.92 of the 370 GB/s bus bandwidth (below 16 channels x 36.7 GB/s), x 8 / 14 as algorithm bandwidth.
+    # Before, each bucket was 14 hops x 3 us + its bytes at the full bus bandwidth.
+    # The 60e9-byte gradient buffer is cut into ceil(60e9 / 25 MiB) = 2,289 equal calls.
+    calls = -(-2 * P // (25 * 2**20))
+    per_call = -(-2 * P // calls)
+    latency_us = 14.0 + 14 * 1.9
+    bucket_s = (latency_us + per_call / (1000 * (NVLINK_BUS / 1e9 * 0.92) * 8 / 14)) * 1e-6
     assert body["time"]["exposed_communication_s"] == pytest.approx(bucket_s, rel=1e-12)
     assert body["time"]["exposed_communication_s"] > 0
     no_overlap = plan(client, "ddp", training=long, levers={"overlap": False})
@@ -118,13 +123,23 @@ def test_the_last_bucket_is_never_hidden(client):
 def test_a_ring_across_two_nodes_is_priced_alike_with_or_without_a_utilisation(client):
     given = plan(client, "ddp", world_size=16, training={"utilisation": 0.4})
     modelled = plan(client, "ddp", world_size=16)
-    grads = P  # bf16 elements: a 60e9-byte all-reduce over 16 ranks, 2 x 15 hops, every hop priced across nodes
-    ring_s = 2 * 15 * 10e-6 + 2 * 15 * (-(-grads // 16)) * 2 / min(NVLINK_BUS, NIC_BUS_PER_NODE)
-    calls = -(-2 * grads // (25 * 2**20))  # one NCCL call per 25 MiB bucket, each further call its hops again
-    overhead_s = calls * NCCL_CALL_S + (calls - 1) * 2 * 15 * 10e-6
+    # A 60e9-byte bf16 all-reduce over 16 ranks on two nodes, in 25 MiB buckets (PyTorch DDP's bucket_cap_mb):
+    # 2,289 equal calls. NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc@5067397c) picks ring/LL128: base
+    # 14 us, 28 of its 30 steps inside a node at NVLink's 1.9 us (above the 1 us network post overhead) and only
+    # 2 (nodes - 1) = 2 across at the network's 4 us; bandwidth 0.92 of the bus bandwidth, x 16 / 30. Before,
+    # every one of the 30 hops of every call paid the 10 us inter-node latency, and each call 10.14 us more.
+    calls = -(-2 * P // (25 * 2**20))
+    per_call = -(-2 * P // calls)
+    latency_us = 14.0 + 28 * 1.9 + 2 * 4.0
+    bus_gbps = min(NVLINK_BUS, NIC_BUS_PER_NODE) / 1e9 * 0.92
+    ring_s = calls * (latency_us + per_call / (1000 * bus_gbps * 16 / 30)) * 1e-6
+    overhead_s = 0.0
     for body in (given, modelled):
         assert body["time"]["communication_s"] == pytest.approx(ring_s + overhead_s, rel=1e-12)
         assert body["time"]["schedule"] == "flat"
+        (reduce,) = body["traffic"]["collectives"]
+        assert (reduce["calls"], reduce["algorithm"]) == (calls, "ring/LL128")
+        assert reduce["latency_s"] == pytest.approx(calls * latency_us * 1e-6, rel=1e-12)
     for term in ("communication_s", "optimizer_s"):
         assert given["time"][term] == modelled["time"][term]
     assert given["time"]["compute_s"] != modelled["time"]["compute_s"]

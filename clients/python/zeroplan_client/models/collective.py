@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -10,6 +10,7 @@ from ..models.collective_name import CollectiveName
 from ..models.dtype import Dtype
 from ..models.link import Link
 from ..models.parallel_group import ParallelGroup
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Collective")
 
@@ -31,9 +32,17 @@ class Collective:
         overlaps_with (str): forward, backward or none: the compute it can hide under.
         purpose (str): What the collective moves and when.
         ranks (int): GPUs in the ring.
-        seconds (float): Alpha-beta time of one call on a flat ring; under the efficiency model (no
-            training.utilisation) at NCCL's bus bandwidth, with the launch and ring latency of each further bucket or FSDP
-            unit the collective is split into.
+        seconds (float): Time of one occurrence: an all-reduce, all-gather or reduce-scatter as NCCL's own tuning model
+            prices its calls (src/graph/tuning.cc: the algorithm and protocol NCCL picks, base and per-step latency, intra-
+            node steps at NVLink latency, inter-node steps at the network's; a data-parallel collective's every bucket or
+            FSDP unit); a send/receive or all-to-all at alpha-beta cost (hops x link latency + bytes / bus bandwidth).
+        algorithm (None | str | Unset): The algorithm and protocol NCCL picks for each call, as algorithm/protocol:
+            ring, tree, nvls, nvls_tree or pat, over LL, LL128 or Simple; null for a send/receive or all-to-all.
+        calls (int | None | Unset): NCCL calls one occurrence takes: a data-parallel collective's buffer cut into the
+            framework's buckets (levers.bucket_bytes) or one per FSDP unit; 1 for a model-parallel group's collective; null
+            for a send/receive or all-to-all.
+        latency_s (float | None | Unset): The latency part of seconds: calls x NCCL's predicted latency of one call; the
+            rest is bytes over bandwidth. Null for a send/receive or all-to-all.
     """
 
     arithmetic: str
@@ -49,6 +58,9 @@ class Collective:
     purpose: str
     ranks: int
     seconds: float
+    algorithm: None | str | Unset = UNSET
+    calls: int | None | Unset = UNSET
+    latency_s: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -78,6 +90,24 @@ class Collective:
 
         seconds = self.seconds
 
+        algorithm: None | str | Unset
+        if isinstance(self.algorithm, Unset):
+            algorithm = UNSET
+        else:
+            algorithm = self.algorithm
+
+        calls: int | None | Unset
+        if isinstance(self.calls, Unset):
+            calls = UNSET
+        else:
+            calls = self.calls
+
+        latency_s: float | None | Unset
+        if isinstance(self.latency_s, Unset):
+            latency_s = UNSET
+        else:
+            latency_s = self.latency_s
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -97,6 +127,12 @@ class Collective:
                 "seconds": seconds,
             }
         )
+        if algorithm is not UNSET:
+            field_dict["algorithm"] = algorithm
+        if calls is not UNSET:
+            field_dict["calls"] = calls
+        if latency_s is not UNSET:
+            field_dict["latency_s"] = latency_s
 
         return field_dict
 
@@ -129,6 +165,33 @@ class Collective:
 
         seconds = d.pop("seconds")
 
+        def _parse_algorithm(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        algorithm = _parse_algorithm(d.pop("algorithm", UNSET))
+
+        def _parse_calls(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        calls = _parse_calls(d.pop("calls", UNSET))
+
+        def _parse_latency_s(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        latency_s = _parse_latency_s(d.pop("latency_s", UNSET))
+
         collective = cls(
             arithmetic=arithmetic,
             buffer_bytes=buffer_bytes,
@@ -143,6 +206,9 @@ class Collective:
             purpose=purpose,
             ranks=ranks,
             seconds=seconds,
+            algorithm=algorithm,
+            calls=calls,
+            latency_s=latency_s,
         )
 
         collective.additional_properties = d

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -21,30 +21,61 @@ class Levers:
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
 
     Attributes:
-        bucket_bytes (int | Unset): Gradient bucket size, bytes. Default: 26214400.
+        bucket_bytes (int | None | Unset): Bytes of one bucket of a data-parallel collective: each bucket one NCCL call,
+            the last never hidden. Default null: the framework's own, which the arrangement and layout name: PyTorch DDP's
+            25 MiB (bucket_cap_mb) for ddp; Megatron-Core's max(40M, 1M x dp) parameters for ddp and zero1 with model
+            parallelism; DeepSpeed's reduce_bucket_size of 5e8 elements for zero1 and zero2; one call per FSDP unit where
+            parameters are sharded. The working set holds two buckets of the given size (25 MiB when null).
+        fsdp_prefetch (bool | Unset): FSDP's prefetch of the next unit's parameters (FSDP2's implicit forward and
+            backward prefetch, FSDP1's backward_prefetch=BACKWARD_PRE; on by default) and DeepSpeed ZeRO-3's
+            stage3_prefetch_bucket_size: off, every parameter all-gather is exposed. Default: True.
         mxfp8 (bool | Unset): MXFP8, applied as mxfp8_recipe says. Default: False.
         mxfp8_recipe (Mxfp8Recipe | Unset): How the MXFP8 lever is applied: the textbook model, or as Transformer Engine
             and torchao do it.
         offload_optimizer (bool | Unset): ZeRO-Offload: optimizer state in host memory. Default: False.
         offload_parameters (bool | Unset): Parameter shards in host memory (ZeRO-3 only). Default: False.
-        overlap (bool | Unset): Overlap communication with compute, bucket by bucket. Default: True.
+        overlap (bool | Unset): Overlap communication with compute, bucket by bucket: the switch over every overlap
+            below (off: everything exposed). Default: True.
+        overlap_grad_reduce (bool | None | Unset): Reduce the gradients bucket by bucket under the backward pass
+            (Megatron-LM's --overlap-grad-reduce, DeepSpeed's overlap_comm; PyTorch DDP and FSDP always do). Default null:
+            as overlap. Off: every gradient reduction is exposed.
+        overlap_moe_expert_parallel_comm (bool | Unset): Expert all-to-all hidden under another micro-batch's compute:
+            Megatron-LM's --overlap-moe-expert-parallel-comm (default off), DeepEP's and DualPipe's overlap. Each dispatch
+            and combine hidden behind its share of the stage's compute; what exceeds it stays exposed. Default: False.
+        overlap_param_gather (bool | Unset): Megatron-LM's --overlap-param-gather (default off): the distributed
+            optimizer's all-gather of updated parameters (zero1/zero2) runs bucket by bucket under the next step's forward
+            pass instead of after the optimizer step. Default: False.
         recompute (Recompute | Unset): Activation recomputation (Korthikanti et al. 2022).
+        tp_comm_overlap (bool | Unset): Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers; default off):
+            each tensor-parallel all-gather and reduce-scatter hidden behind the GEMM beside it, its share of the stage's
+            compute; what exceeds it stays exposed. Needs sequence parallelism in Megatron-LM. Default: False.
         zeropp (ZeroPlusPlus | Unset): ZeRO++ (Wang et al. 2023) on ZeRO-3; DeepSpeed's zero_quantized_weights,
             zero_hpz_partition_size and
             zero_quantized_gradients.
     """
 
-    bucket_bytes: int | Unset = 26214400
+    bucket_bytes: int | None | Unset = UNSET
+    fsdp_prefetch: bool | Unset = True
     mxfp8: bool | Unset = False
     mxfp8_recipe: Mxfp8Recipe | Unset = UNSET
     offload_optimizer: bool | Unset = False
     offload_parameters: bool | Unset = False
     overlap: bool | Unset = True
+    overlap_grad_reduce: bool | None | Unset = UNSET
+    overlap_moe_expert_parallel_comm: bool | Unset = False
+    overlap_param_gather: bool | Unset = False
     recompute: Recompute | Unset = UNSET
+    tp_comm_overlap: bool | Unset = False
     zeropp: ZeroPlusPlus | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        bucket_bytes = self.bucket_bytes
+        bucket_bytes: int | None | Unset
+        if isinstance(self.bucket_bytes, Unset):
+            bucket_bytes = UNSET
+        else:
+            bucket_bytes = self.bucket_bytes
+
+        fsdp_prefetch = self.fsdp_prefetch
 
         mxfp8 = self.mxfp8
 
@@ -58,9 +89,21 @@ class Levers:
 
         overlap = self.overlap
 
+        overlap_grad_reduce: bool | None | Unset
+        if isinstance(self.overlap_grad_reduce, Unset):
+            overlap_grad_reduce = UNSET
+        else:
+            overlap_grad_reduce = self.overlap_grad_reduce
+
+        overlap_moe_expert_parallel_comm = self.overlap_moe_expert_parallel_comm
+
+        overlap_param_gather = self.overlap_param_gather
+
         recompute: str | Unset = UNSET
         if not isinstance(self.recompute, Unset):
             recompute = self.recompute.value
+
+        tp_comm_overlap = self.tp_comm_overlap
 
         zeropp: dict[str, Any] | Unset = UNSET
         if not isinstance(self.zeropp, Unset):
@@ -71,6 +114,8 @@ class Levers:
         field_dict.update({})
         if bucket_bytes is not UNSET:
             field_dict["bucket_bytes"] = bucket_bytes
+        if fsdp_prefetch is not UNSET:
+            field_dict["fsdp_prefetch"] = fsdp_prefetch
         if mxfp8 is not UNSET:
             field_dict["mxfp8"] = mxfp8
         if mxfp8_recipe is not UNSET:
@@ -81,8 +126,16 @@ class Levers:
             field_dict["offload_parameters"] = offload_parameters
         if overlap is not UNSET:
             field_dict["overlap"] = overlap
+        if overlap_grad_reduce is not UNSET:
+            field_dict["overlap_grad_reduce"] = overlap_grad_reduce
+        if overlap_moe_expert_parallel_comm is not UNSET:
+            field_dict["overlap_moe_expert_parallel_comm"] = overlap_moe_expert_parallel_comm
+        if overlap_param_gather is not UNSET:
+            field_dict["overlap_param_gather"] = overlap_param_gather
         if recompute is not UNSET:
             field_dict["recompute"] = recompute
+        if tp_comm_overlap is not UNSET:
+            field_dict["tp_comm_overlap"] = tp_comm_overlap
         if zeropp is not UNSET:
             field_dict["zeropp"] = zeropp
 
@@ -93,7 +146,17 @@ class Levers:
         from ..models.zero_plus_plus import ZeroPlusPlus  # noqa: PLC0415
 
         d = dict(src_dict)
-        bucket_bytes = d.pop("bucket_bytes", UNSET)
+
+        def _parse_bucket_bytes(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        bucket_bytes = _parse_bucket_bytes(d.pop("bucket_bytes", UNSET))
+
+        fsdp_prefetch = d.pop("fsdp_prefetch", UNSET)
 
         mxfp8 = d.pop("mxfp8", UNSET)
 
@@ -110,12 +173,27 @@ class Levers:
 
         overlap = d.pop("overlap", UNSET)
 
+        def _parse_overlap_grad_reduce(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        overlap_grad_reduce = _parse_overlap_grad_reduce(d.pop("overlap_grad_reduce", UNSET))
+
+        overlap_moe_expert_parallel_comm = d.pop("overlap_moe_expert_parallel_comm", UNSET)
+
+        overlap_param_gather = d.pop("overlap_param_gather", UNSET)
+
         _recompute = d.pop("recompute", UNSET)
         recompute: Recompute | Unset
         if isinstance(_recompute, Unset):
             recompute = UNSET
         else:
             recompute = Recompute(_recompute)
+
+        tp_comm_overlap = d.pop("tp_comm_overlap", UNSET)
 
         _zeropp = d.pop("zeropp", UNSET)
         zeropp: ZeroPlusPlus | Unset
@@ -126,12 +204,17 @@ class Levers:
 
         levers = cls(
             bucket_bytes=bucket_bytes,
+            fsdp_prefetch=fsdp_prefetch,
             mxfp8=mxfp8,
             mxfp8_recipe=mxfp8_recipe,
             offload_optimizer=offload_optimizer,
             offload_parameters=offload_parameters,
             overlap=overlap,
+            overlap_grad_reduce=overlap_grad_reduce,
+            overlap_moe_expert_parallel_comm=overlap_moe_expert_parallel_comm,
+            overlap_param_gather=overlap_param_gather,
             recompute=recompute,
+            tp_comm_overlap=tp_comm_overlap,
             zeropp=zeropp,
         )
 
