@@ -101,6 +101,13 @@ class ActivationModel(StrEnum):
     transformer = "transformer"
 
 
+class CrossEntropy(StrEnum):
+    """How the loss runs over the logits, which decides the loss's activation peak."""
+
+    unfused = "unfused"
+    fused = "fused"
+
+
 class Recompute(StrEnum):
     """Activation recomputation (Korthikanti et al. 2022)."""
 

@@ -5,7 +5,7 @@ from typing import Self
 from pydantic import Field, StrictBool, model_validator
 
 from models.common import Strict
-from models.enums import ActivationModel, Mxfp8Recipe, Recompute
+from models.enums import ActivationModel, CrossEntropy, Mxfp8Recipe, Recompute
 from models.resilience import Checkpoint
 
 MIB_BYTES = 2**20
@@ -85,6 +85,14 @@ class Activations(Strict):
     )
     flash_attention: StrictBool = Field(default=True, description="Flash attention keeps no s x s attention scores.")
     bytes_per_value: int = Field(default=2, ge=1, le=8, description="Bytes of one stored activation value.")
+    cross_entropy: CrossEntropy = Field(
+        default=CrossEntropy.unfused,
+        description="The loss over the logits, which sets its activation peak on the last stage. unfused: PyTorch's "
+        "cross_entropy on logits.float() (torchtitan): the bf16 logits, the fp32 log-softmax and its fp32 gradient "
+        "live together, 10 bytes per token and vocabulary entry. fused: Megatron-LM's vocabulary-parallel cross "
+        "entropy (--cross-entropy-loss-fusion, or its unfused form): one fp32 copy of the logits becomes the softmax "
+        "in place and then the gradient in place, beside the bf16 logits, 6 bytes. Both / t over the tensor group.",
+    )
 
 
 class ZeroPlusPlus(Strict):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
-from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
+from models.enums import ActivationModel, CrossEntropy, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import LinkSpec, PrecisionSpec
 from service.inputs.arrangements import Sharding
 from service.memory.activations import TransformerShape, fudge_activation_bytes, transformer_activation_bytes
@@ -83,6 +83,7 @@ class ActivationSetup:
     bytes_per_value: int = 2
     flash_attention: bool = True
     shape: TransformerShape | None = None
+    cross_entropy: CrossEntropy = CrossEntropy.unfused
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
@@ -175,7 +176,7 @@ def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s
     if setup.model is ActivationModel.fudge:
         shape = setup.shape
         return fudge_activation_bytes(b, s, shape.hidden_size, shape.layers, setup.bytes_per_value, setup.fudge)
-    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute)
+    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute, setup.cross_entropy)
 
 
 def working_set(parameter_count: int, setup: Setup) -> list[WorkingSetRow]:

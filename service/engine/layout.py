@@ -211,8 +211,9 @@ def _stage(
     if counted:
         layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)
         split = TensorSplit(mesh.tensor, mesh.sequence_parallel, mesh.context)
+        act = setup.activations
         parts = stage_activation_components(
-            b, s, transformer_shape(arch), setup.activations.flash_attention, setup.recompute, layers, split
+            b, s, transformer_shape(arch), act.flash_attention, setup.recompute, layers, split, act.cross_entropy
         )
         activations = {name: int(value) for name, value in parts.items()}
     working_bytes = sum(row.bytes for row in working)

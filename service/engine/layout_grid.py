@@ -400,6 +400,7 @@ def evaluate_grid(
     activations = np.zeros((k_count, count, 1, sizes[1], 1), dtype=np.int64)
     shape = transformer_shape(arch)
     flash = case.scene.activations.flash_attention
+    loss = case.scene.activations.cross_entropy
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
@@ -413,7 +414,7 @@ def evaluate_grid(
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
-            parts = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split)
+            parts = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss)
             total: Any = 0
             for value in parts.values():
                 total = total + value

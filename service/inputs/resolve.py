@@ -345,6 +345,7 @@ def scenario(
         bytes_per_value=activations.bytes_per_value,
         flash_attention=activations.flash_attention,
         shape=shapes.activations,
+        cross_entropy=activations.cross_entropy,
     )
     warnings = resolved.warnings + activation_warnings(activations, activation_setup.model)
     return Scenario(

@@ -9,8 +9,16 @@ Two models:
   and drops the 5as^2b term; selective recomputation keeps 34sbh; full recomputation keeps the
   layer input, 2sbh per layer, plus one layer's working set while it is recomputed. Beside the
   layers (section 4.3, no pipeline parallelism): the embedding output's dropout mask (sbh), the
-  inputs of the final layer norm and output projection (4sbh) and the fp32 logits for the loss
-  (4sbV).
+  inputs of the final layer norm and output projection (4sbh) and the loss's peak over the logits.
+  Korthikanti counts the fp32 logits alone (4sbV); the peak is larger, as the loss runs
+  (``activations.cross_entropy``): PyTorch's ``cross_entropy(logits.float(), ...)`` (torchtitan's
+  loss) keeps the bf16 logits (2sbV) while ``log_softmax`` writes its fp32 output (4sbV), which it
+  saves, and its backward writes an fp32 gradient (4sbV) beside that output: 10sbV. Megatron-LM's
+  vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py @d98e8a64, and
+  its fusion megatron/core/fusions/fused_cross_entropy.py) makes one fp32 copy of the logits
+  (``calculate_logits_max``), exponentiates and normalises it in place into the softmax it saves,
+  and writes the gradient in place over it (``grad_input = softmax``): beside the bf16 logits, 6sbV.
+  Vocabulary-parallel under tensor parallelism: / t.
 The 34 assumes multi-head attention and a 4h MLP, as the paper does.
 
 With tensor parallelism t (table 2's rows with t) a layer keeps 10sbh whole on every tensor rank
@@ -35,7 +43,7 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import Recompute
+from models.enums import CrossEntropy, Recompute
 from service.inputs.architecture import Architecture, moe_layer_count, routed_expert_width, shared_expert_width
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
@@ -104,6 +112,13 @@ ATTENTION_SPLIT_SBH = 8  # Q, K, V and the projection input: the attention's sha
 EXPERT_REPLICATED_SBH = 3  # an MLP's input (2sbh) and dropout mask (sbh)
 EXPERT_INNER_SBF = 4  # an MLP's two inner activations, 2 bytes each, of width f
 PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its width
+# The loss's peak per token and vocabulary entry (module docstring): bf16 logits + fp32 log-softmax + fp32 gradient,
+# or bf16 logits + one fp32 buffer that is the softmax and then, in place, the gradient.
+LOSS_PEAK_SBV: dict[CrossEntropy, int] = {CrossEntropy.unfused: 2 + 4 + 4, CrossEntropy.fused: 2 + 4}
+LOSS_PEAK_WORDS: dict[CrossEntropy, str] = {
+    CrossEntropy.unfused: "loss peak: bf16 logits, fp32 log-softmax and its fp32 gradient (10sbV)",
+    CrossEntropy.fused: "loss peak: bf16 logits and one fp32 softmax, its gradient written in place (6sbV)",
+}
 
 
 def _scores(s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit) -> IntLike:
@@ -149,26 +164,36 @@ def layer_working_set_bytes(s: IntLike, b: IntLike, shape: TransformerShape, fla
 
 
 def transformer_activation_components(
-    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> dict[str, IntLike]:
     """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
     if type(b) is int and type(s) is int:  # one plan: a pure function of hashable values, asked twice per plan
-        return dict(_plan_components(b, s, shape, flash_attention, recompute))
-    return _components(b, s, shape, flash_attention, recompute)
+        return dict(_plan_components(b, s, shape, flash_attention, recompute, cross_entropy))
+    return _components(b, s, shape, flash_attention, recompute, cross_entropy)
 
 
 @lru_cache(maxsize=1024)
 def _plan_components(
-    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute, cross_entropy: CrossEntropy
 ) -> tuple[tuple[str, IntLike], ...]:
-    return tuple(_components(b, s, shape, flash_attention, recompute).items())
+    return tuple(_components(b, s, shape, flash_attention, recompute, cross_entropy).items())
 
 
 def _components(
-    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy,
 ) -> dict[str, IntLike]:
     layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
-    return stage_activation_components(b, s, shape, flash_attention, recompute, layers)
+    return stage_activation_components(b, s, shape, flash_attention, recompute, layers, cross_entropy=cross_entropy)
 
 
 class Ratio(Protocol):
@@ -223,13 +248,14 @@ def stage_activation_components(
     recompute: Recompute,
     layers: StageLayers,
     split: TensorSplit = ONE_GPU,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> dict[str, IntLike]:
     """Activation bytes of one GPU of a stage, per component, with its micro-batches in flight.
 
     Beside the layers (Korthikanti et al. 2022, section 4.3): the first stage keeps the embedding
     output's dropout mask (sbh), the last the inputs of the final norm and output projection (4sbh)
-    and the fp32 logits (4sbV, vocabulary-parallel: / t); with sequence parallelism the sbh terms
-    are divided by t as well.
+    and the loss's peak over the logits (10sbV or 6sbV as the loss runs, module docstring;
+    vocabulary-parallel: / t); with sequence parallelism the sbh terms are divided by t as well.
     """
     h, flight = shape.hidden_size, layers.in_flight
     sbh = (s // split.context) * b * h
@@ -260,14 +286,20 @@ def stage_activation_components(
             layers.last, _times(ceil_div(4 * sbh, sp_t), flight)
         )
         vocab = (s // split.context) * b * shape.vocab_size
-        parts["fp32 logits for the loss (4sbV)"] = _on(layers.last, _times(ceil_div(4 * vocab, split.tensor), flight))
+        peak = LOSS_PEAK_SBV[cross_entropy] * vocab
+        parts[LOSS_PEAK_WORDS[cross_entropy]] = _on(layers.last, _times(ceil_div(peak, split.tensor), flight))
     return parts
 
 
 def transformer_activation_bytes(
-    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> IntLike:
     total: IntLike = 0
-    for value in transformer_activation_components(b, s, shape, flash_attention, recompute).values():
+    for value in transformer_activation_components(b, s, shape, flash_attention, recompute, cross_entropy).values():
         total = total + value
     return total

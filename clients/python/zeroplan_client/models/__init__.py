@@ -22,6 +22,7 @@ from .cluster import Cluster
 from .collective import Collective
 from .collective_name import CollectiveName
 from .context_attention import ContextAttention
+from .cross_entropy import CrossEntropy
 from .dropped_rank_fault import DroppedRankFault
 from .dropped_rank_fault_mode import DroppedRankFaultMode
 from .dtype import Dtype
@@ -186,6 +187,7 @@ __all__ = (
     "Collective",
     "CollectiveName",
     "ContextAttention",
+    "CrossEntropy",
     "DroppedRankFault",
     "DroppedRankFaultMode",
     "Dtype",
