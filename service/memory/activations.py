@@ -43,8 +43,14 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import CrossEntropy, Recompute
-from service.inputs.architecture import Architecture, moe_layer_count, routed_expert_width, shared_expert_width
+from models.enums import CrossEntropy, MlpKind, Recompute
+from service.inputs.architecture import (
+    Architecture,
+    Mla,
+    moe_layer_count,
+    routed_expert_width,
+    shared_expert_width,
+)
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
 
@@ -74,14 +80,40 @@ class TransformerShape:
     expert_outer_width: int = 0  # the widths of the experts' inputs a token passes: top_k x (l or h) + shared x h
     expert_inner_width: int = 0  # their inner widths summed: top_k x f_e + shared x f_s
     latent_size: int = 0  # the routed experts' latent width l (0: none)
+    gated_experts: bool = False  # the experts' MLP is gated (SwiGLU): 6 s b f_e kept, not 4
+    # Bytes per token of the attention's activations kept whole on each tensor rank and divided over it; 0 and 0:
+    # Korthikanti's multi-head attention, 3h and 8h. Multi-head latent attention sets its own (mla_attention_bytes).
+    attention_whole_bytes: int = 0
+    attention_split_bytes: int = 0
+
+
+def mla_attention_bytes(h: int, a: int, mla: Mla) -> tuple[int, int]:
+    """(whole, divided over t) bytes per token of multi-head latent attention's activations, 16-bit, as
+    Megatron-Core's MLASelfAttention runs it (megatron/core/transformer/multi_latent_attention.py @d98e8a64; DeepSeek-V2
+    report, section 2.1): the layer input (2h) and the output dropout mask (h) as Korthikanti's; the down-projections
+    are whole on every rank, so the RMSNorm input and up-projection input of the query's rank r_q (2 x 2 r_q) and of
+    the compressed key/value rank r_kv (2 x 2 r_kv), and the shared rotary key d_rope (2 d_rope) stay whole. Divided
+    over the heads: the queries and keys a (d_nope + d_rope) each, the values a d_v and the output projection's
+    input a d_v, 2 bytes each (Korthikanti's 8h at MLA's widths)."""
+    qk, v = mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim
+    whole = PROJECTION_INPUT_SB * h + h + 2 * 2 * mla.q_lora_rank + 2 * 2 * mla.kv_lora_rank + 2 * mla.qk_rope_head_dim
+    split = 2 * a * qk * 2 + 2 * a * v * 2
+    return whole, split
 
 
 def transformer_shape(arch: Architecture) -> TransformerShape:
     """The activation model's view of an architecture: its MoE layers count by the experts a token uses."""
-    moe = arch.moe
+    moe, h = arch.moe, arch.hidden_size
+    whole, split = mla_attention_bytes(h, arch.attention_heads, arch.mla) if arch.mla is not None else (0, 0)
     if moe is None:
-        return TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size)
-    h = arch.hidden_size
+        return TransformerShape(
+            arch.layers,
+            h,
+            arch.attention_heads,
+            arch.vocab_size,
+            attention_whole_bytes=whole,
+            attention_split_bytes=split,
+        )
     return TransformerShape(
         arch.layers,
         h,
@@ -91,6 +123,9 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
         moe.top_k * routed_expert_width(arch) + moe.shared_experts * h,
         moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe),
         moe.latent_size or 0,
+        gated_experts=arch.mlp is not MlpKind.gelu,
+        attention_whole_bytes=whole,
+        attention_split_bytes=split,
     )
 
 
@@ -111,6 +146,11 @@ REPLICATED_SBH, SPLIT_SBH = 10, 24
 ATTENTION_SPLIT_SBH = 8  # Q, K, V and the projection input: the attention's share of the 24
 EXPERT_REPLICATED_SBH = 3  # an MLP's input (2sbh) and dropout mask (sbh)
 EXPERT_INNER_SBF = 4  # an MLP's two inner activations, 2 bytes each, of width f
+# A gated MLP's: the first matrix's output of width 2f, which SwiGLU saves (megatron/core/fusions/
+# fused_bias_swiglu.py @d98e8a64, SwiGLUFunction.forward: ctx.save_for_backward(input)), and its output of width
+# f, the second matrix's input: 2 x 2f + 2f.
+GATED_EXPERT_INNER_SBF = 6
+ATTENTION_WHOLE_SBH = 3  # of the 10: the attention's input (2sbh) and dropout mask (sbh)
 PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its width
 # The loss's peak per token and vocabulary entry (module docstring): bf16 logits + fp32 log-softmax + fp32 gradient,
 # or bf16 logits + one fp32 buffer that is the softmax and then, in place, the gradient.
@@ -132,19 +172,32 @@ def _divided(replicated: FloatLike, divided: FloatLike, split: TensorSplit) -> I
     return kept
 
 
+def _attention(sb: IntLike, shape: TransformerShape) -> tuple[IntLike, IntLike]:
+    """(whole, divided) bytes of the attention's activations: Korthikanti's 3sbh and 8sbh, or the shape's own."""
+    if shape.attention_whole_bytes or shape.attention_split_bytes:
+        return shape.attention_whole_bytes * sb, shape.attention_split_bytes * sb
+    sbh = sb * shape.hidden_size
+    return ATTENTION_WHOLE_SBH * sbh, ATTENTION_SPLIT_SBH * sbh
+
+
 def dense_layer_bytes(
     s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
 ) -> IntLike:
-    """Korthikanti table 2: sbh(10 + 24/t) + 5as^2b/t; with sequence parallelism sbh(34/t) + 5as^2b/t."""
-    sbh = (s // split.context) * b * shape.hidden_size
-    return _divided(REPLICATED_SBH * sbh, SPLIT_SBH * sbh + _scores(s, b, shape, keep_scores, split), split)
+    """Korthikanti table 2: sbh(10 + 24/t) + 5as^2b/t; with sequence parallelism sbh(34/t) + 5as^2b/t; multi-head
+    latent attention's own widths in place of the attention's 3sbh and 8sbh."""
+    sb = (s // split.context) * b
+    sbh = sb * shape.hidden_size
+    whole, divided = _attention(sb, shape)
+    replicated = (REPLICATED_SBH - ATTENTION_WHOLE_SBH) * sbh + whole
+    rest = (SPLIT_SBH - ATTENTION_SPLIT_SBH) * sbh + divided
+    return _divided(replicated, rest + _scores(s, b, shape, keep_scores, split), split)
 
 
 def moe_layer_bytes(
     s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
 ) -> IntLike:
-    """Attention and norms as a dense layer; the MLP's 3sbh (3sbl routed on a latent width) + 4sbf_e once per
-    expert a token uses; with a latent width the projections' inputs, 2sb(h + l).
+    """Attention and norms as a dense layer; the MLP's 3sbh (3sbl routed on a latent width) + 4sbf_e (6sbf_e gated)
+    once per expert a token uses; with a latent width the projections' inputs, 2sb(h + l).
 
     The experts' inner activations divide by t whatever the expert tensor degree ETP: Megatron-Core's
     dispatcher gathers ETP ranks' s'b/t tokens each over the expert tensor group and each rank computes
@@ -153,8 +206,11 @@ def moe_layer_bytes(
     sbh = sb * shape.hidden_size
     projections = shape.hidden_size + shape.latent_size if shape.latent_size else 0
     experts = EXPERT_REPLICATED_SBH * shape.expert_outer_width + PROJECTION_INPUT_SB * projections
-    replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH) * sbh + experts * sb
-    divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_inner_width
+    whole, attention = _attention(sb, shape)
+    norms = REPLICATED_SBH - EXPERT_REPLICATED_SBH - ATTENTION_WHOLE_SBH
+    replicated = norms * sbh + whole + experts * sb
+    inner = GATED_EXPERT_INNER_SBF if shape.gated_experts else EXPERT_INNER_SBF
+    divided = attention + inner * sb * shape.expert_inner_width
     return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
 
 
