@@ -270,7 +270,9 @@ def modelled_stage_seconds(
         raise ValueError("a setup without a utilisation needs the efficiency model's device")
     per_token = float(model_flops_per_token(active, setup.flop_shape, s))
     last = stage == mesh.pipeline - 1
-    micro = micro_batch_compute(eff, b, s, setup.recompute, per_token, layers, mesh.tensor, mesh.context, last)
+    micro = micro_batch_compute(
+        eff, b, s, setup.recompute, per_token, layers, mesh.tensor, mesh.context, last, mesh.expert, mesh.etp
+    )
     return m * float(micro.total_s), m * float(micro.forward_s)
 
 

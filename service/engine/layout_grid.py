@@ -466,7 +466,17 @@ def evaluate_grid(
     for (last,), rows in () if given else _combos(slowest_last):
         for j, r in enumerate(recomputes):
             micro = micro_batch_compute(
-                eff, b[rows], s, RECOMPUTES[r], per_token, slowest_layers[rows], t[rows], c[rows], bool(last)
+                eff,
+                b[rows],
+                s,
+                RECOMPUTES[r],
+                per_token,
+                slowest_layers[rows],
+                t[rows],
+                c[rows],
+                bool(last),
+                e[rows],
+                case.expert_tensor,
             )
             compute_s[rows, j] = m[rows] * micro.total_s
             forward_s[rows, j] = m[rows] * micro.forward_s

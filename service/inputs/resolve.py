@@ -431,6 +431,9 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
         flash_attention=flash_attention,
         latent_size=latent,
         latent_ffn_hidden_size=latent_ffn,
+        experts=arch.moe.experts if arch.moe is not None else 0,
+        top_k=arch.moe.top_k if arch.moe is not None else 0,
+        expert_ffn_hidden_size=arch.moe.expert_ffn_hidden_size if arch.moe is not None else 0,
     )
 
 
