@@ -35,7 +35,12 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   the e ranks of the expert group, ETP apart on the experts' grid (service.mesh.degrees). With a latent
   width l (Megatron-LM's --moe-latent-size) the tokens are projected to l before the dispatch and
   back after the combine, so the all-to-alls move s' b top_k l (the dispatcher's hidden_dim is
-  moe_latent_size, megatron/core/transformer/moe/token_dispatcher.py).
+  moe_latent_size, megatron/core/transformer/moe/token_dispatcher.py). Node-limited routing
+  (model.moe.max_nodes_per_token M; DeepSeek-V3 report, sections 2.1.2 and 3.2.2: each token goes to
+  at most M nodes, crosses InfiniBand once per target node to the GPU of the same in-node index and
+  is forwarded over NVLink to its experts there) splits each all-to-all of a group that spans nodes
+  in two: across the group's n nodes, s' b min(M, top_k) w elements among n ranks, and inside the
+  node, the s' b top_k w copies among the group's members on the node.
 - expert tensor (Megatron-Core's MoEAlltoAllTokenDispatcher, megatron/core/transformer/moe/
   token_dispatcher.py @d98e8a64: after the all-to-all the routed copies a rank received are
   all-gathered over its expert tensor group, dispatch_postprocess, and reduce-scattered before the
@@ -393,18 +398,52 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     per_step = 2 * work.moe_layers * work.micro_batches * _present(e)
     link = group_link(mesh, Group.expert)
     w = "h" if width == arch.hidden_size else "l (the latent width)"
-    return [
-        GroupCall(
-            Group.expert,
-            CollectiveName.all_to_all,
-            f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch",
-            buffer,
-            e,
-            per_step,
-            link,
-        )
-        for what in ("forward", "backward")
-    ]
+    limit = arch.moe.max_nodes_per_token
+    limited = mesh.spans_nodes(Group.expert) & (limit is not None and limit < arch.moe.top_k)
+    whole = per_step * ~limited if isinstance(limited, np.ndarray) else (0 if limited else per_step)
+    calls = []
+    if isinstance(limited, np.ndarray) or not limited:
+        calls = [
+            GroupCall(
+                Group.expert,
+                CollectiveName.all_to_all,
+                f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch",
+                buffer,
+                e,
+                whole,
+                link,
+            )
+            for what in ("forward", "backward")
+        ]
+    if limit is None or not (isinstance(limited, np.ndarray) or limited):
+        return calls
+    members = mesh.members_per_node(Group.expert)
+    nodes = np.maximum(e // members, 1) if isinstance(members, np.ndarray) else max(e // members, 1)
+    split = per_step * limited
+    for what in ("forward", "backward"):
+        calls += [
+            GroupCall(
+                Group.expert,
+                CollectiveName.all_to_all,
+                f"{what}: tokens x min(max_nodes_per_token, top_k) x {w} across the group's nodes (node-limited "
+                "routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch",
+                tokens * min(limit, arch.moe.top_k) * width,
+                nodes,
+                split,
+                _link(np.broadcast_to(True, np.shape(limited)) if isinstance(limited, np.ndarray) else True),
+            ),
+            GroupCall(
+                Group.expert,
+                CollectiveName.all_to_all,
+                f"{what}: tokens x top_k x {w} forwarded inside the node to their experts (node-limited routing), "
+                "dispatch and combine per MoE layer, every micro-batch",
+                buffer,
+                members,
+                split,
+                _link(np.broadcast_to(False, np.shape(limited)) if isinstance(limited, np.ndarray) else False),
+            ),
+        ]
+    return calls
 
 
 def model_parallel_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
