@@ -32,6 +32,12 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   inverses, ``unpermute`` weighting the copies by their probabilities) is memory-bound: per routed
   token it reads h and writes top_k x h, the local sort reads and writes the rank's copies, the
   combine the reverse; backward twice the forward's bytes.
+- **FP8** (levers.fp8: Transformer Engine's per-tensor delayed or current scaling, torchao's
+  tensorwise float8): the layers' GEMMs (the routed experts' included) run at the card's dense FP8
+  peak, at the same fitted ceiling (no FP8 run in the corpus calibrates one of its own); attention,
+  the logits and the loss stay in 16 bits. Each GEMM's input is cast to FP8 with its transpose
+  (Transformer Engine's fused cast-transpose: read 2 bytes, write 1 + 1), in the forward the inputs
+  and in the backward the output gradients: 4 bytes per element at HBM bandwidth.
 - Full recomputation runs the layers' forward again (the logits and loss are not checkpointed).
   Selective recomputation (Korthikanti et al. 2022, section 4.2) runs the attention core's
   forward again in the backward: the two batched products, the softmax and its dropout over the
@@ -52,7 +58,7 @@ Communication (service/time/communication.py prices each ring call with these sp
 Every function takes Python ints or numpy arrays for b, s, N and G.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -61,6 +67,7 @@ from models.enums import GpuGeneration, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
 from service.time.traffic import RankGroup, StepCollective, collective_buffer_bytes, collective_hops
 
+FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
 BYTES_16BIT = 2
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
@@ -117,6 +124,7 @@ class Device:
     hbm_bytes_per_s: float = DEFAULT_HBM_BYTES_PER_S
     multiprocessors: int = DEFAULT_MULTIPROCESSORS
     generation: GpuGeneration | None = None
+    fp8_flops_per_s: float | None = None  # the dense FP8 tensor-core peak; None: no FP8 tensor cores (or unknown)
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,15 @@ class Efficiency:
     device: Device
     kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
     calibration: Calibration = FITTED
+    fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
+
+    @property
+    def gemm_device(self) -> Device:
+        """The device the layers' GEMMs run on: at the FP8 peak under FP8 (module docstring), else as it is."""
+        fp8 = self.device.fp8_flops_per_s
+        if not self.fp8 or fp8 is None:
+            return self.device
+        return replace(self.device, peak_flops_per_s=fp8)
 
 
 def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float) -> FloatLike:
@@ -209,7 +226,7 @@ def routed_expert_seconds(
     expert; tokens is the micro-batch's s b / c on the rank."""
     shape = eff.kernels
     assert shape is not None and shape.experts
-    device, ceiling = eff.device, eff.calibration.ceiling(eff.device.generation)
+    device, ceiling = eff.gemm_device, eff.calibration.ceiling(eff.device.generation)
     etp = tensor if expert_tensor is None else expert_tensor
     local = ceil_div(shape.experts, expert)
     m = routed_tokens_per_expert(shape, tokens, tensor, expert, etp)
@@ -320,9 +337,16 @@ def micro_batch_compute(
     layers = shape.layers if layers_per_stage is None else layers_per_stage
     forward: FloatLike = 0.0
     backward: FloatLike = 0.0
+    gemms = eff.gemm_device
     for k, n in layer_matrices(shape, tensor, routed=not shape.experts):
-        f, bw = trained_gemm_seconds(tokens, k, n, device, ceiling)
+        f, bw = trained_gemm_seconds(tokens, k, n, gemms, ceiling)
         forward, backward = forward + f, backward + bw
+    if gemms is not device:  # FP8: each GEMM's input and, in the backward, its output gradient cast with a transpose
+        matrices = layer_matrices(shape, tensor)
+        inputs = sum(k for k, _ in matrices)
+        outputs = sum(n for _, n in matrices)
+        forward = forward + FP8_CAST_BYTES * inputs * tokens / device.hbm_bytes_per_s
+        backward = backward + FP8_CAST_BYTES * outputs * tokens / device.hbm_bytes_per_s
     passes = cal.elementwise_passes
     if shape.experts:
         f, bw = routed_expert_seconds(eff, tokens, tensor, expert, expert_tensor)

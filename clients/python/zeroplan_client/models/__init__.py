@@ -38,6 +38,7 @@ from .fit_cell import FitCell
 from .fit_cluster import FitCluster
 from .fit_request import FitRequest
 from .fit_response import FitResponse
+from .fp_8_recipe import Fp8Recipe
 from .framework_estimate import FrameworkEstimate
 from .gpu_count_grid import GpuCountGrid
 from .gpu_generation import GpuGeneration
@@ -203,6 +204,7 @@ __all__ = (
     "FitCluster",
     "FitRequest",
     "FitResponse",
+    "Fp8Recipe",
     "FrameworkEstimate",
     "GpuCountGrid",
     "GpuGeneration",

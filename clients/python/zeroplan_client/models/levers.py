@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
 
+from ..models.fp_8_recipe import Fp8Recipe
 from ..models.mxfp_8_recipe import Mxfp8Recipe
 from ..models.recompute import Recompute
 from ..types import UNSET, Unset
@@ -22,6 +23,9 @@ class Levers:
 
     Attributes:
         bucket_bytes (int | Unset): Gradient bucket size, bytes. Default: 26214400.
+        fp8 (Fp8Recipe | Unset): Per-tensor scaled FP8 training (Hopper and later; E4M3/E5M2, one scale per tensor), by
+            the library that
+            runs it.
         mxfp8 (bool | Unset): MXFP8, applied as mxfp8_recipe says. Default: False.
         mxfp8_recipe (Mxfp8Recipe | Unset): How the MXFP8 lever is applied: the textbook model, or as Transformer Engine
             and torchao do it.
@@ -35,6 +39,7 @@ class Levers:
     """
 
     bucket_bytes: int | Unset = 26214400
+    fp8: Fp8Recipe | Unset = UNSET
     mxfp8: bool | Unset = False
     mxfp8_recipe: Mxfp8Recipe | Unset = UNSET
     offload_optimizer: bool | Unset = False
@@ -45,6 +50,10 @@ class Levers:
 
     def to_dict(self) -> dict[str, Any]:
         bucket_bytes = self.bucket_bytes
+
+        fp8: str | Unset = UNSET
+        if not isinstance(self.fp8, Unset):
+            fp8 = self.fp8.value
 
         mxfp8 = self.mxfp8
 
@@ -71,6 +80,8 @@ class Levers:
         field_dict.update({})
         if bucket_bytes is not UNSET:
             field_dict["bucket_bytes"] = bucket_bytes
+        if fp8 is not UNSET:
+            field_dict["fp8"] = fp8
         if mxfp8 is not UNSET:
             field_dict["mxfp8"] = mxfp8
         if mxfp8_recipe is not UNSET:
@@ -94,6 +105,13 @@ class Levers:
 
         d = dict(src_dict)
         bucket_bytes = d.pop("bucket_bytes", UNSET)
+
+        _fp8 = d.pop("fp8", UNSET)
+        fp8: Fp8Recipe | Unset
+        if isinstance(_fp8, Unset):
+            fp8 = UNSET
+        else:
+            fp8 = Fp8Recipe(_fp8)
 
         mxfp8 = d.pop("mxfp8", UNSET)
 
@@ -126,6 +144,7 @@ class Levers:
 
         levers = cls(
             bucket_bytes=bucket_bytes,
+            fp8=fp8,
             mxfp8=mxfp8,
             mxfp8_recipe=mxfp8_recipe,
             offload_optimizer=offload_optimizer,
