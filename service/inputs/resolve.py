@@ -39,6 +39,7 @@ from service.inputs.architecture import (
     attention_width,
     head_dim,
     input_lookup_parameters,
+    moe_layer_count,
     shared_expert_width,
 )
 from service.inputs.architecture import parameter_count as architecture_parameters
@@ -441,6 +442,8 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
         experts=arch.moe.experts if arch.moe is not None else 0,
         top_k=arch.moe.top_k if arch.moe is not None else 0,
         expert_ffn_hidden_size=arch.moe.expert_ffn_hidden_size if arch.moe is not None else 0,
+        moe_layers=moe_layer_count(arch),
+        dense_ffn_hidden_size=arch.ffn_hidden_size,
     )
 
 

@@ -145,6 +145,8 @@ class KernelShape:
     experts: int = 0  # routed experts of a mixture (0: dense); their top_k x f_e is in ffn or latent_ffn_hidden_size
     top_k: int = 0
     expert_ffn_hidden_size: int = 0  # f_e, one routed expert's inner width
+    moe_layers: int = 0  # of the layers, those with the mixture (0 with experts: all of them)
+    dense_ffn_hidden_size: int = 0  # the MLP width of the other layers (DeepSeek-V3's first 3, Llama 4's interleaved)
 
 
 @dataclass(frozen=True)
@@ -323,8 +325,8 @@ def micro_batch_compute(
     default), matrices split over ``tensor`` ranks, the sequence over ``context`` ranks (each GPU's
     s / c tokens still attend to the whole sequence), the logits and loss on the last stage. A mixture's
     routed experts run as grouped GEMMs over the ``expert`` group (routed_expert_seconds), split ``expert_tensor``
-    ways (t unless given), with their routing and permutation as memory-bound work; every layer of the model's
-    kernel shape is its MoE layer."""
+    ways (t unless given), with their routing and permutation as memory-bound work; where the model keeps dense
+    layers beside its MoE layers a stage's layer costs their mean at the model's share of MoE layers."""
     device, cal = eff.device, eff.calibration
     ceiling = cal.ceiling(device.generation)
     tokens = b * s // context
@@ -335,6 +337,55 @@ def micro_batch_compute(
         again = third if recompute is Recompute.full else 0.0 * third
         return ComputeTime(third, total - third + again)
     layers = shape.layers if layers_per_stage is None else layers_per_stage
+    forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor)
+    if shape.experts and 0 < shape.moe_layers < shape.layers:
+        dense = replace(
+            shape,
+            ffn_hidden_size=shape.dense_ffn_hidden_size,
+            latent_size=0,
+            latent_ffn_hidden_size=0,
+            experts=0,
+            top_k=0,
+            expert_ffn_hidden_size=0,
+            moe_layers=0,
+        )
+        dense_f, dense_b = _layer_seconds(replace(eff, kernels=dense), b, s, tensor, context)
+        share = shape.moe_layers / shape.layers
+        forward = share * forward + (1 - share) * dense_f
+        backward = share * backward + (1 - share) * dense_b
+    passes = cal.elementwise_passes
+    attention_s = attention_core_seconds(eff, b, s, tensor, context)
+    forward = layers * forward
+    backward = layers * backward
+    if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
+        backward = backward + forward
+    elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
+        scores_s = passes * score_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
+        backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
+    if not logits:
+        return ComputeTime(forward, backward)
+    logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
+    loss_s = LOSS_BYTES_PER_VOCAB_TOKEN * (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
+    forward = forward + logit_f + loss_s / 3
+    backward = backward + logit_b + 2 * loss_s / 3
+    return ComputeTime(forward, backward)
+
+
+def _layer_seconds(
+    eff: Efficiency,
+    b: IntLike,
+    s: IntLike,
+    tensor: int,
+    context: int,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) of one layer of the kernel shape for one micro-batch on one GPU."""
+    shape = eff.kernels
+    assert shape is not None
+    device, cal = eff.device, eff.calibration
+    ceiling = cal.ceiling(device.generation)
+    tokens = b * s // context
     forward: FloatLike = 0.0
     backward: FloatLike = 0.0
     gemms = eff.gemm_device
@@ -356,20 +407,7 @@ def micro_batch_compute(
         forward, backward = forward + routing_s, backward + 2 * routing_s
     attention_s = attention_core_seconds(eff, b, s, tensor, context)
     memory_s = passes * elementwise_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
-    forward = layers * (forward + attention_s + memory_s)
-    backward = layers * (backward + 2 * attention_s + 2 * memory_s)
-    if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
-        backward = backward + forward
-    elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
-        scores_s = passes * score_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
-        backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
-    if not logits:
-        return ComputeTime(forward, backward)
-    logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
-    loss_s = LOSS_BYTES_PER_VOCAB_TOKEN * (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
-    forward = forward + logit_f + loss_s / 3
-    backward = backward + logit_b + 2 * loss_s / 3
-    return ComputeTime(forward, backward)
+    return forward + attention_s + memory_s, backward + 2 * attention_s + 2 * memory_s
 
 
 def optimizer_seconds(shard_elements: IntLike, device: Device) -> FloatLike:

@@ -114,3 +114,29 @@ def test_a_micro_batch_adds_the_routed_experts_and_the_routing():
     assert moe.backward_s == pytest.approx(
         without.backward_s + layers * (grouped_b - routed_b + router_b + 2 * routing_s), rel=1e-12
     )
+
+
+def test_dense_layers_beside_moe_layers_cost_their_share():
+    """Llama 4 Maverick (config.json: interleave_moe_layer_step 2, 48 layers): 24 MoE layers of 128 experts (top 1)
+    and one shared expert, 24 dense layers of intermediate_size_mlp 16384. A stage's layer costs the mean of the two
+    at the model's share of MoE layers, 24 / 48."""
+    arch = resolve.model(ModelSpec(preset="llama-4-maverick")).architecture
+    shape = resolve.kernel_shape(arch)
+    assert shape is not None and (shape.layers, shape.moe_layers) == (48, 24)
+    eff = Efficiency(DEVICE, shape)
+    all_moe = Efficiency(DEVICE, dataclasses.replace(shape, moe_layers=0))
+    dense_shape = dataclasses.replace(
+        shape,
+        ffn_hidden_size=shape.dense_ffn_hidden_size,
+        experts=0,
+        top_k=0,
+        expert_ffn_hidden_size=0,
+        moe_layers=0,
+    )
+    assert dense_shape.ffn_hidden_size == 16384
+    one = {"b": 1, "s": 4096, "recompute": Recompute.none, "model_flops_per_token": 0.0, "logits": False}
+    moe_layer = micro_batch_compute(all_moe, layers_per_stage=1, expert=8, **one)
+    dense_layer = micro_batch_compute(Efficiency(DEVICE, dense_shape), layers_per_stage=1, **one)
+    mixed = micro_batch_compute(eff, layers_per_stage=12, expert=8, **one)
+    assert mixed.forward_s == pytest.approx(12 * (moe_layer.forward_s + dense_layer.forward_s) / 2, rel=1e-12)
+    assert mixed.backward_s == pytest.approx(12 * (moe_layer.backward_s + dense_layer.backward_s) / 2, rel=1e-12)
