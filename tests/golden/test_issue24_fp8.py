@@ -97,3 +97,23 @@ def test_fp8_and_mxfp8_together_are_refused(client):
     response = client.post("/v1/plan", json=body)
     assert response.status_code == 422
     assert "/levers" in [e["pointer"] for e in response.json()["errors"]]
+
+
+@pytest.mark.parametrize("fp8", ["transformer_engine", "torchao"])
+def test_a_sweep_cell_under_fp8_is_its_plan(client, fp8):
+    from tests.layouts.test_sweep_layouts import assert_row_is_its_plan
+    from tests.sweep.test_sweep import rows, sweep
+
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "full_shard",
+        "precision": "fsdp2",
+        "parallelism": {"sequence_parallel": True},
+        "training": {"micro_batch_size": 1, "sequence_length": 4096},
+        "levers": {"fp8": fp8},
+    }
+    answer = sweep(client, {"tensor": [1, 2, 4], "world_size": [16, 32]}, base=base)
+    assert answer["rows"] == 6
+    for row in rows(answer):
+        assert_row_is_its_plan(client, base, row, base["model"])
