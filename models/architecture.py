@@ -48,6 +48,16 @@ class MoeSpec(Strict):
         "on every rank; the shared experts keep hidden_size. Omitted: the routed experts work on hidden_size.",
     )
 
+    max_nodes_per_token: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description="Node-limited routing (DeepSeek-V3 report, section 2.1.2: each token is sent to at most 4 "
+        "nodes): a token's routed copies cross the network once per node they go to and are forwarded inside the "
+        "node over NVLink (section 3.2.2). With an expert group that spans nodes the all-to-all then sends "
+        "min(max_nodes_per_token, top_k) copies across nodes, not top_k. Omitted: no limit, every copy sent.",
+    )
+
     @model_validator(mode="after")
     def _top_k_within_experts(self) -> Self:
         if self.top_k > self.experts:

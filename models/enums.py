@@ -27,6 +27,15 @@ class Mxfp8Recipe(StrEnum):
     fp8_weights = "fp8_weights"
 
 
+class Fp8Recipe(StrEnum):
+    """Per-tensor scaled FP8 training (Hopper and later; E4M3/E5M2, one scale per tensor), by the library that
+    runs it."""
+
+    none = "none"
+    transformer_engine = "transformer_engine"
+    torchao = "torchao"
+
+
 class OptimizerKind(StrEnum):
     """The optimizer, which decides how many state tensors each weight carries."""
 
@@ -99,6 +108,13 @@ class ActivationModel(StrEnum):
     none = "none"
     fudge = "fudge"
     transformer = "transformer"
+
+
+class CrossEntropy(StrEnum):
+    """How the loss runs over the logits, which decides the loss's activation peak."""
+
+    unfused = "unfused"
+    fused = "fused"
 
 
 class Recompute(StrEnum):

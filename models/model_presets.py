@@ -459,9 +459,16 @@ MODEL_PRESETS: dict[ModelPresetName, ModelPreset] = {
             (671_026_419_200, 37_552_297_472),
             (61, 7168, 128, 128, 18432, 129280),
             _hf("deepseek-ai/DeepSeek-V3") + "; DeepSeek-AI 2024, 'DeepSeek-V3 Technical Report', section 4.2: "
-            "671B total, 37B activated per token (the 685B on the Hub adds the 14B MTP module)",
+            "671B total, 37B activated per token (the 685B on the Hub adds the 14B MTP module); section 2.1.2: "
+            "node-limited routing, each token sent to at most 4 nodes",
             moe=MoeSpec(
-                experts=256, top_k=8, expert_ffn_hidden_size=2048, shared_experts=1, dense_layers=3, router_bias=True
+                experts=256,
+                top_k=8,
+                expert_ffn_hidden_size=2048,
+                shared_experts=1,
+                dense_layers=3,
+                router_bias=True,
+                max_nodes_per_token=4,
             ),
             mla=MlaSpec(q_lora_rank=1536, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128),
         ),

@@ -5,7 +5,7 @@ from typing import Self
 from pydantic import Field, StrictBool, model_validator
 
 from models.common import Strict
-from models.enums import ActivationModel, Mxfp8Recipe, Recompute
+from models.enums import ActivationModel, CrossEntropy, Fp8Recipe, Mxfp8Recipe, Recompute
 from models.resilience import Checkpoint
 
 MIB_BYTES = 2**20
@@ -85,6 +85,14 @@ class Activations(Strict):
     )
     flash_attention: StrictBool = Field(default=True, description="Flash attention keeps no s x s attention scores.")
     bytes_per_value: int = Field(default=2, ge=1, le=8, description="Bytes of one stored activation value.")
+    cross_entropy: CrossEntropy = Field(
+        default=CrossEntropy.unfused,
+        description="The loss over the logits, which sets its activation peak on the last stage. unfused: PyTorch's "
+        "cross_entropy on logits.float() (torchtitan): the bf16 logits, the fp32 log-softmax and its fp32 gradient "
+        "live together, 10 bytes per token and vocabulary entry. fused: Megatron-LM's vocabulary-parallel cross "
+        "entropy (--cross-entropy-loss-fusion, or its unfused form): one fp32 copy of the logits becomes the softmax "
+        "in place and then the gradient in place, beside the bf16 logits, 6 bytes. Both / t over the tensor group.",
+    )
 
 
 class ZeroPlusPlus(Strict):
@@ -167,3 +175,20 @@ class Levers(Strict):
         "state unchanged, cached MXFP8 weight copies (rowwise and columnwise), parameter all-gathers in 8 bits, "
         "gradients reduced in their own dtype (bf16).",
     )
+    fp8: Fp8Recipe = Field(
+        default=Fp8Recipe.none,
+        description="Per-tensor scaled FP8 GEMMs (Hopper and later), as a library runs them: the layers' matrix "
+        "multiplications at the card's FP8 peak, each input and output gradient cast to FP8 with its transpose; "
+        "attention, the logits and the optimizer stay in 16/32 bits. transformer_engine (Megatron-LM --fp8-format, "
+        "delayed or current scaling): an FP8 copy of every weight and its transpose cached for the step. torchao "
+        "(torchtitan's float8 converter, tensorwise): no cached copy, FSDP2 all-gathers the weights in FP8 "
+        "(enable_fsdp_float8_all_gather). Not with mxfp8.",
+    )
+
+    @model_validator(mode="after")
+    def _one_eight_bit_recipe(self) -> Self:
+        if self.fp8 is not Fp8Recipe.none and self.mxfp8:
+            raise ValueError(
+                f"levers.fp8 {self.fp8.value} and levers.mxfp8 are two 8-bit recipes for the same matrices; choose one"
+            )
+        return self

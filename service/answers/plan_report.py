@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from models.enums import ActivationModel, Link, Recompute, StateClass, StateLocation
+from models.enums import ActivationModel, CrossEntropy, Link, Recompute, StateClass, StateLocation
 from models.parallelism import ParallelGroup
 from models.plan import (
     FrameworkEstimate,
@@ -180,7 +180,7 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[
         }
     components = [
         {"name": name, "bytes": value, "arithmetic": words}
-        for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute)
+        for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute, act.cross_entropy)
     ]
     flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
     return {
@@ -194,10 +194,15 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[
 
 @lru_cache(maxsize=1024)  # a pure function of frozen values: a preset at one shape is worded once
 def component_words(
-    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: int,
+    s: int,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> tuple[tuple[str, int, str], ...]:
     """(name, bytes, arithmetic) of each activation component of the transformer model."""
-    parts = transformer_activation_components(b, s, shape, flash_attention, recompute)
+    parts = transformer_activation_components(b, s, shape, flash_attention, recompute, cross_entropy)
     symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
     if shape.latent_size:
         symbols += f", MoE latent l={shape.latent_size}"

@@ -10,7 +10,7 @@ layout's stages do. No formula is written here.
 from dataclasses import dataclass, field
 
 from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
-from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
+from models.enums import ActivationModel, CrossEntropy, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import LinkSpec, PrecisionSpec
 from service.engine.step import (
     Part,
@@ -65,6 +65,7 @@ class ActivationSetup:
     bytes_per_value: int = 2
     flash_attention: bool = True
     shape: TransformerShape | None = None
+    cross_entropy: CrossEntropy = CrossEntropy.unfused
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
@@ -161,7 +162,7 @@ def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s
     if setup.model is ActivationModel.fudge:
         shape = setup.shape
         return fudge_activation_bytes(b, s, shape.hidden_size, shape.layers, setup.bytes_per_value, setup.fudge)
-    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute)
+    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute, setup.cross_entropy)
 
 
 def working_set(parameter_count: int, setup: Setup) -> list[WorkingSetRow]:

@@ -210,8 +210,9 @@ def _stage(
     if counted:
         layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)
         split = TensorSplit(mesh.tensor, mesh.sequence_parallel, mesh.context)
+        act = setup.activations
         components = stage_activation_components(
-            b, s, transformer_shape(arch), setup.activations.flash_attention, setup.recompute, layers, split
+            b, s, transformer_shape(arch), act.flash_attention, setup.recompute, layers, split, act.cross_entropy
         )
         activations = {name: int(value) for name, value in components.items()}
     working_bytes = sum(row.bytes for row in working)
@@ -340,7 +341,23 @@ def evaluate_layout(
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
     stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == p - 1
-    paced = stage_compute(setup, model_per_token, active, m, b, s, tokens, float(share), stage_gpus, layers, t, c, last)
+    paced = stage_compute(
+        setup,
+        model_per_token,
+        active,
+        m,
+        b,
+        s,
+        tokens,
+        float(share),
+        stage_gpus,
+        layers,
+        t,
+        c,
+        last,
+        mesh.expert,
+        mesh.etp,
+    )
     compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s
     bubble_s = float(stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation))

@@ -407,6 +407,7 @@ def evaluate_grid(
     activations = np.zeros((k_count, count, 1, sizes[1], 1), dtype=np.int64)
     shape = transformer_shape(arch)
     flash = case.scene.activations.flash_attention
+    loss = case.scene.activations.cross_entropy
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
@@ -420,7 +421,7 @@ def evaluate_grid(
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
-            components = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split)
+            components = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss)
             total: Any = 0
             for value in components.values():
                 total = total + value
@@ -470,7 +471,7 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
-            model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last))
+            model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor)
             compute_s[rows, j], forward_s[rows, j] = stage_compute(setup, per_token, active, *step, *model_parallel)
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))

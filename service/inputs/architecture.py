@@ -50,6 +50,7 @@ class Moe:
     router_bias: bool = False
     shared_expert_ffn_hidden_size: int | None = None  # None: expert_ffn_hidden_size
     latent_size: int | None = None  # None: the routed experts work on hidden_size
+    max_nodes_per_token: int | None = None  # node-limited routing (DeepSeek-V3's 4); None: no limit
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from models.common import (
     ModelSpec,
     ShardingFlags,
 )
-from models.enums import ActivationModel, ArrangementName, MlpKind, Recompute
+from models.enums import ActivationModel, ArrangementName, Fp8Recipe, MlpKind, Recompute
 from models.presets import (
     GENERATION_LINKS,
     GPU_PRESETS,
@@ -39,12 +39,14 @@ from service.inputs.architecture import (
     attention_width,
     head_dim,
     input_lookup_parameters,
+    moe_layer_count,
     shared_expert_width,
 )
 from service.inputs.architecture import parameter_count as architecture_parameters
 from service.inputs.arrangements import COMPARED, Sharding, ZeroPlusPlus, canonical_name, sharding_for
 from service.inputs.hf_config import architecture_fields
 from service.memory.activations import TransformerShape, transformer_shape
+from service.memory.fp8 import with_fp8
 from service.memory.model_states import Offload
 from service.memory.reserve import CardMemory
 from service.memory.working_set import Units, given_units, transformer_units
@@ -347,8 +349,9 @@ def scenario(
         bytes_per_value=activations.bytes_per_value,
         flash_attention=activations.flash_attention,
         shape=shapes.activations,
+        cross_entropy=activations.cross_entropy,
     )
-    warnings = resolved.warnings + activation_warnings(activations, activation_setup.model)
+    warnings = resolved.warnings + activation_warnings(activations, activation_setup.model) + fp8_warnings(levers, card)
     return Scenario(
         model=resolved,
         precision=precision,
@@ -403,7 +406,13 @@ def preset_device(peak: float, gpu: GpuPresetName | None) -> Device:
     preset = GPU_PRESETS[gpu] if gpu is not None else None
     if preset is None or preset.hbm_bytes_per_s is None:
         return Device(peak)
-    return Device(peak, preset.hbm_bytes_per_s, MULTIPROCESSORS.get(preset.name.value, 132), preset.generation)
+    return Device(
+        peak,
+        preset.hbm_bytes_per_s,
+        MULTIPROCESSORS.get(preset.name.value, 132),
+        preset.generation,
+        preset.peak_fp8_flops,
+    )
 
 
 def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> KernelShape | None:
@@ -432,7 +441,26 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
         flash_attention=flash_attention,
         latent_size=latent,
         latent_ffn_hidden_size=latent_ffn,
+        experts=arch.moe.experts if arch.moe is not None else 0,
+        top_k=arch.moe.top_k if arch.moe is not None else 0,
+        expert_ffn_hidden_size=arch.moe.expert_ffn_hidden_size if arch.moe is not None else 0,
+        moe_layers=moe_layer_count(arch),
+        dense_ffn_hidden_size=arch.ffn_hidden_size,
     )
+
+
+def fp8_warnings(levers: Levers, card: Card) -> list[str]:
+    """Say so when levers.fp8 is asked of a card without a known FP8 tensor-core peak: its GEMMs stay at the
+    16-bit peak (the cached weights and 8-bit gathers are still counted)."""
+    if levers.fp8 is Fp8Recipe.none:
+        return []
+    preset = GPU_PRESETS[card.gpu] if card.gpu is not None else None
+    if preset is not None and preset.peak_fp8_flops is not None and preset.hbm_bytes_per_s is not None:
+        return []
+    return [
+        f"levers.fp8 {levers.fp8.value} needs FP8 tensor cores (Hopper, Ada, Blackwell, MI300); the card has no "
+        "known FP8 peak (give cluster.gpu as such a preset), so its GEMMs are priced at the 16-bit peak"
+    ]
 
 
 def activation_warnings(activations: Activations, counted: ActivationModel) -> list[str]:
@@ -466,6 +494,10 @@ def setup_for(
     chosen = levers or scene.levers
     layout = precision_spec(scene.precision, arrangement)
     arrangement = with_zeropp(arrangement, chosen)
+    efficiency = scene.efficiency
+    if chosen.fp8 is not Fp8Recipe.none:
+        layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters)
+        efficiency = replace(efficiency, fp8=True) if efficiency is not None else None
     return Setup(
         precision=with_mxfp8(layout, chosen.mxfp8_recipe) if chosen.mxfp8 else layout,
         sharding=arrangement,
@@ -473,7 +505,7 @@ def setup_for(
         links=scene.links,
         peak_flops_per_s=scene.peak_flops_per_s,
         utilisation=scene.training.utilisation,
-        efficiency=scene.efficiency,
+        efficiency=efficiency,
         micro_batches=scene.training.gradient_accumulation_steps,
         offload=Offload(
             optimizer=chosen.offload_optimizer,

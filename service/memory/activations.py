@@ -9,8 +9,16 @@ Two models:
   and drops the 5as^2b term; selective recomputation keeps 34sbh; full recomputation keeps the
   layer input, 2sbh per layer, plus one layer's working set while it is recomputed. Beside the
   layers (section 4.3, no pipeline parallelism): the embedding output's dropout mask (sbh), the
-  inputs of the final layer norm and output projection (4sbh) and the fp32 logits for the loss
-  (4sbV).
+  inputs of the final layer norm and output projection (4sbh) and the loss's peak over the logits.
+  Korthikanti counts the fp32 logits alone (4sbV); the peak is larger, as the loss runs
+  (``activations.cross_entropy``): PyTorch's ``cross_entropy(logits.float(), ...)`` (torchtitan's
+  loss) keeps the bf16 logits (2sbV) while ``log_softmax`` writes its fp32 output (4sbV), which it
+  saves, and its backward writes an fp32 gradient (4sbV) beside that output: 10sbV. Megatron-LM's
+  vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py @d98e8a64, and
+  its fusion megatron/core/fusions/fused_cross_entropy.py) makes one fp32 copy of the logits
+  (``calculate_logits_max``), exponentiates and normalises it in place into the softmax it saves,
+  and writes the gradient in place over it (``grad_input = softmax``): beside the bf16 logits, 6sbV.
+  Vocabulary-parallel under tensor parallelism: / t.
 The 34 assumes multi-head attention and a 4h MLP, as the paper does.
 
 With tensor parallelism t (table 2's rows with t) a layer keeps 10sbh whole on every tensor rank
@@ -35,8 +43,14 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import Recompute
-from service.inputs.architecture import Architecture, moe_layer_count, routed_expert_width, shared_expert_width
+from models.enums import CrossEntropy, MlpKind, Recompute
+from service.inputs.architecture import (
+    Architecture,
+    Mla,
+    moe_layer_count,
+    routed_expert_width,
+    shared_expert_width,
+)
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
 
@@ -66,14 +80,40 @@ class TransformerShape:
     expert_outer_width: int = 0  # the widths of the experts' inputs a token passes: top_k x (l or h) + shared x h
     expert_inner_width: int = 0  # their inner widths summed: top_k x f_e + shared x f_s
     latent_size: int = 0  # the routed experts' latent width l (0: none)
+    gated_experts: bool = False  # the experts' MLP is gated (SwiGLU): 6 s b f_e kept, not 4
+    # Bytes per token of the attention's activations kept whole on each tensor rank and divided over it; 0 and 0:
+    # Korthikanti's multi-head attention, 3h and 8h. Multi-head latent attention sets its own (mla_attention_bytes).
+    attention_whole_bytes: int = 0
+    attention_split_bytes: int = 0
+
+
+def mla_attention_bytes(h: int, a: int, mla: Mla) -> tuple[int, int]:
+    """(whole, divided over t) bytes per token of multi-head latent attention's activations, 16-bit, as
+    Megatron-Core's MLASelfAttention runs it (megatron/core/transformer/multi_latent_attention.py @d98e8a64; DeepSeek-V2
+    report, section 2.1): the layer input (2h) and the output dropout mask (h) as Korthikanti's; the down-projections
+    are whole on every rank, so the RMSNorm input and up-projection input of the query's rank r_q (2 x 2 r_q) and of
+    the compressed key/value rank r_kv (2 x 2 r_kv), and the shared rotary key d_rope (2 d_rope) stay whole. Divided
+    over the heads: the queries and keys a (d_nope + d_rope) each, the values a d_v and the output projection's
+    input a d_v, 2 bytes each (Korthikanti's 8h at MLA's widths)."""
+    qk, v = mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim
+    whole = PROJECTION_INPUT_SB * h + h + 2 * 2 * mla.q_lora_rank + 2 * 2 * mla.kv_lora_rank + 2 * mla.qk_rope_head_dim
+    split = 2 * a * qk * 2 + 2 * a * v * 2
+    return whole, split
 
 
 def transformer_shape(arch: Architecture) -> TransformerShape:
     """The activation model's view of an architecture: its MoE layers count by the experts a token uses."""
-    moe = arch.moe
+    moe, h = arch.moe, arch.hidden_size
+    whole, split = mla_attention_bytes(h, arch.attention_heads, arch.mla) if arch.mla is not None else (0, 0)
     if moe is None:
-        return TransformerShape(arch.layers, arch.hidden_size, arch.attention_heads, arch.vocab_size)
-    h = arch.hidden_size
+        return TransformerShape(
+            arch.layers,
+            h,
+            arch.attention_heads,
+            arch.vocab_size,
+            attention_whole_bytes=whole,
+            attention_split_bytes=split,
+        )
     return TransformerShape(
         arch.layers,
         h,
@@ -83,6 +123,9 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
         moe.top_k * routed_expert_width(arch) + moe.shared_experts * h,
         moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe),
         moe.latent_size or 0,
+        gated_experts=arch.mlp is not MlpKind.gelu,
+        attention_whole_bytes=whole,
+        attention_split_bytes=split,
     )
 
 
@@ -103,7 +146,19 @@ REPLICATED_SBH, SPLIT_SBH = 10, 24
 ATTENTION_SPLIT_SBH = 8  # Q, K, V and the projection input: the attention's share of the 24
 EXPERT_REPLICATED_SBH = 3  # an MLP's input (2sbh) and dropout mask (sbh)
 EXPERT_INNER_SBF = 4  # an MLP's two inner activations, 2 bytes each, of width f
+# A gated MLP's: the first matrix's output of width 2f, which SwiGLU saves (megatron/core/fusions/
+# fused_bias_swiglu.py @d98e8a64, SwiGLUFunction.forward: ctx.save_for_backward(input)), and its output of width
+# f, the second matrix's input: 2 x 2f + 2f.
+GATED_EXPERT_INNER_SBF = 6
+ATTENTION_WHOLE_SBH = 3  # of the 10: the attention's input (2sbh) and dropout mask (sbh)
 PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its width
+# The loss's peak per token and vocabulary entry (module docstring): bf16 logits + fp32 log-softmax + fp32 gradient,
+# or bf16 logits + one fp32 buffer that is the softmax and then, in place, the gradient.
+LOSS_PEAK_SBV: dict[CrossEntropy, int] = {CrossEntropy.unfused: 2 + 4 + 4, CrossEntropy.fused: 2 + 4}
+LOSS_PEAK_WORDS: dict[CrossEntropy, str] = {
+    CrossEntropy.unfused: "loss peak: bf16 logits, fp32 log-softmax and its fp32 gradient (10sbV)",
+    CrossEntropy.fused: "loss peak: bf16 logits and one fp32 softmax, its gradient written in place (6sbV)",
+}
 
 
 def _scores(s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit) -> IntLike:
@@ -117,19 +172,32 @@ def _divided(replicated: FloatLike, divided: FloatLike, split: TensorSplit) -> I
     return kept
 
 
+def _attention(sb: IntLike, shape: TransformerShape) -> tuple[IntLike, IntLike]:
+    """(whole, divided) bytes of the attention's activations: Korthikanti's 3sbh and 8sbh, or the shape's own."""
+    if shape.attention_whole_bytes or shape.attention_split_bytes:
+        return shape.attention_whole_bytes * sb, shape.attention_split_bytes * sb
+    sbh = sb * shape.hidden_size
+    return ATTENTION_WHOLE_SBH * sbh, ATTENTION_SPLIT_SBH * sbh
+
+
 def dense_layer_bytes(
     s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
 ) -> IntLike:
-    """Korthikanti table 2: sbh(10 + 24/t) + 5as^2b/t; with sequence parallelism sbh(34/t) + 5as^2b/t."""
-    sbh = (s // split.context) * b * shape.hidden_size
-    return _divided(REPLICATED_SBH * sbh, SPLIT_SBH * sbh + _scores(s, b, shape, keep_scores, split), split)
+    """Korthikanti table 2: sbh(10 + 24/t) + 5as^2b/t; with sequence parallelism sbh(34/t) + 5as^2b/t; multi-head
+    latent attention's own widths in place of the attention's 3sbh and 8sbh."""
+    sb = (s // split.context) * b
+    sbh = sb * shape.hidden_size
+    whole, divided = _attention(sb, shape)
+    replicated = (REPLICATED_SBH - ATTENTION_WHOLE_SBH) * sbh + whole
+    rest = (SPLIT_SBH - ATTENTION_SPLIT_SBH) * sbh + divided
+    return _divided(replicated, rest + _scores(s, b, shape, keep_scores, split), split)
 
 
 def moe_layer_bytes(
     s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
 ) -> IntLike:
-    """Attention and norms as a dense layer; the MLP's 3sbh (3sbl routed on a latent width) + 4sbf_e once per
-    expert a token uses; with a latent width the projections' inputs, 2sb(h + l).
+    """Attention and norms as a dense layer; the MLP's 3sbh (3sbl routed on a latent width) + 4sbf_e (6sbf_e gated)
+    once per expert a token uses; with a latent width the projections' inputs, 2sb(h + l).
 
     The experts' inner activations divide by t whatever the expert tensor degree ETP: Megatron-Core's
     dispatcher gathers ETP ranks' s'b/t tokens each over the expert tensor group and each rank computes
@@ -138,8 +206,11 @@ def moe_layer_bytes(
     sbh = sb * shape.hidden_size
     projections = shape.hidden_size + shape.latent_size if shape.latent_size else 0
     experts = EXPERT_REPLICATED_SBH * shape.expert_outer_width + PROJECTION_INPUT_SB * projections
-    replicated = (REPLICATED_SBH - EXPERT_REPLICATED_SBH) * sbh + experts * sb
-    divided = ATTENTION_SPLIT_SBH * sbh + EXPERT_INNER_SBF * sb * shape.expert_inner_width
+    whole, attention = _attention(sb, shape)
+    norms = REPLICATED_SBH - EXPERT_REPLICATED_SBH - ATTENTION_WHOLE_SBH
+    replicated = norms * sbh + whole + experts * sb
+    inner = GATED_EXPERT_INNER_SBF if shape.gated_experts else EXPERT_INNER_SBF
+    divided = attention + inner * sb * shape.expert_inner_width
     return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
 
 
@@ -149,26 +220,36 @@ def layer_working_set_bytes(s: IntLike, b: IntLike, shape: TransformerShape, fla
 
 
 def transformer_activation_components(
-    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> dict[str, IntLike]:
     """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
     if type(b) is int and type(s) is int:  # one plan: a pure function of hashable values, asked twice per plan
-        return dict(_plan_components(b, s, shape, flash_attention, recompute))
-    return _components(b, s, shape, flash_attention, recompute)
+        return dict(_plan_components(b, s, shape, flash_attention, recompute, cross_entropy))
+    return _components(b, s, shape, flash_attention, recompute, cross_entropy)
 
 
 @lru_cache(maxsize=1024)
 def _plan_components(
-    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute, cross_entropy: CrossEntropy
 ) -> tuple[tuple[str, IntLike], ...]:
-    return tuple(_components(b, s, shape, flash_attention, recompute).items())
+    return tuple(_components(b, s, shape, flash_attention, recompute, cross_entropy).items())
 
 
 def _components(
-    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy,
 ) -> dict[str, IntLike]:
     layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
-    return stage_activation_components(b, s, shape, flash_attention, recompute, layers)
+    return stage_activation_components(b, s, shape, flash_attention, recompute, layers, cross_entropy=cross_entropy)
 
 
 class Ratio(Protocol):
@@ -223,13 +304,14 @@ def stage_activation_components(
     recompute: Recompute,
     layers: StageLayers,
     split: TensorSplit = ONE_GPU,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> dict[str, IntLike]:
     """Activation bytes of one GPU of a stage, per component, with its micro-batches in flight.
 
     Beside the layers (Korthikanti et al. 2022, section 4.3): the first stage keeps the embedding
     output's dropout mask (sbh), the last the inputs of the final norm and output projection (4sbh)
-    and the fp32 logits (4sbV, vocabulary-parallel: / t); with sequence parallelism the sbh terms
-    are divided by t as well.
+    and the loss's peak over the logits (10sbV or 6sbV as the loss runs, module docstring;
+    vocabulary-parallel: / t); with sequence parallelism the sbh terms are divided by t as well.
     """
     h, flight = shape.hidden_size, layers.in_flight
     sbh = (s // split.context) * b * h
@@ -260,14 +342,20 @@ def stage_activation_components(
             layers.last, _times(ceil_div(4 * sbh, sp_t), flight)
         )
         vocab = (s // split.context) * b * shape.vocab_size
-        parts["fp32 logits for the loss (4sbV)"] = _on(layers.last, _times(ceil_div(4 * vocab, split.tensor), flight))
+        peak = LOSS_PEAK_SBV[cross_entropy] * vocab
+        parts[LOSS_PEAK_WORDS[cross_entropy]] = _on(layers.last, _times(ceil_div(peak, split.tensor), flight))
     return parts
 
 
 def transformer_activation_bytes(
-    b: IntLike, s: IntLike, shape: TransformerShape, flash_attention: bool, recompute: Recompute
+    b: IntLike,
+    s: IntLike,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy = CrossEntropy.unfused,
 ) -> IntLike:
     total: IntLike = 0
-    for value in transformer_activation_components(b, s, shape, flash_attention, recompute).values():
+    for value in transformer_activation_components(b, s, shape, flash_attention, recompute, cross_entropy).values():
         total = total + value
     return total

@@ -20,6 +20,24 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   and writes the fp32 logits (12 bytes per vocabulary entry and token, forward and backward).
   The optimizer step streams its shard once: AdamW reads the fp32 master weight, both moments
   and the gradient and writes the three and the 16-bit copy, 30 bytes per weight.
+- **Mixture of experts** (Megatron-Core's MoELayer with the all-to-all token dispatcher,
+  megatron/core/transformer/moe/ @d98e8a64): the routed experts run as grouped GEMMs, one GEMM per
+  local expert (experts.py, TEGroupedMLP / GroupedMLP) at the tokens each receives: a rank routes
+  its s b / t tokens to top_k experts each, and after the all-to-all and the expert-tensor gather
+  each of its experts / e local experts holds ETP x e x (s b / t) x top_k / experts copies
+  (balanced routing), each split f_e / ETP wide; tile and wave quantisation apply per expert, and
+  each expert's weights are read once. The router is a GEMM (h x experts), its softmax and top-k
+  read and write fp32 scores; the permutation (moe_utils.py ``permute`` before the all-to-all,
+  ``sort_chunks_by_idxs`` by local expert after it when a rank holds more than one, and their
+  inverses, ``unpermute`` weighting the copies by their probabilities) is memory-bound: per routed
+  token it reads h and writes top_k x h, the local sort reads and writes the rank's copies, the
+  combine the reverse; backward twice the forward's bytes.
+- **FP8** (levers.fp8: Transformer Engine's per-tensor delayed or current scaling, torchao's
+  tensorwise float8): the layers' GEMMs (the routed experts' included) run at the card's dense FP8
+  peak, at the same fitted ceiling (no FP8 run in the corpus calibrates one of its own); attention,
+  the logits and the loss stay in 16 bits. Each GEMM's input is cast to FP8 with its transpose
+  (Transformer Engine's fused cast-transpose: read 2 bytes, write 1 + 1), in the forward the inputs
+  and in the backward the output gradients: 4 bytes per element at HBM bandwidth.
 - Full recomputation runs the layers' forward again (the logits and loss are not checkpointed).
   Selective recomputation (Korthikanti et al. 2022, section 4.2) runs the attention core's
   forward again in the backward: the two batched products, the softmax and its dropout over the
@@ -40,7 +58,7 @@ Communication (service/time/communication.py prices each ring call with these sp
 Every function takes Python ints or numpy arrays for b, s, N and G.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -49,6 +67,7 @@ from models.enums import GpuGeneration, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
 from service.time.traffic import RankGroup, StepCollective, collective_buffer_bytes, collective_hops
 
+FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
 BYTES_16BIT = 2
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
@@ -105,6 +124,7 @@ class Device:
     hbm_bytes_per_s: float = DEFAULT_HBM_BYTES_PER_S
     multiprocessors: int = DEFAULT_MULTIPROCESSORS
     generation: GpuGeneration | None = None
+    fp8_flops_per_s: float | None = None  # the dense FP8 tensor-core peak; None: no FP8 tensor cores (or unknown)
 
 
 @dataclass(frozen=True)
@@ -122,6 +142,11 @@ class KernelShape:
     flash_attention: bool = True  # without it the s x s scores go through HBM
     latent_size: int = 0  # a mixture's latent width l (0: none); its routed experts run on l, not h
     latent_ffn_hidden_size: int = 0  # the inner widths a token runs on l: top_k x f_e (then not in ffn_hidden_size)
+    experts: int = 0  # routed experts of a mixture (0: dense); their top_k x f_e is in ffn or latent_ffn_hidden_size
+    top_k: int = 0
+    expert_ffn_hidden_size: int = 0  # f_e, one routed expert's inner width
+    moe_layers: int = 0  # of the layers, those with the mixture (0 with experts: all of them)
+    dense_ffn_hidden_size: int = 0  # the MLP width of the other layers (DeepSeek-V3's first 3, Llama 4's interleaved)
 
 
 @dataclass(frozen=True)
@@ -129,6 +154,15 @@ class Efficiency:
     device: Device
     kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
     calibration: Calibration = FITTED
+    fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
+
+    @property
+    def gemm_device(self) -> Device:
+        """The device the layers' GEMMs run on: at the FP8 peak under FP8 (module docstring), else as it is."""
+        fp8 = self.device.fp8_flops_per_s
+        if not self.fp8 or fp8 is None:
+            return self.device
+        return replace(self.device, peak_flops_per_s=fp8)
 
 
 def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float) -> FloatLike:
@@ -143,31 +177,86 @@ def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: fl
     return max(compute_s, memory_s)
 
 
-def trained_gemm_seconds(m: IntLike, k: int, n: int, device: Device, ceiling: float) -> tuple[FloatLike, FloatLike]:
+def trained_gemm_seconds(
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float
+) -> tuple[FloatLike, FloatLike]:
     """(forward, backward): y = x W, then dx = dy W^T (m x n x k) and dW = x^T dy (k x m x n)."""
     forward = gemm_seconds(m, k, n, device, ceiling)
     backward = gemm_seconds(m, n, k, device, ceiling) + gemm_seconds(k, m, n, device, ceiling)
     return forward, backward
 
 
-def layer_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
+def layer_matrices(shape: KernelShape, tensor: int = 1, routed: bool = True) -> list[tuple[int, int]]:
     """(k, n) of each projection of one layer on one tensor-parallel rank (Megatron's column/row split).
 
     With a latent width l the routed experts' MLP runs on l, between the whole (duplicated) projections
     h -> l and l -> h (Megatron-LM megatron/core/transformer/moe/moe_layer.py); an MLP of no width
-    (a latent mixture without shared experts) has no matrices."""
+    (a latent mixture without shared experts) has no matrices. routed False leaves the routed experts out
+    (priced as grouped GEMMs, routed_expert_seconds) and adds the router (h x experts, whole on every rank)."""
     h, t = shape.hidden_size, tensor
     gate = 2 if shape.gated else 1
     matrices = [
         (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
         (shape.attention_width // t, h),  # attention output (row parallel)
     ]
-    if shape.ffn_hidden_size:
-        matrices += [(h, gate * shape.ffn_hidden_size // t), (shape.ffn_hidden_size // t, h)]  # MLP up (gate), down
+    routed_ffn = 0 if routed or not shape.experts else shape.top_k * shape.expert_ffn_hidden_size
+    ffn = shape.ffn_hidden_size - (0 if shape.latent_size else routed_ffn)
+    if ffn:
+        matrices += [(h, gate * ffn // t), (ffn // t, h)]  # MLP up (gate), down
     if shape.latent_size:
-        latent, inner = shape.latent_size, shape.latent_ffn_hidden_size
-        matrices += [(h, latent), (latent, gate * inner // t), (inner // t, latent), (latent, h)]
+        latent, inner = shape.latent_size, shape.latent_ffn_hidden_size - routed_ffn
+        matrices += (
+            [(h, latent)] + ([(latent, gate * inner // t), (inner // t, latent)] if inner else []) + [(latent, h)]
+        )
+    if not routed and shape.experts:
+        matrices.append((h, shape.experts))  # the router's scores
     return matrices
+
+
+def routed_tokens_per_expert(
+    shape: KernelShape, tokens: IntLike, tensor: IntLike, expert: IntLike, etp: IntLike
+) -> IntLike:
+    """Copies one local expert computes: ETP x e x (tokens / t) x top_k / experts, whole (module docstring)."""
+    return ceil_div(etp * expert * tokens * shape.top_k, tensor * shape.experts)
+
+
+def routed_expert_seconds(
+    eff: Efficiency, tokens: IntLike, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) of one layer's routed experts on one GPU: a GEMM per local expert (experts / e of
+    them) at its routed_tokens_per_expert rows, f_e / ETP wide, tiles and waves per expert, weights read per
+    expert; tokens is the micro-batch's s b / c on the rank."""
+    shape = eff.kernels
+    assert shape is not None and shape.experts
+    device, ceiling = eff.gemm_device, eff.calibration.ceiling(eff.device.generation)
+    etp = tensor if expert_tensor is None else expert_tensor
+    local = ceil_div(shape.experts, expert)
+    m = routed_tokens_per_expert(shape, tokens, tensor, expert, etp)
+    width = shape.latent_size or shape.hidden_size
+    inner = shape.expert_ffn_hidden_size // etp
+    gate = 2 if shape.gated else 1
+    up_f, up_b = trained_gemm_seconds(m, width, gate * inner, device, ceiling)
+    down_f, down_b = trained_gemm_seconds(m, inner, width, device, ceiling)
+    return local * (up_f + down_f), local * (up_b + down_b)
+
+
+def routing_bytes_per_token(
+    shape: KernelShape, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> FloatLike:
+    """Forward bytes of one layer's routing and permutation per token of the micro-batch on the rank (each rank
+    routes 1 / t of them): fp32 router scores written, read by the softmax or sigmoid and top-k and probabilities
+    written (3 x 4 x experts); the permutation reads the token (w, the routed width) and writes top_k copies, the
+    combine reads them and writes the token (2 x (w + top_k w)); with more than one local expert the copies the
+    rank computes (ETP x top_k per routed token) are sorted by expert and back, each read and written
+    (2 x 2 x ETP top_k w); 16-bit values."""
+    etp = tensor if expert_tensor is None else expert_tensor
+    width = shape.latent_size or shape.hidden_size
+    k = shape.top_k
+    scores = 3 * 4 * shape.experts
+    permute = BYTES_16BIT * 2 * (width + k * width)
+    sort = BYTES_16BIT * 2 * 2 * etp * k * width
+    local_sort = select(ceil_div(shape.experts, expert) > 1, sort, 0 * sort)
+    return (scores + permute + local_sort) / tensor
 
 
 def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> IntLike:
@@ -229,10 +318,15 @@ def micro_batch_compute(
     tensor: int = 1,
     context: int = 1,
     logits: bool = True,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
 ) -> ComputeTime:
     """Forward and backward time of one micro-batch on one GPU: a pipeline stage's layers (all by
     default), matrices split over ``tensor`` ranks, the sequence over ``context`` ranks (each GPU's
-    s / c tokens still attend to the whole sequence), the logits and loss on the last stage."""
+    s / c tokens still attend to the whole sequence), the logits and loss on the last stage. A mixture's
+    routed experts run as grouped GEMMs over the ``expert`` group (routed_expert_seconds), split ``expert_tensor``
+    ways (t unless given), with their routing and permutation as memory-bound work; where the model keeps dense
+    layers beside its MoE layers a stage's layer costs their mean at the model's share of MoE layers."""
     device, cal = eff.device, eff.calibration
     ceiling = cal.ceiling(device.generation)
     tokens = b * s // context
@@ -243,16 +337,26 @@ def micro_batch_compute(
         again = third if recompute is Recompute.full else 0.0 * third
         return ComputeTime(third, total - third + again)
     layers = shape.layers if layers_per_stage is None else layers_per_stage
-    forward: FloatLike = 0.0
-    backward: FloatLike = 0.0
-    for k, n in layer_matrices(shape, tensor):
-        f, bw = trained_gemm_seconds(tokens, k, n, device, ceiling)
-        forward, backward = forward + f, backward + bw
-    attention_s = attention_core_seconds(eff, b, s, tensor, context)
+    forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor)
+    if shape.experts and 0 < shape.moe_layers < shape.layers:
+        dense = replace(
+            shape,
+            ffn_hidden_size=shape.dense_ffn_hidden_size,
+            latent_size=0,
+            latent_ffn_hidden_size=0,
+            experts=0,
+            top_k=0,
+            expert_ffn_hidden_size=0,
+            moe_layers=0,
+        )
+        dense_f, dense_b = _layer_seconds(replace(eff, kernels=dense), b, s, tensor, context)
+        share = shape.moe_layers / shape.layers
+        forward = share * forward + (1 - share) * dense_f
+        backward = share * backward + (1 - share) * dense_b
     passes = cal.elementwise_passes
-    memory_s = passes * elementwise_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
-    forward = layers * (forward + attention_s + memory_s)
-    backward = layers * (backward + 2 * attention_s + 2 * memory_s)
+    attention_s = attention_core_seconds(eff, b, s, tensor, context)
+    forward = layers * forward
+    backward = layers * backward
     if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
         backward = backward + forward
     elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
@@ -265,6 +369,45 @@ def micro_batch_compute(
     forward = forward + logit_f + loss_s / 3
     backward = backward + logit_b + 2 * loss_s / 3
     return ComputeTime(forward, backward)
+
+
+def _layer_seconds(
+    eff: Efficiency,
+    b: IntLike,
+    s: IntLike,
+    tensor: int,
+    context: int,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) of one layer of the kernel shape for one micro-batch on one GPU."""
+    shape = eff.kernels
+    assert shape is not None
+    device, cal = eff.device, eff.calibration
+    ceiling = cal.ceiling(device.generation)
+    tokens = b * s // context
+    forward: FloatLike = 0.0
+    backward: FloatLike = 0.0
+    gemms = eff.gemm_device
+    for k, n in layer_matrices(shape, tensor, routed=not shape.experts):
+        f, bw = trained_gemm_seconds(tokens, k, n, gemms, ceiling)
+        forward, backward = forward + f, backward + bw
+    if gemms is not device:  # FP8: each GEMM's input and, in the backward, its output gradient cast with a transpose
+        matrices = layer_matrices(shape, tensor)
+        inputs = sum(k for k, _ in matrices)
+        outputs = sum(n for _, n in matrices)
+        forward = forward + FP8_CAST_BYTES * inputs * tokens / device.hbm_bytes_per_s
+        backward = backward + FP8_CAST_BYTES * outputs * tokens / device.hbm_bytes_per_s
+    passes = cal.elementwise_passes
+    if shape.experts:
+        f, bw = routed_expert_seconds(eff, tokens, tensor, expert, expert_tensor)
+        routing = routing_bytes_per_token(shape, tensor, expert, expert_tensor)
+        forward, backward = forward + f, backward + bw
+        routing_s = passes * routing * tokens / device.hbm_bytes_per_s
+        forward, backward = forward + routing_s, backward + 2 * routing_s
+    attention_s = attention_core_seconds(eff, b, s, tensor, context)
+    memory_s = passes * elementwise_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
+    return forward + attention_s + memory_s, backward + 2 * attention_s + 2 * memory_s
 
 
 def optimizer_seconds(shard_elements: IntLike, device: Device) -> FloatLike:

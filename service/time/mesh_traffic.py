@@ -5,8 +5,13 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
 - tensor (Shoeybi et al. 2019, section 3; Korthikanti et al. 2022, section 4.2.2): per layer two
   all-reduces of s' b h in the forward and two in the backward (the f and g operators); with
   sequence parallelism each becomes an all-gather plus a reduce-scatter of the same buffer, the
-  same bytes. Full recomputation repeats the forward's two. Vocabulary-parallel embedding and
-  loss reductions are left out (one s' b h per micro-batch, not per layer).
+  same bytes, and the backward gathers each column-parallel input (q/k/v, the MLP's first matrix)
+  once more for its weight gradient: Megatron-LM saves only the rank's shard
+  (LinearWithGradAccumulationAndAsyncCommunication, megatron/core/tensor_parallel/layers.py
+  @d98e8a64), 5 calls per pair instead of 4. Full recomputation repeats the forward's two.
+  Vocabulary-parallel embedding and loss reductions are left out (one s' b h per micro-batch, not
+  per layer). A MoE layer's routed experts make a pair of their own (expert tensor below); its
+  shared experts (Megatron-Core's SharedExpertMLP) a pair of s' b h like a dense MLP.
 - pipeline (Narayanan et al. 2021, section 2.2): each micro-batch crosses each stage boundary
   forward (activations) and backward (their gradients), s' b h elements, divided by t with
   sequence parallelism (Megatron-LM sends the sequence-parallel shard); a stage sends to its
@@ -30,15 +35,19 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   the e ranks of the expert group, ETP apart on the experts' grid (service.mesh.degrees). With a latent
   width l (Megatron-LM's --moe-latent-size) the tokens are projected to l before the dispatch and
   back after the combine, so the all-to-alls move s' b top_k l (the dispatcher's hidden_dim is
-  moe_latent_size, megatron/core/transformer/moe/token_dispatcher.py).
-- expert tensor (Megatron-Core's MoEAlltoAllTokenDispatcher: the tokens an expert receives are
-  gathered over its expert-tensor group before the experts and reduce-scattered after them): the
-  pair of tensor-group calls a layer's MLP makes is counted in the tensor group while the expert
-  tensor degree ETP is t; given apart from t, each MoE layer's MLP pair runs over the ETP ranks
-  instead, on a buffer of ETP x the rank's s' b / t tokens (s' b without sequence parallelism,
-  an all-reduce), forward and backward. With a latent width both carry the routed experts' tokens
-  at width l: the MoE layer's pair in the tensor group is then a call of its own, s' b l, and its
-  shared experts (tensor-parallel on h) make their own pair of s' b h.
+  moe_latent_size, megatron/core/transformer/moe/token_dispatcher.py). Node-limited routing
+  (model.moe.max_nodes_per_token M; DeepSeek-V3 report, sections 2.1.2 and 3.2.2: each token goes to
+  at most M nodes, crosses InfiniBand once per target node to the GPU of the same in-node index and
+  is forwarded over NVLink to its experts there) splits each all-to-all of a group that spans nodes
+  in two: across the group's n nodes, s' b min(M, top_k) w elements among n ranks, and inside the
+  node, the s' b top_k w copies among the group's members on the node.
+- expert tensor (Megatron-Core's MoEAlltoAllTokenDispatcher, megatron/core/transformer/moe/
+  token_dispatcher.py @d98e8a64: after the all-to-all the routed copies a rank received are
+  all-gathered over its expert tensor group, dispatch_postprocess, and reduce-scattered before the
+  combine, combine_preprocess): per MoE layer an all-gather and a reduce-scatter forward and the
+  same backward, with or without sequence parallelism, of ETP x s' b / t x top_k x (h or l)
+  elements (s' b without sequence parallelism): the copies, not the tokens. While ETP is t the pair
+  runs in the tensor group (ETP x s' b / t = s' b); given apart from t, over the ETP ranks.
 """
 
 from dataclasses import dataclass
@@ -177,82 +186,127 @@ def _pair_calls(
     mesh: Mesh,
     full_recompute: bool,
     words: tuple[str, str],
+    gathered: bool | None = None,
+    regathered: bool = False,
 ) -> list[GroupCall]:
     """A layer part's forward calls and as many backward: an all-reduce each, or with sequence parallelism an
     all-gather and a reduce-scatter of the same buffer; full recomputation repeats the forward's.
-    words: (what the buffer holds, how many calls a layer makes)."""
+    words: (what the buffer holds, how many calls a layer makes). gathered: all-gather and reduce-scatter whatever
+    the mesh's sequence parallelism (a token dispatcher's pair); None: as the mesh says. regathered: each pair's
+    column-parallel input is gathered once more in the backward for its weight gradient (Megatron-LM's
+    LinearWithGradAccumulationAndAsyncCommunication.backward, megatron/core/tensor_parallel/layers.py @d98e8a64:
+    with sequence_parallel it saves the rank's shard and all-gathers it again before grad_weight)."""
     repeat = forward if full_recompute else 0
     again = " and again in the recomputed forward" if full_recompute else ""
     subject, counts = words
-    if not mesh.sequence_parallel:
+    if not (mesh.sequence_parallel if gathered is None else gathered):
         purpose = f"layer outputs ({subject}), {counts}{again}, every micro-batch"
         return [GroupCall(group, CollectiveName.all_reduce, purpose, buffer, ranks, 2 * forward + repeat, link)]
+    backward_gathers = 2 * forward if regathered else forward
+    regather = ", and each column-parallel input gathered again in the backward for its weight gradient"
     return [
         GroupCall(
             group,
-            name,
-            f"sequence-parallel {verb} of {subject}, {counts}{again}, every micro-batch",
+            CollectiveName.all_gather,
+            f"sequence-parallel gathers of {subject}, {counts}{again}{regather if regathered else ''}, "
+            "every micro-batch",
+            buffer,
+            ranks,
+            forward + backward_gathers + repeat,
+            link,
+        ),
+        GroupCall(
+            group,
+            CollectiveName.reduce_scatter,
+            f"sequence-parallel scatters of {subject}, {counts}{again}, every micro-batch",
             buffer,
             ranks,
             2 * forward + repeat,
             link,
-        )
-        for name, verb in ((CollectiveName.all_gather, "gathers"), (CollectiveName.reduce_scatter, "scatters"))
+        ),
     ]
 
 
+def _moe_tokens(mesh: Mesh, work: StageWork) -> Any:
+    """Tokens a rank routes in a MoE layer: its sequence-parallel shard s'b / t, or s'b without sequence parallelism."""
+    tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
+    return tokens // mesh.tensor if mesh.sequence_parallel else tokens
+
+
+def _routed_buffer(mesh: Mesh, arch: Architecture, work: StageWork) -> Any:
+    """The expert tensor group's gathered buffer: ETP ranks' routed copies, ETP x tokens x top_k of the routed width
+    (Megatron-Core's MoEAlltoAllTokenDispatcher gathers after the all-to-all, so every copy a token was routed to)."""
+    assert arch.moe is not None
+    return mesh.etp * _moe_tokens(mesh, work) * arch.moe.top_k * routed_expert_width(arch)
+
+
 def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
+    """Pairs of s'bh: 2 per dense layer (attention, MLP); per MoE layer the attention's and, with shared experts,
+    theirs (Megatron-Core's SharedExpertMLP is tensor-parallel on h). While the expert tensor degree is t the
+    routed experts' pair is a call of its own on the routed copies (_routed_buffer); with sequence parallelism
+    each pair's column-parallel input is gathered again in the backward (_pair_calls)."""
     t = mesh.tensor
     if _absent(t):
         return []
     tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
     apart = _expert_tensor_apart(mesh, work)
     link = group_link(mesh, Group.tensor)
-    if routed_expert_width(arch) == arch.hidden_size:
-        pairs = 2 * work.layers - work.moe_layers * apart
-        counts = (
-            "2 per dense layer and 1 per MoE layer (its MLP's on the expert tensor group) forward, as many backward"
-            if _one(apart)
-            else "2 per layer forward and 2 backward"
-        )
-        forward = pairs * work.micro_batches * _present(t)
-        return _pair_calls(
-            Group.tensor, t, tokens * arch.hidden_size, forward, link, mesh, work.full_recompute, ("s'bh", counts)
-        )
-    # A latent mixture: the MoE layers' expert pair moves the routed tokens at width l, a call of its own; the
-    # shared experts (Megatron-Core's SharedExpertMLP, tensor-parallel on h) keep theirs on h.
-    shared = arch.moe is not None and arch.moe.shared_experts > 0
-    forward = (2 * work.layers - (0 if shared else work.moe_layers)) * work.micro_batches * _present(t)
-    counts = "2 per layer (a MoE layer's attention and shared experts') forward, as many backward"
-    if not shared:
+    moe = arch.moe
+    shared = moe is not None and moe.shared_experts > 0
+    dense = work.layers - work.moe_layers
+    forward = (2 * dense + (2 if shared else 1) * work.moe_layers) * work.micro_batches * _present(t)
+    if moe is None:
+        counts = "2 per layer forward and 2 backward"
+    elif shared:
+        counts = "2 per dense layer and 2 per MoE layer (attention, shared experts) forward, as many backward"
+    else:
         counts = "2 per dense layer and 1 per MoE layer (its attention's) forward, as many backward"
     calls = _pair_calls(
-        Group.tensor, t, tokens * arch.hidden_size, forward, link, mesh, work.full_recompute, ("s'bh", counts)
+        Group.tensor,
+        t,
+        tokens * arch.hidden_size,
+        forward,
+        link,
+        mesh,
+        work.full_recompute,
+        ("s'bh", counts),
+        regathered=True,
     )
+    if moe is None:
+        return calls
     experts = (work.moe_layers - work.moe_layers * apart) * work.micro_batches * _present(t)
     if not isinstance(experts, np.ndarray) and not experts:
         return calls
-    counts = "1 per MoE layer (its routed experts', on the latent width) forward and 1 backward"
-    latent = tokens * routed_expert_width(arch)
-    return calls + _pair_calls(Group.tensor, t, latent, experts, link, mesh, work.full_recompute, ("s'bl", counts))
+    w = "h" if routed_expert_width(arch) == arch.hidden_size else "l"
+    counts = "1 per MoE layer (its routed experts') forward and 1 backward"
+    subject = f"the routed copies, t x s'b/t x top_k x {w}" if mesh.sequence_parallel else f"t x s'b x top_k x {w}"
+    buffer = _routed_buffer(mesh, arch, work)
+    return calls + _pair_calls(
+        Group.tensor, t, buffer, experts, link, mesh, work.full_recompute, (subject, counts), gathered=True
+    )
 
 
 def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
-    """The MoE layers' MLP pair over the expert tensor group, when its degree is given apart from t."""
+    """The MoE layers' routed pair over the expert tensor group, when its degree is given apart from t: an
+    all-gather of the routed copies after the dispatch and a reduce-scatter before the combine, with or without
+    sequence parallelism (token_dispatcher.py @d98e8a64, dispatch_postprocess and combine_preprocess)."""
     etp = mesh.etp
+    if arch.moe is None:
+        return []
     present = _expert_tensor_apart(mesh, work) & (etp > 1)
     if not isinstance(present, np.ndarray) and not present:
         return []
-    tokens = (work.sequence_length // mesh.context) * work.micro_batch_size
-    sequence_parallel = mesh.sequence_parallel
-    width, w = routed_expert_width(arch), ("h" if routed_expert_width(arch) == arch.hidden_size else "l")
-    buffer = (tokens * etp // mesh.tensor if sequence_parallel else tokens) * width
-    subject = f"the experts' tokens, {etp} x s'b/t x {w}" if sequence_parallel else f"the experts' s'b{w}"
+    w = "h" if routed_expert_width(arch) == arch.hidden_size else "l"
+    share = "s'b/t" if mesh.sequence_parallel else "s'b"
+    subject = f"the routed copies, {etp} x {share} x top_k x {w}"
     counts = f"1 per MoE layer forward and 1 backward over the {etp} expert tensor ranks"
     inter_node = etp > mesh.gpus_per_node  # ETP consecutive ranks (service.mesh.degrees)
     link = np.broadcast_to(inter_node, present.shape) if isinstance(present, np.ndarray) else _link(inter_node)
     forward = work.moe_layers * work.micro_batches * present
-    return _pair_calls(Group.expert, etp, buffer, forward, link, mesh, work.full_recompute, (subject, counts))
+    buffer = _routed_buffer(mesh, arch, work)
+    return _pair_calls(
+        Group.expert, etp, buffer, forward, link, mesh, work.full_recompute, (subject, counts), gathered=True
+    )
 
 
 def pipeline_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
@@ -364,18 +418,52 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     per_step = 2 * work.moe_layers * work.micro_batches * _present(e)
     link = group_link(mesh, Group.expert)
     w = "h" if width == arch.hidden_size else "l (the latent width)"
-    return [
-        GroupCall(
-            Group.expert,
-            CollectiveName.all_to_all,
-            f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch",
-            buffer,
-            e,
-            per_step,
-            link,
-        )
-        for what in ("forward", "backward")
-    ]
+    limit = arch.moe.max_nodes_per_token
+    limited = mesh.spans_nodes(Group.expert) & (limit is not None and limit < arch.moe.top_k)
+    whole = per_step * ~limited if isinstance(limited, np.ndarray) else (0 if limited else per_step)
+    calls = []
+    if isinstance(limited, np.ndarray) or not limited:
+        calls = [
+            GroupCall(
+                Group.expert,
+                CollectiveName.all_to_all,
+                f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch",
+                buffer,
+                e,
+                whole,
+                link,
+            )
+            for what in ("forward", "backward")
+        ]
+    if limit is None or not (isinstance(limited, np.ndarray) or limited):
+        return calls
+    members = mesh.members_per_node(Group.expert)
+    nodes = np.maximum(e // members, 1) if isinstance(members, np.ndarray) else max(e // members, 1)
+    split = per_step * limited
+    for what in ("forward", "backward"):
+        calls += [
+            GroupCall(
+                Group.expert,
+                CollectiveName.all_to_all,
+                f"{what}: tokens x min(max_nodes_per_token, top_k) x {w} across the group's nodes (node-limited "
+                "routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch",
+                tokens * min(limit, arch.moe.top_k) * width,
+                nodes,
+                split,
+                _link(np.broadcast_to(True, np.shape(limited)) if isinstance(limited, np.ndarray) else True),
+            ),
+            GroupCall(
+                Group.expert,
+                CollectiveName.all_to_all,
+                f"{what}: tokens x top_k x {w} forwarded inside the node to their experts (node-limited routing), "
+                "dispatch and combine per MoE layer, every micro-batch",
+                buffer,
+                members,
+                split,
+                _link(np.broadcast_to(False, np.shape(limited)) if isinstance(limited, np.ndarray) else False),
+            ),
+        ]
+    return calls
 
 
 def model_parallel_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:

@@ -76,8 +76,9 @@ H100_USABLE = 75_489_188_249  # tests/fit/test_reserve.py
 
 def activations(b, s):
     # Korthikanti et al. table 2 with flash attention: 34sbh per layer, the embedding's dropout mask sbh,
-    # the final norm and output projection inputs 4sbh, and the fp32 logits 4sbV
-    return L * 34 * s * b * H + s * b * H + 4 * s * b * H + 4 * s * b * V
+    # the final norm and output projection inputs 4sbh; the loss's peak of PyTorch's cross_entropy on
+    # logits.float(): bf16 logits 2sbV, fp32 log-softmax 4sbV and its fp32 gradient 4sbV
+    return L * 34 * s * b * H + s * b * H + 4 * s * b * H + (2 + 4 + 4) * s * b * V
 
 
 def test_llama_3_8b_largest_micro_batch_and_longest_sequence(client):
@@ -91,9 +92,9 @@ def test_llama_3_8b_largest_micro_batch_and_longest_sequence(client):
     [zero3] = answer["arrangements"]
     room = H100_USABLE - STATES_8 - WORKING_SET
     expected_b = room // activations(1, 2048)
-    assert zero3["largest_micro_batch_size"] == expected_b == 5
+    assert zero3["largest_micro_batch_size"] == expected_b == 4
     expected_s = room // activations(1, 1)  # activations are linear in s with flash attention
-    assert zero3["longest_sequence_length"] == expected_s == 11_401
+    assert zero3["longest_sequence_length"] == expected_s == 9_877
     assert f"b = {expected_b + 1}" in zero3["largest_micro_batch_size_arithmetic"]
     assert answer["parameter_count"] == 8_030_261_248 and answer["usable_bytes"] == H100_USABLE
 

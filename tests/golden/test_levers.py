@@ -195,7 +195,10 @@ def test_gpt3_activations_by_the_published_formula(client):
     comps = {c["name"]: c["bytes"] for c in body["memory"]["activations"]["components"]}
     per_layer = s * b * h * (34 + 80)
     assert comps["layers"] == 96 * per_layer
-    assert comps["fp32 logits for the loss (4sbV)"] == 4 * s * b * 50257
+    # the loss's peak, PyTorch's cross_entropy on logits.float(): bf16 logits, fp32 log-softmax, its fp32 gradient
+    assert (
+        comps["loss peak: bf16 logits, fp32 log-softmax and its fp32 gradient (10sbV)"] == (2 + 4 + 4) * s * b * 50257
+    )
     selective = plan(
         client,
         "zero3",

@@ -14,8 +14,9 @@ ARCH = {"layers": L, "hidden_size": H, "attention_heads": A, "ffn_hidden_size": 
 TRAINING = {"micro_batch_size": B, "sequence_length": S}
 CLUSTER = {"gpus_per_node": 8, "gpu": "h100-80gb"}
 # Korthikanti table 2 and section 4.3 with flash attention: 34sbh per layer, the embedding's dropout
-# mask (sbh), the final norm and projection inputs (4sbh) and the fp32 logits (4sbV)
-FLASH_ACTIVATIONS = L * 34 * S * B * H + S * B * H + 4 * S * B * H + 4 * S * B * V
+# mask (sbh), the final norm and projection inputs (4sbh); the loss's peak (service.memory.activations): bf16
+# logits, fp32 log-softmax and its fp32 gradient (2 + 4 + 4 sbV)
+FLASH_ACTIVATIONS = L * 34 * S * B * H + S * B * H + 4 * S * B * H + 10 * S * B * V
 SCORES = L * 5 * A * S * S * B  # what flash attention never stores, and selective recomputation drops
 
 

@@ -80,26 +80,61 @@ S, M = 4096, 4  # sequence_length and micro-batches of body()
 
 @pytest.mark.parametrize("sequence_parallel", [False, True])
 def test_moe_layers_move_their_mlp_pair_to_the_expert_tensor_group(client, sequence_parallel):
-    """Megatron-Core's all-to-all dispatcher gathers the tokens an expert receives over the expert tensor
-    group and reduce-scatters its output there (token_dispatcher.py, dispatch_postprocess and
-    combine_preprocess): with ETP apart from t, each MoE layer's MLP pair leaves the tensor group."""
-    etp, t = 8, 2
+    """Megatron-Core's all-to-all dispatcher gathers the routed copies an expert receives over the expert tensor
+    group and reduce-scatters its output there (megatron/core/transformer/moe/token_dispatcher.py @d98e8a64,
+    MoEAlltoAllTokenDispatcher.dispatch_postprocess: gather_from_sequence_parallel_region after the all-to-all,
+    whenever the expert tensor group has more than one rank; combine_preprocess: reduce_scatter_to_sequence_
+    parallel_region): with ETP apart from t, each MoE layer's MLP pair leaves the tensor group."""
+    etp, t, top_k = 8, 2, 2
     answer = plan(client, tensor=t, expert=2, expert_tensor=etp, sequence_parallel=sequence_parallel)
     calls = answer["traffic"]["collectives"]
     tensor = [c for c in calls if c["group"] == "tensor"]
     experts_tp = [c for c in calls if c["group"] == "expert" and c["name"] != "all_to_all"]
-    names = ["all_gather", "reduce_scatter"] if sequence_parallel else ["all_reduce"]
-    assert [c["name"] for c in tensor] == [c["name"] for c in experts_tp] == names
-    # 32 layers, all MoE: 2 pairs a layer on the tensor group less the MLP's, forward and backward.
-    assert {c["count_per_step"] for c in tensor} == {2 * (2 * MIXTRAL_LAYERS - MIXTRAL_LAYERS) * M}
+    assert [c["name"] for c in experts_tp] == ["all_gather", "reduce_scatter"]  # the dispatcher's, always
+    assert [c["name"] for c in tensor] == (["all_gather", "reduce_scatter"] if sequence_parallel else ["all_reduce"])
+    # 32 layers, all MoE: the attention's pair alone on the tensor group, forward and backward; with sequence
+    # parallelism the backward gathers the q/k/v input once more (layers.py @d98e8a64,
+    # LinearWithGradAccumulationAndAsyncCommunication.backward).
+    pairs = MIXTRAL_LAYERS * M
+    counts = {c["name"]: c["count_per_step"] for c in tensor}
+    if sequence_parallel:
+        assert counts == {"all_gather": 3 * pairs, "reduce_scatter": 2 * pairs}
+    else:
+        assert counts == {"all_reduce": 2 * pairs}
     assert {c["count_per_step"] for c in experts_tp} == {2 * MIXTRAL_LAYERS * M}
-    tokens = S * 1 * etp // t if sequence_parallel else S * 1  # ETP ranks' s'b/t tokens gathered, or s'b
-    assert {c["buffer_bytes"] for c in experts_tp} == {2 * tokens * H}
+    tokens = S * 1 // t if sequence_parallel else S * 1  # the rank's routed tokens: s'b/t, or s'b
+    assert {c["buffer_bytes"] for c in experts_tp} == {2 * etp * tokens * top_k * H}  # ETP ranks' routed copies
     assert {c["ranks"] for c in experts_tp} == {etp}
     assert all(c["link"] == "intra_node" for c in experts_tp)  # 8 consecutive ranks, one node
     omitted = plan(client, tensor=t, expert=2, sequence_parallel=sequence_parallel)["traffic"]["collectives"]
-    assert {c["count_per_step"] for c in omitted if c["group"] == "tensor"} == {2 * 2 * MIXTRAL_LAYERS * M}
     assert [c for c in omitted if c["group"] == "expert" and c["name"] != "all_to_all"] == []
+    routed = [c for c in omitted if c["group"] == "tensor" and c["buffer_bytes"] == 2 * t * tokens * top_k * H]
+    assert {c["name"] for c in routed} == {"all_gather", "reduce_scatter"}  # t x s'b/t x top_k x h, or t x s'b
+    assert {c["count_per_step"] for c in routed} == {2 * MIXTRAL_LAYERS * M}
+
+
+@pytest.mark.parametrize(("tensor", "expert_tensor", "ratio"), [(2, None, 2), (1, 2, 4)])
+def test_the_expert_tensor_gather_carries_the_routed_copies(client, tensor, expert_tensor, ratio):
+    """The issue's figures: Mixtral (top_k 2) at t2 e8 moved 2x too few expert-tensor bytes, at t1 e8 with ETP 2
+    4x: the dispatcher gathers ETP x tokens x top_k copies (all-gather + reduce-scatter of 4 s'bh at ETP 2 and
+    t 1, 2 x (1/2) x 4 s'bh each way) where one all-reduce of s'bh (2 x (1/2) x s'bh) was counted; at t2 with
+    sequence parallelism the pair's buffer is t x s'b/t x 2 = 2 s'bh instead of s'bh."""
+    parallelism = {"tensor": tensor, "expert": 8, "sequence_parallel": tensor > 1}
+    if expert_tensor is not None:
+        parallelism["expert_tensor"] = expert_tensor
+    answer = plan(client, **parallelism)
+    group = "expert" if expert_tensor is not None else "tensor"
+    per_layer_s_b_h = 2 * S * H  # bytes of s'bh at 2 bytes an element
+    routed = [
+        c
+        for c in answer["traffic"]["collectives"]
+        if c["group"] == group and c["name"] != "all_to_all" and c["buffer_bytes"] != per_layer_s_b_h
+    ]
+    sent = sum(c["bytes_sent_per_gpu"] for c in routed)
+    ranks = expert_tensor or tensor
+    was = 2 * (ranks - 1) * per_layer_s_b_h // ranks  # one all-reduce of s'bh a call, forward (one) and backward
+    assert sent == ratio * was
+    assert all(c["count_per_step"] == 2 * MIXTRAL_LAYERS * M for c in routed)
 
 
 def test_expert_data_collectives_move_the_experts_share(client):

@@ -71,22 +71,28 @@ def test_the_all_to_alls_move_latent_tokens(client, sequence_parallel):
 
 @pytest.mark.parametrize("sequence_parallel", [False, True])
 def test_the_tensor_group_moves_the_experts_pair_at_the_latent_width(client, sequence_parallel):
-    """With the expert tensor degree t (omitted), each MoE layer's MLP pair runs on the tensor group as before,
-    on the routed tokens at width l; the attention's pair stays s'bh. Mixtral has no shared experts."""
+    """With the expert tensor degree t (omitted), each MoE layer's routed pair runs on the tensor group, on the
+    routed copies at width l, gathered by the dispatcher (all-gather and reduce-scatter, token_dispatcher.py
+    @d98e8a64); the attention's pair stays s'bh. Mixtral has no shared experts."""
     t = 2
     answer = plan(client, tensor=t, expert=2, sequence_parallel=sequence_parallel)
     tensor = [c for c in answer["traffic"]["collectives"] if c["group"] == "tensor"]
     per_name = 2 if sequence_parallel else 1  # all-gather and reduce-scatter, or one all-reduce
-    assert len(tensor) == 2 * per_name
+    assert len(tensor) == per_name + 2
     wide, narrow = tensor[:per_name], tensor[per_name:]
+    tokens = S // t if sequence_parallel else S  # the tokens each rank routes
     assert {c["buffer_bytes"] for c in wide} == {2 * S * H}
-    assert {c["buffer_bytes"] for c in narrow} == {2 * S * LATENT}
-    # forward and backward: the attention's pair of each of the 32 layers, and the experts' pair of each.
-    assert {c["count_per_step"] for c in wide} == {c["count_per_step"] for c in narrow} == {2 * L * M}
+    assert {c["buffer_bytes"] for c in narrow} == {2 * t * tokens * TOP_K * LATENT}
+    assert [c["name"] for c in narrow] == ["all_gather", "reduce_scatter"]
+    # forward and backward: the attention's pair of each of the 32 layers (its q/k/v input gathered again in the
+    # backward with sequence parallelism), and the experts' pair of each.
+    wide_counts = [3 * L * M, 2 * L * M] if sequence_parallel else [2 * L * M]
+    assert [c["count_per_step"] for c in wide] == wide_counts
+    assert {c["count_per_step"] for c in narrow} == {2 * L * M}
     plain = plan(client, latent=None, tensor=t, expert=2, sequence_parallel=sequence_parallel)
     plain_tensor = [c for c in plain["traffic"]["collectives"] if c["group"] == "tensor"]
-    assert {c["count_per_step"] for c in plain_tensor} == {2 * 2 * L * M}
-    assert {c["buffer_bytes"] for c in plain_tensor} == {2 * S * H}
+    assert [c["count_per_step"] for c in plain_tensor] == wide_counts + [2 * L * M] * 2
+    assert [c["buffer_bytes"] for c in plain_tensor] == [2 * S * H] * per_name + [2 * t * tokens * TOP_K * H] * 2
 
 
 def test_an_expert_tensor_group_apart_moves_latent_tokens(client):
@@ -95,10 +101,10 @@ def test_an_expert_tensor_group_apart_moves_latent_tokens(client):
     calls = answer["traffic"]["collectives"]
     experts_tp = [c for c in calls if c["group"] == "expert" and c["name"] != "all_to_all"]
     assert [c["name"] for c in experts_tp] == ["all_gather", "reduce_scatter"]
-    assert {c["buffer_bytes"] for c in experts_tp} == {2 * (S * etp // t) * LATENT}
+    assert {c["buffer_bytes"] for c in experts_tp} == {2 * (S * etp // t) * TOP_K * LATENT}
     tensor = [c for c in calls if c["group"] == "tensor"]
     assert {c["buffer_bytes"] for c in tensor} == {2 * S * H}  # the attention's pair alone
-    assert {c["count_per_step"] for c in tensor} == {2 * L * M}
+    assert [c["count_per_step"] for c in tensor] == [3 * L * M, 2 * L * M]
 
 
 def test_activations_keep_the_routed_inputs_at_the_latent_width(client):

@@ -30,10 +30,11 @@ as much.
 from dataclasses import dataclass
 from typing import Any
 
-from models.enums import CollectiveName, Dtype, StateClass
+from models.enums import CollectiveName, CrossEntropy, Dtype, StateClass
 from models.presets import PRECISION_PRESETS, PrecisionPresetName, PrecisionSpec
 from service.inputs.architecture import parameter_count
 from service.inputs.arrangements import DDP, HYBRID, SHARD_GRAD_OP, ZERO1, ZERO3, Sharding
+from service.memory.activations import LOSS_PEAK_SBV
 from service.memory.dtypes import bytes_per_element
 from service.memory.model_states import model_state_breakdown
 from service.sim.engines.torch_config import FSDP_ARRANGEMENTS, TinyArchitecture, TorchArrangement, TorchSimConfig
@@ -482,6 +483,16 @@ def _layout_plan(cfg: TorchSimConfig, arrangement: TorchArrangement) -> Any:
 ACTIVATION_TOLERANCE = 0.10
 
 
+def _loss_transient_bytes(cfg: TorchSimConfig, stage: int) -> int:
+    """What of the plan's loss peak on ``stage`` is not yet live after the forward: all of it but the fp32
+    log-softmax, 4 B per token and vocabulary entry (vocabulary-parallel over t, as the plan divides it)."""
+    if stage != cfg.pipeline - 1:
+        return 0
+    logits = cfg.batch_per_rank * cfg.sequence_length * cfg.model.vocab_size
+    t = cfg.tensor
+    return -(-LOSS_PEAK_SBV[CrossEntropy.unfused] * logits // t) - -(-4 * logits // t)
+
+
 def plan_memory_comparison(
     cfg: TorchSimConfig, arrangement: TorchArrangement, peaks: dict[str, int], rank: int
 ) -> list[dict[str, Any]]:
@@ -500,7 +511,10 @@ def plan_memory_comparison(
             casts = 2 * parameter_count(cfg.model.architecture())
             note += f", less autocast's bf16 weight copies saved for the backward (2 B x weights = {casts:,} B)"
         engine = activations - casts
-        plan_bytes = planned.activations_bytes
+        # The tracker's largest Activation is after the forward: of the loss's peak (bf16 logits, fp32 log-softmax
+        # and its gradient, service.memory.activations) only the saved fp32 log-softmax, 4 B a logit, is there.
+        plan_bytes = planned.activations_bytes - _loss_transient_bytes(cfg, stage)
+        note += "; of the plan's loss peak, the fp32 log-softmax the loss saves (4 B per logit)"
         rows.append(
             {
                 "term": "activations",

@@ -22,6 +22,7 @@ from .cluster import Cluster
 from .collective import Collective
 from .collective_name import CollectiveName
 from .context_attention import ContextAttention
+from .cross_entropy import CrossEntropy
 from .dropped_rank_fault import DroppedRankFault
 from .dropped_rank_fault_mode import DroppedRankFaultMode
 from .dtype import Dtype
@@ -37,6 +38,7 @@ from .fit_cell import FitCell
 from .fit_cluster import FitCluster
 from .fit_request import FitRequest
 from .fit_response import FitResponse
+from .fp_8_recipe import Fp8Recipe
 from .framework_estimate import FrameworkEstimate
 from .gpu_count_grid import GpuCountGrid
 from .gpu_generation import GpuGeneration
@@ -186,6 +188,7 @@ __all__ = (
     "Collective",
     "CollectiveName",
     "ContextAttention",
+    "CrossEntropy",
     "DroppedRankFault",
     "DroppedRankFaultMode",
     "Dtype",
@@ -201,6 +204,7 @@ __all__ = (
     "FitCluster",
     "FitRequest",
     "FitResponse",
+    "Fp8Recipe",
     "FrameworkEstimate",
     "GpuCountGrid",
     "GpuGeneration",

@@ -6,6 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.activation_model import ActivationModel
+from ..models.cross_entropy import CrossEntropy
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Activations")
@@ -17,6 +18,8 @@ class Activations:
 
     Attributes:
         bytes_per_value (int | Unset): Bytes of one stored activation value. Default: 2.
+        cross_entropy (CrossEntropy | Unset): How the loss runs over the logits, which decides the loss's activation
+            peak.
         flash_attention (bool | Unset): Flash attention keeps no s x s attention scores. Default: True.
         fudge (float | Unset): A fudge factor, labelled as one (0.001 to 10,000): activation bytes = b x s x h x layers
             x bytes x fudge. 17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.
@@ -27,12 +30,17 @@ class Activations:
     """
 
     bytes_per_value: int | Unset = 2
+    cross_entropy: CrossEntropy | Unset = UNSET
     flash_attention: bool | Unset = True
     fudge: float | Unset = 17.0
     model: ActivationModel | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         bytes_per_value = self.bytes_per_value
+
+        cross_entropy: str | Unset = UNSET
+        if not isinstance(self.cross_entropy, Unset):
+            cross_entropy = self.cross_entropy.value
 
         flash_attention = self.flash_attention
 
@@ -51,6 +59,8 @@ class Activations:
         field_dict.update({})
         if bytes_per_value is not UNSET:
             field_dict["bytes_per_value"] = bytes_per_value
+        if cross_entropy is not UNSET:
+            field_dict["cross_entropy"] = cross_entropy
         if flash_attention is not UNSET:
             field_dict["flash_attention"] = flash_attention
         if fudge is not UNSET:
@@ -64,6 +74,13 @@ class Activations:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         bytes_per_value = d.pop("bytes_per_value", UNSET)
+
+        _cross_entropy = d.pop("cross_entropy", UNSET)
+        cross_entropy: CrossEntropy | Unset
+        if isinstance(_cross_entropy, Unset):
+            cross_entropy = UNSET
+        else:
+            cross_entropy = CrossEntropy(_cross_entropy)
 
         flash_attention = d.pop("flash_attention", UNSET)
 
@@ -88,6 +105,7 @@ class Activations:
 
         activations = cls(
             bytes_per_value=bytes_per_value,
+            cross_entropy=cross_entropy,
             flash_attention=flash_attention,
             fudge=fudge,
             model=model,

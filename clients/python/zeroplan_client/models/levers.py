@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.fp_8_recipe import Fp8Recipe
 from ..models.mxfp_8_recipe import Mxfp8Recipe
 from ..models.recompute import Recompute
 from ..types import UNSET, Unset
@@ -26,6 +27,9 @@ class Levers:
             25 MiB (bucket_cap_mb) for ddp; Megatron-Core's max(40M, 1M x dp) parameters for ddp and zero1 with model
             parallelism; DeepSpeed's reduce_bucket_size of 5e8 elements for zero1 and zero2; one call per FSDP unit where
             parameters are sharded. The working set holds two buckets of the given size (25 MiB when null).
+        fp8 (Fp8Recipe | Unset): Per-tensor scaled FP8 training (Hopper and later; E4M3/E5M2, one scale per tensor), by
+            the library that
+            runs it.
         fsdp_prefetch (bool | Unset): FSDP's prefetch of the next unit's parameters (FSDP2's implicit forward and
             backward prefetch, FSDP1's backward_prefetch=BACKWARD_PRE; on by default) and DeepSpeed ZeRO-3's
             stage3_prefetch_bucket_size: off, every parameter all-gather is exposed. Default: True.
@@ -55,6 +59,7 @@ class Levers:
     """
 
     bucket_bytes: int | None | Unset = UNSET
+    fp8: Fp8Recipe | Unset = UNSET
     fsdp_prefetch: bool | Unset = True
     mxfp8: bool | Unset = False
     mxfp8_recipe: Mxfp8Recipe | Unset = UNSET
@@ -74,6 +79,10 @@ class Levers:
             bucket_bytes = UNSET
         else:
             bucket_bytes = self.bucket_bytes
+
+        fp8: str | Unset = UNSET
+        if not isinstance(self.fp8, Unset):
+            fp8 = self.fp8.value
 
         fsdp_prefetch = self.fsdp_prefetch
 
@@ -114,6 +123,8 @@ class Levers:
         field_dict.update({})
         if bucket_bytes is not UNSET:
             field_dict["bucket_bytes"] = bucket_bytes
+        if fp8 is not UNSET:
+            field_dict["fp8"] = fp8
         if fsdp_prefetch is not UNSET:
             field_dict["fsdp_prefetch"] = fsdp_prefetch
         if mxfp8 is not UNSET:
@@ -155,6 +166,13 @@ class Levers:
             return cast(int | None | Unset, data)
 
         bucket_bytes = _parse_bucket_bytes(d.pop("bucket_bytes", UNSET))
+
+        _fp8 = d.pop("fp8", UNSET)
+        fp8: Fp8Recipe | Unset
+        if isinstance(_fp8, Unset):
+            fp8 = UNSET
+        else:
+            fp8 = Fp8Recipe(_fp8)
 
         fsdp_prefetch = d.pop("fsdp_prefetch", UNSET)
 
@@ -204,6 +222,7 @@ class Levers:
 
         levers = cls(
             bucket_bytes=bucket_bytes,
+            fp8=fp8,
             fsdp_prefetch=fsdp_prefetch,
             mxfp8=mxfp8,
             mxfp8_recipe=mxfp8_recipe,

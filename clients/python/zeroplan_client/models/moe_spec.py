@@ -24,6 +24,10 @@ class MoeSpec:
             every rank; the shared experts keep hidden_size. Omitted: the routed experts work on hidden_size.
         layer_interval (int | Unset): After the dense layers, every layer_interval-th layer is MoE, the others dense
             (Llama 4 Maverick: interleave_moe_layer_step 2). Default: 1.
+        max_nodes_per_token (int | None | Unset): Node-limited routing (DeepSeek-V3 report, section 2.1.2: each token is
+            sent to at most 4 nodes): a token's routed copies cross the network once per node they go to and are forwarded
+            inside the node over NVLink (section 3.2.2). With an expert group that spans nodes the all-to-all then sends
+            min(max_nodes_per_token, top_k) copies across nodes, not top_k. Omitted: no limit, every copy sent.
         router_bias (bool | Unset): A per-expert bias beside the router (DeepSeek-V3 e_score_correction_bias). Default:
             False.
         shared_expert_ffn_hidden_size (int | None | Unset): Inner width of one shared expert's MLP; default
@@ -37,6 +41,7 @@ class MoeSpec:
     dense_layers: int | Unset = 0
     latent_size: int | None | Unset = UNSET
     layer_interval: int | Unset = 1
+    max_nodes_per_token: int | None | Unset = UNSET
     router_bias: bool | Unset = False
     shared_expert_ffn_hidden_size: int | None | Unset = UNSET
     shared_experts: int | Unset = 0
@@ -57,6 +62,12 @@ class MoeSpec:
             latent_size = self.latent_size
 
         layer_interval = self.layer_interval
+
+        max_nodes_per_token: int | None | Unset
+        if isinstance(self.max_nodes_per_token, Unset):
+            max_nodes_per_token = UNSET
+        else:
+            max_nodes_per_token = self.max_nodes_per_token
 
         router_bias = self.router_bias
 
@@ -83,6 +94,8 @@ class MoeSpec:
             field_dict["latent_size"] = latent_size
         if layer_interval is not UNSET:
             field_dict["layer_interval"] = layer_interval
+        if max_nodes_per_token is not UNSET:
+            field_dict["max_nodes_per_token"] = max_nodes_per_token
         if router_bias is not UNSET:
             field_dict["router_bias"] = router_bias
         if shared_expert_ffn_hidden_size is not UNSET:
@@ -114,6 +127,15 @@ class MoeSpec:
 
         layer_interval = d.pop("layer_interval", UNSET)
 
+        def _parse_max_nodes_per_token(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_nodes_per_token = _parse_max_nodes_per_token(d.pop("max_nodes_per_token", UNSET))
+
         router_bias = d.pop("router_bias", UNSET)
 
         def _parse_shared_expert_ffn_hidden_size(data: object) -> int | None | Unset:
@@ -136,6 +158,7 @@ class MoeSpec:
             dense_layers=dense_layers,
             latent_size=latent_size,
             layer_interval=layer_interval,
+            max_nodes_per_token=max_nodes_per_token,
             router_bias=router_bias,
             shared_expert_ffn_hidden_size=shared_expert_ffn_hidden_size,
             shared_experts=shared_experts,

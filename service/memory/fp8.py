@@ -1,0 +1,32 @@
+"""Per-tensor scaled FP8 training as a precision (levers.fp8): what it keeps beside the 16/32-bit state.
+
+- Transformer Engine (transformer_engine/pytorch/module/linear.py: the weight is cast to FP8 once per step and
+  cached, ``is_first_microbatch``; on Hopper its FP8 GEMMs take both operands in the "TN" layout, so the backward's
+  input-gradient GEMM needs the weight's transpose, which Float8Tensor keeps beside it, ``_transpose``): two
+  1-byte copies of every weight the GPU computes with, for the step. The state, the gradient reduction and the
+  parameter all-gathers are unchanged (Megatron-LM gathers 16-bit parameters unless --fp8-param-gather).
+- torchao's float8 (torchao/float8/float8_linear.py, tensorwise scaling, as torchtitan's float8 converter applies
+  it): the casts are made per GEMM and freed, no copy is cached; with FSDP2 the weights are all-gathered in FP8
+  (torchao/float8/fsdp_utils.py, WeightWithFloat8CastTensor.fsdp_pre_all_gather, torchtitan's
+  enable_fsdp_float8_all_gather), so the units in flight hold them unsharded in FP8 (fsdp_post_all_gather).
+The GEMMs' time at the FP8 peak is service.time.efficiency's.
+"""
+
+from models.enums import Dtype, Fp8Recipe
+from models.presets import PrecisionSpec
+
+TRANSFORMER_ENGINE_WEIGHT_COPIES = 2  # the FP8 weight and its transpose (Hopper's TN-only FP8 GEMMs)
+
+
+def with_fp8(precision: PrecisionSpec, recipe: Fp8Recipe, shards_parameters: bool = True) -> PrecisionSpec:
+    """The layout of state under ``recipe`` (module docstring); none leaves it as it is, and so does torchao where
+    the parameters are not sharded (nothing is gathered, nothing cached)."""
+    if recipe is Fp8Recipe.none:
+        return precision
+    if recipe is Fp8Recipe.transformer_engine:
+        return precision.model_copy(
+            update={"compute_parameter_dtype": Dtype.fp8, "compute_parameter_copies": TRANSFORMER_ENGINE_WEIGHT_COPIES}
+        )
+    if not shards_parameters:
+        return precision
+    return precision.model_copy(update={"compute_parameter_dtype": Dtype.fp8, "parameter_gather_dtype": Dtype.fp8})
