@@ -237,8 +237,19 @@ class Resilience:
 
 
 def resilience_of(checkpoint: Checkpoint | None, failures: Failures | None, gpus_per_node: IntLike) -> Resilience:
-    checkpoint = checkpoint or Checkpoint()
-    failures = failures or Failures()
+    if checkpoint is None and failures is None:
+        return default_resilience()  # most plans state neither
+    return _resilience_of(checkpoint or Checkpoint(), failures or Failures(), gpus_per_node)
+
+
+@lru_cache(maxsize=1)
+def default_resilience() -> Resilience:
+    """Neither checkpoints nor failures stated: the defaults, resolved once (the default rate of failures is
+    per GPU, so it does not depend on gpus_per_node)."""
+    return _resilience_of(Checkpoint(), Failures(), 1)
+
+
+def _resilience_of(checkpoint: Checkpoint, failures: Failures, gpus_per_node: IntLike) -> Resilience:
     node_bytes_per_s, storage_source = checkpoint.storage_bytes_per_s()
     rate, failures_source = failures.rate_per_gpu_hour(gpus_per_node)
     interval = checkpoint.interval_steps
@@ -275,7 +286,10 @@ def run_of(
 
 
 def _scalars(*values: object) -> bool:
-    return not any(isinstance(v, np.ndarray) for v in values)
+    for value in values:  # a loop, not any() over a generator: called several times by every plan
+        if isinstance(value, np.ndarray):
+            return False
+    return True
 
 
 def _sqrt(value: float) -> float:
