@@ -15,7 +15,7 @@ from api.answers import AnswerCache
 from api.docs import install_docs
 from api.fast import DirectOperation, DirectPathMiddleware, direct_operation
 from api.jobs import start_jobs, stop_jobs
-from api.logs import configure_logging
+from api.logs import SHUTDOWN_FLUSH_S, configure_logging, flush_access_lines
 from api.metrics import record_build
 from api.middleware import (
     WILDCARD_ADDRESSES,
@@ -102,6 +102,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         # moment later (work that does not check its budget) are killed.
         await anyio.to_thread.run_sync(stop_shared_pool, POOL_STOP_S)
         await anyio.to_thread.run_sync(stop_jobs, app)
+        flush_access_lines(SHUTDOWN_FLUSH_S)
 
 
 def _freeze_startup_objects() -> None:
