@@ -66,8 +66,8 @@ def write_access_line(fields: dict[str, Any]) -> None:
 
 # The event loop never writes an access line itself: stderr is a pipe whose reader (a terminal, a container
 # runtime, a log collector) may pause, and a write to a full pipe (64 KiB on Linux, pipe(7)) blocks until it
-# drains, stalling every request in flight. A reader that drained every 0.2 s held cached plans at 1,457 req/s
-# with p99 181 ms (11.7 ms with stderr on /dev/null). Lines wait in memory instead, a few milliseconds, and a
+# drains, stalling every request in flight. A reader that drained every 0.2 s held cached plans at 1,437 req/s
+# with p99 183 ms (10.4 ms with stderr on /dev/null). Lines wait in memory instead, a few milliseconds, and a
 # thread writes them, many in one write; what a stalled reader leaves unread is bounded, and past the bound
 # lines are dropped and counted (a warning line with the count once the reader catches up, and
 # zeroplan_access_log_dropped_lines_total), never the requests slowed.
@@ -100,9 +100,12 @@ class AccessLines:
             self._lines.append(text)
             self._bytes += len(text)
             self._handler = handler
+            start = first and not self._writer_started
+            if start:
+                self._writer_started = True
+        if start:
+            threading.Thread(target=self._write_forever, name="zeroplan-access-log", daemon=True).start()
         if first:
-            if not self._writer_started:
-                self._start_writer()
             self._pending.set()
 
     def flush(self, timeout_s: float = -1) -> None:
@@ -132,12 +135,8 @@ class AccessLines:
             with handler.lock or nullcontext():
                 handler.stream.write("".join(lines))
                 handler.flush()
-        except Exception:  # a closed or broken stream: logging's own policy (Handler.handleError) is to go on
+        except Exception:  # a closed or broken stream: like logging.Handler.handleError, go on without the lines
             pass
-
-    def _start_writer(self) -> None:
-        self._writer_started = True
-        threading.Thread(target=self._write_forever, name="zeroplan-access-log", daemon=True).start()
 
     def forget_after_fork(self) -> None:
         """In a forked child: no writer thread (threads do not survive a fork), the parent's lines are the
