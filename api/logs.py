@@ -67,12 +67,12 @@ def write_access_line(fields: dict[str, Any]) -> None:
 # The event loop never writes an access line itself: stderr is a pipe whose reader (a terminal, a container
 # runtime, a log collector) may pause, and a write to a full pipe (64 KiB on Linux, pipe(7)) blocks until it
 # drains, stalling every request in flight. A reader that drained every 0.2 s held cached plans at 1,437 req/s
-# with p99 183 ms (10.4 ms with stderr on /dev/null). Lines wait in memory instead, a few milliseconds, and a
+# with p99 183 ms (10.4 ms with stderr on /dev/null). Lines wait in memory instead, up to 0.1 s, and a
 # thread writes them, many in one write; what a stalled reader leaves unread is bounded, and past the bound
 # lines are dropped and counted (a warning line with the count once the reader catches up, and
 # zeroplan_access_log_dropped_lines_total), never the requests slowed.
 ACCESS_LOG_BUFFER_BYTES = 8 * 2**20
-ACCESS_LOG_INTERVAL_S = 0.02  # how long the writer gathers lines before one write
+ACCESS_LOG_INTERVAL_S = 0.1  # how long the writer gathers lines before one write
 SHUTDOWN_FLUSH_S = 1.0  # at shutdown, how long a write in progress may hold the last lines back
 
 
@@ -88,24 +88,24 @@ class AccessLines:
         self._handler: logging.StreamHandler | None = None  # type: ignore[type-arg]
         self._lock = threading.Lock()  # the lines waiting
         self._write_lock = threading.Lock()  # one write at a time, in the order the lines came
-        self._pending = threading.Event()
+        self._pending = threading.Event()  # set when a line comes to an idle writer
         self._writer_started = False
+        self._writer_idle = False
 
     def add(self, handler: logging.StreamHandler, text: str) -> None:  # type: ignore[type-arg]
         with self._lock:
             if self._bytes + len(text) > self.max_bytes:
                 self._dropped += 1
                 return
-            first = not self._lines
             self._lines.append(text)
             self._bytes += len(text)
             self._handler = handler
-            start = first and not self._writer_started
-            if start:
-                self._writer_started = True
+            start = not self._writer_started
+            wake = self._writer_idle
+            self._writer_started, self._writer_idle = True, False
         if start:
             threading.Thread(target=self._write_forever, name="zeroplan-access-log", daemon=True).start()
-        if first:
+        elif wake:
             self._pending.set()
 
     def flush(self, timeout_s: float = -1) -> None:
@@ -146,13 +146,22 @@ class AccessLines:
         self._write_lock = threading.Lock()
         self._pending = threading.Event()
         self._writer_started = False
+        self._writer_idle = False
 
     def _write_forever(self) -> None:
+        """Write what came every interval; with nothing waiting, sleep until a line comes. While requests keep
+        coming the event loop never wakes this thread (a wake-up hands it the interpreter lock, and on a busy
+        machine the loop then waits for the thread to be scheduled): the thread wakes itself, once an
+        interval."""
         while True:
-            self._pending.wait()
-            time.sleep(self.interval_s)  # the lines of the next few milliseconds join this write
-            self._pending.clear()
+            time.sleep(self.interval_s)  # the lines of the interval join one write
             self.flush()
+            with self._lock:
+                if self._lines or self._dropped:
+                    continue
+                self._writer_idle = True
+                self._pending.clear()
+            self._pending.wait()
 
 
 ACCESS_LINES = AccessLines()

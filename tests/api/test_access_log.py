@@ -77,6 +77,14 @@ def test_lines_reach_the_stream_in_order_without_a_flush():
     while stream.getvalue().count("\n") < 100 and time.monotonic() < deadline:
         time.sleep(0.005)
     assert [line["n"] for line in lines_of(stream)] == list(range(100))
+    # Nothing left: the writer sleeps until a line comes, and that line wakes it.
+    while not lines._writer_idle and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert lines._writer_idle
+    lines.add(handler, json.dumps({"n": 100}) + "\n")
+    while stream.getvalue().count("\n") < 101 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert [line["n"] for line in lines_of(stream)] == list(range(101))
 
 
 def test_past_the_bound_lines_are_dropped_counted_and_reported_when_the_reader_returns():
