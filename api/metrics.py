@@ -47,6 +47,10 @@ ANSWER_CACHE = Counter(
     ["operation", "result"],
 )
 SWEEP_CELLS = Counter("zeroplan_sweep_cells", "Sweep cells computed.")
+ACCESS_LINES_DROPPED = Counter(
+    "zeroplan_access_log_dropped_lines",
+    "Access-log lines dropped because the reader of stderr fell behind by the buffer's bound (api.logs).",
+)
 SIMULATION_JOBS = Gauge(
     "zeroplan_simulation_jobs",
     "Simulation jobs in each state (queued, running, succeeded, failed, cancelled), from the job store.",

@@ -167,6 +167,11 @@ class CoalescingTransport:
         if not self._transport.is_closing():
             self._transport.write(data)
 
+    def is_closing(self) -> bool:
+        # Asked several times per request (uvicorn's protocol, the deadlines): defined here, not found through
+        # __getattr__, which CPython reaches only after a failed lookup has raised AttributeError (0.98 -> 0.25 us).
+        return self._transport.is_closing()
+
     def close(self) -> None:
         self.flush()
         self._transport.close()

@@ -225,8 +225,7 @@ class CallFigures:
 
 
 def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFigures:
-    hops = int(collective_hops(n, c, g))
-    ranks = int(collective_ranks(c, n, g))
+    hops, ranks, link = ring_figures(c, n, g)
     chunk = sent // hops if hops else 0
     elements = collective_buffer_elements(c, p, g)
     intra, inter = hierarchical_link_bytes(c, elements, n, g)
@@ -236,10 +235,16 @@ def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFi
         ranks=ranks,
         intra_node_bytes=int(intra),
         inter_node_bytes=int(inter),
-        link=flat_link(c, n, g),
+        link=link,
         arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
         f"= {group_digits(sent)} B per call",
     )
+
+
+@lru_cache(maxsize=4096)  # a pure function of frozen values: what a ring is depends on the GPUs, not the model
+def ring_figures(c: StepCollective, n: int, g: int) -> tuple[int, int, Link | None]:
+    """A call's ring: its hops, ranks and the slowest link it crosses."""
+    return int(collective_hops(n, c, g)), int(collective_ranks(c, n, g)), flat_link(c, n, g)
 
 
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> dict[str, Any]:

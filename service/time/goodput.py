@@ -93,19 +93,19 @@ def write_s(
 def young_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """Young 1974: sqrt(2 delta M)."""
     if _scalars(stall_s, mtbf_s):
-        return _sqrt(2 * float(stall_s) * float(mtbf_s))
+        return _young(float(stall_s), float(mtbf_s))
     return np.sqrt(2 * stall_s * mtbf_s)
+
+
+def _young(d: float, mm: float) -> float:
+    return _sqrt(2 * d * mm)
 
 
 def daly_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """Daly 2006's higher-order estimate of the optimum interval of work between checkpoints, seconds (infinite
     without failures; M when the stall is 2M or more)."""
     if _scalars(stall_s, mtbf_s):
-        d, mm = float(stall_s), float(mtbf_s)
-        if not d < 2 * mm:
-            return mm
-        xx = d / (2 * mm)
-        return _sqrt(2 * d * mm) * (1 + _sqrt(xx) / 3 + xx / 9) - d
+        return _daly(float(stall_s), float(mtbf_s))
     delta, m = np.asarray(stall_s, dtype=np.float64), np.asarray(mtbf_s, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         x = delta / (2 * m)
@@ -114,16 +114,17 @@ def daly_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     return float(out) if out.ndim == 0 else out
 
 
+def _daly(d: float, mm: float) -> float:
+    if not d < 2 * mm:
+        return mm
+    xx = d / (2 * mm)
+    return _sqrt(2 * d * mm) * (1 + _sqrt(xx) / 3 + xx / 9) - d
+
+
 def wall_factor(interval_s: FloatLike, stall_s: FloatLike, restart_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """T_w / T_s by Daly's complete model; tau / (tau + delta) inverted without failures."""
     if _scalars(interval_s, stall_s, restart_s, mtbf_s):
-        t, d, rr, mm = float(interval_s), float(stall_s), float(restart_s), float(mtbf_s)
-        if not math.isfinite(mm):
-            return (t + d) / t
-        try:
-            return mm * math.exp(rr / mm) * math.expm1((t + d) / mm) / t
-        except OverflowError:
-            return math.inf
+        return _wall_factor(float(interval_s), float(stall_s), float(restart_s), float(mtbf_s))
     tau, delta, r, m = (np.asarray(v, dtype=np.float64) for v in (interval_s, stall_s, restart_s, mtbf_s))
     finite = np.isfinite(m)
     safe_m = np.where(finite, m, 1.0)
@@ -131,6 +132,15 @@ def wall_factor(interval_s: FloatLike, stall_s: FloatLike, restart_s: FloatLike,
         failing = safe_m * np.exp(r / safe_m) * np.expm1((tau + delta) / safe_m) / tau
     out = np.where(finite, failing, (tau + delta) / tau)
     return float(out) if out.ndim == 0 else out
+
+
+def _wall_factor(t: float, d: float, rr: float, mm: float) -> float:
+    if not math.isfinite(mm):
+        return (t + d) / t
+    try:
+        return mm * math.exp(rr / mm) * math.expm1((t + d) / mm) / t
+    except OverflowError:
+        return math.inf
 
 
 class Run:
@@ -176,16 +186,17 @@ class Run:
         mtbf_s: FloatLike,
         write_s: FloatLike,
     ) -> None:
-        """The same figures as __init__'s for one plan, in plain floats."""
-        self.optimal_interval_s = daly_interval_s(stall_s, mtbf_s)
-        self.young_interval_s = young_interval_s(stall_s, mtbf_s)
+        """The same figures as __init__'s for one plan, in plain floats (the scalar forms of daly_interval_s,
+        young_interval_s and wall_factor, called directly: every value is known to be a number)."""
+        d, mm = float(stall_s), float(mtbf_s)
+        self.optimal_interval_s = optimum = _daly(d, mm)
+        self.young_interval_s = _young(d, mm)
         if interval_steps is None:
-            optimum = float(self.optimal_interval_s)
             interval_steps = max(1.0, float(round(optimum / step_s))) if math.isfinite(optimum) else math.inf
         self.interval_steps = interval_steps
         self.interval_s = float(interval_steps) * step_s
         self.stall_s, self.restart_s, self.mtbf_s, self.write_s = stall_s, restart_s, mtbf_s, write_s
-        factor = 1.0 if math.isinf(self.interval_s) else float(wall_factor(self.interval_s, stall_s, restart_s, mtbf_s))
+        factor = 1.0 if math.isinf(self.interval_s) else _wall_factor(self.interval_s, d, float(restart_s), mm)
         self.goodput = 1 / factor if factor and not math.isnan(factor) else 0.0  # 0: a run that never finishes
 
     def totals(self, training_s: FloatLike) -> dict[str, FloatLike]:
@@ -237,8 +248,19 @@ class Resilience:
 
 
 def resilience_of(checkpoint: Checkpoint | None, failures: Failures | None, gpus_per_node: IntLike) -> Resilience:
-    checkpoint = checkpoint or Checkpoint()
-    failures = failures or Failures()
+    if checkpoint is None and failures is None:
+        return default_resilience()  # most plans state neither
+    return _resilience_of(checkpoint or Checkpoint(), failures or Failures(), gpus_per_node)
+
+
+@lru_cache(maxsize=1)
+def default_resilience() -> Resilience:
+    """Neither checkpoints nor failures stated: the defaults, resolved once (the default rate of failures is
+    per GPU, so it does not depend on gpus_per_node)."""
+    return _resilience_of(Checkpoint(), Failures(), 1)
+
+
+def _resilience_of(checkpoint: Checkpoint, failures: Failures, gpus_per_node: IntLike) -> Resilience:
     node_bytes_per_s, storage_source = checkpoint.storage_bytes_per_s()
     rate, failures_source = failures.rate_per_gpu_hour(gpus_per_node)
     interval = checkpoint.interval_steps
@@ -275,7 +297,10 @@ def run_of(
 
 
 def _scalars(*values: object) -> bool:
-    return not any(isinstance(v, np.ndarray) for v in values)
+    for value in values:  # a loop, not any() over a generator: called several times by every plan
+        if isinstance(value, np.ndarray):
+            return False
+    return True
 
 
 def _sqrt(value: float) -> float:

@@ -217,3 +217,26 @@ def test_only_a_run_of_nineteen_digits_that_does_not_follow_a_point_is_parsed_ag
     assert long(b'{"a": 0.000031145864864864865, "b": 1234567890123456789}')  # 19 digits after a fraction
     assert long(b"[9223372036854775808]")
     assert not long(b"[1.2345678901234567e+25, -922337203685477580]")
+
+
+@pytest.mark.parametrize("value", [2**53 - 1, 2**53, -(2**53), 2**62, -(2**63)])
+def test_integers_on_either_side_of_2_to_the_53_are_written_as_pydantic_writes_them(value):
+    # Within 2^53 - 1 orjson's own check passes the body unscanned; past it the body is written again and scanned.
+    row = Row(state="parameters", bytes=value, share=0.5)
+    assert model_json(row) == pydantic_json(row)
+    assert model_json(row) == b'{"state":"parameters","bytes":%d,"share":0.5}' % value
+
+
+def test_a_body_of_integers_within_2_to_the_53_is_not_scanned(monkeypatch):
+    import api.encoding
+
+    scanned: list[bytes] = []
+    monkeypatch.setattr(api.encoding, "within_int64", lambda body: scanned.append(body) or body)
+    request = PlanRequest.model_validate(PLAN_EXAMPLE)
+    fields = planner.plan_fields(request)
+    assert isinstance(fields, dict)
+    assert fields_json(fields, PlanResponse) == pydantic_json(PlanResponse.model_validate(fields))
+    assert scanned == []
+    fields["memory"]["per_gpu_bytes"] = 2**53  # one integer past orjson's strict check: the body is scanned
+    assert fields_json(fields, PlanResponse) == pydantic_json(PlanResponse.model_validate(fields))
+    assert len(scanned) == 1

@@ -11,7 +11,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from api.app import create_app
-from api.logs import ACCESS_LOGGER, ROOT_LOGGER, write_access_line
+from api.logs import ACCESS_LOGGER, ROOT_LOGGER, flush_access_lines, write_access_line
 from api.settings import Settings
 from tests.service_contract.conftest import PLAN_BODY, client_with
 
@@ -124,6 +124,7 @@ def test_the_direct_access_line_is_the_formatters_line(monkeypatch):
     monkeypatch.setattr(handler, "stream", stream)
     fields = {"method": "POST", "route": "/v1/plan", "status": 200, "duration_s": 0.000123, "request_id": "a-1"}
     write_access_line(fields)
+    flush_access_lines()  # the line is written by the access log's thread; this writes it now
     (line,) = stream.getvalue().splitlines()
     written = json.loads(line)
     record = logging.getLogger(ACCESS_LOGGER).makeRecord(ACCESS_LOGGER, logging.INFO, "", 0, "request", (), None)

@@ -1,0 +1,25 @@
+"""Values the plan path resolves once and shares (memoised defaults) equal what resolving them afresh gives."""
+
+import numpy as np
+import pytest
+
+from models.resilience import LLAMA3_INTERRUPTIONS_PER_GPU_HOUR, Checkpoint, Failures
+from service.time.goodput import resilience_of
+
+
+@pytest.mark.parametrize("gpus_per_node", [1, 4, 8, 72, np.array([1, 8, 16])])
+def test_the_default_resilience_is_the_default_checkpoint_and_failures_at_any_node_size(gpus_per_node):
+    shared = resilience_of(None, None, gpus_per_node)
+    fresh = resilience_of(Checkpoint(), Failures(), gpus_per_node)
+    assert shared == fresh
+    # Dubey et al. 2024, section 3.3.4: 466 interruptions / (54 days x 24 h x 16,384 GPUs), a rate per GPU-hour
+    assert shared.interruptions_per_gpu_hour == pytest.approx(466 / (54 * 24 * 16_384), rel=1e-12)
+    assert shared.interruptions_per_gpu_hour == LLAMA3_INTERRUPTIONS_PER_GPU_HOUR
+    assert shared.interval_steps is None and not shared.asynchronous
+
+
+def test_a_stated_checkpoint_or_failure_rate_is_not_the_default():
+    stated = resilience_of(Checkpoint(interval_steps=100), None, 8)
+    assert stated.interval_steps == 100
+    per_node = resilience_of(None, Failures(node_mtbf_hours=1000.0), 8)
+    assert per_node.interruptions_per_gpu_hour == pytest.approx(1 / (1000.0 * 8), rel=1e-12)
