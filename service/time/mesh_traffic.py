@@ -227,8 +227,10 @@ def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list
     sequence_parallel = mesh.sequence_parallel
     width, w = routed_expert_width(arch), ("h" if routed_expert_width(arch) == arch.hidden_size else "l")
     buffer = (tokens * etp // mesh.tensor if sequence_parallel else tokens) * width
-    subject = f"the experts' tokens, {etp} x s'b/t x {w}" if sequence_parallel else f"the experts' s'b{w}"
-    counts = f"1 per MoE layer forward and 1 backward over the {etp} expert tensor ranks"
+    # A grid's degrees are arrays: its calls are named by the symbol (formatting the array would cost seconds).
+    named = etp if np.ndim(etp) == 0 else "ETP"
+    subject = f"the experts' tokens, {named} x s'b/t x {w}" if sequence_parallel else f"the experts' s'b{w}"
+    counts = f"1 per MoE layer forward and 1 backward over the {named} expert tensor ranks"
     inter_node = etp > mesh.gpus_per_node  # ETP consecutive ranks (service.mesh.degrees)
     link = np.broadcast_to(inter_node, present.shape) if isinstance(present, np.ndarray) else _link(inter_node)
     forward = work.moe_layers * work.micro_batches * present
