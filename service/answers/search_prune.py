@@ -266,7 +266,7 @@ class BranchAndBound:
         self._count(ACTIVATIONS_EXCEED, valid_cells[no_recompute].sum())
         alive = alive[~no_recompute[alive]]
         bound_s = np.where(recompute_ok, lower, np.inf).min(axis=1)
-        self._branch(alive, bound_s, recompute_ok, cell_fits, valid_cells)
+        self._branch(alive, bound_s, np.where(recompute_ok, lower, np.inf), recompute_ok, cell_fits, valid_cells)
         return self._outcome(considered)
 
     def _valid_counts(self) -> np.ndarray:
@@ -281,6 +281,7 @@ class BranchAndBound:
         self,
         alive: np.ndarray,
         bound_s: np.ndarray,
+        lower: np.ndarray,
         recompute_ok: np.ndarray,
         cell_fits: np.ndarray,
         valid_cells: np.ndarray,
@@ -293,7 +294,8 @@ class BranchAndBound:
         sizes = np.unique(n)
         while True:
             self._check()
-            needed = pending & self._needed(order, k1, k2, bound_s, sizes)
+            limit, best = self._threshold(), self._front_steps(sizes)
+            needed = pending & self._needed(order, k1[order], k2[order], bound_s[order], sizes, limit, best)
             left = np.flatnonzero(needed)
             if not len(left):
                 break
@@ -304,16 +306,26 @@ class BranchAndBound:
                 if int(size) not in self.front:
                     take = np.union1d(take, left[sizes_now == size][:SEED_SHAPES])
             pending[take] = False
-            self._evaluate(order[take], recompute_ok[order[take]], cell_fits[order[take]])
+            # Of a shape's recompute modes, those whose own bound can rank (or reach the front).
+            shapes = order[take]
+            chosen = np.zeros((len(shapes), lower.shape[1]), dtype=bool)
+            for j in range(lower.shape[1]):
+                r1, r2 = self.goal.bound(lower[shapes, j], n[shapes])
+                chosen[:, j] = self._needed(shapes, r1, r2, lower[shapes, j], sizes, limit, best)
+            chosen &= recompute_ok[shapes]
+            self._evaluate(shapes, chosen, recompute_ok[shapes], cell_fits[shapes])
             chunk = min(MAX_CHUNK_SHAPES, chunk * 2)
         skipped = order[pending]
         # Of the shapes never evaluated, the cells the memory bounds leave out are counted as such.
         known = self._left_out_cells(skipped, recompute_ok[skipped], cell_fits[skipped])
         self._count(CANNOT_RANK, valid_cells[skipped].sum() - known)
 
-    def _left_out_cells(self, index: np.ndarray, recompute_ok: np.ndarray, cell_fits: np.ndarray) -> int:
+    def _left_out_cells(
+        self, index: np.ndarray, recompute_ok: np.ndarray, cell_fits: np.ndarray, chosen: np.ndarray | None = None
+    ) -> int:
         """Count, by reason, the valid cells of these shapes that the memory bounds leave out (``recompute_ok``
-        (shapes, R) and ``cell_fits`` (shapes, A, O) of these shapes); return how many."""
+        (shapes, R) and ``cell_fits`` (shapes, A, O) of these shapes) and, of the rest, the recompute modes not
+        ``chosen`` (their step bound cannot rank); return how many cells the memory bounds leave out."""
         if not len(index):
             return 0
         valid = self._valid(index)  # (shapes, A, R, O)
@@ -321,30 +333,43 @@ class BranchAndBound:
         activations_out = valid & ~states_out & ~recompute_ok[:, None, :, None]
         self._count(CELL_STATES_EXCEED, states_out.sum())
         self._count(ACTIVATIONS_EXCEED, activations_out.sum())
+        if chosen is not None:
+            rank_out = valid & ~states_out & recompute_ok[:, None, :, None] & ~chosen[:, None, :, None]
+            self._count(CANNOT_RANK, rank_out.sum())
         return int(states_out.sum() + activations_out.sum())
 
     def _needed(
-        self, order: np.ndarray, k1: np.ndarray, k2: np.ndarray, bound_s: np.ndarray, sizes: np.ndarray
+        self,
+        shapes: np.ndarray,
+        k1: np.ndarray,
+        k2: np.ndarray,
+        bound_s: np.ndarray,
+        sizes: np.ndarray,
+        threshold: tuple[float, float] | None,
+        best: np.ndarray,
     ) -> np.ndarray:
-        """Shapes (in ``order``) whose bound can still enter the top_k + 1 or the front."""
-        threshold = self._threshold()
-        i = order
+        """Whether each of these shapes, with these bounds (aligned with ``shapes``: the objective's key, the
+        step), can still enter the top_k + 1 (``threshold``) or the front (``best``: the fastest step found on
+        each world size or fewer GPUs)."""
         if threshold is None:
-            rank_ok = np.ones(len(i), dtype=bool)
+            rank_ok = np.ones(len(shapes), dtype=bool)
         elif self.goal.objective is SearchObjective.gpus:
-            rank_ok = (k1[i] < threshold[0]) | ((k1[i] == threshold[0]) & (k2[i] <= threshold[1]))
+            rank_ok = (k1 < threshold[0]) | ((k1 == threshold[0]) & (k2 <= threshold[1]))
         else:
-            rank_ok = k1[i] <= threshold[0]
-        # The front: the fastest found on as many GPUs or fewer.
+            rank_ok = k1 <= threshold[0]
+        position = np.searchsorted(sizes, self.shapes["world_size"][shapes])
+        front_ok = bound_s <= best[position]
+        needed: np.ndarray = rank_ok | front_ok
+        return needed
+
+    def _front_steps(self, sizes: np.ndarray) -> np.ndarray:
+        """The fastest step found on each world size or on fewer GPUs."""
         best = np.full(len(sizes), np.inf)
         for j, size in enumerate(sizes.tolist()):
             if size in self.front:
                 best[j] = self.front[size][0]
-        best = np.minimum.accumulate(best)
-        position = np.searchsorted(sizes, self.shapes["world_size"][i])
-        front_ok = bound_s[i] <= best[position]
-        needed: np.ndarray = rank_ok | front_ok
-        return needed
+        out: np.ndarray = np.minimum.accumulate(best)
+        return out
 
     def _threshold(self) -> tuple[float, float] | None:
         """The key of the (top_k + 1)-th distinct row found (rows with identical figures are one); None before
@@ -372,15 +397,22 @@ class BranchAndBound:
             self.pool.keep(keep)
         return limit
 
-    def _evaluate(self, index: np.ndarray, recompute_ok: np.ndarray, cell_fits: np.ndarray | None) -> None:
-        """Evaluate these shapes under the choices their bounds leave (grouped by the recompute modes allowed)."""
+    def _evaluate(
+        self,
+        index: np.ndarray,
+        chosen: np.ndarray,
+        recompute_ok: np.ndarray | None = None,
+        cell_fits: np.ndarray | None = None,
+    ) -> None:
+        """Evaluate these shapes under the choices their bounds leave (grouped by the recompute modes chosen)."""
         c = self.choices
-        weights = 1 << np.arange(recompute_ok.shape[1])
-        codes = (recompute_ok * weights).sum(axis=1)
+        weights = 1 << np.arange(chosen.shape[1])
+        codes = (chosen * weights).sum(axis=1)
         for code in np.unique(codes).tolist():
             group = index[codes == code]
             r_pos = [j for j in range(len(c.recompute)) if code >> j & 1]
             fits_here = cell_fits[codes == code] if cell_fits is not None else None
+            memory_here = recompute_ok[codes == code] if recompute_ok is not None else None
             a_pos = list(range(len(c.arrangement)))
             o_pos = list(range(len(c.offload_optimizer)))
             if fits_here is not None:
@@ -390,10 +422,17 @@ class BranchAndBound:
                 self._check()
                 part = group[start : start + MAX_CHUNK_SHAPES]
                 part_fits = fits_here[start : start + MAX_CHUNK_SHAPES] if fits_here is not None else None
-                self._evaluate_part(part, a_pos, r_pos, o_pos, part_fits)
+                part_memory = memory_here[start : start + MAX_CHUNK_SHAPES] if memory_here is not None else None
+                self._evaluate_part(part, a_pos, r_pos, o_pos, part_fits, part_memory)
 
     def _evaluate_part(
-        self, index: np.ndarray, a_pos: list[int], r_pos: list[int], o_pos: list[int], cell_fits: np.ndarray | None
+        self,
+        index: np.ndarray,
+        a_pos: list[int],
+        r_pos: list[int],
+        o_pos: list[int],
+        cell_fits: np.ndarray | None,
+        recompute_ok: np.ndarray | None = None,
     ) -> None:
         c = self.choices
         sub = Choices(
@@ -406,9 +445,10 @@ class BranchAndBound:
         evaluated = valid
         if cell_fits is not None:  # cells the structure bound leaves out are not counted as evaluated
             evaluated = valid & cell_fits[np.ix_(np.arange(len(index)), at_a, at_o)][:, :, None, :]
-            allowed = np.zeros((len(index), len(c.recompute)), dtype=bool)
-            allowed[:, r_pos] = True
-            self._left_out_cells(index, allowed, cell_fits)
+            chosen = np.zeros((len(index), len(c.recompute)), dtype=bool)
+            chosen[:, r_pos] = True
+            assert recompute_ok is not None
+            self._left_out_cells(index, recompute_ok, cell_fits, chosen)
         self.evaluated += int(evaluated.sum())
         fit = figures.fits & evaluated
         self.fitting += int(fit.sum())
