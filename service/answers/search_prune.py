@@ -138,6 +138,16 @@ class Pool:
         self.columns = {name: [values[mask]] for name, values in merged.items()}
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """Per shape: which (arrangement, offload) cells can fit (shapes, A, O) and which recompute modes (shapes,
+    R), by the memory bounds; the lower bound on the step of each recompute mode (shapes, R), in seconds."""
+
+    cell_fits: np.ndarray
+    recompute_ok: np.ndarray
+    lower_s: np.ndarray
+
+
 @dataclass
 class Outcome:
     """What the branch and bound found: the fitting layouts that can rank (one per layout and arrangement, the
@@ -225,21 +235,31 @@ class BranchAndBound:
         considered = found.size
         if self.count == 0:
             return Outcome({}, considered, 0, 0, 0, {})
-        usable = self.case.scene.usable_bytes
         if not self.prune:
             everything = np.arange(self.count)
             self._evaluate(everything, np.ones((self.count, len(c.recompute)), bool), None)
             return self._outcome(considered)
-        cell_fits, least, at_star, star = self.structure_fit()
         valid_cells = self._valid_counts()
-        any_fit = cell_fits.any(axis=(1, 2))
+        bounds = self.bounds()
+        any_fit = bounds.cell_fits.any(axis=(1, 2))
         self._count(STATES_EXCEED, valid_cells[~any_fit].sum())
-        alive = np.flatnonzero(any_fit)
+        no_recompute = any_fit & ~bounds.recompute_ok.any(axis=1)
+        self._count(ACTIVATIONS_EXCEED, valid_cells[no_recompute].sum())
+        alive = np.flatnonzero(any_fit & ~no_recompute)
+        lower = np.where(bounds.recompute_ok, bounds.lower_s, np.inf)
+        bound_s = lower.min(axis=1)
+        self._branch(alive, bound_s, lower, bounds.recompute_ok, bounds.cell_fits, valid_cells)
+        return self._outcome(considered)
 
-        # 2 and 3: one evaluation per shape under (a*, o*) and every recompute.
+    def bounds(self) -> "Bounds":
+        """The memory and step bounds of every shape (1, 2 and 3 of the module's docstring)."""
+        c = self.choices
+        cell_fits, least, at_star, star = self.structure_fit()
+        alive = np.flatnonzero(cell_fits.any(axis=(1, 2)))
         a_star, o_star = int(star[0]), int(star[1])
         lower = np.full((self.count, len(c.recompute)), np.inf)
         recompute_ok = np.zeros((self.count, len(c.recompute)), dtype=bool)
+        usable = self.case.scene.usable_bytes
         for start in range(0, len(alive), BOUND_CHUNK_SHAPES):
             self._check()
             rows = alive[start : start + BOUND_CHUNK_SHAPES]
@@ -261,13 +281,7 @@ class BranchAndBound:
                 + figures.pipeline_p2p_s
                 + figures.expert_parallel_s
             )
-        no_recompute = np.zeros(self.count, dtype=bool)
-        no_recompute[alive] = ~recompute_ok[alive].any(axis=1)
-        self._count(ACTIVATIONS_EXCEED, valid_cells[no_recompute].sum())
-        alive = alive[~no_recompute[alive]]
-        bound_s = np.where(recompute_ok, lower, np.inf).min(axis=1)
-        self._branch(alive, bound_s, np.where(recompute_ok, lower, np.inf), recompute_ok, cell_fits, valid_cells)
-        return self._outcome(considered)
+        return Bounds(cell_fits, recompute_ok, lower)
 
     def _valid_counts(self) -> np.ndarray:
         """Valid layouts of each shape (every choice, less hybrid where it is not modelled)."""

@@ -191,3 +191,45 @@ def test_each_layout_keeps_only_its_fastest_levers():
     assert len(set(keys)) == len(keys)
     assert answer.dominated > 0
     assert np.all(np.diff([row.step_s for row in answer.layouts]) >= 0)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        MIXTRAL,
+        DENSE,
+        DENSE | {"cluster": DENSE["cluster"] | {"world_size": [4, 8]}, "training": {"global_batch_size": 64}},
+        {
+            "model": {"preset": "qwen3-30b-a3b"},
+            "cluster": {"world_size": [16, 32], "gpus_per_node": 8, "gpu": "a100-40gb"},
+            "training": {"global_batch_size": 64, "sequence_length": 4096},
+        },
+    ],
+    ids=["mixtral-8x7b", "llama-3-8b", "llama-3-8b-small", "qwen3-30b-a3b"],
+)
+def test_the_bounds_are_true_bounds_on_every_layout(body):
+    """Every valid layout, evaluated: none the memory bounds leave out fits, and none steps faster than its
+    shape's bound for its recompute mode."""
+    from service.answers.search_prune import BranchAndBound, goal_for
+    from service.engine.layout_grid import evaluate_grid
+
+    request = SearchRequest.model_validate(body)
+    prepared = prepare(request)
+    case = prepared.case
+    found = space(case.arch, prepared.candidates, case.sequence_length, case.global_batch_size, case.gpus_per_node)
+    search_state = BranchAndBound(case, found, goal_for(case, request.objective, None, None, None), 5)
+    bounds = search_state.bounds()
+    checked = 0
+    for start, block in found.blocks():
+        rows = np.arange(start, start + len(block))
+        figures = evaluate_grid(case, search_state.table, block, found.choices)
+        valid = found.valid(block.columns)
+        fits = figures.fits & valid
+        # (shapes, A, R, O) against (shapes, A, 1, O) and (shapes, 1, R, 1)
+        assert not (fits & ~bounds.cell_fits[rows][:, :, None, :]).any()
+        assert not (fits & ~bounds.recompute_ok[rows][:, None, :, None]).any()
+        lower = bounds.lower_s[rows][:, None, :, None]
+        where = valid & bounds.recompute_ok[rows][:, None, :, None]
+        assert np.all(figures.step_s[where] >= np.broadcast_to(lower, where.shape)[where] * (1 - 1e-12))
+        checked += int(valid.sum())
+    assert checked == found.size
