@@ -127,14 +127,12 @@ def global_batch(request: SearchRequest) -> int:
 
 
 def check_search_cost(cand: Candidates, max_layouts: int) -> None:
-    """The shapes a search enumerates (world sizes x degrees x schedules x sequence parallelism x micro-batch
-    sizes, before validity) are bounded up front; each valid one is then bounded and pruned before the
-    categorical choices multiply it."""
-    shapes = cand.combinations // max(1, cand.categorical)
-    if shapes > max_layouts:
+    """The combinations a search considers (before validity) are bounded up front; the valid ones are then
+    bounded and pruned (service.answers.search_prune) rather than all evaluated."""
+    if cand.combinations > max_layouts:
         raise SearchTooLarge(
-            f"the search space holds up to {shapes:,} shapes of layouts (world sizes x degrees x schedules x "
-            f"sequence parallelism x micro-batch sizes, before validity), more than the limit of {max_layouts:,} "
+            f"the search space holds up to {cand.combinations:,} combinations of layouts (world sizes x degrees x "
+            f"schedules x micro-batch sizes x arrangements x levers), more than the limit of {max_layouts:,} "
             "(ZEROPLAN_MAX_SEARCH_LAYOUTS); restrict some axes with `restrict` or search fewer world sizes",
             pointer="/restrict",
         )

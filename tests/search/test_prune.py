@@ -4,6 +4,7 @@ the whole run, restrictions, and rows that are distinct and say why."""
 import numpy as np
 import pytest
 
+from api.settings import Settings
 from models.plan import PlanRequest
 from models.search import SearchObjective, SearchRequest
 from service.answers.plan import plan
@@ -72,7 +73,7 @@ def test_deepseek_v3_over_1k_to_16k_gpus_is_answered_not_refused():
             "top_k": 3,
         }
     )
-    answer = search(request, 20_000_000)
+    answer = search(request, Settings().max_search_layouts)  # the default limit: not refused
     assert answer.layouts and all(row.fits for row in answer.layouts)
     assert answer.evaluated + sum(answer.pruned.values()) == answer.considered
     assert answer.evaluated < answer.considered / 4
