@@ -558,10 +558,15 @@ def search(
     answers = {i: _plan(bodies_of[i]) for i, _ in shown}
     out = []
     best = (bodies_of[shown[0][0]], answers[shown[0][0]]) if shown else None
+    asked = asked_body(request, prepared.base)
+    asked_answer = _plan(asked) if asked is not None else None
     for position, (i, equivalents) in enumerate(shown[: request.top_k]):
         nxt = shown[position + 1][0] if position + 1 < len(shown) else None
         runner = (bodies_of[nxt], answers[nxt]) if nxt is not None else None
         reason = why(request.objective, position + 1, answers[i], bodies_of[i], runner, best)
+        if position == 0 and asked is not None and asked_answer is not None:
+            versus = f"{_differences(bodies_of[i], asked)}): {contrast(answers[i], asked_answer)}"
+            reason += f". against the job as asked ({versus}"
         out.append(_row(request.objective, position + 1, bodies_of[i], answers[i], reason, equivalents))
     front = _front(request, prepared, found, rows, {i: p + 1 for p, (i, _) in enumerate(shown[: request.top_k])})
     note = None
@@ -574,10 +579,12 @@ def search(
             if outcome.considered
             else "no layout fits: no combination of the candidates is a valid layout (see skipped)"
         )
-    asked = asked_body(request, prepared.base)
     asked_row = None
-    if asked is not None:
-        asked_row = _row(request.objective, 0, asked, _plan(asked), "the job as the request states it")
+    if asked is not None and asked_answer is not None:
+        reason = "the job as the request states it" + ("" if asked_answer.memory.fits else " (it does not fit)")
+        if best is not None:
+            reason += f"; against the best row ({_differences(asked, best[0])}): {contrast(asked_answer, best[1])}"
+        asked_row = _row(request.objective, 0, asked, asked_answer, reason)
     return SearchResponse(
         objective=request.objective,
         asked=asked_row,

@@ -234,3 +234,25 @@ def test_the_bounds_are_true_bounds_on_every_layout(body):
         assert np.all(figures.step_s[where] >= np.broadcast_to(lower, where.shape)[where] * (1 - 1e-12))
         checked += int(valid.sum())
     assert checked == found.size
+
+
+def test_the_best_row_and_the_job_as_asked_name_what_separates_them():
+    """Llama 3.1 405B on 16,384 H100 as Dubey et al. 2024 (table 4) ran it: t 8, p 16, c 1, batch 2,048 x 8,192
+    (1F1B here: 126 layers do not split into 16 x v interleaved chunks evenly)."""
+    body = {
+        "model": {"preset": "llama-3.1-405b"},
+        "cluster": {"world_size": 16384, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 2048, "sequence_length": 8192, "micro_batch_size": 1},
+        "arrangement": "zero1",
+        "levers": {"recompute": "selective"},
+        "parallelism": {"tensor": 8, "pipeline": 16, "pipeline_schedule": "1f1b", "sequence_parallel": True},
+        "restrict": {"context": [1]},
+        "top_k": 2,
+    }
+    answer = search(SearchRequest.model_validate(body), 10**9)
+    best, asked = answer.layouts[0], answer.asked
+    assert asked is not None and asked.parallelism.pipeline == 16
+    gap = asked.step_s - best.step_s
+    assert gap > 0
+    assert f"{gap:.3g} s shorter" in best.why.split("against the job as asked")[1]
+    assert f"{gap:.3g} s longer" in asked.why.split("against the best row")[1]
