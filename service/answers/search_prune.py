@@ -427,6 +427,11 @@ class BranchAndBound:
             r_pos = [j for j in range(len(c.recompute)) if code >> j & 1]
             fits_here = cell_fits[codes == code] if cell_fits is not None else None
             memory_here = recompute_ok[codes == code] if recompute_ok is not None else None
+            if not r_pos:  # no recompute mode can rank (never with the bounds as computed): nothing to evaluate
+                if fits_here is not None and memory_here is not None:
+                    known = self._left_out_cells(group, memory_here, fits_here)
+                    self._count(CANNOT_RANK, self._valid(group).sum() - known)
+                continue
             a_pos = list(range(len(c.arrangement)))
             o_pos = list(range(len(c.offload_optimizer)))
             if fits_here is not None:
