@@ -385,7 +385,11 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
         words.insert(0, answer.time.schedule_source)
     par = body["parallelism"]
     if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
-        words.append("tensor/context/expert groups as Megatron-Core forms them")
+        fsdp = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
+        words.append(
+            "tensor/context/expert groups as "
+            + ("torchtitan forms them around FSDP2" if fsdp else "Megatron-Core forms them")
+        )
     return "; ".join(words)
 
 
