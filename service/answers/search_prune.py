@@ -176,6 +176,10 @@ def _take(shapes: dict[str, np.ndarray], index: np.ndarray) -> Layouts:
 
 
 class BranchAndBound:
+    """One search's branch and bound over a space: ``run`` answers the ranked pool and the counts; ``bounds``
+    gives every shape's bounds (what a test checks against every layout); ``prune`` False evaluates every
+    valid layout, the same answer for comparison."""
+
     def __init__(
         self, case: Case, found: Space, goal: Goal, top_k: int, budget: WorkBudget | None = None, prune: bool = True
     ) -> None:
