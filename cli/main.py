@@ -1,4 +1,4 @@
-"""zeroplan serve | plan | fit | recommend | sweep | simulate | presets: argument parsing and output."""
+"""zeroplan serve | plan | fit | recommend | limits | sweep | search | simulate | presets: parsing and output."""
 
 import argparse
 import json

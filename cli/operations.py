@@ -27,17 +27,20 @@ from cli.render import (
     simulation_rows,
     sweep_rows,
 )
+from cli.search_view import render_search, search_rows
 from models.fit import FitRequest, FitResponse
 from models.limits import LimitsRequest, LimitsResponse
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PresetsResponse
 from models.recommend import RecommendRequest, RecommendResponse
+from models.search import SearchRequest, SearchResponse
 from models.simulation import SimulationJob, SimulationRequest
 from models.sweep import SweepRequest, SweepResponse
 from service.answers import fit as fitting
 from service.answers import limits as fit_limits
 from service.answers import plan as planner
 from service.answers import recommend
+from service.answers.search import search
 from service.answers.sweep import sweep_answer
 
 
@@ -119,6 +122,16 @@ OPERATIONS: dict[str, Operation] = {
         lambda request, settings: sweep_answer(request, settings.max_sweep_cells),
         render_sweep,
         sweep_rows,
+    ),
+    "search": Operation(
+        "POST",
+        "/v1/search",
+        "the best layouts of a model on a cluster by an objective, each with its plan and why",
+        SearchRequest,
+        SearchResponse,
+        lambda request, settings: search(request, settings.max_search_layouts),
+        render_search,
+        search_rows,
     ),
     "simulate": Operation(
         "POST",

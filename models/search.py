@@ -3,7 +3,7 @@
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, JsonValue, StrictBool, field_serializer, field_validator
+from pydantic import BaseModel, Field, JsonValue, StrictBool, field_serializer, field_validator, model_validator
 
 from models.common import (
     MAX_WORLD_SIZE,
@@ -55,6 +55,19 @@ class SearchObjective(StrEnum):
     step_s = "step_s"  # the shortest step
     tokens_per_s_per_gpu = "tokens_per_s_per_gpu"  # the most tokens per second per GPU
     gpus = "gpus"  # the fewest GPUs, then the shortest step
+    training_days = "training_days"  # the shortest run of training.total_tokens (wall time, goodput included)
+    gpu_hours = "gpu_hours"  # the fewest GPU-hours for training.total_tokens
+    cost = "cost"  # the least cost: gpu_hours x cluster.gpu_hour_price
+
+
+NEEDS = {
+    SearchObjective.training_days: ("training.total_tokens",),
+    SearchObjective.gpu_hours: ("training.total_tokens",),
+    SearchObjective.cost: ("training.total_tokens", "cluster.gpu_hour_price"),
+}
+
+
+_LIST = Field(min_length=1, max_length=MAX_CHOICES, json_schema_extra={"uniqueItems": True})
 
 
 def _choices(description: str, low: int = 1, high: int = MAX_DEGREE) -> Any:
@@ -70,26 +83,58 @@ def _choices(description: str, low: int = 1, high: int = MAX_DEGREE) -> Any:
 Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE)]
 
 
+class AxisBounds(Strict):
+    """An inclusive range of an axis: its default candidates between min and max (either may be left out)."""
+
+    min: int | None = Field(default=None, ge=1, description="The least value allowed.")
+    max: int | None = Field(default=None, ge=1, description="The largest value allowed.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "AxisBounds":
+        if self.min is None and self.max is None:
+            raise ValueError("give min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min:,} is above max {self.max:,}")
+        return self
+
+    def admits(self, value: int) -> bool:
+        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+
+def _axis(description: str) -> Any:
+    return Field(
+        default=None,
+        description=description + " A list fixes the values (each distinct); {min, max} bounds the default candidates.",
+    )
+
+
 class SearchRestrict(Strict):
     """Restrictions on the search space; a field left out searches its default candidates."""
 
-    tensor: list[Degree] | None = _choices(
+    world_size: Annotated[list[Annotated[int, Field(ge=1, le=MAX_WORLD_SIZE)]], _LIST] | AxisBounds | None = _axis(
+        "World sizes allowed, of cluster.world_size's."
+    )
+    tensor: Annotated[list[Degree], _LIST] | AxisBounds | None = _axis(
         "Tensor-parallel degrees allowed. Default: the powers of two up to gpus_per_node."
     )
-    pipeline: list[Degree] | None = _choices(
+    pipeline: Annotated[list[Degree], _LIST] | AxisBounds | None = _axis(
         "Pipeline-parallel degrees allowed. Default: the powers of two up to the model's layers and the "
         "divisors of its layers."
     )
-    context: list[Degree] | None = _choices("Context-parallel degrees allowed. Default: 1, 2, 4, 8, 16.")
-    expert: list[Degree] | None = _choices(
+    context: Annotated[list[Degree], _LIST] | AxisBounds | None = _axis(
+        "Context-parallel degrees allowed. Default: 1, 2, 4, 8, 16."
+    )
+    expert: Annotated[list[Degree], _LIST] | AxisBounds | None = _axis(
         "Expert-parallel degrees allowed. Default: 1 for a dense model; the powers of two dividing the experts "
         "for a mixture of experts."
     )
-    virtual_stages: list[Annotated[int, Field(ge=1, le=MAX_VIRTUAL_STAGES)]] | None = _choices(
-        "Virtual stages of the interleaved schedule and of zb_h1 allowed. Default: 2 to 8 (interleaved with 1 is "
-        "1F1B; zb_h1 is also offered without)."
+    virtual_stages: Annotated[list[Annotated[int, Field(ge=1, le=MAX_VIRTUAL_STAGES)]], _LIST] | AxisBounds | None = (
+        _axis(
+            "Virtual stages of the interleaved schedule and of zb_h1 allowed. Default: 2 to 8 (interleaved with 1 "
+            "is 1F1B; zb_h1 is also offered without)."
+        )
     )
-    micro_batch_size: list[Annotated[int, Field(ge=1, le=100_000)]] | None = _choices(
+    micro_batch_size: Annotated[list[Annotated[int, Field(ge=1, le=100_000)]], _LIST] | AxisBounds | None = _axis(
         "Micro-batch sizes allowed. Default: the powers of two up to 64 (and the global batch)."
     )
     arrangement: list[ArrangementName] | None = _choices(
@@ -107,10 +152,11 @@ class SearchRestrict(Strict):
 
     @field_validator("*")
     @classmethod
-    def _distinct(cls, values: list[Any] | None) -> list[Any] | None:
+    def _distinct(cls, values: Any) -> Any:
         """Each list's values distinct, as the schema's uniqueItems says."""
-        if values is not None and len(set(values)) != len(values):
-            raise ValueError("lists a value twice")
+        if isinstance(values, list) and len(set(values)) != len(values):
+            twice = sorted({str(v) for v in values if values.count(v) > 1})
+            raise ValueError(f"lists {', '.join(twice)} twice")
         return values
 
 
@@ -226,7 +272,9 @@ class SearchRequest(Strict):
     objective: SearchObjective = Field(
         default=SearchObjective.step_s,
         description="step_s: the shortest step; tokens_per_s_per_gpu: the most tokens per second per GPU; "
-        "gpus: the fewest GPUs, then the shortest step.",
+        "gpus: the fewest GPUs, then the shortest step; training_days, gpu_hours: the shortest run, the fewest "
+        "GPU-hours of training.total_tokens (each layout's plan: its goodput included); cost: the least cost, "
+        "gpu_hours x cluster.gpu_hour_price. Ties: fewer GPUs first.",
     )
     top_k: int = Field(default=10, ge=1, le=MAX_TOP_K, description="How many of the best layouts to return.")
     expert_tensor: int | None = Field(
@@ -276,7 +324,16 @@ class SearchLayout(BaseModel):
     step_s: float
     tokens_per_s_per_gpu: float
     mfu: float = Field(description="Model FLOPs utilisation of the step (PaLM's count over N x peak).")
-    why: str = Field(description="The reason it ranks here, in words: what it beats the runner-up on.")
+    why: str = Field(
+        description="The reason it ranks here, in words: the terms of time and memory (seconds, bytes) that "
+        "separate it from the next row and from the best row, and the framework that runs it."
+    )
+    framework: str = Field(description="The framework conventions that run this layout (schedule and sharding).")
+    equivalents: list[dict[str, JsonValue]] = Field(
+        default_factory=list,
+        description="Other choices with identical figures (step and bytes), each as the fields that differ from "
+        "this row's (e.g. {'recompute': 'selective'}); the row shows the cheapest.",
+    )
     memory: Memory = Field(description="The /v1/plan answer's memory for `request`.")
     time: Time = Field(description="The /v1/plan answer's time for `request`.")
     request: PlanRequest = Field(
@@ -303,8 +360,17 @@ class SearchResponse(BaseModel):
         description="The Pareto front of GPUs against step time among the layouts that fit: for each world size "
         "on the front its fastest layout, kept when it is faster than every layout on fewer GPUs."
     )
+    considered: int = Field(description="Valid layouts of the space: evaluated + every count of pruned.")
+    pruned: dict[str, int] = Field(
+        description="Valid layouts never evaluated, by reason: what a memory lower bound shows cannot fit, and what a "
+        "lower bound on the step shows cannot rank (branch and bound)."
+    )
     evaluated: int = Field(description="Valid layouts evaluated.")
     fitting: int = Field(description="Of those, the layouts that fit the card.")
+    dominated: int = Field(
+        description="Fitting layouts left out of the ranking: the same layout and arrangement with other levers "
+        "(recompute, offload) is as fast or faster with no more bytes."
+    )
     skipped: dict[str, int] = Field(description="Combinations that are not valid layouts, by reason.")
     candidates: dict[str, list[JsonValue]] = Field(description="The values searched on each axis.")
     note: str | None = Field(description="Why the answer is empty, when no layout fits; else null.")

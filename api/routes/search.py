@@ -25,13 +25,15 @@ router = v1_router(["search"])
     "/search",
     operation_id="search",
     summary="Every valid layout of a model on a cluster, the best by an objective and the Pareto front",
-    description="Evaluates every valid layout (data, tensor, pipeline, context and expert degrees, ZeRO stage or "
+    description="Considers every valid layout (data, tensor, pipeline, context and expert degrees, ZeRO stage or "
     "FSDP strategy, micro-batch size, recomputation, optimizer offload, pipeline schedule and virtual stages) "
-    "of the model on each world size, vectorised through the same formulas as /v1/plan, and returns the top_k "
-    "that fit by the objective (step_s, tokens_per_s_per_gpu or gpus) and the Pareto front of GPUs against "
-    "step time. Each row carries the /v1/plan request that reproduces it and that plan's memory and time. "
-    "Combinations that are not valid layouts are counted by reason in `skipped`. Bounded: at most "
-    "ZEROPLAN_MAX_SEARCH_LAYOUTS combinations (a 422 before any work), a deadline, and a limit on heavy "
+    "of the model on each world size, through the same formulas as /v1/plan, and returns the top_k distinct "
+    "layouts that fit by the objective (step_s, tokens_per_s_per_gpu, gpus, training_days, gpu_hours or cost) "
+    "and the Pareto front of GPUs against step time. Branch and bound: what a memory lower bound shows cannot "
+    "fit, and what a lower bound on the step shows cannot rank, is never evaluated (counted in `pruned`). Each "
+    "row carries the /v1/plan request that reproduces it, that plan's memory and time, its equivalents and why "
+    "it ranks there. Combinations that are not valid layouts are counted by reason in `skipped`. Bounded: at "
+    "most ZEROPLAN_MAX_SEARCH_LAYOUTS combinations (a 422 before any work), a deadline, and a limit on heavy "
     "requests at once (429).",
     response_model=SearchResponse,
     responses=PROBLEM_RESPONSES | HEAVY,

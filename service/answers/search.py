@@ -17,14 +17,16 @@ from pydantic import ValidationError
 from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention, PipelineSchedule
-from models.plan import PlanRequest, PlanResponse
-from models.search import SearchLayout, SearchObjective, SearchRequest, SearchResponse
+from models.plan import PlanRequest, PlanResponse, Time
+from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
 from models.training import Training
+from service.answers.search_prune import BranchAndBound, goal_for
 from service.answers.search_space import Candidates, Space, candidates, space
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Case, Layouts, StructureTable, evaluate_grid
 from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
 from service.numeric import group_digits
+from service.time.goodput import resilience_of
 from service.work_budget import WorkBudget
 
 CHOICE_COLUMNS = ("arrangement", "recompute", "offload_optimizer")
@@ -125,6 +127,8 @@ def global_batch(request: SearchRequest) -> int:
 
 
 def check_search_cost(cand: Candidates, max_layouts: int) -> None:
+    """The combinations a search considers (before validity) are bounded up front; the valid ones are then
+    bounded and pruned (service.answers.search_prune) rather than all evaluated."""
     if cand.combinations > max_layouts:
         raise SearchTooLarge(
             f"the search space holds up to {cand.combinations:,} combinations of layouts (world sizes x degrees x "
@@ -249,10 +253,10 @@ def asked_body(request: SearchRequest, base: dict[str, Any]) -> dict[str, Any] |
 
 
 def describe(body: dict[str, Any]) -> str:
-    """'t 8 x p 16 x c 1 x d 16 on 2,048 GPUs, zero1, b 1, recompute selective' for a row's why."""
+    """'tensor 8, pipeline 16 (1f1b), context 1, zero1, micro-batch 1, recompute selective' for a row's why."""
     par, levers = body["parallelism"], body["levers"]
     schedule = par["pipeline_schedule"]
-    if schedule == PipelineSchedule.interleaved.value:
+    if schedule == PipelineSchedule.interleaved.value or par.get("virtual_stages", 1) > 1:
         schedule += f" v {par['virtual_stages']}"
     words = [
         f"tensor {par['tensor']}{' with sequence parallelism' if par['sequence_parallel'] else ''}",
@@ -272,13 +276,38 @@ def describe(body: dict[str, Any]) -> str:
     return ", ".join(words)
 
 
+def choice_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The searched choices of a row's request, flat: world_size, the degrees, schedule, levers."""
+    par = body["parallelism"]
+    fields = {"world_size": body["cluster"]["world_size"]}
+    for name in ("tensor", "pipeline", "context", "expert", "virtual_stages", "pipeline_schedule", "sequence_parallel"):
+        fields[name] = par[name]
+    return fields | {
+        "arrangement": body["arrangement"],
+        "micro_batch_size": body["training"]["micro_batch_size"],
+        "recompute": body["levers"]["recompute"],
+        "offload_optimizer": body["levers"]["offload_optimizer"],
+    }
+
+
+def changes(body: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The choices in which ``other`` differs from ``body``, with other's values."""
+    mine, theirs = choice_fields(body), choice_fields(other)
+    return {name: value for name, value in theirs.items() if mine[name] != value}
+
+
 def _differences(mine: dict[str, Any], other: dict[str, Any]) -> str:
+    """'this row pipeline 16 (1f1b), that one pipeline 8 (1f1b)': what differs, this row's value first."""
     a, b = describe(mine).split(", "), describe(other).split(", ")
-    changed = [f"{x} (not {y})" for x, y in zip(a, b, strict=False) if x != y]
+    changed = [f"{x} here, {y} there" for x, y in zip(a, b, strict=False) if x != y]
+    if len(a) != len(b):
+        extra = set(a) ^ set(b)
+        changed += [f"{w} {'here' if w in a else 'there'}" for w in sorted(extra) if w not in " ".join(changed)]
     if mine["cluster"]["world_size"] != other["cluster"]["world_size"]:
         changed.insert(
             0,
-            f"{group_digits(mine['cluster']['world_size'])} GPUs (not {group_digits(other['cluster']['world_size'])})",
+            f"{group_digits(mine['cluster']['world_size'])} GPUs here, {group_digits(other['cluster']['world_size'])} "
+            "there",
         )
     return "; ".join(changed) or "the same choices"
 
@@ -288,43 +317,132 @@ def _percent(fraction: float) -> str:
     return f"{fraction:.2%}" if abs(fraction) >= 1e-3 else f"{fraction * 100:.3g}%"
 
 
-def why(objective: SearchObjective, rank: int, answer: PlanResponse, body: dict[str, Any], runner_up: Any) -> str:
-    """The reason a row ranks where it does: the objective's figure against the next layout's."""
+TIME_TERMS = (
+    ("compute", "compute_s"),
+    ("overlap slowdown", "overlap_slowdown_s"),
+    ("pipeline bubble", "pipeline_bubble_s"),
+    ("tensor-parallel", "tensor_parallel_s"),
+    ("context-parallel", "context_parallel_s"),
+    ("pipeline send/receive", "pipeline_p2p_s"),
+    ("expert all-to-all", "expert_parallel_s"),
+    ("optimizer step", "optimizer_s"),
+    ("offload", "offload_s"),
+)
+MEMORY_TERMS = (
+    ("model states", "model_state_bytes"),
+    ("working set", "working_set_bytes"),
+    ("activations", "activations_bytes"),
+)
+FRAMEWORKS = {
+    ArrangementName.ddp.value: "PyTorch DDP or Megatron-LM without the distributed optimizer",
+    ArrangementName.zero1.value: "DeepSpeed ZeRO-1 or Megatron-LM's distributed optimizer",
+    ArrangementName.zero2.value: "DeepSpeed ZeRO-2",
+    ArrangementName.zero3.value: "DeepSpeed ZeRO-3",
+    ArrangementName.shard_grad_op.value: "PyTorch FSDP SHARD_GRAD_OP",
+    ArrangementName.hybrid.value: "PyTorch FSDP HYBRID_SHARD",
+}
+
+
+def time_terms(time: Time) -> dict[str, float]:
+    """The step's terms, in seconds; the data-parallel groups' exposed part is what the others leave."""
+    terms = {name: float(getattr(time, attr)) for name, attr in TIME_TERMS}
+    model_parallel = time.tensor_parallel_s + time.context_parallel_s + time.pipeline_p2p_s + time.expert_parallel_s
+    terms["data-parallel (exposed)"] = max(0.0, time.exposed_communication_s - model_parallel)
+    return terms
+
+
+def contrast(mine: PlanResponse, other: PlanResponse) -> str:
+    """'0.120 s shorter: pipeline bubble 0.200 s less, tensor-parallel 0.080 s more; 3.1 GiB more: activations
+    +3.1 GiB': this row's step and bytes against another's, by term, this row's sign."""
+    gap = mine.time.step_s - other.time.step_s
+    a, b = time_terms(mine.time), time_terms(other.time)
+    moved = sorted(
+        ((a[k] - b[k], k) for k in a if abs(a[k] - b[k]) > 5e-4 * max(other.time.step_s, 1e-9)), key=lambda x: abs(x[0])
+    )
+    terms = [f"{k} {abs(d):.3g} s {'more' if d > 0 else 'less'}" for d, k in reversed(moved)][:4]
+    if abs(gap) <= 1e-12:
+        head = "the same step"
+    else:
+        head = f"{abs(gap):.3g} s {'longer' if gap > 0 else 'shorter'} ({_percent(abs(gap) / other.time.step_s)})"
+    out = head + (": " + ", ".join(terms) if terms else "")
+    memory = mine.memory.per_gpu_bytes - other.memory.per_gpu_bytes
+    if memory:
+        parts = []
+        for name, attr in MEMORY_TERMS:
+            d = getattr(mine.memory, attr) - getattr(other.memory, attr)
+            if d:
+                parts.append(f"{name} {'+' if d > 0 else '-'}{group_digits(abs(d))} B")
+        out += f"; {abs(memory) / 2**30:.2f} GiB {'more' if memory > 0 else 'less'} per GPU ({', '.join(parts)})"
+    else:
+        out += "; the same bytes per GPU"
+    return out
+
+
+def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
+    """The framework conventions that run this layout: its pipeline schedule's and its sharding's."""
+    words = [FRAMEWORKS.get(body["arrangement"], body["arrangement"])]
+    if answer.time.schedule_source:
+        words.insert(0, answer.time.schedule_source)
+    par = body["parallelism"]
+    if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
+        fsdp = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
+        words.append(
+            "tensor/context/expert groups as "
+            + ("torchtitan forms them around FSDP2" if fsdp else "Megatron-Core forms them")
+        )
+    return "; ".join(words)
+
+
+def _objective_figure(objective: SearchObjective, answer: PlanResponse) -> str:
     time = answer.time
     if objective is SearchObjective.gpus:
-        mine = f"{group_digits(answer.world_size)} GPUs, step {time.step_s:.4g} s"
-    elif objective is SearchObjective.tokens_per_s_per_gpu:
-        mine = f"{time.tokens_per_s_per_gpu:,.1f} tokens/s per GPU (step {time.step_s:.4g} s)"
-    else:
-        mine = f"step {time.step_s:.4g} s"
-    head = (
-        f"#{rank} by {objective.value}: {mine}, {answer.memory.per_gpu_gib:.1f} GiB per GPU (fits), MFU {time.mfu:.3f}"
-    )
-    if runner_up is None:
-        return head + "; no other layout fits"
-    other_body, other_step, other_rate = runner_up
-    differences = _differences(body, other_body)
-    if objective is SearchObjective.gpus and other_body["cluster"]["world_size"] != answer.world_size:
-        edge = f"needs fewer GPUs than the next layout ({group_digits(other_body['cluster']['world_size'])})"
-        return f"{head}; {edge}, which differs in: {differences}"
+        return f"{group_digits(answer.world_size)} GPUs, step {time.step_s:.4g} s"
     if objective is SearchObjective.tokens_per_s_per_gpu:
-        gain = time.tokens_per_s_per_gpu / other_rate - 1 if other_rate else 0.0
-        edge = f"{_percent(gain)} more tokens/s per GPU than the next layout"
+        return f"{time.tokens_per_s_per_gpu:,.1f} tokens/s per GPU (step {time.step_s:.4g} s)"
+    if objective is SearchObjective.training_days:
+        return f"{time.training_days:,.2f} days (step {time.step_s:.4g} s, goodput {time.goodput:.3f})"
+    if objective is SearchObjective.gpu_hours:
+        return f"{time.gpu_hours:,.0f} GPU-hours (step {time.step_s:.4g} s)"
+    if objective is SearchObjective.cost:
+        return f"cost {time.cost:,.2f} {time.currency or ''}".rstrip() + f" (step {time.step_s:.4g} s)"
+    return f"step {time.step_s:.4g} s"
+
+
+def why(
+    objective: SearchObjective,
+    rank: int,
+    answer: PlanResponse,
+    body: dict[str, Any],
+    runner_up: tuple[dict[str, Any], PlanResponse] | None,
+    best: tuple[dict[str, Any], PlanResponse] | None = None,
+) -> str:
+    """The reason a row ranks where it does, in its own terms: the terms of time and memory that separate it
+    from the next row and from the best, and the framework that runs it."""
+    time, memory = answer.time, answer.memory
+    head = (
+        f"#{rank} by {objective.value}: {_objective_figure(objective, answer)}, {memory.per_gpu_gib:.1f} GiB per GPU "
+        f"of {memory.usable_bytes / 2**30:.1f} usable (fits), MFU {time.mfu:.3f}; run by {framework(answer, body)}"
+    )
+    parts = [head]
+    if runner_up is None:
+        parts.append("no other distinct layout fits" if rank == 1 else "the last row asked for")
     else:
-        gain = other_step / time.step_s - 1 if time.step_s else 0.0
-        edge = f"a {_percent(gain)} shorter step than the next layout ({other_step:.4g} s)"
-    if gain == 0:
-        return f"{head}; level with the next layout, which differs in {differences}: a choice that changes nothing here"
-    return f"{head}; {edge}, which differs in: {differences}"
+        other_body, other = runner_up
+        parts.append(f"against the next row ({_differences(body, other_body)}): {contrast(answer, other)}")
+    if best is not None and rank > 1:
+        best_body, best_answer = best
+        parts.append(f"against the best row ({_differences(body, best_body)}): {contrast(answer, best_answer)}")
+    return ". ".join(parts)
 
 
 def _row(
-    objective: SearchObjective, rank: int, body: dict[str, Any], runner_up: Any, reason: str | None = None
+    objective: SearchObjective,
+    rank: int,
+    body: dict[str, Any],
+    answer: PlanResponse,
+    reason: str,
+    equivalents: list[dict[str, Any]] | None = None,
 ) -> SearchLayout:
-    from service.answers.plan import plan
-
-    planned = PlanRequest.model_validate(body)
-    answer = plan(planned)
     time = answer.time
     return SearchLayout(
         rank=rank,
@@ -339,64 +457,177 @@ def _row(
         step_s=time.step_s,
         tokens_per_s_per_gpu=time.tokens_per_s_per_gpu,
         mfu=time.mfu,
-        why=reason or why(objective, rank, answer, body, runner_up),
+        why=reason,
+        framework=framework(answer, body),
+        equivalents=equivalents or [],
         memory=answer.memory,
         time=time,
-        request=planned,
+        request=PlanRequest.model_validate(body),
     )
 
 
-def search(request: SearchRequest, max_layouts: int, budget: WorkBudget | None = None) -> SearchResponse:
+def _plan(body: dict[str, Any]) -> PlanResponse:
+    from service.answers.plan import plan
+
+    return plan(PlanRequest.model_validate(body))
+
+
+def _pool_layouts(found: Space, rows: dict[str, np.ndarray]) -> Layouts:
+    """The pool's rows as Layouts (their shapes' columns and their choices)."""
+    columns = {name: values[rows["shape"]] for name, values in found.shapes.items()}
+    c = found.choices
+    columns["arrangement"] = np.array(c.arrangement)[rows["arrangement"]]
+    columns["recompute"] = np.array(c.recompute)[rows["recompute"]]
+    columns["offload_optimizer"] = np.array(c.offload_optimizer, dtype=bool)[rows["offload"]]
+    return Layouts(columns)
+
+
+def check_objective(request: SearchRequest) -> None:
+    """An objective of the whole run needs the token budget (and cost a price): a 422 naming each field."""
+    problems = []
+    for name in NEEDS.get(request.objective, ()):
+        section, field = name.split(".")
+        holder = request.training if section == "training" else request.cluster
+        if getattr(holder, field) is None:
+            problems.append((f"objective {request.objective.value} needs {name}", f"/{section}/{field}"))
+    if problems:
+        raise InvalidLayout(problems)
+
+
+def _lever_equivalents(found: Space, bits: int, recompute: int, offload: int) -> list[dict[str, Any]]:
+    """The levers (recompute, offload) with identical figures to the row's, from the pool's bit mask."""
+    c = found.choices
+    out = []
+    for code in range(len(c.recompute) * len(c.offload_optimizer)):
+        if bits >> code & 1:
+            r, o = divmod(code, len(c.offload_optimizer))
+            change: dict[str, Any] = {}
+            if r != recompute:
+                change["recompute"] = RECOMPUTES[c.recompute[r]].value
+            if o != offload:
+                change["offload_optimizer"] = bool(c.offload_optimizer[o])
+            if change:
+                out.append(change)
+    return out
+
+
+def search(
+    request: SearchRequest, max_layouts: int, budget: WorkBudget | None = None, prune: bool = True
+) -> SearchResponse:
+    """The best layouts by the objective, found by branch and bound (service.answers.search_prune); ``prune``
+    False evaluates every valid layout (the same answer, for comparison)."""
+    check_objective(request)
     prepared = prepare(request)
     check_search_cost(prepared.candidates, max_layouts)
     case, cand = prepared.case, prepared.candidates
     found = space(case.arch, cand, case.sequence_length, case.global_batch_size, case.gpus_per_node, case.expert_tensor)
-    ranked = evaluate_space(case, found, budget)
-    best = order(ranked, request.objective)
-    top = best[: request.top_k + 1].tolist()
-    bodies = {i: layout_body(prepared.base, ranked.layouts, i) for i in top}
-    rows = []
-    for position, i in enumerate(top[: request.top_k]):
-        nxt = top[position + 1] if position + 1 < len(top) else None
-        runner = (
-            (bodies[nxt], float(ranked.step_s[nxt]), float(ranked.tokens_per_s_per_gpu[nxt]))
-            if nxt is not None
-            else None
+    if not len(found.shapes["world_size"]) and request.restrict.model_fields_set:
+        reasons = "; ".join(f"{reason}: {count:,}" for reason, count in found.skipped.items())
+        raise InvalidLayout(
+            [
+                (
+                    f"the restrictions leave no valid layout ({reasons})",
+                    "/restrict/" + sorted(request.restrict.model_fields_set)[0],
+                )
+            ]
         )
-        rows.append(_row(request.objective, position + 1, bodies[i], runner))
-    ranks = {i: position + 1 for position, i in enumerate(top[: request.top_k])}
-    front = []
-    previous: tuple[int, float] | None = None
-    for i in pareto(ranked):
-        body = layout_body(prepared.base, ranked.layouts, i)
-        n, step = int(ranked.layouts["world_size"][i]), float(ranked.step_s[i])
-        reason = f"the fastest layout that fits on {group_digits(n)} GPUs (step {step:.4g} s)" + (
-            f"; its step is {1 - step / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} "
-            f"GPUs ({previous[1]:.4g} s)"
-            if previous
-            else "; no fitting layout needs fewer GPUs"
-        )
-        front.append(_row(request.objective, ranks.get(i, 0), body, None, reason))
-        previous = (n, step)
+    plan_request = PlanRequest.model_validate(prepared.base | {"arrangement": ArrangementName.ddp.value})
+    run = (
+        resilience_of(None, plan_request.cluster.failures, case.gpus_per_node),
+        resolve.links(plan_request.cluster).host_bytes_per_s,
+    )
+    goal = goal_for(case, request.objective, request.training.total_tokens, request.cluster.gpu_hour_price, run)
+    outcome = BranchAndBound(case, found, goal, request.top_k, budget, prune).run()
+    rows, bodies_of = outcome.rows, {}
+    shown: list[tuple[int, list[dict[str, Any]]]] = []  # (pool index, equivalents)
+    if rows:
+        layouts = _pool_layouts(found, rows)
+        ranking = np.lexsort((rows["enumeration"], rows["k2"], rows["k1"]))
+        seen: dict[tuple[int, float, int], int] = {}
+        for i in ranking.tolist():
+            figures = (int(rows["world_size"][i]), float(rows["step_s"][i]), int(rows["per_gpu_bytes"][i]))
+            body = layout_body(prepared.base, layouts, i)
+            bodies_of[i] = body
+            if figures in seen:  # identical figures: an equivalent of the row shown
+                lead = seen[figures]
+                shown[lead][1].append(changes(bodies_of[shown[lead][0]], body))
+                continue
+            if len(shown) > request.top_k:
+                break
+            seen[figures] = len(shown)
+            equivalents = _lever_equivalents(
+                found, int(rows["equivalent_levers"][i]), int(rows["recompute"][i]), int(rows["offload"][i])
+            )
+            shown.append((i, equivalents))
+    answers = {i: _plan(bodies_of[i]) for i, _ in shown}
+    out = []
+    best = (bodies_of[shown[0][0]], answers[shown[0][0]]) if shown else None
+    asked = asked_body(request, prepared.base)
+    asked_answer = _plan(asked) if asked is not None else None
+    for position, (i, equivalents) in enumerate(shown[: request.top_k]):
+        nxt = shown[position + 1][0] if position + 1 < len(shown) else None
+        runner = (bodies_of[nxt], answers[nxt]) if nxt is not None else None
+        reason = why(request.objective, position + 1, answers[i], bodies_of[i], runner, best)
+        if position == 0 and asked is not None and asked_answer is not None:
+            versus = f"{_differences(bodies_of[i], asked)}): {contrast(answers[i], asked_answer)}"
+            reason += f". against the job as asked ({versus}"
+        out.append(_row(request.objective, position + 1, bodies_of[i], answers[i], reason, equivalents))
+    front = _front(request, prepared, found, rows, {i: p + 1 for p, (i, _) in enumerate(shown[: request.top_k])})
     note = None
-    if not rows:
+    if not out:
         note = (
-            f"no layout fits: {found.size:,} valid layouts were evaluated and none fits the card's "
+            f"no layout fits: of {outcome.considered:,} valid layouts none fits the card's "
             f"{group_digits(case.scene.usable_bytes)} usable bytes per GPU"
             + (" (or the host memory)" if case.scene.host_memory_bytes is not None else "")
             + "; try more GPUs, a larger card, or allow recompute full and optimizer offload"
-            if found.size
+            if outcome.considered
             else "no layout fits: no combination of the candidates is a valid layout (see skipped)"
         )
-    asked = asked_body(request, prepared.base)
+    asked_row = None
+    if asked is not None and asked_answer is not None:
+        reason = "the job as the request states it" + ("" if asked_answer.memory.fits else " (it does not fit)")
+        if best is not None:
+            reason += f"; against the best row ({_differences(asked, best[0])}): {contrast(asked_answer, best[1])}"
+        asked_row = _row(request.objective, 0, asked, asked_answer, reason)
     return SearchResponse(
         objective=request.objective,
-        asked=_row(request.objective, 0, asked, None, "the job as the request states it") if asked else None,
-        layouts=rows,
+        asked=asked_row,
+        layouts=out,
         pareto=front,
-        evaluated=ranked.evaluated,
-        fitting=len(ranked.step_s),
+        considered=outcome.considered,
+        pruned=outcome.pruned,
+        evaluated=outcome.evaluated,
+        fitting=outcome.fitting,
+        dominated=outcome.dominated,
         skipped=found.skipped,
         candidates=cand.as_json(),
         note=note,
     )
+
+
+def _front(
+    request: SearchRequest, prepared: Prepared, found: Space, rows: dict[str, np.ndarray], ranks: dict[int, int]
+) -> list[SearchLayout]:
+    """For each world size its fastest layout, kept when faster than every layout on fewer GPUs."""
+    if not rows:
+        return []
+    layouts = _pool_layouts(found, rows)
+    n, step = rows["world_size"], rows["step_s"]
+    out: list[SearchLayout] = []
+    previous: tuple[int, float] | None = None
+    for size in np.unique(n).tolist():
+        where = np.flatnonzero(n == size)
+        i = int(where[np.lexsort((rows["enumeration"][where], step[where]))[0]])
+        if previous is not None and step[i] >= previous[1]:
+            continue
+        body = layout_body(prepared.base, layouts, i)
+        s = float(step[i])
+        reason = f"the fastest layout that fits on {group_digits(size)} GPUs (step {s:.4g} s)" + (
+            f"; its step is {1 - s / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} "
+            f"GPUs ({previous[1]:.4g} s)"
+            if previous
+            else "; no fitting layout needs fewer GPUs"
+        )
+        out.append(_row(request.objective, ranks.get(i, 0), body, _plan(body), reason))
+        previous = (size, s)
+    return out

@@ -34,6 +34,7 @@ from models.enums import ArrangementName, Recompute
 from models.parallelism import PipelineSchedule
 from models.search import SearchRestrict
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, Layouts
+from service.errors import InvalidLayout
 from service.inputs.architecture import Architecture
 from service.inputs.arrangements import canonical_name, sharding_for
 from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layout_problem_masks
@@ -135,14 +136,37 @@ class Candidates:
         )
 
 
+def _axis(name: str, chosen: Any, defaults: list[int]) -> list[int]:
+    """A restriction's values: a list as given, bounds as the default candidates within them; nothing left is a
+    422 naming the field."""
+    if chosen is None:
+        return sorted(set(defaults))
+    if isinstance(chosen, list):
+        return sorted(chosen)
+    values = sorted(v for v in set(defaults) if chosen.admits(v))
+    if not values:
+        low = "" if chosen.min is None else f"min {chosen.min:,}"
+        high = "" if chosen.max is None else f"max {chosen.max:,}"
+        raise InvalidLayout(
+            [
+                (
+                    f"restrict.{name} ({' and '.join(w for w in (low, high) if w)}) leaves none of the candidates "
+                    f"{', '.join(f'{v:,}' for v in sorted(set(defaults)))}",
+                    f"/restrict/{name}",
+                )
+            ]
+        )
+    return values
+
+
 def candidates(
     arch: Architecture, world_sizes: list[int], gpus_per_node: int, global_batch_size: int, restrict: SearchRestrict
 ) -> Candidates:
     divisors = [p for p in range(1, arch.layers + 1) if arch.layers % p == 0]
     experts = arch.moe.experts if arch.moe is not None else 1
     schedules = restrict.pipeline_schedule or list(PipelineSchedule)
-    virtual = restrict.virtual_stages or list(DEFAULT_VIRTUAL_STAGES)
     pairs: list[tuple[PipelineSchedule, int]] = []
+    virtual = _axis("virtual_stages", restrict.virtual_stages, list(DEFAULT_VIRTUAL_STAGES))
     for schedule in PipelineSchedule:
         if schedule not in schedules:
             continue
@@ -155,15 +179,28 @@ def candidates(
     arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
     micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
     micro = [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
+    sizes = restrict.world_size
+    if isinstance(sizes, list):
+        outside = [n for n in sizes if n not in world_sizes]
+        if outside:
+            raise InvalidLayout(
+                [
+                    (
+                        f"restrict.world_size lists {', '.join(f'{n:,}' for n in outside)}, not among "
+                        "cluster.world_size",
+                        "/restrict/world_size",
+                    )
+                ]
+            )
     return Candidates(
-        world_size=sorted(world_sizes),
-        tensor=sorted(restrict.tensor or _powers_of_two(gpus_per_node)),
-        pipeline=sorted(restrict.pipeline or set(_powers_of_two(arch.layers)) | set(divisors)),
-        context=sorted(restrict.context or DEFAULT_CONTEXT),
-        expert=sorted(restrict.expert or [e for e in _powers_of_two(experts) if experts % e == 0]),
+        world_size=_axis("world_size", sizes, world_sizes),
+        tensor=_axis("tensor", restrict.tensor, _powers_of_two(gpus_per_node)),
+        pipeline=_axis("pipeline", restrict.pipeline, sorted(set(_powers_of_two(arch.layers)) | set(divisors))),
+        context=_axis("context", restrict.context, list(DEFAULT_CONTEXT)),
+        expert=_axis("expert", restrict.expert, [e for e in _powers_of_two(experts) if experts % e == 0]),
         schedules=pairs,
         sequence_parallel=sorted(set(restrict.sequence_parallel or [False, True])),
-        micro_batch_size=sorted(restrict.micro_batch_size or micro),
+        micro_batch_size=_axis("micro_batch_size", restrict.micro_batch_size, micro),
         arrangement=list(dict.fromkeys(arrangements)),
         recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),

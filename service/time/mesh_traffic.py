@@ -298,8 +298,10 @@ def expert_tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list
         return []
     w = "h" if routed_expert_width(arch) == arch.hidden_size else "l"
     share = "s'b/t" if mesh.sequence_parallel else "s'b"
-    subject = f"the routed copies, {etp} x {share} x top_k x {w}"
-    counts = f"1 per MoE layer forward and 1 backward over the {etp} expert tensor ranks"
+    # A grid's degrees are arrays: its calls are named by the symbol (formatting the array would cost seconds).
+    named = etp if np.ndim(etp) == 0 else "ETP"
+    subject = f"the routed copies, {named} x {share} x top_k x {w}"
+    counts = f"1 per MoE layer forward and 1 backward over the {named} expert tensor ranks"
     inter_node = etp > mesh.gpus_per_node  # ETP consecutive ranks (service.mesh.degrees)
     link = np.broadcast_to(inter_node, present.shape) if isinstance(present, np.ndarray) else _link(inter_node)
     forward = work.moe_layers * work.micro_batches * present

@@ -14,6 +14,7 @@ from .admission_status import AdmissionStatus
 from .arrangement_fit import ArrangementFit
 from .arrangement_limits import ArrangementLimits
 from .arrangement_name import ArrangementName
+from .axis_bounds import AxisBounds
 from .checkpoint import Checkpoint
 from .checkpoint_observation import CheckpointObservation
 from .checkpoint_report import CheckpointReport
@@ -93,10 +94,12 @@ from .resolved_arrangement import ResolvedArrangement
 from .scale_up_link import ScaleUpLink
 from .search_cluster import SearchCluster
 from .search_layout import SearchLayout
+from .search_layout_equivalents_item import SearchLayoutEquivalentsItem
 from .search_objective import SearchObjective
 from .search_request import SearchRequest
 from .search_response import SearchResponse
 from .search_response_candidates import SearchResponseCandidates
+from .search_response_pruned import SearchResponsePruned
 from .search_response_skipped import SearchResponseSkipped
 from .search_restrict import SearchRestrict
 from .search_training import SearchTraining
@@ -180,6 +183,7 @@ __all__ = (
     "ArrangementFit",
     "ArrangementLimits",
     "ArrangementName",
+    "AxisBounds",
     "Checkpoint",
     "CheckpointObservation",
     "CheckpointReport",
@@ -259,10 +263,12 @@ __all__ = (
     "ScaleUpLink",
     "SearchCluster",
     "SearchLayout",
+    "SearchLayoutEquivalentsItem",
     "SearchObjective",
     "SearchRequest",
     "SearchResponse",
     "SearchResponseCandidates",
+    "SearchResponsePruned",
     "SearchResponseSkipped",
     "SearchRestrict",
     "SearchTraining",

@@ -8,11 +8,13 @@ from attrs import field as _attrs_field
 
 from ..models.arrangement_name import ArrangementName
 from ..models.recompute import Recompute
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.memory import Memory
     from ..models.parallelism_echo import ParallelismEcho
     from ..models.plan_request import PlanRequest
+    from ..models.search_layout_equivalents_item import SearchLayoutEquivalentsItem
     from ..models.time import Time
 
 
@@ -29,6 +31,7 @@ class SearchLayout:
             and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
             gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         fits (bool):
+        framework (str): The framework conventions that run this layout (schedule and sharding).
         memory (Memory):
         mfu (float): Model FLOPs utilisation of the step (PaLM's count over N x peak).
         micro_batch_size (int):
@@ -41,12 +44,16 @@ class SearchLayout:
         step_s (float):
         time (Time):
         tokens_per_s_per_gpu (float):
-        why (str): The reason it ranks here, in words: what it beats the runner-up on.
+        why (str): The reason it ranks here, in words: the terms of time and memory (seconds, bytes) that separate it
+            from the next row and from the best row, and the framework that runs it.
         world_size (int):
+        equivalents (list[SearchLayoutEquivalentsItem] | Unset): Other choices with identical figures (step and bytes),
+            each as the fields that differ from this row's (e.g. {'recompute': 'selective'}); the row shows the cheapest.
     """
 
     arrangement: ArrangementName
     fits: bool
+    framework: str
     memory: Memory
     mfu: float
     micro_batch_size: int
@@ -61,12 +68,15 @@ class SearchLayout:
     tokens_per_s_per_gpu: float
     why: str
     world_size: int
+    equivalents: list[SearchLayoutEquivalentsItem] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         arrangement = self.arrangement.value
 
         fits = self.fits
+
+        framework = self.framework
 
         memory = self.memory.to_dict()
 
@@ -96,12 +106,20 @@ class SearchLayout:
 
         world_size = self.world_size
 
+        equivalents: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.equivalents, Unset):
+            equivalents = []
+            for equivalents_item_data in self.equivalents:
+                equivalents_item = equivalents_item_data.to_dict()
+                equivalents.append(equivalents_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "arrangement": arrangement,
                 "fits": fits,
+                "framework": framework,
                 "memory": memory,
                 "mfu": mfu,
                 "micro_batch_size": micro_batch_size,
@@ -118,6 +136,8 @@ class SearchLayout:
                 "world_size": world_size,
             }
         )
+        if equivalents is not UNSET:
+            field_dict["equivalents"] = equivalents
 
         return field_dict
 
@@ -126,12 +146,15 @@ class SearchLayout:
         from ..models.memory import Memory  # noqa: PLC0415
         from ..models.parallelism_echo import ParallelismEcho  # noqa: PLC0415
         from ..models.plan_request import PlanRequest  # noqa: PLC0415
+        from ..models.search_layout_equivalents_item import SearchLayoutEquivalentsItem  # noqa: PLC0415
         from ..models.time import Time  # noqa: PLC0415
 
         d = dict(src_dict)
         arrangement = ArrangementName(d.pop("arrangement"))
 
         fits = d.pop("fits")
+
+        framework = d.pop("framework")
 
         memory = Memory.from_dict(d.pop("memory"))
 
@@ -161,9 +184,19 @@ class SearchLayout:
 
         world_size = d.pop("world_size")
 
+        _equivalents = d.pop("equivalents", UNSET)
+        equivalents: list[SearchLayoutEquivalentsItem] | Unset = UNSET
+        if _equivalents is not UNSET:
+            equivalents = []
+            for equivalents_item_data in _equivalents:
+                equivalents_item = SearchLayoutEquivalentsItem.from_dict(equivalents_item_data)
+
+                equivalents.append(equivalents_item)
+
         search_layout = cls(
             arrangement=arrangement,
             fits=fits,
+            framework=framework,
             memory=memory,
             mfu=mfu,
             micro_batch_size=micro_batch_size,
@@ -178,6 +211,7 @@ class SearchLayout:
             tokens_per_s_per_gpu=tokens_per_s_per_gpu,
             why=why,
             world_size=world_size,
+            equivalents=equivalents,
         )
 
         search_layout.additional_properties = d

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.search_layout import SearchLayout
     from ..models.search_response_candidates import SearchResponseCandidates
+    from ..models.search_response_pruned import SearchResponsePruned
     from ..models.search_response_skipped import SearchResponseSkipped
 
 
@@ -23,6 +24,9 @@ class SearchResponse:
     """
     Attributes:
         candidates (SearchResponseCandidates): The values searched on each axis.
+        considered (int): Valid layouts of the space: evaluated + every count of pruned.
+        dominated (int): Fitting layouts left out of the ranking: the same layout and arrangement with other levers
+            (recompute, offload) is as fast or faster with no more bytes.
         evaluated (int): Valid layouts evaluated.
         fitting (int): Of those, the layouts that fit the card.
         layouts (list[SearchLayout]): The top_k layouts that fit, best first.
@@ -30,6 +34,8 @@ class SearchResponse:
         objective (SearchObjective): What the layouts are ranked by.
         pareto (list[SearchLayout]): The Pareto front of GPUs against step time among the layouts that fit: for each
             world size on the front its fastest layout, kept when it is faster than every layout on fewer GPUs.
+        pruned (SearchResponsePruned): Valid layouts never evaluated, by reason: what a memory lower bound shows cannot
+            fit, and what a lower bound on the step shows cannot rank (branch and bound).
         skipped (SearchResponseSkipped): Combinations that are not valid layouts, by reason.
         asked (None | SearchLayout | Unset): The job as the request states it (its arrangement, layout, micro-batch and
             levers at its first world size), answered as /v1/plan answers it, to compare with the best; null without an
@@ -37,12 +43,15 @@ class SearchResponse:
     """
 
     candidates: SearchResponseCandidates
+    considered: int
+    dominated: int
     evaluated: int
     fitting: int
     layouts: list[SearchLayout]
     note: None | str
     objective: SearchObjective
     pareto: list[SearchLayout]
+    pruned: SearchResponsePruned
     skipped: SearchResponseSkipped
     asked: None | SearchLayout | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,6 +60,10 @@ class SearchResponse:
         from ..models.search_layout import SearchLayout  # noqa: PLC0415
 
         candidates = self.candidates.to_dict()
+
+        considered = self.considered
+
+        dominated = self.dominated
 
         evaluated = self.evaluated
 
@@ -71,6 +84,8 @@ class SearchResponse:
             pareto_item = pareto_item_data.to_dict()
             pareto.append(pareto_item)
 
+        pruned = self.pruned.to_dict()
+
         skipped = self.skipped.to_dict()
 
         asked: dict[str, Any] | None | Unset
@@ -86,12 +101,15 @@ class SearchResponse:
         field_dict.update(
             {
                 "candidates": candidates,
+                "considered": considered,
+                "dominated": dominated,
                 "evaluated": evaluated,
                 "fitting": fitting,
                 "layouts": layouts,
                 "note": note,
                 "objective": objective,
                 "pareto": pareto,
+                "pruned": pruned,
                 "skipped": skipped,
             }
         )
@@ -104,10 +122,15 @@ class SearchResponse:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.search_layout import SearchLayout  # noqa: PLC0415
         from ..models.search_response_candidates import SearchResponseCandidates  # noqa: PLC0415
+        from ..models.search_response_pruned import SearchResponsePruned  # noqa: PLC0415
         from ..models.search_response_skipped import SearchResponseSkipped  # noqa: PLC0415
 
         d = dict(src_dict)
         candidates = SearchResponseCandidates.from_dict(d.pop("candidates"))
+
+        considered = d.pop("considered")
+
+        dominated = d.pop("dominated")
 
         evaluated = d.pop("evaluated")
 
@@ -136,6 +159,8 @@ class SearchResponse:
 
             pareto.append(pareto_item)
 
+        pruned = SearchResponsePruned.from_dict(d.pop("pruned"))
+
         skipped = SearchResponseSkipped.from_dict(d.pop("skipped"))
 
         def _parse_asked(data: object) -> None | SearchLayout | Unset:
@@ -157,12 +182,15 @@ class SearchResponse:
 
         search_response = cls(
             candidates=candidates,
+            considered=considered,
+            dominated=dominated,
             evaluated=evaluated,
             fitting=fitting,
             layouts=layouts,
             note=note,
             objective=objective,
             pareto=pareto,
+            pruned=pruned,
             skipped=skipped,
             asked=asked,
         )

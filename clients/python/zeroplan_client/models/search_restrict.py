@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -9,6 +9,10 @@ from ..models.arrangement_name import ArrangementName
 from ..models.pipeline_schedule import PipelineSchedule
 from ..models.recompute import Recompute
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.axis_bounds import AxisBounds
+
 
 T = TypeVar("T", bound="SearchRestrict")
 
@@ -21,38 +25,48 @@ class SearchRestrict:
         arrangement (list[ArrangementName] | None | Unset): Arrangements allowed (no_shard is ddp, full_shard zero3).
             Default: ddp, zero1, zero2, zero3, shard_grad_op, hybrid (hybrid only without model parallelism, as /v1/plan
             models it).
-        context (list[int] | None | Unset): Context-parallel degrees allowed. Default: 1, 2, 4, 8, 16.
-        expert (list[int] | None | Unset): Expert-parallel degrees allowed. Default: 1 for a dense model; the powers of
-            two dividing the experts for a mixture of experts.
-        micro_batch_size (list[int] | None | Unset): Micro-batch sizes allowed. Default: the powers of two up to 64 (and
-            the global batch).
+        context (AxisBounds | list[int] | None | Unset): Context-parallel degrees allowed. Default: 1, 2, 4, 8, 16. A
+            list fixes the values (each distinct); {min, max} bounds the default candidates.
+        expert (AxisBounds | list[int] | None | Unset): Expert-parallel degrees allowed. Default: 1 for a dense model;
+            the powers of two dividing the experts for a mixture of experts. A list fixes the values (each distinct); {min,
+            max} bounds the default candidates.
+        micro_batch_size (AxisBounds | list[int] | None | Unset): Micro-batch sizes allowed. Default: the powers of two
+            up to 64 (and the global batch). A list fixes the values (each distinct); {min, max} bounds the default
+            candidates.
         offload_optimizer (list[bool] | None | Unset): Optimizer offload off/on. Default: both.
-        pipeline (list[int] | None | Unset): Pipeline-parallel degrees allowed. Default: the powers of two up to the
-            model's layers and the divisors of its layers.
+        pipeline (AxisBounds | list[int] | None | Unset): Pipeline-parallel degrees allowed. Default: the powers of two
+            up to the model's layers and the divisors of its layers. A list fixes the values (each distinct); {min, max}
+            bounds the default candidates.
         pipeline_schedule (list[PipelineSchedule] | None | Unset): Pipeline schedules allowed for layouts with pipeline
             parallelism. Default: all six.
         recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
         sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
             Default: both.
-        tensor (list[int] | None | Unset): Tensor-parallel degrees allowed. Default: the powers of two up to
-            gpus_per_node.
-        virtual_stages (list[int] | None | Unset): Virtual stages of the interleaved schedule and of zb_h1 allowed.
-            Default: 2 to 8 (interleaved with 1 is 1F1B; zb_h1 is also offered without).
+        tensor (AxisBounds | list[int] | None | Unset): Tensor-parallel degrees allowed. Default: the powers of two up
+            to gpus_per_node. A list fixes the values (each distinct); {min, max} bounds the default candidates.
+        virtual_stages (AxisBounds | list[int] | None | Unset): Virtual stages of the interleaved schedule and of zb_h1
+            allowed. Default: 2 to 8 (interleaved with 1 is 1F1B; zb_h1 is also offered without). A list fixes the values
+            (each distinct); {min, max} bounds the default candidates.
+        world_size (AxisBounds | list[int] | None | Unset): World sizes allowed, of cluster.world_size's. A list fixes
+            the values (each distinct); {min, max} bounds the default candidates.
     """
 
     arrangement: list[ArrangementName] | None | Unset = UNSET
-    context: list[int] | None | Unset = UNSET
-    expert: list[int] | None | Unset = UNSET
-    micro_batch_size: list[int] | None | Unset = UNSET
+    context: AxisBounds | list[int] | None | Unset = UNSET
+    expert: AxisBounds | list[int] | None | Unset = UNSET
+    micro_batch_size: AxisBounds | list[int] | None | Unset = UNSET
     offload_optimizer: list[bool] | None | Unset = UNSET
-    pipeline: list[int] | None | Unset = UNSET
+    pipeline: AxisBounds | list[int] | None | Unset = UNSET
     pipeline_schedule: list[PipelineSchedule] | None | Unset = UNSET
     recompute: list[Recompute] | None | Unset = UNSET
     sequence_parallel: list[bool] | None | Unset = UNSET
-    tensor: list[int] | None | Unset = UNSET
-    virtual_stages: list[int] | None | Unset = UNSET
+    tensor: AxisBounds | list[int] | None | Unset = UNSET
+    virtual_stages: AxisBounds | list[int] | None | Unset = UNSET
+    world_size: AxisBounds | list[int] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.axis_bounds import AxisBounds  # noqa: PLC0415
+
         arrangement: list[str] | None | Unset
         if isinstance(self.arrangement, Unset):
             arrangement = UNSET
@@ -65,30 +79,36 @@ class SearchRestrict:
         else:
             arrangement = self.arrangement
 
-        context: list[int] | None | Unset
+        context: dict[str, Any] | list[int] | None | Unset
         if isinstance(self.context, Unset):
             context = UNSET
         elif isinstance(self.context, list):
             context = self.context
 
+        elif isinstance(self.context, AxisBounds):
+            context = self.context.to_dict()
         else:
             context = self.context
 
-        expert: list[int] | None | Unset
+        expert: dict[str, Any] | list[int] | None | Unset
         if isinstance(self.expert, Unset):
             expert = UNSET
         elif isinstance(self.expert, list):
             expert = self.expert
 
+        elif isinstance(self.expert, AxisBounds):
+            expert = self.expert.to_dict()
         else:
             expert = self.expert
 
-        micro_batch_size: list[int] | None | Unset
+        micro_batch_size: dict[str, Any] | list[int] | None | Unset
         if isinstance(self.micro_batch_size, Unset):
             micro_batch_size = UNSET
         elif isinstance(self.micro_batch_size, list):
             micro_batch_size = self.micro_batch_size
 
+        elif isinstance(self.micro_batch_size, AxisBounds):
+            micro_batch_size = self.micro_batch_size.to_dict()
         else:
             micro_batch_size = self.micro_batch_size
 
@@ -101,12 +121,14 @@ class SearchRestrict:
         else:
             offload_optimizer = self.offload_optimizer
 
-        pipeline: list[int] | None | Unset
+        pipeline: dict[str, Any] | list[int] | None | Unset
         if isinstance(self.pipeline, Unset):
             pipeline = UNSET
         elif isinstance(self.pipeline, list):
             pipeline = self.pipeline
 
+        elif isinstance(self.pipeline, AxisBounds):
+            pipeline = self.pipeline.to_dict()
         else:
             pipeline = self.pipeline
 
@@ -143,23 +165,38 @@ class SearchRestrict:
         else:
             sequence_parallel = self.sequence_parallel
 
-        tensor: list[int] | None | Unset
+        tensor: dict[str, Any] | list[int] | None | Unset
         if isinstance(self.tensor, Unset):
             tensor = UNSET
         elif isinstance(self.tensor, list):
             tensor = self.tensor
 
+        elif isinstance(self.tensor, AxisBounds):
+            tensor = self.tensor.to_dict()
         else:
             tensor = self.tensor
 
-        virtual_stages: list[int] | None | Unset
+        virtual_stages: dict[str, Any] | list[int] | None | Unset
         if isinstance(self.virtual_stages, Unset):
             virtual_stages = UNSET
         elif isinstance(self.virtual_stages, list):
             virtual_stages = self.virtual_stages
 
+        elif isinstance(self.virtual_stages, AxisBounds):
+            virtual_stages = self.virtual_stages.to_dict()
         else:
             virtual_stages = self.virtual_stages
+
+        world_size: dict[str, Any] | list[int] | None | Unset
+        if isinstance(self.world_size, Unset):
+            world_size = UNSET
+        elif isinstance(self.world_size, list):
+            world_size = self.world_size
+
+        elif isinstance(self.world_size, AxisBounds):
+            world_size = self.world_size.to_dict()
+        else:
+            world_size = self.world_size
 
         field_dict: dict[str, Any] = {}
 
@@ -186,11 +223,15 @@ class SearchRestrict:
             field_dict["tensor"] = tensor
         if virtual_stages is not UNSET:
             field_dict["virtual_stages"] = virtual_stages
+        if world_size is not UNSET:
+            field_dict["world_size"] = world_size
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.axis_bounds import AxisBounds  # noqa: PLC0415
+
         d = dict(src_dict)
 
         def _parse_arrangement(data: object) -> list[ArrangementName] | None | Unset:
@@ -215,7 +256,7 @@ class SearchRestrict:
 
         arrangement = _parse_arrangement(d.pop("arrangement", UNSET))
 
-        def _parse_context(data: object) -> list[int] | None | Unset:
+        def _parse_context(data: object) -> AxisBounds | list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -228,11 +269,19 @@ class SearchRestrict:
                 return context_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int] | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                context_type_1 = AxisBounds.from_dict(data)
+
+                return context_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
 
         context = _parse_context(d.pop("context", UNSET))
 
-        def _parse_expert(data: object) -> list[int] | None | Unset:
+        def _parse_expert(data: object) -> AxisBounds | list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -245,11 +294,19 @@ class SearchRestrict:
                 return expert_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int] | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                expert_type_1 = AxisBounds.from_dict(data)
+
+                return expert_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
 
         expert = _parse_expert(d.pop("expert", UNSET))
 
-        def _parse_micro_batch_size(data: object) -> list[int] | None | Unset:
+        def _parse_micro_batch_size(data: object) -> AxisBounds | list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -262,7 +319,15 @@ class SearchRestrict:
                 return micro_batch_size_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int] | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                micro_batch_size_type_1 = AxisBounds.from_dict(data)
+
+                return micro_batch_size_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
 
         micro_batch_size = _parse_micro_batch_size(d.pop("micro_batch_size", UNSET))
 
@@ -283,7 +348,7 @@ class SearchRestrict:
 
         offload_optimizer = _parse_offload_optimizer(d.pop("offload_optimizer", UNSET))
 
-        def _parse_pipeline(data: object) -> list[int] | None | Unset:
+        def _parse_pipeline(data: object) -> AxisBounds | list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -296,7 +361,15 @@ class SearchRestrict:
                 return pipeline_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int] | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pipeline_type_1 = AxisBounds.from_dict(data)
+
+                return pipeline_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
 
         pipeline = _parse_pipeline(d.pop("pipeline", UNSET))
 
@@ -361,7 +434,7 @@ class SearchRestrict:
 
         sequence_parallel = _parse_sequence_parallel(d.pop("sequence_parallel", UNSET))
 
-        def _parse_tensor(data: object) -> list[int] | None | Unset:
+        def _parse_tensor(data: object) -> AxisBounds | list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -374,11 +447,19 @@ class SearchRestrict:
                 return tensor_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int] | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                tensor_type_1 = AxisBounds.from_dict(data)
+
+                return tensor_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
 
         tensor = _parse_tensor(d.pop("tensor", UNSET))
 
-        def _parse_virtual_stages(data: object) -> list[int] | None | Unset:
+        def _parse_virtual_stages(data: object) -> AxisBounds | list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -391,9 +472,42 @@ class SearchRestrict:
                 return virtual_stages_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int] | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                virtual_stages_type_1 = AxisBounds.from_dict(data)
+
+                return virtual_stages_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
 
         virtual_stages = _parse_virtual_stages(d.pop("virtual_stages", UNSET))
+
+        def _parse_world_size(data: object) -> AxisBounds | list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                world_size_type_0 = cast(list[int], data)
+
+                return world_size_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                world_size_type_1 = AxisBounds.from_dict(data)
+
+                return world_size_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AxisBounds | list[int] | None | Unset, data)
+
+        world_size = _parse_world_size(d.pop("world_size", UNSET))
 
         search_restrict = cls(
             arrangement=arrangement,
@@ -407,6 +521,7 @@ class SearchRestrict:
             sequence_parallel=sequence_parallel,
             tensor=tensor,
             virtual_stages=virtual_stages,
+            world_size=world_size,
         )
 
         return search_restrict

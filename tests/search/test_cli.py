@@ -1,0 +1,69 @@
+"""`zeroplan search`: the same flags as the request, the answer of the core, a human table and CSV."""
+
+import json
+
+from cli.main import run
+from models.search import SearchRequest
+from service.answers.search import search
+
+FLAGS = [
+    "search",
+    "--model",
+    "llama-3-8b",
+    "--cluster.world-size",
+    "8,16",
+    "--gpu",
+    "h100-80gb",
+    "--global-batch-size",
+    "128",
+    "--sequence-length",
+    "8192",
+    "--total-tokens",
+    "1T",
+    "--top-k",
+    "3",
+    "--restrict.tensor",
+    '{"max": 4}',
+]
+BODY = {
+    "model": {"preset": "llama-3-8b"},
+    "cluster": {"world_size": [8, 16], "gpu": "h100-80gb"},
+    "training": {"global_batch_size": 128, "sequence_length": 8192, "total_tokens": 1_000_000_000_000},
+    "top_k": 3,
+    "restrict": {"tensor": {"max": 4}},
+}
+
+
+def zeroplan(capsys, *argv: str) -> tuple[int, str, str]:
+    code = run(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_flags_as_json_equal_the_core(capsys):
+    code, out, _ = zeroplan(capsys, *FLAGS, "--json")
+    assert code == 0
+    assert json.loads(out) == search(SearchRequest.model_validate(BODY), 10**9).model_dump(mode="json")
+
+
+def test_search_prints_the_layouts_as_a_table(capsys):
+    code, out, _ = zeroplan(capsys, *FLAGS)
+    assert code == 0
+    answer = search(SearchRequest.model_validate(BODY), 10**9)
+    header = next(line for line in out.splitlines() if line.startswith("rank"))
+    for column in ("GPUs", "t", "p", "c", "e", "d", "MFU", "GiB/GPU", "fits", "step s", "days", "GPU-hours"):
+        assert f" {column} " in f" {header} "
+    first = answer.layouts[0]
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["1", str(first.world_size)])
+    assert f"{first.step_s:.4g}" in row and f"{first.mfu:.3f}" in row
+    assert f"{first.time.training_days:,.1f}" in row and f"{first.time.gpu_hours:,.0f}" in row
+    assert "Pareto front" in out and "why:" in out and "pruned" in out
+
+
+def test_search_csv_and_a_missing_price(capsys):
+    code, out, _ = zeroplan(capsys, *FLAGS, "--csv")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("rank,world_size,tensor,pipeline") and len(lines) == 4
+    code, _, err = zeroplan(capsys, *FLAGS, "--objective", "cost")
+    assert code == 2 and "gpu-hour-price" in err
