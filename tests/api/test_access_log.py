@@ -47,6 +47,8 @@ def test_plans_are_answered_while_the_log_reader_has_stopped(monkeypatch):
     handler = json_handler()
     stalled = StalledStream()
     monkeypatch.setattr(handler, "stream", stalled)
+    # the service's set-up, one JSON handler alone: a handler an earlier test's caplog left takes lines itself
+    monkeypatch.setattr(logging.getLogger(ROOT_LOGGER), "handlers", [handler])
     client = TestClient(create_app(Settings()), base_url="http://127.0.0.1")
     answered: list[int] = []
 
