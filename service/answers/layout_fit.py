@@ -266,7 +266,7 @@ def _arrangement_fit(
         min_gpus_on_grid=on_grid,
         table=table,
         at_world_size=cell(asked) if asked is not None else None,
-        parallelism=echo(case.mesh(at), m, b) if exact is not None else None,
+        parallelism=echo(case.mesh(at), m, b, case.limits.layers or 0) if exact is not None else None,
     )
 
 

@@ -47,7 +47,7 @@ from service.mesh.degrees import (
     requested_mesh,
     validated_mesh,
 )
-from service.mesh.pipeline import SCHEDULE_SOURCES
+from service.mesh.pipeline import SCHEDULE_SOURCES, chunk_layers
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
@@ -110,7 +110,8 @@ def layout_of(request: PlanRequest) -> Layout:
 
 # A pure function of hashable values; a response only reads the echo it is given.
 @lru_cache(maxsize=1024)
-def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
+def echo(mesh: Mesh, m: int, micro_batch_size: int, layers: int = 0) -> ParallelismEcho:
+    """The layout as planned; with the model's ``layers``, its split over the pipeline's chunks."""
     groups = [
         GroupPlacement(group=g, ranks=mesh.ranks(g), stride=mesh.stride(g), spans_nodes=mesh.spans_nodes(g))
         for g in GROUP_ORDER
@@ -126,6 +127,11 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
         sequence_parallel=mesh.sequence_parallel,
         pipeline_schedule=mesh.schedule,
         virtual_stages=mesh.virtual_stages,
+        pipeline_layers=chunk_layers(
+            layers, mesh.pipeline, mesh.virtual_stages, mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
+        )
+        if mesh.pipeline > 1 and layers
+        else [],
         optimizer_post_validation=mesh.post_validation,
         micro_batches=m,
         global_batch_size=m * micro_batch_size * mesh.data,
@@ -175,7 +181,7 @@ def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recomp
         world_size=n,
         gpus_per_node=g,
         arrangement=resolved_arrangement(sharding),
-        parallelism=echo(mesh, m, b),
+        parallelism=echo(mesh, m, b, arch.layers),
         memory=_memory(scene, setup, result, where_words, counted or setup.activations.model.value == "fudge", b, s),
         traffic=_traffic(setup, result),
         time=time,

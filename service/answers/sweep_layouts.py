@@ -125,15 +125,26 @@ def mesh_problem_pointers(
     world_size: np.ndarray,
     sequence_length: np.ndarray,
     micro_batches: np.ndarray,
+    split: dict[str, Any] | None = None,
 ) -> list[tuple[str, np.ndarray]]:
     """service.mesh.degrees.layout_problems over arrays of cells of one layout, for micro-batches given (no global
     batch): each pointer it would report (service.mesh.degrees.layout_problem_masks), with the cells it reports it
-    for."""
+    for. ``split``: the base's split of the layers (Mesh's pipeline_layers, embedding_layers, loss_layers)."""
     t, p, c, e, v = (layout[axis] for axis in LAYOUT_AXES)
-    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v)  # type: ignore[arg-type]  # arrays
+    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v, **(split or {}))  # type: ignore[arg-type]
     code = SCHEDULES.index(schedule)
     rules = layout_problem_masks(limits, mesh, code, sequence_parallel, 1, sequence_length, None, micro_batches)
     return [(rule.pointer, rule.failing) for rule in rules]
+
+
+def split_of_parallelism(par: Parallelism) -> dict[str, Any]:
+    """The request's split of the layers over the pipeline, as Mesh and layout_grid.Case hold it."""
+    given = None if par.pipeline_layers is None else tuple(par.pipeline_layers)
+    return {
+        "pipeline_layers": given,
+        "embedding_layers": par.pipeline_embedding_layers,
+        "loss_layers": par.pipeline_loss_layers,
+    }
 
 
 @dataclass
@@ -213,6 +224,7 @@ class LayoutCells:
                 n,
                 numeric["sequence_length"],
                 numeric["gradient_accumulation_steps"],
+                split_of_parallelism(par),
             )
             mesh_codes = self._mesh_codes(masks)
             etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
@@ -302,6 +314,7 @@ class LayoutCells:
                 context_attention=base.parallelism.context_attention,
                 activations_counted=counted,
                 post_validation=base.parallelism.optimizer_post_validation,
+                **split_of_parallelism(base.parallelism),
             )
         return self.cases[key]
 

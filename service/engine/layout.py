@@ -235,12 +235,28 @@ def _stage(
     )
 
 
+def split_of(mesh: Mesh) -> dict[str, Any]:
+    """The mesh's split of the layers, as stage_shares and slowest_stage take it (pipeline.chunk_layers)."""
+    return {
+        "pipeline_layers": mesh.pipeline_layers,
+        "embedding_layers": mesh.embedding_layers,
+        "loss_layers": mesh.loss_layers,
+    }
+
+
 def slowest_stage(
-    arch: Architecture, pipeline: int, virtual_stages: int, s: int
+    arch: Architecture,
+    pipeline: int,
+    virtual_stages: int,
+    s: int,
+    *,
+    pipeline_layers: tuple[int, ...] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
 ) -> tuple[int, list[list[int]], Fraction]:
     """(index of the stage with the most FLOPs, each stage's layer indices, its share of the model's FLOPs):
     the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace."""
-    indices = stage_layer_indices(arch.layers, pipeline, virtual_stages)
+    indices = stage_layer_indices(arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers)
     per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
@@ -367,14 +383,16 @@ def evaluate_layout(
     activations_counted: bool,
 ) -> LayoutEvaluation:
     m, b, s = micro_batches, micro_batch_size, sequence_length
-    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor)
+    shares = shares_of(
+        arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor, **split_of(mesh)
+    )
     units = layout_units(arch, mesh) if setup.units is not None else None
     stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]
     busiest = max(range(len(stages)), key=lambda i: stages[i].per_gpu_bytes)
     top = stages[busiest]
 
     # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
-    slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s)
+    slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s, **split_of(mesh))
     active, shape = active_parameter_count(arch), setup.flop_shape
     tokens = int(tokens_per_step(mesh.data, b, s, m))
     model_flops = float(model_flops_per_token(active, shape, s)) * tokens
@@ -529,7 +547,9 @@ def stage_memory(
     activations_counted: bool,
 ) -> list[StageEvaluation]:
     """Each stage's bytes per GPU alone, without the step's time: what a fit search compares."""
-    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor)
+    shares = shares_of(
+        arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor, **split_of(mesh)
+    )
     m, b, s = micro_batches, micro_batch_size, sequence_length
     units = layout_units(arch, mesh) if setup.units is not None else None
     return [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]

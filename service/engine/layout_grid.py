@@ -130,6 +130,20 @@ class Case:
     expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
     context_attention: ContextAttention = ContextAttention.ring  # how a context group exchanges K and V
     post_validation: bool = False  # the request's parallelism.optimizer_post_validation (zero-bubble schedules)
+    # The base's split of the layers (parallelism.pipeline_layers, pipeline_embedding_layers, pipeline_loss_layers):
+    # every layout's stages split so (service.mesh.pipeline.chunk_layers); the mesh's rules refuse the layouts it
+    # does not fit (service.mesh.degrees.pipeline_problems).
+    pipeline_layers: tuple[int, ...] | None = None
+    embedding_layers: int = 0
+    loss_layers: int = 0
+
+    @property
+    def split(self) -> dict[str, Any]:
+        return {
+            "pipeline_layers": self.pipeline_layers,
+            "embedding_layers": self.embedding_layers,
+            "loss_layers": self.loss_layers,
+        }
 
     def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
         key = (arrangement, recompute, offload)
@@ -169,7 +183,7 @@ def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
 
 def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int) -> Structure:
     arch, s = case.arch, case.sequence_length
-    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor)
+    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **case.split)
     candidates = candidate_stages(shares)
     mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
     units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor}))
@@ -184,7 +198,7 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s)
+    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **case.split)
     return Structure(
         candidates,
         working,

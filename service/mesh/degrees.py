@@ -21,6 +21,7 @@ JSON pointer of the field to change. ``layout_problem_masks`` is the same rules 
 (which cells each rule refuses), the one form /v1/search and layout sweeps read.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,11 @@ class Mesh:
     schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
     virtual_stages: int = 1
     post_validation: bool = False  # the optimizer step validated after it (zero_bubble, zb_v)
+    # The request's split of the layers over the pipeline (service.mesh.pipeline.chunk_layers): each stage's or
+    # chunk's layers, or the layers the embedding and the loss count as; None and 0: the even split.
+    pipeline_layers: tuple[int, ...] | None = None
+    embedding_layers: int = 0
+    loss_layers: int = 0
 
     @property
     def data(self) -> int:
@@ -256,7 +262,11 @@ def _expert_tensor_problems(mesh: Mesh, model: ModelLimits) -> list[tuple[str, s
 
 
 def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
-    """The schedule's rules on the pipeline degree, virtual stages and layers: the first that fails."""
+    """The schedule's rules on the pipeline degree, virtual stages and the split of the layers: the first that
+    fails. A split is each stage's or chunk's layers (parallelism.pipeline_layers) or the even split with the
+    embedding and the loss counted as layers (service.mesh.pipeline.chunk_layers); only the first and the last
+    chunk may hold no layer (the embedding alone, the output layer alone: Megatron-LM's layouts and torchtitan's
+    input and output weights allow it)."""
     p, v, name = mesh.pipeline, mesh.virtual_stages, mesh.schedule.value
     interleaved = chunked(mesh.schedule, v)
     if v > 1 and mesh.schedule not in CHUNKED:
@@ -268,16 +278,104 @@ def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
         ]
     if interleaved and p < 2:
         return [(f"pipeline_schedule {name} needs parallelism.pipeline of at least 2", "/parallelism/pipeline")]
-    if interleaved and layers % (p * v):
+    chunks = v if interleaved else 1
+    count = p * chunks
+    given, e, lo = mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
+    if given is None and not (e or lo) and interleaved and layers < count:
         return [
             (
-                f"the {name} schedule with model chunks needs the model's layers {layers} divisible by pipeline {p} "
-                f"x virtual_stages {v} = {p * v}",
+                f"the {name} schedule with model chunks needs at least one layer a chunk: the model's {layers} layers "
+                f"are fewer than pipeline {p} x virtual_stages {v} = {count} chunks",
                 "/parallelism/virtual_stages",
             )
         ]
     if layers < p:
         return [(f"parallelism.pipeline {p} exceeds the model's {layers} layers", "/parallelism/pipeline")]
+    if given is not None:
+        return _given_split_problems(given, layers, p, chunks, bool(e or lo))
+    if (e or lo) and count > 1:
+        return _weighted_split_problems(layers, count, e, lo)
+    return []
+
+
+SPLIT = "/parallelism/pipeline_layers"
+
+
+def _given_split_problems(given: tuple[int, ...], layers: int, p: int, v: int, weighted: bool) -> list[tuple[str, str]]:
+    """parallelism.pipeline_layers: p or p x v entries summing to the layers, each stage divisible by v, no empty
+    chunk but the first and the last."""
+    count = p * v
+    if weighted:
+        return [
+            (
+                "parallelism.pipeline_layers fixes the split: pipeline_embedding_layers and pipeline_loss_layers "
+                "apply only to the even split (Megatron-LM refuses a layout with --account-for-embedding-in-"
+                "pipeline-split or --account-for-loss-in-pipeline-split)",
+                SPLIT,
+            )
+        ]
+    if len(given) != p and len(given) != count:
+        chunked_words = f" or pipeline {p} x virtual_stages {v} = {count} (one per model chunk)" if v > 1 else ""
+        return [
+            (
+                f"parallelism.pipeline_layers has {len(given)} entries: it needs pipeline {p} (one per stage)"
+                f"{chunked_words}",
+                SPLIT,
+            )
+        ]
+    if sum(given) != layers:
+        return [(f"parallelism.pipeline_layers sums to {sum(given)}, not the model's {layers} layers", SPLIT)]
+    if len(given) == p and v > 1 and any(x % v for x in given):
+        odd = next(i for i, x in enumerate(given) if x % v)
+        return [
+            (
+                f"parallelism.pipeline_layers gives stage {odd} {given[odd]} layers, not divisible by its "
+                f"virtual_stages {v} chunks (Megatron-LM's rule); give one entry per chunk ({count}) instead",
+                SPLIT,
+            )
+        ]
+    sizes = given if len(given) == count else tuple(x // v for k in range(v) for x in given)
+    empty = [k for k in range(1, count - 1) if sizes[k] == 0]
+    if empty:
+        what = "chunk" if v > 1 else "stage"
+        return [
+            (
+                f"parallelism.pipeline_layers leaves {what} {empty[0]} without a layer: only the first and the last "
+                f"{what} may hold none (the input embedding or the output layer alone)",
+                SPLIT,
+            )
+        ]
+    return []
+
+
+def _weighted_split_problems(layers: int, count: int, e: int, lo: int) -> list[tuple[str, str]]:
+    """The even split with the embedding and the loss as layers (torchtitan's generate_llm_fqn_per_model_part):
+    the first and the last chunk keep at least no layer, the middle ones at least one."""
+    base, extra = divmod(layers + e + lo, count)
+    if base + (1 if extra else 0) < e:
+        return [
+            (
+                f"parallelism.pipeline_embedding_layers {e} exceeds the {base + (1 if extra else 0)} layers the first "
+                f"of {count} chunks takes of the model's {layers} layers + {e} + {lo}",
+                "/parallelism/pipeline_embedding_layers",
+            )
+        ]
+    if base < lo:
+        return [
+            (
+                f"parallelism.pipeline_loss_layers {lo} exceeds the {base} layers the last of {count} chunks takes "
+                f"of the model's {layers} layers + {e} + {lo}",
+                "/parallelism/pipeline_loss_layers",
+            )
+        ]
+    if base == 0 and count - 2 >= max(extra, 1):
+        return [
+            (
+                f"the model's {layers} layers + pipeline_embedding_layers {e} + pipeline_loss_layers {lo} leave a "
+                f"middle chunk of the {count} without a layer",
+                "/parallelism/pipeline",
+            )
+        ]
     return []
 
 
@@ -394,8 +492,7 @@ def layout_problem_masks(
             [
                 ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~takes_chunks(schedule)),
                 ("interleaved_needs_pipeline", "/parallelism/pipeline", interleaved & (p < 2)),
-                ("interleaved_layers", "/parallelism/virtual_stages", interleaved & (layers % (p * v) != 0)),
-                ("pipeline_exceeds_layers", "/parallelism/pipeline", layers < p),
+                *_split_rules(mesh, layers, p, v, interleaved),
             ]
         )
         checks.append([("sequence_length", "/training/sequence_length", s % (c * np.where(sp, t, 1)) != 0)])
@@ -407,6 +504,53 @@ def layout_problem_masks(
             reported = np.broadcast_to(np.asarray(failing, dtype=bool), shape) & fills & ~earlier
             earlier = earlier | reported
             rules.append(Rule(name, pointer, reported))
+    return rules
+
+
+def _split_rules(mesh: Mesh, layers: int, p: Any, v: Any, interleaved: Any) -> list[tuple[str, str, Any]]:
+    """pipeline_problems' rules on the split over arrays of p and v, in its order (the split itself is one)."""
+    chunks = np.where(interleaved, v, 1)
+    count = p * chunks
+    given, e, lo = mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
+    even = given is None and not (e or lo)
+    rules: list[tuple[str, str, Any]] = [
+        ("interleaved_layers", "/parallelism/virtual_stages", interleaved & (layers < count) & even),
+        ("pipeline_exceeds_layers", "/parallelism/pipeline", layers < p),
+    ]
+    if given is not None:
+        n, total = len(given), sum(given)
+        common = 0
+        for x in given:
+            common = math.gcd(common, x)
+        by_stage = n == p
+        zero_inside = any(x == 0 for x in given[1:-1])
+        rules += [
+            ("pipeline_layers_weighted", SPLIT, np.asarray(bool(e or lo))),
+            ("pipeline_layers_length", SPLIT, (n != p) & (n != count)),
+            ("pipeline_layers_sum", SPLIT, np.asarray(total != layers)),
+            ("pipeline_layers_chunks", SPLIT, by_stage & (chunks > 1) & (common % chunks != 0)),
+            (
+                "pipeline_layers_empty",
+                SPLIT,
+                np.where(by_stage & (chunks > 1), any(x == 0 for x in given), zero_inside),
+            ),
+        ]
+    elif e or lo:
+        base, extra = (layers + e + lo) // count, (layers + e + lo) % count
+        weighted = count > 1
+        rules += [
+            (
+                "embedding_layers",
+                "/parallelism/pipeline_embedding_layers",
+                weighted & (base + (extra > 0) < e),
+            ),
+            ("loss_layers", "/parallelism/pipeline_loss_layers", weighted & (base < lo)),
+            (
+                "weighted_empty_chunk",
+                "/parallelism/pipeline",
+                weighted & (base == 0) & (count - 2 >= np.maximum(extra, 1)),
+            ),
+        ]
     return rules
 
 
@@ -507,4 +651,7 @@ def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int
         schedule=parallelism.pipeline_schedule,
         virtual_stages=parallelism.virtual_stages,
         post_validation=parallelism.optimizer_post_validation,
+        pipeline_layers=None if parallelism.pipeline_layers is None else tuple(parallelism.pipeline_layers),
+        embedding_layers=parallelism.pipeline_embedding_layers,
+        loss_layers=parallelism.pipeline_loss_layers,
     )

@@ -6,7 +6,10 @@ time.schedule_source):
 - Layers per stage: L / p; when p does not divide L the last L mod p stages take one more layer
   (the first stage already holds the input embedding and the most activations). The interleaved
   schedule (Narayanan et al. 2021, section 2.2.2) gives stage i the v chunks i, i + p, ... of
-  L / (p v) layers each. ZB-V's two chunks per stage (device i holds chunks i and 2p - 1 - i) give
+  L / (p v) layers each, the last L mod (p v) chunks one more. A split of the request's own
+  (parallelism.pipeline_layers, or the embedding and loss counted as layers) replaces either
+  (chunk_layers); memory, compute and the bubble are then each stage's own and the busiest or
+  slowest stage decides. ZB-V's two chunks per stage (device i holds chunks i and 2p - 1 - i) give
   each stage the same layer count; its split is counted as 1F1B's.
 - Micro-batches in flight at the peak on stage i, counted in micro-batches of the stage's layers
   (Megatron-LM megatron/core/pipeline_parallel/schedules.py, the warm-up counts):
@@ -39,6 +42,7 @@ time.schedule_source):
   gradients and any recomputation, which B needs first).
 """
 
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import accumulate
 
@@ -67,16 +71,57 @@ SCHEDULE_SOURCES: dict[PipelineSchedule, str] = {
 SPLIT_BACKWARD = (PipelineSchedule.zero_bubble_h1, PipelineSchedule.zero_bubble, PipelineSchedule.zero_bubble_v)
 
 
-def stage_layer_indices(layers: int, pipeline: int, virtual_stages: int = 1) -> list[list[int]]:
-    """Indices of the layers each stage holds, stage 0 first."""
+def chunk_layers(
+    layers: int,
+    pipeline: int,
+    virtual_stages: int = 1,
+    pipeline_layers: Sequence[int] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+) -> list[int]:
+    """Transformer layers of each of the p x v model chunks, in the model's order (chunk k runs on stage k mod p).
+
+    - ``pipeline_layers`` as given: p x v entries, or p whose entries split evenly over each stage's v chunks
+      (Megatron-LM megatron/core/transformer/transformer_config.py @d98e8a64: the first and last stage's layers
+      must divide by the virtual pipeline size).
+    - With the embedding or the loss counted as layers: layers + embedding + loss split over the chunks, the
+      first (layers + embedding + loss) mod (p v) one more, the embedding's taken from the first chunk and the
+      loss's from the last (torchtitan torchtitan/distributed/pipeline_parallel.py @b5bcd76c,
+      generate_llm_fqn_per_model_part's input_weight and output_weight; Megatron-LM's
+      --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, get_num_layers_to_build in
+      megatron/core/transformer/transformer_block.py @d98e8a64, where they must divide).
+    - Else layers / (p v) each, the last layers mod (p v) chunks one more.
+    Checked by service.mesh.degrees.pipeline_problems; here only arithmetic.
+    """
     p, v = pipeline, virtual_stages
-    if v > 1:
-        chunk = layers // (p * v)
-        return [[i for k in range(v) for i in range((k * p + s) * chunk, (k * p + s + 1) * chunk)] for s in range(p)]
-    base, extra = divmod(layers, p)
-    sizes = [base + (1 if s >= p - extra else 0) for s in range(p)]
-    starts = [0, *accumulate(sizes)]  # running sums: linear in the stage count
-    return [list(range(starts[s], starts[s] + sizes[s])) for s in range(p)]
+    count = p * v
+    if pipeline_layers is not None:
+        if len(pipeline_layers) == count:
+            return list(pipeline_layers)
+        return [pipeline_layers[k % p] // v for k in range(count)]  # p entries over v chunks each
+    if embedding_layers or loss_layers:
+        base, extra = divmod(layers + embedding_layers + loss_layers, count)
+        sizes = [base + (1 if k < extra else 0) for k in range(count)]
+        sizes[0] -= embedding_layers
+        sizes[-1] -= loss_layers
+        return sizes
+    base, extra = divmod(layers, count)
+    return [base + (1 if k >= count - extra else 0) for k in range(count)]
+
+
+def stage_layer_indices(
+    layers: int,
+    pipeline: int,
+    virtual_stages: int = 1,
+    pipeline_layers: Sequence[int] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+) -> list[list[int]]:
+    """Indices of the layers each stage holds, stage 0 first: its chunks s, s + p, ... (chunk_layers)."""
+    p, v = pipeline, virtual_stages
+    sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers)
+    starts = [0, *accumulate(sizes)]  # running sums: linear in the chunk count
+    return [[i for k in range(s, p * v, p) for i in range(starts[k], starts[k] + sizes[k])] for s in range(p)]
 
 
 def in_flight_ratio(

@@ -18,6 +18,7 @@ The dense part's model states shard over d x c ranks, the experts' over the expe
 group, world / (p x ETP x e) ranks (service.mesh.degrees).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.inputs.architecture import (
@@ -147,11 +148,19 @@ def stage_shares(
     expert: int,
     virtual_stages: int = 1,
     expert_tensor: int | None = None,
+    *,
+    pipeline_layers: Sequence[int] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
 ) -> list[StageShare]:
-    """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t)."""
+    """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t); the layers split as
+    service.mesh.pipeline.chunk_layers says (the request's own split, or the even one)."""
     shares = []
     kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
-    for stage, indices in enumerate(stage_layer_indices(arch.layers, pipeline, virtual_stages)):
+    split_layers = stage_layer_indices(
+        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers
+    )
+    for stage, indices in enumerate(split_layers):
         split = Split()
         for index in indices:
             kind = is_moe_layer(arch, index)
