@@ -23,6 +23,7 @@ from models.plan import (
     Time,
     Traffic,
 )
+from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.plan_report import (
     KORTHIKANTI,
@@ -47,7 +48,7 @@ from service.mesh.degrees import (
     requested_mesh,
     validated_mesh,
 )
-from service.mesh.pipeline import SCHEDULE_SOURCES, chunk_layers
+from service.mesh.pipeline import SCHEDULE_SOURCES, chunk_layers, framework_pipeline_problems
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
@@ -92,6 +93,9 @@ def layout_of(request: PlanRequest) -> Layout:
         problems.append(
             ("hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled", "/arrangement")
         )
+    if request.precision == PrecisionPresetName.deepspeed and mesh.pipeline > 1:  # DeepSpeed's convention
+        shards = resolve.sharding(request.arrangement).shard_gradients
+        problems += [d[:2] for d in framework_pipeline_problems(True, shards, mesh.pipeline) if d[2]]
     zeropp = request.levers.zeropp
     if not mesh.trivial and (zeropp.qwz or zeropp.hpz or zeropp.qgz):
         problems.append(("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp"))
@@ -407,7 +411,9 @@ def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
     return Traffic(
         collectives=entries,
         bytes_sent_per_gpu=total,
-        volume_in_p=volume_in_p(setup.precision, setup.sharding, result.micro_batches),
+        volume_in_p=volume_in_p(
+            setup.precision, setup.sharding, result.micro_batches, pipelined=result.mesh.pipeline > 1
+        ),
         intra_node_bytes_per_gpu=intra,
         inter_node_bytes_per_gpu=inter,
         pcie_bytes_per_gpu=result.pcie_bytes_per_gpu,

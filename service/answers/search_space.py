@@ -56,6 +56,7 @@ REASONS = (
     "interleaved schedule: micro-batches not a multiple of the pipeline (/training/global_batch_size)",
     "zero-bubble schedule: fewer micro-batches than 2 x pipeline - 1 (/training/global_batch_size)",
     "expert_tensor x expert does not divide tensor x context x data (/parallelism/expert_tensor)",
+    "mixture of experts with tensor parallelism needs sequence parallelism (/parallelism/sequence_parallel)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
 # service.mesh.degrees's rules by their REASONS; the space never forms the others (virtual stages without the
@@ -77,6 +78,7 @@ RULE_REASONS = {
     "micro_batches_fill_zero_bubble": 10,
     "expert_tensor_needs_moe": 11,
     "expert_tensor_grid": 11,
+    "moe_tensor_sequence_parallel": 12,
 }
 
 

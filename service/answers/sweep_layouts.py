@@ -33,6 +33,7 @@ from models.common import ModelSpec, as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import Parallelism, PipelineSchedule
 from models.plan import PlanRequest
+from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
@@ -47,7 +48,7 @@ from service.engine.layout_grid import (
     StructureTable,
     evaluate_grid,
 )
-from service.errors import SweepOverflow
+from service.errors import DomainError, SweepOverflow
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
 from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks
@@ -137,6 +138,13 @@ def mesh_problem_pointers(
     return [(rule.pointer, rule.failing) for rule in rules]
 
 
+def _shards_gradients(arrangement: Any) -> bool:
+    try:
+        return resolve.sharding(arrangement).shard_gradients
+    except DomainError:  # flags no framework runs: refused by the request's own check first
+        return False
+
+
 def split_of_parallelism(par: Parallelism) -> dict[str, Any]:
     """The request's split of the layers over the pipeline, as Mesh and layout_grid.Case hold it."""
     given = None if par.pipeline_layers is None else tuple(par.pipeline_layers)
@@ -209,6 +217,8 @@ class LayoutCells:
         )
         par = base.parallelism
         zeropp = base.levers.zeropp.qwz or base.levers.zeropp.hpz or base.levers.zeropp.qgz
+        # service.mesh.pipeline.framework_pipeline_problems: DeepSpeed's pipeline engine runs ZeRO-1 at most
+        deepspeed = base.precision == PrecisionPresetName.deepspeed
         for li, layout in enumerate(self.layouts):
             try:
                 Parallelism.model_validate(par.model_dump() | layout)
@@ -240,6 +250,7 @@ class LayoutCells:
                     for pointer, refused in (
                         ("/arrangement", arrangement == ArrangementName.hybrid),
                         ("/levers/zeropp", zeropp),
+                        ("/arrangement", deepspeed and layout["pipeline"] > 1 and _shards_gradients(arrangement)),
                     )
                     if refused and nontrivial
                 ]

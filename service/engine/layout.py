@@ -205,7 +205,10 @@ def _stage(
         cpu += int(cpu_optimizer_bytes_per_gpu(expert_rows, experts, mesh.expert_data, precision, sharding, offload))
     model_state = int(bytes_at(rows, StateLocation.gpu)) + int(bytes_at(expert_rows, StateLocation.gpu))
     host = int(bytes_at(rows, StateLocation.host)) + int(bytes_at(expert_rows, StateLocation.host))
-    working = working_set_rows(share.parameters, precision, sharding, units, setup.bucket_bytes, setup.overlap)
+    pipelined = mesh.pipeline > 1  # FSDP with pipelining as torchtitan runs it (working_set.pipelined_rows)
+    working = working_set_rows(
+        share.parameters, precision, sharding, units, setup.bucket_bytes, setup.overlap, pipelined=pipelined
+    )
     flight = in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m)
     activations: dict[str, int] = {}
     if counted:
@@ -367,8 +370,9 @@ def _data_group(
     forward_s: float,
     backward_s: float,
     layers: int,
+    pipelined: bool = False,
 ) -> DataGroup:
-    calls = step_collectives(setup.precision, setup.sharding, m)
+    calls = step_collectives(setup.precision, setup.sharding, m, pipelined=pipelined)
     timed = data_group_time(calls, parameters, ranks, per_node, setup, m, forward_s, backward_s, layers)
     return DataGroup(label, parameters, ranks, per_node, calls, float(timed.total_s), float(timed.exposed_s))
 
@@ -449,6 +453,7 @@ def evaluate_layout(
                 forward_s / m,
                 backward_s / m,
                 top.share.layers,
+                mesh.pipeline > 1,
             )
         )
     if experts_apart and mesh.expert_data > 1:
@@ -464,6 +469,7 @@ def evaluate_layout(
                 forward_s / m,
                 backward_s / m,
                 top.share.layers,
+                mesh.pipeline > 1,
             )
         )
     data_total = sum(group.total_s for group in groups)

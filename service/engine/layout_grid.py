@@ -193,7 +193,15 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         setup = case.setup(code)
         used = units if setup.units is not None else None
         rows = [
-            working_set_rows(share.parameters, setup.precision, setup.sharding, used, setup.bucket_bytes, setup.overlap)
+            working_set_rows(
+                share.parameters,
+                setup.precision,
+                setup.sharding,
+                used,
+                setup.bucket_bytes,
+                setup.overlap,
+                pipelined=pipeline > 1,  # FSDP with pipelining (service.memory.working_set.pipelined_rows)
+            )
             for share in candidates
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
@@ -554,20 +562,24 @@ def evaluate_grid(
         # evaluation over (shapes, recomputes, offloads).
         setup = case.setup(a)
         at = (slice(None), i)
-        collectives = step_collectives(setup.precision, setup.sharding, m3)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-        dense = data_group_time(
-            collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
-        )
-        data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
-        data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
-        if experts_anywhere:
-            experts = data_group_time(
-                collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
+        # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
+        variants = _pipelined_choices(setup, p)
+        for pipelined in variants:
+            on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
+            collectives = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined)
+            dense = data_group_time(
+                collectives, dense_p, data_context[wide3], g_data[wide3], setup, m3, fw3, bw3, layers_top
             )
-            has_experts = top_apart[at] & (expert_data[wide3] > 1)
-            data_total[at] += np.where(has_experts, experts.total_s, 0.0)
-            data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
+            data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
+            data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
+            if experts_anywhere:
+                experts = data_group_time(
+                    collectives, expert_p, expert_data[wide3], expert_per_node[wide3], setup, m3, fw3, bw3, layers_top
+                )
+                has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
+                data_total[at] += np.where(has_experts, experts.total_s, 0.0)
+                data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)
@@ -589,7 +601,7 @@ def evaluate_grid(
                     _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
                 ]
                 working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, g_data[col], shares, working_states, busiest[0][:, i, :, j])
+                extra.add(cell, setup, mm, g_data[col], shares, working_states, busiest[0][:, i, :, j], p[col] > 1)
     per_node = n_world[:, None, None, None]
     transfer_s, cpu_s = offload_seconds(
         pcie, top_cpu, per_node, g_node, first_setup.links.host_bytes_per_s, first_setup.host_memory_bytes_per_s
@@ -640,6 +652,14 @@ def evaluate_grid(
     )
 
 
+def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
+    """The data group's collectives a grid prices for an arrangement: the plain ones, and FSDP's on a pipeline stage
+    where the parameters are sharded and some layout pipelines (service.time.traffic.step_collectives)."""
+    if setup.sharding.shard_parameters and bool((pipeline > 1).any()):
+        return [False, True] if bool((pipeline == 1).any()) else [True]
+    return [False]
+
+
 class _Detail:
     """What a sweep row reports beyond the search's figures, at each layout's busiest stage, as /v1/plan's
     answer reports it (service.answers.layout_plan): the GPU's bytes per state class (model states and working
@@ -652,12 +672,21 @@ class _Detail:
         self.sent_bytes = np.zeros(shape, dtype=np.int64)
 
     def add(
-        self, cell: Any, setup: Setup, m: Any, g_data: Any, shares: list["_Share"], working_states: Any, busiest: Any
+        self,
+        cell: Any,
+        setup: Setup,
+        m: Any,
+        g_data: Any,
+        shares: list["_Share"],
+        working_states: Any,
+        busiest: Any,
+        pipelined: Any = False,
     ) -> None:
         """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
         the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes)."""
         prec, shard, off = setup.precision, setup.sharding, setup.offload
-        calls = step_collectives(prec, shard, m)
+        plain = step_collectives(prec, shard, m)
+        piped = step_collectives(prec, shard, m, pipelined=True)
         for share in shares:
             # Model states shard over the group with the data group's members per node (service.engine.layout._stage).
             for row in model_state_breakdown(share.parameters, share.ranks, prec, shard, g_data, off):
@@ -666,10 +695,16 @@ class _Detail:
             floor = replicated_floor_bytes(share.parameters, prec, shard, off)
             self.floor_bytes[cell] += np.where(share.held, floor, 0)
             sent: Any = 0
-            for call in calls:
+            for call in plain:
                 sent = sent + call.count_per_step * collective_bytes_sent(
                     share.parameters, share.ranks, call, share.per_node
                 )
+            piped_sent: Any = 0
+            for call in piped:
+                piped_sent = piped_sent + call.count_per_step * collective_bytes_sent(
+                    share.parameters, share.ranks, call, share.per_node
+                )
+            sent = np.where(pipelined & shard.shard_parameters, piped_sent, sent)
             self.sent_bytes[cell] += np.where(share.grouped, sent, 0)
         for k, by_state in enumerate(working_states):
             self.state_bytes[(k, *cell)] += np.take_along_axis(by_state, busiest, axis=1)

@@ -214,6 +214,15 @@ def layout_problems(
             (f"parallelism.expert {e} does not divide the model's experts {model.experts}", "/parallelism/expert")
         )
     problems += _expert_tensor_problems(mesh, model)
+    if model.experts is not None and t > 1 and not mesh.sequence_parallel:
+        problems.append(
+            (
+                f"a mixture-of-experts model with parallelism.tensor {t} needs sequence_parallel: Megatron-Core "
+                "refuses to train MoE layers with tensor parallelism without it "
+                "(megatron/core/transformer/moe/moe_layer.py @d98e8a64, MoELayer.forward)",
+                "/parallelism/sequence_parallel",
+            )
+        )
     problems += pipeline_problems(mesh, layers)
     split = mesh.sequence_split
     if sequence_length % split:
@@ -488,6 +497,8 @@ def layout_problem_masks(
                     ("expert_tensor_grid", "/parallelism/expert_tensor", (t * d * c) % (etp * e) != 0),
                 ]
             )
+        moe_tensor = (experts is not None) & (t > 1) & ~sp
+        checks.append([("moe_tensor_sequence_parallel", "/parallelism/sequence_parallel", moe_tensor)])
         checks.append(  # pipeline_problems
             [
                 ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~takes_chunks(schedule)),

@@ -45,6 +45,7 @@ time.schedule_source):
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import accumulate
+from typing import Any
 
 from models.parallelism import PipelineSchedule
 from service.numeric import FloatLike, IntLike, maximum, minimum, select
@@ -122,6 +123,20 @@ def stage_layer_indices(
     sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers)
     starts = [0, *accumulate(sizes)]  # running sums: linear in the chunk count
     return [[i for k in range(s, p * v, p) for i in range(starts[k], starts[k] + sizes[k])] for s in range(p)]
+
+
+def framework_pipeline_problems(deepspeed: bool, shard_gradients: Any, pipeline: Any) -> list[tuple[str, str, Any]]:
+    """What a framework refuses to pipeline, as (detail, pointer, refused): DeepSpeed's pipeline engine runs ZeRO-1
+    at most ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism", deepspeed/runtime/pipe/engine.py
+    @edaa7221, PipelineEngine.__init__), so the deepspeed precision (DeepSpeed's convention) with gradients sharded
+    on more than one stage is refused. ``refused`` is a bool, or an array for many layouts."""
+    refused = (pipeline > 1) & bool(deepspeed) & shard_gradients
+    detail = (
+        "DeepSpeed's pipeline engine supports ZeRO-1 at most (deepspeed/runtime/pipe/engine.py: ZeRO-2 and ZeRO-3 "
+        "are incompatible with pipeline parallelism): with precision deepspeed and parallelism.pipeline above 1 "
+        "choose arrangement ddp or zero1, or FSDP's convention (precision fsdp2) for zero3"
+    )
+    return [(detail, "/arrangement", refused)]
 
 
 def in_flight_ratio(
