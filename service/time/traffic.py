@@ -341,10 +341,12 @@ def bytes_sent_by_collective(
     sharding: Sharding,
     micro_batches: CountLike = 1,
     gpus_per_node: IntLike = 1,
+    *,
+    pipelined: bool = False,
 ) -> dict[CollectiveName, IntLike]:
     """Bytes each GPU sends per step in each kind of collective, summed over its calls."""
     split: dict[CollectiveName, IntLike] = {}
-    for c in step_collectives(precision, sharding, micro_batches):
+    for c in step_collectives(precision, sharding, micro_batches, pipelined=pipelined):
         sent = c.count_per_step * collective_bytes_sent(parameter_count, world_size, c, gpus_per_node)
         split[c.name] = split.get(c.name, 0) + sent
     return split

@@ -163,3 +163,21 @@ def test_moe_with_tensor_parallelism_needs_sequence_parallelism(client):
     assert [e["pointer"] for e in response.json()["errors"]] == ["/parallelism/sequence_parallel"]
     body["parallelism"]["sequence_parallel"] = True
     assert plan(client, body)["parallelism"]["sequence_parallel"] is True
+
+
+def test_a_fit_marks_what_deepspeed_does_not_pipeline(client):
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "deepspeed",
+        "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"micro_batch_size": 1, "sequence_length": 2048, "global_batch_size": 64},
+        "parallelism": {"pipeline": 2},
+        "max_gpus": 64,
+    }
+    response = client.post("/v1/fit", json=body)
+    assert response.status_code == 200, response.text
+    by_name = {row["arrangement"]: row for row in response.json()["arrangements"]}
+    for name in ("zero2", "zero3"):
+        assert by_name[name]["never_fits"] is True and by_name[name]["min_gpus"] is None
+        assert "DeepSpeed's pipeline engine" in by_name[name]["reason"]
+    assert by_name["zero1"]["min_gpus"] is not None
