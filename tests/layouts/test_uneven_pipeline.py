@@ -219,3 +219,23 @@ def test_a_layout_sweep_honours_the_base_split(client):
     for row in found:
         expected = assert_row_is_its_plan(client, base, row, base["model"])
         assert [stage["layers"] for stage in expected["memory"]["stages"]] == [6, 9, 9, 8]
+
+
+def test_fit_and_limits_take_the_split(client):
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "megatron",
+        "cluster": {"world_size": 32, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"gradient_accumulation_steps": 8, "sequence_length": 2048},
+        "parallelism": {"pipeline": 4, "tensor": 8, "sequence_parallel": True, "pipeline_layers": [6, 9, 9, 8]},
+    }
+    fit = client.post("/v1/fit", json=body | {"cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"}, "max_gpus": 64})
+    assert fit.status_code == 200, fit.text
+    zero1 = next(row for row in fit.json()["arrangements"] if row["arrangement"] == "zero1")
+    assert zero1["parallelism"]["pipeline_layers"] == [6, 9, 9, 8]
+    planned = client.post("/v1/plan", json=body | {"arrangement": "zero1"}).json()
+    assert zero1["table"][0]["per_gpu_bytes"] == planned["memory"]["per_gpu_bytes"]  # the 32-GPU cell
+    # the family of deeper models splits evenly: the split belongs to the model's own 32 layers
+    limits = client.post("/v1/limits", json=body | {"arrangement": "zero1"})
+    assert limits.status_code == 200, limits.text
+    assert limits.json()["arrangements"][0]["largest_layers"] % 4 == 0
