@@ -41,7 +41,7 @@ from service.memory.model_states import (
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, in_flight, stage_layer_indices
+from service.mesh.pipeline import bubble_seconds, stage_in_flight, stage_layer_indices
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -209,7 +209,7 @@ def _stage(
     working = working_set_rows(
         share.parameters, precision, sharding, units, setup.bucket_bytes, setup.overlap, pipelined=pipelined
     )
-    flight = in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m)
+    flight = stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m, share.chunk_layers)
     activations: dict[str, int] = {}
     if counted:
         layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)

@@ -54,9 +54,9 @@ from service.memory.activations import (
 from service.memory.model_states import bytes_at, model_state_breakdown, replicated_floor_bytes, shard_degree
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.memory.working_set import working_set_rows
+from service.mesh.degrees import CHUNKED, Group, Mesh
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
-from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, in_flight_ratio
+from service.mesh.pipeline import bubble_seconds, chunk_in_flight, in_flight_ratio
 from service.mesh.stages import StageShare, stage_shares
 from service.time.communication import step_seconds
 from service.time.compute import flops_utilisation, model_flops_per_token, tokens_per_second, tokens_per_step
@@ -171,10 +171,18 @@ class Structure:
 
 def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
     """The first stage of each distinct signature: the only stages that can hold the most bytes."""
-    seen: set[tuple[int, int, int, int, bool, bool]] = set()
+    seen: set[tuple[Any, ...]] = set()
     found = []
     for share in shares:
-        key = (share.layers, share.moe_layers, share.dense_parameters, share.expert_parameters, share.first, share.last)
+        key = (
+            share.layers,
+            share.moe_layers,
+            share.dense_parameters,
+            share.expert_parameters,
+            share.first,
+            share.last,
+            share.chunk_layers if len(set(share.chunk_layers)) > 1 else (),  # unequal chunks weigh their flights
+        )
         if key not in seen:
             seen.add(key)
             found.append(share)
@@ -313,6 +321,7 @@ class StructureTable:
             "first": table(lambda sh: sh.first).astype(bool),
             "last": table(lambda sh: sh.last).astype(bool),
             "valid": table(lambda sh: 1).astype(bool),
+            "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
             "max_layers": np.array([item.max_layers for item in self.items], dtype=np.int64),
             "max_moe_layers": np.array([item.max_moe_layers for item in self.items], dtype=np.int64),
             "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
@@ -328,6 +337,12 @@ class StructureTable:
                 for k, by_state in enumerate(item.working_states[a]):
                     for state, value in by_state.items():
                         states[STATES.index(state), i, a, k] = value
+        chunks = max(len(share.chunk_layers) for item in self.items for share in item.candidates)
+        chunk_layers = np.zeros((count, width, chunks), dtype=np.int64)
+        for i, item in enumerate(self.items):
+            for k, share in enumerate(item.candidates):
+                chunk_layers[i, k, : len(share.chunk_layers)] = share.chunk_layers
+        self.arrays["chunk_layers"] = chunk_layers  # (structures, candidates, chunks)
         self.arrays["working"] = working
         self.arrays["working_states"] = states
 
@@ -426,6 +441,15 @@ def evaluate_grid(
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
         numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows])
+        if SCHEDULES[sched] in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
+            uneven = per_stage("uneven")[:, rows] & (v[rows] > 1)
+            if uneven.any():
+                held: Any = 0
+                for j in range(st["chunk_layers"].shape[2]):
+                    size = st["chunk_layers"][:, :, j].T[:, sid[rows]]
+                    held = held + chunk_in_flight(stage_k[:, rows], p[rows], v[rows], m[rows], j) * size
+                numerator = np.where(uneven, held, numerator)
+                denominator = np.where(uneven, layers_k[:, rows], denominator)
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],

@@ -167,6 +167,39 @@ def in_flight(
     return Fraction(int(numerator), int(denominator))
 
 
+def chunk_in_flight(
+    stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike, chunk: int
+) -> IntLike:
+    """Micro-batches of chunk ``chunk`` (0..v-1) a stage holds at the peak of the interleaved schedule: of its
+    W = min((p - i - 1) x 2 + (v - 1) x p + 1, m v) warm-up forwards, Megatron-Core runs them in groups of p
+    micro-batches, chunk 0 first (schedules.py, get_model_chunk_id: (k // p) mod v), so chunk j holds
+    min(p, W - j p) of the first round and min(p, W - (v + j) p) of the second. Ints, or arrays for many layouts."""
+    p, v, m, i = pipeline, virtual_stages, micro_batches, stage
+    warm = minimum((p - i - 1) * 2 + (v - 1) * p + 1, m * v)
+    first = minimum(maximum(warm - chunk * p, 0), p)
+    second = minimum(maximum(warm - (v + chunk) * p, 0), p)
+    return first + second
+
+
+def stage_in_flight(
+    schedule: PipelineSchedule,
+    stage: int,
+    pipeline: int,
+    virtual_stages: int,
+    micro_batches: int,
+    chunk_sizes: Sequence[int] = (),
+) -> Fraction:
+    """Micro-batches of the stage's layers held at the peak (in_flight); with model chunks of unequal layers
+    (``chunk_sizes``, the stage's v chunks in order) each chunk's micro-batches weighted by its layers:
+    sum_j chunk_in_flight(j) x L_j / sum_j L_j, what equal chunks make W / v."""
+    v = virtual_stages
+    chunked = schedule in (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1) and v > 1
+    if not chunked or len(set(chunk_sizes)) < 2 or not sum(chunk_sizes):
+        return in_flight(schedule, stage, pipeline, v, micro_batches)
+    held = sum(int(chunk_in_flight(stage, pipeline, v, micro_batches, j)) * size for j, size in enumerate(chunk_sizes))
+    return Fraction(held, sum(chunk_sizes))
+
+
 def bubble_ratio(
     schedule: PipelineSchedule, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike
 ) -> tuple[IntLike, IntLike]:

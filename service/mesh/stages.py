@@ -34,7 +34,7 @@ from service.inputs.architecture import (
     router_parameters,
     shared_expert_width,
 )
-from service.mesh.pipeline import stage_layer_indices
+from service.mesh.pipeline import chunk_layers, stage_layer_indices
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -112,6 +112,7 @@ class StageShare:
     expert_parameters: int  # sharded over the expert-data-parallel group
     first: bool
     last: bool
+    chunk_layers: tuple[int, ...] = ()  # the layers of each of its model chunks, in order (v of them)
 
     @property
     def parameters(self) -> int:
@@ -160,6 +161,7 @@ def stage_shares(
     split_layers = stage_layer_indices(
         arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers
     )
+    sizes = chunk_layers(arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers)
     for stage, indices in enumerate(split_layers):
         split = Split()
         for index in indices:
@@ -174,5 +176,6 @@ def stage_shares(
         if last:
             dense += rank_parameters(output_split(arch, tensor, pipeline), tensor, expert)[0]
         moe_layers = sum(1 for index in indices if is_moe_layer(arch, index))
-        shares.append(StageShare(stage, len(indices), moe_layers, dense, experts, first, last))
+        chunks = tuple(sizes[stage::pipeline])
+        shares.append(StageShare(stage, len(indices), moe_layers, dense, experts, first, last, chunks))
     return shares

@@ -239,3 +239,59 @@ def test_fit_and_limits_take_the_split(client):
     limits = client.post("/v1/limits", json=body | {"arrangement": "zero1"})
     assert limits.status_code == 200, limits.text
     assert limits.json()["arrangements"][0]["largest_layers"] % 4 == 0
+
+
+def megatron_chunk_counts(stage: int, p: int, v: int, m: int) -> list[int]:
+    """The warm-up forwards a stage has run at the peak, by chunk, enumerated as Megatron-Core orders them
+    (megatron/core/pipeline_parallel/schedules.py @d98e8a64: (p - i - 1) x 2 + (v - 1) x p warm-up forwards and
+    one more before the first backward; get_model_chunk_id: (k mod p v) // p)."""
+    warm = min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v)
+    counts = [0] * v
+    for k in range(warm):
+        counts[(k % (p * v)) // p] += 1
+    return counts
+
+
+@pytest.mark.parametrize(("p", "v", "m"), [(2, 2, 4), (4, 2, 8), (4, 3, 4), (8, 4, 16)])
+def test_unequal_chunks_weigh_their_micro_batches(p, v, m):
+    from service.mesh.pipeline import chunk_in_flight, stage_in_flight
+
+    sizes = [1 + (k * 7) % 5 for k in range(p * v)]  # unequal chunks, none empty
+    for stage in range(p):
+        counts = megatron_chunk_counts(stage, p, v, m)
+        assert [int(chunk_in_flight(stage, p, v, m, j)) for j in range(v)] == counts
+        mine = sizes[stage::p]
+        expected = sum(c * size for c, size in zip(counts, mine, strict=True))
+        assert stage_in_flight(INTERLEAVED, stage, p, v, m, mine) * sum(mine) == expected
+
+
+def test_a_plan_and_a_sweep_hold_each_chunks_micro_batches(client):
+    """llama-3-8b's 32 layers as chunks of 4, 12, 12 and 4 on 2 stages x 2: stage 0 holds 3 micro-batches of its
+    4-layer chunk and 2 of its 12-layer one, (3 x 4 + 2 x 12) / 16 = 2.25 of its layers (equal chunks: 5 / 2)."""
+    from tests.layouts.test_sweep_layouts import assert_row_is_its_plan
+    from tests.sweep.test_sweep import rows, sweep
+
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "megatron",
+        "cluster": {"world_size": 2, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "levers": {"recompute": "full"},
+        "training": {"gradient_accumulation_steps": 4, "sequence_length": 2048},
+        "parallelism": {
+            "pipeline": 2,
+            "pipeline_schedule": "interleaved",
+            "virtual_stages": 2,
+            "pipeline_layers": [4, 12, 12, 4],
+            "sequence_parallel": True,
+        },
+    }
+    answer = client.post("/v1/plan", json=base).json()
+    assert [stage["in_flight_micro_batches"] for stage in answer["memory"]["stages"]] == [
+        (3 * 4 + 2 * 12) / 16,
+        (2 * 12 + 1 * 4) / 16,
+    ]
+    found = rows(sweep(client, {"tensor": [1, 2], "world_size": [2, 4], "recompute": ["none", "full"]}, base=base))
+    assert len(found) == 6  # t 2 x p 2 does not fit 2 GPUs
+    for row in found:
+        assert_row_is_its_plan(client, base, row, base["model"])
