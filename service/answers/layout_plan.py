@@ -48,7 +48,13 @@ from service.mesh.degrees import (
     requested_mesh,
     validated_mesh,
 )
-from service.mesh.pipeline import SCHEDULE_SOURCES, chunk_layers, framework_pipeline_problems
+from service.mesh.pipeline import (
+    SCHEDULE_SOURCES,
+    chunk_layers,
+    framework_pipeline_problems,
+    split_chunks,
+    v_shaped,
+)
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import call_seconds, flat_link, hierarchical_link_bytes
@@ -132,7 +138,13 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int, layers: int = 0) -> Parallel
         pipeline_schedule=mesh.schedule,
         virtual_stages=mesh.virtual_stages,
         pipeline_layers=chunk_layers(
-            layers, mesh.pipeline, mesh.virtual_stages, mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
+            layers,
+            mesh.pipeline,
+            split_chunks(mesh.schedule, mesh.pipeline, mesh.virtual_stages),
+            mesh.pipeline_layers,
+            mesh.embedding_layers,
+            mesh.loss_layers,
+            v_shaped(mesh.schedule, mesh.pipeline),
         )
         if mesh.pipeline > 1 and layers
         else [],

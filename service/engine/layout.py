@@ -41,7 +41,7 @@ from service.memory.model_states import (
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, host_bytes_per_node, offload_seconds, pcie_bytes_per_gpu
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import bubble_seconds, stage_in_flight, stage_layer_indices
+from service.mesh.pipeline import bubble_seconds, stage_in_flight, stage_layer_indices, v_shaped
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -244,6 +244,7 @@ def split_of(mesh: Mesh) -> dict[str, Any]:
         "pipeline_layers": mesh.pipeline_layers,
         "embedding_layers": mesh.embedding_layers,
         "loss_layers": mesh.loss_layers,
+        "v_shape": v_shaped(mesh.schedule, mesh.pipeline),
     }
 
 
@@ -256,11 +257,16 @@ def slowest_stage(
     pipeline_layers: tuple[int, ...] | None = None,
     embedding_layers: int = 0,
     loss_layers: int = 0,
+    v_shape: bool = False,
 ) -> tuple[int, list[list[int]], Fraction]:
     """(index of the stage with the most FLOPs, each stage's layer indices, its share of the model's FLOPs):
-    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace."""
-    indices = stage_layer_indices(arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers)
-    per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
+    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace.
+    The output layer is on the last stage, or on stage 0 in ZB-V's V (``v_shape``)."""
+    indices = stage_layer_indices(
+        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
+    )
+    output = 0 if v_shape else pipeline - 1
+    per_stage = [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
 
@@ -287,7 +293,7 @@ def modelled_stage_seconds(
     if eff is None:
         raise ValueError("a setup without a utilisation needs the efficiency model's device")
     per_token = float(model_flops_per_token(active, setup.flop_shape, s))
-    last = stage == mesh.pipeline - 1
+    last = stage == (0 if v_shaped(mesh.schedule, mesh.pipeline) else mesh.pipeline - 1)  # holds the output layer
     micro = micro_batch_compute(eff, b, s, setup.recompute, per_token, layers, mesh.tensor, mesh.context, last)
     return m * float(micro.total_s), m * float(micro.forward_s)
 

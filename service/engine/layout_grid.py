@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
-from models.parallelism import ContextAttention
+from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
 from service.engine.data_parallel import Setup, optimizer_step_seconds
 from service.engine.layout import (
@@ -189,9 +189,14 @@ def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
     return found
 
 
-def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int) -> Structure:
+def structure(
+    case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int, v_shape: bool = False
+) -> Structure:
+    """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without."""
     arch, s = case.arch, case.sequence_length
-    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **case.split)
+    shares = stage_shares(
+        arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **case.split, v_shape=v_shape
+    )
     candidates = candidate_stages(shares)
     mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
     units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor}))
@@ -214,14 +219,14 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **case.split)
+    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **case.split, v_shape=v_shape)
     return Structure(
         candidates,
         working,
         max(share.layers for share in shares),
         max(share.moe_layers for share in shares),
         len(indices[slowest]),
-        slowest == pipeline - 1,
+        slowest == (0 if v_shape else pipeline - 1),  # the stage with the output layer
         float(share),
         working_states,
     )
@@ -280,18 +285,20 @@ class StructureTable:
 
     def __init__(self, case: Case) -> None:
         self.case = case
-        self.ids: dict[tuple[int, int, int, int], int] = {}
+        self.ids: dict[tuple[int, int, int, int, bool], int] = {}
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
-        code = ((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v
+        # ZB-V's V places the chunks apart from the other schedules (service.mesh.pipeline.chunk_stages)
+        vs = (layouts["schedule"] == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
+        code = (((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v) * 2 + vs
         unique, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         grew = False
         local = np.empty(len(unique), dtype=np.int64)
         for i, row in enumerate(first.tolist()):
-            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]))
+            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
                 self.items.append(structure(self.case, *key))

@@ -29,6 +29,7 @@ import numpy as np
 
 from models.parallelism import ContextAttention, ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
+from service.mesh.pipeline import chunk_layers, v_shaped
 from service.numeric import maximum, minimum
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
@@ -287,10 +288,12 @@ def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
         ]
     if interleaved and p < 2:
         return [(f"pipeline_schedule {name} needs parallelism.pipeline of at least 2", "/parallelism/pipeline")]
-    chunks = v if interleaved else 1
+    v_shape = v_shaped(mesh.schedule, p)  # ZB-V: two chunks a stage, in a V
+    chunks = v if interleaved else (2 if v_shape else 1)
     count = p * chunks
     given, e, lo = mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
-    if given is None and not (e or lo) and interleaved and layers < count:
+    even = given is None and not (e or lo)
+    if even and interleaved and layers < count:
         return [
             (
                 f"the {name} schedule with model chunks needs at least one layer a chunk: the model's {layers} layers "
@@ -298,10 +301,11 @@ def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
                 "/parallelism/virtual_stages",
             )
         ]
-    if layers < p:
-        return [(f"parallelism.pipeline {p} exceeds the model's {layers} layers", "/parallelism/pipeline")]
+    if layers < p or (even and v_shape and layers < count):
+        two = f" ({count} layers for ZB-V's two chunks a stage)" if v_shape and layers >= p else ""
+        return [(f"parallelism.pipeline {p} exceeds the model's {layers} layers{two}", "/parallelism/pipeline")]
     if given is not None:
-        return _given_split_problems(given, layers, p, chunks, bool(e or lo))
+        return _given_split_problems(given, layers, p, chunks, bool(e or lo), v_shape)
     if (e or lo) and count > 1:
         return _weighted_split_problems(layers, count, e, lo)
     return []
@@ -310,7 +314,9 @@ def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
 SPLIT = "/parallelism/pipeline_layers"
 
 
-def _given_split_problems(given: tuple[int, ...], layers: int, p: int, v: int, weighted: bool) -> list[tuple[str, str]]:
+def _given_split_problems(
+    given: tuple[int, ...], layers: int, p: int, v: int, weighted: bool, v_shape: bool = False
+) -> list[tuple[str, str]]:
     """parallelism.pipeline_layers: p or p x v entries summing to the layers, each stage divisible by v, no empty
     chunk but the first and the last."""
     count = p * v
@@ -338,12 +344,12 @@ def _given_split_problems(given: tuple[int, ...], layers: int, p: int, v: int, w
         odd = next(i for i, x in enumerate(given) if x % v)
         return [
             (
-                f"parallelism.pipeline_layers gives stage {odd} {given[odd]} layers, not divisible by its "
-                f"virtual_stages {v} chunks (Megatron-LM's rule); give one entry per chunk ({count}) instead",
+                f"parallelism.pipeline_layers gives stage {odd} {given[odd]} layers, not divisible by its {v} "
+                f"model chunks (Megatron-LM's rule); give one entry per chunk ({count}) instead",
                 SPLIT,
             )
         ]
-    sizes = given if len(given) == count else tuple(x // v for k in range(v) for x in given)
+    sizes = chunk_layers(layers, p, v, given, v_shape=v_shape)
     empty = [k for k in range(1, count - 1) if sizes[k] == 0]
     if empty:
         what = "chunk" if v > 1 else "stage"
@@ -503,7 +509,7 @@ def layout_problem_masks(
             [
                 ("virtual_stages_need_interleaved", "/parallelism/virtual_stages", (v > 1) & ~takes_chunks(schedule)),
                 ("interleaved_needs_pipeline", "/parallelism/pipeline", interleaved & (p < 2)),
-                *_split_rules(mesh, layers, p, v, interleaved),
+                *_split_rules(mesh, layers, p, v, interleaved, v_shaped_codes(schedule, p)),
             ]
         )
         checks.append([("sequence_length", "/training/sequence_length", s % (c * np.where(sp, t, 1)) != 0)])
@@ -518,15 +524,20 @@ def layout_problem_masks(
     return rules
 
 
-def _split_rules(mesh: Mesh, layers: int, p: Any, v: Any, interleaved: Any) -> list[tuple[str, str, Any]]:
+def v_shaped_codes(schedule: Any, pipeline: Any) -> Any:
+    """service.mesh.pipeline.v_shaped over arrays of SCHEDULES codes and pipeline degrees."""
+    return (schedule == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (pipeline > 1)
+
+
+def _split_rules(mesh: Mesh, layers: int, p: Any, v: Any, interleaved: Any, v_shape: Any) -> list[tuple[str, str, Any]]:
     """pipeline_problems' rules on the split over arrays of p and v, in its order (the split itself is one)."""
-    chunks = np.where(interleaved, v, 1)
+    chunks = np.where(interleaved, v, np.where(v_shape, 2, 1))
     count = p * chunks
     given, e, lo = mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
     even = given is None and not (e or lo)
     rules: list[tuple[str, str, Any]] = [
         ("interleaved_layers", "/parallelism/virtual_stages", interleaved & (layers < count) & even),
-        ("pipeline_exceeds_layers", "/parallelism/pipeline", layers < p),
+        ("pipeline_exceeds_layers", "/parallelism/pipeline", (layers < p) | (v_shape & (layers < count) & even)),
     ]
     if given is not None:
         n, total = len(given), sum(given)
@@ -543,7 +554,11 @@ def _split_rules(mesh: Mesh, layers: int, p: Any, v: Any, interleaved: Any) -> l
             (
                 "pipeline_layers_empty",
                 SPLIT,
-                np.where(by_stage & (chunks > 1), any(x == 0 for x in given), zero_inside),
+                np.where(
+                    by_stage & (chunks > 1),
+                    np.where(v_shape, any(x == 0 for x in given[1:]), any(x == 0 for x in given)),
+                    zero_inside,
+                ),
             ),
         ]
     elif e or lo:

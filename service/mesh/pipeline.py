@@ -9,8 +9,8 @@ time.schedule_source):
   L / (p v) layers each, the last L mod (p v) chunks one more. A split of the request's own
   (parallelism.pipeline_layers, or the embedding and loss counted as layers) replaces either
   (chunk_layers); memory, compute and the bubble are then each stage's own and the busiest or
-  slowest stage decides. ZB-V's two chunks per stage (device i holds chunks i and 2p - 1 - i) give
-  each stage the same layer count; its split is counted as 1F1B's.
+  slowest stage decides. ZB-V's two chunks per stage sit in a V (device i holds chunks i and
+  2p - 1 - i, chunk_stages): device 0 holds the input embedding and the output layer.
 - Micro-batches in flight at the peak on stage i, counted in micro-batches of the stage's layers
   (Megatron-LM megatron/core/pipeline_parallel/schedules.py, the warm-up counts):
   1F1B (PipeDream-Flush, Narayanan et al. 2021, section 2.2.1) p - i; interleaved
@@ -79,8 +79,10 @@ def chunk_layers(
     pipeline_layers: Sequence[int] | None = None,
     embedding_layers: int = 0,
     loss_layers: int = 0,
+    v_shape: bool = False,
 ) -> list[int]:
-    """Transformer layers of each of the p x v model chunks, in the model's order (chunk k runs on stage k mod p).
+    """Transformer layers of each of the p x v model chunks, in the model's order (chunk k runs on stage k mod p;
+    with ``v_shape``, ZB-V's two chunks a stage, on stage k for k < p and 2p - 1 - k after: chunk_stages).
 
     - ``pipeline_layers`` as given: p x v entries, or p whose entries split evenly over each stage's v chunks
       (Megatron-LM megatron/core/transformer/transformer_config.py @d98e8a64: the first and last stage's layers
@@ -99,7 +101,8 @@ def chunk_layers(
     if pipeline_layers is not None:
         if len(pipeline_layers) == count:
             return list(pipeline_layers)
-        return [pipeline_layers[k % p] // v for k in range(count)]  # p entries over v chunks each
+        owners = chunk_stages(p, v, v_shape)
+        return [pipeline_layers[owners[k]] // v for k in range(count)]  # p entries over v chunks each
     if embedding_layers or loss_layers:
         base, extra = divmod(layers + embedding_layers + loss_layers, count)
         sizes = [base + (1 if k < extra else 0) for k in range(count)]
@@ -110,6 +113,27 @@ def chunk_layers(
     return [base + (1 if k >= count - extra else 0) for k in range(count)]
 
 
+def chunk_stages(pipeline: int, virtual_stages: int, v_shape: bool = False) -> list[int]:
+    """The stage each model chunk runs on, in the model's order: k mod p, looping (Megatron-Core, torchtitan's
+    "loop" style), or ZB-V's V, stage k then 2p - 1 - k (torchtitan stage_ids_this_rank style "v",
+    torch.distributed.pipelining ScheduleZBVZeroBubble: "exactly two stages per rank"), so stage 0 holds the first
+    and the last chunk, the embedding and the output layer."""
+    p, count = pipeline, pipeline * virtual_stages
+    if v_shape:
+        return [k if k < p else 2 * p - 1 - k for k in range(count)]
+    return [k % p for k in range(count)]
+
+
+def v_shaped(schedule: PipelineSchedule, pipeline: int) -> bool:
+    """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage."""
+    return schedule is PipelineSchedule.zero_bubble_v and pipeline > 1
+
+
+def split_chunks(schedule: PipelineSchedule, pipeline: int, virtual_stages: int) -> int:
+    """Model chunks a stage's layers split into: ZB-V's two, else v (1 for the schedules without chunks)."""
+    return 2 if v_shaped(schedule, pipeline) else virtual_stages
+
+
 def stage_layer_indices(
     layers: int,
     pipeline: int,
@@ -117,12 +141,19 @@ def stage_layer_indices(
     pipeline_layers: Sequence[int] | None = None,
     embedding_layers: int = 0,
     loss_layers: int = 0,
+    v_shape: bool = False,
 ) -> list[list[int]]:
-    """Indices of the layers each stage holds, stage 0 first: its chunks s, s + p, ... (chunk_layers)."""
-    p, v = pipeline, virtual_stages
-    sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers)
+    """Indices of the layers each stage holds, stage 0 first: its chunks (chunk_stages) in order (chunk_layers).
+    With ``v_shape`` the layers split into 2p chunks whatever ``virtual_stages`` says (ZB-V's two a stage)."""
+    p = pipeline
+    v = 2 if v_shape else virtual_stages
+    sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers, v_shape)
     starts = [0, *accumulate(sizes)]  # running sums: linear in the chunk count
-    return [[i for k in range(s, p * v, p) for i in range(starts[k], starts[k] + sizes[k])] for s in range(p)]
+    owners = chunk_stages(p, v, v_shape)
+    held: list[list[int]] = [[] for _ in range(p)]
+    for k, stage in enumerate(owners):
+        held[stage].extend(range(starts[k], starts[k] + sizes[k]))
+    return held
 
 
 def framework_pipeline_problems(deepspeed: bool, shard_gradients: Any, pipeline: Any) -> list[tuple[str, str, Any]]:

@@ -295,3 +295,38 @@ def test_a_plan_and_a_sweep_hold_each_chunks_micro_batches(client):
     assert len(found) == 6  # t 2 x p 2 does not fit 2 GPUs
     for row in found:
         assert_row_is_its_plan(client, base, row, base["model"])
+
+
+def test_zb_v_places_its_chunks_in_a_v():
+    """torchtitan stage_ids_this_rank(style="v") @9dec370 (torch.distributed.pipelining ScheduleZBVZeroBubble,
+    two stages a rank): rank r holds stages r and 2p - 1 - r, so rank 0 the first and the last."""
+    assert stage_layer_indices(8, 2, 1, v_shape=True) == [[0, 1, 6, 7], [2, 3, 4, 5]]
+    # with the embedding and the loss as layers: 8 + 1 + 1 over 4 chunks: 3, 3, 2, 2, less 1 and 1
+    assert chunk_layers(8, 2, 2, None, 1, 1, v_shape=True) == [2, 3, 2, 1]
+    # p entries split over each stage's two chunks, the V's order: stage 0's 4 as chunks 0 and 3
+    assert chunk_layers(8, 2, 2, (4, 4), v_shape=True) == [2, 2, 2, 2]
+    assert chunk_layers(10, 2, 2, (4, 6), v_shape=True) == [2, 3, 3, 2]
+
+
+def test_a_zb_v_plan_and_sweep_put_both_ends_on_the_first_device(client):
+    from tests.layouts.test_sweep_layouts import assert_row_is_its_plan
+    from tests.sweep.test_sweep import rows, sweep
+
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "megatron",
+        "cluster": {"world_size": 32, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "training": {"gradient_accumulation_steps": 8, "sequence_length": 2048},
+        "parallelism": {"pipeline": 4, "tensor": 8, "sequence_parallel": True, "pipeline_schedule": "zb_v"},
+    }
+    answer = client.post("/v1/plan", json=base).json()
+    assert answer["parallelism"]["pipeline_layers"] == [4] * 8  # 32 layers over 2 x 4 chunks
+    stages = answer["memory"]["stages"]
+    # device 0 holds the embedding and the output layer (Llama 3's untied 128,256 x 4,096 each, over t = 8)
+    # beside its 8 layers; the others 8 layers alone
+    assert stages[0]["parameters_per_gpu"] - stages[1]["parameters_per_gpu"] == 2 * 128_256 * 4096 // 8 + 4096
+    found = rows(sweep(client, {"pipeline": [2, 4], "world_size": [32, 64]}, base=base))
+    assert len(found) == 4
+    for row in found:
+        assert_row_is_its_plan(client, base, row, base["model"])
