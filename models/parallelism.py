@@ -114,7 +114,8 @@ class Parallelism(Strict):
         max_length=MAX_PIPELINE_LAYERS + 2,
         description="Transformer layers of each pipeline stage, stage 0 first (p entries), or of each model chunk "
         "in the model's order (p x virtual_stages entries: chunk k runs on stage k mod p, Megatron-Core's "
-        "--pipeline-model-parallel-layout order); they sum to the model's layers. Only the first and the last "
+        "--pipeline-model-parallel-layout order; 2p for zb_v, whose V puts chunk k on stage k and then on "
+        "2p - 1 - k); they sum to the model's layers. Only the first and the last "
         "chunk may hold none (the input embedding alone, or the output layer and loss alone). With p entries and "
         "virtual_stages v > 1 each stage's layers split evenly over its v chunks (Megatron-LM requires each "
         "divisible by v). Megatron-LM's --decoder-first-pipeline-num-layers F and --decoder-last-pipeline-num-layers "

@@ -46,12 +46,13 @@ class Parallelism:
                 Not with pipeline_layers. Default: 0.
             pipeline_layers (list[int] | None | Unset): Transformer layers of each pipeline stage, stage 0 first (p
                 entries), or of each model chunk in the model's order (p x virtual_stages entries: chunk k runs on stage k mod
-                p, Megatron-Core's --pipeline-model-parallel-layout order); they sum to the model's layers. Only the first and
-                the last chunk may hold none (the input embedding alone, or the output layer and loss alone). With p entries and
-                virtual_stages v > 1 each stage's layers split evenly over its v chunks (Megatron-LM requires each divisible by
-                v). Megatron-LM's --decoder-first-pipeline-num-layers F and --decoder-last-pipeline-num-layers K are [F, M, ...,
-                M, K] with M = (layers - F - K) / (p - 2). Omitted: an even split, the last layers mod (p x v) chunks one layer
-                more, or as pipeline_embedding_layers and pipeline_loss_layers say.
+                p, Megatron-Core's --pipeline-model-parallel-layout order; 2p for zb_v, whose V puts chunk k on stage k and then
+                on 2p - 1 - k); they sum to the model's layers. Only the first and the last chunk may hold none (the input
+                embedding alone, or the output layer and loss alone). With p entries and virtual_stages v > 1 each stage's
+                layers split evenly over its v chunks (Megatron-LM requires each divisible by v). Megatron-LM's --decoder-first-
+                pipeline-num-layers F and --decoder-last-pipeline-num-layers K are [F, M, ..., M, K] with M = (layers - F - K) /
+                (p - 2). Omitted: an even split, the last layers mod (p x v) chunks one layer more, or as
+                pipeline_embedding_layers and pipeline_loss_layers say.
             pipeline_loss_layers (int | Unset): Layers the output layer and loss count as in the split, taken from the last
                 chunk: 1 is Megatron-LM's --account-for-loss-in-pipeline-split and torchtitan's default
                 pipeline_parallel_last_stage_less_layers. Not with pipeline_layers. Default: 0.
