@@ -48,7 +48,7 @@ REASONS = (
     "tensor does not divide the attention or key/value heads (/parallelism/tensor)",
     "expert does not divide the experts, or the model has none (/parallelism/expert)",
     "expert does not divide data x context (/parallelism/expert)",
-    "interleaved schedule: layers not divisible by pipeline x virtual stages (/parallelism/virtual_stages)",
+    "interleaved schedule: fewer layers than pipeline x virtual stages chunks (/parallelism/virtual_stages)",
     "pipeline exceeds the layers (/parallelism/pipeline)",
     "sequence not divisible by context (x tensor with sequence parallelism) (/training/sequence_length)",
     "global batch not divisible by micro-batch x data (/training/global_batch_size)",
