@@ -148,9 +148,13 @@ def stage_layer_indices(
     p = pipeline
     v = 2 if v_shape else virtual_stages
     sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers, v_shape)
+    return held_layers(sizes, chunk_stages(p, v, v_shape), p)
+
+
+def held_layers(sizes: Sequence[int], owners: Sequence[int], pipeline: int) -> list[list[int]]:
+    """Indices of the layers each stage holds, from each chunk's layers and the stage it runs on."""
     starts = [0, *accumulate(sizes)]  # running sums: linear in the chunk count
-    owners = chunk_stages(p, v, v_shape)
-    held: list[list[int]] = [[] for _ in range(p)]
+    held: list[list[int]] = [[] for _ in range(pipeline)]
     for k, stage in enumerate(owners):
         held[stage].extend(range(starts[k], starts[k] + sizes[k]))
     return held

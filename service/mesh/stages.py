@@ -34,7 +34,7 @@ from service.inputs.architecture import (
     router_parameters,
     shared_expert_width,
 )
-from service.mesh.pipeline import chunk_layers, chunk_stages, stage_layer_indices
+from service.mesh.pipeline import chunk_layers, chunk_stages, held_layers
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -159,12 +159,10 @@ def stage_shares(
     service.mesh.pipeline.chunk_layers says (the request's own split, or the even one)."""
     shares = []
     kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
-    split_layers = stage_layer_indices(
-        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
-    )
     chunks = 2 if v_shape else virtual_stages
     sizes = chunk_layers(arch.layers, pipeline, chunks, pipeline_layers, embedding_layers, loss_layers, v_shape)
     owners = chunk_stages(pipeline, chunks, v_shape)
+    split_layers = held_layers(sizes, owners, pipeline)  # stage_layer_indices, its chunks computed once
     apart = 1 if owners[0] == owners[-1] else pipeline  # a tied embedding is held once when one stage has both ends
     for stage, indices in enumerate(split_layers):
         split = Split()
