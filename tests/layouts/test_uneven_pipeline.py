@@ -330,3 +330,41 @@ def test_a_zb_v_plan_and_sweep_put_both_ends_on_the_first_device(client):
     assert len(found) == 4
     for row in found:
         assert_row_is_its_plan(client, base, row, base["model"])
+
+
+def test_qwen3_235b_and_deepseek_v3_can_be_asked(client):
+    """The issue's two other inexpressible runs. Qwen3-235B-A22B's 94 layers with Megatron's embedding and loss
+    counted as layers on p 8: (94 + 2) / 8 = 12 a stage, 11 on the first and the last. DeepSeek-V3's 61 layers
+    interleaved over p 16 x v 2 = 32 chunks: the last 61 mod 32 = 29 chunks two layers, the first three one."""
+    qwen = {
+        "model": {"preset": "qwen3-235b-a22b"},
+        "precision": "megatron",
+        "arrangement": "zero1",
+        "cluster": {"world_size": 256, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 256},
+        "parallelism": {
+            "tensor": 4,
+            "pipeline": 8,
+            "expert": 8,
+            "sequence_parallel": True,
+            "pipeline_embedding_layers": 1,
+            "pipeline_loss_layers": 1,
+        },
+    }
+    response = client.post("/v1/plan", json=qwen)
+    assert response.status_code == 200, response.text
+    assert [s["layers"] for s in response.json()["memory"]["stages"]] == [11] + [12] * 6 + [11]
+    deepseek = {
+        "model": {"preset": "deepseek-v3"},
+        "precision": "megatron",
+        "arrangement": "zero1",
+        "cluster": {"world_size": 2048, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 4096},
+        "parallelism": {"pipeline": 16, "expert": 64, "pipeline_schedule": "interleaved", "virtual_stages": 2},
+    }
+    response = client.post("/v1/plan", json=deepseek)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["parallelism"]["pipeline_layers"] == [1] * 3 + [2] * 29
+    # stage i holds chunks i and 16 + i: 1 + 2 layers on the first three, 2 + 2 on the others
+    assert [s["layers"] for s in answer["memory"]["stages"]] == [3] * 3 + [4] * 13
