@@ -1,6 +1,7 @@
 """Contract of a layout: the mesh of tensor, pipeline, context, expert and data parallelism."""
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, Field, StrictBool
 
@@ -8,6 +9,7 @@ from models.base import Strict
 
 MAX_DEGREE = 1_000_000
 MAX_VIRTUAL_STAGES = 1_000
+MAX_PIPELINE_LAYERS = 10_000  # ModelSpec.layers' own bound: no stage list is longer than the model's layers + 2
 
 
 class PipelineSchedule(StrEnum):
@@ -107,6 +109,37 @@ class Parallelism(Strict):
         description="Model chunks per pipeline stage (v) of the interleaved schedule, or of zb_h1 over several "
         "stages per rank (torch.distributed.pipelining's ScheduleInterleavedZeroBubble); 1 otherwise.",
     )
+    pipeline_layers: list[Annotated[int, Field(ge=0, le=MAX_PIPELINE_LAYERS)]] | None = Field(
+        default=None,
+        max_length=MAX_PIPELINE_LAYERS + 2,
+        description="Transformer layers of each pipeline stage, stage 0 first (p entries), or of each model chunk "
+        "in the model's order (p x virtual_stages entries: chunk k runs on stage k mod p, Megatron-Core's "
+        "--pipeline-model-parallel-layout order; 2p for zb_v, whose V puts chunk k on stage k and then on "
+        "2p - 1 - k); they sum to the model's layers. Only the first and the last "
+        "chunk may hold none (the input embedding alone, or the output layer and loss alone). With p entries and "
+        "virtual_stages v > 1 each stage's layers split evenly over its v chunks (Megatron-LM requires each "
+        "divisible by v). Megatron-LM's --decoder-first-pipeline-num-layers F and --decoder-last-pipeline-num-layers "
+        "K are [F, M, ..., M, K] with M = (layers - F - K) / (p - 2). Omitted: an even split, the last "
+        "layers mod (p x v) chunks one layer more, or as pipeline_embedding_layers and pipeline_loss_layers say.",
+    )
+    pipeline_embedding_layers: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_PIPELINE_LAYERS,
+        description="Layers the input embedding counts as when the layers are split over the pipeline: the "
+        "layers + embedding + loss layers split evenly over the p x v chunks (the first chunks one more where they "
+        "do not divide), the first chunk then holding that many transformer layers fewer. 1 is Megatron-LM's "
+        "--account-for-embedding-in-pipeline-split and torchtitan's default "
+        "pipeline_parallel_first_stage_less_layers. Not with pipeline_layers.",
+    )
+    pipeline_loss_layers: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_PIPELINE_LAYERS,
+        description="Layers the output layer and loss count as in the split, taken from the last chunk: 1 is "
+        "Megatron-LM's --account-for-loss-in-pipeline-split and torchtitan's default "
+        "pipeline_parallel_last_stage_less_layers. Not with pipeline_layers.",
+    )
 
 
 class ParallelismEcho(BaseModel):
@@ -122,6 +155,11 @@ class ParallelismEcho(BaseModel):
     sequence_parallel: bool
     pipeline_schedule: PipelineSchedule
     virtual_stages: int
+    pipeline_layers: list[int] = Field(
+        default_factory=list,
+        description="Transformer layers of each model chunk in the model's order (p x v entries; p with one chunk "
+        "per stage), as split; empty without pipelining.",
+    )
     optimizer_post_validation: bool = Field(default=False, description="As requested.")
     micro_batches: int = Field(
         description="Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x d), "

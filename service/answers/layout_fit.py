@@ -22,6 +22,7 @@ from typing import overload
 from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest
 from models.parallelism import Parallelism
+from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import echo
@@ -31,6 +32,7 @@ from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
+from service.mesh.pipeline import framework_pipeline_problems
 from service.numeric import GIB_BYTES, gpus, group_digits
 from service.work_budget import WorkBudget
 
@@ -203,8 +205,17 @@ def layout_fits(
                 )
             ]
         )
+    deepspeed = request.precision == PrecisionPresetName.deepspeed  # DeepSpeed's convention
     fits = [
-        _arrangement_fit(scene, case, degrees, name, sharding, grid, budget, asked)
+        _refused_fit(scene, case, degrees, name, sharding, refused[0][0])
+        if (
+            refused := [
+                r
+                for r in framework_pipeline_problems(deepspeed, sharding.shard_gradients, case.parallelism.pipeline)
+                if r[2]
+            ]
+        )
+        else _arrangement_fit(scene, case, degrees, name, sharding, grid, budget, asked)
         for name, sharding in resolve.compared(request.arrangement)
     ]
     return scene, fits, layout_warnings(case.mesh(degrees[0]))
@@ -266,7 +277,37 @@ def _arrangement_fit(
         min_gpus_on_grid=on_grid,
         table=table,
         at_world_size=cell(asked) if asked is not None else None,
-        parallelism=echo(case.mesh(at), m, b) if exact is not None else None,
+        parallelism=echo(case.mesh(at), m, b, case.limits.layers or 0) if exact is not None else None,
+    )
+
+
+def _refused_fit(
+    scene: resolve.Scenario, case: LayoutCase, degrees: DataDegrees, name: ArrangementName, sharding: Sharding, why: str
+) -> ArrangementFit:
+    """An arrangement the framework of the request's convention does not run on this layout (as /v1/plan refuses
+    it): never fits, with the framework's reason."""
+    arch = scene.model.architecture
+    assert arch is not None
+    base = resolve.setup_for(scene, sharding)
+    at = degrees[0]
+    m = case.micro_batches(at)
+    setup = replace(base, micro_batches=m)
+    counted = base.activations.model is not ActivationModel.none
+    b, s = case.micro_batch_size, case.sequence_length
+    floor = evaluate_layout(arch, case.mesh(at), setup, m, b, s, counted).replicated_floor_bytes
+    replicated, sharded = bytes_per_weight_split(base.precision, sharding, base.offload)
+    return ArrangementFit(
+        arrangement=name,
+        replicated_bytes_per_weight=replicated,
+        sharded_bytes_per_weight=sharded,
+        replicated_floor_bytes=floor,
+        never_fits=True,
+        reason=f"not run on this layout: {why}",
+        min_gpus=None,
+        min_gpus_exact=None,
+        min_gpus_whole_nodes=None,
+        min_gpus_on_grid=None,
+        table=[],
     )
 
 

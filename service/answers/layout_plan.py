@@ -23,6 +23,7 @@ from models.plan import (
     Time,
     Traffic,
 )
+from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.plan_report import (
     KORTHIKANTI,
@@ -49,7 +50,13 @@ from service.mesh.degrees import (
     requested_mesh,
     validated_mesh,
 )
-from service.mesh.pipeline import SCHEDULE_SOURCES
+from service.mesh.pipeline import (
+    SCHEDULE_SOURCES,
+    chunk_layers,
+    framework_pipeline_problems,
+    split_chunks,
+    v_shaped,
+)
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import (
@@ -100,6 +107,9 @@ def layout_of(request: PlanRequest) -> Layout:
         problems.append(
             ("hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled", "/arrangement")
         )
+    if request.precision == PrecisionPresetName.deepspeed and mesh.pipeline > 1:  # DeepSpeed's convention
+        shards = resolve.sharding(request.arrangement).shard_gradients
+        problems += [d[:2] for d in framework_pipeline_problems(True, shards, mesh.pipeline) if d[2]]
     zeropp = request.levers.zeropp
     if not mesh.trivial and (zeropp.qwz or zeropp.hpz or zeropp.qgz):
         problems.append(("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp"))
@@ -118,7 +128,8 @@ def layout_of(request: PlanRequest) -> Layout:
 
 # A pure function of hashable values; a response only reads the echo it is given.
 @lru_cache(maxsize=1024)
-def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
+def echo(mesh: Mesh, m: int, micro_batch_size: int, layers: int = 0) -> ParallelismEcho:
+    """The layout as planned; with the model's ``layers``, its split over the pipeline's chunks."""
     groups = [
         GroupPlacement(group=g, ranks=mesh.ranks(g), stride=mesh.stride(g), spans_nodes=mesh.spans_nodes(g))
         for g in GROUP_ORDER
@@ -134,6 +145,17 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int) -> ParallelismEcho:
         sequence_parallel=mesh.sequence_parallel,
         pipeline_schedule=mesh.schedule,
         virtual_stages=mesh.virtual_stages,
+        pipeline_layers=chunk_layers(
+            layers,
+            mesh.pipeline,
+            split_chunks(mesh.schedule, mesh.pipeline, mesh.virtual_stages),
+            mesh.pipeline_layers,
+            mesh.embedding_layers,
+            mesh.loss_layers,
+            v_shaped(mesh.schedule, mesh.pipeline),
+        )
+        if mesh.pipeline > 1 and layers
+        else [],
         optimizer_post_validation=mesh.post_validation,
         micro_batches=m,
         global_batch_size=m * micro_batch_size * mesh.data,
@@ -183,7 +205,7 @@ def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recomp
         world_size=n,
         gpus_per_node=g,
         arrangement=resolved_arrangement(sharding),
-        parallelism=echo(mesh, m, b),
+        parallelism=echo(mesh, m, b, arch.layers),
         memory=_memory(scene, setup, result, where_words, counted or setup.activations.model.value == "fudge", b, s),
         traffic=_traffic(setup, result),
         time=time,
@@ -421,7 +443,9 @@ def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
     return Traffic(
         collectives=entries,
         bytes_sent_per_gpu=total,
-        volume_in_p=volume_in_p(setup.precision, setup.sharding, result.micro_batches),
+        volume_in_p=volume_in_p(
+            setup.precision, setup.sharding, result.micro_batches, pipelined=result.mesh.pipeline > 1
+        ),
         intra_node_bytes_per_gpu=intra,
         inter_node_bytes_per_gpu=inter,
         pcie_bytes_per_gpu=result.pcie_bytes_per_gpu,

@@ -185,6 +185,10 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
     if not _has_shape(request.model):
         return None, None, "not answered: the model is a bare parameter count, with no shape to grow or count"
     step = request.parallelism.pipeline  # layers a multiple of the stages
+    if request.parallelism.pipeline_layers is not None:  # a split of the model's own layers: the family splits evenly
+        request = request.model_copy(
+            update={"parallelism": request.parallelism.model_copy(update={"pipeline_layers": None})}
+        )
 
     def planned(k: int) -> tuple[int, int, int]:
         try:

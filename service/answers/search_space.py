@@ -49,7 +49,7 @@ REASONS = (
     "tensor does not divide the attention or key/value heads (/parallelism/tensor)",
     "expert does not divide the experts, or the model has none (/parallelism/expert)",
     "expert does not divide data x context (/parallelism/expert)",
-    "interleaved schedule: layers not divisible by pipeline x virtual stages (/parallelism/virtual_stages)",
+    "interleaved schedule: fewer layers than pipeline x virtual stages chunks (/parallelism/virtual_stages)",
     "pipeline exceeds the layers (/parallelism/pipeline)",
     "sequence not divisible by context (x tensor with sequence parallelism) (/training/sequence_length)",
     "global batch not divisible by micro-batch x data (/training/global_batch_size)",
@@ -57,6 +57,7 @@ REASONS = (
     "interleaved schedule: micro-batches not a multiple of the pipeline (/training/global_batch_size)",
     "zero-bubble schedule: fewer micro-batches than 2 x pipeline - 1 (/training/global_batch_size)",
     "expert_tensor x expert does not divide tensor x context x data (/parallelism/expert_tensor)",
+    "mixture of experts with tensor parallelism needs sequence parallelism (/parallelism/sequence_parallel)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
 # service.mesh.degrees's rules by their REASONS; the space never forms the others (virtual stages without the
@@ -78,6 +79,7 @@ RULE_REASONS = {
     "micro_batches_fill_zero_bubble": 10,
     "expert_tensor_needs_moe": 11,
     "expert_tensor_grid": 11,
+    "moe_tensor_sequence_parallel": 12,
 }
 
 

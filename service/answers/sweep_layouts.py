@@ -33,6 +33,7 @@ from models.common import ModelSpec, as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import Parallelism, PipelineSchedule
 from models.plan import PlanRequest
+from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
@@ -47,7 +48,7 @@ from service.engine.layout_grid import (
     StructureTable,
     evaluate_grid,
 )
-from service.errors import SweepOverflow
+from service.errors import DomainError, SweepOverflow
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
 from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks
@@ -125,15 +126,33 @@ def mesh_problem_pointers(
     world_size: np.ndarray,
     sequence_length: np.ndarray,
     micro_batches: np.ndarray,
+    split: dict[str, Any] | None = None,
 ) -> list[tuple[str, np.ndarray]]:
     """service.mesh.degrees.layout_problems over arrays of cells of one layout, for micro-batches given (no global
     batch): each pointer it would report (service.mesh.degrees.layout_problem_masks), with the cells it reports it
-    for."""
+    for. ``split``: the base's split of the layers (Mesh's pipeline_layers, embedding_layers, loss_layers)."""
     t, p, c, e, v = (layout[axis] for axis in LAYOUT_AXES)
-    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v)  # type: ignore[arg-type]  # arrays
+    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v, **(split or {}))  # type: ignore[arg-type]
     code = SCHEDULES.index(schedule)
     rules = layout_problem_masks(limits, mesh, code, sequence_parallel, 1, sequence_length, None, micro_batches)
     return [(rule.pointer, rule.failing) for rule in rules]
+
+
+def _shards_gradients(arrangement: Any) -> bool:
+    try:
+        return resolve.sharding(arrangement).shard_gradients
+    except DomainError:  # flags no framework runs: refused by the request's own check first
+        return False
+
+
+def split_of_parallelism(par: Parallelism) -> dict[str, Any]:
+    """The request's split of the layers over the pipeline, as Mesh and layout_grid.Case hold it."""
+    given = None if par.pipeline_layers is None else tuple(par.pipeline_layers)
+    return {
+        "pipeline_layers": given,
+        "embedding_layers": par.pipeline_embedding_layers,
+        "loss_layers": par.pipeline_loss_layers,
+    }
 
 
 @dataclass
@@ -198,6 +217,8 @@ class LayoutCells:
         )
         par = base.parallelism
         zeropp = base.levers.zeropp.qwz or base.levers.zeropp.hpz or base.levers.zeropp.qgz
+        # service.mesh.pipeline.framework_pipeline_problems: DeepSpeed's pipeline engine runs ZeRO-1 at most
+        deepspeed = base.precision == PrecisionPresetName.deepspeed
         for li, layout in enumerate(self.layouts):
             try:
                 Parallelism.model_validate(par.model_dump() | layout)
@@ -213,6 +234,7 @@ class LayoutCells:
                 n,
                 numeric["sequence_length"],
                 numeric["gradient_accumulation_steps"],
+                split_of_parallelism(par),
             )
             mesh_codes = self._mesh_codes(masks)
             etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
@@ -228,6 +250,7 @@ class LayoutCells:
                     for pointer, refused in (
                         ("/arrangement", arrangement == ArrangementName.hybrid),
                         ("/levers/zeropp", zeropp),
+                        ("/arrangement", deepspeed and layout["pipeline"] > 1 and _shards_gradients(arrangement)),
                     )
                     if refused and nontrivial
                 ]
@@ -302,6 +325,7 @@ class LayoutCells:
                 context_attention=base.parallelism.context_attention,
                 activations_counted=counted,
                 post_validation=base.parallelism.optimizer_post_validation,
+                **split_of_parallelism(base.parallelism),
             )
         return self.cases[key]
 

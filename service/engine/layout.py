@@ -47,7 +47,7 @@ from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import in_flight, stage_layer_indices
+from service.mesh.pipeline import stage_in_flight, stage_layer_indices, v_shaped
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -202,10 +202,11 @@ def _stage(
     expert_rows = states.rows[1] if len(parts) > 1 else []
     model_state, host = int(states.gpu_bytes), int(states.host_bytes)
     cpu = int(states.cpu_optimizer_bytes)
+    pipelined = mesh.pipeline > 1  # FSDP with pipelining as torchtitan runs it (working_set.pipelined_rows)
     working = working_set_rows(
-        share.parameters, setup.precision, setup.sharding, units, setup.bucket_bytes, setup.overlap
+        share.parameters, setup.precision, setup.sharding, units, setup.bucket_bytes, setup.overlap, pipelined=pipelined
     )
-    flight = in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m)
+    flight = stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m, share.chunk_layers)
     activations: dict[str, int] = {}
     if counted:
         layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)
@@ -235,13 +236,35 @@ def _stage(
     )
 
 
+def split_of(mesh: Mesh) -> dict[str, Any]:
+    """The mesh's split of the layers, as stage_shares and slowest_stage take it (pipeline.chunk_layers)."""
+    return {
+        "pipeline_layers": mesh.pipeline_layers,
+        "embedding_layers": mesh.embedding_layers,
+        "loss_layers": mesh.loss_layers,
+        "v_shape": v_shaped(mesh.schedule, mesh.pipeline),
+    }
+
+
 def slowest_stage(
-    arch: Architecture, pipeline: int, virtual_stages: int, s: int
+    arch: Architecture,
+    pipeline: int,
+    virtual_stages: int,
+    s: int,
+    *,
+    pipeline_layers: tuple[int, ...] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+    v_shape: bool = False,
 ) -> tuple[int, list[list[int]], Fraction]:
     """(index of the stage with the most FLOPs, each stage's layer indices, its share of the model's FLOPs):
-    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace."""
-    indices = stage_layer_indices(arch.layers, pipeline, virtual_stages)
-    per_stage = [stage_flops_per_token(arch, idx, i == pipeline - 1, s) for i, idx in enumerate(indices)]
+    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace.
+    The output layer is on the last stage, or on stage 0 in ZB-V's V (``v_shape``)."""
+    indices = stage_layer_indices(
+        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
+    )
+    output = 0 if v_shape else pipeline - 1
+    per_stage = [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
 
@@ -327,20 +350,23 @@ def evaluate_layout(
     activations_counted: bool,
 ) -> LayoutEvaluation:
     m, b, s = micro_batches, micro_batch_size, sequence_length
-    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor)
+    shares = shares_of(
+        arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor, **split_of(mesh)
+    )
     units = layout_units(arch, mesh) if setup.units is not None else None
     stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]
     busiest = max(range(len(stages)), key=lambda i: stages[i].per_gpu_bytes)
     top = stages[busiest]
 
     # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
-    slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s)
+    slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s, **split_of(mesh))
     active = active_parameter_count(arch)
     tokens = int(tokens_per_step(mesh.data, b, s, m))
     model_per_token, hardware_per_token = flops_per_token(setup, active, s)
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
-    stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == p - 1
+    output = 0 if v_shaped(mesh.schedule, p) else p - 1  # the stage that holds the output layer (ZB-V's V: 0)
+    stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == output
     paced = stage_compute(
         setup,
         model_per_token,
@@ -381,7 +407,10 @@ def evaluate_layout(
     # group of one rank makes no call.
     parts = stage_parts(mesh, top.share)
     n, g = mesh.world_size, mesh.gpus_per_node
-    data_calls = overlapped_calls(step_collectives(setup.precision, setup.sharding, m), setup.overlaps)
+    pipelined = mesh.pipeline > 1  # FSDP with pipelining as torchtitan runs it (traffic.pipelined_collectives)
+    data_calls = overlapped_calls(
+        step_collectives(setup.precision, setup.sharding, m, pipelined=pipelined), setup.overlaps
+    )
     exposed = sum(group_s.values())
     lever_hidden = float(hidden_lever_s(calls, setup, forward_s, backward_s)) if setup.efficiency is not None else 0.0
     step = rank_step(
@@ -472,7 +501,9 @@ def stage_memory(
     activations_counted: bool,
 ) -> list[StageEvaluation]:
     """Each stage's bytes per GPU alone, without the step's time: what a fit search compares."""
-    shares = shares_of(arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor)
+    shares = shares_of(
+        arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor, **split_of(mesh)
+    )
     m, b, s = micro_batches, micro_batch_size, sequence_length
     units = layout_units(arch, mesh) if setup.units is not None else None
     return [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
-from models.parallelism import ContextAttention
+from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
 from service.engine.data_parallel import Setup
 from service.engine.layout import (
@@ -65,9 +65,9 @@ from service.memory.activations import (
 )
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
+from service.mesh.degrees import CHUNKED, Group, Mesh
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
-from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import in_flight_ratio
+from service.mesh.pipeline import chunk_in_flight, in_flight_ratio
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
@@ -140,6 +140,20 @@ class Case:
     expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
     context_attention: ContextAttention = ContextAttention.ring  # how a context group exchanges K and V
     post_validation: bool = False  # the request's parallelism.optimizer_post_validation (zero-bubble schedules)
+    # The base's split of the layers (parallelism.pipeline_layers, pipeline_embedding_layers, pipeline_loss_layers):
+    # every layout's stages split so (service.mesh.pipeline.chunk_layers); the mesh's rules refuse the layouts it
+    # does not fit (service.mesh.degrees.pipeline_problems).
+    pipeline_layers: tuple[int, ...] | None = None
+    embedding_layers: int = 0
+    loss_layers: int = 0
+
+    @property
+    def split(self) -> dict[str, Any]:
+        return {
+            "pipeline_layers": self.pipeline_layers,
+            "embedding_layers": self.embedding_layers,
+            "loss_layers": self.loss_layers,
+        }
 
     def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
         key = (arrangement, recompute, offload)
@@ -167,19 +181,32 @@ class Structure:
 
 def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
     """The first stage of each distinct signature: the only stages that can hold the most bytes."""
-    seen: set[tuple[int, int, int, int, bool, bool]] = set()
+    seen: set[tuple[Any, ...]] = set()
     found = []
     for share in shares:
-        key = (share.layers, share.moe_layers, share.dense_parameters, share.expert_parameters, share.first, share.last)
+        key = (
+            share.layers,
+            share.moe_layers,
+            share.dense_parameters,
+            share.expert_parameters,
+            share.first,
+            share.last,
+            share.chunk_layers if len(set(share.chunk_layers)) > 1 else (),  # unequal chunks weigh their flights
+        )
         if key not in seen:
             seen.add(key)
             found.append(share)
     return found
 
 
-def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int) -> Structure:
+def structure(
+    case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int, v_shape: bool = False
+) -> Structure:
+    """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without."""
     arch, s = case.arch, case.sequence_length
-    shares = stage_shares(arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor)
+    shares = stage_shares(
+        arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **case.split, v_shape=v_shape
+    )
     candidates = candidate_stages(shares)
     mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
     units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor}))
@@ -189,19 +216,27 @@ def structure(case: Case, tensor: int, pipeline: int, expert: int, virtual_stage
         setup = case.setup(code)
         used = units if setup.units is not None else None
         rows = [
-            working_set_rows(share.parameters, setup.precision, setup.sharding, used, setup.bucket_bytes, setup.overlap)
+            working_set_rows(
+                share.parameters,
+                setup.precision,
+                setup.sharding,
+                used,
+                setup.bucket_bytes,
+                setup.overlap,
+                pipelined=pipeline > 1,  # FSDP with pipelining (service.memory.working_set.pipelined_rows)
+            )
             for share in candidates
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s)
+    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **case.split, v_shape=v_shape)
     return Structure(
         candidates,
         working,
         max(share.layers for share in shares),
         max(share.moe_layers for share in shares),
         len(indices[slowest]),
-        slowest == pipeline - 1,
+        slowest == (0 if v_shape else pipeline - 1),  # the stage with the output layer
         float(share),
         working_states,
     )
@@ -260,18 +295,20 @@ class StructureTable:
 
     def __init__(self, case: Case) -> None:
         self.case = case
-        self.ids: dict[tuple[int, int, int, int], int] = {}
+        self.ids: dict[tuple[int, int, int, int, bool], int] = {}
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
-        code = ((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v
+        # ZB-V's V places the chunks apart from the other schedules (service.mesh.pipeline.chunk_stages)
+        vs = (layouts["schedule"] == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
+        code = (((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v) * 2 + vs
         unique, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         grew = False
         local = np.empty(len(unique), dtype=np.int64)
         for i, row in enumerate(first.tolist()):
-            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]))
+            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
                 self.items.append(structure(self.case, *key))
@@ -301,6 +338,7 @@ class StructureTable:
             "first": table(lambda sh: sh.first).astype(bool),
             "last": table(lambda sh: sh.last).astype(bool),
             "valid": table(lambda sh: 1).astype(bool),
+            "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
             "max_layers": np.array([item.max_layers for item in self.items], dtype=np.int64),
             "max_moe_layers": np.array([item.max_moe_layers for item in self.items], dtype=np.int64),
             "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
@@ -316,6 +354,12 @@ class StructureTable:
                 for k, by_state in enumerate(item.working_states[a]):
                     for state, value in by_state.items():
                         states[STATES.index(state), i, a, k] = value
+        chunks = max(len(share.chunk_layers) for item in self.items for share in item.candidates)
+        chunk_layers = np.zeros((count, width, chunks), dtype=np.int64)
+        for i, item in enumerate(self.items):
+            for k, share in enumerate(item.candidates):
+                chunk_layers[i, k, : len(share.chunk_layers)] = share.chunk_layers
+        self.arrays["chunk_layers"] = chunk_layers  # (structures, candidates, chunks)
         self.arrays["working"] = working
         self.arrays["working_states"] = states
 
@@ -412,6 +456,15 @@ def evaluate_grid(
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
         numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows])
+        if SCHEDULES[sched] in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
+            uneven = per_stage("uneven")[:, rows] & (v[rows] > 1)
+            if uneven.any():
+                weighted: Any = 0
+                for j in range(st["chunk_layers"].shape[2]):
+                    size = st["chunk_layers"][:, :, j].T[:, sid[rows]]
+                    weighted = weighted + chunk_in_flight(stage_k[:, rows], p[rows], v[rows], m[rows], j) * size
+                numerator = np.where(uneven, weighted, numerator)
+                denominator = np.where(uneven, layers_k[:, rows], denominator)
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],
@@ -541,26 +594,31 @@ def evaluate_grid(
         # evaluation over (shapes, recomputes, offloads).
         setup = case.setup(a)
         at = (slice(None), i)
-        collectives = overlapped_calls(step_collectives(setup.precision, setup.sharding, m3), setup.overlaps)
         dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-        dense = data_group_time(
-            collectives,
-            Part(dense_p, data_context[wide3], g_data[wide3]),
-            setup,
-            m3,
-            fw3,
-            bw3,
-            layers_top,
-            model_parallel=split3,
-        )
-        data_total[at] = np.where(has_dense[:, :, None], dense.total_s, 0.0)
-        data_exposed[at] = np.where(has_dense[:, :, None], dense.exposed_s, 0.0)
-        if experts_anywhere:
-            group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-            experts = data_group_time(collectives, group, setup, m3, fw3, bw3, layers_top, model_parallel=split3)
-            has_experts = top_apart[at] & (expert_data[wide3] > 1)
-            data_total[at] += np.where(has_experts, experts.total_s, 0.0)
-            data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
+        # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
+        variants = _pipelined_choices(setup, p)
+        for pipelined in variants:
+            on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
+            plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined)
+            collectives = overlapped_calls(plain, setup.overlaps)
+            dense = data_group_time(
+                collectives,
+                Part(dense_p, data_context[wide3], g_data[wide3]),
+                setup,
+                m3,
+                fw3,
+                bw3,
+                layers_top,
+                model_parallel=split3,
+            )
+            data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
+            data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
+            if experts_anywhere:
+                group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
+                experts = data_group_time(collectives, group, setup, m3, fw3, bw3, layers_top, model_parallel=split3)
+                has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
+                data_total[at] += np.where(has_experts, experts.total_s, 0.0)
+                data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)
@@ -580,7 +638,7 @@ def evaluate_grid(
                     _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
                 ]
                 working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j])
+                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
@@ -634,6 +692,14 @@ def evaluate_grid(
     )
 
 
+def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
+    """The data group's collectives a grid prices for an arrangement: the plain ones, and FSDP's on a pipeline stage
+    where the parameters are sharded and some layout pipelines (service.time.traffic.step_collectives)."""
+    if setup.sharding.shard_parameters and bool((pipeline > 1).any()):
+        return [False, True] if bool((pipeline == 1).any()) else [True]
+    return [False]
+
+
 class _Detail:
     """What a sweep row reports beyond the search's figures, at each layout's busiest stage, as /v1/plan's
     answer reports it (service.answers.layout_plan): the GPU's bytes per state class (model states and working
@@ -645,10 +711,21 @@ class _Detail:
         self.floor_bytes = np.array(working + activations, dtype=np.int64)
         self.sent_bytes = np.zeros(shape, dtype=np.int64)
 
-    def add(self, cell: Any, setup: Setup, m: Any, shares: list["_Share"], working_states: Any, busiest: Any) -> None:
+    def add(
+        self,
+        cell: Any,
+        setup: Setup,
+        m: Any,
+        shares: list["_Share"],
+        working_states: Any,
+        busiest: Any,
+        pipelined: Any = False,
+    ) -> None:
         """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
-        the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes)."""
+        the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes);
+        ``pipelined``: where FSDP runs on a pipeline stage (service.time.traffic.pipelined_collectives)."""
         calls = step_collectives(setup.precision, setup.sharding, m)
+        piped = step_collectives(setup.precision, setup.sharding, m, pipelined=True)
         for share in shares:
             part = Part(share.parameters, share.ranks, share.per_node)
             for row in part_rows(part, setup):
@@ -656,6 +733,8 @@ class _Detail:
                     self.state_bytes[(STATES.index(row.spec.state), *cell)] += np.where(share.held, row.bytes, 0)
             self.floor_bytes[cell] += np.where(share.held, replicated_bytes([part], setup), 0)
             sent = per_step(calls, calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node))
+            piped_sent = per_step(piped, calls_bytes_sent(part.parameters, part.ranks, piped, part.per_node))
+            sent = np.where(pipelined & setup.sharding.shard_parameters, piped_sent, sent)
             self.sent_bytes[cell] += np.where(share.grouped, sent, 0)
         for k, by_state in enumerate(working_states):
             self.state_bytes[(k, *cell)] += np.take_along_axis(by_state, busiest, axis=1)

@@ -85,13 +85,18 @@ def working_set_rows(
     units: Units | None,
     bucket_bytes: int,
     overlap: bool,
+    *,
+    pipelined: bool = False,
 ) -> list[WorkingSetRow]:
-    """The working set's rows on every GPU; none when the model's units are unknown."""
+    """The working set's rows on every GPU; none when the model's units are unknown. ``pipelined``: the
+    ``parameter_count`` of a pipeline stage whose sharded parameters FSDP keeps gathered (pipelined_rows)."""
     if units is None:
         return []
     # Units are gathered into the compute dtype where one is set (FSDP2's param_dtype).
     params = precision.compute_parameter_dtype or precision.parameter_dtype
     grads = precision.gradient_dtype
+    if pipelined and sharding.shard_parameters and not sharding.hybrid:
+        return pipelined_rows(parameter_count, precision, sharding)
     if sharding.shard_parameters:
         unit_grads = int(tensor_bytes(units.largest, grads))
         gradient_row = WorkingSetRow(
@@ -125,4 +130,38 @@ def working_set_rows(
             f"min({count} bucket{'s' if count > 1 else ''} in flight x {group_digits(bucket_bytes)} B, "
             f"all {group_digits(gradient_bytes)} B of gradients) = {group_digits(held)} B on every GPU",
         )
+    ]
+
+
+def pipelined_rows(parameter_count: int, precision: PrecisionSpec, sharding: Sharding) -> list[WorkingSetRow]:
+    """FSDP on a pipeline stage as torchtitan runs it (service.time.traffic.pipelined_collectives): the stage's
+    parameters gathered in the compute dtype for the whole step (torchtitan/distributed/fsdp.py @b5bcd76c:
+    ``reshard_after_forward = not pp_enabled``; no reshard after each micro-batch's backward), and its gradients
+    unsharded until the one reduce-scatter after the last micro-batch, accumulated in the reduce dtype where it
+    differs from the compute dtype (torch 2.13 torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+    to_accumulated_grad_if_needed and accumulate_unsharded_grad_if_needed)."""
+    params = precision.compute_parameter_dtype or precision.parameter_dtype
+    accumulated = precision.gradient_reduce_dtype or params
+    grad_bytes = int(tensor_bytes(parameter_count, accumulated))
+    gradient_row = WorkingSetRow(
+        StateClass.unit_gradients,
+        accumulated,
+        grad_bytes,
+        f"{accumulated.value} x {group_digits(parameter_count)} gradients of the stage, unsharded and accumulated "
+        f"over the micro-batches until the step's one reduce-scatter (FSDP with pipelining) = "
+        f"{group_digits(grad_bytes)} B on every GPU",
+    )
+    if sharding.gathers_whole_model:
+        return [gradient_row]  # SHARD_GRAD_OP: the gathered model is a resident state class already
+    gathered = int(tensor_bytes(parameter_count, params))
+    return [
+        WorkingSetRow(
+            StateClass.gathered_parameters,
+            params,
+            gathered,
+            f"{params.value} x {group_digits(parameter_count)} parameters of the stage, gathered once and kept for "
+            f"the whole step (FSDP with pipelining: reshard_after_forward off) = {group_digits(gathered)} B on every "
+            "GPU",
+        ),
+        gradient_row,
     ]

@@ -23,6 +23,7 @@ refuses); on arrays of layouts they say which cells each rule refuses (what /v1/
 skip).
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +33,7 @@ import numpy as np
 
 from models.parallelism import ContextAttention, ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
+from service.mesh.pipeline import chunk_layers, v_shaped
 from service.numeric import maximum, minimum, select
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
@@ -64,6 +66,11 @@ class Mesh:
     schedule: PipelineSchedule = PipelineSchedule.one_f_one_b
     virtual_stages: int = 1
     post_validation: bool = False  # the optimizer step validated after it (zero_bubble, zb_v)
+    # The request's split of the layers over the pipeline (service.mesh.pipeline.chunk_layers): each stage's or
+    # chunk's layers, or the layers the embedding and the loss count as; None and 0: the even split.
+    pipeline_layers: tuple[int, ...] | None = None
+    embedding_layers: int = 0
+    loss_layers: int = 0
 
     @property
     def data(self) -> int:
@@ -188,8 +195,10 @@ def _worded_problems(
 
 
 def pipeline_problems(mesh: Mesh, layers: int) -> list[tuple[str, str]]:
-    """The schedule's rules on the pipeline degree, virtual stages and layers: the first that fails."""
-    found = _first_failing(_pipeline_rules(mesh.schedule, mesh.pipeline, mesh.virtual_stages, layers), True)
+    """The schedule's rules on the pipeline degree, virtual stages and the split of the layers: the first that
+    fails (_pipeline_rules)."""
+    rules = _pipeline_rules(mesh.schedule, mesh.pipeline, mesh.virtual_stages, layers, mesh)
+    found = _first_failing(rules, True)
     return [(rule.words(), rule.pointer) for rule, failing in found if failing]
 
 
@@ -273,7 +282,8 @@ def layout_problem_masks(
             _head_rules(model, t),
             _expert_rules(model, e),
             _expert_tensor_rules(model, mesh.expert_tensor, t, c, d, e),
-            _pipeline_rules(schedule, p, v, model.layers),
+            [_moe_tensor_rule(model, t, sp)],
+            _pipeline_rules(schedule, p, v, model.layers, mesh),
             [_sequence_rule(s, t, c, sp)],
         ]
     checks.append(_batch_rules(schedule, p, v, b, d, global_batch_size, k))
@@ -369,11 +379,35 @@ def _expert_tensor_rules(model: ModelLimits, expert_tensor: int | None, t: Any, 
     ]
 
 
-def _pipeline_rules(schedule: Any, p: Any, v: Any, layers: int) -> list[Rule]:
-    """The schedule's rules on the pipeline degree, virtual stages and layers, in the order they are tried."""
+SPLIT = "/parallelism/pipeline_layers"
+
+
+def _v_shape(schedule: Any, p: Any) -> Any:
+    """service.mesh.pipeline.v_shaped: ZB-V's two chunks a stage, in a V (a schedule, or codes into SCHEDULES)."""
+    if isinstance(schedule, PipelineSchedule):
+        return v_shaped(schedule, p)
+    return (schedule == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
+
+
+def _pipeline_rules(schedule: Any, p: Any, v: Any, layers: int, mesh: Mesh) -> list[Rule]:
+    """The schedule's rules on the pipeline degree, virtual stages and the split of the layers, in the order they
+    are tried. A split is each stage's or chunk's layers (parallelism.pipeline_layers) or the even split with the
+    embedding and the loss counted as layers (service.mesh.pipeline.chunk_layers); only the first and the last
+    chunk may hold no layer (the embedding alone, the output layer alone: Megatron-LM's layouts and torchtitan's
+    input and output weights allow it)."""
     interleaved = chunked(schedule, v)
     name = getattr(schedule, "value", schedule)
-    return [
+    v_shape = _v_shape(schedule, p)
+    chunks = select(interleaved, v, select(v_shape, 2, 1))
+    count = p * chunks
+    given, e, lo = mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
+    even = given is None and not (e or lo)
+
+    def exceeds_words() -> str:
+        two = f" ({count} layers for ZB-V's two chunks a stage)" if v_shape and layers >= p else ""
+        return f"parallelism.pipeline {p} exceeds the model's {layers} layers{two}"
+
+    rules = [
         Rule(
             "virtual_stages_need_interleaved",
             "/parallelism/virtual_stages",
@@ -389,19 +423,139 @@ def _pipeline_rules(schedule: Any, p: Any, v: Any, layers: int) -> list[Rule]:
         Rule(
             "interleaved_layers",
             "/parallelism/virtual_stages",
-            interleaved & (layers % (p * v) != 0),
+            interleaved & (layers < count) & even,
             lambda: (
-                f"the {name} schedule with model chunks needs the model's layers {layers} divisible by pipeline {p} "
-                f"x virtual_stages {v} = {p * v}"
+                f"the {name} schedule with model chunks needs at least one layer a chunk: the model's {layers} layers "
+                f"are fewer than pipeline {p} x virtual_stages {v} = {count} chunks"
             ),
         ),
         Rule(
             "pipeline_exceeds_layers",
             "/parallelism/pipeline",
-            layers < p,
-            lambda: f"parallelism.pipeline {p} exceeds the model's {layers} layers",
+            (layers < p) | (v_shape & (layers < count) & even),
+            exceeds_words,
         ),
     ]
+    if given is not None:
+        rules += _given_split_rules(given, layers, p, chunks, count, bool(e or lo), v_shape)
+    elif e or lo:
+        rules += _weighted_split_rules(layers, count, e, lo)
+    return rules
+
+
+def _given_split_rules(
+    given: tuple[int, ...], layers: int, p: Any, chunks: Any, count: Any, weighted: bool, v_shape: Any
+) -> list[Rule]:
+    """parallelism.pipeline_layers: p or p x v entries summing to the layers, each stage divisible by its chunks,
+    no empty chunk but the first and the last."""
+    n, total = len(given), sum(given)
+    common = 0
+    for x in given:
+        common = math.gcd(common, x)
+    by_stage = n == p
+
+    def length_words() -> str:
+        chunked_words = (
+            f" or pipeline {p} x virtual_stages {chunks} = {count} (one per model chunk)" if chunks > 1 else ""
+        )
+        return f"parallelism.pipeline_layers has {n} entries: it needs pipeline {p} (one per stage){chunked_words}"
+
+    def chunks_words() -> str:
+        odd = next(i for i, x in enumerate(given) if x % chunks)
+        return (
+            f"parallelism.pipeline_layers gives stage {odd} {given[odd]} layers, not divisible by its {chunks} "
+            f"model chunks (Megatron-LM's rule); give one entry per chunk ({count}) instead"
+        )
+
+    def empty_words() -> str:
+        sizes = chunk_layers(layers, p, chunks, given, v_shape=v_shape)
+        empty = [k for k in range(1, count - 1) if sizes[k] == 0]
+        what = "chunk" if chunks > 1 else "stage"
+        return (
+            f"parallelism.pipeline_layers leaves {what} {empty[0]} without a layer: only the first and the last "
+            f"{what} may hold none (the input embedding or the output layer alone)"
+        )
+
+    # a stage's entry split over its chunks: the first chunk of a stage holds none when the entry is 0, so only a
+    # first stage of a V (its chunks are the first and the last) may be 0; by chunk, the middle ones may not
+    empty = select(
+        by_stage & (chunks > 1),
+        select(v_shape, any(x == 0 for x in given[1:]), any(x == 0 for x in given)),
+        any(x == 0 for x in given[1:-1]),
+    )
+    return [
+        Rule(
+            "pipeline_layers_weighted",
+            SPLIT,
+            weighted,
+            lambda: (
+                "parallelism.pipeline_layers fixes the split: pipeline_embedding_layers and pipeline_loss_layers "
+                "apply only to the even split (Megatron-LM refuses a layout with --account-for-embedding-in-"
+                "pipeline-split or --account-for-loss-in-pipeline-split)"
+            ),
+        ),
+        Rule("pipeline_layers_length", SPLIT, (n != p) & (n != count), length_words),
+        Rule(
+            "pipeline_layers_sum",
+            SPLIT,
+            total != layers,
+            lambda: f"parallelism.pipeline_layers sums to {total}, not the model's {layers} layers",
+        ),
+        Rule("pipeline_layers_chunks", SPLIT, by_stage & (chunks > 1) & (common % chunks != 0), chunks_words),
+        Rule("pipeline_layers_empty", SPLIT, empty, empty_words),
+    ]
+
+
+def _weighted_split_rules(layers: int, count: Any, e: int, lo: int) -> list[Rule]:
+    """The even split with the embedding and the loss as layers (torchtitan's generate_llm_fqn_per_model_part):
+    the first and the last chunk keep at least no layer, the middle ones at least one."""
+    base, extra = (layers + e + lo) // count, (layers + e + lo) % count
+    first = base + (extra > 0)
+    weighted = count > 1
+    return [
+        Rule(
+            "embedding_layers",
+            "/parallelism/pipeline_embedding_layers",
+            weighted & (first < e),
+            lambda: (
+                f"parallelism.pipeline_embedding_layers {e} exceeds the {first} layers the first of {count} chunks "
+                f"takes of the model's {layers} layers + {e} + {lo}"
+            ),
+        ),
+        Rule(
+            "loss_layers",
+            "/parallelism/pipeline_loss_layers",
+            weighted & (base < lo),
+            lambda: (
+                f"parallelism.pipeline_loss_layers {lo} exceeds the {base} layers the last of {count} chunks takes "
+                f"of the model's {layers} layers + {e} + {lo}"
+            ),
+        ),
+        Rule(
+            "weighted_empty_chunk",
+            "/parallelism/pipeline",
+            weighted & (base == 0) & (count - 2 >= maximum(extra, 1)),
+            lambda: (
+                f"the model's {layers} layers + pipeline_embedding_layers {e} + pipeline_loss_layers {lo} leave a "
+                f"middle chunk of the {count} without a layer"
+            ),
+        ),
+    ]
+
+
+def _moe_tensor_rule(model: ModelLimits, t: Any, sequence_parallel: Any) -> Rule:
+    """Megatron-Core refuses MoE layers under tensor parallelism without sequence parallelism
+    (megatron/core/transformer/moe/moe_layer.py @d98e8a64, MoELayer.forward)."""
+    return Rule(
+        "moe_tensor_sequence_parallel",
+        "/parallelism/sequence_parallel",
+        (model.experts is not None) & (t > 1) & _negate(sequence_parallel),
+        lambda: (
+            f"a mixture-of-experts model with parallelism.tensor {t} needs sequence_parallel: Megatron-Core "
+            "refuses to train MoE layers with tensor parallelism without it "
+            "(megatron/core/transformer/moe/moe_layer.py @d98e8a64, MoELayer.forward)"
+        ),
+    )
 
 
 def _sequence_rule(s: Any, t: Any, c: Any, sequence_parallel: Any) -> Rule:
@@ -553,4 +707,7 @@ def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int
         schedule=parallelism.pipeline_schedule,
         virtual_stages=parallelism.virtual_stages,
         post_validation=parallelism.optimizer_post_validation,
+        pipeline_layers=None if parallelism.pipeline_layers is None else tuple(parallelism.pipeline_layers),
+        embedding_layers=parallelism.pipeline_embedding_layers,
+        loss_layers=parallelism.pipeline_loss_layers,
     )

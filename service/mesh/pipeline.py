@@ -6,8 +6,11 @@ time.schedule_source):
 - Layers per stage: L / p; when p does not divide L the last L mod p stages take one more layer
   (the first stage already holds the input embedding and the most activations). The interleaved
   schedule (Narayanan et al. 2021, section 2.2.2) gives stage i the v chunks i, i + p, ... of
-  L / (p v) layers each. ZB-V's two chunks per stage (device i holds chunks i and 2p - 1 - i) give
-  each stage the same layer count; its split is counted as 1F1B's.
+  L / (p v) layers each, the last L mod (p v) chunks one more. A split of the request's own
+  (parallelism.pipeline_layers, or the embedding and loss counted as layers) replaces either
+  (chunk_layers); memory, compute and the bubble are then each stage's own and the busiest or
+  slowest stage decides. ZB-V's two chunks per stage sit in a V (device i holds chunks i and
+  2p - 1 - i, chunk_stages): device 0 holds the input embedding and the output layer.
 - Micro-batches in flight at the peak on stage i, counted in micro-batches of the stage's layers
   (Megatron-LM megatron/core/pipeline_parallel/schedules.py, the warm-up counts):
   1F1B (PipeDream-Flush, Narayanan et al. 2021, section 2.2.1) p - i; interleaved
@@ -39,8 +42,10 @@ time.schedule_source):
   gradients and any recomputation, which B needs first).
 """
 
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import accumulate
+from typing import Any
 
 from models.parallelism import PipelineSchedule
 from service.numeric import FloatLike, IntLike, maximum, minimum, select
@@ -67,16 +72,106 @@ SCHEDULE_SOURCES: dict[PipelineSchedule, str] = {
 SPLIT_BACKWARD = (PipelineSchedule.zero_bubble_h1, PipelineSchedule.zero_bubble, PipelineSchedule.zero_bubble_v)
 
 
-def stage_layer_indices(layers: int, pipeline: int, virtual_stages: int = 1) -> list[list[int]]:
-    """Indices of the layers each stage holds, stage 0 first."""
+def chunk_layers(
+    layers: int,
+    pipeline: int,
+    virtual_stages: int = 1,
+    pipeline_layers: Sequence[int] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+    v_shape: bool = False,
+) -> list[int]:
+    """Transformer layers of each of the p x v model chunks, in the model's order (chunk k runs on stage k mod p;
+    with ``v_shape``, ZB-V's two chunks a stage, on stage k for k < p and 2p - 1 - k after: chunk_stages).
+
+    - ``pipeline_layers`` as given: p x v entries, or p whose entries split evenly over each stage's v chunks
+      (Megatron-LM megatron/core/transformer/transformer_config.py @d98e8a64: the first and last stage's layers
+      must divide by the virtual pipeline size).
+    - With the embedding or the loss counted as layers: layers + embedding + loss split over the chunks, the
+      first (layers + embedding + loss) mod (p v) one more, the embedding's taken from the first chunk and the
+      loss's from the last (torchtitan torchtitan/distributed/pipeline_parallel.py @b5bcd76c,
+      generate_llm_fqn_per_model_part's input_weight and output_weight; Megatron-LM's
+      --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, get_num_layers_to_build in
+      megatron/core/transformer/transformer_block.py @d98e8a64, where they must divide).
+    - Else layers / (p v) each, the last layers mod (p v) chunks one more.
+    Checked by service.mesh.degrees.pipeline_problems; here only arithmetic.
+    """
     p, v = pipeline, virtual_stages
-    if v > 1:
-        chunk = layers // (p * v)
-        return [[i for k in range(v) for i in range((k * p + s) * chunk, (k * p + s + 1) * chunk)] for s in range(p)]
-    base, extra = divmod(layers, p)
-    sizes = [base + (1 if s >= p - extra else 0) for s in range(p)]
-    starts = [0, *accumulate(sizes)]  # running sums: linear in the stage count
-    return [list(range(starts[s], starts[s] + sizes[s])) for s in range(p)]
+    count = p * v
+    if pipeline_layers is not None:
+        if len(pipeline_layers) == count:
+            return list(pipeline_layers)
+        owners = chunk_stages(p, v, v_shape)
+        return [pipeline_layers[owners[k]] // v for k in range(count)]  # p entries over v chunks each
+    if embedding_layers or loss_layers:
+        base, extra = divmod(layers + embedding_layers + loss_layers, count)
+        sizes = [base + (1 if k < extra else 0) for k in range(count)]
+        sizes[0] -= embedding_layers
+        sizes[-1] -= loss_layers
+        return sizes
+    base, extra = divmod(layers, count)
+    return [base + (1 if k >= count - extra else 0) for k in range(count)]
+
+
+def chunk_stages(pipeline: int, virtual_stages: int, v_shape: bool = False) -> list[int]:
+    """The stage each model chunk runs on, in the model's order: k mod p, looping (Megatron-Core, torchtitan's
+    "loop" style), or ZB-V's V, stage k then 2p - 1 - k (torchtitan stage_ids_this_rank style "v",
+    torch.distributed.pipelining ScheduleZBVZeroBubble: "exactly two stages per rank"), so stage 0 holds the first
+    and the last chunk, the embedding and the output layer."""
+    p, count = pipeline, pipeline * virtual_stages
+    if v_shape:
+        return [k if k < p else 2 * p - 1 - k for k in range(count)]
+    return [k % p for k in range(count)]
+
+
+def v_shaped(schedule: PipelineSchedule, pipeline: int) -> bool:
+    """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage."""
+    return schedule is PipelineSchedule.zero_bubble_v and pipeline > 1
+
+
+def split_chunks(schedule: PipelineSchedule, pipeline: int, virtual_stages: int) -> int:
+    """Model chunks a stage's layers split into: ZB-V's two, else v (1 for the schedules without chunks)."""
+    return 2 if v_shaped(schedule, pipeline) else virtual_stages
+
+
+def stage_layer_indices(
+    layers: int,
+    pipeline: int,
+    virtual_stages: int = 1,
+    pipeline_layers: Sequence[int] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+    v_shape: bool = False,
+) -> list[list[int]]:
+    """Indices of the layers each stage holds, stage 0 first: its chunks (chunk_stages) in order (chunk_layers).
+    With ``v_shape`` the layers split into 2p chunks whatever ``virtual_stages`` says (ZB-V's two a stage)."""
+    p = pipeline
+    v = 2 if v_shape else virtual_stages
+    sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers, v_shape)
+    return held_layers(sizes, chunk_stages(p, v, v_shape), p)
+
+
+def held_layers(sizes: Sequence[int], owners: Sequence[int], pipeline: int) -> list[list[int]]:
+    """Indices of the layers each stage holds, from each chunk's layers and the stage it runs on."""
+    starts = [0, *accumulate(sizes)]  # running sums: linear in the chunk count
+    held: list[list[int]] = [[] for _ in range(pipeline)]
+    for k, stage in enumerate(owners):
+        held[stage].extend(range(starts[k], starts[k] + sizes[k]))
+    return held
+
+
+def framework_pipeline_problems(deepspeed: bool, shard_gradients: Any, pipeline: Any) -> list[tuple[str, str, Any]]:
+    """What a framework refuses to pipeline, as (detail, pointer, refused): DeepSpeed's pipeline engine runs ZeRO-1
+    at most ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism", deepspeed/runtime/pipe/engine.py
+    @edaa7221, PipelineEngine.__init__), so the deepspeed precision (DeepSpeed's convention) with gradients sharded
+    on more than one stage is refused. ``refused`` is a bool, or an array for many layouts."""
+    refused = (pipeline > 1) & bool(deepspeed) & shard_gradients
+    detail = (
+        "DeepSpeed's pipeline engine supports ZeRO-1 at most (deepspeed/runtime/pipe/engine.py: ZeRO-2 and ZeRO-3 "
+        "are incompatible with pipeline parallelism): with precision deepspeed and parallelism.pipeline above 1 "
+        "choose arrangement ddp or zero1, or FSDP's convention (precision fsdp2) for zero3"
+    )
+    return [(detail, "/arrangement", refused)]
 
 
 def in_flight_ratio(
@@ -105,6 +200,39 @@ def in_flight(
     """Micro-batches of the stage's layers held at the peak on stage ``stage``."""
     numerator, denominator = in_flight_ratio(schedule, stage, pipeline, virtual_stages, micro_batches)
     return Fraction(int(numerator), int(denominator))
+
+
+def chunk_in_flight(
+    stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike, chunk: int
+) -> IntLike:
+    """Micro-batches of chunk ``chunk`` (0..v-1) a stage holds at the peak of the interleaved schedule: of its
+    W = min((p - i - 1) x 2 + (v - 1) x p + 1, m v) warm-up forwards, Megatron-Core runs them in groups of p
+    micro-batches, chunk 0 first (schedules.py, get_model_chunk_id: (k // p) mod v), so chunk j holds
+    min(p, W - j p) of the first round and min(p, W - (v + j) p) of the second. Ints, or arrays for many layouts."""
+    p, v, m, i = pipeline, virtual_stages, micro_batches, stage
+    warm = minimum((p - i - 1) * 2 + (v - 1) * p + 1, m * v)
+    first = minimum(maximum(warm - chunk * p, 0), p)
+    second = minimum(maximum(warm - (v + chunk) * p, 0), p)
+    return first + second
+
+
+def stage_in_flight(
+    schedule: PipelineSchedule,
+    stage: int,
+    pipeline: int,
+    virtual_stages: int,
+    micro_batches: int,
+    chunk_sizes: Sequence[int] = (),
+) -> Fraction:
+    """Micro-batches of the stage's layers held at the peak (in_flight); with model chunks of unequal layers
+    (``chunk_sizes``, the stage's v chunks in order) each chunk's micro-batches weighted by its layers:
+    sum_j chunk_in_flight(j) x L_j / sum_j L_j, what equal chunks make W / v."""
+    v = virtual_stages
+    chunked = schedule in (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1) and v > 1
+    if not chunked or len(set(chunk_sizes)) < 2 or not sum(chunk_sizes):
+        return in_flight(schedule, stage, pipeline, v, micro_batches)
+    held = sum(int(chunk_in_flight(stage, pipeline, v, micro_batches, j)) * size for j, size in enumerate(chunk_sizes))
+    return Fraction(held, sum(chunk_sizes))
 
 
 def bubble_ratio(

@@ -18,6 +18,7 @@ The dense part's model states shard over d x c ranks, the experts' over the expe
 group, world / (p x ETP x e) ranks (service.mesh.degrees).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.inputs.architecture import (
@@ -33,7 +34,7 @@ from service.inputs.architecture import (
     router_parameters,
     shared_expert_width,
 )
-from service.mesh.pipeline import stage_layer_indices
+from service.mesh.pipeline import chunk_layers, chunk_stages, held_layers
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -111,6 +112,7 @@ class StageShare:
     expert_parameters: int  # sharded over the expert-data-parallel group
     first: bool
     last: bool
+    chunk_layers: tuple[int, ...] = ()  # the layers of each of its model chunks, in order (v of them)
 
     @property
     def parameters(self) -> int:
@@ -147,23 +149,35 @@ def stage_shares(
     expert: int,
     virtual_stages: int = 1,
     expert_tensor: int | None = None,
+    *,
+    pipeline_layers: Sequence[int] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+    v_shape: bool = False,
 ) -> list[StageShare]:
-    """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t)."""
+    """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t); the layers split as
+    service.mesh.pipeline.chunk_layers says (the request's own split, or the even one)."""
     shares = []
     kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
-    for stage, indices in enumerate(stage_layer_indices(arch.layers, pipeline, virtual_stages)):
+    chunks = 2 if v_shape else virtual_stages
+    sizes = chunk_layers(arch.layers, pipeline, chunks, pipeline_layers, embedding_layers, loss_layers, v_shape)
+    owners = chunk_stages(pipeline, chunks, v_shape)
+    split_layers = held_layers(sizes, owners, pipeline)  # stage_layer_indices, its chunks computed once
+    apart = 1 if owners[0] == owners[-1] else pipeline  # a tied embedding is held once when one stage has both ends
+    for stage, indices in enumerate(split_layers):
         split = Split()
         for index in indices:
             kind = is_moe_layer(arch, index)
             if kind not in kinds:
                 kinds[kind] = layer_split(arch, index)
             split = split + kinds[kind]
-        first, last = stage == 0, stage == pipeline - 1
+        first, last = stage == owners[0], stage == owners[-1]  # ZB-V's V: both on stage 0
         dense, experts = rank_parameters(split, tensor, expert, expert_tensor)
         if first:
             dense += rank_parameters(embedding_split(arch, tensor), tensor, expert)[0]
         if last:
-            dense += rank_parameters(output_split(arch, tensor, pipeline), tensor, expert)[0]
+            dense += rank_parameters(output_split(arch, tensor, apart), tensor, expert)[0]
         moe_layers = sum(1 for index in indices if is_moe_layer(arch, index))
-        shares.append(StageShare(stage, len(indices), moe_layers, dense, experts, first, last))
+        held = tuple(size for size, owner in zip(sizes, owners, strict=True) if owner == stage)
+        shares.append(StageShare(stage, len(indices), moe_layers, dense, experts, first, last, held))
     return shares

@@ -82,22 +82,52 @@ def reduce_dtype(precision: PrecisionSpec) -> Dtype:
 
 
 def step_collectives(
-    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1, *, pipelined: bool = False
 ) -> list[StepCollective]:
-    """The collectives one optimizer step runs, with how many times each runs (k may be an array)."""
+    """The collectives one optimizer step runs, with how many times each runs (k may be an array). ``pipelined``:
+    a pipeline stage's sharded parameters as torchtitan runs FSDP with pipelining (pipelined_collectives)."""
     if isinstance(micro_batches, int):  # one plan: a pure function of hashable values, asked several times
-        return list(_step_collectives(precision, sharding, micro_batches))
-    return _collectives(precision, sharding, micro_batches)
+        return list(_step_collectives(precision, sharding, micro_batches, pipelined))
+    return _collectives(precision, sharding, micro_batches, pipelined)
 
 
 @lru_cache(maxsize=1024)
-def _step_collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: int) -> tuple[StepCollective, ...]:
-    return tuple(_collectives(precision, sharding, micro_batches))
+def _step_collectives(
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: int, pipelined: bool = False
+) -> tuple[StepCollective, ...]:
+    return tuple(_collectives(precision, sharding, micro_batches, pipelined))
 
 
-def _collectives(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike) -> list[StepCollective]:
+def pipelined_collectives(precision: PrecisionSpec) -> list[StepCollective]:
+    """FSDP (ZeRO-3, SHARD_GRAD_OP) on a pipeline stage as torchtitan runs it: ``reshard_after_forward = not
+    pp_enabled`` (torchtitan/distributed/fsdp.py @b5bcd76c, get_fsdp_reshard_after_forward_policy), and
+    torch.distributed.pipelining runs every micro-batch's backward with ``set_reshard_after_backward(False)`` and
+    ``set_requires_gradient_sync(False)`` and reduces once after the schedule (torch 2.13
+    torch/distributed/pipelining/stage.py, backward_maybe_with_nosync and perform_reduce_grad, called by
+    schedules.py after the last micro-batch). So the stage's parameters are gathered once, before the first
+    micro-batch's forward, and its gradients reduce-scattered once, after the last backward, not hidden."""
+    ag, rs = CollectiveName.all_gather, CollectiveName.reduce_scatter
+    return [
+        StepCollective(
+            ag,
+            "the stage's parameters, once per step, kept gathered through every micro-batch (pipelining)",
+            gather_dtype(precision),
+            1,
+            window=Window.forward,
+        ),
+        StepCollective(
+            rs, "the stage's gradients, once per step after the last micro-batch", reduce_dtype(precision), 1
+        ),
+    ]
+
+
+def _collectives(
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike, pipelined: bool = False
+) -> list[StepCollective]:
     grads, params, k = reduce_dtype(precision), precision.parameter_dtype, micro_batches
     rs, ag, ar = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
+    if pipelined and sharding.shard_parameters and not sharding.hybrid and not sharding.zeropp.any:
+        return pipelined_collectives(precision)
     if not sharding.shard_optimizer:
         return [StepCollective(ar, "gradients, once per step", grads, 1, window=Window.backward)]
     if not sharding.shard_parameters:
@@ -311,32 +341,36 @@ def bytes_sent_by_collective(
     sharding: Sharding,
     micro_batches: CountLike = 1,
     gpus_per_node: IntLike = 1,
+    *,
+    pipelined: bool = False,
 ) -> dict[CollectiveName, IntLike]:
     """Bytes each GPU sends per step in each kind of collective, summed over its calls."""
     split: dict[CollectiveName, IntLike] = {}
-    for c in step_collectives(precision, sharding, micro_batches):
+    for c in step_collectives(precision, sharding, micro_batches, pipelined=pipelined):
         sent = c.count_per_step * collective_bytes_sent(parameter_count, world_size, c, gpus_per_node)
         split[c.name] = split.get(c.name, 0) + sent
     return split
 
 
-def volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1) -> float:
+def volume_in_p(
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1, *, pipelined: bool = False
+) -> float:
     """Model-sized buffers moved per step before the (N-1)/N factor (2 for DP, 3 for ZeRO-3)."""
     if isinstance(micro_batches, int):  # one plan: a pure function of hashable values
-        return _volume_in_p(precision, sharding, micro_batches)
-    return _volume(precision, sharding, micro_batches)
+        return _volume_in_p(precision, sharding, micro_batches, pipelined)
+    return _volume(precision, sharding, micro_batches, pipelined)
 
 
 @lru_cache(maxsize=1024)
-def _volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: int) -> float:
-    return _volume(precision, sharding, micro_batches)
+def _volume_in_p(precision: PrecisionSpec, sharding: Sharding, micro_batches: int, pipelined: bool = False) -> float:
+    return _volume(precision, sharding, micro_batches, pipelined)
 
 
-def _volume(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike) -> float:
+def _volume(precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike, pipelined: bool = False) -> float:
     return float(
         sum(
             RING_PHASES[c.name] * c.count_per_step
-            for c in step_collectives(precision, sharding, micro_batches)
+            for c in step_collectives(precision, sharding, micro_batches, pipelined=pipelined)
             if not c.node_shard_buffer
         )
     )

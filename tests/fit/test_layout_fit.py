@@ -44,7 +44,7 @@ def test_the_degrees_a_global_batch_allows():
 def test_the_degrees_without_a_global_batch_repeat_past_a_node():
     # t 2 of a node of 8; experts over e 4 carved out of d: inside the node 2d <= 8 with 4 | d gives d = 4;
     # past it 2d a multiple of 8 (4 | d) and 4 | d: every fourth d, up to 1,000,000 GPUs
-    degrees = data_degrees(case({"tensor": 2, "expert": 4}, None, MIXTRAL))
+    degrees = data_degrees(case({"tensor": 2, "expert": 4, "sequence_parallel": True}, None, MIXTRAL))
     assert list(degrees[:4]) == [4, 8, 12, 16]
     assert degrees[-1] == 1_000_000 // 2 // 4 * 4
     assert len(degrees) == 1_000_000 // 2 // 4

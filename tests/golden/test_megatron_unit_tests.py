@@ -95,6 +95,8 @@ def held_bytes(dense: int, experts: int, d: int, edp: int) -> int:
 
 def layout_plan(client, world, arrangement="zero1", **parallelism):  # type: ignore[no-untyped-def]
     d = world // (parallelism.get("tensor", 1) * parallelism.get("pipeline", 1))
+    if parallelism.get("tensor", 1) > 1:  # Megatron-Core trains MoE with tensor parallelism only with SP
+        parallelism.setdefault("sequence_parallel", True)
     training = {"micro_batch_size": 1, "sequence_length": 16, "global_batch_size": 2 * d}
     return plan(
         client,
@@ -152,7 +154,7 @@ def test_a_tensor_degree_above_the_heads_is_refused(client):
         "model": MEGATRON_TEST_MODEL,
         "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
         "arrangement": "ddp",
-        "parallelism": {"tensor": 4, "expert_tensor": 1},
+        "parallelism": {"tensor": 4, "expert_tensor": 1, "sequence_parallel": True},
     }
     response = client.post("/v1/plan", json=body)
     assert response.status_code == 422
@@ -209,7 +211,7 @@ def test_weight_and_optimizer_memory_accounts_for_latent_moe_experts(client):
         cluster={"world_size": 32, "gpus_per_node": 8, "gpu": "h100-80gb"},
         arrangement="zero1",
         precision="megatron",
-        parallelism={"tensor": 2, "expert": 2, "expert_tensor": 4},
+        parallelism={"tensor": 2, "expert": 2, "expert_tensor": 4, "sequence_parallel": True},
         training={"micro_batch_size": 1, "sequence_length": 16, "global_batch_size": 32},
     )
     d, edp = 32 // 2, 32 // 4 // 2  # DP = 16, EDP = 4, as the test's comments say

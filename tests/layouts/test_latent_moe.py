@@ -58,7 +58,7 @@ def test_latent_size_null_is_omitted(client):
     }
 
 
-@pytest.mark.parametrize("sequence_parallel", [False, True])
+@pytest.mark.parametrize("sequence_parallel", [True])  # without it Megatron-Core refuses MoE with t > 1
 def test_the_all_to_alls_move_latent_tokens(client, sequence_parallel):
     t, e = 2, 4
     answer = plan(client, world=8, tensor=t, expert=e, sequence_parallel=sequence_parallel)
@@ -69,7 +69,7 @@ def test_the_all_to_alls_move_latent_tokens(client, sequence_parallel):
     assert all("x l (the latent width)" in c["purpose"] for c in calls)
 
 
-@pytest.mark.parametrize("sequence_parallel", [False, True])
+@pytest.mark.parametrize("sequence_parallel", [True])  # without it Megatron-Core refuses MoE with t > 1
 def test_the_tensor_group_moves_the_experts_pair_at_the_latent_width(client, sequence_parallel):
     """With the expert tensor degree t (omitted), each MoE layer's routed pair runs on the tensor group, on the
     routed copies at width l, gathered by the dispatcher (all-gather and reduce-scatter, token_dispatcher.py

@@ -570,7 +570,13 @@ def layout_plan_collectives(
         key = f"{call.group.value}:{call.name.value}"
         out[key] = out.get(key, 0) + call.bytes_sent * call.count_per_step
     split = bytes_sent_by_collective(
-        share.dense_parameters, cfg.data, spec, core_sharding(arrangement), cfg.micro_batches, cfg.data
+        share.dense_parameters,
+        cfg.data,
+        spec,
+        core_sharding(arrangement),
+        cfg.micro_batches,
+        cfg.data,
+        pipelined=cfg.pipeline > 1,  # FSDP with pipelining (service.time.traffic.pipelined_collectives)
     )
     for name, v in split.items():
         out[f"data:{name.value}"] = int(v)
@@ -591,11 +597,13 @@ def layout_traffic_reasons(cfg: TorchSimConfig, arrangement: TorchArrangement) -
             "pipeline: the planner prices a middle stage, which sends both ways (activations forward, gradients "
             "backward); a first or last stage sends one way and receives the other"
         )
-        reasons.append(
-            "data: torch.distributed.pipelining reduce-scatters the gradients once, after the last micro-batch "
-            "(set_requires_gradient_sync), and keeps the gathered parameters between backwards; the planner "
-            "reduces every micro-batch"
-        )
+        if arrangement is TorchArrangement.zero3:
+            reasons.append(
+                "data: the planner prices FSDP with pipelining as torchtitan runs it (reshard_after_forward off: the "
+                "stage's parameters gathered once a step, its gradients reduce-scattered once after the last "
+                "micro-batch); this engine's zero3 reshards after every forward and gathers again for the next "
+                "micro-batch"
+            )
     return reasons
 
 

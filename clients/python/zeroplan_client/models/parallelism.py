@@ -39,6 +39,23 @@ class Parallelism:
                 validation). Without it that all-reduce is a barrier at every step and zero_bubble and zb_v pay their warm-up
                 skew as a bubble. Read only by those two schedules. Default: False.
             pipeline (int | Unset): Pipeline stages (p). Default: 1.
+            pipeline_embedding_layers (int | Unset): Layers the input embedding counts as when the layers are split over the
+                pipeline: the layers + embedding + loss layers split evenly over the p x v chunks (the first chunks one more
+                where they do not divide), the first chunk then holding that many transformer layers fewer. 1 is Megatron-LM's
+                --account-for-embedding-in-pipeline-split and torchtitan's default pipeline_parallel_first_stage_less_layers.
+                Not with pipeline_layers. Default: 0.
+            pipeline_layers (list[int] | None | Unset): Transformer layers of each pipeline stage, stage 0 first (p
+                entries), or of each model chunk in the model's order (p x virtual_stages entries: chunk k runs on stage k mod
+                p, Megatron-Core's --pipeline-model-parallel-layout order; 2p for zb_v, whose V puts chunk k on stage k and then
+                on 2p - 1 - k); they sum to the model's layers. Only the first and the last chunk may hold none (the input
+                embedding alone, or the output layer and loss alone). With p entries and virtual_stages v > 1 each stage's
+                layers split evenly over its v chunks (Megatron-LM requires each divisible by v). Megatron-LM's --decoder-first-
+                pipeline-num-layers F and --decoder-last-pipeline-num-layers K are [F, M, ..., M, K] with M = (layers - F - K) /
+                (p - 2). Omitted: an even split, the last layers mod (p x v) chunks one layer more, or as
+                pipeline_embedding_layers and pipeline_loss_layers say.
+            pipeline_loss_layers (int | Unset): Layers the output layer and loss count as in the split, taken from the last
+                chunk: 1 is Megatron-LM's --account-for-loss-in-pipeline-split and torchtitan's default
+                pipeline_parallel_last_stage_less_layers. Not with pipeline_layers. Default: 0.
             pipeline_schedule (PipelineSchedule | Unset): How micro-batches flow through the pipeline stages: each one a
                 framework runs.
             sequence_parallel (bool | Unset): Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms
@@ -54,6 +71,9 @@ class Parallelism:
     expert_tensor: int | None | Unset = UNSET
     optimizer_post_validation: bool | Unset = False
     pipeline: int | Unset = 1
+    pipeline_embedding_layers: int | Unset = 0
+    pipeline_layers: list[int] | None | Unset = UNSET
+    pipeline_loss_layers: int | Unset = 0
     pipeline_schedule: PipelineSchedule | Unset = UNSET
     sequence_parallel: bool | Unset = False
     tensor: int | Unset = 1
@@ -77,6 +97,19 @@ class Parallelism:
         optimizer_post_validation = self.optimizer_post_validation
 
         pipeline = self.pipeline
+
+        pipeline_embedding_layers = self.pipeline_embedding_layers
+
+        pipeline_layers: list[int] | None | Unset
+        if isinstance(self.pipeline_layers, Unset):
+            pipeline_layers = UNSET
+        elif isinstance(self.pipeline_layers, list):
+            pipeline_layers = self.pipeline_layers
+
+        else:
+            pipeline_layers = self.pipeline_layers
+
+        pipeline_loss_layers = self.pipeline_loss_layers
 
         pipeline_schedule: str | Unset = UNSET
         if not isinstance(self.pipeline_schedule, Unset):
@@ -103,6 +136,12 @@ class Parallelism:
             field_dict["optimizer_post_validation"] = optimizer_post_validation
         if pipeline is not UNSET:
             field_dict["pipeline"] = pipeline
+        if pipeline_embedding_layers is not UNSET:
+            field_dict["pipeline_embedding_layers"] = pipeline_embedding_layers
+        if pipeline_layers is not UNSET:
+            field_dict["pipeline_layers"] = pipeline_layers
+        if pipeline_loss_layers is not UNSET:
+            field_dict["pipeline_loss_layers"] = pipeline_loss_layers
         if pipeline_schedule is not UNSET:
             field_dict["pipeline_schedule"] = pipeline_schedule
         if sequence_parallel is not UNSET:
@@ -141,6 +180,27 @@ class Parallelism:
 
         pipeline = d.pop("pipeline", UNSET)
 
+        pipeline_embedding_layers = d.pop("pipeline_embedding_layers", UNSET)
+
+        def _parse_pipeline_layers(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                pipeline_layers_type_0 = cast(list[int], data)
+
+                return pipeline_layers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        pipeline_layers = _parse_pipeline_layers(d.pop("pipeline_layers", UNSET))
+
+        pipeline_loss_layers = d.pop("pipeline_loss_layers", UNSET)
+
         _pipeline_schedule = d.pop("pipeline_schedule", UNSET)
         pipeline_schedule: PipelineSchedule | Unset
         if isinstance(_pipeline_schedule, Unset):
@@ -161,6 +221,9 @@ class Parallelism:
             expert_tensor=expert_tensor,
             optimizer_post_validation=optimizer_post_validation,
             pipeline=pipeline,
+            pipeline_embedding_layers=pipeline_embedding_layers,
+            pipeline_layers=pipeline_layers,
+            pipeline_loss_layers=pipeline_loss_layers,
             pipeline_schedule=pipeline_schedule,
             sequence_parallel=sequence_parallel,
             tensor=tensor,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -40,6 +40,8 @@ class ParallelismEcho:
         tensor (int):
         virtual_stages (int):
         optimizer_post_validation (bool | Unset): As requested. Default: False.
+        pipeline_layers (list[int] | Unset): Transformer layers of each model chunk in the model's order (p x v entries;
+            p with one chunk per stage), as split; empty without pipelining.
     """
 
     context: int
@@ -57,6 +59,7 @@ class ParallelismEcho:
     tensor: int
     virtual_stages: int
     optimizer_post_validation: bool | Unset = False
+    pipeline_layers: list[int] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +96,10 @@ class ParallelismEcho:
 
         optimizer_post_validation = self.optimizer_post_validation
 
+        pipeline_layers: list[int] | Unset = UNSET
+        if not isinstance(self.pipeline_layers, Unset):
+            pipeline_layers = self.pipeline_layers
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -115,6 +122,8 @@ class ParallelismEcho:
         )
         if optimizer_post_validation is not UNSET:
             field_dict["optimizer_post_validation"] = optimizer_post_validation
+        if pipeline_layers is not UNSET:
+            field_dict["pipeline_layers"] = pipeline_layers
 
         return field_dict
 
@@ -158,6 +167,8 @@ class ParallelismEcho:
 
         optimizer_post_validation = d.pop("optimizer_post_validation", UNSET)
 
+        pipeline_layers = cast(list[int], d.pop("pipeline_layers", UNSET))
+
         parallelism_echo = cls(
             context=context,
             context_attention=context_attention,
@@ -174,6 +185,7 @@ class ParallelismEcho:
             tensor=tensor,
             virtual_stages=virtual_stages,
             optimizer_post_validation=optimizer_post_validation,
+            pipeline_layers=pipeline_layers,
         )
 
         parallelism_echo.additional_properties = d
