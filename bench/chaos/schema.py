@@ -4,7 +4,8 @@ a running service: prints the failures found (the figure: 0).
 positive_data_acceptance is configured to accept a 422 besides 2xx: JSON Schema cannot state
 every rule of the contract (world_size a whole number of nodes, an architecture's heads dividing
 its width), so a schema-valid body may break one and get its documented 422; 404 and 429 for a
-simulation id that does not exist and a limit reached. Every other check runs as shipped.
+simulation id that does not exist and a limit reached. negative_data_rejection also takes a 413: an invalid
+body fuzzed past ZEROPLAN_MAX_BODY_BYTES is refused unread. Every other check runs as shipped.
 """
 
 import argparse
@@ -24,6 +25,9 @@ from bench.chaos.load import ROOT, free_port
 CONFIG = """
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "404", "422", "429"]
+
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]
 """
 
 

@@ -2,10 +2,11 @@
 
 Positive and negative cases for every operation, >= MIN_REQUESTS in all, through the ASGI app in
 process. Each response must have a documented status, content type and body schema; negative
-cases must be rejected with a 4xx. Every default check runs but one: positive_data_acceptance,
-because some rules span fields and cannot be written in JSON Schema (world_size a whole number of
-nodes when it exceeds gpus_per_node, a grid of whole nodes); schema-valid bodies that break them
-get a documented 422, which the response checks still validate.
+cases must be rejected with a 4xx (a 413 included: a body past the size limit is refused unread).
+Every default check runs but one: positive_data_acceptance, because some rules span fields and
+cannot be written in JSON Schema (world_size a whole number of nodes when it exceeds gpus_per_node,
+a grid of whole nodes); schema-valid bodies that break them get a documented 422, which the
+response checks still validate.
 """
 
 from collections import Counter
@@ -15,7 +16,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from api.app import create_app
 from api.settings import Settings
@@ -54,7 +55,13 @@ def fuzz(operation, mode: GenerationMode, statuses: Counter) -> int:
     def check(case):
         nonlocal sent
         sent += 1
-        response = case.call_and_validate(excluded_checks=[positive_data_acceptance])
+        response = case.call()
+        excluded = [positive_data_acceptance]
+        if mode is GenerationMode.NEGATIVE and response.status_code == 413:
+            # negative_data_rejection's list leaves out 413: an invalid body past ZEROPLAN_MAX_BODY_BYTES (a list
+            # field fuzzed to megabytes) is refused before it is read, which is a rejection all the same
+            excluded.append(negative_data_rejection)
+        case.validate_response(response, excluded_checks=excluded)
         statuses[(operation.label, mode.value, response.status_code)] += 1
 
     try:
