@@ -265,9 +265,7 @@ def routing_bytes_per_token(
     return (scores + permute + local_sort) / tensor
 
 
-def elementwise_bytes_per_token(
-    shape: KernelShape, s: IntLike, tensor: IntLike = 1, sequence: IntLike = 1
-) -> FloatLike:
+def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1, sequence: IntLike = 1) -> FloatLike:
     """Forward bytes of one layer's memory-bound work per token (module docstring), the attention
     scores' included (``score_bytes_per_token``); ``sequence``: the ranks the norms and residual adds are
     split over along the sequence (t with sequence parallelism, else 1)."""
