@@ -383,6 +383,7 @@ def evaluate_layout(
         last,
         mesh.expert,
         mesh.etp,
+        t if mesh.sequence_parallel else 1,
     )
     compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s

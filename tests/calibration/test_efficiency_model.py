@@ -140,3 +140,20 @@ def test_the_collectives_add_up_to_the_communication_time():
     assert total == pytest.approx(answer.time.communication_s, rel=1e-12)
     # 33 FSDP units (32 layers and the rest): every call pays at least 33 launches of 10.14 us
     assert all(c.seconds > 33 * 10.14e-6 for c in calls)
+
+
+def test_sequence_parallelism_splits_the_norms_and_residuals_along_the_sequence():
+    # Korthikanti et al. 2022, section 4.2.2: with sequence parallelism each of the t tensor-parallel ranks runs
+    # the layer norms and the residual adds (and their dropouts) on its s / t of the sequence; without it every
+    # rank repeats them. Per layer and token: two norms (read and write h) and two residual adds (read 2h, write
+    # h), 2-byte values: 2 x (2 x 2h + 2 x 3h) bytes; at 1.5 HBM passes per counted byte, two layers, and the
+    # backward twice the forward. Everything else (GEMMs, attention, the activation) is the same either way.
+    cal = Calibration(default_gemm_ceiling=0.5, default_attention_efficiency=0.5, elementwise_passes=1.5)
+    h, s, t = 1024, 4096, 4
+    eff = Efficiency(DEVICE, KernelShape(2, h, h, h, 4 * h, False, 1000, 8), cal)
+    replicated = micro_batch_compute(eff, 1, s, Recompute.none, 0.0, tensor=t)
+    split = micro_batch_compute(eff, 1, s, Recompute.none, 0.0, tensor=t, sequence=t)
+    norms_s = 2 * 1.5 * 2 * (2 * 2 * h + 2 * 3 * h) * s / 2e12  # layers x passes x bytes x (norms + adds) x tokens
+    saved_s = norms_s * (1 - 1 / t)
+    assert replicated.forward_s - split.forward_s == pytest.approx(saved_s, rel=1e-9)
+    assert replicated.backward_s - split.backward_s == pytest.approx(2 * saved_s, rel=1e-9)

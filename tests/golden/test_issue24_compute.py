@@ -29,7 +29,7 @@ from service.time.efficiency import (
 )
 
 H, F_E, EXPERTS, TOP_K = 2048, 768, 128, 8
-PEAK, HBM, SMS, CEILING = 989.4e12, 3.35e12, 132, 0.62  # H100 SXM bf16 dense, HBM3, SMs; Hopper's fitted ceiling
+PEAK, HBM, SMS, CEILING = 989.4e12, 3.35e12, 132, 0.60  # H100 SXM bf16 dense, HBM3, SMs; Hopper's fitted ceiling
 DEVICE = Device(PEAK, HBM, SMS)
 
 
