@@ -479,6 +479,13 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     if answer.time.schedule_source:
         words.insert(0, answer.time.schedule_source)
     par = body["parallelism"]
+    if par["pipeline"] > 1 and (par.get("pipeline_embedding_layers") or par.get("pipeline_loss_layers")):
+        words.append(
+            "the embedding and loss counted in the split as Megatron-LM's --account-for-embedding-in-pipeline-split "
+            "and --account-for-loss-in-pipeline-split (torchtitan's pipeline_parallel_first/last_stage_less_layers)"
+        )
+    elif par["pipeline"] > 1 and par.get("pipeline_layers") is not None:
+        words.append("layers per model chunk as Megatron-Core's --pipeline-model-parallel-layout places them")
     if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
         fsdp = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
         words.append(

@@ -297,9 +297,10 @@ def bubble_seconds(
 def lighter_ends_layers(layers: int, count: int, lighter: int) -> tuple[int, ...] | None:
     """Each of ``count`` model chunks' layers with the first and the last chunk ``lighter`` layers below the even
     split's layers // count (they also hold the input embedding and the output layer and loss), the rest spread
-    over the middle chunks as the even split spreads them (the later ones one more): Megatron-LM's
-    --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers. None where there is no middle
-    chunk to take the layers, or the ends would hold fewer than none."""
+    over the middle chunks as the even split spreads them (the later ones one more): a per-chunk layout as
+    Megatron-Core's --pipeline-model-parallel-layout takes it (without model chunks and with even middle stages,
+    Megatron-LM's --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers). None where there is
+    no middle chunk to take the layers, or the ends would hold fewer than none."""
     ends, middle = layers // count - lighter, count - 2
     if middle < 1 or ends < 0:
         return None

@@ -46,9 +46,10 @@ class SearchRestrict:
             pipeline_embedding_layers and pipeline_loss_layers 1, Megatron-LM's --account-for-embedding-in-pipeline-split
             and --account-for-loss-in-pipeline-split, as Llama 3.1 405B ran); lighter_ends_1, lighter_ends_2 (the first and
             the last model chunk one or two layers below layers // chunks, the others spreading the rest: pipeline_layers
-            per chunk, Megatron-LM's --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers). Default:
-            the request's own split (parallelism.pipeline_layers, or its pipeline_embedding_layers and pipeline_loss_layers,
-            kept by every pipelined layout), else even.
+            per chunk, as Megatron-Core's --pipeline-model-parallel-layout places them; without model chunks and with the
+            middle stages even, Megatron-LM's --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers).
+            Default: the request's own split (parallelism.pipeline_layers, or its pipeline_embedding_layers and
+            pipeline_loss_layers, kept by every pipelined layout), else even.
         recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
         sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
             Default: both.
