@@ -36,8 +36,7 @@ from service.engine.layout_grid import (
 from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
-from service.mesh.degrees import CHUNKED, pipeline_problems
-from service.mesh.degrees import Mesh as MeshDegrees
+from service.mesh.degrees import CHUNKED
 from service.numeric import group_digits
 from service.time.goodput import resilience_of
 from service.work_budget import WorkBudget
@@ -153,10 +152,16 @@ def own_split(request: SearchRequest, layers: int) -> LayerSplit | None:
                     )
                 ]
             )
-        if par.pipeline_embedding_layers or par.pipeline_loss_layers:
-            mesh = MeshDegrees(1, 1, pipeline=len(par.pipeline_layers), pipeline_layers=tuple(par.pipeline_layers))
-            words = pipeline_problems(replace(mesh, embedding_layers=par.pipeline_embedding_layers), layers)
-            raise InvalidLayout(words or [("pipeline_layers fixes the split", "/parallelism/pipeline_layers")])
+        if par.pipeline_embedding_layers or par.pipeline_loss_layers:  # as /v1/plan refuses it
+            raise InvalidLayout(
+                [
+                    (
+                        "parallelism.pipeline_layers fixes the split: pipeline_embedding_layers and "
+                        "pipeline_loss_layers apply only to the even split",
+                        "/parallelism/pipeline_layers",
+                    )
+                ]
+            )
         return LayerSplit(pipeline_layers=tuple(par.pipeline_layers))
     if par.pipeline_embedding_layers or par.pipeline_loss_layers:
         return LayerSplit(embedding_layers=par.pipeline_embedding_layers, loss_layers=par.pipeline_loss_layers)
