@@ -60,6 +60,15 @@ class SearchObjective(StrEnum):
     cost = "cost"  # the least cost: gpu_hours x cluster.gpu_hour_price
 
 
+class PipelineSplit(StrEnum):
+    """How a pipelined layout's layers split over its stages (or model chunks), as the search tries it."""
+
+    even = "even"  # layers / (p x v) a chunk, the last (layers mod p v) chunks one more
+    embedding_loss = "embedding_loss"  # the embedding and the loss each counted as a layer (Megatron-LM's accounting)
+    lighter_ends_1 = "lighter_ends_1"  # the first and the last chunk one layer lighter, the middle ones heavier
+    lighter_ends_2 = "lighter_ends_2"  # the first and the last chunk two layers lighter
+
+
 NEEDS = {
     SearchObjective.training_days: ("training.total_tokens",),
     SearchObjective.gpu_hours: ("training.total_tokens",),
@@ -148,6 +157,18 @@ class SearchRestrict(Strict):
     )
     sequence_parallel: list[StrictBool] | None = _choices(
         "Sequence parallelism off/on for layouts with tensor parallelism. Default: both."
+    )
+    pipeline_split: list[PipelineSplit] | None = _choices(
+        "Splits of the layers tried on every layout with pipeline parallelism, each written into the row's "
+        "request: even (layers / (pipeline x virtual stages) a model chunk, the last chunks one more); "
+        "embedding_loss (the input embedding and the loss each counted as a layer: pipeline_embedding_layers and "
+        "pipeline_loss_layers 1, Megatron-LM's --account-for-embedding-in-pipeline-split and "
+        "--account-for-loss-in-pipeline-split, as Llama 3.1 405B ran); lighter_ends_1, lighter_ends_2 (the first "
+        "and the last model chunk one or two layers below layers // chunks, the others spreading the rest: "
+        "pipeline_layers per chunk, as Megatron-Core's --pipeline-model-parallel-layout places them; without model "
+        "chunks and with the middle stages even, Megatron-LM's --decoder-first-pipeline-num-layers and "
+        "--decoder-last-pipeline-num-layers). Default: the request's own split (parallelism.pipeline_layers, or "
+        "its pipeline_embedding_layers and pipeline_loss_layers, kept by every pipelined layout), else even."
     )
 
     @field_validator("*")

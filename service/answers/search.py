@@ -8,7 +8,7 @@ every row is exactly the plan of its ``request``; a property test checks that th
 figures the ranking used equal those answers.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,13 +18,25 @@ from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.plan import PlanRequest, PlanResponse, Time
+from models.presets import PrecisionPresetName
 from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
 from models.training import Training
 from service.answers.search_prune import BranchAndBound, goal_for
 from service.answers.search_space import Candidates, Space, candidates, space
-from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, SCHEDULES, Case, Layouts, StructureTable, evaluate_grid
+from service.engine.layout_grid import (
+    ARRANGEMENTS,
+    RECOMPUTES,
+    SCHEDULES,
+    Case,
+    LayerSplit,
+    Layouts,
+    StructureTable,
+    evaluate_grid,
+)
 from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
+from service.inputs.arrangements import sharding_for
+from service.mesh.degrees import CHUNKED
 from service.numeric import group_digits
 from service.time.goodput import resilience_of
 from service.work_budget import WorkBudget
@@ -37,6 +49,20 @@ class Prepared:
     case: Case
     candidates: Candidates
     base: dict[str, Any]  # the /v1/plan body every row's request starts from
+    unpipelined: tuple[int, ...] = ()  # arrangements (ARRANGEMENTS codes) the request's framework refuses to pipeline
+
+    def space(self) -> Space:
+        """Every valid layout of the candidates (service.answers.search_space.space)."""
+        case = self.case
+        return space(
+            case.arch,
+            self.candidates,
+            case.sequence_length,
+            case.global_batch_size,
+            case.gpus_per_node,
+            case.expert_tensor,
+            self.unpipelined,
+        )
 
 
 def prepare(request: SearchRequest) -> Prepared:
@@ -101,7 +127,45 @@ def prepare(request: SearchRequest) -> Prepared:
         context_attention=request.parallelism.context_attention,
         post_validation=request.parallelism.optimizer_post_validation,
     )
-    return Prepared(case, candidates(arch, sizes, g, batch, request.restrict), base)
+    own = own_split(request, arch.layers)
+    cand = candidates(arch, sizes, g, batch, request.restrict, own)
+    # DeepSpeed's pipeline engine runs ZeRO-1 at most (service.mesh.pipeline.framework_pipeline_problems)
+    deepspeed = plan_request.precision == PrecisionPresetName.deepspeed
+    unpipelined = tuple(i for i, a in enumerate(ARRANGEMENTS) if deepspeed and sharding_for(a).shard_gradients)
+    return Prepared(replace(case, layer_splits=cand.layer_splits), cand, base, unpipelined)
+
+
+def own_split(request: SearchRequest, layers: int) -> LayerSplit | None:
+    """The request's split of the layers (parallelism.pipeline_layers, or the embedding and loss counted as layers),
+    kept by every pipelined layout unless restrict.pipeline_split names others; None without one. A split that
+    cannot split the model's layers (its sum) is a 422 naming the field; one that fits no layout of the space
+    leaves those layouts skipped."""
+    par = request.parallelism
+    if par.pipeline_layers is not None:
+        total = sum(par.pipeline_layers)
+        if total != layers:
+            raise InvalidLayout(
+                [
+                    (
+                        f"parallelism.pipeline_layers sums to {total:,}, not the model's {layers:,} layers",
+                        "/parallelism/pipeline_layers",
+                    )
+                ]
+            )
+        if par.pipeline_embedding_layers or par.pipeline_loss_layers:  # as /v1/plan refuses it
+            raise InvalidLayout(
+                [
+                    (
+                        "parallelism.pipeline_layers fixes the split: pipeline_embedding_layers and "
+                        "pipeline_loss_layers apply only to the even split",
+                        "/parallelism/pipeline_layers",
+                    )
+                ]
+            )
+        return LayerSplit(pipeline_layers=tuple(par.pipeline_layers))
+    if par.pipeline_embedding_layers or par.pipeline_loss_layers:
+        return LayerSplit(embedding_layers=par.pipeline_embedding_layers, loss_layers=par.pipeline_loss_layers)
+    return None
 
 
 def global_batch(request: SearchRequest) -> int:
@@ -204,10 +268,30 @@ def pareto(ranked: Ranked) -> list[int]:
     return front
 
 
-def layout_body(base: dict[str, Any], layouts: Layouts, i: int) -> dict[str, Any]:
-    """The /v1/plan request of layout i."""
+def split_fields(case: Case, layouts: Layouts, i: int) -> dict[str, Any]:
+    """Layout i's split of the layers as its request's parallelism writes it: pipeline_layers per model chunk (or as
+    the request gave them), or pipeline_embedding_layers and pipeline_loss_layers; nothing for the even split."""
+    if not case.layer_splits or "split" not in layouts.columns:
+        return {}
+    p, v = int(layouts["pipeline"][i]), int(layouts["virtual_stages"][i])
     schedule = SCHEDULES[int(layouts["schedule"][i])]
-    parallelism: dict[str, Any] = {
+    chunks = 2 if schedule is PipelineSchedule.zero_bubble_v and p > 1 else (v if schedule in CHUNKED else 1)
+    split = case.split_at(int(layouts["split"][i]), p, chunks)
+    out: dict[str, Any] = {}
+    if split["pipeline_layers"] is not None:
+        out["pipeline_layers"] = list(split["pipeline_layers"])
+    if split["embedding_layers"]:
+        out["pipeline_embedding_layers"] = split["embedding_layers"]
+    if split["loss_layers"]:
+        out["pipeline_loss_layers"] = split["loss_layers"]
+    return out
+
+
+def layout_body(base: dict[str, Any], layouts: Layouts, i: int, case: Case | None = None) -> dict[str, Any]:
+    """The /v1/plan request of layout i (``case``: the search's, whose splits its ``split`` column indexes)."""
+    schedule = SCHEDULES[int(layouts["schedule"][i])]
+    parallelism: dict[str, Any] = split_fields(case, layouts, i) if case is not None else {}
+    parallelism |= {
         "tensor": int(layouts["tensor"][i]),
         "pipeline": int(layouts["pipeline"][i]),
         "context": int(layouts["context"][i]),
@@ -258,6 +342,7 @@ def describe(body: dict[str, Any]) -> str:
     schedule = par["pipeline_schedule"]
     if schedule == PipelineSchedule.interleaved.value or par.get("virtual_stages", 1) > 1:
         schedule += f" v {par['virtual_stages']}"
+    schedule += split_words(par)
     words = [
         f"tensor {par['tensor']}{' with sequence parallelism' if par['sequence_parallel'] else ''}",
         f"pipeline {par['pipeline']}" + (f" ({schedule})" if par["pipeline"] > 1 else ""),
@@ -276,12 +361,27 @@ def describe(body: dict[str, Any]) -> str:
     return ", ".join(words)
 
 
+def split_words(par: dict[str, Any]) -> str:
+    """' with the embedding as 1 layer and the loss as 1 layer' or ' with layers 6/8/.../6': a pipelined layout's
+    split of the layers, where it is not the even one."""
+    if par.get("pipeline_layers") is not None:
+        return " with layers " + "/".join(str(x) for x in par["pipeline_layers"])
+    counted = [
+        f"the {name} as {par[field]} layer{'s' if par[field] > 1 else ''}"
+        for name, field in (("embedding", "pipeline_embedding_layers"), ("loss", "pipeline_loss_layers"))
+        if par.get(field)
+    ]
+    return " with " + " and ".join(counted) if counted else ""
+
+
 def choice_fields(body: dict[str, Any]) -> dict[str, Any]:
     """The searched choices of a row's request, flat: world_size, the degrees, schedule, levers."""
     par = body["parallelism"]
     fields = {"world_size": body["cluster"]["world_size"]}
     for name in ("tensor", "pipeline", "context", "expert", "virtual_stages", "pipeline_schedule", "sequence_parallel"):
         fields[name] = par[name]
+    for name in ("pipeline_layers", "pipeline_embedding_layers", "pipeline_loss_layers"):
+        fields[name] = par.get(name)
     return fields | {
         "arrangement": body["arrangement"],
         "micro_batch_size": body["training"]["micro_batch_size"],
@@ -384,6 +484,13 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     if answer.time.schedule_source:
         words.insert(0, answer.time.schedule_source)
     par = body["parallelism"]
+    if par["pipeline"] > 1 and (par.get("pipeline_embedding_layers") or par.get("pipeline_loss_layers")):
+        words.append(
+            "the embedding and loss counted in the split as Megatron-LM's --account-for-embedding-in-pipeline-split "
+            "and --account-for-loss-in-pipeline-split (torchtitan's pipeline_parallel_first/last_stage_less_layers)"
+        )
+    elif par["pipeline"] > 1 and par.get("pipeline_layers") is not None:
+        words.append("layers per model chunk as Megatron-Core's --pipeline-model-parallel-layout places them")
     if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
         fsdp = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
         words.append(
@@ -520,7 +627,7 @@ def search(
     prepared = prepare(request)
     check_search_cost(prepared.candidates, max_layouts)
     case, cand = prepared.case, prepared.candidates
-    found = space(case.arch, cand, case.sequence_length, case.global_batch_size, case.gpus_per_node, case.expert_tensor)
+    found = prepared.space()
     if not len(found.shapes["world_size"]) and request.restrict.model_fields_set:
         reasons = "; ".join(f"{reason}: {count:,}" for reason, count in found.skipped.items())
         raise InvalidLayout(
@@ -546,7 +653,7 @@ def search(
         seen: dict[tuple[int, float, int], int] = {}
         for i in ranking.tolist():
             figures = (int(rows["world_size"][i]), float(rows["step_s"][i]), int(rows["per_gpu_bytes"][i]))
-            body = layout_body(prepared.base, layouts, i)
+            body = layout_body(prepared.base, layouts, i, prepared.case)
             bodies_of[i] = body
             if figures in seen:  # identical figures: an equivalent of the row shown
                 lead = seen[figures]
@@ -620,7 +727,7 @@ def _front(
         i = int(where[np.lexsort((rows["enumeration"][where], step[where]))[0]])
         if previous is not None and step[i] >= previous[1]:
             continue
-        body = layout_body(prepared.base, layouts, i)
+        body = layout_body(prepared.base, layouts, i, prepared.case)
         s = float(step[i])
         reason = f"the fastest layout that fits on {group_digits(size)} GPUs (step {s:.4g} s)" + (
             f"; its step is {1 - s / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} "

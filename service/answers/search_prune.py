@@ -162,9 +162,11 @@ class Outcome:
 
 
 def _structure_keys(shapes: dict[str, np.ndarray]) -> np.ndarray:
-    """An id per (world size, t, p, c, e, v): what model states and the working set depend on."""
+    """An id per (world size, t, p, c, e, v, split of the layers): what model states and the working set depend on."""
     code = np.zeros(len(shapes["world_size"]), dtype=np.int64)
-    for name in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages"):
+    for name in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages", "split"):
+        if name not in shapes:
+            continue
         values = shapes[name]
         code = code * (int(values.max()) + 1 if len(values) else 1) + values
     _, inverse = np.unique(code, return_inverse=True)

@@ -32,12 +32,13 @@ import numpy as np
 
 from models.enums import ArrangementName, Recompute
 from models.parallelism import PipelineSchedule
-from models.search import SearchRestrict
-from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, Layouts
+from models.search import PipelineSplit, SearchRestrict
+from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
 from service.errors import InvalidLayout
 from service.inputs.architecture import Architecture
 from service.inputs.arrangements import canonical_name, sharding_for
-from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layout_problem_masks
+from service.mesh.degrees import CHUNKED, SCHEDULES, Mesh, ModelLimits, layout_problem_masks
+from service.mesh.pipeline import lighter_ends_fit
 
 DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
 DEFAULT_VIRTUAL_STAGES = tuple(range(2, 9))
@@ -58,6 +59,14 @@ REASONS = (
     "zero-bubble schedule: fewer micro-batches than 2 x pipeline - 1 (/training/global_batch_size)",
     "expert_tensor x expert does not divide tensor x context x data (/parallelism/expert_tensor)",
     "mixture of experts with tensor parallelism needs sequence parallelism (/parallelism/sequence_parallel)",
+    "the request's pipeline_layers do not fit the stages or model chunks (/parallelism/pipeline_layers)",
+    "pipeline_embedding_layers exceed the first model chunk's share (/parallelism/pipeline_embedding_layers)",
+    "pipeline_loss_layers exceed the last model chunk's share (/parallelism/pipeline_loss_layers)",
+    "the embedding and loss counted as layers leave a middle model chunk without a layer (/parallelism/pipeline)",
+    "lighter first and last chunk: no middle chunk, or fewer layers a chunk than it lightens "
+    "(/restrict/pipeline_split)",
+    "DeepSpeed's pipeline engine runs ZeRO-1 at most: ZeRO-2 or ZeRO-3 with pipelining under precision deepspeed "
+    "(/arrangement)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
 # service.mesh.degrees's rules by their REASONS; the space never forms the others (virtual stages without the
@@ -80,6 +89,21 @@ RULE_REASONS = {
     "expert_tensor_needs_moe": 11,
     "expert_tensor_grid": 11,
     "moe_tensor_sequence_parallel": 12,
+    "pipeline_layers_length": 13,
+    "pipeline_layers_sum": 13,
+    "pipeline_layers_chunks": 13,
+    "pipeline_layers_empty": 13,
+    "embedding_layers": 14,
+    "loss_layers": 15,
+    "weighted_empty_chunk": 16,
+}
+LIGHTER_ENDS_REASON = 17
+DEEPSPEED_PIPELINE_REASON = 18
+SPLITS = {
+    PipelineSplit.even: LayerSplit(),
+    PipelineSplit.embedding_loss: LayerSplit(embedding_layers=1, loss_layers=1),
+    PipelineSplit.lighter_ends_1: LayerSplit(lighter_ends=1),
+    PipelineSplit.lighter_ends_2: LayerSplit(lighter_ends=2),
 }
 
 
@@ -104,6 +128,13 @@ class Candidates:
     arrangement: list[ArrangementName]
     recompute: list[Recompute]
     offload_optimizer: list[bool]
+    # (name, split) tried on every layout with p > 1: restrict.pipeline_split's, or the request's own
+    splits: tuple[tuple[str, LayerSplit], ...] = (("even", LayerSplit()),)
+
+    @property
+    def layer_splits(self) -> tuple[LayerSplit, ...]:
+        """The splits a layout's ``split`` column indexes: 0 for a layout without a pipeline, then the candidates."""
+        return (LayerSplit(), *(split for _, split in self.splits))
 
     def as_json(self) -> dict[str, list[Any]]:
         return {
@@ -115,6 +146,7 @@ class Candidates:
             "pipeline_schedule": sorted({s.value for s, _ in self.schedules}),
             "virtual_stages": sorted({v for s, v in self.schedules if s is PipelineSchedule.interleaved or v > 1}),
             "sequence_parallel": self.sequence_parallel,
+            "pipeline_split": [name for name, _ in self.splits],
             "micro_batch_size": self.micro_batch_size,
             "arrangement": [a.value for a in self.arrangement],
             "recompute": [r.value for r in self.recompute],
@@ -131,7 +163,7 @@ class Candidates:
         mesh = len(self.world_size) * len(self.tensor) * len(self.pipeline) * len(self.context) * len(self.expert)
         return (
             mesh
-            * (1 + len(self.schedules))
+            * (1 + len(self.schedules) * len(self.splits))
             * len(self.sequence_parallel)
             * len(self.micro_batch_size)
             * (self.categorical)
@@ -162,8 +194,15 @@ def _axis(name: str, chosen: Any, defaults: list[int]) -> list[int]:
 
 
 def candidates(
-    arch: Architecture, world_sizes: list[int], gpus_per_node: int, global_batch_size: int, restrict: SearchRestrict
+    arch: Architecture,
+    world_sizes: list[int],
+    gpus_per_node: int,
+    global_batch_size: int,
+    restrict: SearchRestrict,
+    own_split: LayerSplit | None = None,
 ) -> Candidates:
+    """The values searched on each axis; ``own_split``: the request's split of the layers (its parallelism's), the
+    one split tried unless restrict.pipeline_split names others."""
     divisors = [p for p in range(1, arch.layers + 1) if arch.layers % p == 0]
     experts = arch.moe.experts if arch.moe is not None else 1
     schedules = restrict.pipeline_schedule or list(PipelineSchedule)
@@ -206,26 +245,39 @@ def candidates(
         arrangement=list(dict.fromkeys(arrangements)),
         recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),
+        splits=split_candidates(restrict, own_split),
     )
+
+
+def split_candidates(restrict: SearchRestrict, own: LayerSplit | None) -> tuple[tuple[str, LayerSplit], ...]:
+    """restrict.pipeline_split's splits in the contract's order, else the request's own split, else the even one."""
+    if restrict.pipeline_split:
+        return tuple((kind.value, SPLITS[kind]) for kind in PipelineSplit if kind in restrict.pipeline_split)
+    if own is not None and own != LayerSplit():
+        return (("asked", own),)
+    return (("even", LayerSplit()),)
 
 
 @dataclass(frozen=True)
 class Space:
-    """The valid shapes (world size, degrees, schedule, sequence parallelism, micro-batch size; one row each),
-    each evaluated under every categorical choice (hybrid only where /v1/plan models it)."""
+    """The valid shapes (world size, degrees, schedule, split of the layers, sequence parallelism, micro-batch size;
+    one row each), each evaluated under every categorical choice (hybrid only where /v1/plan models it, DeepSpeed's
+    gradient-sharding arrangements only without a pipeline under its convention)."""
 
     shapes: dict[str, np.ndarray]
     choices: Choices
     skipped: dict[str, int]
     gpus_per_node: int
     expert_tensor: int | None = None  # the request's, kept by every layout; None: each layout's t
+    unpipelined: tuple[int, ...] = ()  # arrangement codes (ARRANGEMENTS) refused with p > 1 (DeepSpeed ZeRO-2/3)
 
     @property
     def size(self) -> int:
-        """Valid layouts: every shape under every choice, less hybrid where it is not modelled."""
-        hybrid_ok = self.hybrid_ok(self.shapes)
+        """Valid layouts: every shape under every choice, less the arrangements refused on some shapes."""
         per_shape = len(self.choices.arrangement) * len(self.choices.recompute) * len(self.choices.offload_optimizer)
-        return int(len(hybrid_ok) * per_shape - (~hybrid_ok).sum() * self._hybrid_choices())
+        levers = len(self.choices.recompute) * len(self.choices.offload_optimizer)
+        refused = sum(int((~ok).sum()) for ok in self.arrangement_ok(self.shapes).values())
+        return int(len(self.shapes["world_size"]) * per_shape - refused * levers)
 
     def hybrid_ok(self, shapes: dict[str, np.ndarray]) -> np.ndarray:
         """Hybrid sharding (ZeRO-3 in a node, replicas across nodes) is planned without model parallelism,
@@ -235,11 +287,17 @@ class Space:
         ok: np.ndarray = trivial & (s["world_size"] % self.gpus_per_node == 0)
         return ok
 
-    def _hybrid_choices(self) -> int:
-        hybrid = ARRANGEMENTS.index(ArrangementName.hybrid)
-        if hybrid not in self.choices.arrangement:
-            return 0
-        return len(self.choices.recompute) * len(self.choices.offload_optimizer)
+    def arrangement_ok(self, shapes: dict[str, np.ndarray]) -> dict[int, np.ndarray]:
+        """Per position in the choices' arrangements valid on some shapes only: where it is valid. Hybrid where
+        /v1/plan models it; DeepSpeed ZeRO-2/3 without pipelining (service.mesh.pipeline's
+        framework_pipeline_problems)."""
+        out: dict[int, np.ndarray] = {}
+        for position, code in enumerate(self.choices.arrangement):
+            if code == ARRANGEMENTS.index(ArrangementName.hybrid):
+                out[position] = self.hybrid_ok(shapes)
+            elif code in self.unpipelined:
+                out[position] = shapes["pipeline"] == 1
+        return out
 
     def valid(self, shapes: dict[str, np.ndarray]) -> np.ndarray:
         """(shapes, arrangements, recomputes, offloads): whether each combination is a valid layout."""
@@ -247,9 +305,8 @@ class Space:
         valid = np.ones(
             (len(shapes["world_size"]), len(c.arrangement), len(c.recompute), len(c.offload_optimizer)), bool
         )
-        hybrid = ARRANGEMENTS.index(ArrangementName.hybrid)
-        if hybrid in c.arrangement:
-            valid[:, c.arrangement.index(hybrid)] = self.hybrid_ok(shapes)[:, None, None]
+        for position, ok in self.arrangement_ok(shapes).items():
+            valid[:, position] = ok[:, None, None]
         return valid
 
     def blocks(self, size: int = CHUNK_LAYOUTS) -> Any:
@@ -274,58 +331,82 @@ def space(
     global_batch_size: int,
     gpus_per_node: int,
     expert_tensor: int | None = None,
+    unpipelined: tuple[int, ...] = (),
 ) -> Space:
     """Every valid combination of the candidates; the invalid ones counted by reason. The grid is built one
-    (world size, tensor degree) at a time, so only its valid shapes are ever held whole."""
+    (world size, tensor degree) at a time, so only its valid shapes are ever held whole. ``unpipelined``: the
+    arrangements (codes into ARRANGEMENTS) the request's framework refuses to pipeline."""
     pairs = cand.schedules
     schedule_codes = np.array([SCHEDULES.index(PipelineSchedule.one_f_one_b)] + [SCHEDULES.index(s) for s, _ in pairs])
     virtual = np.array([1] + [v for _, v in pairs])
     none_pair = np.array([True] + [False] * len(pairs))  # the "no schedule" entry, for p = 1 only
-    names = ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages", "schedule")
+    layer_splits = cand.layer_splits  # 0: no split (p = 1); then the candidates, for p > 1
+    names = ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages", "schedule", "split")
     parts: dict[str, list[np.ndarray]] = {name: [] for name in (*names, "sequence_parallel", "micro_batch_size")}
     problems: list[np.ndarray] = []
     no_hybrid = 0
+    refused_pipelined = 0
+    arrangements = [ARRANGEMENTS.index(a) for a in cand.arrangement]
+    refused_here = [a for a in arrangements if a in unpipelined and a != ARRANGEMENTS.index(ArrangementName.hybrid)]
     rest = [
         np.array(cand.pipeline),
         np.array(cand.context),
         np.array(cand.expert),
         np.arange(len(schedule_codes)),
+        np.arange(len(layer_splits)),
         np.array(cand.sequence_parallel, dtype=np.int64),
         np.array(cand.micro_batch_size),
     ]
     for world_size in cand.world_size:
         for tensor in cand.tensor:
-            p, c, e, pair, sp_code, b = (g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij"))
+            p, c, e, pair, split, sp_code, b = (g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij"))
             sp = sp_code.astype(bool)
-            # Not distinct layouts: a schedule without a pipeline, a pipeline without one, SP without t > 1.
-            distinct = (none_pair[pair] == (p == 1)) & ~(sp & (tensor == 1))
-            p, c, e, pair, sp, b = (x[distinct] for x in (p, c, e, pair, sp, b))
+            # Not distinct layouts: a schedule or a split without a pipeline, a pipeline without one, SP without t > 1.
+            distinct = (none_pair[pair] == (p == 1)) & ((split == 0) == (p == 1)) & ~(sp & (tensor == 1))
+            p, c, e, pair, split, sp, b = (x[distinct] for x in (p, c, e, pair, split, sp, b))
             n, t = np.full(len(p), world_size), np.full(len(p), tensor)
             schedule, v = schedule_codes[pair], virtual[pair]
-            problem = _first_problem(
-                arch, n, t, p, c, e, schedule, v, sp, b, sequence_length, global_batch_size, expert_tensor
-            )
+            problem = np.full(len(p), -1, dtype=np.int64)
+            for code in np.unique(split).tolist():
+                rows = split == code
+                found = _first_problem(
+                    arch,
+                    n[rows],
+                    t[rows],
+                    p[rows],
+                    c[rows],
+                    e[rows],
+                    schedule[rows],
+                    v[rows],
+                    sp[rows],
+                    b[rows],
+                    sequence_length,
+                    global_batch_size,
+                    expert_tensor,
+                    layer_splits[code],
+                )
+                problem[rows] = found
             problems.append(problem[problem >= 0])
             valid = problem < 0
             trivial = _trivial(tensor, p, c, e, expert_tensor) & (world_size % gpus_per_node == 0)
             no_hybrid += int((valid & ~trivial).sum())
-            for name, values in zip(names, (n, t, p, c, e, v, schedule), strict=True):
+            refused_pipelined += int((valid & (p > 1)).sum()) * len(refused_here)
+            for name, values in zip(names, (n, t, p, c, e, v, schedule, split), strict=True):
                 parts[name].append(values[valid])
             parts["sequence_parallel"].append(sp[valid])
             parts["micro_batch_size"].append(b[valid])
     skipped: dict[str, int] = {}
-    found = np.concatenate(problems) if problems else np.zeros(0, dtype=np.int64)
-    for code, count in zip(*np.unique(found, return_counts=True), strict=True):
+    found_codes = np.concatenate(problems) if problems else np.zeros(0, dtype=np.int64)
+    for code, count in zip(*np.unique(found_codes, return_counts=True), strict=True):
         skipped[REASONS[int(code)]] = int(count) * cand.categorical
+    levers = len(cand.recompute) * len(cand.offload_optimizer)
+    if refused_pipelined:
+        skipped[REASONS[DEEPSPEED_PIPELINE_REASON]] = refused_pipelined * levers
     if ArrangementName.hybrid in cand.arrangement and no_hybrid:
-        skipped[REASONS[-1]] = no_hybrid * len(cand.recompute) * len(cand.offload_optimizer)
+        skipped[REASONS[-1]] = no_hybrid * levers
     shapes = {name: np.concatenate(values) for name, values in parts.items()}
-    choices = Choices(
-        [ARRANGEMENTS.index(a) for a in cand.arrangement],
-        [RECOMPUTES.index(r) for r in cand.recompute],
-        list(cand.offload_optimizer),
-    )
-    return Space(shapes, choices, skipped, gpus_per_node, expert_tensor)
+    choices = Choices(arrangements, [RECOMPUTES.index(r) for r in cand.recompute], list(cand.offload_optimizer))
+    return Space(shapes, choices, skipped, gpus_per_node, expert_tensor, tuple(refused_here))
 
 
 def _first_problem(
@@ -342,11 +423,26 @@ def _first_problem(
     s: int,
     global_batch: int,
     expert_tensor: int | None = None,
+    split: LayerSplit | None = None,
 ) -> np.ndarray:
     """Index into REASONS of each combination's first failing rule (service.mesh.degrees.layout_problem_masks, the
-    rules /v1/plan applies); -1 where it is valid."""
+    rules /v1/plan applies, with the layers split as ``split`` says); -1 where it is valid. A split with lighter
+    ends is written per chunk into the request only where it gives every middle chunk a layer (checked last)."""
     limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
-    mesh = Mesh(n, 1, t, p, c, e, expert_tensor, virtual_stages=v)  # type: ignore[arg-type]  # arrays
+    split = split or LayerSplit()
+    mesh = Mesh(
+        n,  # type: ignore[arg-type]  # arrays
+        1,
+        t,  # type: ignore[arg-type]
+        p,  # type: ignore[arg-type]
+        c,  # type: ignore[arg-type]
+        e,  # type: ignore[arg-type]
+        expert_tensor,
+        virtual_stages=v,  # type: ignore[arg-type]
+        pipeline_layers=split.pipeline_layers,
+        embedding_layers=split.embedding_layers,
+        loss_layers=split.loss_layers,
+    )
     problem = np.full(len(n), -1, dtype=np.int64)
     for rule in layout_problem_masks(limits, mesh, schedule, sp, b, s, global_batch, 1):
         first = rule.failing & (problem < 0)
@@ -356,4 +452,9 @@ def _first_problem(
                 raise AssertionError(f"the search's space holds a layout refused by {rule.name}, which it never forms")
             continue
         problem[first] = code
+    if split.lighter_ends:
+        v_shape = (schedule == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
+        chunked = np.isin(schedule, [SCHEDULES.index(x) for x in CHUNKED])
+        chunks = np.where(v_shape, 2, np.where(chunked, v, 1))
+        problem[(problem < 0) & ~lighter_ends_fit(arch.layers, p * chunks, split.lighter_ends)] = LIGHTER_ENDS_REASON
     return problem

@@ -67,7 +67,7 @@ from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import CHUNKED, Group, Mesh
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
-from service.mesh.pipeline import chunk_in_flight, in_flight_ratio
+from service.mesh.pipeline import chunk_in_flight, in_flight_ratio, lighter_ends_layers
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
@@ -122,6 +122,24 @@ NAMED_SHARDINGS: tuple[Sharding, ...] = tuple(sharding_for(name) for name in ARR
 
 
 @dataclass(frozen=True)
+class LayerSplit:
+    """A split of the layers over a pipelined layout's model chunks, as a search tries it on every pipeline degree:
+    as given (parallelism.pipeline_layers), the even split with the embedding and the loss counted as layers
+    (pipeline_embedding_layers, pipeline_loss_layers), or the first and the last chunk ``lighter_ends`` layers
+    lighter (service.mesh.pipeline.lighter_ends_layers); all left out: the even split."""
+
+    pipeline_layers: tuple[int, ...] | None = None
+    embedding_layers: int = 0
+    loss_layers: int = 0
+    lighter_ends: int = 0
+
+    def of(self, layers: int, chunks: int) -> dict[str, Any]:
+        """The split as Mesh and stage_shares take it, for a layout of ``chunks`` model chunks in all (p x v)."""
+        given = lighter_ends_layers(layers, chunks, self.lighter_ends) if self.lighter_ends else self.pipeline_layers
+        return {"pipeline_layers": given, "embedding_layers": self.embedding_layers, "loss_layers": self.loss_layers}
+
+
+@dataclass(frozen=True)
 class Case:
     """What every layout of a search (or of a sweep's model, sequence length and node size) shares: the
     model, the card and links, the training shape, the levers the layouts do not vary, and the arrangements
@@ -146,6 +164,8 @@ class Case:
     pipeline_layers: tuple[int, ...] | None = None
     embedding_layers: int = 0
     loss_layers: int = 0
+    # A search's splits instead (its layouts' ``split`` column indexes them), each on every pipeline degree.
+    layer_splits: tuple[LayerSplit, ...] = ()
 
     @property
     def split(self) -> dict[str, Any]:
@@ -154,6 +174,12 @@ class Case:
             "embedding_layers": self.embedding_layers,
             "loss_layers": self.loss_layers,
         }
+
+    def split_at(self, code: int, pipeline: int, chunks: int) -> dict[str, Any]:
+        """The split of a layout whose ``split`` column holds ``code``, over its pipeline x chunks model chunks."""
+        if not self.layer_splits:
+            return self.split
+        return self.layer_splits[code].of(self.arch.layers, pipeline * chunks)
 
     def setup(self, arrangement: int, recompute: int = 0, offload: bool = False) -> Setup:
         key = (arrangement, recompute, offload)
@@ -200,12 +226,14 @@ def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
 
 
 def structure(
-    case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int, v_shape: bool = False
+    case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int, v_shape: bool = False, split: int = 0
 ) -> Structure:
-    """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without."""
+    """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without, its layers
+    split as the case's split ``split`` says (Case.split_at)."""
     arch, s = case.arch, case.sequence_length
+    layer_split = case.split_at(split, pipeline, 2 if v_shape else virtual_stages)
     shares = stage_shares(
-        arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **case.split, v_shape=v_shape
+        arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **layer_split, v_shape=v_shape
     )
     candidates = candidate_stages(shares)
     mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
@@ -229,7 +257,7 @@ def structure(
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **case.split, v_shape=v_shape)
+    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
     return Structure(
         candidates,
         working,
@@ -295,7 +323,7 @@ class StructureTable:
 
     def __init__(self, case: Case) -> None:
         self.case = case
-        self.ids: dict[tuple[int, int, int, int, bool], int] = {}
+        self.ids: dict[tuple[int, int, int, int, bool, int], int] = {}
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
 
@@ -303,12 +331,14 @@ class StructureTable:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
         # ZB-V's V places the chunks apart from the other schedules (service.mesh.pipeline.chunk_stages)
         vs = (layouts["schedule"] == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
+        split = layouts.columns.get("split", np.zeros(len(t), dtype=np.int64))  # the case's split of the layers
         code = (((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v) * 2 + vs
+        code = code * (int(split.max()) + 1 if len(split) else 1) + split
         unique, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         grew = False
         local = np.empty(len(unique), dtype=np.int64)
         for i, row in enumerate(first.tolist()):
-            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]))
+            key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]), int(split[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
                 self.items.append(structure(self.case, *key))

@@ -292,3 +292,22 @@ def bubble_seconds(
     # ZB-V (Qi et al. 2024): zero when W + 2B >= 2F and W + 2F >= 2B; the excess at chunk size (half a stage).
     excess = maximum(maximum(2 * f - w - 2 * b, 2 * b - w - 2 * f), 0.0 * f)
     return hops * excess / 2 + (0.0 if post_validation else 1.0) * hops * f / 2
+
+
+def lighter_ends_layers(layers: int, count: int, lighter: int) -> tuple[int, ...] | None:
+    """Each of ``count`` model chunks' layers with the first and the last chunk ``lighter`` layers below the even
+    split's layers // count (they also hold the input embedding and the output layer and loss), the rest spread
+    over the middle chunks as the even split spreads them (the later ones one more): a per-chunk layout as
+    Megatron-Core's --pipeline-model-parallel-layout takes it (without model chunks and with even middle stages,
+    Megatron-LM's --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers). None where there is
+    no middle chunk to take the layers, or the ends would hold fewer than none."""
+    ends, middle = layers // count - lighter, count - 2
+    if middle < 1 or ends < 0:
+        return None
+    base, extra = divmod(layers - 2 * ends, middle)
+    return (ends, *(base + (1 if j >= middle - extra else 0) for j in range(middle)), ends)
+
+
+def lighter_ends_fit(layers: int, count: IntLike, lighter: int) -> Any:
+    """Where lighter_ends_layers gives a split (a bool, or an array for many layouts)."""
+    return (count >= 3) & (layers // maximum(count, 1) >= lighter)

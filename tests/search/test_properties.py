@@ -20,7 +20,7 @@ from models.plan import PlanRequest
 from models.search import SearchRequest
 from service.answers.plan import plan
 from service.answers.search import layout_body, prepare
-from service.answers.search_space import REASONS, _first_problem, space
+from service.answers.search_space import LIGHTER_ENDS_REASON, REASONS, _first_problem
 from service.engine.layout_grid import (
     ARRANGEMENTS,
     RECOMPUTES,
@@ -47,6 +47,7 @@ def first_problem(arch, columns, case):
         case.sequence_length,
         case.global_batch_size,
         case.expert_tensor,
+        case.layer_splits[int(columns["split"][0])] if case.layer_splits else None,
     )[0]
 
 
@@ -113,6 +114,18 @@ def cases(draw):
         body["expert_tensor"] = draw(st.sampled_from([1, 2, 4, 8]))  # kept by every layout (Megatron's ETP)
     if draw(st.integers(0, 3)) == 0:  # Llama 3's K/V all-gather, kept by every layout, instead of the ring
         body["parallelism"] = {"context_attention": "all_gather"}
+    if draw(st.integers(0, 5)) == 0:  # DeepSpeed's convention: its pipeline engine refuses ZeRO-2/3
+        body["precision"] = "deepspeed"
+    # The split of the layers: 0 without a pipeline; else one of the searched ones (restrict.pipeline_split's four,
+    # or the request's own embedding and loss counted as layers).
+    splits = draw(st.sampled_from(["restrict", "restrict", "own", "none"]))
+    if splits == "restrict":
+        body["restrict"] = {"pipeline_split": ["even", "embedding_loss", "lighter_ends_1", "lighter_ends_2"]}
+    elif splits == "own":
+        own = {"pipeline_embedding_layers": draw(st.integers(1, 2)), "pipeline_loss_layers": draw(st.integers(0, 2))}
+        body["parallelism"] = body.get("parallelism", {}) | own
+    count = {"restrict": 4, "own": 1, "none": 1}[splits]
+    layout["split"] = 0 if layout["pipeline"] == 1 else draw(st.integers(1, count))
     return SearchRequest.model_validate(body), layout
 
 
@@ -124,7 +137,8 @@ def _valid(prepared, layout) -> bool:
     nontrivial |= case.expert_tensor not in (None, 1)
     hybrid = ARRANGEMENTS[layout["arrangement"]].value == "hybrid"
     part_of_node = layout["world_size"] % prepared.case.gpus_per_node != 0
-    return problem < 0 and not (hybrid and (nontrivial or part_of_node))
+    refused = layout["arrangement"] in prepared.unpipelined and layout["pipeline"] > 1  # DeepSpeed ZeRO-2/3
+    return problem < 0 and not (hybrid and (nontrivial or part_of_node)) and not refused
 
 
 @settings(max_examples=300, deadline=None)
@@ -132,7 +146,11 @@ def _valid(prepared, layout) -> bool:
 def test_each_layout_equals_the_plan_of_its_request(drawn):
     request, layout = drawn
     prepared = prepare(request)
-    body = layout_body(prepared.base, Layouts({k: np.array([v]) for k, v in layout.items()}), 0)
+    columns = {k: np.array([v]) for k, v in layout.items()}
+    if first_problem(prepared.case.arch, columns, prepared.case) == LIGHTER_ENDS_REASON:
+        event("lighter ends that do not split this layout: never formed")
+        return
+    body = layout_body(prepared.base, Layouts(columns), 0, prepared.case)
     valid = _valid(prepared, layout)
     try:
         answer = plan(PlanRequest.model_validate(body))
@@ -144,6 +162,7 @@ def test_each_layout_equals_the_plan_of_its_request(drawn):
     assert valid, body
     choices = Choices([layout.pop("arrangement")], [layout.pop("recompute")], [layout.pop("offload_optimizer")])
     shape = Layouts({k: np.array([v]) for k, v in layout.items()})
+    event(f"split {layout['split']}")
     grid = evaluate_grid(prepared.case, StructureTable(prepared.case), shape, choices, detail=True)
     # One shape under one choice: every array holds one value, whatever axes it has.
     figures = SimpleNamespace(**{k: np.asarray(v).reshape(-1) for k, v in vars(grid).items()})
@@ -184,14 +203,19 @@ def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, size
         "model": {"preset": preset},
         "cluster": {"world_size": sizes, "gpus_per_node": 8, "gpu": "h100-80gb"},
         "training": {"global_batch_size": batch, "sequence_length": s},
-        "restrict": {"context": [1, 2], "micro_batch_size": [1, 2], "virtual_stages": [2]},
+        "restrict": {
+            "context": [1, 2],
+            "micro_batch_size": [1, 2],
+            "virtual_stages": [2],
+            "pipeline_split": ["even", "embedding_loss", "lighter_ends_1"],
+        },
     }
     if preset in MOE_PRESETS and expert_tensor is not None:
         body["expert_tensor"] = expert_tensor
     request = SearchRequest.model_validate(body)
     prepared = prepare(request)
     case = prepared.case
-    found = space(case.arch, prepared.candidates, s, batch, 8, case.expert_tensor)
+    found = prepared.space()
     table = StructureTable(case)
     for _, block in found.blocks():
         grid = evaluate_grid(case, table, block, found.choices, detail=True)
@@ -205,7 +229,7 @@ def test_every_cell_of_a_search_grid_equals_the_plan_of_its_request(preset, size
                 "recompute": np.array([found.choices.recompute[r]]),
                 "offload_optimizer": np.array([found.choices.offload_optimizer[o]]),
             }
-            body = layout_body(prepared.base, Layouts(columns), 0)
+            body = layout_body(prepared.base, Layouts(columns), 0, case)
             try:
                 answer = plan(PlanRequest.model_validate(body))
             except (DomainError, ValidationError):
@@ -232,7 +256,11 @@ def test_the_first_failing_rule_is_the_first_problem_of_the_plan(drawn):
     arch = case.arch
     columns = {k: np.array([v]) for k, v in layout.items()}
     problem = first_problem(arch, columns, case)
+    if problem == LIGHTER_ENDS_REASON:  # never formed: no request states it
+        event(REASONS[problem])
+        return
     degrees = {k: layout[k] for k in ("tensor", "pipeline", "context", "expert", "virtual_stages")}
+    split = layout_body({"parallelism": {}, "cluster": {}, "training": {}}, Layouts(columns), 0, case)["parallelism"]
     mesh = Mesh(
         layout["world_size"],
         case.gpus_per_node,
@@ -240,6 +268,9 @@ def test_the_first_failing_rule_is_the_first_problem_of_the_plan(drawn):
         expert_tensor=case.expert_tensor,
         sequence_parallel=layout["sequence_parallel"],
         schedule=SCHEDULES[layout["schedule"]],
+        pipeline_layers=tuple(split["pipeline_layers"]) if "pipeline_layers" in split else None,
+        embedding_layers=split.get("pipeline_embedding_layers", 0),
+        loss_layers=split.get("pipeline_loss_layers", 0),
     )
     limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
     problems = layout_problems(

@@ -73,6 +73,7 @@ from .parallelism import Parallelism
 from .parallelism_echo import ParallelismEcho
 from .partial_checkpoint_fault import PartialCheckpointFault
 from .pipeline_schedule import PipelineSchedule
+from .pipeline_split import PipelineSplit
 from .plan_request import PlanRequest
 from .plan_response import PlanResponse
 from .precision_preset_info import PrecisionPresetInfo
@@ -242,6 +243,7 @@ __all__ = (
     "ParallelismEcho",
     "PartialCheckpointFault",
     "PipelineSchedule",
+    "PipelineSplit",
     "PlanRequest",
     "PlanResponse",
     "PrecisionPresetInfo",

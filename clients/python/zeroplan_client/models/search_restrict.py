@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 
 from ..models.arrangement_name import ArrangementName
 from ..models.pipeline_schedule import PipelineSchedule
+from ..models.pipeline_split import PipelineSplit
 from ..models.recompute import Recompute
 from ..types import UNSET, Unset
 
@@ -39,6 +40,16 @@ class SearchRestrict:
             bounds the default candidates.
         pipeline_schedule (list[PipelineSchedule] | None | Unset): Pipeline schedules allowed for layouts with pipeline
             parallelism. Default: all six.
+        pipeline_split (list[PipelineSplit] | None | Unset): Splits of the layers tried on every layout with pipeline
+            parallelism, each written into the row's request: even (layers / (pipeline x virtual stages) a model chunk, the
+            last chunks one more); embedding_loss (the input embedding and the loss each counted as a layer:
+            pipeline_embedding_layers and pipeline_loss_layers 1, Megatron-LM's --account-for-embedding-in-pipeline-split
+            and --account-for-loss-in-pipeline-split, as Llama 3.1 405B ran); lighter_ends_1, lighter_ends_2 (the first and
+            the last model chunk one or two layers below layers // chunks, the others spreading the rest: pipeline_layers
+            per chunk, as Megatron-Core's --pipeline-model-parallel-layout places them; without model chunks and with the
+            middle stages even, Megatron-LM's --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers).
+            Default: the request's own split (parallelism.pipeline_layers, or its pipeline_embedding_layers and
+            pipeline_loss_layers, kept by every pipelined layout), else even.
         recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
         sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
             Default: both.
@@ -58,6 +69,7 @@ class SearchRestrict:
     offload_optimizer: list[bool] | None | Unset = UNSET
     pipeline: AxisBounds | list[int] | None | Unset = UNSET
     pipeline_schedule: list[PipelineSchedule] | None | Unset = UNSET
+    pipeline_split: list[PipelineSplit] | None | Unset = UNSET
     recompute: list[Recompute] | None | Unset = UNSET
     sequence_parallel: list[bool] | None | Unset = UNSET
     tensor: AxisBounds | list[int] | None | Unset = UNSET
@@ -144,6 +156,18 @@ class SearchRestrict:
         else:
             pipeline_schedule = self.pipeline_schedule
 
+        pipeline_split: list[str] | None | Unset
+        if isinstance(self.pipeline_split, Unset):
+            pipeline_split = UNSET
+        elif isinstance(self.pipeline_split, list):
+            pipeline_split = []
+            for pipeline_split_type_0_item_data in self.pipeline_split:
+                pipeline_split_type_0_item = pipeline_split_type_0_item_data.value
+                pipeline_split.append(pipeline_split_type_0_item)
+
+        else:
+            pipeline_split = self.pipeline_split
+
         recompute: list[str] | None | Unset
         if isinstance(self.recompute, Unset):
             recompute = UNSET
@@ -215,6 +239,8 @@ class SearchRestrict:
             field_dict["pipeline"] = pipeline
         if pipeline_schedule is not UNSET:
             field_dict["pipeline_schedule"] = pipeline_schedule
+        if pipeline_split is not UNSET:
+            field_dict["pipeline_split"] = pipeline_split
         if recompute is not UNSET:
             field_dict["recompute"] = recompute
         if sequence_parallel is not UNSET:
@@ -395,6 +421,28 @@ class SearchRestrict:
 
         pipeline_schedule = _parse_pipeline_schedule(d.pop("pipeline_schedule", UNSET))
 
+        def _parse_pipeline_split(data: object) -> list[PipelineSplit] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                pipeline_split_type_0 = []
+                _pipeline_split_type_0 = data
+                for pipeline_split_type_0_item_data in _pipeline_split_type_0:
+                    pipeline_split_type_0_item = PipelineSplit(pipeline_split_type_0_item_data)
+
+                    pipeline_split_type_0.append(pipeline_split_type_0_item)
+
+                return pipeline_split_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[PipelineSplit] | None | Unset, data)
+
+        pipeline_split = _parse_pipeline_split(d.pop("pipeline_split", UNSET))
+
         def _parse_recompute(data: object) -> list[Recompute] | None | Unset:
             if data is None:
                 return data
@@ -517,6 +565,7 @@ class SearchRestrict:
             offload_optimizer=offload_optimizer,
             pipeline=pipeline,
             pipeline_schedule=pipeline_schedule,
+            pipeline_split=pipeline_split,
             recompute=recompute,
             sequence_parallel=sequence_parallel,
             tensor=tensor,
