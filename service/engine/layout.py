@@ -167,7 +167,11 @@ def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, se
     The output layer's matmul (and the final norm) belongs to the last stage; the input embedding is
     a lookup. Summed over the stages this is compute.model_flops_per_token of the whole model.
     """
-    weights = sum(active_layer_parameters(arch, i) for i in indices)
+    moe_layers = sum(1 for i in indices if is_moe_layer(arch, i))
+    # every dense layer has the same active parameters, every MoE layer too: two values, not one per layer
+    weights = (len(indices) - moe_layers) * layer_parameters(arch)
+    if moe_layers:
+        weights += moe_layers * active_layer_parameters(arch, next(i for i in indices if is_moe_layer(arch, i)))
     if last:
         norm = norm_width(arch) * arch.hidden_size
         weights += arch.vocab_size * arch.hidden_size + norm
@@ -316,15 +320,16 @@ def exposed_group_s(
             exposed += share
         return exposed
     for call in members:
+        call_s = group_call_seconds(call, setup)  # priced once: NCCL's model is the costly part of a grid's groups
         if call.ring_step:
-            exposed += ring_exposed_seconds(call.count_per_step, group_call_seconds(call, setup), step_core_s)
+            exposed += ring_exposed_seconds(call.count_per_step, call_s, step_core_s)
             continue
-        total = call.count_per_step * group_call_seconds(call, setup)
+        total = call.count_per_step * call_s
         if call.window is Window.none:
             exposed += total
         else:
             window_s = forward_s if call.window is Window.forward else backward_s
-            exposed += exposed_in_window(total, group_call_seconds(call, setup), window_s)
+            exposed += exposed_in_window(total, call_s, window_s)
     return exposed
 
 
