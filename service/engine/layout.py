@@ -14,6 +14,7 @@ GPUs at the requested utilisation. Each step is service.engine.step's, the one t
 (the mesh whose model-parallel degrees are 1) and the layout grid take too.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -303,24 +304,30 @@ def lever_overlapped(group: Group, setup: Setup) -> bool:
 
 
 def exposed_group_s(
-    calls: list[GroupCall], group: Group, setup: Setup, forward_s: Any, backward_s: Any, step_core_s: Any = 0.0
+    calls: list[GroupCall],
+    group: Group,
+    setup: Setup,
+    forward_s: Any,
+    backward_s: Any,
+    step_core_s: Any = 0.0,
+    priced: Callable[[GroupCall], Any] | None = None,
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first; ring attention's transfers each behind one ring step's attention core ``step_core_s``
     (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
-    overlap, each call of its group behind its share of the stage's compute (service.time.overlaps)."""
+    overlap, each call of its group behind its share of the stage's compute (service.time.overlaps). ``priced``: a
+    call's seconds (group_call_seconds, or a grid's memo of it)."""
+    seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     exposed: Any = 0.0
     members = [c for c in calls if c.group is group]
     if lever_overlapped(group, setup):
         count: Any = sum(c.count_per_step for c in members)
         for call in members:
-            share = share_exposed_seconds(
-                call.count_per_step, group_call_seconds(call, setup), forward_s + backward_s, count
-            )
+            share = share_exposed_seconds(call.count_per_step, seconds_of(call), forward_s + backward_s, count)
             exposed += share
         return exposed
     for call in members:
-        call_s = group_call_seconds(call, setup)  # priced once: NCCL's model is the costly part of a grid's groups
+        call_s = seconds_of(call)  # priced once: NCCL's model is the costly part of a grid's groups
         if call.ring_step:
             exposed += ring_exposed_seconds(call.count_per_step, call_s, step_core_s)
             continue
@@ -333,15 +340,22 @@ def exposed_group_s(
     return exposed
 
 
-def hidden_lever_s(calls: list[GroupCall], setup: Setup, forward_s: Any, backward_s: Any) -> Any:
+def hidden_lever_s(
+    calls: list[GroupCall],
+    setup: Setup,
+    forward_s: Any,
+    backward_s: Any,
+    priced: Callable[[GroupCall], Any] | None = None,
+) -> Any:
     """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
     charges the compute for (numbers, or arrays for many layouts)."""
+    seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     hidden: Any = 0.0
     for group in (Group.tensor, Group.expert):
         if not lever_overlapped(group, setup):
             continue
-        total = sum(c.count_per_step * group_call_seconds(c, setup) for c in calls if c.group is group)
-        hidden = hidden + total - exposed_group_s(calls, group, setup, forward_s, backward_s)
+        total = sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
+        hidden = hidden + total - exposed_group_s(calls, group, setup, forward_s, backward_s, priced=seconds_of)
     return hidden
 
 

@@ -583,18 +583,20 @@ def evaluate_grid(
             **masked,
         )
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
+        priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
-                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s
+                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced
                 )
-            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, forward_s[rows, j], backward_s[rows, j])
+            fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
+            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced)
             if detail:
                 for call in calls:
-                    groups_total_s[rows, j] += call.count_per_step * group_call_seconds(call, first_setup)
+                    groups_total_s[rows, j] += call.count_per_step * priced(call)
                     groups_sent[rows, j] += call.count_per_step * call.bytes_sent
 
     # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
@@ -729,6 +731,22 @@ def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
     if setup.sharding.shard_parameters and bool((pipeline > 1).any()):
         return [False, True] if bool((pipeline == 1).any()) else [True]
     return [False]
+
+
+class _PricedCalls:
+    """group_call_seconds of the model-parallel calls of one set of rows, each priced once: a call's seconds
+    depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
+    how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.seconds: dict[tuple[Any, ...], Any] = {}
+
+    def __call__(self, call: Any) -> Any:
+        key = (call.group, call.name, call.purpose, call.dtype, call.ring_step)
+        if key not in self.seconds:
+            self.seconds[key] = group_call_seconds(call, self.setup)
+        return self.seconds[key]
 
 
 class _Detail:
