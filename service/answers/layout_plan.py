@@ -61,7 +61,6 @@ from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import (
     CollectivePrice,
-    call_seconds,
     flat_link,
     hierarchical_link_bytes,
     price_fields,
@@ -349,9 +348,8 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
         else "the GPU's parameter share over the data-parallel group x context: "
     )
     entries, total, intra_total, inter_total = [], 0, 0, 0
-    prices = group.prices or (None,) * len(group.calls)
-    for c, price in zip(group.calls, prices, strict=True):
-        nccl = price_fields(price) if price is not None else {"words": ""}
+    for c, price in zip(group.calls, group.prices, strict=True):
+        nccl = price_fields(price)
         sent = int(collective_bytes_sent(p, n, c, g))
         hops = int(collective_hops(n, c, g))
         ranks = int(collective_ranks(c, n, g))
@@ -371,9 +369,7 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
                 ranks=ranks,
                 count_per_step=c.count_per_step,
                 link=flat_link(c, n, g),
-                seconds=float(price.seconds)
-                if price is not None
-                else float(call_seconds(c, p, n, g, time_links(setup, g))),
+                seconds=float(price.seconds),
                 calls=nccl.get("calls"),
                 algorithm=nccl.get("algorithm"),
                 latency_s=nccl.get("latency_s"),

@@ -77,7 +77,7 @@ class DataGroup:
     calls: list[StepCollective]
     total_s: float  # as NCCL runs it over the node's NICs (service.time.nccl)
     exposed_s: float
-    prices: tuple[CollectivePrice, ...] = ()  # per collective of calls: its NCCL calls, algorithm and latency
+    prices: tuple[CollectivePrice, ...]  # per collective of calls: its NCCL calls, algorithm and latency
 
 
 @dataclass(frozen=True)

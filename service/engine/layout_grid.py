@@ -608,7 +608,7 @@ def evaluate_grid(
     top_cpu = top(cpu)
     has_dense = (data_context > 1)[
         :, None
-    ]  # a group of one rank makes no call (service.time.efficiency.call_overheads)
+    ]  # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
     col = (slice(None), None)
     mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
     full_shape = busiest.shape[1:]

@@ -305,19 +305,7 @@ def data_group_time(
     links = time_links(setup, part.per_node) if links is None else links
     if prices is None:
         prices = data_call_prices(calls, part, setup, layers, links, model_parallel)
-    return communication_time(
-        calls,
-        part.parameters,
-        part.ranks,
-        part.per_node,
-        links,
-        m,
-        forward_s,
-        backward_s,
-        setup.overlap,
-        setup.bucket_bytes,
-        prices=prices,
-    )
+    return communication_time(calls, m, forward_s, backward_s, setup.overlap, prices)
 
 
 @dataclass(slots=True)

@@ -5,9 +5,9 @@ As NCCL runs it (price_collectives): the collective's buffer is cut into its fra
 and protocol NCCL picks, base and per-step latency, only the steps that leave a node at the network's latency,
 at the ring's bus bandwidth over every NIC of a node (service.time.efficiency.bus_speeds).
 
-alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005), for callers that price a flat ring without
-prices: one call costs hops x latency + bytes sent / bandwidth of the slowest link the ring crosses. The
-two-level split of the bytes (all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard across
+alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005) prices what NCCL's model does not (a pipeline's
+sends, an all-to-all: alpha_beta_seconds): hops x latency + bytes sent / bandwidth of the link. The two-level
+split of the bytes (all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard across
 nodes (N/G), all-gather in the node; the NCCL/Horovod scheme, Sergeev and Del Balso 2018) still reports how many
 bytes stay inside a node (hierarchical_link_bytes).
 
@@ -24,11 +24,10 @@ import numpy as np
 
 from models.enums import CollectiveName, Link
 from service.inputs.arrangements import Sharding
-from service.memory.dtypes import bytes_per_element
 from service.memory.model_states import shard_elements
-from service.numeric import CountLike, FloatLike, IntLike, ceil_div, group_digits, minimum, select
+from service.numeric import CountLike, FloatLike, IntLike, ceil_div, group_digits, select
 from service.time.buckets import call_count, data_bucket_bytes
-from service.time.collectives import ring_bytes_sent, ring_hops
+from service.time.collectives import ring_bytes_sent
 from service.time.efficiency import LinkSpeeds
 from service.time.nccl import SOURCE, NcclCall, NcclSystem, algorithm_name, call_time
 from service.time.traffic import (
@@ -36,7 +35,6 @@ from service.time.traffic import (
     StepCollective,
     Window,
     collective_buffer_bytes,
-    collective_buffer_elements,
     collective_ranks,
     node_count,
 )
@@ -73,19 +71,6 @@ class Phase(NamedTuple):
     link: Link
 
 
-def phase_seconds(phase: Phase, dtype: FloatLike, links: LinkSpeeds) -> FloatLike:
-    return ring_seconds(phase.name, phase.elements, phase.ranks, phase.link, dtype, links)
-
-
-def ring_seconds(
-    name: CollectiveName, elements: IntLike, ranks: IntLike, link: Link, dtype: FloatLike, links: LinkSpeeds
-) -> FloatLike:
-    """One ring collective on one link at alpha-beta cost (a Phase's fields, for callers that have no Phase)."""
-    latency_s, bytes_per_s = link_speed(link, links)
-    sent = ring_bytes_sent(name, elements, ranks, dtype)
-    return alpha_beta_seconds(ring_hops(name, ranks), sent, latency_s, bytes_per_s)
-
-
 def phase_bytes(phase: Phase, dtype: FloatLike) -> IntLike:
     return ring_bytes_sent(phase.name, phase.elements, phase.ranks, dtype)
 
@@ -105,17 +90,6 @@ def flat_link(c: StepCollective, n: IntLike, g: IntLike) -> Link | None:
     if inside is True or inside is False:
         return Link.intra_node if inside else Link.inter_node
     return None
-
-
-def flat_seconds(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
-    """One call on a single ring; a ring of all N GPUs crosses nodes when N > G."""
-    ranks = collective_ranks(c, n, g)
-    link = flat_link(c, n, g)
-    if link is not None:  # a single plan, or a group whose link never depends on N
-        return ring_seconds(c.name, elements, ranks, link, c.dtype, links)
-    intra = phase_seconds(Phase(c.name, elements, ranks, Link.intra_node), c.dtype, links)
-    inter = phase_seconds(Phase(c.name, elements, ranks, Link.inter_node), c.dtype, links)
-    return select(n <= g, intra, inter)
 
 
 def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> list[Phase]:
@@ -155,11 +129,6 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
         return intra, inter
     flat = ring_bytes_sent(c.name, elements, n, c.dtype)
     return select(n <= g, flat, intra), select(n <= g, 0, inter)
-
-
-def call_seconds(c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
-    """One call on NCCL's flat ring."""
-    return flat_seconds(c, collective_buffer_elements(c, p, g), n, g, links)
 
 
 @dataclass
@@ -250,15 +219,6 @@ def price_collectives(
     return [priced[c.cost_key] for c in calls]
 
 
-def bucket_seconds(
-    c: StepCollective, p: IntLike, n: IntLike, g: IntLike, links: LinkSpeeds, bucket_bytes: int
-) -> FloatLike:
-    """Time of one bucket of this collective: the part overlap can never hide."""
-    per_bucket = max(1, int(bucket_bytes // bytes_per_element(c.dtype)))
-    elements = minimum(collective_buffer_elements(c, p, g), per_bucket)
-    return flat_seconds(c, elements, n, g, links)
-
-
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
     if not isinstance(total_s, np.ndarray) and not isinstance(bucket_s, np.ndarray):
@@ -280,38 +240,21 @@ class CommunicationTime:
 
 def communication_time(
     calls: list[StepCollective],
-    p: IntLike,
-    n: IntLike,
-    g: IntLike,
-    links: LinkSpeeds,
     micro_batches: CountLike,
     forward_s: FloatLike,
     backward_s: FloatLike,
     overlap: bool,
-    bucket_bytes: int,
-    call_overhead_s: list[FloatLike] | None = None,
-    prices: list[CollectivePrice] | None = None,
+    prices: list[CollectivePrice],
 ) -> CommunicationTime:
-    """Total and exposed communication per step; forward_s and backward_s are per micro-batch;
-    call_overhead_s: latency each collective pays beyond one call (its further buckets or units);
-    prices: each collective as NCCL runs it (price_collectives), in place of the flat ring and its overheads."""
-    if prices is not None:
-        times = [price.seconds for price in prices]
-    else:
-        priced: dict[tuple[object, ...], FloatLike] = {}  # one call of each cost_key, priced once
-        for c in calls:
-            if c.cost_key not in priced:
-                priced[c.cost_key] = call_seconds(c, p, n, g, links)
-        times = [priced[c.cost_key] for c in calls]
-        if call_overhead_s is not None:
-            times = [t + extra for t, extra in zip(times, call_overhead_s, strict=True)]
+    """Total and exposed communication per step of ``calls``, each as NCCL runs it (``prices``, price_collectives:
+    its buckets or units, each at NCCL's tuning model); forward_s and backward_s are per micro-batch."""
+    times = [price.seconds for price in prices]
     total: FloatLike = 0.0
     for c, t in zip(calls, times, strict=True):
         total = total + c.count_per_step * t
     if not overlap:
-        return CommunicationTime(total, total, times, prices or [])
+        return CommunicationTime(total, total, times, prices)
     exposed: FloatLike = 0.0
-    buckets: dict[tuple[object, ...], FloatLike] = {}
     for c, t in zip(calls, times, strict=True):
         if c.window is Window.none:
             exposed = exposed + c.count_per_step * t
@@ -320,12 +263,7 @@ def communication_time(
         if not in_window:
             continue
         first = in_window[0][0]
-        if prices is not None:  # one call of the window's first collective: its last bucket or unit
-            bucket_s = prices[calls.index(first)].call.seconds
-        else:
-            if first.cost_key not in buckets:
-                buckets[first.cost_key] = bucket_seconds(first, p, n, g, links, bucket_bytes)
-            bucket_s = buckets[first.cost_key]
+        bucket_s = prices[calls.index(first)].call.seconds  # one call of the window's first collective: its last
         last: FloatLike = 0.0
         every: FloatLike = 0.0
         for c, t in in_window:
@@ -338,7 +276,7 @@ def communication_time(
         if isinstance(micro_batches, np.ndarray) or micro_batches > 1:
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
-    return CommunicationTime(total, exposed, times, prices or [])
+    return CommunicationTime(total, exposed, times, prices)
 
 
 def step_seconds(

@@ -52,7 +52,7 @@ Communication (service/time/communication.py prices each ring call with these sp
   bandwidth is all of a node's NICs (G x the per-GPU NIC) at 96% of line rate (nccl-tests issue
   119: 96 GB/s peak bus bandwidth on 4 x 200 Gb/s HDR per node), capped by the scale-up link.
 - **One call per bucket or FSDP unit** (service.time.buckets), each priced by NCCL's own tuning model
-  (service.time.nccl); call_overheads below is the earlier flat-ring account, kept for callers without it.
+  (service.time.nccl).
 - **Overlap costs compute:** communication kernels hidden under compute take streaming
   multiprocessors and HBM bandwidth from it; the compute they overlap runs
   ``overlap_slowdown`` x the hidden communication time longer (the second fitted constant).
@@ -67,7 +67,6 @@ import numpy as np
 
 from models.enums import GpuGeneration, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
-from service.time.traffic import RankGroup, StepCollective, collective_buffer_bytes, collective_hops
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
@@ -76,7 +75,6 @@ OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + w
 LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
 NVLINK_BUS_EFFICIENCY = 370 / 450  # NVIDIA/nccl-tests issue 212: 370 GB/s bus bandwidth of 450 line rate
 NIC_BUS_EFFICIENCY = 96 / 100  # NVIDIA/nccl-tests issue 119: 96 GB/s of 4 x 200 Gb/s per node
-NCCL_CALL_LATENCY_S = 10.14e-6  # NVIDIA/nccl issue 583: a 32-byte all-reduce on two A100s
 
 # Streaming multiprocessors (NVIDIA A100 and H100 whitepapers; V100 whitepaper), compute units for AMD
 # (CDNA 3 whitepaper); other cards take the H100 SXM count.
@@ -460,46 +458,6 @@ def bus_speeds(links: LinkSpeeds, gpus_per_node: IntLike) -> BusSpeeds:
     return BusSpeeds(intra, inter, links.host_bytes_per_s, links.intra_node_latency_s, links.inter_node_latency_s)
 
 
-def calls_per_collective(buffer_bytes: IntLike, bucket_bytes: int, units: int | None) -> IntLike:
-    """NCCL calls one collective takes: one per FSDP unit when the model is wrapped in units, else one
-    per bucket of gradients (PyTorch DDP, DeepSpeed's reduce_bucket_size)."""
-    if units is not None:
-        return units
-    return ceil_div(buffer_bytes, bucket_bytes)
-
-
 def overlap_slowdown_seconds(hidden_communication_s: FloatLike, calibration: Calibration) -> FloatLike:
     """The compute time the overlapped communication takes from the kernels it runs beside."""
     return calibration.overlap_slowdown * hidden_communication_s
-
-
-def hop_latency_s(collective: StepCollective, n: IntLike, g: IntLike, links: LinkSpeeds) -> FloatLike:
-    """The latency of one hop of this collective's ring: across nodes once it leaves one."""
-    if collective.group is RankGroup.node:
-        return links.intra_node_latency_s
-    if collective.group is RankGroup.replicas:
-        return links.inter_node_latency_s
-    return select(n <= g, links.intra_node_latency_s, links.inter_node_latency_s)
-
-
-def call_overheads(
-    calls: list[StepCollective],
-    p: IntLike,
-    n: IntLike,
-    g: IntLike,
-    links: LinkSpeeds,
-    bucket_bytes: int,
-    units: int | None,
-) -> list[FloatLike]:
-    """Per collective, the latency of its calls beyond the one the ring cost already prices:
-    every call pays NCCL's launch latency, and each further call its ring's hops again; a group of one
-    rank makes no call (its ring has no hop)."""
-    priced: dict[tuple[object, ...], FloatLike] = {}  # collectives of one cost_key pay the same
-    for c in calls:
-        if c.cost_key in priced:
-            continue
-        count = calls_per_collective(collective_buffer_bytes(p, c, g), bucket_bytes, units)
-        hops = collective_hops(n, c, g)
-        latency_s = count * NCCL_CALL_LATENCY_S + (count - 1) * hops * hop_latency_s(c, n, g, links)
-        priced[c.cost_key] = select(hops > 0, latency_s, 0.0 * latency_s)  # one rank: no call is made
-    return [priced[c.cost_key] for c in calls]

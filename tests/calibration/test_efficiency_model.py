@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from models.enums import CollectiveName, Dtype, Recompute
+from models.enums import Recompute
 from models.presets import LinkSpec
 from service.time.efficiency import (
     Calibration,
@@ -11,12 +11,10 @@ from service.time.efficiency import (
     Efficiency,
     KernelShape,
     bus_speeds,
-    call_overheads,
     gemm_seconds,
     micro_batch_compute,
     optimizer_seconds,
 )
-from service.time.traffic import StepCollective
 
 DEVICE = Device(peak_flops_per_s=1e15, hbm_bytes_per_s=2e12, multiprocessors=100)
 
@@ -54,23 +52,10 @@ def test_bus_bandwidth_of_nvlink_and_of_a_nodes_nics():
     assert capped.inter_node_bytes_per_s == pytest.approx(100e9 * 370 / 450, rel=1e-12)
 
 
-def test_each_fsdp_unit_pays_its_calls_latency():
-    gather = StepCollective(CollectiveName.all_gather, "parameters", Dtype.bf16, 1)
-    links = LinkSpec(intra_node_latency_s=3e-6, inter_node_latency_s=10e-6)
-    # 33 units over 16 GPUs on two nodes: 33 launches of 10.14 us and 32 more rings of 15 hops at 10 us
-    (extra,) = call_overheads([gather], 10**9, 16, 8, links, 25 * 2**20, 33)
-    assert extra == pytest.approx(33 * 10.14e-6 + 32 * 15 * 10e-6, rel=1e-12)
-    # without units: a 2 GB bf16 buffer in 25 MiB buckets is ceil(2e9 / 26214400) = 77 calls
-    (bucketed,) = call_overheads([gather], 10**9, 8, 8, links, 25 * 2**20, None)
-    assert bucketed == pytest.approx(77 * 10.14e-6 + 76 * 7 * 3e-6, rel=1e-12)
-
-
 def test_a_group_of_one_rank_makes_no_call():
     from models.plan import PlanRequest
     from service.answers import plan as planner
 
-    reduce = StepCollective(CollectiveName.all_reduce, "gradients", Dtype.bf16, 1)
-    assert call_overheads([reduce], 10**9, 1, 8, LinkSpec(), 25 * 2**20, None) == [0.0]
     body = {"model": {"preset": "llama-3.1-8b"}, "cluster": {"world_size": 1, "gpu": "h100-80gb"}, "arrangement": "ddp"}
     answer = planner.plan(PlanRequest.model_validate(body))
     assert [c.seconds for c in answer.traffic.collectives] == [0.0]
