@@ -37,6 +37,8 @@ class Metric(StrEnum):
     tokens_per_s_per_gpu = "tokens_per_s_per_gpu"
     narayanan_tflops_per_gpu = "narayanan_tflops_per_gpu"  # Narayanan et al. 2021, section 5.1
     megatron_tflops_per_gpu = "megatron_tflops_per_gpu"  # Megatron-LM num_floating_point_operations
+    # 6N + 12 l h s per token (Chowdhery et al. 2022, PaLM, appendix B), N = Run.flop_parameters
+    palm_tflops_per_gpu = "palm_tflops_per_gpu"
 
 
 MOSAIC = "mosaicml/llm-foundry scripts/train/benchmarking/README.md @8c8dd48f"
@@ -71,10 +73,18 @@ class Run:
     sequence_parallel: bool = False
     excluded: str = ""  # why the row stays out of the fit and the summary (a field it depends on is unpublished)
     levers: dict[str, object] = field(default_factory=dict)  # the run's overlap levers, as /v1/plan takes them
+    context: int = 1
+    expert: int = 1
+    # the rest of the run's /v1/plan parallelism block: schedule, virtual stages, the pipeline split
+    parallelism: dict[str, object] = field(default_factory=dict)
+    precision: str | None = None  # a /v1/plan precision; None: the request's default
+    # N, l and h of the 6N + 12 l h s FLOPs per token (Metric.palm_tflops_per_gpu)
+    flop_parameters: int = 0
+    flop_layers_hidden: tuple[int, int] = (0, 0)
 
     @property
     def data_parallel(self) -> int:
-        return self.world_size // (self.tensor * self.pipeline)
+        return self.world_size // (self.tensor * self.pipeline * self.context)
 
     @property
     def accumulation_steps(self) -> int:
@@ -82,8 +92,9 @@ class Run:
 
     @property
     def needs_layouts(self) -> bool:
-        """Tensor or pipeline parallelism: predicted through the layout evaluation (service.engine.layout)."""
-        return self.tensor > 1 or self.pipeline > 1
+        """Tensor, pipeline, context or expert parallelism: predicted through the layout evaluation
+        (service.engine.layout)."""
+        return self.tensor > 1 or self.pipeline > 1 or self.context > 1 or self.expert > 1
 
 
 def mpt(d_model: int, n_heads: int, n_layers: int) -> dict[str, object]:
@@ -363,7 +374,12 @@ RUNS += [
 
 def flops_per_sequence(run: Run) -> float:
     """The FLOPs the source counts per sequence, for a metric given in FLOP/s."""
-    m, s = run.model, run.sequence_length
+    s = run.sequence_length
+    if run.metric is Metric.palm_tflops_per_gpu:
+        # Chowdhery et al. 2022 (PaLM), appendix B: 6N + 12 l h s per token (attention without the causal half)
+        layers, h = run.flop_layers_hidden
+        return s * (6 * run.flop_parameters + 12 * layers * h * s)
+    m = run.model
     h, layers, vocab = int(m["hidden_size"]), int(m["layers"]), int(m["vocab_size"])  # type: ignore[call-overload]
     if run.metric is Metric.narayanan_tflops_per_gpu:
         # Narayanan et al. 2021, section 5.1: 96 B s l h^2 (1 + s / 6h + V / 16lh), per sequence (B = 1)
@@ -377,3 +393,175 @@ def measured_tokens_per_s_per_gpu(run: Run) -> float:
     if run.metric is Metric.tokens_per_s_per_gpu:
         return run.measured
     return run.measured * 1e12 * run.sequence_length / flops_per_sequence(run)
+
+
+# Llama 3.1 405B as Meta trained it: Dubey et al. 2024 (arXiv 2407.21783), table 4 (8,192 and 16,384 H100, t8 c1 p16,
+# d64 and d128, 8,192-token sequences, 16M tokens a batch, 430 and 400 teraFLOP/s per GPU) and section 3.3.2 (the
+# interleaved schedule; "the first model chunk on the first stage has only the embedding, and the last model chunk
+# on the last stage has only output projection and loss calculation": one layer fewer on the first and last stage).
+LLAMA3 = "Dubey et al. 2024 (arXiv 2407.21783), table 4 and section 3.3.2"
+LLAMA3_UNPUBLISHED = (
+    "the FLOPs counted per token",
+    "virtual stages per rank",
+    "data-parallel arrangement",
+    "overlap settings",
+)
+LLAMA3_ASSUMED = {
+    "flops": "6N + 12 l h s per token (PaLM appendix B), N = 405,853,388,800 (the released checkpoint's count)",
+    "virtual_stages": "8: 126 layers + the embedding and loss chunks over 16 stages, 1 layer a chunk",
+    "arrangement": "zero1: sharded optimizer states (section 3.3.2 cites FSDP's ZeRO-1-like sharding of them)",
+    "micro_batch_size": "1: table 4's batch size per data-parallel rank is the micro-batches of one step",
+    "precision": "megatron",
+}
+LLAMA3_405B_PARAMETERS = 405_853_388_800
+
+
+def llama3_405b(gpus: int, tflops: int) -> Run:
+    """A row of table 4 at 8,192 tokens: t8 c1 p16, d = gpus / 128, 2,048 sequences (16M tokens) a batch."""
+    return Run(
+        name=f"Llama-3.1-405B t8 p16 x{gpus} (Llama 3)",
+        source=LLAMA3,
+        where=f"table 4, row {gpus:,} GPUs",
+        gpu="h100-80gb",
+        world_size=gpus,
+        model={"preset": "llama-3.1-405b"},
+        sequence_length=8192,
+        global_batch_size=2048,
+        micro_batch_size=1,
+        arrangement="zero1",
+        recompute="none",
+        metric=Metric.palm_tflops_per_gpu,
+        measured=tflops,
+        tensor=8,
+        pipeline=16,
+        sequence_parallel=True,
+        parallelism={
+            "pipeline_schedule": "interleaved",
+            "virtual_stages": 8,
+            "pipeline_embedding_layers": 1,
+            "pipeline_loss_layers": 1,
+        },
+        precision="megatron",
+        flop_parameters=LLAMA3_405B_PARAMETERS,
+        flop_layers_hidden=(126, 16384),  # Dubey et al. 2024, table 3
+        unpublished=LLAMA3_UNPUBLISHED,
+        assumed=LLAMA3_ASSUMED,
+    )
+
+
+RUNS += [llama3_405b(8192, 430), llama3_405b(16384, 400)]
+
+
+# NeMo Automodel's H100 pre-training table (PyTorch FSDP2, expert parallelism with DeepEP's dispatcher, grouped GEMMs,
+# force-balanced routing): tokens per second per GPU as printed (global batch x sequence / step time / GPUs). The
+# layouts and recomputation are the table's columns and the recipes it names (examples/llm_benchmark/ at the same
+# commit).
+AUTOMODEL = "NVIDIA-NeMo/Automodel docs/performance-summary.md @e4581201"
+AUTOMODEL_UNPUBLISHED = ("interconnect", "the pipeline's split of the layers into chunks")
+AUTOMODEL_ASSUMED = {
+    "links": "nvlink4_ib400: DGX-H100",
+    "arrangement": "full_shard: strategy fsdp2",
+    "precision": "fsdp2",
+}
+
+
+def automodel(
+    line: int,
+    name: str,
+    model: dict[str, object],
+    gpus: int,
+    global_batch: int,
+    micro: int,
+    seq: int,
+    tokens_per_s_per_gpu: float,
+    recompute: str,
+    recipe: str,
+    *,
+    pipeline: int = 1,
+    context: int = 1,
+    expert: int = 1,
+    parallelism: dict[str, object] | None = None,
+) -> Run:
+    return Run(
+        name=f"{name} x{gpus} (Automodel)",
+        source=AUTOMODEL,
+        where=f"table 'DGX-H100, Precision: BF16', line {line}; recipe {recipe}",
+        gpu="h100-80gb",
+        world_size=gpus,
+        model=model,
+        sequence_length=seq,
+        global_batch_size=global_batch,
+        micro_batch_size=micro,
+        arrangement="full_shard",
+        recompute=recompute,
+        metric=Metric.tokens_per_s_per_gpu,
+        measured=tokens_per_s_per_gpu,
+        pipeline=pipeline,
+        context=context,
+        expert=expert,
+        parallelism=parallelism or {},
+        precision="fsdp2",
+        unpublished=AUTOMODEL_UNPUBLISHED,
+        assumed=AUTOMODEL_ASSUMED,
+    )
+
+
+DSV3_AUTOMODEL = {"pipeline_schedule": "interleaved", "virtual_stages": 8}
+RUNS += [
+    automodel(
+        15,
+        "DeepSeek-V3 p4 e64",
+        {"preset": "deepseek-v3"},
+        1024,
+        8192,
+        1,
+        4096,
+        865,
+        "none",
+        "deepseek/deepseek_v3_te_deepep_1024.yaml",
+        pipeline=4,
+        expert=64,
+        parallelism=DSV3_AUTOMODEL,
+    ),
+    automodel(
+        16,
+        "DeepSeek-V3 p4 e64",
+        {"preset": "deepseek-v3"},
+        256,
+        512,
+        1,
+        4096,
+        1002,
+        "none",
+        "deepseek/deepseek_v3_te_deepep.yaml",
+        pipeline=4,
+        expert=64,
+        parallelism=DSV3_AUTOMODEL,
+    ),
+    automodel(
+        18,
+        "Qwen3-30B-A3B e8",
+        {"preset": "qwen3-30b-a3b"},
+        8,
+        512,
+        4,
+        4096,
+        12040,
+        "full",
+        "qwen/qwen3_moe_30b_te_deepep.yaml",
+        expert=8,
+    ),
+    automodel(
+        21,
+        "Llama-3.1-70B c2",
+        {"preset": "llama-3.1-70b"},
+        64,
+        128,
+        1,
+        8192,
+        866.77,
+        "full",
+        "llama3_3/custom_llama3_1_70b_pretrain_benchmark_8nodes.yaml",
+        context=2,
+    ),
+]

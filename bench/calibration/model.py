@@ -7,12 +7,18 @@ from models.plan import PlanRequest
 from service.engine.data_parallel import evaluate
 from service.engine.layout import evaluate_layout
 from service.inputs import resolve
-from service.mesh.degrees import Mesh
+from service.mesh.degrees import requested_mesh
 from service.time.efficiency import FITTED, Calibration
 
 
+def parallelism(run: Run) -> dict[str, object]:
+    """The run's /v1/plan parallelism block: its degrees and the rest its source gives (schedule, split)."""
+    degrees = {"tensor": run.tensor, "pipeline": run.pipeline, "context": run.context, "expert": run.expert}
+    return degrees | {"sequence_parallel": run.sequence_parallel} | run.parallelism
+
+
 def plan_request(run: Run) -> PlanRequest:
-    """The /v1/plan request of a run: its model, cluster, arrangement, shape and recomputation."""
+    """The /v1/plan request of a run: its model, cluster, arrangement, layout, shape and recomputation."""
     return PlanRequest.model_validate(
         {
             "model": run.model,
@@ -26,6 +32,8 @@ def plan_request(run: Run) -> PlanRequest:
             "levers": {"recompute": run.recompute} | run.levers,
             "activations": {"flash_attention": run.flash_attention},
         }
+        | ({"parallelism": parallelism(run)} if run.needs_layouts else {})
+        | ({"precision": run.precision} if run.precision else {})
     )
 
 
@@ -40,13 +48,8 @@ def predicted_tokens_per_s_per_gpu(run: Run, calibration: Calibration = FITTED) 
     if run.needs_layouts:
         arch = scene.model.architecture
         assert arch is not None
-        mesh = Mesh(
-            run.world_size,
-            run.gpus_per_node,
-            tensor=run.tensor,
-            pipeline=run.pipeline,
-            sequence_parallel=run.sequence_parallel,
-        )
+        assert request.parallelism is not None
+        mesh = requested_mesh(request.parallelism, run.world_size, run.gpus_per_node)
         layout = evaluate_layout(
             arch, mesh, setup, run.accumulation_steps, run.micro_batch_size, run.sequence_length, True
         )
