@@ -27,6 +27,16 @@ Sources
   pipeline and data-parallel sizes, batch size, per-GPU teraFLOP/s counted by
   megatron/training/training.py ``num_floating_point_operations`` (the model FLOPs of
   12 B s L h^2 ((2 + s / h) + 4 + V / 2Lh) for a GPT with 4h MLP).
+- LLAMA3: Dubey et al. 2024 (arXiv 2407.21783), "The Llama 3 Herd of Models", table 4 (Llama 3.1 405B
+  on 8,192 and 16,384 H100, t8 c1 p16, d64 and d128, 8,192-token sequences, 16M tokens a batch,
+  430 and 400 teraFLOP/s per GPU) and section 3.3.2 (interleaved pipeline, the embedding and the
+  loss each a chunk of their own). TFLOP/s converted by 6N + 12 l h s per token (PaLM appendix B):
+  the paper does not print its FLOP count.
+- AUTOMODEL: NVIDIA-NeMo/Automodel docs/performance-summary.md at commit e4581201, table "System:
+  DGX-H100, Precision: BF16" (PyTorch FSDP2 with expert parallelism, DeepEP and grouped GEMMs):
+  DeepSeek-V3 on 256 and 1,024 GPUs (p4 v8 e64), Qwen3-30B-A3B on 8 (e8), Llama 3.1 70B on 64
+  (c2); the recipes the table names (examples/llm_benchmark/ at that commit) give the
+  recomputation.
 """
 
 from dataclasses import dataclass, field
