@@ -58,6 +58,7 @@ from service.time.efficiency import attention_core_seconds
 from service.time.mesh_traffic import (
     GroupCall,
     StageWork,
+    all_to_all_seconds,
     group_call_price,
     model_parallel_calls,
     ring_exposed_seconds,
@@ -276,11 +277,14 @@ def slowest_stage(
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
     """One call's seconds (a float; an array for many layouts, whose link is then a bool array): an all-reduce,
-    all-gather or reduce-scatter as NCCL's tuning model prices it, a send/receive or all-to-all at alpha-beta."""
+    all-gather or reduce-scatter as NCCL's tuning model prices it, a send/receive at alpha-beta, an all-to-all at
+    alpha-beta on each link at once (service.time.mesh_traffic.all_to_all_seconds)."""
     links = time_links(setup, 1)  # a model-parallel call: the GPU's own NIC
     price = group_call_price(call, links, nccl_system_of(setup))
     if price is not None:
         return price.seconds
+    if call.node_members is not None:  # an all-to-all: NVLink and the NIC at once
+        return all_to_all_seconds(call, links)
     latency_s, bytes_per_s = link_speed(call.link, links)
     seconds = alpha_beta_seconds(call.hops, call.bytes_sent, latency_s, bytes_per_s)
     return seconds if isinstance(seconds, np.ndarray) else float(seconds)

@@ -6,7 +6,9 @@ and protocol NCCL picks, base and per-step latency, only the steps that leave a 
 at the ring's bus bandwidth over every NIC of a node (service.time.efficiency.bus_speeds).
 
 alpha-beta (Hockney 1994; Thakur, Rabenseifner and Gropp 2005) prices what NCCL's model does not (a pipeline's
-sends, an all-to-all: alpha_beta_seconds): hops x latency + bytes sent / bandwidth of the link. The two-level
+sends, an all-to-all: alpha_beta_seconds): hops x latency + bytes sent / bandwidth of the link; an all-to-all
+whose group leaves the node sends its chunks for other nodes through the NIC and those for its own node over
+NVLink at once, and lasts the longer (service.time.mesh_traffic.all_to_all_seconds). The two-level
 split of the bytes (all-reduce = reduce-scatter in the node (G), all-reduce of the 1/G shard across
 nodes (N/G), all-gather in the node; the NCCL/Horovod scheme, Sergeev and Del Balso 2018) still reports how many
 bytes stay inside a node (hierarchical_link_bytes).

@@ -88,6 +88,9 @@ class GroupCall:
     window: Window = Window.none
     dtype: Dtype = ACTIVATION_DTYPE
     ring_step: bool = False  # ring attention's: each call hidden only behind one ring step's attention core
+    # An all-to-all's ranks on one node (its peers there are reached over NVLink, the others through the NIC, at
+    # once: all_to_all_seconds); None: every peer over ``link``.
+    node_members: Any = None
 
     @property
     def bytes_sent(self) -> Any:
@@ -114,6 +117,24 @@ def group_call_price(call: GroupCall, links: LinkSpeeds, system: NcclSystem) -> 
     bus = select(inter_node, links.inter_node_bytes_per_s, links.intra_node_bytes_per_s)
     elements = tensor_bytes(call.elements, call.dtype)
     return call_time(call.name, elements, call.ranks, nodes, bus, system, links.intra_node_bytes_per_s)
+
+
+def all_to_all_seconds(call: GroupCall, links: LinkSpeeds) -> Any:
+    """One all-to-all of a group with ``node_members`` of its N ranks on each node, as NCCL runs it: one grouped
+    send and receive per peer (``ncclGroupStart``; src/enqueue.cc schedules each peer's transfer on its own
+    channel), the P2P transport over NVLink for the m - 1 peers on the node and the network transport for the
+    N - m on other nodes, all in flight together. The chunks for other nodes, (N - m) / (N - 1) of the bytes a GPU
+    sends, leave through the GPU's NIC while the (m - 1) / (N - 1) for its own node cross NVLink: the call takes
+    the longer of the two, after its N - 1 steps of latency (the network's once the group leaves the node). With
+    the whole group on one node (m = N) this is the alpha-beta price of the intra-node link. Numbers, or arrays."""
+    n, m, sent = call.ranks, call.node_members, call.bytes_sent
+    peers = np.maximum(n - 1, 1) if isinstance(n, np.ndarray) else max(n - 1, 1)
+    across = m < n
+    latency = call.hops * select(across, links.inter_node_latency_s, links.intra_node_latency_s)
+    inter_s = sent * (n - m) / peers / links.inter_node_bytes_per_s
+    intra_s = sent * (m - 1) / peers / links.intra_node_bytes_per_s
+    seconds = latency + np.maximum(inter_s, intra_s)
+    return seconds if isinstance(seconds, np.ndarray) else float(seconds)
 
 
 def _plain(value: IntLike) -> Any:
@@ -429,11 +450,13 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
             GroupCall(
                 Group.expert,
                 CollectiveName.all_to_all,
-                f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch",
+                f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch (the copies "
+                "for the node's own ranks over NVLink while those for other nodes leave through the NIC)",
                 buffer,
                 e,
                 whole,
                 link,
+                node_members=mesh.members_per_node(Group.expert),
             )
             for what in ("forward", "backward")
         ]
