@@ -15,7 +15,7 @@ GPUs at the requested utilisation. Each step is service.engine.step's, the one t
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -278,7 +278,12 @@ def slowest_stage(
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
     """One call's seconds (a float; an array for many layouts, whose link is then a bool array): an all-reduce,
     all-gather or reduce-scatter as NCCL's tuning model prices it, a send/receive at alpha-beta, an all-to-all at
-    alpha-beta on each link at once (service.time.mesh_traffic.all_to_all_seconds)."""
+    alpha-beta on each link at once (service.time.mesh_traffic.all_to_all_seconds); a call run beside another on
+    the other link (GroupCall.beside) for what it takes beyond that one."""
+    if call.beside is not None:  # overlapped with the call beside it, on the other link: only its excess counts
+        own = group_call_seconds(replace(call, beside=None), setup)
+        excess = np.maximum(0.0, own - group_call_seconds(call.beside, setup))
+        return excess if isinstance(excess, np.ndarray) else float(excess)
     links = time_links(setup, 1)  # a model-parallel call: the GPU's own NIC
     price = group_call_price(call, links, nccl_system_of(setup))
     if price is not None:

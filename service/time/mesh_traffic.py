@@ -91,6 +91,9 @@ class GroupCall:
     # An all-to-all's ranks on one node (its peers there are reached over NVLink, the others through the NIC, at
     # once: all_to_all_seconds); None: every peer over ``link``.
     node_members: Any = None
+    # The call this one runs beside, on the other link (node-limited routing's forwarding inside the node, overlapped
+    # with the network sends): only what it takes beyond that call is on the critical path (group_call_seconds).
+    beside: "GroupCall | None" = None
 
     @property
     def bytes_sent(self) -> Any:
@@ -466,28 +469,31 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     nodes = np.maximum(e // members, 1) if isinstance(members, np.ndarray) else max(e // members, 1)
     split = per_step * limited
     for what in ("forward", "backward"):
-        calls += [
-            GroupCall(
-                Group.expert,
-                CollectiveName.all_to_all,
-                f"{what}: tokens x min(max_nodes_per_token, top_k) x {w} across the group's nodes (node-limited "
-                "routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch",
-                tokens * min(limit, arch.moe.top_k) * width,
-                nodes,
-                split,
-                _link(np.broadcast_to(True, np.shape(limited)) if isinstance(limited, np.ndarray) else True),
-            ),
-            GroupCall(
-                Group.expert,
-                CollectiveName.all_to_all,
-                f"{what}: tokens x top_k x {w} forwarded inside the node to their experts (node-limited routing), "
-                "dispatch and combine per MoE layer, every micro-batch",
-                buffer,
-                members,
-                split,
-                _link(np.broadcast_to(False, np.shape(limited)) if isinstance(limited, np.ndarray) else False),
-            ),
-        ]
+        across = GroupCall(
+            Group.expert,
+            CollectiveName.all_to_all,
+            f"{what}: tokens x min(max_nodes_per_token, top_k) x {w} across the group's nodes (node-limited "
+            "routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch",
+            tokens * min(limit, arch.moe.top_k) * width,
+            nodes,
+            split,
+            _link(np.broadcast_to(True, np.shape(limited)) if isinstance(limited, np.ndarray) else True),
+        )
+        # DeepSeek-V3 report, section 3.2.2: the forwarding over NVLink is overlapped with the network sends ("IB
+        # and NVLink communications are fully overlapped"), as DeepEP's internode kernels run them.
+        inside = GroupCall(
+            Group.expert,
+            CollectiveName.all_to_all,
+            f"{what}: tokens x top_k x {w} forwarded inside the node to their experts (node-limited routing), "
+            "dispatch and combine per MoE layer, every micro-batch, beside the sends across nodes (only what it "
+            "takes beyond them counts)",
+            buffer,
+            members,
+            split,
+            _link(np.broadcast_to(False, np.shape(limited)) if isinstance(limited, np.ndarray) else False),
+            beside=across,
+        )
+        calls += [across, inside]
     return calls
 
 

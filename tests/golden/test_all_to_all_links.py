@@ -49,3 +49,33 @@ def test_an_all_to_all_inside_one_node_stays_on_nvlink(client):
     expected = 7 * INTRA_LATENCY + sent / NVLINK_BUS
     assert [c["link"] for c in calls] == ["intra_node"] * 2
     assert [c["seconds"] for c in calls] == pytest.approx([expected] * 2, rel=1e-9)
+
+
+def test_node_limited_forwarding_inside_the_node_runs_beside_the_network_sends(client):
+    """DeepSeek-V3 report, section 3.2.2: each token crosses InfiniBand once per target node (at most 4) and is
+    forwarded over NVLink to its experts there, "IB and NVLink communications are fully overlapped". e64 on nodes
+    of 8: across 8 nodes 4 copies of each token's h = 7,168, inside the node its 8; the forwarding (1.1 ms) ends
+    within the network part (4.4 ms), so it adds nothing."""
+    body = {
+        "model": {"preset": "deepseek-v3"},
+        "cluster": {"world_size": 256, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "precision": "megatron",
+        "parallelism": {"expert": 64},
+        "training": {"micro_batch_size": 1, "sequence_length": S, "gradient_accumulation_steps": 1},
+    }
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    calls = [c for c in response.json()["traffic"]["collectives"] if c["name"] == "all_to_all"]
+    h = 7168
+    across_sent = 7 * (2 * S * 4 * h // 8)
+    inside_sent = 7 * (2 * S * 8 * h // 8)
+    across_s = 7 * INTER_LATENCY + across_sent / NIC_BUS
+    inside_s = 7 * INTRA_LATENCY + inside_sent / NVLINK_BUS
+    assert inside_s < across_s
+    seconds = {c["link"]: c["seconds"] for c in calls}
+    assert seconds["inter_node"] == pytest.approx(across_s, rel=1e-9)
+    assert seconds["intra_node"] == 0.0
+    moe_layers = 61 - 3
+    expert_s = response.json()["time"]["expert_parallel_s"]
+    assert expert_s == pytest.approx(2 * (2 * moe_layers) * across_s, rel=1e-9)  # forward and backward, exposed
