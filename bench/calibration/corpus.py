@@ -472,6 +472,14 @@ AUTOMODEL_ASSUMED = {
     "links": "nvlink4_ib400: DGX-H100",
     "arrangement": "full_shard: strategy fsdp2",
     "precision": "fsdp2",
+    "pipeline_layers": "the plan's own split of the layers over p x v chunks (the recipe sets layers_per_stage)",
+    "routing": "balanced: the recipes' fake_balanced_gate, as the plan assumes",
+    "recompute": "the recipe's activation_checkpointing (absent: none)",
+}
+# The 1,024-GPU recipe's local batch of 8 per data-parallel rank and 4 accumulation steps run the pipeline schedule
+# 4 times a step, 8 micro-batches each; the plan runs one schedule of 32 (a quarter of the run's fill and drain).
+DSV3_1024_ASSUMED = AUTOMODEL_ASSUMED | {
+    "micro_batches": "32 in one schedule: the run's 4 schedules of 8 (local_batch_size 8, GA 4) are not expressible"
 }
 
 
@@ -491,6 +499,7 @@ def automodel(
     context: int = 1,
     expert: int = 1,
     parallelism: dict[str, object] | None = None,
+    assumed: dict[str, object] | None = None,
 ) -> Run:
     return Run(
         name=f"{name} x{gpus} (Automodel)",
@@ -512,7 +521,7 @@ def automodel(
         parallelism=parallelism or {},
         precision="fsdp2",
         unpublished=AUTOMODEL_UNPUBLISHED,
-        assumed=AUTOMODEL_ASSUMED,
+        assumed=assumed or AUTOMODEL_ASSUMED,
     )
 
 
@@ -532,6 +541,7 @@ RUNS += [
         pipeline=4,
         expert=64,
         parallelism=DSV3_AUTOMODEL,
+        assumed=DSV3_1024_ASSUMED,
     ),
     automodel(
         16,
