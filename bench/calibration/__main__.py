@@ -105,11 +105,11 @@ def main() -> None:
     errors = report(RUNS, held, cal)
     held_errors = [abs(errors[r.name]) for r in held]
     fit_errors = [abs(errors[r.name]) for r in fit_rows]
-    layouts = sum(r.needs_layouts and not r.excluded for r in RUNS)
+    layouts = sum(r.needs_layouts for r in held)
     excluded = sum(bool(r.excluded) for r in RUNS)
     print(
-        f"\n{len(RUNS)} runs: {len(fit_rows)} fitted, {len(held)} held out ({layouts} of them with tensor or pipeline "
-        f"parallelism), {excluded} excluded"
+        f"\n{len(RUNS)} runs: {len(fit_rows)} fitted, {len(held)} held out ({layouts} of them with tensor, pipeline, "
+        f"context or expert parallelism), {excluded} excluded"
     )
     for r in RUNS:
         if r.excluded:
