@@ -7,7 +7,7 @@ from models.plan import PlanRequest
 from service.engine.data_parallel import evaluate
 from service.engine.layout import evaluate_layout
 from service.inputs import resolve
-from service.mesh.degrees import requested_mesh
+from service.mesh.degrees import ModelLimits, requested_mesh, validated_mesh
 from service.time.efficiency import FITTED, Calibration
 
 
@@ -48,8 +48,16 @@ def predicted_tokens_per_s_per_gpu(run: Run, calibration: Calibration = FITTED) 
     if run.needs_layouts:
         arch = scene.model.architecture
         assert arch is not None
-        assert request.parallelism is not None
-        mesh = requested_mesh(request.parallelism, run.world_size, run.gpus_per_node)
+        limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+        # a layout /v1/plan refuses is refused here too, with its problems named
+        mesh = validated_mesh(
+            requested_mesh(request.parallelism, run.world_size, run.gpus_per_node),
+            limits,
+            run.micro_batch_size,
+            run.sequence_length,
+            None,
+            run.accumulation_steps,
+        )
         layout = evaluate_layout(
             arch, mesh, setup, run.accumulation_steps, run.micro_batch_size, run.sequence_length, True
         )
