@@ -79,3 +79,23 @@ def test_node_limited_forwarding_inside_the_node_runs_beside_the_network_sends(c
     moe_layers = 61 - 3
     expert_s = response.json()["time"]["expert_parallel_s"]
     assert expert_s == pytest.approx(2 * (2 * moe_layers) * across_s, rel=1e-9)  # forward and backward, exposed
+
+
+def test_a_sweep_cell_of_an_all_to_all_across_nodes_is_its_plan(client):
+    """service.engine.layout_grid prices each layout's all-to-all on its own links: e 4 and 8 inside a node, e 16
+    and 32 over two and four nodes, each row the plan of its layout."""
+    from tests.layouts.test_sweep_layouts import assert_row_is_its_plan
+    from tests.sweep.test_sweep import rows, sweep
+
+    base = {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "cluster": {"world_size": 32, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "precision": "megatron",
+        "parallelism": {"expert": 8},
+        "training": {"micro_batch_size": 1, "sequence_length": 1024, "gradient_accumulation_steps": 1},
+    }
+    answer = sweep(client, {"expert": [4, 8, 16, 32]}, base=base)
+    assert answer["rows"] == 4
+    for row in rows(answer):
+        assert_row_is_its_plan(client, base, row, base["model"])
