@@ -307,7 +307,6 @@ def _call_time(
     """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
     GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs)."""
-    bus_gbps, nvlink_gbps = bus_bytes_per_s / 1e9, nvlink_bytes_per_s / 1e9
     log_size = log2i(n_bytes // 64)
     best_s: FloatLike = float("inf")
     best_latency_s: FloatLike = 0.0
@@ -316,11 +315,9 @@ def _call_time(
     several = any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s))
     if not several and ranks <= 1:  # a group of one rank makes no call
         return NcclCall(0.0, 0.0, RING, SIMPLE)
-    for algorithm, protocol, enabled in candidates(name, ranks, nodes, system):
-        if not several and not enabled:
-            continue
-        latency_us = _latency_us(name, algorithm, protocol, ranks, nodes, system)
-        bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
+    for algorithm, protocol, enabled, latency_us, bandwidth in pair_terms(
+        name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several
+    ):
         if algorithm == TREE:
             factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 22))
             bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 23), factor, 1.0)
@@ -341,6 +338,54 @@ def _call_time(
         return NcclCall(float(best_s), float(best_latency_s), int(best_algorithm), int(best_protocol))
     alone = ranks <= 1
     return NcclCall(select(alone, 0.0, best_s), select(alone, 0.0, best_latency_s), best_algorithm, best_protocol)
+
+
+PairTerms = list[tuple[int, int, FloatLike, FloatLike, FloatLike]]
+
+
+def pair_terms(
+    name: CollectiveName,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus_bytes_per_s: FloatLike,
+    system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike,
+    several: bool,
+) -> PairTerms:
+    """(algorithm, protocol, enabled, latency in us, algorithm bandwidth in GB/s) of every pair NCCL may run, before
+    the buffer's size refines them (_call_time); ``several``: arrays for many layouts, else numbers, whose pairs
+    are the enabled ones alone and depend on the group and its links, not on the bytes (memoised: every plan on
+    the same GPUs asks for them again)."""
+    if several:
+        return _pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several)
+    return _one_group_pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s)
+
+
+@lru_cache(maxsize=1024)
+def _one_group_pair_terms(
+    name: CollectiveName, ranks: int, nodes: int, bus: float, system: NcclSystem, nvlink: float
+) -> PairTerms:
+    return _pair_terms(name, ranks, nodes, bus, system, nvlink, False)
+
+
+def _pair_terms(
+    name: CollectiveName,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus_bytes_per_s: FloatLike,
+    system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike,
+    several: bool,
+) -> PairTerms:
+    bus_gbps, nvlink_gbps = bus_bytes_per_s / 1e9, nvlink_bytes_per_s / 1e9
+    terms: PairTerms = []
+    for algorithm, protocol, enabled in candidates(name, ranks, nodes, system):
+        if not several and not enabled:
+            continue
+        latency_us = _latency_us(name, algorithm, protocol, ranks, nodes, system)
+        bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
+        terms.append((algorithm, protocol, enabled, latency_us, bandwidth))
+    return terms
 
 
 def algorithm_name(algorithm: int, protocol: int) -> str:
