@@ -282,7 +282,7 @@ def call_time(
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs). ``nvlink_bytes_per_s``: the bus
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
-    if any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s, nvlink)):
+    if _any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
         return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
     return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink))
@@ -312,7 +312,7 @@ def _call_time(
     best_latency_s: FloatLike = 0.0
     best_algorithm: IntLike = RING
     best_protocol: IntLike = SIMPLE
-    several = any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s))
+    several = _any_array(n_bytes, ranks, nodes, bus_bytes_per_s)
     if not several and ranks <= 1:  # a group of one rank makes no call
         return NcclCall(0.0, 0.0, RING, SIMPLE)
     for algorithm, protocol, enabled, latency_us, bandwidth in pair_terms(
@@ -329,7 +329,11 @@ def _call_time(
                 seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
         else:
             seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
-        better = enabled & (seconds < best_s) if several else seconds < best_s
+        if not several:  # one plan: numbers, the faster pair taken as it is
+            if seconds < best_s:
+                best_s, best_latency_s, best_algorithm, best_protocol = seconds, latency_us * 1e-6, algorithm, protocol
+            continue
+        better = enabled & (seconds < best_s)
         best_s = select(better, seconds, best_s)
         best_latency_s = select(better, latency_us * 1e-6, best_latency_s)
         best_algorithm = select(better, algorithm, best_algorithm)
@@ -358,7 +362,9 @@ def pair_terms(
     the same GPUs asks for them again)."""
     if several:
         return _pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several)
-    return _one_group_pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s)
+    return _one_group_pair_terms(
+        name, int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink_bytes_per_s)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -386,6 +392,13 @@ def _pair_terms(
         bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
         terms.append((algorithm, protocol, enabled, latency_us, bandwidth))
     return terms
+
+
+def _any_array(*values: object) -> bool:
+    for value in values:  # a loop, not any() over a generator: called for every collective of every plan
+        if isinstance(value, np.ndarray):
+            return True
+    return False
 
 
 def algorithm_name(algorithm: int, protocol: int) -> str:
