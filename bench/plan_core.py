@@ -3,15 +3,18 @@
     python -m bench.plan_core              # prints the figures
     python -m bench.plan_core --plans 500  # plans per timed batch
 
-For each representative request, a batch of distinct requests (a different parameter count or
-token budget each, so nothing a whole request could key is reused) is validated once, then what
-the API's direct path computes is timed over the batch: ``service.answers.plan.plan_fields`` (the
+For each representative request, batches of distinct requests (a different parameter count or
+token budget each, so nothing a whole request could key is reused; every batch new, so neither is
+anything keyed by a part of one, such as an NCCL call of a bucket size no earlier plan had) are
+validated, then what the API's direct path computes is timed over each batch: ``service.answers.plan.plan_fields`` (the
 answer's fields; a layout's answer is its model), then the JSON the API writes of them
 (api.encoding); beside them ``service.answers.plan.plan``, the validated PlanResponse that the sweep,
 figures and CLI read. CPU time of this process (``time.process_time``: time spent waiting for a
 core on a shared machine is left out). Each figure is the best of ``--repeats`` batches (other load
 only ever adds time). The benchmark request of ``bench.load`` (30B parameters, mixed_bf16_adam,
-8 GPUs, zero3) is the first row. All figures come from one run on this machine.
+8 GPUs, zero3) is the first row; the second is that request as ``bench.load``'s distinct plans send
+it, the parameter count a running count from 1 (bench.client's "__N__"), whose buffers and buckets
+differ in size from plan to plan. All figures come from one run on this machine.
 """
 
 import argparse
@@ -51,6 +54,11 @@ def distinct_counts(body: dict[str, Any], i: int) -> dict[str, Any]:
     return body | {"model": {"parameter_count": 30_000_000_000 + i}}
 
 
+def running_counts(body: dict[str, Any], i: int) -> dict[str, Any]:
+    """The body with the parameter count bench.client gives its i-th distinct plan: 1, 2, 3, ..."""
+    return body | {"model": {"parameter_count": i + 1}}
+
+
 def distinct_budgets(body: dict[str, Any], i: int) -> dict[str, Any]:
     """The body with a token budget of its own: a preset keeps its shape, the request still differs."""
     return body | {"training": (body.get("training") or {}) | {"total_tokens": 10**12 + i}}
@@ -58,6 +66,7 @@ def distinct_budgets(body: dict[str, Any], i: int) -> dict[str, Any]:
 
 CASES: list[tuple[str, dict[str, Any], Callable[[dict[str, Any], int], dict[str, Any]]]] = [
     ("30B zero3, 8 GPUs (bench.load)", LOAD_BODY, distinct_counts),
+    ("bench.load's distinct plans (counts 1, 2, ...)", LOAD_BODY, running_counts),
     ("llama-3.1-70b zero3, 64 GPUs, activations", PRESET_BODY, distinct_budgets),
     ("llama-3-70b levers (offload, selective)", LEVER_RICH_EXAMPLE, distinct_budgets),
     ("mixtral-8x7b hybrid, 256 GPUs", HYBRID_BODY, distinct_budgets),
@@ -65,13 +74,14 @@ CASES: list[tuple[str, dict[str, Any], Callable[[dict[str, Any], int], dict[str,
 ]
 
 
-def best_us(work: Callable[[], object], count: int, repeats: int) -> float:
+def best_us(work: Callable[[Any], object], batches: list[list[Any]]) -> float:
+    """The least process time of ``work`` over one of the batches, per item."""
     best = float("inf")
-    for _ in range(repeats):
+    for batch in batches:
         start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best / count * 1e6
+        work(batch)
+        best = min(best, (time.process_time() - start) / len(batch))
+    return best * 1e6
 
 
 def answer_json(answer: PlanResponse | dict[str, Any]) -> bytes:
@@ -82,11 +92,18 @@ def answer_json(answer: PlanResponse | dict[str, Any]) -> bytes:
 def measure(
     body: dict[str, Any], vary: Callable[[dict[str, Any], int], dict[str, Any]], plans: int, repeats: int
 ) -> tuple[float, float, float]:
-    requests = [PlanRequest.model_validate(vary(body, i)) for i in range(plans)]
-    answers = [plan_fields(r) for r in requests]  # warm: imports, presets, small caches
-    fields_us = best_us(lambda: [plan_fields(r) for r in requests], plans, repeats)
-    json_us = best_us(lambda: [answer_json(a) for a in answers], plans, repeats)
-    model_us = best_us(lambda: [plan(r) for r in requests], plans, repeats)
+    """Every timed batch of ``plans`` requests is new; the first batch warms imports, presets and what every plan
+    shares, untimed, and its answers are the ones encoded (JSON keeps nothing between bodies)."""
+
+    def batch(number: int) -> list[PlanRequest]:
+        return [PlanRequest.model_validate(vary(body, number * plans + i)) for i in range(plans)]
+
+    answers = [plan_fields(r) for r in batch(0)]
+    fields_us = best_us(lambda requests: [plan_fields(r) for r in requests], [batch(b) for b in range(1, 1 + repeats)])
+    json_us = best_us(lambda encoded: [answer_json(a) for a in encoded], [answers] * repeats)
+    model_us = best_us(
+        lambda requests: [plan(r) for r in requests], [batch(b) for b in range(1 + repeats, 1 + 2 * repeats)]
+    )
     return fields_us, json_us, model_us
 
 

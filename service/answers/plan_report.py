@@ -253,16 +253,19 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     k = setup.micro_batches
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
-    figures: dict[tuple[object, ...], CallFigures] = {}  # collectives of one cost_key show the same figures
+    # collectives of one cost_key show the same figures, and are priced alike (price_collectives)
+    figures: dict[tuple[object, ...], tuple[CallFigures, dict[str, Any]]] = {}
     prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.calls)
     for c, sent_bytes, seconds, price in zip(
         result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
     ):
         sent = int(sent_bytes)
         if c.cost_key not in figures:
-            figures[c.cost_key] = call_figures(c, sent, p, n, g)
-        one = figures[c.cost_key]
-        nccl = price_fields(price) if price is not None else {"words": ""}
+            figures[c.cost_key] = (
+                call_figures(c, sent, p, n, g),
+                price_fields(price) if price is not None else {"words": ""},
+            )
+        one, nccl = figures[c.cost_key]
         intra_total += c.count_per_step * one.intra_node_bytes
         inter_total += c.count_per_step * one.inter_node_bytes
         collectives.append(

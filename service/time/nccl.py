@@ -282,7 +282,7 @@ def call_time(
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs). ``nvlink_bytes_per_s``: the bus
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
-    if any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s, nvlink)):
+    if _any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
         return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
     return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink))
@@ -307,20 +307,17 @@ def _call_time(
     """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
     GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs)."""
-    bus_gbps, nvlink_gbps = bus_bytes_per_s / 1e9, nvlink_bytes_per_s / 1e9
     log_size = log2i(n_bytes // 64)
     best_s: FloatLike = float("inf")
     best_latency_s: FloatLike = 0.0
     best_algorithm: IntLike = RING
     best_protocol: IntLike = SIMPLE
-    several = any(isinstance(v, np.ndarray) for v in (n_bytes, ranks, nodes, bus_bytes_per_s))
+    several = _any_array(n_bytes, ranks, nodes, bus_bytes_per_s)
     if not several and ranks <= 1:  # a group of one rank makes no call
         return NcclCall(0.0, 0.0, RING, SIMPLE)
-    for algorithm, protocol, enabled in candidates(name, ranks, nodes, system):
-        if not several and not enabled:
-            continue
-        latency_us = _latency_us(name, algorithm, protocol, ranks, nodes, system)
-        bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
+    for algorithm, protocol, enabled, latency_us, bandwidth in pair_terms(
+        name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several
+    ):
         if algorithm == TREE:
             factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 22))
             bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 23), factor, 1.0)
@@ -332,7 +329,11 @@ def _call_time(
                 seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
         else:
             seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
-        better = enabled & (seconds < best_s) if several else seconds < best_s
+        if not several:  # one plan: numbers, the faster pair taken as it is
+            if seconds < best_s:
+                best_s, best_latency_s, best_algorithm, best_protocol = seconds, latency_us * 1e-6, algorithm, protocol
+            continue
+        better = enabled & (seconds < best_s)
         best_s = select(better, seconds, best_s)
         best_latency_s = select(better, latency_us * 1e-6, best_latency_s)
         best_algorithm = select(better, algorithm, best_algorithm)
@@ -341,6 +342,63 @@ def _call_time(
         return NcclCall(float(best_s), float(best_latency_s), int(best_algorithm), int(best_protocol))
     alone = ranks <= 1
     return NcclCall(select(alone, 0.0, best_s), select(alone, 0.0, best_latency_s), best_algorithm, best_protocol)
+
+
+PairTerms = list[tuple[int, int, FloatLike, FloatLike, FloatLike]]
+
+
+def pair_terms(
+    name: CollectiveName,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus_bytes_per_s: FloatLike,
+    system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike,
+    several: bool,
+) -> PairTerms:
+    """(algorithm, protocol, enabled, latency in us, algorithm bandwidth in GB/s) of every pair NCCL may run, before
+    the buffer's size refines them (_call_time); ``several``: arrays for many layouts, else numbers, whose pairs
+    are the enabled ones alone and depend on the group and its links, not on the bytes (memoised: every plan on
+    the same GPUs asks for them again)."""
+    if several:
+        return _pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several)
+    return _one_group_pair_terms(
+        name, int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink_bytes_per_s)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _one_group_pair_terms(
+    name: CollectiveName, ranks: int, nodes: int, bus: float, system: NcclSystem, nvlink: float
+) -> PairTerms:
+    return _pair_terms(name, ranks, nodes, bus, system, nvlink, False)
+
+
+def _pair_terms(
+    name: CollectiveName,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus_bytes_per_s: FloatLike,
+    system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike,
+    several: bool,
+) -> PairTerms:
+    bus_gbps, nvlink_gbps = bus_bytes_per_s / 1e9, nvlink_bytes_per_s / 1e9
+    terms: PairTerms = []
+    for algorithm, protocol, enabled in candidates(name, ranks, nodes, system):
+        if not several and not enabled:
+            continue
+        latency_us = _latency_us(name, algorithm, protocol, ranks, nodes, system)
+        bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
+        terms.append((algorithm, protocol, enabled, latency_us, bandwidth))
+    return terms
+
+
+def _any_array(*values: object) -> bool:
+    for value in values:  # a loop, not any() over a generator: called for every collective of every plan
+        if isinstance(value, np.ndarray):
+            return True
+    return False
 
 
 def algorithm_name(algorithm: int, protocol: int) -> str:
