@@ -556,7 +556,10 @@ def evaluate_grid(
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
             sequence = np.where(sp[rows], t[rows], 1)  # the norms and residuals split along the sequence
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
-            compute_s[rows, j], forward_s[rows, j] = stage_compute(setup, per_token, active, *step, *model_parallel)
+            ring = case.context_attention is ContextAttention.ring
+            compute_s[rows, j], forward_s[rows, j] = stage_compute(
+                setup, per_token, active, *step, *model_parallel, ring
+            )
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
