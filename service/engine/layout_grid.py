@@ -318,6 +318,39 @@ class Figures:
     pcie_bytes_per_gpu: np.ndarray | None = None
 
 
+def _untimed(
+    d: Any, m: Any, top_bytes: Any, busiest: Any, host: Any, fits: Any, tokens: Any, sizes: tuple[int, int, int]
+) -> Figures:
+    """A grid's bytes with every time figure 0 (evaluate_grid's ``timed`` False)."""
+    pair, cells = np.zeros((len(d), sizes[1])), np.zeros(top_bytes.shape)
+    return Figures(
+        data=d,
+        micro_batches=m,
+        per_gpu_bytes=top_bytes,
+        model_state_bytes=None,
+        working_set_bytes=None,
+        activations_bytes=None,
+        busiest_stage=busiest,
+        host_bytes=host,
+        fits=fits,
+        tokens_per_step=tokens,
+        compute_s=pair,
+        pipeline_bubble_s=pair,
+        tensor_parallel_s=pair,
+        context_parallel_s=pair,
+        pipeline_p2p_s=pair,
+        expert_parallel_s=pair,
+        data_parallel_s=cells,
+        data_parallel_exposed_s=cells,
+        offload_s=cells,
+        optimizer_s=cells,
+        overlap_slowdown_s=cells,
+        step_s=cells,
+        tokens_per_s=cells,
+        mfu=cells,
+    )
+
+
 class StructureTable:
     """Structures found so far, as arrays indexed by structure id, and the id of each (t, p, e, v)."""
 
@@ -420,12 +453,22 @@ def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
 
 
 def evaluate_grid(
-    case: Case, table: StructureTable, shapes: Layouts, choices: Choices, detail: bool = False
+    case: Case,
+    table: StructureTable,
+    shapes: Layouts,
+    choices: Choices,
+    detail: bool = False,
+    timed: bool = True,
+    data_parallel: bool = True,
 ) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
     (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
     valid layout. Each term is computed on the axes it depends on and broadcast. ``detail``: also the busiest
-    stage's model states, working set, activations and host bytes (what ranking does not need)."""
+    stage's model states, working set, activations and host bytes (what ranking does not need). What a bound
+    needs alone (service.answers.search_prune): ``timed`` False, the bytes and no time (every time figure 0);
+    ``data_parallel`` False, the compute, the bubble and the model-parallel groups without the data-parallel
+    collectives, the offload and the optimizer step (those figures 0, and the step without them)."""
+    assert not (detail and not (timed and data_parallel)), "a detailed grid prices every term"
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
     n_world, t, p, c, e, v = (
         shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
@@ -535,6 +578,8 @@ def evaluate_grid(
         host_node = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
+    if not timed:
+        return _untimed(d, m, top_bytes, staged(stage_k), host_node, fits, tokens_per_step(d, b, s, m), sizes)
 
     # Compute: the slowest stage's micro-batches, per recompute: (shapes, recomputes); by the efficiency model,
     # or at the given utilisation (its share of the step's FLOPs on its t x c x d GPUs).
@@ -625,7 +670,7 @@ def evaluate_grid(
     # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
     split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
     fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
-    for i, a in enumerate(arrangements):
+    for i, a in enumerate(arrangements if data_parallel else ()):
         # The collectives' time depends on the offload choice only through the busiest stage's share: one
         # evaluation over (shapes, recomputes, offloads).
         setup = case.setup(a)
