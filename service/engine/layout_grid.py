@@ -382,49 +382,75 @@ class StructureTable:
         return local[inverse.reshape(-1)]
 
     def _tabulate(self) -> None:
-        width = max(len(item.candidates) for item in self.items)
-        count = len(self.items)
+        """The arrays of every structure: the new structures' rows tabulated and appended to those already
+        tabulated (each padded to the widest candidates and chunks with zeros, as a fresh table fills them)."""
+        done = len(self.arrays["max_layers"]) if self.arrays else 0
+        fresh = _tabulated(self.items[done:], len(self.case.shardings))
+        if not done:
+            self.arrays = fresh
+            return
+        self.arrays = {name: _stacked(self.arrays[name], fresh[name], ITEM_AXIS.get(name, 0)) for name in fresh}
 
-        def table(value: Any, fill: int = 0) -> np.ndarray:
-            out = np.full((count, width), fill, dtype=np.int64)
-            for i, item in enumerate(self.items):
-                for k, share in enumerate(item.candidates):
-                    out[i, k] = value(share)
-            return out
 
-        self.arrays = {
-            "stage": table(lambda sh: sh.stage),
-            "layers": table(lambda sh: sh.layers),
-            "moe_layers": table(lambda sh: sh.moe_layers),
-            "dense": table(lambda sh: sh.dense_parameters),
-            "expert": table(lambda sh: sh.expert_parameters),
-            "first": table(lambda sh: sh.first).astype(bool),
-            "last": table(lambda sh: sh.last).astype(bool),
-            "valid": table(lambda sh: 1).astype(bool),
-            "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
-            "max_layers": np.array([item.max_layers for item in self.items], dtype=np.int64),
-            "max_moe_layers": np.array([item.max_moe_layers for item in self.items], dtype=np.int64),
-            "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
-            "slowest_last": np.array([item.slowest_last for item in self.items], dtype=bool),
-            "slowest_share": np.array([item.slowest_share for item in self.items], dtype=np.float64),
-        }
-        arrangements = len(self.case.shardings)
-        working = np.zeros((count, arrangements, width), dtype=np.int64)
-        states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
-        for i, item in enumerate(self.items):
-            for a, row in enumerate(item.working_set_bytes):
-                working[i, a, : len(row)] = row
-                for k, by_state in enumerate(item.working_states[a]):
-                    for state, value in by_state.items():
-                        states[STATES.index(state), i, a, k] = value
-        chunks = max(len(share.chunk_layers) for item in self.items for share in item.candidates)
-        chunk_layers = np.zeros((count, width, chunks), dtype=np.int64)
-        for i, item in enumerate(self.items):
+ITEM_AXIS = {"working_states": 1}  # the structures' axis of each table where it is not the first
+
+
+def _stacked(old: np.ndarray, new: np.ndarray, axis: int) -> np.ndarray:
+    """old and new joined along ``axis``, every other axis padded with zeros to the larger of the two."""
+    shape = [max(a, b) for a, b in zip(old.shape, new.shape, strict=True)]
+
+    def padded(values: np.ndarray) -> np.ndarray:
+        widths = [(0, 0 if k == axis else size - values.shape[k]) for k, size in enumerate(shape)]
+        return np.pad(values, widths) if any(w for _, w in widths) else values
+
+    return np.concatenate([padded(old), padded(new)], axis=axis)
+
+
+def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarray]:
+    """The arrays of ``items`` (StructureTable.arrays), indexed by their position in the list."""
+    width = max(len(item.candidates) for item in items)
+    count = len(items)
+
+    def table(value: Any, fill: int = 0) -> np.ndarray:
+        out = np.full((count, width), fill, dtype=np.int64)
+        for i, item in enumerate(items):
             for k, share in enumerate(item.candidates):
-                chunk_layers[i, k, : len(share.chunk_layers)] = share.chunk_layers
-        self.arrays["chunk_layers"] = chunk_layers  # (structures, candidates, chunks)
-        self.arrays["working"] = working
-        self.arrays["working_states"] = states
+                out[i, k] = value(share)
+        return out
+
+    arrays = {
+        "stage": table(lambda sh: sh.stage),
+        "layers": table(lambda sh: sh.layers),
+        "moe_layers": table(lambda sh: sh.moe_layers),
+        "dense": table(lambda sh: sh.dense_parameters),
+        "expert": table(lambda sh: sh.expert_parameters),
+        "first": table(lambda sh: sh.first).astype(bool),
+        "last": table(lambda sh: sh.last).astype(bool),
+        "valid": table(lambda sh: 1).astype(bool),
+        "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
+        "max_layers": np.array([item.max_layers for item in items], dtype=np.int64),
+        "max_moe_layers": np.array([item.max_moe_layers for item in items], dtype=np.int64),
+        "slowest_layers": np.array([item.slowest_layers for item in items], dtype=np.int64),
+        "slowest_last": np.array([item.slowest_last for item in items], dtype=bool),
+        "slowest_share": np.array([item.slowest_share for item in items], dtype=np.float64),
+    }
+    working = np.zeros((count, arrangements, width), dtype=np.int64)
+    states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
+    for i, item in enumerate(items):
+        for a, row in enumerate(item.working_set_bytes):
+            working[i, a, : len(row)] = row
+            for k, by_state in enumerate(item.working_states[a]):
+                for state, value in by_state.items():
+                    states[STATES.index(state), i, a, k] = value
+    chunks = max(len(share.chunk_layers) for item in items for share in item.candidates)
+    chunk_layers = np.zeros((count, width, chunks), dtype=np.int64)
+    for i, item in enumerate(items):
+        for k, share in enumerate(item.candidates):
+            chunk_layers[i, k, : len(share.chunk_layers)] = share.chunk_layers
+    arrays["chunk_layers"] = chunk_layers  # (structures, candidates, chunks)
+    arrays["working"] = working
+    arrays["working_states"] = states
+    return arrays
 
 
 def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
