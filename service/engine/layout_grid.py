@@ -23,6 +23,7 @@ most. Those first stages of each distinct signature are the candidates, evaluate
 (arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.layout.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -645,19 +646,36 @@ def evaluate_grid(
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
     lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
-    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
+
+    def group_mesh(rows: Any, q: bool, sched: int) -> Mesh:
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
-        sub = Mesh(
+        return Mesh(
             n_world[rows],
             g_node,
-            sequence_parallel=bool(q),
+            sequence_parallel=q,
             expert_tensor=case.expert_tensor,
             context_attention=case.context_attention,
             schedule=SCHEDULES[sched],
             **masked,
         )
+
+    def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[Any]]:
+        def build(full: bool) -> list[Any]:
+            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            return model_parallel_calls(group_mesh(rows, q, sched), arch, work)
+
+        return build
+
+    # A call's seconds hang on its buffer, ranks and link, never on the schedule (which sets how many calls a
+    # step makes): each sequence-parallel choice's calls are priced once over all its rows.
+    shared = {
+        q: _SharedPrices(first_setup, rows_q, all_calls(rows_q, bool(q), int(schedule[rows_q[0]])))
+        for (q,), rows_q in _combos(sp)
+    }
+    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
+        sub = group_mesh(rows, bool(q), sched)
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
-        priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute
+        priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
@@ -807,19 +825,59 @@ def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
     return [False]
 
 
+class _SharedPrices:
+    """group_call_seconds of the model-parallel calls of a set of rows (``rows``, ascending), priced once over
+    all of them and read by any subset (``of``): NCCL's model prices each row apart, so a subset's seconds are
+    the whole set's at its rows. ``build(full)`` makes the calls of all the rows, without and with full
+    recomputation (whose calls carry purposes of their own)."""
+
+    def __init__(self, setup: Setup, rows: np.ndarray, build: Callable[[bool], list[Any]]) -> None:
+        self.setup, self.rows, self.build = setup, rows, build
+        self.calls: dict[tuple[Any, ...], Any] = {}
+        self.seconds: dict[tuple[Any, ...], Any] = {}
+        self.built: set[bool] = set()
+
+    def price(self, call: Any) -> Any:
+        """The seconds of ``call``'s key over all the rows; None where no call of all the rows has its key."""
+        key = _call_key(call)
+        for full in (False, True):
+            if key in self.seconds or key in self.calls:
+                break
+            if full not in self.built:
+                self.built.add(full)
+                for whole in self.build(full):
+                    self.calls.setdefault(_call_key(whole), whole)
+        if key not in self.seconds and key in self.calls:
+            self.seconds[key] = group_call_seconds(self.calls[key], self.setup)
+        return self.seconds.get(key)
+
+    def of(self, rows: np.ndarray) -> "_PricedCalls":
+        return _PricedCalls(self.setup, self, np.searchsorted(self.rows, rows))
+
+
+def _call_key(call: Any) -> tuple[Any, ...]:
+    return (call.group, call.name, call.purpose, call.dtype, call.ring_step)
+
+
 class _PricedCalls:
     """group_call_seconds of the model-parallel calls of one set of rows, each priced once: a call's seconds
     depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
     how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
 
-    def __init__(self, setup: Setup) -> None:
-        self.setup = setup
+    def __init__(self, setup: Setup, shared: _SharedPrices | None = None, at: np.ndarray | None = None) -> None:
+        self.setup, self.shared, self.at = setup, shared, at
         self.seconds: dict[tuple[Any, ...], Any] = {}
 
     def __call__(self, call: Any) -> Any:
-        key = (call.group, call.name, call.purpose, call.dtype, call.ring_step)
+        key = _call_key(call)
         if key not in self.seconds:
-            self.seconds[key] = group_call_seconds(call, self.setup)
+            whole = None
+            if self.shared is not None:
+                whole = self.shared.price(call)
+            if whole is None:
+                self.seconds[key] = group_call_seconds(call, self.setup)
+            else:
+                self.seconds[key] = whole[self.at] if np.ndim(whole) else whole
         return self.seconds[key]
 
 
