@@ -227,10 +227,18 @@ def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
 
 
 def structure(
-    case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int, v_shape: bool = False, split: int = 0
+    case: Case,
+    tensor: int,
+    pipeline: int,
+    expert: int,
+    virtual_stages: int,
+    v_shape: bool = False,
+    split: int = 0,
+    slowest_of: dict[tuple[int, int, bool, int], Any] | None = None,
 ) -> Structure:
     """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without, its layers
-    split as the case's split ``split`` says (Case.split_at)."""
+    split as the case's split ``split`` says (Case.split_at). ``slowest_of``: slowest_stage's answers by (p, v,
+    V placement, split), which neither t nor e changes, kept across structures."""
     arch, s = case.arch, case.sequence_length
     layer_split = case.split_at(split, pipeline, 2 if v_shape else virtual_stages)
     shares = stage_shares(
@@ -258,7 +266,13 @@ def structure(
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
+    slowest_key = (pipeline, virtual_stages, v_shape, split)
+    found = None if slowest_of is None else slowest_of.get(slowest_key)
+    if found is None:
+        found = slowest_stage(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
+        if slowest_of is not None:
+            slowest_of[slowest_key] = found
+    slowest, indices, share = found
     return Structure(
         candidates,
         working,
@@ -360,6 +374,7 @@ class StructureTable:
         self.ids: dict[tuple[int, int, int, int, bool, int], int] = {}
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
+        self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's slowest_stage answers
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
@@ -375,7 +390,7 @@ class StructureTable:
             key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]), int(split[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
-                self.items.append(structure(self.case, *key))
+                self.items.append(structure(self.case, *key, slowest_of=self.slowest_of))
                 grew = True
             local[i] = self.ids[key]
         if grew:
