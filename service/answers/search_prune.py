@@ -223,7 +223,11 @@ class BranchAndBound:
             self._check()
             rows = first[start : start + BOUND_CHUNK_SHAPES]
             figures = evaluate_grid(
-                quiet, self.table, _take(self.shapes, rows), Choices(c.arrangement, [0], c.offload_optimizer)
+                quiet,
+                self.table,
+                _take(self.shapes, rows),
+                Choices(c.arrangement, [0], c.offload_optimizer),
+                timed=False,  # the bytes alone
             )
             per_gpu = figures.per_gpu_bytes[:, :, 0, :]
             valid = self._valid(rows)[:, :, 0, :]
@@ -274,6 +278,7 @@ class BranchAndBound:
                 self.table,
                 _take(self.shapes, rows),
                 Choices([c.arrangement[a_star]], c.recompute, [c.offload_optimizer[o_star]]),
+                data_parallel=False,  # the bound reads the compute, the bubble and the model-parallel groups
             )
             per_gpu = figures.per_gpu_bytes[:, 0, :, 0]
             activations_lb = per_gpu - at_star[rows, None]

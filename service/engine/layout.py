@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import Recompute
+from models.parallelism import ContextAttention
 from service.engine.data_parallel import Setup
 from service.engine.step import (
     Part,
@@ -412,6 +413,7 @@ def evaluate_layout(
         mesh.expert,
         mesh.etp,
         t if mesh.sequence_parallel else 1,
+        mesh.context_attention is ContextAttention.ring,
     )
     compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s

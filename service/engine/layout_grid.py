@@ -23,6 +23,7 @@ most. Those first stages of each distinct signature are the candidates, evaluate
 (arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.layout.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,10 +227,18 @@ def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
 
 
 def structure(
-    case: Case, tensor: int, pipeline: int, expert: int, virtual_stages: int, v_shape: bool = False, split: int = 0
+    case: Case,
+    tensor: int,
+    pipeline: int,
+    expert: int,
+    virtual_stages: int,
+    v_shape: bool = False,
+    split: int = 0,
+    slowest_of: dict[tuple[int, int, bool, int], Any] | None = None,
 ) -> Structure:
     """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without, its layers
-    split as the case's split ``split`` says (Case.split_at)."""
+    split as the case's split ``split`` says (Case.split_at). ``slowest_of``: slowest_stage's answers by (p, v,
+    V placement, split), which neither t nor e changes, kept across structures."""
     arch, s = case.arch, case.sequence_length
     layer_split = case.split_at(split, pipeline, 2 if v_shape else virtual_stages)
     shares = stage_shares(
@@ -257,7 +266,13 @@ def structure(
         ]
         working.append([sum(row.bytes for row in found) for found in rows])
         working_states.append([{row.state: row.bytes for row in found} for found in rows])
-    slowest, indices, share = slowest_stage(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
+    slowest_key = (pipeline, virtual_stages, v_shape, split)
+    found = None if slowest_of is None else slowest_of.get(slowest_key)
+    if found is None:
+        found = slowest_stage(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
+        if slowest_of is not None:
+            slowest_of[slowest_key] = found
+    slowest, indices, share = found
     return Structure(
         candidates,
         working,
@@ -318,6 +333,39 @@ class Figures:
     pcie_bytes_per_gpu: np.ndarray | None = None
 
 
+def _untimed(
+    d: Any, m: Any, top_bytes: Any, busiest: Any, host: Any, fits: Any, tokens: Any, sizes: tuple[int, int, int]
+) -> Figures:
+    """A grid's bytes with every time figure 0 (evaluate_grid's ``timed`` False)."""
+    pair, cells = np.zeros((len(d), sizes[1])), np.zeros(top_bytes.shape)
+    return Figures(
+        data=d,
+        micro_batches=m,
+        per_gpu_bytes=top_bytes,
+        model_state_bytes=None,
+        working_set_bytes=None,
+        activations_bytes=None,
+        busiest_stage=busiest,
+        host_bytes=host,
+        fits=fits,
+        tokens_per_step=tokens,
+        compute_s=pair,
+        pipeline_bubble_s=pair,
+        tensor_parallel_s=pair,
+        context_parallel_s=pair,
+        pipeline_p2p_s=pair,
+        expert_parallel_s=pair,
+        data_parallel_s=cells,
+        data_parallel_exposed_s=cells,
+        offload_s=cells,
+        optimizer_s=cells,
+        overlap_slowdown_s=cells,
+        step_s=cells,
+        tokens_per_s=cells,
+        mfu=cells,
+    )
+
+
 class StructureTable:
     """Structures found so far, as arrays indexed by structure id, and the id of each (t, p, e, v)."""
 
@@ -326,6 +374,7 @@ class StructureTable:
         self.ids: dict[tuple[int, int, int, int, bool, int], int] = {}
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
+        self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's slowest_stage answers
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
@@ -341,7 +390,7 @@ class StructureTable:
             key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]), int(split[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
-                self.items.append(structure(self.case, *key))
+                self.items.append(structure(self.case, *key, slowest_of=self.slowest_of))
                 grew = True
             local[i] = self.ids[key]
         if grew:
@@ -349,49 +398,75 @@ class StructureTable:
         return local[inverse.reshape(-1)]
 
     def _tabulate(self) -> None:
-        width = max(len(item.candidates) for item in self.items)
-        count = len(self.items)
+        """The arrays of every structure: the new structures' rows tabulated and appended to those already
+        tabulated (each padded to the widest candidates and chunks with zeros, as a fresh table fills them)."""
+        done = len(self.arrays["max_layers"]) if self.arrays else 0
+        fresh = _tabulated(self.items[done:], len(self.case.shardings))
+        if not done:
+            self.arrays = fresh
+            return
+        self.arrays = {name: _stacked(self.arrays[name], fresh[name], ITEM_AXIS.get(name, 0)) for name in fresh}
 
-        def table(value: Any, fill: int = 0) -> np.ndarray:
-            out = np.full((count, width), fill, dtype=np.int64)
-            for i, item in enumerate(self.items):
-                for k, share in enumerate(item.candidates):
-                    out[i, k] = value(share)
-            return out
 
-        self.arrays = {
-            "stage": table(lambda sh: sh.stage),
-            "layers": table(lambda sh: sh.layers),
-            "moe_layers": table(lambda sh: sh.moe_layers),
-            "dense": table(lambda sh: sh.dense_parameters),
-            "expert": table(lambda sh: sh.expert_parameters),
-            "first": table(lambda sh: sh.first).astype(bool),
-            "last": table(lambda sh: sh.last).astype(bool),
-            "valid": table(lambda sh: 1).astype(bool),
-            "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
-            "max_layers": np.array([item.max_layers for item in self.items], dtype=np.int64),
-            "max_moe_layers": np.array([item.max_moe_layers for item in self.items], dtype=np.int64),
-            "slowest_layers": np.array([item.slowest_layers for item in self.items], dtype=np.int64),
-            "slowest_last": np.array([item.slowest_last for item in self.items], dtype=bool),
-            "slowest_share": np.array([item.slowest_share for item in self.items], dtype=np.float64),
-        }
-        arrangements = len(self.case.shardings)
-        working = np.zeros((count, arrangements, width), dtype=np.int64)
-        states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
-        for i, item in enumerate(self.items):
-            for a, row in enumerate(item.working_set_bytes):
-                working[i, a, : len(row)] = row
-                for k, by_state in enumerate(item.working_states[a]):
-                    for state, value in by_state.items():
-                        states[STATES.index(state), i, a, k] = value
-        chunks = max(len(share.chunk_layers) for item in self.items for share in item.candidates)
-        chunk_layers = np.zeros((count, width, chunks), dtype=np.int64)
-        for i, item in enumerate(self.items):
+ITEM_AXIS = {"working_states": 1}  # the structures' axis of each table where it is not the first
+
+
+def _stacked(old: np.ndarray, new: np.ndarray, axis: int) -> np.ndarray:
+    """old and new joined along ``axis``, every other axis padded with zeros to the larger of the two."""
+    shape = [max(a, b) for a, b in zip(old.shape, new.shape, strict=True)]
+
+    def padded(values: np.ndarray) -> np.ndarray:
+        widths = [(0, 0 if k == axis else size - values.shape[k]) for k, size in enumerate(shape)]
+        return np.pad(values, widths) if any(w for _, w in widths) else values
+
+    return np.concatenate([padded(old), padded(new)], axis=axis)
+
+
+def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarray]:
+    """The arrays of ``items`` (StructureTable.arrays), indexed by their position in the list."""
+    width = max(len(item.candidates) for item in items)
+    count = len(items)
+
+    def table(value: Any, fill: int = 0) -> np.ndarray:
+        out = np.full((count, width), fill, dtype=np.int64)
+        for i, item in enumerate(items):
             for k, share in enumerate(item.candidates):
-                chunk_layers[i, k, : len(share.chunk_layers)] = share.chunk_layers
-        self.arrays["chunk_layers"] = chunk_layers  # (structures, candidates, chunks)
-        self.arrays["working"] = working
-        self.arrays["working_states"] = states
+                out[i, k] = value(share)
+        return out
+
+    arrays = {
+        "stage": table(lambda sh: sh.stage),
+        "layers": table(lambda sh: sh.layers),
+        "moe_layers": table(lambda sh: sh.moe_layers),
+        "dense": table(lambda sh: sh.dense_parameters),
+        "expert": table(lambda sh: sh.expert_parameters),
+        "first": table(lambda sh: sh.first).astype(bool),
+        "last": table(lambda sh: sh.last).astype(bool),
+        "valid": table(lambda sh: 1).astype(bool),
+        "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
+        "max_layers": np.array([item.max_layers for item in items], dtype=np.int64),
+        "max_moe_layers": np.array([item.max_moe_layers for item in items], dtype=np.int64),
+        "slowest_layers": np.array([item.slowest_layers for item in items], dtype=np.int64),
+        "slowest_last": np.array([item.slowest_last for item in items], dtype=bool),
+        "slowest_share": np.array([item.slowest_share for item in items], dtype=np.float64),
+    }
+    working = np.zeros((count, arrangements, width), dtype=np.int64)
+    states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
+    for i, item in enumerate(items):
+        for a, row in enumerate(item.working_set_bytes):
+            working[i, a, : len(row)] = row
+            for k, by_state in enumerate(item.working_states[a]):
+                for state, value in by_state.items():
+                    states[STATES.index(state), i, a, k] = value
+    chunks = max(len(share.chunk_layers) for item in items for share in item.candidates)
+    chunk_layers = np.zeros((count, width, chunks), dtype=np.int64)
+    for i, item in enumerate(items):
+        for k, share in enumerate(item.candidates):
+            chunk_layers[i, k, : len(share.chunk_layers)] = share.chunk_layers
+    arrays["chunk_layers"] = chunk_layers  # (structures, candidates, chunks)
+    arrays["working"] = working
+    arrays["working_states"] = states
+    return arrays
 
 
 def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
@@ -420,12 +495,22 @@ def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
 
 
 def evaluate_grid(
-    case: Case, table: StructureTable, shapes: Layouts, choices: Choices, detail: bool = False
+    case: Case,
+    table: StructureTable,
+    shapes: Layouts,
+    choices: Choices,
+    detail: bool = False,
+    timed: bool = True,
+    data_parallel: bool = True,
 ) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
     (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
     valid layout. Each term is computed on the axes it depends on and broadcast. ``detail``: also the busiest
-    stage's model states, working set, activations and host bytes (what ranking does not need)."""
+    stage's model states, working set, activations and host bytes (what ranking does not need). What a bound
+    needs alone (service.answers.search_prune): ``timed`` False, the bytes and no time (every time figure 0);
+    ``data_parallel`` False, the compute, the bubble and the model-parallel groups without the data-parallel
+    collectives, the offload and the optimizer step (those figures 0, and the step without them)."""
+    assert not (detail and not (timed and data_parallel)), "a detailed grid prices every term"
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
     n_world, t, p, c, e, v = (
         shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
@@ -535,6 +620,8 @@ def evaluate_grid(
         host_node = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
+    if not timed:
+        return _untimed(d, m, top_bytes, staged(stage_k), host_node, fits, tokens_per_step(d, b, s, m), sizes)
 
     # Compute: the slowest stage's micro-batches, per recompute: (shapes, recomputes); by the efficiency model,
     # or at the given utilisation (its share of the step's FLOPs on its t x c x d GPUs).
@@ -556,7 +643,10 @@ def evaluate_grid(
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
             sequence = np.where(sp[rows], t[rows], 1)  # the norms and residuals split along the sequence
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
-            compute_s[rows, j], forward_s[rows, j] = stage_compute(setup, per_token, active, *step, *model_parallel)
+            ring = case.context_attention is ContextAttention.ring
+            compute_s[rows, j], forward_s[rows, j] = stage_compute(
+                setup, per_token, active, *step, *model_parallel, ring
+            )
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
@@ -571,19 +661,36 @@ def evaluate_grid(
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
     lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
-    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
+
+    def group_mesh(rows: Any, q: bool, sched: int) -> Mesh:
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
-        sub = Mesh(
+        return Mesh(
             n_world[rows],
             g_node,
-            sequence_parallel=bool(q),
+            sequence_parallel=q,
             expert_tensor=case.expert_tensor,
             context_attention=case.context_attention,
             schedule=SCHEDULES[sched],
             **masked,
         )
+
+    def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[Any]]:
+        def build(full: bool) -> list[Any]:
+            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            return model_parallel_calls(group_mesh(rows, q, sched), arch, work)
+
+        return build
+
+    # A call's seconds hang on its buffer, ranks and link, never on the schedule (which sets how many calls a
+    # step makes): each sequence-parallel choice's calls are priced once over all its rows.
+    shared = {
+        q: _SharedPrices(first_setup, rows_q, all_calls(rows_q, bool(q), int(schedule[rows_q[0]])))
+        for (q,), rows_q in _combos(sp)
+    }
+    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
+        sub = group_mesh(rows, bool(q), sched)
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
-        priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute
+        priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
@@ -622,7 +729,7 @@ def evaluate_grid(
     # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
     split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
     fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
-    for i, a in enumerate(arrangements):
+    for i, a in enumerate(arrangements if data_parallel else ()):
         # The collectives' time depends on the offload choice only through the busiest stage's share: one
         # evaluation over (shapes, recomputes, offloads).
         setup = case.setup(a)
@@ -733,19 +840,59 @@ def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
     return [False]
 
 
+class _SharedPrices:
+    """group_call_seconds of the model-parallel calls of a set of rows (``rows``, ascending), priced once over
+    all of them and read by any subset (``of``): NCCL's model prices each row apart, so a subset's seconds are
+    the whole set's at its rows. ``build(full)`` makes the calls of all the rows, without and with full
+    recomputation (whose calls carry purposes of their own)."""
+
+    def __init__(self, setup: Setup, rows: np.ndarray, build: Callable[[bool], list[Any]]) -> None:
+        self.setup, self.rows, self.build = setup, rows, build
+        self.calls: dict[tuple[Any, ...], Any] = {}
+        self.seconds: dict[tuple[Any, ...], Any] = {}
+        self.built: set[bool] = set()
+
+    def price(self, call: Any) -> Any:
+        """The seconds of ``call``'s key over all the rows; None where no call of all the rows has its key."""
+        key = _call_key(call)
+        for full in (False, True):
+            if key in self.seconds or key in self.calls:
+                break
+            if full not in self.built:
+                self.built.add(full)
+                for whole in self.build(full):
+                    self.calls.setdefault(_call_key(whole), whole)
+        if key not in self.seconds and key in self.calls:
+            self.seconds[key] = group_call_seconds(self.calls[key], self.setup)
+        return self.seconds.get(key)
+
+    def of(self, rows: np.ndarray) -> "_PricedCalls":
+        return _PricedCalls(self.setup, self, np.searchsorted(self.rows, rows))
+
+
+def _call_key(call: Any) -> tuple[Any, ...]:
+    return (call.group, call.name, call.purpose, call.dtype, call.ring_step)
+
+
 class _PricedCalls:
     """group_call_seconds of the model-parallel calls of one set of rows, each priced once: a call's seconds
     depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
     how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
 
-    def __init__(self, setup: Setup) -> None:
-        self.setup = setup
+    def __init__(self, setup: Setup, shared: _SharedPrices | None = None, at: np.ndarray | None = None) -> None:
+        self.setup, self.shared, self.at = setup, shared, at
         self.seconds: dict[tuple[Any, ...], Any] = {}
 
     def __call__(self, call: Any) -> Any:
-        key = (call.group, call.name, call.purpose, call.dtype, call.ring_step)
+        key = _call_key(call)
         if key not in self.seconds:
-            self.seconds[key] = group_call_seconds(call, self.setup)
+            whole = None
+            if self.shared is not None:
+                whole = self.shared.price(call)
+            if whole is None:
+                self.seconds[key] = group_call_seconds(call, self.setup)
+            else:
+                self.seconds[key] = whole[self.at] if np.ndim(whole) else whole
         return self.seconds[key]
 
 

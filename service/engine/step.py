@@ -189,13 +189,14 @@ def stage_compute(
     expert: Any = 1,
     expert_tensor: Any = None,
     sequence: Any = 1,
+    ring: bool = True,
 ) -> tuple[Any, Any]:
     """(compute, forward) seconds of the stage that sets the pace, its m micro-batches: by the efficiency model
     (its ``layers`` over ``tensor`` x ``context`` ranks), or, with a given training.utilisation (which overrides
     the compute's efficiency and nothing else), its ``share`` of the step's FLOPs over its ``gpus``. A
     data-parallel plan's one stage: every layer, share 1 over the N GPUs. A mixture's routed experts over the
-    ``expert`` group, split ``expert_tensor`` ways; ``sequence``: t with sequence parallelism, else 1
-    (service.time.efficiency.micro_batch_compute)."""
+    ``expert`` group, split ``expert_tensor`` ways; ``sequence``: t with sequence parallelism, else 1; ``ring``:
+    the context group runs ring attention, else the all-gather (service.time.efficiency.micro_batch_compute)."""
     if setup.utilisation is None:
         eff = efficiency_of(setup)
         micro = micro_batch_compute(
@@ -211,6 +212,7 @@ def stage_compute(
             expert,
             expert_tensor,
             sequence,
+            ring,
         )
         return m * micro.total_s, m * micro.forward_s
     return given_compute(setup, active, s, tokens, share, gpus)

@@ -40,6 +40,25 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   the logits and the loss stay in 16 bits. Each GEMM's input is cast to FP8 with its transpose
   (Transformer Engine's fused cast-transpose: read 2 bytes, write 1 + 1), in the forward the inputs
   and in the backward the output gradients: 4 bytes per element at HBM bandwidth.
+- **Ring attention as Transformer Engine runs it** (context parallelism, parallelism.context_attention
+  "ring": AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/
+  context_parallel.py @d0067d0d): the causal sequence is cut in 2c chunks, rank r holding chunks r and
+  2c - 1 - r, and each of its c steps runs flash attention on the rank's queries against one K/V chunk: on
+  the diagonal step every query tile loops over about s / 2c keys as a whole sequence's causal tile loops
+  over about s / 2, on the other steps over the half chunk of s / 2c keys. A flash-attention call has a
+  fixed cost per query tile (loading the tile, the softmax rescale, writing the output) worth about
+  ATTENTION_TILE_OVERHEAD_KEYS keys of its loop: pytorch/benchmark @ff65cb67 (PR 2391) measures, at 16K
+  tokens a call and 16 x 128 wide on H100, FlashAttention-3 at 430, 517, 566, 590, 614 and 621 TFLOP/s for
+  sequences of 512 to 16K (Triton's FlashAttention-2 329 to 477), both within 1.5% of keys / (keys + 240)
+  of their plateau. The fitted attention efficiency is a whole sequence's, so a ring step runs at
+  (L / (L + 240)) / (S / (S + 240)) of it, L = s / 2c and S = s / 2 (ring_attention_slowdown; 1 at
+  c = 1). Then each step's partial output is merged in 16 bits (flash_attn_fwd_out_correction_init, then
+  flash_attn_fwd_out_correction: read the step's output, read and write the running one: 4 bytes an
+  element on the first step, 6 on each other) and in the backward each step's dQ, dK and dV are added into
+  the running gradients (copy 4, add 6 bytes an element): context_merge_bytes_per_token, HBM traffic
+  counted from the kernels themselves (no fitted passes), for the rank that sets the pace (the last,
+  whose every step holds all its queries). Llama 3's all-gather variant (AttnFuncWithCPAndKVAllGather)
+  loops each query tile over its whole causal prefix and merges nothing: neither term applies.
 - Full recomputation runs the layers' forward again (the logits and loss are not checkpointed).
   Selective recomputation (Korthikanti et al. 2022, section 4.2) runs the attention core's
   forward again in the backward: the two batched products, the softmax and its dropout over the
@@ -73,6 +92,8 @@ TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Mul
 BYTES_16BIT = 2
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
 LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
+# Flash attention's fixed cost per query tile, in keys of its loop (module docstring: pytorch/benchmark @ff65cb67)
+ATTENTION_TILE_OVERHEAD_KEYS = 240
 NVLINK_BUS_EFFICIENCY = 370 / 450  # NVIDIA/nccl-tests issue 212: 370 GB/s bus bandwidth of 450 line rate
 NIC_BUS_EFFICIENCY = 96 / 100  # NVIDIA/nccl-tests issue 119: 96 GB/s of 4 x 200 Gb/s per node
 
@@ -297,21 +318,49 @@ class ComputeTime:
         return self.forward_s + self.backward_s
 
 
+def ring_attention_slowdown(s: IntLike, context: IntLike, ring: bool = True) -> FloatLike:
+    """How much longer flash attention runs in ring-attention steps than over the whole sequence (module
+    docstring): (S / (S + K0)) / (L / (L + K0)), S = s / 2 and L = s / 2c the keys a query tile loops over,
+    K0 = ATTENTION_TILE_OVERHEAD_KEYS; 1 at c = 1 or with the all-gather variant (``ring`` False)."""
+    k0 = ATTENTION_TILE_OVERHEAD_KEYS
+    whole = s / 2
+    step = s / (2 * context)
+    slowdown = whole * (step + k0) / (step * (whole + k0))
+    return select(ring & (context > 1) if isinstance(context, np.ndarray) else ring and context > 1, slowdown, 1.0)
+
+
+def context_merge_bytes_per_token(
+    shape: KernelShape, context: IntLike, tensor: IntLike = 1, ring: bool = True
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) HBM bytes per token of the rank's chunk and layer that Transformer Engine's ring
+    attention adds to flash attention's own (module docstring): the forward merges each step's partial output
+    into the running one, 4 bytes an output element on the first step and 6 on each other, (4 + 6 (c - 1)) x
+    (a x d) / t; the backward adds each step's dQ into the running dQ and its dK and dV into the running K/V
+    gradients, (4 + 6 (c - 1)) x (a x d + 2 w_kv) / t; none at c = 1 or with the all-gather variant."""
+    per_element = BYTES_16BIT * 2 + (BYTES_16BIT * 3) * (context - 1)
+    forward = per_element * shape.attention_width / tensor
+    backward = per_element * (shape.attention_width + 2 * shape.kv_width) / tensor
+    merged = ring & (context > 1) if isinstance(context, np.ndarray) else ring and context > 1
+    return select(merged, forward, 0.0 * forward), select(merged, backward, 0.0 * backward)
+
+
 def attention_core_seconds(
-    eff: Efficiency, b: IntLike, s: IntLike, tensor: IntLike = 1, context: IntLike = 1
+    eff: Efficiency, b: IntLike, s: IntLike, tensor: IntLike = 1, context: IntLike = 1, ring: bool = True
 ) -> FloatLike:
     """The attention core's forward on one GPU for one layer and micro-batch: the two batched products of its
     b x s / c queries against all s keys, 4 x s x (a x d) / t FLOPs per query token (PaLM appendix B's 12 x s x
-    (a x d) is forward and backward), at flash attention's efficiency (or the GEMM ceiling unfused). Its
-    backward is twice this. A ring-attention step (service.time.mesh_traffic) is 1 / c of it: the queries against
-    one rank's K/V chunk. Needs the kernel shapes."""
+    (a x d) is forward and backward), at flash attention's efficiency (or the GEMM ceiling unfused), run in
+    ring-attention steps over ``context`` ranks (``ring``; ring_attention_slowdown) or against all-gathered keys.
+    Its backward is twice this. A ring-attention step (service.time.mesh_traffic) is 1 / c of it: the queries
+    against one rank's K/V chunk. Needs the kernel shapes."""
     shape = eff.kernels
     assert shape is not None, "the attention core needs the model's kernel shapes"
     device, cal = eff.device, eff.calibration
     tokens = b * s // context
     flops = 4.0 * s * shape.attention_width / tensor * tokens
     rate = cal.attention(device.generation) if shape.flash_attention else cal.ceiling(device.generation)  # unfused
-    return flops / (device.peak_flops_per_s * rate)
+    slowdown = ring_attention_slowdown(s, context, ring) if shape.flash_attention else 1.0
+    return flops / (device.peak_flops_per_s * rate) * slowdown
 
 
 def micro_batch_compute(
@@ -327,6 +376,7 @@ def micro_batch_compute(
     expert: IntLike = 1,
     expert_tensor: IntLike | None = None,
     sequence: IntLike = 1,
+    ring: bool = True,
 ) -> ComputeTime:
     """Forward and backward time of one micro-batch on one GPU: a pipeline stage's layers (all by
     default), matrices split over ``tensor`` ranks, the sequence over ``context`` ranks (each GPU's
@@ -334,7 +384,8 @@ def micro_batch_compute(
     routed experts run as grouped GEMMs over the ``expert`` group (routed_expert_seconds), split ``expert_tensor``
     ways (t unless given), with their routing and permutation as memory-bound work; where the model keeps dense
     layers beside its MoE layers a stage's layer costs their mean at the model's share of MoE layers.
-    ``sequence``: t with sequence parallelism (the norms and residual adds split along the sequence), else 1."""
+    ``sequence``: t with sequence parallelism (the norms and residual adds split along the sequence), else 1.
+    ``ring``: the context group runs ring attention (Transformer Engine's p2p ring), else Llama 3's all-gather."""
     device, cal = eff.device, eff.calibration
     ceiling = cal.ceiling(device.generation)
     tokens = b * s // context
@@ -345,7 +396,7 @@ def micro_batch_compute(
         again = third if recompute is Recompute.full else 0.0 * third
         return ComputeTime(third, total - third + again)
     layers = shape.layers if layers_per_stage is None else layers_per_stage
-    forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor, sequence)
+    forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor, sequence, ring)
     if shape.experts and 0 < shape.moe_layers < shape.layers:
         dense = replace(
             shape,
@@ -357,12 +408,14 @@ def micro_batch_compute(
             expert_ffn_hidden_size=0,
             moe_layers=0,
         )
-        dense_f, dense_b = _layer_seconds(replace(eff, kernels=dense), b, s, tensor, context, sequence=sequence)
+        dense_f, dense_b = _layer_seconds(
+            replace(eff, kernels=dense), b, s, tensor, context, sequence=sequence, ring=ring
+        )
         share = shape.moe_layers / shape.layers
         forward = share * forward + (1 - share) * dense_f
         backward = share * backward + (1 - share) * dense_b
     passes = cal.elementwise_passes
-    attention_s = attention_core_seconds(eff, b, s, tensor, context)
+    attention_s = attention_core_seconds(eff, b, s, tensor, context, ring)
     forward = layers * forward
     backward = layers * backward
     if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
@@ -388,6 +441,7 @@ def _layer_seconds(
     expert: IntLike = 1,
     expert_tensor: IntLike | None = None,
     sequence: IntLike = 1,
+    ring: bool = True,
 ) -> tuple[FloatLike, FloatLike]:
     """(forward, backward) of one layer of the kernel shape for one micro-batch on one GPU."""
     shape = eff.kernels
@@ -414,8 +468,11 @@ def _layer_seconds(
         forward, backward = forward + f, backward + bw
         routing_s = passes * routing * tokens / device.hbm_bytes_per_s
         forward, backward = forward + routing_s, backward + 2 * routing_s
-    attention_s = attention_core_seconds(eff, b, s, tensor, context)
+    attention_s = attention_core_seconds(eff, b, s, tensor, context, ring)
     memory_s = passes * elementwise_bytes_per_token(shape, s, tensor, sequence) * tokens / device.hbm_bytes_per_s
+    merge_f, merge_b = context_merge_bytes_per_token(shape, context, tensor, ring)  # counted exactly: no passes
+    forward = forward + merge_f * tokens / device.hbm_bytes_per_s
+    backward = backward + merge_b * tokens / device.hbm_bytes_per_s
     return forward + attention_s + memory_s, backward + 2 * attention_s + 2 * memory_s
 
 

@@ -40,10 +40,15 @@ def llama3_70b_step_core_s(s: int, c: int, t: int = 8, b: int = 1) -> float:
     """One ring step's attention core, written out: Llama 3 70B has 64 heads of 128 (a x d = 8192); the rank's
     b s / c queries against one chunk of s / c keys, 4 x (s / c) x (a x d) / t FLOPs per query token (PaLM
     appendix B's 12 x s x (a x d) per token is forward and backward), at Hopper's fitted flash-attention
-    efficiency."""
+    efficiency, slowed as a ring step's short key loop runs: a query tile costs about 240 keys of its loop beyond
+    its keys (pytorch/benchmark @ff65cb67, PR 2391: FlashAttention-3 at 430 TFLOP/s on 512-token sequences, 621
+    on 16K), and the fitted efficiency is a whole causal sequence's, s / 2 keys a tile, where a ring step's
+    tiles loop over s / 2c (Transformer Engine's load-balanced halves)."""
     queries = b * s // c
     flops = 4 * (s // c) * 8192 / t * queries
-    return flops / (H100_BF16_FLOPS * FITTED.attention("hopper"))
+    whole, step = s / 2, s / (2 * c)
+    slowdown = (whole / (whole + 240)) / (step / (step + 240))
+    return flops / (H100_BF16_FLOPS * FITTED.attention("hopper")) * slowdown
 
 
 def test_ring_exposure_is_each_transfer_beyond_its_step_core():
@@ -56,7 +61,8 @@ def test_ring_exposure_is_each_transfer_beyond_its_step_core():
 def test_a_c16_ring_across_nodes_at_8k_is_mostly_exposed(client):
     """The issue's case: Llama 3 70B on 512 H100 at 8K tokens with c 16 across two nodes. Before, the ring was
     hidden under the stage's whole forward and backward (3e-05 s counted); each step's 512 queries against
-    512 keys take a few microseconds, far less than a transfer, so nearly all of it is on the critical path."""
+    512 keys take a few microseconds (the short key loops of a ring step slow them about 1.8 times), well under a
+    transfer, so most of it is on the critical path."""
     answer = client.post("/v1/plan", json=body({"context": 16})).json()
     ring = context_records(answer)
     assert {r["overlaps_with"] for r in ring} == {"forward", "backward"}
@@ -69,7 +75,7 @@ def test_a_c16_ring_across_nodes_at_8k_is_mostly_exposed(client):
     expected = sum(r["count_per_step"] * max(0.0, r["seconds"] - core_s) for r in ring)
     exchange = sum(r["count_per_step"] * r["seconds"] for r in ring)
     assert answer["time"]["context_parallel_s"] == pytest.approx(expected, rel=1e-9)
-    assert answer["time"]["context_parallel_s"] > 0.7 * exchange
+    assert answer["time"]["context_parallel_s"] > 0.6 * exchange
     # each record says what hides it: one ring step's core, and its exposed seconds
     assert all(f"attention core of {core_s * 1e6:.3g} us" in r["arithmetic"] for r in ring)
     assert any("parallelism.context 16 spans nodes" in w for w in answer["warnings"])
