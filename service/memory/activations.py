@@ -304,18 +304,27 @@ def transformer_activation_components(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy = CrossEntropy.unfused,
+    *,
+    torch_native: bool = False,
 ) -> dict[str, IntLike]:
-    """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
+    """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains
+    (``torch_native``: as stage_activation_components)."""
     if type(b) is int and type(s) is int:  # one plan: a pure function of hashable values, asked twice per plan
-        return dict(_plan_components(b, s, shape, flash_attention, recompute, cross_entropy))
-    return _components(b, s, shape, flash_attention, recompute, cross_entropy)
+        return dict(_plan_components(b, s, shape, flash_attention, recompute, cross_entropy, torch_native))
+    return _components(b, s, shape, flash_attention, recompute, cross_entropy, torch_native)
 
 
 @lru_cache(maxsize=1024)
 def _plan_components(
-    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute, cross_entropy: CrossEntropy
+    b: int,
+    s: int,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy,
+    torch_native: bool = False,
 ) -> tuple[tuple[str, IntLike], ...]:
-    return tuple(_components(b, s, shape, flash_attention, recompute, cross_entropy).items())
+    return tuple(_components(b, s, shape, flash_attention, recompute, cross_entropy, torch_native).items())
 
 
 def _components(
@@ -325,9 +334,12 @@ def _components(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy,
+    torch_native: bool = False,
 ) -> dict[str, IntLike]:
     layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
-    return stage_activation_components(b, s, shape, flash_attention, recompute, layers, cross_entropy=cross_entropy)
+    return stage_activation_components(
+        b, s, shape, flash_attention, recompute, layers, cross_entropy=cross_entropy, torch_native=torch_native
+    )
 
 
 class Ratio(Protocol):
@@ -503,8 +515,13 @@ def transformer_activation_bytes(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy = CrossEntropy.unfused,
+    *,
+    torch_native: bool = False,
 ) -> IntLike:
     total: IntLike = 0
-    for value in transformer_activation_components(b, s, shape, flash_attention, recompute, cross_entropy).values():
+    parts = transformer_activation_components(
+        b, s, shape, flash_attention, recompute, cross_entropy, torch_native=torch_native
+    )
+    for value in parts.values():
         total = total + value
     return total
