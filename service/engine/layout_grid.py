@@ -62,6 +62,7 @@ from service.memory.activations import (
     StageLayers,
     TensorSplit,
     stage_activation_components,
+    stage_pipelining_bytes,
     transformer_shape,
 )
 from service.memory.offload import host_bytes_per_node
@@ -518,13 +519,20 @@ def evaluate_grid(
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
+            by_native: dict[bool, Any] = {}
             for native in sorted(set(natives)):
+                if native and False in by_native and RECOMPUTES[r] is not Recompute.full:
+                    # the conventions differ there by torch.distributed.pipelining's buffers alone
+                    by_native[True] = by_native[False] + stage_pipelining_bytes(b[rows], s, shape, layers, split)
+                    continue
                 components = stage_activation_components(
                     b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss, torch_native=native
                 )
                 total: Any = 0
                 for value in components.values():
                     total = total + value
+                by_native[native] = total
+            for native, total in by_native.items():
                 for i in [i for i, flag in enumerate(natives) if flag == native] if native_axis else [0]:
                     activations[:, rows, i, j, 0] = total
 

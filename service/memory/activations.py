@@ -464,10 +464,22 @@ def stage_activation_components(
         peak = LOSS_PEAK_SBV[cross_entropy] * vocab
         parts[LOSS_PEAK_WORDS[cross_entropy]] = _on(layers.last, _times(ceil_div(peak, split.tensor), last_flight))
     if torch_native and _pipelined(layers.micro_batches):
-        boundary = ceil_div(2 * sbh, sp_t)
-        logits = ceil_div(2 * vocab, split.tensor)
-        parts[PIPELINING_WORDS] = pipelining_buffer_bytes(layers, boundary, logits, first_flight, last_flight)
+        parts[PIPELINING_WORDS] = stage_pipelining_bytes(b, s, shape, layers, split)
     return parts
+
+
+def stage_pipelining_bytes(
+    b: IntLike, s: IntLike, shape: TransformerShape, layers: StageLayers, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """pipelining_buffer_bytes of a stage: the boundary tensor 2sbh (/ t with sequence parallelism, s / c) and the
+    logits 2sbV (/ t, vocabulary-parallel), each end chunk at its own micro-batches in flight."""
+    sp_t = split.tensor if split.sequence_parallel else 1
+    sb = (s // split.context) * b
+    boundary = ceil_div(2 * sb * shape.hidden_size, sp_t)
+    logits = ceil_div(2 * sb * shape.vocab_size, split.tensor)
+    first_flight = layers.in_flight if layers.first_in_flight is None else layers.first_in_flight
+    last_flight = layers.in_flight if layers.last_in_flight is None else layers.last_in_flight
+    return pipelining_buffer_bytes(layers, boundary, logits, first_flight, last_flight)
 
 
 def _pipelined(micro_batches: IntLike) -> bool:
