@@ -240,10 +240,12 @@ def _gated(shape: TransformerShape, moe: bool) -> bool:
 
 # torchtitan's Llama layer under DTensor tensor and sequence parallelism, as autograd saves it (torchtitan
 # torchtitan/models/llama/model.py and torchtitan/parallelisms/parallelize_llama.py @9dec370, the 405B benchmark's
-# commit): each norm's input stays sequence-sharded (SequenceParallel), its output is all-gathered to a replicated
+# commit): each norm's input stays sequence-sharded (SequenceParallel; a fused or compiled RMSNorm saves it and a
+# per-token scale, the eager composite one two fp32 copies instead), its output is all-gathered to a replicated
 # tensor that the projections save whole (PrepareModuleInput, Shard(1) -> Replicate()); the attention saves the
 # rotated queries, the keys and values repeated to every local head (repeat_kv) and the output for the
-# scaled-dot-product kernel; the MLP w2(silu(w1 x) * w3 x) saves w1 x, w3 x, silu(w1 x) and their product.
+# scaled-dot-product kernel (and a 4-byte log-sum-exp a head, left out); the MLP w2(silu(w1 x) * w3 x) saves w1 x,
+# w3 x, silu(w1 x) and their product. tests/sim/test_saved_activations.py counts what autograd saves of such a block.
 DTENSOR_NORM_INPUTS_SBH = 2 * 2  # two norms' 16-bit inputs
 DTENSOR_GATHERED_INPUTS_SBH = 2 * 2  # the attention's and the MLP's all-gathered inputs, whole on every rank
 DTENSOR_ATTENTION_SBH = 4 * 2  # queries, repeated keys and values, the attention output
