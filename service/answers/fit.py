@@ -88,7 +88,11 @@ def _arrangement_fit(
     p = scene.model.parameter_count
     replicated, sharded = bytes_per_weight_split(setup.precision, sharding, setup.offload)
     activations = activation_bytes(
-        setup.activations, setup.recompute, scene.training.micro_batch_size, scene.training.sequence_length
+        setup.activations,
+        setup.recompute,
+        scene.training.micro_batch_size,
+        scene.training.sequence_length,
+        torch_native=bool(setup.sharding.shard_parameters),
     )
     floor = int(floor_bytes(p, setup, activations, g))
     usable = scene.usable_bytes

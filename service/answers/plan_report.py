@@ -180,7 +180,15 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[
         }
     components = [
         {"name": name, "bytes": value, "arithmetic": words}
-        for name, value, words in component_words(b, s, shape, act.flash_attention, setup.recompute, act.cross_entropy)
+        for name, value, words in component_words(
+            b,
+            s,
+            shape,
+            act.flash_attention,
+            setup.recompute,
+            act.cross_entropy,
+            bool(setup.sharding.shard_parameters),  # as torchtitan runs it (service.engine.layout.torch_native)
+        )
     ]
     flash = "flash attention (no 5as/h term)" if act.flash_attention else "attention scores kept (5as/h term)"
     return {
@@ -200,9 +208,12 @@ def component_words(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy = CrossEntropy.unfused,
+    torch_native: bool = False,
 ) -> tuple[tuple[str, int, str], ...]:
     """(name, bytes, arithmetic) of each activation component of the transformer model."""
-    parts = transformer_activation_components(b, s, shape, flash_attention, recompute, cross_entropy)
+    parts = transformer_activation_components(
+        b, s, shape, flash_attention, recompute, cross_entropy, torch_native=torch_native
+    )
     symbols = f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, L={shape.layers}, V={shape.vocab_size}"
     if shape.latent_size:
         symbols += f", MoE latent l={shape.latent_size}"

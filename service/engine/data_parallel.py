@@ -156,13 +156,18 @@ class Evaluation:
     call_prices: list[CollectivePrice] = field(default_factory=list)
 
 
-def activation_bytes(setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike) -> IntLike:
+def activation_bytes(
+    setup: ActivationSetup, recompute: Recompute, b: IntLike, s: IntLike, *, torch_native: bool = False
+) -> IntLike:
+    """``torch_native``: parameters sharded, the model run as torchtitan runs it (layout.torch_native)."""
     if setup.model is ActivationModel.none or setup.shape is None:
         return 0 * b
     if setup.model is ActivationModel.fudge:
         shape = setup.shape
         return fudge_activation_bytes(b, s, shape.hidden_size, shape.layers, setup.bytes_per_value, setup.fudge)
-    return transformer_activation_bytes(b, s, setup.shape, setup.flash_attention, recompute, setup.cross_entropy)
+    return transformer_activation_bytes(
+        b, s, setup.shape, setup.flash_attention, recompute, setup.cross_entropy, torch_native=torch_native
+    )
 
 
 def working_set(parameter_count: int, setup: Setup) -> list[WorkingSetRow]:
@@ -192,7 +197,13 @@ def floor_bytes(
 
 def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
     """Bytes on each GPU: model states on the GPU, the working set and activations (what fit compares)."""
-    activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
+    activations = activation_bytes(
+        setup.activations,
+        setup.recompute,
+        inputs.micro_batch_size,
+        inputs.sequence_length,
+        torch_native=bool(setup.sharding.shard_parameters),
+    )
     model_state = model_state_bytes(
         inputs.parameter_count, inputs.world_size, setup.precision, setup.sharding, inputs.gpus_per_node, setup.offload
     )
@@ -212,7 +223,13 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     state_bytes |= {row.state: row.bytes for row in transient}
     working = sum(row.bytes for row in transient)
     model_state = states.gpu_bytes
-    activations = activation_bytes(setup.activations, setup.recompute, inputs.micro_batch_size, inputs.sequence_length)
+    activations = activation_bytes(
+        setup.activations,
+        setup.recompute,
+        inputs.micro_batch_size,
+        inputs.sequence_length,
+        torch_native=bool(setup.sharding.shard_parameters),
+    )
     per_gpu = model_state + working + activations
     host_per_gpu = states.host_bytes
 

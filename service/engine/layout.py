@@ -49,7 +49,7 @@ from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import stage_in_flight, stage_layer_indices, v_shaped
+from service.mesh.pipeline import end_chunk_in_flight, stage_in_flight, stage_layer_indices, v_shaped
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -192,6 +192,23 @@ def stage_parts(mesh: Mesh, share: StageShare) -> list[Part]:
     return parts
 
 
+def torch_native(setup: Setup) -> bool:
+    """Whether a stage runs as torchtitan runs it (service.memory.activations, ``torch_native``): parameters sharded,
+    the FSDP2 convention that the plan already takes for FSDP with pipelining (working_set.pipelined_rows);
+    Megatron-LM and DeepSpeed shard no more than the optimizer and gradients under tensor parallelism."""
+    return bool(setup.sharding.shard_parameters)
+
+
+def _end_flight(mesh: Mesh, share: StageShare, m: int, stage: int) -> Fraction:
+    """Micro-batches held of the end chunk of ``stage`` (the embedding's on stage 0, the output layer's on the
+    last: service.mesh.pipeline.end_chunk_in_flight); the stage's own count when it holds neither end."""
+    if share.stage != stage or v_shaped(mesh.schedule, mesh.pipeline):
+        return stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m, share.chunk_layers)
+    chunk = 0 if stage == 0 else mesh.virtual_stages - 1
+    numerator, denominator = end_chunk_in_flight(mesh.schedule, stage, mesh.pipeline, mesh.virtual_stages, m, chunk)
+    return Fraction(int(numerator), int(denominator))
+
+
 def _stage(
     arch: Architecture,
     mesh: Mesh,
@@ -216,11 +233,29 @@ def _stage(
     flight = stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m, share.chunk_layers)
     activations: dict[str, int] = {}
     if counted:
-        layers = StageLayers(share.layers - share.moe_layers, share.moe_layers, share.first, share.last, flight)
+        layers = StageLayers(
+            share.layers - share.moe_layers,
+            share.moe_layers,
+            share.first,
+            share.last,
+            flight,
+            first_in_flight=_end_flight(mesh, share, m, 0),
+            last_in_flight=_end_flight(mesh, share, m, mesh.pipeline - 1),
+            micro_batches=m if pipelined else 0,
+            chunks=max(1, len(share.chunk_layers)),
+        )
         split = TensorSplit(mesh.tensor, mesh.sequence_parallel, mesh.context)
         act = setup.activations
         components = stage_activation_components(
-            b, s, transformer_shape(arch), act.flash_attention, setup.recompute, layers, split, act.cross_entropy
+            b,
+            s,
+            transformer_shape(arch),
+            act.flash_attention,
+            setup.recompute,
+            layers,
+            split,
+            act.cross_entropy,
+            torch_native=torch_native(setup),
         )
         activations = {name: int(value) for name, value in components.items()}
     working_bytes = sum(row.bytes for row in working)

@@ -40,6 +40,7 @@ from service.engine.layout import (
     layout_units,
     ring_step_core_s,
     slowest_stage,
+    torch_native,
 )
 from service.engine.step import (
     Part,
@@ -62,13 +63,14 @@ from service.memory.activations import (
     StageLayers,
     TensorSplit,
     stage_activation_components,
+    stage_pipelining_bytes,
     transformer_shape,
 )
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import CHUNKED, Group, Mesh
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
-from service.mesh.pipeline import chunk_in_flight, in_flight_ratio, lighter_ends_layers
+from service.mesh.pipeline import chunk_in_flight, end_chunk_in_flight, in_flight_ratio, lighter_ends_layers
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
@@ -562,8 +564,11 @@ def evaluate_grid(
             cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
     state, host, cpu = state_u[:, spread], host_u[:, spread], cpu_u[:, spread]
 
-    # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1).
-    activations = np.zeros((k_count, count, 1, sizes[1], 1), dtype=np.int64)
+    # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1),
+    # or per arrangement where some run as torchtitan does and some not (service.engine.layout.torch_native).
+    natives = [torch_native(case.setup(a)) for a in arrangements]
+    native_axis = len(set(natives)) > 1
+    activations = np.zeros((k_count, count, sizes[0] if native_axis else 1, sizes[1], 1), dtype=np.int64)
     shape = transformer_shape(arch)
     flash = case.scene.activations.flash_attention
     loss = case.scene.activations.cross_entropy
@@ -580,20 +585,41 @@ def evaluate_grid(
                     weighted = weighted + chunk_in_flight(stage_k[:, rows], p[rows], v[rows], m[rows], j) * size
                 numerator = np.where(uneven, weighted, numerator)
                 denominator = np.where(uneven, layers_k[:, rows], denominator)
+        # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
+        ends = [
+            end_chunk_in_flight(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows], chunk)
+            for chunk in (0 * v[rows], v[rows] - 1)
+        ]
+        v_shape = SCHEDULES[sched] is PipelineSchedule.zero_bubble_v
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],
             first_k[:, rows],
             last_k[:, rows],
             ArrayRatio(numerator, denominator),
+            first_in_flight=ArrayRatio(*ends[0]),
+            last_in_flight=ArrayRatio(*ends[1]),
+            micro_batches=np.where(p[rows] > 1, m[rows], 0),
+            chunks=np.where(v_shape & (p[rows] > 1), 2, v[rows]),
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
-            components = stage_activation_components(b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss)
-            total: Any = 0
-            for value in components.values():
-                total = total + value
-            activations[:, rows, 0, j, 0] = total
+            by_native: dict[bool, Any] = {}
+            for native in sorted(set(natives)):
+                if native and False in by_native and RECOMPUTES[r] is not Recompute.full:
+                    # the conventions differ there by torch.distributed.pipelining's buffers alone
+                    by_native[True] = by_native[False] + stage_pipelining_bytes(b[rows], s, shape, layers, split)
+                    continue
+                components = stage_activation_components(
+                    b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss, torch_native=native
+                )
+                total: Any = 0
+                for value in components.values():
+                    total = total + value
+                by_native[native] = total
+            for native, total in by_native.items():
+                for i in [i for i, flag in enumerate(natives) if flag == native] if native_axis else [0]:
+                    activations[:, rows, i, j, 0] = total
 
     per_gpu = np.where(valid[:, :, None, None, None], state + working + activations, -1)
     busiest = np.argmax(per_gpu, axis=0)[None]  # (1, shapes, arrangements, recomputes, offloads)

@@ -39,7 +39,7 @@ tensor rank, so these stay whole too unless sequence parallelism splits the toke
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -51,7 +51,7 @@ from service.inputs.architecture import (
     routed_expert_width,
     shared_expert_width,
 )
-from service.numeric import FloatLike, IntLike, ceil_div, select
+from service.numeric import FloatLike, IntLike, ceil_div, maximum, select
 
 
 def fudge_activation_bytes(
@@ -85,6 +85,8 @@ class TransformerShape:
     # Korthikanti's multi-head attention, 3h and 8h. Multi-head latent attention sets its own (mla_attention_bytes).
     attention_whole_bytes: int = 0
     attention_split_bytes: int = 0
+    ffn_hidden_size: int = 0  # the dense MLP's inner width f; 0: Korthikanti's 4h
+    gated_mlp: bool = False  # the dense MLP is gated (SwiGLU, GeGLU): three matrices
 
 
 def mla_attention_bytes(h: int, a: int, mla: Mla) -> tuple[int, int]:
@@ -105,6 +107,7 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
     """The activation model's view of an architecture: its MoE layers count by the experts a token uses."""
     moe, h = arch.moe, arch.hidden_size
     whole, split = mla_attention_bytes(h, arch.attention_heads, arch.mla) if arch.mla is not None else (0, 0)
+    gated = arch.mlp is not MlpKind.gelu
     if moe is None:
         return TransformerShape(
             arch.layers,
@@ -113,6 +116,8 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
             arch.vocab_size,
             attention_whole_bytes=whole,
             attention_split_bytes=split,
+            ffn_hidden_size=arch.ffn_hidden_size,
+            gated_mlp=gated,
         )
     return TransformerShape(
         arch.layers,
@@ -123,9 +128,11 @@ def transformer_shape(arch: Architecture) -> TransformerShape:
         moe.top_k * routed_expert_width(arch) + moe.shared_experts * h,
         moe.top_k * moe.expert_ffn_hidden_size + moe.shared_experts * shared_expert_width(moe),
         moe.latent_size or 0,
-        gated_experts=arch.mlp is not MlpKind.gelu,
+        gated_experts=gated,
         attention_whole_bytes=whole,
         attention_split_bytes=split,
+        ffn_hidden_size=arch.ffn_hidden_size,
+        gated_mlp=gated,
     )
 
 
@@ -155,6 +162,12 @@ PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its wid
 # The loss's peak per token and vocabulary entry (module docstring): bf16 logits + fp32 log-softmax + fp32 gradient,
 # or bf16 logits + one fp32 buffer that is the softmax and then, in place, the gradient.
 LOSS_PEAK_SBV: dict[CrossEntropy, int] = {CrossEntropy.unfused: 2 + 4 + 4, CrossEntropy.fused: 2 + 4}
+WORKING_WORDS: dict[bool, str] = {
+    False: "one layer's working set while recomputed",
+    True: "one layer's working set while recomputed, as DTensor keeps it (all-gathered inputs whole)",
+}
+GRADIENT_WORDS = "the recomputed layer's activation gradients at its widest (2sbh + 2sbf/t, or 4sbh)"
+PIPELINING_WORDS = "torch.distributed.pipelining buffers (receive buffers per micro-batch, held outputs)"
 LOSS_PEAK_WORDS: dict[CrossEntropy, str] = {
     CrossEntropy.unfused: "loss peak: bf16 logits, fp32 log-softmax and its fp32 gradient (10sbV)",
     CrossEntropy.fused: "loss peak: bf16 logits and one fp32 softmax, its gradient written in place (6sbV)",
@@ -214,6 +227,73 @@ def moe_layer_bytes(
     return _divided(replicated, divided + _scores(s, b, shape, keep_scores, split), split)
 
 
+def _ffn_width(shape: TransformerShape, moe: bool) -> int:
+    """The inner width f of a layer's MLP: the experts' a token passes summed in a mixture-of-experts layer."""
+    if moe:
+        return shape.expert_inner_width
+    return shape.ffn_hidden_size or 4 * shape.hidden_size
+
+
+def _gated(shape: TransformerShape, moe: bool) -> bool:
+    return shape.gated_experts if moe else shape.gated_mlp
+
+
+# torchtitan's Llama layer under DTensor tensor and sequence parallelism, as autograd saves it (torchtitan
+# torchtitan/models/llama/model.py and torchtitan/parallelisms/parallelize_llama.py @9dec370, the 405B benchmark's
+# commit): each norm's input stays sequence-sharded (SequenceParallel; a fused or compiled RMSNorm saves it and a
+# per-token scale, the eager composite one two fp32 copies instead), its output is all-gathered to a replicated
+# tensor that the projections save whole (PrepareModuleInput, Shard(1) -> Replicate()); the attention saves the
+# rotated queries, the keys and values repeated to every local head (repeat_kv) and the output for the
+# scaled-dot-product kernel (and a 4-byte log-sum-exp a head, left out); the MLP w2(silu(w1 x) * w3 x) saves w1 x,
+# w3 x, silu(w1 x) and their product. tests/sim/test_saved_activations.py counts what autograd saves of such a block.
+DTENSOR_NORM_INPUTS_SBH = 2 * 2  # two norms' 16-bit inputs
+DTENSOR_GATHERED_INPUTS_SBH = 2 * 2  # the attention's and the MLP's all-gathered inputs, whole on every rank
+DTENSOR_ATTENTION_SBH = 4 * 2  # queries, repeated keys and values, the attention output
+DTENSOR_GATED_SBF = 4 * 2  # w1 x, w3 x, silu(w1 x) and the product; without a gate fc1's output and GELU's: 2 x 2
+DTENSOR_PLAIN_SBF = 2 * 2
+
+
+def dtensor_layer_bytes(
+    s: IntLike, b: IntLike, shape: TransformerShape, keep_scores: bool, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """One dense layer's activations as torchtitan keeps them under DTensor tensor and sequence parallelism
+    (DTENSOR_* above): sbh(4/t' + 4 + 8/t) + sbf(8 or 4)/t, t' = t with sequence parallelism (else 1), plus the
+    scores without flash attention (5as^2b/t, Korthikanti). Beside Korthikanti's sbh(34/t) with sequence
+    parallelism the two all-gathered inputs stay whole (Megatron-LM saves them sharded and gathers them again in
+    the backward), the keys and values are repeated to every head, the MLP is of its real width and gate, and
+    torchtitan's Llama has no dropout masks. Multi-head latent attention: Korthikanti's count at its widths."""
+    if shape.attention_whole_bytes or shape.attention_split_bytes:
+        return dense_layer_bytes(s, b, shape, keep_scores, split)
+    t = split.tensor
+    sp_t = t if split.sequence_parallel else 1
+    sb = (s // split.context) * b
+    sbh = sb * shape.hidden_size
+    inner: Any = (DTENSOR_GATED_SBF if shape.gated_mlp else DTENSOR_PLAIN_SBF) * sb * _ffn_width(shape, False)
+    divided: Any = DTENSOR_ATTENTION_SBH * sbh + inner + _scores(s, b, shape, keep_scores, split)
+    kept: Any = ceil_div(DTENSOR_NORM_INPUTS_SBH * sbh, sp_t) + DTENSOR_GATHERED_INPUTS_SBH * sbh
+    total: IntLike = kept + ceil_div(divided, t)
+    return total
+
+
+def backward_gradient_bytes(
+    s: IntLike, b: IntLike, shape: TransformerShape, moe: bool, split: TensorSplit = ONE_GPU, *, separate_gate: bool
+) -> IntLike:
+    """The activation gradients one layer's backward holds at its widest, beyond the tensors it has released by
+    then (16-bit; Korthikanti et al. 2022 count none). The MLP is the widest part: its output's gradient arrives
+    all-gathered, whole on every tensor rank (the backward of the row-parallel projection's reduce-scatter under
+    sequence parallelism; whole anyway without it), and the second matrix's backward writes its input's gradient,
+    f/t wide, while that input is still saved: 2sbh + 2sbf/t. With the gate and up projections as two matrices
+    (torchtitan's w1 and w3; ``separate_gate``) the MLP input's gradient is written twice, whole, before autograd
+    sums the two (torch/csrc/autograd/input_buffer.cpp accumulates into the first), while SwiGLU's product and
+    SiLU output are released and the two f-wide gradients take their place: 2 x 2sbh net. Megatron-LM's
+    linear_fc1 is one fused matrix of width 2f (megatron/core/transformer/mlp.py @d98e8a64): one gradient."""
+    sb = (s // split.context) * b
+    h = shape.hidden_size
+    second_matrix: Any = 2 * sb * h + ceil_div(2 * sb * _ffn_width(shape, moe), split.tensor)
+    two_inputs = 2 * 2 * sb * h if separate_gate and _gated(shape, moe) else 0 * sb
+    return maximum(second_matrix, two_inputs)
+
+
 def layer_working_set_bytes(s: IntLike, b: IntLike, shape: TransformerShape, flash_attention: bool) -> IntLike:
     """Korthikanti table 2, no recomputation: 34sbh + 5as^2b (flash attention: 34sbh)."""
     return dense_layer_bytes(s, b, shape, not flash_attention)
@@ -226,18 +306,27 @@ def transformer_activation_components(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy = CrossEntropy.unfused,
+    *,
+    torch_native: bool = False,
 ) -> dict[str, IntLike]:
-    """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains."""
+    """Bytes of each component on one GPU holding the whole model, keyed by a name the plan explains
+    (``torch_native``: as stage_activation_components)."""
     if type(b) is int and type(s) is int:  # one plan: a pure function of hashable values, asked twice per plan
-        return dict(_plan_components(b, s, shape, flash_attention, recompute, cross_entropy))
-    return _components(b, s, shape, flash_attention, recompute, cross_entropy)
+        return dict(_plan_components(b, s, shape, flash_attention, recompute, cross_entropy, torch_native))
+    return _components(b, s, shape, flash_attention, recompute, cross_entropy, torch_native)
 
 
 @lru_cache(maxsize=1024)
 def _plan_components(
-    b: int, s: int, shape: TransformerShape, flash_attention: bool, recompute: Recompute, cross_entropy: CrossEntropy
+    b: int,
+    s: int,
+    shape: TransformerShape,
+    flash_attention: bool,
+    recompute: Recompute,
+    cross_entropy: CrossEntropy,
+    torch_native: bool = False,
 ) -> tuple[tuple[str, IntLike], ...]:
-    return tuple(_components(b, s, shape, flash_attention, recompute, cross_entropy).items())
+    return tuple(_components(b, s, shape, flash_attention, recompute, cross_entropy, torch_native).items())
 
 
 def _components(
@@ -247,9 +336,12 @@ def _components(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy,
+    torch_native: bool = False,
 ) -> dict[str, IntLike]:
     layers = StageLayers(shape.layers - shape.moe_layers, shape.moe_layers, first=True, last=True)
-    return stage_activation_components(b, s, shape, flash_attention, recompute, layers, cross_entropy=cross_entropy)
+    return stage_activation_components(
+        b, s, shape, flash_attention, recompute, layers, cross_entropy=cross_entropy, torch_native=torch_native
+    )
 
 
 class Ratio(Protocol):
@@ -279,6 +371,14 @@ class StageLayers:
     first: FloatLike
     last: FloatLike
     in_flight: Ratio = Fraction(1)  # micro-batches of these layers held at the peak
+    # Micro-batches held of the model chunk with the input embedding and of the one with the output layer (an
+    # interleaved stage's chunks hold different counts: service.mesh.pipeline.chunk_in_flight); None: in_flight.
+    first_in_flight: Ratio | None = None
+    last_in_flight: Ratio | None = None
+    # The m micro-batches of a pipelined step and the model chunks the stage runs, for the buffers
+    # torch.distributed.pipelining keeps per micro-batch (pipelining_buffer_bytes); 0 micro-batches: no pipeline.
+    micro_batches: IntLike = 0
+    chunks: IntLike = 1
 
 
 def _times(value: IntLike, factor: Ratio) -> IntLike:
@@ -305,13 +405,27 @@ def stage_activation_components(
     layers: StageLayers,
     split: TensorSplit = ONE_GPU,
     cross_entropy: CrossEntropy = CrossEntropy.unfused,
+    *,
+    torch_native: bool = False,
 ) -> dict[str, IntLike]:
     """Activation bytes of one GPU of a stage, per component, with its micro-batches in flight.
 
     Beside the layers (Korthikanti et al. 2022, section 4.3): the first stage keeps the embedding
     output's dropout mask (sbh), the last the inputs of the final norm and output projection (4sbh)
     and the loss's peak over the logits (10sbV or 6sbV as the loss runs, module docstring;
-    vocabulary-parallel: / t); with sequence parallelism the sbh terms are divided by t as well.
+    vocabulary-parallel: / t); with sequence parallelism the sbh terms are divided by t as well. Each is held for
+    the micro-batches of its own model chunk (``first_in_flight``, ``last_in_flight``): on an interleaved stage the
+    output layer's chunk runs each micro-batch's backward right after its forward.
+
+    Under full recomputation one layer's activations are recomputed at a time (torch.utils.checkpoint, non-reentrant:
+    the block's first saved tensor unpacked in the backward re-runs its whole forward; Megatron-LM's
+    tensor_parallel.checkpoint likewise), so beside the layer inputs a stage holds that layer's working set
+    (Korthikanti's layer, or dtensor_layer_bytes as torchtitan keeps it) and the gradients its backward writes
+    (backward_gradient_bytes, a row of its own: Megatron-LM's theoretical_memory_usage.py counts none).
+
+    ``torch_native``: the stage runs as torchtitan runs it (FSDP2 on DTensor tensor parallelism, pipelined by
+    torch.distributed.pipelining): its recomputed layer as dtensor_layer_bytes, and, pipelined, the buffers
+    pipelining_buffer_bytes counts.
     """
     h, flight = shape.hidden_size, layers.in_flight
     sbh = (s // split.context) * b * h
@@ -322,29 +436,90 @@ def stage_activation_components(
     per_micro_batch = layers.dense * dense + layers.moe * moe
     parts: dict[str, IntLike]
     if recompute is Recompute.full:
-        working = select(
+        dense_working = (dtensor_layer_bytes if torch_native else dense_layer_bytes)(
+            s, b, shape, not flash_attention, split
+        )
+        working = select(layers.moe > 0, moe_layer_bytes(s, b, shape, not flash_attention, split), dense_working)
+        gradients = select(
             layers.moe > 0,
-            moe_layer_bytes(s, b, shape, not flash_attention, split),
-            dense_layer_bytes(s, b, shape, not flash_attention, split),
+            backward_gradient_bytes(s, b, shape, True, split, separate_gate=torch_native),
+            backward_gradient_bytes(s, b, shape, False, split, separate_gate=torch_native),
         )
         parts = {
             "layer inputs (2sbh per layer)": _times((layers.dense + layers.moe) * ceil_div(2 * sbh, sp_t), flight),
-            "one layer's working set while recomputed": working,
+            WORKING_WORDS[torch_native]: working,
+            GRADIENT_WORDS: gradients,
         }
     elif recompute is Recompute.selective:
         parts = {"layers (34sbh per layer; attention core recomputed)": _times(per_micro_batch, flight)}
     else:
         parts = {"layers": _times(per_micro_batch, flight)}
+    first_flight = flight if layers.first_in_flight is None else layers.first_in_flight
+    last_flight = flight if layers.last_in_flight is None else layers.last_in_flight
     if _held(layers.first):
-        parts["embedding output dropout mask (sbh)"] = _on(layers.first, _times(ceil_div(sbh, sp_t), flight))
+        parts["embedding output dropout mask (sbh)"] = _on(layers.first, _times(ceil_div(sbh, sp_t), first_flight))
+    vocab = (s // split.context) * b * shape.vocab_size
     if _held(layers.last):
         parts["output layer: final layer norm and projection inputs (4sbh)"] = _on(
-            layers.last, _times(ceil_div(4 * sbh, sp_t), flight)
+            layers.last, _times(ceil_div(4 * sbh, sp_t), last_flight)
         )
-        vocab = (s // split.context) * b * shape.vocab_size
         peak = LOSS_PEAK_SBV[cross_entropy] * vocab
-        parts[LOSS_PEAK_WORDS[cross_entropy]] = _on(layers.last, _times(ceil_div(peak, split.tensor), flight))
+        parts[LOSS_PEAK_WORDS[cross_entropy]] = _on(layers.last, _times(ceil_div(peak, split.tensor), last_flight))
+    if torch_native and _pipelined(layers.micro_batches):
+        parts[PIPELINING_WORDS] = stage_pipelining_bytes(b, s, shape, layers, split)
     return parts
+
+
+def stage_pipelining_bytes(
+    b: IntLike, s: IntLike, shape: TransformerShape, layers: StageLayers, split: TensorSplit = ONE_GPU
+) -> IntLike:
+    """pipelining_buffer_bytes of a stage: the boundary tensor 2sbh (/ t with sequence parallelism, s / c) and the
+    logits 2sbV (/ t, vocabulary-parallel), each end chunk at its own micro-batches in flight."""
+    sp_t = split.tensor if split.sequence_parallel else 1
+    sb = (s // split.context) * b
+    boundary = ceil_div(2 * sb * shape.hidden_size, sp_t)
+    logits = ceil_div(2 * sb * shape.vocab_size, split.tensor)
+    first_flight = layers.in_flight if layers.first_in_flight is None else layers.first_in_flight
+    last_flight = layers.in_flight if layers.last_in_flight is None else layers.last_in_flight
+    return pipelining_buffer_bytes(layers, boundary, logits, first_flight, last_flight)
+
+
+def _pipelined(micro_batches: IntLike) -> bool:
+    return isinstance(micro_batches, np.ndarray) or bool(micro_batches)
+
+
+def pipelining_buffer_bytes(
+    layers: StageLayers, boundary: IntLike, logits: IntLike, first_flight: Ratio, last_flight: Ratio
+) -> IntLike:
+    """What torch.distributed.pipelining keeps beside the layers' activations on a stage of m micro-batches
+    (torch/distributed/pipelining/stage.py @0138610331c9; a stage is one model chunk, a rank runs ``chunks`` of
+    them), each ``boundary`` bytes, the tensor between two chunks (2sbh, / t with sequence parallelism):
+    - a receive buffer for every micro-batch's input on every chunk but the model's first
+      (PipelineStage._prepare_forward_infra) and for every micro-batch's output gradient on every chunk but the
+      last (_prepare_backward_infra), allocated at the first step and kept: m x (2 chunks - first - last);
+    - each micro-batch's output held in fwd_cache from its forward to its backward (forward_one_chunk; no
+      deallocation of the sent output, as Megatron-LM's deallocate_output_tensor does). On a chunk that receives
+      its input the held output takes the place of the input buffer the layer inputs already count (the buffer is
+      the first layer's input), so only the first chunk's outputs add: its micro-batches in flight x boundary;
+      and the last chunk's input buffers in flight are its first layer's inputs, counted once;
+    - on the last chunk every micro-batch's output, the ``logits`` (2sbV, / t vocabulary-parallel: torchtitan's
+      loss parallel), appended to output_chunks and kept until the next step's clear_runtime_states: m - 1 beside
+      the one the loss peak counts.
+    Ints for one stage, arrays for many (the flags as bool arrays)."""
+    m: Any = layers.micro_batches
+    first, last = layers.first, layers.last
+    buffers = m * boundary * (2 * layers.chunks - _if(first, 1) - _if(last, 1))
+    first_outputs = _if(first, _times(boundary, first_flight))
+    last_inputs = _if(last, _times(boundary, last_flight))
+    outputs = _if(last, maximum(m - 1, 0) * logits)
+    return _if(m > 0, buffers + first_outputs - last_inputs + outputs)
+
+
+def _if(flag: FloatLike, value: IntLike) -> IntLike:
+    """``value`` where ``flag`` holds, else 0: element-wise for arrays."""
+    if isinstance(flag, np.ndarray):
+        return np.where(flag, value, 0)
+    return value if flag else 0 * value
 
 
 def transformer_activation_bytes(
@@ -354,8 +529,13 @@ def transformer_activation_bytes(
     flash_attention: bool,
     recompute: Recompute,
     cross_entropy: CrossEntropy = CrossEntropy.unfused,
+    *,
+    torch_native: bool = False,
 ) -> IntLike:
     total: IntLike = 0
-    for value in transformer_activation_components(b, s, shape, flash_attention, recompute, cross_entropy).values():
+    parts = transformer_activation_components(
+        b, s, shape, flash_attention, recompute, cross_entropy, torch_native=torch_native
+    )
+    for value in parts.values():
         total = total + value
     return total

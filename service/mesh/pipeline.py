@@ -203,7 +203,7 @@ def in_flight(
 
 
 def chunk_in_flight(
-    stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike, chunk: int
+    stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike, chunk: IntLike
 ) -> IntLike:
     """Micro-batches of chunk ``chunk`` (0..v-1) a stage holds at the peak of the interleaved schedule: of its
     W = min((p - i - 1) x 2 + (v - 1) x p + 1, m v) warm-up forwards, Megatron-Core runs them in groups of p
@@ -233,6 +233,27 @@ def stage_in_flight(
         return in_flight(schedule, stage, pipeline, v, micro_batches)
     held = sum(int(chunk_in_flight(stage, pipeline, v, micro_batches, j)) * size for j, size in enumerate(chunk_sizes))
     return Fraction(held, sum(chunk_sizes))
+
+
+def end_chunk_in_flight(
+    schedule: PipelineSchedule,
+    stage: IntLike,
+    pipeline: IntLike,
+    virtual_stages: IntLike,
+    micro_batches: IntLike,
+    chunk: IntLike,
+) -> tuple[IntLike, IntLike]:
+    """(numerator, denominator) of the micro-batches held of model chunk ``chunk`` of stage ``stage``: what the
+    input embedding's chunk (chunk 0 of stage 0) and the output layer's (chunk v - 1 of stage p - 1) hold. On an
+    interleaved stage (interleaved, or ZB-H1 over v chunks) that chunk's own count (chunk_in_flight: the output
+    layer's chunk on the last stage runs each micro-batch's backward right after its forward, 1; the embedding's
+    holds 2p - 1 once m >= 2p), else the stage's (in_flight_ratio). Ints, or arrays for many layouts."""
+    numerator, denominator = in_flight_ratio(schedule, stage, pipeline, virtual_stages, micro_batches)
+    if schedule not in (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1):
+        return numerator, denominator
+    own = chunk_in_flight(stage, pipeline, virtual_stages, micro_batches, chunk)
+    chunked = virtual_stages > 1
+    return select(chunked, own, numerator), select(chunked, 1 + 0 * own, denominator)
 
 
 def bubble_ratio(
