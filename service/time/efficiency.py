@@ -33,7 +33,16 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   ``sort_chunks_by_idxs`` by local expert after it when a rank holds more than one, and their
   inverses, ``unpermute`` weighting the copies by their probabilities) is memory-bound: per routed
   token it reads h and writes top_k x h, the local sort reads and writes the rank's copies, the
-  combine the reverse; backward twice the forward's bytes.
+  combine the reverse; backward twice the forward's bytes. With DeepEP's dispatcher (levers.
+  moe_token_dispatcher deepep: Megatron-Core's flex dispatcher, token_dispatcher.py _DeepepManager, as
+  NeMo Automodel carries it at nemo_automodel/components/moe/megatron/token_dispatcher.py @e4581201) the
+  dispatch kernel itself reads each token and writes one row per destination rank, r = e (1 -
+  C(E - E/e, k) / C(E, k)) of them for k of E experts routed uniformly over e ranks, and the
+  permutation that follows reads those rows and writes the top_k copies (the combine the reverse):
+  2 (r + top_k) h per token, no sort by local expert. The permutation's counted bytes are its kernels'
+  own traffic when fused (levers.moe_permute_fusion: Transformer Engine's moe_permute/moe_unpermute,
+  one gather or scatter pass); unfused PyTorch (index_select, scatter_add, the probabilities'
+  product) runs them at the memory-bound work's passes.
 - **FP8** (levers.fp8: Transformer Engine's per-tensor delayed or current scaling, torchao's
   tensorwise float8): the layers' GEMMs (the routed experts' included) run at the card's dense FP8
   peak, at the same fitted ceiling (no FP8 run in the corpus calibrates one of its own); attention,
@@ -65,7 +74,7 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import GpuGeneration, Recompute
+from models.enums import GpuGeneration, MoeTokenDispatcher, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
@@ -159,6 +168,8 @@ class Efficiency:
     kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
     calibration: Calibration = FITTED
     fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
+    permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
 
     @property
     def gemm_device(self) -> Device:
@@ -244,23 +255,63 @@ def routed_expert_seconds(
     return local * (up_f + down_f), local * (up_b + down_b)
 
 
-def routing_bytes_per_token(
-    shape: KernelShape, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+def destination_ranks_per_token(experts: int, top_k: int, expert: IntLike) -> FloatLike:
+    """Ranks of the expert group a token's top_k experts land on, in expectation under uniform routing: e (1 -
+    C(E - E/e, k) / C(E, k)), the chance a rank holds none of the k being the product over i < k of (E - E/e - i) /
+    (E - i); DeepEP's dispatch sends a token once to each such rank (get_dispatch_layout's is_token_in_rank)."""
+    local = experts / np.asarray(expert, dtype=float)
+    missed = np.ones_like(local)
+    for i in range(top_k):
+        missed = missed * np.maximum(experts - local - i, 0.0) / (experts - i)
+    ranks = np.asarray(expert, dtype=float) * (1.0 - missed)
+    return ranks if isinstance(expert, np.ndarray) else float(ranks)
+
+
+def router_score_bytes_per_token(shape: KernelShape, tensor: IntLike = 1) -> FloatLike:
+    """Forward bytes of one layer's router scores per token of the micro-batch on the rank: fp32 scores written,
+    read by the softmax or sigmoid and top-k, probabilities written (3 x 4 x experts), over the t ranks that
+    each route 1 / t of the tokens."""
+    return 3 * 4 * shape.experts / tensor
+
+
+def permutation_bytes_per_token(
+    shape: KernelShape,
+    tensor: IntLike = 1,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall,
 ) -> FloatLike:
-    """Forward bytes of one layer's routing and permutation per token of the micro-batch on the rank (each rank
-    routes 1 / t of them): fp32 router scores written, read by the softmax or sigmoid and top-k and probabilities
-    written (3 x 4 x experts); the permutation reads the token (w, the routed width) and writes top_k copies, the
-    combine reads them and writes the token (2 x (w + top_k w)); with more than one local expert the copies the
-    rank computes (ETP x top_k per routed token) are sorted by expert and back, each read and written
-    (2 x 2 x ETP top_k w); 16-bit values."""
+    """Forward bytes of one layer's permutation and its inverse per token of the micro-batch on the rank, 16-bit
+    values of the routed width w (module docstring). alltoall: the permutation reads the token and writes top_k
+    copies, the combine's unpermute reads them and writes the token (2 x (w + top_k w)); with more than one local
+    expert the copies the rank computes (ETP x top_k per routed token) are sorted by expert and back, each read and
+    written (2 x 2 x ETP top_k w). deepep: the r rows DeepEP's dispatch wrote (destination_ranks_per_token) read and
+    the top_k copies written, and the reverse (2 x ETP (r + top_k) w)."""
     etp = tensor if expert_tensor is None else expert_tensor
     width = shape.latent_size or shape.hidden_size
     k = shape.top_k
-    scores = 3 * 4 * shape.experts
+    if dispatcher is MoeTokenDispatcher.deepep:
+        rows = destination_ranks_per_token(shape.experts, k, expert)
+        return BYTES_16BIT * 2 * etp * (rows + k) * width / tensor
     permute = BYTES_16BIT * 2 * (width + k * width)
     sort = BYTES_16BIT * 2 * 2 * etp * k * width
     local_sort = select(ceil_div(shape.experts, expert) > 1, sort, 0 * sort)
-    return (scores + permute + local_sort) / tensor
+    return (permute + local_sort) / tensor
+
+
+def routing_bytes_per_token(
+    shape: KernelShape,
+    tensor: IntLike = 1,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall,
+) -> FloatLike:
+    """Forward bytes of one layer's routing and permutation per token of the micro-batch on the rank (each rank
+    routes 1 / t of them): the router's scores (router_score_bytes_per_token) and the permutation
+    (permutation_bytes_per_token)."""
+    return router_score_bytes_per_token(shape, tensor) + permutation_bytes_per_token(
+        shape, tensor, expert, expert_tensor, dispatcher
+    )
 
 
 def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1, sequence: IntLike = 1) -> FloatLike:
@@ -410,9 +461,11 @@ def _layer_seconds(
     passes = cal.elementwise_passes
     if shape.experts:
         f, bw = routed_expert_seconds(eff, tokens, tensor, expert, expert_tensor)
-        routing = routing_bytes_per_token(shape, tensor, expert, expert_tensor)
+        scores = router_score_bytes_per_token(shape, tensor)
+        permutation = permutation_bytes_per_token(shape, tensor, expert, expert_tensor, eff.dispatcher)
         forward, backward = forward + f, backward + bw
-        routing_s = passes * routing * tokens / device.hbm_bytes_per_s
+        permute_passes = 1.0 if eff.permute_fusion else passes  # fused: the kernels' own traffic (module docstring)
+        routing_s = (passes * scores + permute_passes * permutation) * tokens / device.hbm_bytes_per_s
         forward, backward = forward + routing_s, backward + 2 * routing_s
     attention_s = attention_core_seconds(eff, b, s, tensor, context)
     memory_s = passes * elementwise_bytes_per_token(shape, s, tensor, sequence) * tokens / device.hbm_bytes_per_s
