@@ -7,7 +7,9 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   HBM bandwidth. FLOPs run in waves of 128 x 128 output tiles over the streaming multiprocessors
   (NVIDIA's "Matrix Multiplication Background User's Guide": tile and wave quantisation), each
   tile at ``gemm_ceiling`` of the peak: a fitted constant per GPU generation, the fraction of
-  peak cuBLAS reaches on large bf16 GEMMs.
+  peak cuBLAS reaches on large bf16 GEMMs. Multi-head latent attention runs its own projections
+  (attention_matrices: the low-rank query and key/value down and up projections and the output),
+  not the q, k, v of its heads' widths.
 - **Attention** by its FLOPs, 12 x s x (a x d) per token and layer counted without the causal
   half (PaLM appendix B), at flash attention's efficiency of the peak, fitted per generation
   (Dao 2023, FlashAttention-2, section 4.1: up to 73% of peak on A100; Shah et al. 2024,
@@ -160,6 +162,12 @@ class KernelShape:
     expert_ffn_hidden_size: int = 0  # f_e, one routed expert's inner width
     moe_layers: int = 0  # of the layers, those with the mixture (0 with experts: all of them)
     dense_ffn_hidden_size: int = 0  # the MLP width of the other layers (DeepSeek-V3's first 3, Llama 4's interleaved)
+    # multi-head latent attention (DeepSeek-V2 report, section 2.1), 0 without: its projections replace q, k, v
+    q_lora_rank: int = 0  # the query's down-projection (0: queries projected from h directly)
+    kv_lora_rank: int = 0  # the compressed key/value width
+    qk_head_dim: int = 0  # d_nope + d_rope of each query and key head
+    qk_rope_head_dim: int = 0  # the rotary part, projected with the compressed key/value
+    v_head_dim: int = 0
 
 
 @dataclass(frozen=True)
@@ -210,10 +218,7 @@ def layer_matrices(shape: KernelShape, tensor: int = 1, routed: bool = True) -> 
     (priced as grouped GEMMs, routed_expert_seconds) and adds the router (h x experts, whole on every rank)."""
     h, t = shape.hidden_size, tensor
     gate = 2 if shape.gated else 1
-    matrices = [
-        (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
-        (shape.attention_width // t, h),  # attention output (row parallel)
-    ]
+    matrices = attention_matrices(shape, tensor)
     routed_ffn = 0 if routed or not shape.experts else shape.top_k * shape.expert_ffn_hidden_size
     ffn = shape.ffn_hidden_size - (0 if shape.latent_size else routed_ffn)
     if ffn:
@@ -226,6 +231,31 @@ def layer_matrices(shape: KernelShape, tensor: int = 1, routed: bool = True) -> 
     if not routed and shape.experts:
         matrices.append((h, shape.experts))  # the router's scores
     return matrices
+
+
+def attention_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
+    """(k, n) of the attention's projections on one tensor-parallel rank: q, k, v column parallel and the output
+    row parallel; with multi-head latent attention (Megatron-Core's MLASelfAttention, megatron/core/transformer/
+    multi_latent_attention.py: linear_q_down_proj and linear_kv_down_proj duplicated on every rank,
+    linear_q_up_proj and linear_kv_up_proj column parallel, linear_proj row parallel; DeepSeek-V3's
+    DeepseekV3Attention q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj) the a heads' queries come from h
+    through the rank q_lora (or directly), keys and values from the compressed kv_lora (with the shared rotary key
+    d_rope projected beside it), the output from a x d_v."""
+    h, t = shape.hidden_size, tensor
+    if not shape.kv_lora_rank:
+        return [
+            (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
+            (shape.attention_width // t, h),  # attention output (row parallel)
+        ]
+    heads = shape.attention_heads
+    nope = shape.qk_head_dim - shape.qk_rope_head_dim
+    q = heads * shape.qk_head_dim // t
+    queries = [(h, shape.q_lora_rank), (shape.q_lora_rank, q)] if shape.q_lora_rank else [(h, q)]
+    return queries + [
+        (h, shape.kv_lora_rank + shape.qk_rope_head_dim),  # compressed key/value and the rotary key, duplicated
+        (shape.kv_lora_rank, heads * (nope + shape.v_head_dim) // t),  # keys and values up (column parallel)
+        (heads * shape.v_head_dim // t, h),  # output (row parallel)
+    ]
 
 
 def routed_tokens_per_expert(
