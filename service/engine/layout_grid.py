@@ -43,6 +43,7 @@ from service.engine.layout import (
 from service.engine.step import (
     Part,
     data_group_time,
+    efficiency_of,
     flops_per_token,
     held,
     host_step,
@@ -586,7 +587,15 @@ def evaluate_grid(
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            work = StageWork(
+                st["max_layers"][sid[rows]],
+                st["max_moe_layers"][sid[rows]],
+                m[rows],
+                b[rows],
+                s,
+                full,
+                efficiency_of(first_setup).dispatcher,
+            )
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
