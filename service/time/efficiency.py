@@ -29,8 +29,11 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   local expert (experts.py, TEGroupedMLP / GroupedMLP) at the tokens each receives: a rank routes
   its s b / t tokens to top_k experts each, and after the all-to-all and the expert-tensor gather
   each of its experts / e local experts holds ETP x e x (s b / t) x top_k / experts copies
-  (balanced routing), each split f_e / ETP wide; tile and wave quantisation apply per expert, and
-  each expert's weights are read once. The router is a GEMM (h x experts), its softmax and top-k
+  (balanced routing), each split f_e / ETP wide; each expert's weights are read once. The
+  per-expert cuBLAS GEMMs go round-robin over 4 streams (EXPERT_GEMM_STREAMS: Transformer Engine's
+  GroupedLinear, grouped_gemm's gmm on Hopper), so four experts' tiles share the waves: tile and
+  wave quantisation apply per group of four (the weight gradients, a few f_e x h tiles over a long
+  k, lose up to half a wave each alone). The router is a GEMM (h x experts), its softmax and top-k
   read and write fp32 scores; the permutation (moe_utils.py ``permute`` before the all-to-all,
   ``sort_chunks_by_idxs`` by local expert after it when a rank holds more than one, and their
   inverses, ``unpermute`` weighting the copies by their probabilities) is memory-bound: per routed
@@ -81,6 +84,10 @@ from service.numeric import FloatLike, IntLike, ceil_div, select
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
+# Streams a grouped expert GEMM issues its per-expert cuBLAS GEMMs on, round-robin: Transformer Engine's GroupedLinear
+# (transformer_engine/common/util/multi_stream.h, num_compute_streams = 4; Megatron-Core's TEGroupedMLP) and
+# grouped_gemm's gmm on Hopper (fanshiqing/grouped_gemm v1.1.4 csrc/grouped_gemm.cu: NUM_STREAM 4, cuBLAS for SM90).
+EXPERT_GEMM_STREAMS = 4
 BYTES_16BIT = 2
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
 LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
@@ -265,12 +272,48 @@ def routed_tokens_per_expert(
     return ceil_div(etp * expert * tokens * shape.top_k, tensor * shape.experts)
 
 
+def concurrent_gemm_seconds(
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, concurrent: IntLike
+) -> FloatLike:
+    """``concurrent`` equal (m x k) @ (k x n) products in flight at once on separate streams: their tiles share the
+    waves (ceil(concurrent x tiles / SMs) of them) and each reads its own operands; 0 concurrent takes no time."""
+    tiles = ceil_div(m, TILE) * ceil_div(n, TILE) * concurrent
+    waves = ceil_div(tiles, device.multiprocessors)
+    per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
+    compute_s = waves * per_tile_s
+    memory_s = concurrent * BYTES_16BIT * (m * k + k * n + m * n) / device.hbm_bytes_per_s
+    if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
+        return np.maximum(compute_s, memory_s)
+    return max(compute_s, memory_s)
+
+
+def grouped_gemm_seconds(
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, gemms: IntLike
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) of ``gemms`` equal products y = x W, one per expert, issued round-robin over
+    EXPERT_GEMM_STREAMS streams: groups of that many run at once, the last group the remainder (module docstring)."""
+    streams = EXPERT_GEMM_STREAMS
+    full, rest = gemms // streams, gemms % streams
+    forward = full * concurrent_gemm_seconds(m, k, n, device, ceiling, streams) + concurrent_gemm_seconds(
+        m, k, n, device, ceiling, rest
+    )
+    backward = 0.0
+    for mm, kk, nn in ((m, n, k), (k, m, n)):  # dx = dy W^T, dW = x^T dy
+        backward = (
+            backward
+            + full * concurrent_gemm_seconds(mm, kk, nn, device, ceiling, streams)
+            + concurrent_gemm_seconds(mm, kk, nn, device, ceiling, rest)
+        )
+    return forward, backward
+
+
 def routed_expert_seconds(
     eff: Efficiency, tokens: IntLike, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
 ) -> tuple[FloatLike, FloatLike]:
     """(forward, backward) of one layer's routed experts on one GPU: a GEMM per local expert (experts / e of
-    them) at its routed_tokens_per_expert rows, f_e / ETP wide, tiles and waves per expert, weights read per
-    expert; tokens is the micro-batch's s b / c on the rank."""
+    them) at its routed_tokens_per_expert rows, f_e / ETP wide, issued over EXPERT_GEMM_STREAMS streams so that
+    that many experts' tiles share the waves (grouped_gemm_seconds), weights read per expert; tokens is the
+    micro-batch's s b / c on the rank."""
     shape = eff.kernels
     assert shape is not None and shape.experts
     device, ceiling = eff.gemm_device, eff.calibration.ceiling(eff.device.generation)
@@ -280,9 +323,9 @@ def routed_expert_seconds(
     width = shape.latent_size or shape.hidden_size
     inner = shape.expert_ffn_hidden_size // etp
     gate = 2 if shape.gated else 1
-    up_f, up_b = trained_gemm_seconds(m, width, gate * inner, device, ceiling)
-    down_f, down_b = trained_gemm_seconds(m, inner, width, device, ceiling)
-    return local * (up_f + down_f), local * (up_b + down_b)
+    up_f, up_b = grouped_gemm_seconds(m, width, gate * inner, device, ceiling, local)
+    down_f, down_b = grouped_gemm_seconds(m, inner, width, device, ceiling, local)
+    return up_f + down_f, up_b + down_b
 
 
 def destination_ranks_per_token(experts: int, top_k: int, expert: IntLike) -> FloatLike:
