@@ -2,9 +2,10 @@
 
 Transformer Engine's GroupedLinear (Megatron-Core's TEGroupedMLP) runs one cuBLAS GEMM per expert through
 nvte_multi_stream_cublas_gemm over transformer_engine/common/util/multi_stream.h's num_compute_streams = 4;
-grouped_gemm's gmm (NeMo Automodel's experts: gmm) on Hopper runs cuBLAS per expert round-robin over NUM_STREAM 4 (fanshiqing/
-grouped_gemm v1.1.4, csrc/grouped_gemm.cu: "Use cuBLAS for SM90"). Four experts' GEMMs are in flight at once, so their
-tiles share the waves of 128 x 128 output tiles over the SMs (NVIDIA, "Matrix Multiplication Background User's Guide").
+grouped_gemm's gmm (NeMo Automodel's experts: gmm) on Hopper runs cuBLAS per expert round-robin over NUM_STREAM 4
+(fanshiqing/grouped_gemm v1.1.4, csrc/grouped_gemm.cu: "Use cuBLAS for SM90"). Four experts' GEMMs are in flight at
+once, so their tiles share the waves of 128 x 128 output tiles over the SMs (NVIDIA, "Matrix Multiplication
+Background User's Guide").
 Qwen3-30B-A3B e8 (h 2048, f_e 768, top 8, 128 experts: 16 on a rank) at 16,384 tokens a rank: 8,192 copies an expert.
 """
 
