@@ -36,6 +36,13 @@ class Fp8Recipe(StrEnum):
     torchao = "torchao"
 
 
+class MoeTokenDispatcher(StrEnum):
+    """How a mixture's tokens reach their experts and come back (Megatron-Core's --moe-token-dispatcher-type)."""
+
+    alltoall = "alltoall"
+    deepep = "deepep"
+
+
 class OptimizerKind(StrEnum):
     """The optimizer, which decides how many state tensors each weight carries."""
 

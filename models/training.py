@@ -5,7 +5,7 @@ from typing import Self
 from pydantic import Field, StrictBool, model_validator
 
 from models.common import Strict
-from models.enums import ActivationModel, CrossEntropy, Fp8Recipe, Mxfp8Recipe, Recompute
+from models.enums import ActivationModel, CrossEntropy, Fp8Recipe, MoeTokenDispatcher, Mxfp8Recipe, Recompute
 from models.resilience import Checkpoint
 
 MIB_BYTES = 2**20
@@ -183,6 +183,22 @@ class Levers(Strict):
         "delayed or current scaling): an FP8 copy of every weight and its transpose cached for the step. torchao "
         "(torchtitan's float8 converter, tensorwise): no cached copy, FSDP2 all-gathers the weights in FP8 "
         "(enable_fsdp_float8_all_gather). Not with mxfp8.",
+    )
+    moe_token_dispatcher: MoeTokenDispatcher = Field(
+        default=MoeTokenDispatcher.alltoall,
+        description="How a mixture's tokens reach their experts. alltoall (Megatron-Core's "
+        "MoEAlltoAllTokenDispatcher, --moe-token-dispatcher-type alltoall): each token permuted into top_k "
+        "copies before the all-to-all, the copies a rank receives sorted by local expert after it, and the "
+        "reverse on the way back. deepep (Megatron-Core's flex dispatcher with --moe-enable-deepep, NeMo "
+        "Automodel's dispatcher: deepep): DeepEP's dispatch writes one row per token and destination rank, which "
+        "a permutation then copies to the rank's experts. A dense model ignores it.",
+    )
+    moe_permute_fusion: StrictBool = Field(
+        default=False,
+        description="Megatron-Core's --moe-permute-fusion (default off; NeMo Automodel's DeepEP experts always "
+        "fuse): the permutation and its inverse run as Transformer Engine's fused kernels, one pass over the "
+        "bytes they move; off, as unfused PyTorch operations at the memory-bound work's passes. A dense model "
+        "ignores it.",
     )
 
     @model_validator(mode="after")

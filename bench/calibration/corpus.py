@@ -501,6 +501,9 @@ def automodel(
     parallelism: dict[str, object] | None = None,
     assumed: dict[str, object] | None = None,
 ) -> Run:
+    # The recipes' experts are GroupedExpertsDeepEP (backend dispatcher: deepep), whose token dispatcher fuses the
+    # permutation (nemo_automodel/components/moe/experts.py @e4581201: moe_permute_fusion=True).
+    moe = {"moe_token_dispatcher": "deepep", "moe_permute_fusion": True} if expert > 1 else {}
     return Run(
         name=f"{name} x{gpus} (Automodel)",
         source=AUTOMODEL,
@@ -520,6 +523,7 @@ def automodel(
         expert=expert,
         parallelism=parallelism or {},
         precision="fsdp2",
+        levers=moe,
         unpublished=AUTOMODEL_UNPUBLISHED,
         assumed=assumed or AUTOMODEL_ASSUMED,
     )

@@ -26,6 +26,7 @@ from models.parallelism import ContextAttention
 from service.engine.data_parallel import Setup
 from service.engine.step import (
     Part,
+    efficiency_of,
     flops_per_token,
     held,
     nccl_system_of,
@@ -462,6 +463,7 @@ def evaluate_layout(
         micro_batch_size=b,
         sequence_length=s,
         full_recompute=setup.recompute is Recompute.full,
+        dispatcher=efficiency_of(setup).dispatcher,
     )
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)

@@ -45,6 +45,7 @@ from service.engine.layout import (
 from service.engine.step import (
     Part,
     data_group_time,
+    efficiency_of,
     flops_per_token,
     held,
     host_step,
@@ -719,7 +720,15 @@ def evaluate_grid(
         priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            work = StageWork(
+                st["max_layers"][sid[rows]],
+                st["max_moe_layers"][sid[rows]],
+                m[rows],
+                b[rows],
+                s,
+                full,
+                efficiency_of(first_setup).dispatcher,
+            )
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(

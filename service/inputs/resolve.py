@@ -446,7 +446,22 @@ def kernel_shape(arch: Architecture | None, flash_attention: bool = True) -> Ker
         expert_ffn_hidden_size=arch.moe.expert_ffn_hidden_size if arch.moe is not None else 0,
         moe_layers=moe_layer_count(arch),
         dense_ffn_hidden_size=arch.ffn_hidden_size,
+        **latent_attention_shape(arch),
     )
+
+
+def latent_attention_shape(arch: Architecture) -> dict[str, int]:
+    """Multi-head latent attention's widths for the kernel shape (none without it)."""
+    mla = arch.mla
+    if mla is None:
+        return {}
+    return {
+        "q_lora_rank": mla.q_lora_rank,
+        "kv_lora_rank": mla.kv_lora_rank,
+        "qk_head_dim": mla.qk_nope_head_dim + mla.qk_rope_head_dim,
+        "qk_rope_head_dim": mla.qk_rope_head_dim,
+        "v_head_dim": mla.v_head_dim,
+    }
 
 
 def fp8_warnings(levers: Levers, card: Card) -> list[str]:
@@ -498,6 +513,13 @@ def setup_for(
     if chosen.fp8 is not Fp8Recipe.none:
         layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters)
         efficiency = replace(efficiency, fp8=True) if efficiency is not None else None
+    if efficiency is not None and (chosen.moe_token_dispatcher, chosen.moe_permute_fusion) != (
+        efficiency.dispatcher,
+        efficiency.permute_fusion,
+    ):
+        efficiency = replace(
+            efficiency, dispatcher=chosen.moe_token_dispatcher, permute_fusion=chosen.moe_permute_fusion
+        )
     return Setup(
         precision=with_mxfp8(layout, chosen.mxfp8_recipe) if chosen.mxfp8 else layout,
         sharding=arrangement,

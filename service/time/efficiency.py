@@ -7,7 +7,9 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   HBM bandwidth. FLOPs run in waves of 128 x 128 output tiles over the streaming multiprocessors
   (NVIDIA's "Matrix Multiplication Background User's Guide": tile and wave quantisation), each
   tile at ``gemm_ceiling`` of the peak: a fitted constant per GPU generation, the fraction of
-  peak cuBLAS reaches on large bf16 GEMMs.
+  peak cuBLAS reaches on large bf16 GEMMs. Multi-head latent attention runs its own projections
+  (attention_matrices: the low-rank query and key/value down and up projections and the output),
+  not the q, k, v of its heads' widths.
 - **Attention** by its FLOPs, 12 x s x (a x d) per token and layer counted without the causal
   half (PaLM appendix B), at flash attention's efficiency of the peak, fitted per generation
   (Dao 2023, FlashAttention-2, section 4.1: up to 73% of peak on A100; Shah et al. 2024,
@@ -27,13 +29,25 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   local expert (experts.py, TEGroupedMLP / GroupedMLP) at the tokens each receives: a rank routes
   its s b / t tokens to top_k experts each, and after the all-to-all and the expert-tensor gather
   each of its experts / e local experts holds ETP x e x (s b / t) x top_k / experts copies
-  (balanced routing), each split f_e / ETP wide; tile and wave quantisation apply per expert, and
-  each expert's weights are read once. The router is a GEMM (h x experts), its softmax and top-k
+  (balanced routing), each split f_e / ETP wide; each expert's weights are read once. The
+  per-expert cuBLAS GEMMs go round-robin over 4 streams (EXPERT_GEMM_STREAMS: Transformer Engine's
+  GroupedLinear, grouped_gemm's gmm on Hopper), so four experts' tiles share the waves: tile and
+  wave quantisation apply per group of four (the weight gradients, a few f_e x h tiles over a long
+  k, lose up to half a wave each alone). The router is a GEMM (h x experts), its softmax and top-k
   read and write fp32 scores; the permutation (moe_utils.py ``permute`` before the all-to-all,
   ``sort_chunks_by_idxs`` by local expert after it when a rank holds more than one, and their
   inverses, ``unpermute`` weighting the copies by their probabilities) is memory-bound: per routed
   token it reads h and writes top_k x h, the local sort reads and writes the rank's copies, the
-  combine the reverse; backward twice the forward's bytes.
+  combine the reverse; backward twice the forward's bytes. With DeepEP's dispatcher (levers.
+  moe_token_dispatcher deepep: Megatron-Core's flex dispatcher, token_dispatcher.py _DeepepManager, as
+  NeMo Automodel carries it at nemo_automodel/components/moe/megatron/token_dispatcher.py @e4581201) the
+  dispatch kernel itself reads each token and writes one row per destination rank, r = e (1 -
+  C(E - E/e, k) / C(E, k)) of them for k of E experts routed uniformly over e ranks, and the
+  permutation that follows reads those rows and writes the top_k copies (the combine the reverse):
+  2 (r + top_k) h per token, no sort by local expert. The permutation's counted bytes are its kernels'
+  own traffic when fused (levers.moe_permute_fusion: Transformer Engine's moe_permute/moe_unpermute,
+  one gather or scatter pass); unfused PyTorch (index_select, scatter_add, the probabilities'
+  product) runs them at the memory-bound work's passes.
 - **FP8** (levers.fp8: Transformer Engine's per-tensor delayed or current scaling, torchao's
   tensorwise float8): the layers' GEMMs (the routed experts' included) run at the card's dense FP8
   peak, at the same fitted ceiling (no FP8 run in the corpus calibrates one of its own); attention,
@@ -84,11 +98,15 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import GpuGeneration, Recompute
+from models.enums import GpuGeneration, MoeTokenDispatcher, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
+# Streams a grouped expert GEMM issues its per-expert cuBLAS GEMMs on, round-robin: Transformer Engine's GroupedLinear
+# (transformer_engine/common/util/multi_stream.h, num_compute_streams = 4; Megatron-Core's TEGroupedMLP) and
+# grouped_gemm's gmm on Hopper (fanshiqing/grouped_gemm v1.1.4 csrc/grouped_gemm.cu: NUM_STREAM 4, cuBLAS for SM90).
+EXPERT_GEMM_STREAMS = 4
 BYTES_16BIT = 2
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
 LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
@@ -172,6 +190,12 @@ class KernelShape:
     expert_ffn_hidden_size: int = 0  # f_e, one routed expert's inner width
     moe_layers: int = 0  # of the layers, those with the mixture (0 with experts: all of them)
     dense_ffn_hidden_size: int = 0  # the MLP width of the other layers (DeepSeek-V3's first 3, Llama 4's interleaved)
+    # multi-head latent attention (DeepSeek-V2 report, section 2.1), 0 without: its projections replace q, k, v
+    q_lora_rank: int = 0  # the query's down-projection (0: queries projected from h directly)
+    kv_lora_rank: int = 0  # the compressed key/value width
+    qk_head_dim: int = 0  # d_nope + d_rope of each query and key head
+    qk_rope_head_dim: int = 0  # the rotary part, projected with the compressed key/value
+    v_head_dim: int = 0
 
 
 @dataclass(frozen=True)
@@ -180,6 +204,8 @@ class Efficiency:
     kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
     calibration: Calibration = FITTED
     fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
+    permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
 
     @property
     def gemm_device(self) -> Device:
@@ -220,10 +246,7 @@ def layer_matrices(shape: KernelShape, tensor: int = 1, routed: bool = True) -> 
     (priced as grouped GEMMs, routed_expert_seconds) and adds the router (h x experts, whole on every rank)."""
     h, t = shape.hidden_size, tensor
     gate = 2 if shape.gated else 1
-    matrices = [
-        (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
-        (shape.attention_width // t, h),  # attention output (row parallel)
-    ]
+    matrices = attention_matrices(shape, tensor)
     routed_ffn = 0 if routed or not shape.experts else shape.top_k * shape.expert_ffn_hidden_size
     ffn = shape.ffn_hidden_size - (0 if shape.latent_size else routed_ffn)
     if ffn:
@@ -238,6 +261,31 @@ def layer_matrices(shape: KernelShape, tensor: int = 1, routed: bool = True) -> 
     return matrices
 
 
+def attention_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
+    """(k, n) of the attention's projections on one tensor-parallel rank: q, k, v column parallel and the output
+    row parallel; with multi-head latent attention (Megatron-Core's MLASelfAttention, megatron/core/transformer/
+    multi_latent_attention.py: linear_q_down_proj and linear_kv_down_proj duplicated on every rank,
+    linear_q_up_proj and linear_kv_up_proj column parallel, linear_proj row parallel; DeepSeek-V3's
+    DeepseekV3Attention q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj) the a heads' queries come from h
+    through the rank q_lora (or directly), keys and values from the compressed kv_lora (with the shared rotary key
+    d_rope projected beside it), the output from a x d_v."""
+    h, t = shape.hidden_size, tensor
+    if not shape.kv_lora_rank:
+        return [
+            (h, (shape.attention_width + 2 * shape.kv_width) // t),  # q, k, v (column parallel)
+            (shape.attention_width // t, h),  # attention output (row parallel)
+        ]
+    heads = shape.attention_heads
+    nope = shape.qk_head_dim - shape.qk_rope_head_dim
+    q = heads * shape.qk_head_dim // t
+    queries = [(h, shape.q_lora_rank), (shape.q_lora_rank, q)] if shape.q_lora_rank else [(h, q)]
+    return queries + [
+        (h, shape.kv_lora_rank + shape.qk_rope_head_dim),  # compressed key/value and the rotary key, duplicated
+        (shape.kv_lora_rank, heads * (nope + shape.v_head_dim) // t),  # keys and values up (column parallel)
+        (heads * shape.v_head_dim // t, h),  # output (row parallel)
+    ]
+
+
 def routed_tokens_per_expert(
     shape: KernelShape, tokens: IntLike, tensor: IntLike, expert: IntLike, etp: IntLike
 ) -> IntLike:
@@ -245,12 +293,48 @@ def routed_tokens_per_expert(
     return ceil_div(etp * expert * tokens * shape.top_k, tensor * shape.experts)
 
 
+def concurrent_gemm_seconds(
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, concurrent: IntLike
+) -> FloatLike:
+    """``concurrent`` equal (m x k) @ (k x n) products in flight at once on separate streams: their tiles share the
+    waves (ceil(concurrent x tiles / SMs) of them) and each reads its own operands; 0 concurrent takes no time."""
+    tiles = ceil_div(m, TILE) * ceil_div(n, TILE) * concurrent
+    waves = ceil_div(tiles, device.multiprocessors)
+    per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
+    compute_s = waves * per_tile_s
+    memory_s = concurrent * BYTES_16BIT * (m * k + k * n + m * n) / device.hbm_bytes_per_s
+    if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
+        return np.maximum(compute_s, memory_s)
+    return max(compute_s, memory_s)
+
+
+def grouped_gemm_seconds(
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, gemms: IntLike
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) of ``gemms`` equal products y = x W, one per expert, issued round-robin over
+    EXPERT_GEMM_STREAMS streams: groups of that many run at once, the last group the remainder (module docstring)."""
+    streams = EXPERT_GEMM_STREAMS
+    full, rest = gemms // streams, gemms % streams
+    forward = full * concurrent_gemm_seconds(m, k, n, device, ceiling, streams) + concurrent_gemm_seconds(
+        m, k, n, device, ceiling, rest
+    )
+    backward = 0.0
+    for mm, kk, nn in ((m, n, k), (k, m, n)):  # dx = dy W^T, dW = x^T dy
+        backward = (
+            backward
+            + full * concurrent_gemm_seconds(mm, kk, nn, device, ceiling, streams)
+            + concurrent_gemm_seconds(mm, kk, nn, device, ceiling, rest)
+        )
+    return forward, backward
+
+
 def routed_expert_seconds(
     eff: Efficiency, tokens: IntLike, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
 ) -> tuple[FloatLike, FloatLike]:
     """(forward, backward) of one layer's routed experts on one GPU: a GEMM per local expert (experts / e of
-    them) at its routed_tokens_per_expert rows, f_e / ETP wide, tiles and waves per expert, weights read per
-    expert; tokens is the micro-batch's s b / c on the rank."""
+    them) at its routed_tokens_per_expert rows, f_e / ETP wide, issued over EXPERT_GEMM_STREAMS streams so that
+    that many experts' tiles share the waves (grouped_gemm_seconds), weights read per expert; tokens is the
+    micro-batch's s b / c on the rank."""
     shape = eff.kernels
     assert shape is not None and shape.experts
     device, ceiling = eff.gemm_device, eff.calibration.ceiling(eff.device.generation)
@@ -260,28 +344,68 @@ def routed_expert_seconds(
     width = shape.latent_size or shape.hidden_size
     inner = shape.expert_ffn_hidden_size // etp
     gate = 2 if shape.gated else 1
-    up_f, up_b = trained_gemm_seconds(m, width, gate * inner, device, ceiling)
-    down_f, down_b = trained_gemm_seconds(m, inner, width, device, ceiling)
-    return local * (up_f + down_f), local * (up_b + down_b)
+    up_f, up_b = grouped_gemm_seconds(m, width, gate * inner, device, ceiling, local)
+    down_f, down_b = grouped_gemm_seconds(m, inner, width, device, ceiling, local)
+    return up_f + down_f, up_b + down_b
 
 
-def routing_bytes_per_token(
-    shape: KernelShape, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+def destination_ranks_per_token(experts: int, top_k: int, expert: IntLike) -> FloatLike:
+    """Ranks of the expert group a token's top_k experts land on, in expectation under uniform routing: e (1 -
+    C(E - E/e, k) / C(E, k)), the chance a rank holds none of the k being the product over i < k of (E - E/e - i) /
+    (E - i); DeepEP's dispatch sends a token once to each such rank (get_dispatch_layout's is_token_in_rank)."""
+    local = experts / np.asarray(expert, dtype=float)
+    missed = np.ones_like(local)
+    for i in range(top_k):
+        missed = missed * np.maximum(experts - local - i, 0.0) / (experts - i)
+    ranks = np.asarray(expert, dtype=float) * (1.0 - missed)
+    return ranks if isinstance(expert, np.ndarray) else float(ranks)
+
+
+def router_score_bytes_per_token(shape: KernelShape, tensor: IntLike = 1) -> FloatLike:
+    """Forward bytes of one layer's router scores per token of the micro-batch on the rank: fp32 scores written,
+    read by the softmax or sigmoid and top-k, probabilities written (3 x 4 x experts), over the t ranks that
+    each route 1 / t of the tokens."""
+    return 3 * 4 * shape.experts / tensor
+
+
+def permutation_bytes_per_token(
+    shape: KernelShape,
+    tensor: IntLike = 1,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall,
 ) -> FloatLike:
-    """Forward bytes of one layer's routing and permutation per token of the micro-batch on the rank (each rank
-    routes 1 / t of them): fp32 router scores written, read by the softmax or sigmoid and top-k and probabilities
-    written (3 x 4 x experts); the permutation reads the token (w, the routed width) and writes top_k copies, the
-    combine reads them and writes the token (2 x (w + top_k w)); with more than one local expert the copies the
-    rank computes (ETP x top_k per routed token) are sorted by expert and back, each read and written
-    (2 x 2 x ETP top_k w); 16-bit values."""
+    """Forward bytes of one layer's permutation and its inverse per token of the micro-batch on the rank, 16-bit
+    values of the routed width w (module docstring). alltoall: the permutation reads the token and writes top_k
+    copies, the combine's unpermute reads them and writes the token (2 x (w + top_k w)); with more than one local
+    expert the copies the rank computes (ETP x top_k per routed token) are sorted by expert and back, each read and
+    written (2 x 2 x ETP top_k w). deepep: the r rows DeepEP's dispatch wrote (destination_ranks_per_token) read and
+    the top_k copies written, and the reverse (2 x ETP (r + top_k) w)."""
     etp = tensor if expert_tensor is None else expert_tensor
     width = shape.latent_size or shape.hidden_size
     k = shape.top_k
-    scores = 3 * 4 * shape.experts
+    if dispatcher is MoeTokenDispatcher.deepep:
+        rows = destination_ranks_per_token(shape.experts, k, expert)
+        return BYTES_16BIT * 2 * etp * (rows + k) * width / tensor
     permute = BYTES_16BIT * 2 * (width + k * width)
     sort = BYTES_16BIT * 2 * 2 * etp * k * width
     local_sort = select(ceil_div(shape.experts, expert) > 1, sort, 0 * sort)
-    return (scores + permute + local_sort) / tensor
+    return (permute + local_sort) / tensor
+
+
+def routing_bytes_per_token(
+    shape: KernelShape,
+    tensor: IntLike = 1,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall,
+) -> FloatLike:
+    """Forward bytes of one layer's routing and permutation per token of the micro-batch on the rank (each rank
+    routes 1 / t of them): the router's scores (router_score_bytes_per_token) and the permutation
+    (permutation_bytes_per_token)."""
+    return router_score_bytes_per_token(shape, tensor) + permutation_bytes_per_token(
+        shape, tensor, expert, expert_tensor, dispatcher
+    )
 
 
 def elementwise_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1, sequence: IntLike = 1) -> FloatLike:
@@ -464,9 +588,11 @@ def _layer_seconds(
     passes = cal.elementwise_passes
     if shape.experts:
         f, bw = routed_expert_seconds(eff, tokens, tensor, expert, expert_tensor)
-        routing = routing_bytes_per_token(shape, tensor, expert, expert_tensor)
+        scores = router_score_bytes_per_token(shape, tensor)
+        permutation = permutation_bytes_per_token(shape, tensor, expert, expert_tensor, eff.dispatcher)
         forward, backward = forward + f, backward + bw
-        routing_s = passes * routing * tokens / device.hbm_bytes_per_s
+        permute_passes = 1.0 if eff.permute_fusion else passes  # fused: the kernels' own traffic (module docstring)
+        routing_s = (passes * scores + permute_passes * permutation) * tokens / device.hbm_bytes_per_s
         forward, backward = forward + routing_s, backward + 2 * routing_s
     attention_s = attention_core_seconds(eff, b, s, tensor, context, ring)
     memory_s = passes * elementwise_bytes_per_token(shape, s, tensor, sequence) * tokens / device.hbm_bytes_per_s

@@ -40,7 +40,11 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   at most M nodes, crosses InfiniBand once per target node to the GPU of the same in-node index and
   is forwarded over NVLink to its experts there) splits each all-to-all of a group that spans nodes
   in two: across the group's n nodes, s' b min(M, top_k) w elements among n ranks, and inside the
-  node, the s' b top_k w copies among the group's members on the node.
+  node, the s' b top_k w copies among the group's members on the node. DeepEP's dispatcher
+  (levers.moe_token_dispatcher deepep; get_dispatch_layout's is_token_in_rank) sends a token once to
+  each rank that holds one of its experts, e (1 - C(E - E/e, k) / C(E, k)) ranks under uniform routing
+  (service.time.efficiency.destination_ranks_per_token), not its top_k copies. A layer recomputed in
+  full dispatches and combines again in its recomputed forward.
 - expert tensor (Megatron-Core's MoEAlltoAllTokenDispatcher, megatron/core/transformer/moe/
   token_dispatcher.py @d98e8a64: after the all-to-all the routed copies a rank received are
   all-gathered over its expert tensor group, dispatch_postprocess, and reduce-scattered before the
@@ -55,14 +59,14 @@ from typing import Any
 
 import numpy as np
 
-from models.enums import CollectiveName, Dtype, Link
+from models.enums import CollectiveName, Dtype, Link, MoeTokenDispatcher
 from models.parallelism import ContextAttention
 from service.inputs.architecture import Architecture, head_dim, routed_expert_width
 from service.memory.dtypes import tensor_bytes
 from service.mesh.degrees import Group, Mesh
 from service.numeric import IntLike, select
 from service.time.collectives import ring_bytes_sent, ring_hops
-from service.time.efficiency import LinkSpeeds
+from service.time.efficiency import LinkSpeeds, destination_ranks_per_token
 from service.time.nccl import NcclCall, NcclSystem, call_time
 from service.time.traffic import Window
 
@@ -186,6 +190,7 @@ class StageWork:
     micro_batch_size: Any
     sequence_length: int
     full_recompute: bool = False
+    dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
 
 
 def _expert_tensor_apart(mesh: Mesh, work: StageWork) -> Any:
@@ -440,8 +445,16 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     sp = mesh.tensor if mesh.sequence_parallel else 1
     tokens = (work.sequence_length // mesh.context) * work.micro_batch_size // sp
     width = routed_expert_width(arch)
-    buffer = tokens * arch.moe.top_k * width
+    deepep = work.dispatcher is MoeTokenDispatcher.deepep
+    # DeepEP sends a token once to each rank that holds one of its experts; the alltoall dispatcher its top_k copies
+    copies = destination_ranks_per_token(arch.moe.experts, arch.moe.top_k, e) if deepep else arch.moe.top_k
+    buffer = tokens * copies * width
+    if deepep:  # whole elements
+        buffer = np.rint(buffer).astype(np.int64) if isinstance(buffer, np.ndarray) else round(buffer)
     per_step = 2 * work.moe_layers * work.micro_batches * _present(e)
+    forwards = 2 if work.full_recompute else 1  # a recomputed layer dispatches and combines again
+    again = " and again in the recomputed forward" if work.full_recompute else ""
+    sent = "tokens x destination ranks" if deepep else "tokens x top_k"
     link = group_link(mesh, Group.expert)
     w = "h" if width == arch.hidden_size else "l (the latent width)"
     limit = arch.moe.max_nodes_per_token
@@ -453,30 +466,30 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
             GroupCall(
                 Group.expert,
                 CollectiveName.all_to_all,
-                f"{what}: tokens x top_k x {w}, dispatch and combine per MoE layer, every micro-batch (the copies "
-                "for the node's own ranks over NVLink while those for other nodes leave through the NIC)",
+                f"{what}: {sent} x {w}, dispatch and combine per MoE layer, every micro-batch{extra} (the "
+                "copies for the node's own ranks over NVLink while those for other nodes leave through the NIC)",
                 buffer,
                 e,
-                whole,
+                whole * repeat,
                 link,
                 node_members=mesh.members_per_node(Group.expert),
             )
-            for what in ("forward", "backward")
+            for what, repeat, extra in (("forward", forwards, again), ("backward", 1, ""))
         ]
     if limit is None or not (isinstance(limited, np.ndarray) or limited):
         return calls
     members = mesh.members_per_node(Group.expert)
     nodes = np.maximum(e // members, 1) if isinstance(members, np.ndarray) else max(e // members, 1)
     split = per_step * limited
-    for what in ("forward", "backward"):
+    for what, repeat, extra in (("forward", forwards, again), ("backward", 1, "")):
         across = GroupCall(
             Group.expert,
             CollectiveName.all_to_all,
             f"{what}: tokens x min(max_nodes_per_token, top_k) x {w} across the group's nodes (node-limited "
-            "routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch",
+            f"routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch{extra}",
             tokens * min(limit, arch.moe.top_k) * width,
             nodes,
-            split,
+            split * repeat,
             _link(np.broadcast_to(True, np.shape(limited)) if isinstance(limited, np.ndarray) else True),
         )
         # DeepSeek-V3 report, section 3.2.2: the forwarding over NVLink is overlapped with the network sends ("IB
@@ -484,12 +497,12 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
         inside = GroupCall(
             Group.expert,
             CollectiveName.all_to_all,
-            f"{what}: tokens x top_k x {w} forwarded inside the node to their experts (node-limited routing), "
-            "dispatch and combine per MoE layer, every micro-batch, beside the sends across nodes (only what it "
-            "takes beyond them counts)",
+            f"{what}: {sent} x {w} forwarded inside the node to their experts (node-limited routing), "
+            f"dispatch and combine per MoE layer, every micro-batch{extra}, beside the sends across nodes (only what "
+            "it takes beyond them counts)",
             buffer,
             members,
-            split,
+            split * repeat,
             _link(np.broadcast_to(False, np.shape(limited)) if isinstance(limited, np.ndarray) else False),
             beside=across,
         )

@@ -63,6 +63,7 @@ from .model_preset_name import ModelPresetName
 from .model_spec import ModelSpec
 from .model_spec_hf_config_type_0 import ModelSpecHfConfigType0
 from .moe_spec import MoeSpec
+from .moe_token_dispatcher import MoeTokenDispatcher
 from .mxfp_8_recipe import Mxfp8Recipe
 from .normalization import Normalization
 from .omitted_step import OmittedStep
@@ -233,6 +234,7 @@ __all__ = (
     "ModelSpec",
     "ModelSpecHfConfigType0",
     "MoeSpec",
+    "MoeTokenDispatcher",
     "Mxfp8Recipe",
     "Normalization",
     "OmittedStep",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.fp_8_recipe import Fp8Recipe
+from ..models.moe_token_dispatcher import MoeTokenDispatcher
 from ..models.mxfp_8_recipe import Mxfp8Recipe
 from ..models.recompute import Recompute
 from ..types import UNSET, Unset
@@ -33,6 +34,12 @@ class Levers:
         fsdp_prefetch (bool | Unset): FSDP's prefetch of the next unit's parameters (FSDP2's implicit forward and
             backward prefetch, FSDP1's backward_prefetch=BACKWARD_PRE; on by default) and DeepSpeed ZeRO-3's
             stage3_prefetch_bucket_size: off, every parameter all-gather is exposed. Default: True.
+        moe_permute_fusion (bool | Unset): Megatron-Core's --moe-permute-fusion (default off; NeMo Automodel's DeepEP
+            experts always fuse): the permutation and its inverse run as Transformer Engine's fused kernels, one pass over
+            the bytes they move; off, as unfused PyTorch operations at the memory-bound work's passes. A dense model ignores
+            it. Default: False.
+        moe_token_dispatcher (MoeTokenDispatcher | Unset): How a mixture's tokens reach their experts and come back
+            (Megatron-Core's --moe-token-dispatcher-type).
         mxfp8 (bool | Unset): MXFP8, applied as mxfp8_recipe says. Default: False.
         mxfp8_recipe (Mxfp8Recipe | Unset): How the MXFP8 lever is applied: the textbook model, or as Transformer Engine
             and torchao do it.
@@ -61,6 +68,8 @@ class Levers:
     bucket_bytes: int | None | Unset = UNSET
     fp8: Fp8Recipe | Unset = UNSET
     fsdp_prefetch: bool | Unset = True
+    moe_permute_fusion: bool | Unset = False
+    moe_token_dispatcher: MoeTokenDispatcher | Unset = UNSET
     mxfp8: bool | Unset = False
     mxfp8_recipe: Mxfp8Recipe | Unset = UNSET
     offload_optimizer: bool | Unset = False
@@ -85,6 +94,12 @@ class Levers:
             fp8 = self.fp8.value
 
         fsdp_prefetch = self.fsdp_prefetch
+
+        moe_permute_fusion = self.moe_permute_fusion
+
+        moe_token_dispatcher: str | Unset = UNSET
+        if not isinstance(self.moe_token_dispatcher, Unset):
+            moe_token_dispatcher = self.moe_token_dispatcher.value
 
         mxfp8 = self.mxfp8
 
@@ -127,6 +142,10 @@ class Levers:
             field_dict["fp8"] = fp8
         if fsdp_prefetch is not UNSET:
             field_dict["fsdp_prefetch"] = fsdp_prefetch
+        if moe_permute_fusion is not UNSET:
+            field_dict["moe_permute_fusion"] = moe_permute_fusion
+        if moe_token_dispatcher is not UNSET:
+            field_dict["moe_token_dispatcher"] = moe_token_dispatcher
         if mxfp8 is not UNSET:
             field_dict["mxfp8"] = mxfp8
         if mxfp8_recipe is not UNSET:
@@ -176,6 +195,15 @@ class Levers:
 
         fsdp_prefetch = d.pop("fsdp_prefetch", UNSET)
 
+        moe_permute_fusion = d.pop("moe_permute_fusion", UNSET)
+
+        _moe_token_dispatcher = d.pop("moe_token_dispatcher", UNSET)
+        moe_token_dispatcher: MoeTokenDispatcher | Unset
+        if isinstance(_moe_token_dispatcher, Unset):
+            moe_token_dispatcher = UNSET
+        else:
+            moe_token_dispatcher = MoeTokenDispatcher(_moe_token_dispatcher)
+
         mxfp8 = d.pop("mxfp8", UNSET)
 
         _mxfp8_recipe = d.pop("mxfp8_recipe", UNSET)
@@ -224,6 +252,8 @@ class Levers:
             bucket_bytes=bucket_bytes,
             fp8=fp8,
             fsdp_prefetch=fsdp_prefetch,
+            moe_permute_fusion=moe_permute_fusion,
+            moe_token_dispatcher=moe_token_dispatcher,
             mxfp8=mxfp8,
             mxfp8_recipe=mxfp8_recipe,
             offload_optimizer=offload_optimizer,
