@@ -590,10 +590,10 @@ def evaluate_grid(
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
-                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced
+                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full
                 )
             fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
-            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced)
+            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
             if detail:
                 for call in calls:
                     groups_total_s[rows, j] += call.count_per_step * priced(call)
