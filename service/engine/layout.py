@@ -318,15 +318,21 @@ def dense_kernels(setup: Setup) -> bool:
 
 def paired_gemm_s(call: GroupCall, setup: Setup) -> list[Any]:
     """Seconds of the forward GEMM of each projection of a dense layer (qkv, proj, fc1, fc2) on one tensor-parallel
-    rank, for the tokens of this call's buffer (s'b x h gathered): what a tensor-parallel call paired with it can
-    hide behind (service.time.overlaps.paired_exposed_seconds)."""
+    rank, for the tokens of this call's buffer (s'b x h gathered), that a tensor-parallel call paired with it can
+    hide behind (service.time.overlaps.paired_exposed_seconds): (t - 1) / t of it. The overlap is micro-pipelined
+    over the t shards: the rank's own shard is multiplied while the first remote shard is copied in, then each
+    remote shard's product follows its copy, the copies one after another (torch 2.13.0,
+    torch/distributed/_symmetric_memory/__init__.py, _pipelined_multi_all_gather_and_consume, and its mirror
+    _pipelined_produce_and_all2all for a product then reduce-scatter; Transformer Engine's ring exchange splits the
+    same way), so the step takes max(call + GEMM / t, GEMM): one shard's product is never beside a copy."""
     eff = setup.efficiency
     assert eff is not None and eff.kernels is not None
     shape = eff.kernels
     tokens = call.elements // shape.hidden_size
     ceiling = eff.calibration.ceiling(eff.device.generation)
-    matrices = layer_matrices(shape, call.ranks)[:4]
-    return [gemm_seconds(tokens, k, n, eff.gemm_device, ceiling) for k, n in matrices]
+    t = call.ranks
+    matrices = layer_matrices(shape, t)[:4]
+    return [gemm_seconds(tokens, k, n, eff.gemm_device, ceiling) * (t - 1) / t for k, n in matrices]
 
 
 def lever_overlapped(group: Group, setup: Setup) -> bool:
