@@ -469,6 +469,7 @@ def evaluate_layout(
         micro_batch_size=b,
         sequence_length=s,
         full_recompute=setup.recompute is Recompute.full,
+        fp8_gathers=setup.efficiency is not None and setup.efficiency.fp8,
     )
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)

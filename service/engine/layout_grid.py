@@ -586,7 +586,10 @@ def evaluate_grid(
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
+            fp8 = first_setup.efficiency is not None and first_setup.efficiency.fp8
+            work = StageWork(
+                st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full, fp8
+            )
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(

@@ -108,3 +108,29 @@ def test_async_tp_leaves_what_its_gemms_cannot_hide() -> None:
 
     vanilla, async_tp = GROUPS[2].runs[0], GROUPS[2].runs[1]
     assert 0.0 < tensor_s(async_tp) < 0.5 * tensor_s(vanilla)
+
+
+def test_fp8_gathers_carry_one_byte_an_element() -> None:
+    # Under per-tensor FP8 the dense pairs' sequence-parallel all-gathers carry FP8 (torchao @eab345c2
+    # float8_tensor_parallel.py; Transformer Engine's userbuffers); the reduce-scatters of partial sums stay bf16.
+    # Llama 3.1 8B (h = 4,096) at t8, 1 x 8,192 tokens: an all-gather's buffer is 8,192 x 4,096 elements and each
+    # rank sends 7/8 of it.
+    from models.enums import Dtype
+    from models.model_presets import ModelPresetName
+    from service.inputs.resolve import bare_preset
+    from service.mesh.degrees import Mesh
+    from service.time.mesh_traffic import StageWork, tensor_calls
+
+    arch = bare_preset(ModelPresetName("llama-3.1-8b")).architecture
+    assert arch is not None
+    mesh = Mesh(64, 8, tensor=8, sequence_parallel=True)
+    calls = {}
+    for fp8 in (False, True):
+        work = StageWork(32, 0, 1, 1, 8192, False, fp8)
+        calls[fp8] = {c.name: c for c in tensor_calls(mesh, arch, work)}
+    buffer = 8192 * 4096
+    gather, scatter = CollectiveName.all_gather, CollectiveName.reduce_scatter
+    assert calls[False][gather].bytes_sent == 2 * buffer * 7 // 8
+    assert calls[True][gather].bytes_sent == 1 * buffer * 7 // 8
+    assert calls[True][gather].dtype is Dtype.fp8
+    assert calls[True][scatter].bytes_sent == calls[False][scatter].bytes_sent == 2 * buffer * 7 // 8
