@@ -21,6 +21,12 @@ Sources (every figure copied as the source prints it)
   local batch 16) and Llama 3.1 8B on 64 H100 (FSDP 8, TP 8, per-op selective AC, local batch 12),
   each with vanilla and async TP, in bfloat16 and float8 tensorwise. The float8 rowwise rows are
   left out: torchao's rowwise scaling is not a recipe the plan takes.
+- TITAN_2412 tables 1 and 3 again: Llama 3.1 8B on 8 and 128 H100 under FSDP, local batch 2, selective
+  checkpointing, FSDP + torch.compile against FSDP + torch.compile + Float8 (6,667 and 8,532; 6,514 and 8,380
+  TPS/GPU). The uncompiled FSDP row is left out: torch.compile is not a lever the plan takes.
+- TORCHAO_FLOAT8: pytorch/ao torchao/float8/README.md @49cb18a6, "e2e training benchmarks", NVIDIA H100:
+  Llama3-8b on 8 H100 with torchtitan (FSDP2, batch 1, sequence 8,192, torch.compile, per-op SAC), bfloat16
+  6,150 and tensorwise float8 with float8 all-gather 7,689.5 median tokens/s (rowwise left out as above).
 
 What the pages leave out, and the value used instead, is in each row's ``unpublished`` and
 ``assumed``. The hardware is common to all of them: Grand Teton hosts of 8 H100s with 96 GB HBM2e at
@@ -202,6 +208,32 @@ def titan_async_tp(size: str, async_tp: bool, fp8: bool, tokens_per_s_per_gpu: f
     )
 
 
+def titan_8b_fsdp(where: str, gpus: int, local_batch: int, fp8: bool, tokens_per_s_per_gpu: float, source: str) -> Run:
+    """Llama 3.1 8B under FSDP alone (one rank a replica of nothing: full_shard over every GPU), torch.compile on in
+    both rows of the pair, with and without torchao's tensorwise float8."""
+    return titan_row(
+        f"8B FSDP{gpus} {'float8' if fp8 else 'bf16'}",
+        source,
+        where,
+        "llama-3.1-8b",
+        gpus,
+        local_batch,
+        local_batch,
+        "selective",
+        tokens_per_s_per_gpu,
+        tensor=1,
+        async_tp=False,
+        fp8=fp8,
+    )
+
+
+TORCHAO_FLOAT8 = "pytorch/ao torchao/float8/README.md @49cb18a6"
+TORCHAO_ASSUMED: dict[str, object] = {
+    "runs": "torchtitan 0.0.2, torch 2.7.0a0, torchao 0.10.0, FSDP2, torch.compile, per-op SAC, batch 1 x 8,192 "
+    "(section 'e2e training benchmarks', NVIDIA H100)",
+}
+
+
 GROUPS: list[Group] = [
     Group(
         "Llama 3.1 405B, 512 H100, FSDP8 TP8 PP8: pipeline schedule",
@@ -235,6 +267,33 @@ GROUPS: list[Group] = [
             titan_async_tp("8B", True, False, 4809.4),
             titan_async_tp("8B", False, True, 5078.1),
             titan_async_tp("8B", True, True, 5570.1),
+        ),
+    ),
+    Group(
+        "Llama 3.1 8B, 8 H100, FSDP, torch.compile: float8",
+        TITAN_2412,
+        "table 1",
+        (
+            titan_8b_fsdp("table 1, row FSDP + torch.compile", 8, 2, False, 6667, TITAN_2412),
+            titan_8b_fsdp("table 1, row FSDP + torch.compile + Float8", 8, 2, True, 8532, TITAN_2412),
+        ),
+    ),
+    Group(
+        "Llama 3.1 8B, 128 H100, FSDP, torch.compile: float8",
+        TITAN_2412,
+        "table 3",
+        (
+            titan_8b_fsdp("table 3, row FSDP + torch.compile", 128, 2, False, 6514, TITAN_2412),
+            titan_8b_fsdp("table 3, row FSDP + torch.compile + Float8", 128, 2, True, 8380, TITAN_2412),
+        ),
+    ),
+    Group(
+        "Llama 3 8B, 8 H100, FSDP2: float8 tensorwise",
+        TORCHAO_FLOAT8,
+        "section 'e2e training benchmarks', NVIDIA H100",
+        (
+            titan_8b_fsdp("row 'none (bfloat16)'", 8, 1, False, 6150, TORCHAO_FLOAT8),
+            titan_8b_fsdp("row 'tensorwise with float8 all-gather'", 8, 1, True, 7689.5, TORCHAO_FLOAT8),
         ),
     ),
 ]

@@ -33,6 +33,11 @@ def test_groups_copy_the_published_figures() -> None:
     # benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76c
     assert measured["Llama 3.1 70B, 256 H100, FSDP32 TP8: AsyncTP and float8"] == (597.3, 652.4, 809.8, 942.4)
     assert measured["Llama 3.1 8B, 64 H100, FSDP8 TP8: AsyncTP and float8"] == (4378, 4809.4, 5078.1, 5570.1)
+    # benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76c tables 1 and 3, the torch.compile rows
+    assert measured["Llama 3.1 8B, 8 H100, FSDP, torch.compile: float8"] == (6667, 8532)
+    assert measured["Llama 3.1 8B, 128 H100, FSDP, torch.compile: float8"] == (6514, 8380)
+    # pytorch/ao torchao/float8/README.md @49cb18a6, e2e training benchmarks, NVIDIA H100
+    assert measured["Llama 3 8B, 8 H100, FSDP2: float8 tensorwise"] == (6150, 7689.5)
     for group in GROUPS:
         for run in group.runs:
             # global batch = local batch x FSDP degree, as each table states (512 for 70B, 256 for 405B)
