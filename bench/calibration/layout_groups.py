@@ -28,6 +28,11 @@ Sources (every figure copied as the source prints it)
   Llama3-8b on 8 H100 with torchtitan (FSDP2, batch 1, sequence 8,192, torch.compile, per-op SAC), bfloat16
   6,150 and tensorwise float8 with float8 all-gather 7,689.5 median tokens/s (rowwise left out as above).
 
+- MOSAIC: mosaicml/llm-foundry scripts/train/benchmarking/README.md @8c8dd48f, the MPT jobs on 8 H100 that its
+  sections 'H100 80GB BF16' and 'H100 80GB FP8' both list with the same sequence, micro-batch, accumulation,
+  global batch, sharding and checkpointing (3b at 32,768, 8,192 and 512 tokens; 1b at 32,768 and 512):
+  bf16 against Composer's amp_fp8.
+
 What the pages leave out, and the value used instead, is in each row's ``unpublished`` and
 ``assumed``. The hardware is common to all of them: Grand Teton hosts of 8 H100s with 96 GB HBM2e at
 500 W, 400 Gb/s RDMA per GPU; the rows use the h100-80gb preset (SXM peaks) because the exact peak
@@ -36,9 +41,9 @@ order does not depend on it.
 """
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from bench.calibration.corpus import Metric, Run, measured_tokens_per_s_per_gpu
+from bench.calibration.corpus import MOSAIC, Metric, Run, measured_tokens_per_s_per_gpu, mosaic
 from bench.calibration.model import predicted_tokens_per_s_per_gpu
 
 TITAN_2412 = "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76c"
@@ -234,6 +239,38 @@ TORCHAO_ASSUMED: dict[str, object] = {
 }
 
 
+MOSAIC_FP8 = "section 'H100 80GB FP8'"
+
+
+def mpt_precision_pair(
+    size: str,
+    seq: int,
+    micro: int,
+    accumulation: int,
+    batch: int,
+    checkpointing: bool,
+    lines: tuple[int, int],
+    tokens: tuple[int, int],
+) -> Group:
+    """One MPT job on 8 H100 measured in bf16 (section 'H100 80GB BF16') and in FP8 (section 'H100 80GB FP8', Composer's
+    amp_fp8: Transformer Engine's per-tensor scaled FP8 layers), the same micro-batch, accumulation and sharding."""
+    bf16 = mosaic(
+        "h100-80gb", lines[0], size, seq, 8, micro, accumulation, batch, tokens[0], "FULL_SHARD", checkpointing
+    )
+    fp8 = mosaic(
+        "h100-80gb", lines[1], size, seq, 8, micro, accumulation, batch, tokens[1], "FULL_SHARD", checkpointing
+    )
+    fp8 = replace(
+        fp8,
+        name=f"{fp8.name} fp8",
+        where=f"{MOSAIC_FP8}, line {lines[1]}",
+        levers={"fp8": "transformer_engine"},
+        assumed=fp8.assumed | {"fp8": "transformer_engine: Composer's amp_fp8 runs Transformer Engine's FP8 layers"},
+    )
+    bf16 = replace(bf16, name=f"{bf16.name} bf16")
+    return Group(f"MPT-{size}, 8 H100, s{seq}: bf16 or fp8", MOSAIC, f"lines {lines[0]} and {lines[1]}", (bf16, fp8))
+
+
 GROUPS: list[Group] = [
     Group(
         "Llama 3.1 405B, 512 H100, FSDP8 TP8 PP8: pipeline schedule",
@@ -296,6 +333,11 @@ GROUPS: list[Group] = [
             titan_8b_fsdp("row 'tensorwise with float8 all-gather'", 8, 1, True, 7689.5, TORCHAO_FLOAT8),
         ),
     ),
+    mpt_precision_pair("3b", 32768, 3, 6, 144, True, (121, 154), (5873, 5856)),
+    mpt_precision_pair("3b", 8192, 3, 6, 144, False, (123, 155), (16578, 19146)),
+    mpt_precision_pair("3b", 512, 40, 6, 1920, False, (129, 157), (27965, 36527)),
+    mpt_precision_pair("1b", 32768, 1, 4, 32, False, (131, 158), (12025, 12580)),
+    mpt_precision_pair("1b", 512, 56, 4, 1792, False, (140, 160), (52275, 70315)),
 ]
 
 

@@ -38,6 +38,12 @@ def test_groups_copy_the_published_figures() -> None:
     assert measured["Llama 3.1 8B, 128 H100, FSDP, torch.compile: float8"] == (6514, 8380)
     # pytorch/ao torchao/float8/README.md @49cb18a6, e2e training benchmarks, NVIDIA H100
     assert measured["Llama 3 8B, 8 H100, FSDP2: float8 tensorwise"] == (6150, 7689.5)
+    # llm-foundry scripts/train/benchmarking/README.md @8c8dd48f, 'H100 80GB BF16' and 'H100 80GB FP8', T/s/GPU
+    assert measured["MPT-3b, 8 H100, s32768: bf16 or fp8"] == (5873, 5856)
+    assert measured["MPT-3b, 8 H100, s8192: bf16 or fp8"] == (16578, 19146)
+    assert measured["MPT-3b, 8 H100, s512: bf16 or fp8"] == (27965, 36527)
+    assert measured["MPT-1b, 8 H100, s32768: bf16 or fp8"] == (12025, 12580)
+    assert measured["MPT-1b, 8 H100, s512: bf16 or fp8"] == (52275, 70315)
     for group in GROUPS:
         for run in group.runs:
             # global batch = local batch x FSDP degree, as each table states (512 for 70B, 256 for 405B)
