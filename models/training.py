@@ -148,9 +148,11 @@ class Levers(Strict):
     )
     tp_comm_overlap: StrictBool = Field(
         default=False,
-        description="Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers; default off): each tensor-"
-        "parallel all-gather and reduce-scatter hidden behind the GEMM beside it, its share of the stage's compute; "
-        "what exceeds it stays exposed. Needs sequence parallelism in Megatron-LM.",
+        description="Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers; default off), PyTorch's "
+        "AsyncTP (torchtitan's enable_async_tensor_parallel): each tensor-parallel all-gather and reduce-scatter of "
+        "a dense layer hidden behind the GEMM it is paired with ((t - 1) / t of it, micro-pipelined over the t "
+        "shards), of a mixture's layer behind its share of the stage's compute; what exceeds it stays exposed. "
+        "Needs sequence parallelism in Megatron-LM.",
     )
     overlap_moe_expert_parallel_comm: StrictBool = Field(
         default=False,

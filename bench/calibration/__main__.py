@@ -2,6 +2,7 @@
 
     python -m bench.calibration           # fit on the fit rows, print every row and the held-out summary
     python -m bench.calibration --no-fit  # the committed constants (service.time.efficiency.FITTED) as they are
+    python -m bench.calibration --layout-groups  # published jobs measured in several layouts: pairs in order
 
 The split is fixed and stated: within each source, in corpus order, the 1st, 3rd, 5th... evaluable
 run is fitted and the 2nd, 4th, 6th... is held out. A run whose result depends on a field its source
@@ -18,6 +19,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import replace
 
+from bench.calibration import layout_groups
 from bench.calibration.corpus import RUNS, Run, measured_tokens_per_s_per_gpu
 from bench.calibration.model import predicted_tokens_per_s_per_gpu
 from service.time.efficiency import FITTED, Calibration
@@ -93,7 +95,16 @@ def report(runs: list[Run], held: list[Run], cal: Calibration) -> dict[str, floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-fit", action="store_true", help="report the committed constants without fitting")
+    parser.add_argument(
+        "--layout-groups",
+        action="store_true",
+        help="print each published group of one job in several layouts (bench.calibration.layout_groups): its "
+        "measured and predicted order and the pairs in order, under the committed constants",
+    )
     args = parser.parse_args()
+    if args.layout_groups:
+        layout_groups.report()
+        return
     evaluable = [r for r in RUNS if not r.excluded]
     fit_rows, held = split(evaluable)
     cal = FITTED if args.no_fit else fit(fit_rows, START)

@@ -56,7 +56,7 @@ from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
 from service.time.communication import CollectivePrice, alpha_beta_seconds, exposed_in_window, link_speed
 from service.time.compute import tokens_per_step
-from service.time.efficiency import attention_core_seconds
+from service.time.efficiency import attention_core_seconds, gemm_seconds, layer_matrices
 from service.time.mesh_traffic import (
     GroupCall,
     StageWork,
@@ -65,7 +65,12 @@ from service.time.mesh_traffic import (
     model_parallel_calls,
     ring_exposed_seconds,
 )
-from service.time.overlaps import overlapped_calls, share_exposed_seconds
+from service.time.overlaps import (
+    overlapped_calls,
+    paired_exposed_seconds,
+    paired_gemm_weights,
+    share_exposed_seconds,
+)
 from service.time.traffic import StepCollective, Window, step_collectives
 
 
@@ -342,6 +347,31 @@ def ring_step_core_s(setup: Setup, b: Any, s: int, tensor: Any, context: Any) ->
     return attention_core_seconds(eff, b, s, tensor, context) / context
 
 
+def dense_kernels(setup: Setup) -> bool:
+    """Whether the efficiency model knows a dense model's kernel shapes (its projections' GEMMs)."""
+    eff = setup.efficiency
+    return eff is not None and eff.kernels is not None and not eff.kernels.experts
+
+
+def paired_gemm_s(call: GroupCall, setup: Setup) -> list[Any]:
+    """Seconds of the forward GEMM of each projection of a dense layer (qkv, proj, fc1, fc2) on one tensor-parallel
+    rank, for the tokens of this call's buffer (s'b x h gathered), that a tensor-parallel call paired with it can
+    hide behind (service.time.overlaps.paired_exposed_seconds): (t - 1) / t of it. The overlap is micro-pipelined
+    over the t shards: the rank's own shard is multiplied while the first remote shard is copied in, then each
+    remote shard's product follows its copy, the copies one after another (torch 2.13.0,
+    torch/distributed/_symmetric_memory/__init__.py, _pipelined_multi_all_gather_and_consume, and its mirror
+    _pipelined_produce_and_all2all for a product then reduce-scatter; Transformer Engine's ring exchange splits the
+    same way), so the step takes max(call + GEMM / t, GEMM): one shard's product is never beside a copy."""
+    eff = setup.efficiency
+    assert eff is not None and eff.kernels is not None
+    shape = eff.kernels
+    tokens = call.elements // shape.hidden_size
+    ceiling = eff.calibration.ceiling(eff.device.generation)
+    t = call.ranks
+    matrices = layer_matrices(shape, t)[:4]
+    return [gemm_seconds(tokens, k, n, eff.gemm_device, ceiling) * (t - 1) / t for k, n in matrices]
+
+
 def lever_overlapped(group: Group, setup: Setup) -> bool:
     """Whether an overlap lever hides this group's calls behind its share of the compute (service.time.overlaps)."""
     if not setup.overlap:
@@ -357,18 +387,28 @@ def exposed_group_s(
     backward_s: Any,
     step_core_s: Any = 0.0,
     priced: Callable[[GroupCall], Any] | None = None,
+    full_recompute: bool | None = None,
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first; ring attention's transfers each behind one ring step's attention core ``step_core_s``
     (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
-    overlap, each call of its group behind its share of the stage's compute (service.time.overlaps). ``priced``: a
-    call's seconds (group_call_seconds, or a grid's memo of it)."""
+    overlap, each call of its group behind its share of the stage's compute (service.time.overlaps), a dense
+    layer's tensor calls each behind the GEMM it is paired with. ``priced``: a call's seconds (group_call_seconds, or
+    a grid's memo of it); ``full_recompute``: whether the calls' forward is recomputed (None: as the setup says)."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     exposed: Any = 0.0
     members = [c for c in calls if c.group is group]
     if lever_overlapped(group, setup):
         count: Any = sum(c.count_per_step for c in members)
+        paired = group is Group.tensor and dense_kernels(setup)
+        full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
         for call in members:
+            if paired:
+                weights = paired_gemm_weights(call.name, full)
+                exposed += paired_exposed_seconds(
+                    call.count_per_step, seconds_of(call), paired_gemm_s(call, setup), weights
+                )
+                continue
             share = share_exposed_seconds(call.count_per_step, seconds_of(call), forward_s + backward_s, count)
             exposed += share
         return exposed
@@ -392,6 +432,7 @@ def hidden_lever_s(
     forward_s: Any,
     backward_s: Any,
     priced: Callable[[GroupCall], Any] | None = None,
+    full_recompute: bool | None = None,
 ) -> Any:
     """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
     charges the compute for (numbers, or arrays for many layouts)."""
@@ -401,7 +442,10 @@ def hidden_lever_s(
         if not lever_overlapped(group, setup):
             continue
         total = sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
-        hidden = hidden + total - exposed_group_s(calls, group, setup, forward_s, backward_s, priced=seconds_of)
+        exposed = exposed_group_s(
+            calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute
+        )
+        hidden = hidden + total - exposed
     return hidden
 
 
@@ -464,6 +508,7 @@ def evaluate_layout(
         sequence_length=s,
         full_recompute=setup.recompute is Recompute.full,
         dispatcher=efficiency_of(setup).dispatcher,
+        fp8_gathers=setup.efficiency is not None and setup.efficiency.fp8,
     )
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)

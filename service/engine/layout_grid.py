@@ -720,6 +720,7 @@ def evaluate_grid(
         priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
+            fp8 = first_setup.efficiency is not None and first_setup.efficiency.fp8
             work = StageWork(
                 st["max_layers"][sid[rows]],
                 st["max_moe_layers"][sid[rows]],
@@ -728,14 +729,15 @@ def evaluate_grid(
                 s,
                 full,
                 efficiency_of(first_setup).dispatcher,
+                fp8,
             )
             calls = model_parallel_calls(sub, arch, work)
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
-                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced
+                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full
                 )
             fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
-            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced)
+            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
             if detail:
                 for call in calls:
                     groups_total_s[rows, j] += call.count_per_step * priced(call)

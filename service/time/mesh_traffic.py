@@ -191,6 +191,9 @@ class StageWork:
     sequence_length: int
     full_recompute: bool = False
     dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
+    # The layers' GEMMs in per-tensor scaled FP8 (levers.fp8): the dense layers' sequence-parallel all-gathers carry
+    # FP8 elements (tensor_calls).
+    fp8_gathers: bool = False
 
 
 def _expert_tensor_apart(mesh: Mesh, work: StageWork) -> Any:
@@ -217,6 +220,7 @@ def _pair_calls(
     words: tuple[str, str],
     gathered: bool | None = None,
     regathered: bool = False,
+    gather_dtype: Dtype = ACTIVATION_DTYPE,
 ) -> list[GroupCall]:
     """A layer part's forward calls and as many backward: an all-reduce each, or with sequence parallelism an
     all-gather and a reduce-scatter of the same buffer; full recomputation repeats the forward's.
@@ -224,7 +228,8 @@ def _pair_calls(
     the mesh's sequence parallelism (a token dispatcher's pair); None: as the mesh says. regathered: each pair's
     column-parallel input is gathered once more in the backward for its weight gradient (Megatron-LM's
     LinearWithGradAccumulationAndAsyncCommunication.backward, megatron/core/tensor_parallel/layers.py @d98e8a64:
-    with sequence_parallel it saves the rank's shard and all-gathers it again before grad_weight)."""
+    with sequence_parallel it saves the rank's shard and all-gathers it again before grad_weight). gather_dtype: the
+    elements the all-gathers carry (the reduce-scatters stay in the activations' dtype)."""
     repeat = forward if full_recompute else 0
     again = " and again in the recomputed forward" if full_recompute else ""
     subject, counts = words
@@ -243,6 +248,7 @@ def _pair_calls(
             ranks,
             forward + backward_gathers + repeat,
             link,
+            dtype=gather_dtype,
         ),
         GroupCall(
             group,
@@ -273,7 +279,12 @@ def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     """Pairs of s'bh: 2 per dense layer (attention, MLP); per MoE layer the attention's and, with shared experts,
     theirs (Megatron-Core's SharedExpertMLP is tensor-parallel on h). While the expert tensor degree is t the
     routed experts' pair is a call of its own on the routed copies (_routed_buffer); with sequence parallelism
-    each pair's column-parallel input is gathered again in the backward (_pair_calls)."""
+    each pair's column-parallel input is gathered again in the backward (_pair_calls). Under per-tensor scaled FP8
+    the dense pairs' all-gathers carry FP8: the inputs are cast before they are gathered and the output gradients
+    before theirs (torchao @eab345c2 torchao/float8/float8_tensor_parallel.py: PrepareFloat8ModuleInput "ensure the
+    float8 cast happens before the all-gather", Float8RowwiseParallel's NoopFwToFloat8BwDynamic after the
+    redistribute; Transformer Engine's userbuffers: "AllGather buffers use fp8 when using fp8 recipe",
+    transformer_engine/pytorch/module/base.py initialize_ub); the reduce-scatters of partial sums stay in bf16."""
     t = mesh.tensor
     if _absent(t):
         return []
@@ -300,6 +311,7 @@ def tensor_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
         work.full_recompute,
         ("s'bh", counts),
         regathered=True,
+        gather_dtype=Dtype.fp8 if work.fp8_gathers else ACTIVATION_DTYPE,
     )
     if moe is None:
         return calls

@@ -11,7 +11,9 @@
 - ``tp_comm`` (Megatron-LM --tp-comm-overlap, Transformer Engine userbuffers) and ``expert_comm``
   (Megatron-LM --overlap-moe-expert-parallel-comm, DeepEP, DualPipe): each call of the group hidden only behind
   its share of the stage's compute (the GEMM it is paired with, or the other micro-batch's work): exposed
-  calls x max(0, call - compute / calls), like ring attention's steps (service.time.mesh_traffic).
+  calls x max(0, call - compute / calls), like ring attention's steps (service.time.mesh_traffic). A dense
+  layer's tensor-parallel calls under ``tp_comm`` hide behind the one GEMM each is paired with
+  (paired_exposed_seconds), as Transformer Engine's userbuffers and PyTorch's AsyncTP pair them.
 
 Hiding never adds a bucket: the data group's calls are the same whichever overlap is on (service.time.buckets),
 so an overlap only moves seconds from exposed to hidden, where they cost the compute ``overlap_slowdown`` of
@@ -61,3 +63,35 @@ def share_exposed_seconds(calls: Any, call_s: Any, compute_s: Any, group_calls: 
     share_s = compute_s / maximum(group_calls, 1)
     gap = call_s - share_s
     return calls * maximum(gap, 0.0 * gap)
+
+
+# The four projections of a dense layer, in service.time.efficiency.layer_matrices' order.
+QKV, PROJ, FC1, FC2 = range(4)
+
+
+def paired_gemm_weights(name: CollectiveName, full_recompute: bool) -> tuple[int, int, int, int]:
+    """How many of one layer's calls of this kind (per micro-batch) each projection's GEMM hides, (qkv, proj, fc1,
+    fc2), as Transformer Engine pairs them (transformer_engine/pytorch/module/base.py, initialize_ub:
+    layers_all_gather_overlap qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad, qkv_dgrad, fc1_dgrad;
+    layers_reduce_scatter_overlap proj_fprop, fc2_fprop, qkv_wgrad, fc1_wgrad) and PyTorch's micro-pipelined
+    AsyncTP fuses them (all_gather -> matmul, matmul -> reduce_scatter). An all-gather: before qkv and fc1 in the
+    forward (again in a recomputed forward); in the backward the gradient of proj's and fc2's output before their
+    input-gradient GEMMs, and qkv's and fc1's input gathered again beside their input-gradient GEMMs. A
+    reduce-scatter (or, without sequence parallelism, an all-reduce): after proj and fc2 in the forward (again in a
+    recomputed forward), and qkv's and fc1's input gradients beside their weight-gradient GEMMs."""
+    again = 1 if full_recompute else 0
+    if name is CollectiveName.all_gather:
+        return (2 + again, 1, 2 + again, 1)
+    return (1, 1 + again, 1, 1 + again)
+
+
+def paired_exposed_seconds(calls: Any, call_s: Any, gemm_s: list[Any], weights: tuple[int, ...]) -> Any:
+    """Exposed seconds of ``calls`` calls of ``call_s`` each, each hidden only behind the GEMM it is paired with:
+    calls x the weighted mean over the projections of max(0, call_s - gemm_s) (weights: paired_gemm_weights). A
+    GEMM's input- and weight-gradient products have its forward's FLOPs; ``gemm_s`` are the forward products."""
+    total = sum(weights)
+    gap_s: Any = 0.0
+    for weight, g in zip(weights, gemm_s, strict=True):
+        gap = call_s - g
+        gap_s = gap_s + weight * maximum(gap, 0.0 * gap)
+    return calls * gap_s / total

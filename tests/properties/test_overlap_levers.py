@@ -83,9 +83,9 @@ def test_the_overlap_slowdown_is_below_one():
     assert 0 <= FITTED.overlap_slowdown < 1  # what "never lengthens a step" rests on
 
 
-def test_tensor_parallel_overlap_hides_each_call_behind_its_share_of_the_compute():
+def test_tensor_parallel_overlap_hides_each_call_behind_its_paired_gemm():
     # Llama 3 70B, t8 with sequence parallelism on 512 H100s: with --tp-comm-overlap the tensor group's exposed
-    # time is at most what its calls exceed their share of the stage's compute by, and never more than before.
+    # time is what its calls exceed their paired GEMMs by, never more than before.
     case = ("llama-3-70b", "h100-80gb", 512, "zero1", {"tensor": 8, "sequence_parallel": True})
     off = answer(*case, {})
     on = answer(*case, {"tp_comm_overlap": True})

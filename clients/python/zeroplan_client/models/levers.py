@@ -57,9 +57,11 @@ class Levers:
             optimizer's all-gather of updated parameters (zero1/zero2) runs bucket by bucket under the next step's forward
             pass instead of after the optimizer step. Default: False.
         recompute (Recompute | Unset): Activation recomputation (Korthikanti et al. 2022).
-        tp_comm_overlap (bool | Unset): Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers; default off):
-            each tensor-parallel all-gather and reduce-scatter hidden behind the GEMM beside it, its share of the stage's
-            compute; what exceeds it stays exposed. Needs sequence parallelism in Megatron-LM. Default: False.
+        tp_comm_overlap (bool | Unset): Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers; default off),
+            PyTorch's AsyncTP (torchtitan's enable_async_tensor_parallel): each tensor-parallel all-gather and reduce-
+            scatter of a dense layer hidden behind the GEMM it is paired with ((t - 1) / t of it, micro-pipelined over the t
+            shards), of a mixture's layer behind its share of the stage's compute; what exceeds it stays exposed. Needs
+            sequence parallelism in Megatron-LM. Default: False.
         zeropp (ZeroPlusPlus | Unset): ZeRO++ (Wang et al. 2023) on ZeRO-3; DeepSpeed's zero_quantized_weights,
             zero_hpz_partition_size and
             zero_quantized_gradients.
