@@ -701,10 +701,22 @@ def evaluate_grid(
             **masked,
         )
 
+    def stage_work(rows: Any, full: bool) -> StageWork:
+        """The busiest stages of these rows as their groups see them, with the request's dispatcher and FP8."""
+        return StageWork(
+            st["max_layers"][sid[rows]],
+            st["max_moe_layers"][sid[rows]],
+            m[rows],
+            b[rows],
+            s,
+            full,
+            dispatcher=efficiency_of(first_setup).dispatcher,
+            fp8_gathers=first_setup.efficiency is not None and first_setup.efficiency.fp8,
+        )
+
     def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[Any]]:
         def build(full: bool) -> list[Any]:
-            work = StageWork(st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full)
-            return model_parallel_calls(group_mesh(rows, q, sched), arch, work)
+            return model_parallel_calls(group_mesh(rows, q, sched), arch, stage_work(rows, full))
 
         return build
 
@@ -720,18 +732,7 @@ def evaluate_grid(
         priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            fp8 = first_setup.efficiency is not None and first_setup.efficiency.fp8
-            work = StageWork(
-                st["max_layers"][sid[rows]],
-                st["max_moe_layers"][sid[rows]],
-                m[rows],
-                b[rows],
-                s,
-                full,
-                efficiency_of(first_setup).dispatcher,
-                fp8,
-            )
-            calls = model_parallel_calls(sub, arch, work)
+            calls = model_parallel_calls(sub, arch, stage_work(rows, full))
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
                     calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full

@@ -1,0 +1,46 @@
+"""The search's grid prices tensor-parallel gathers under per-tensor FP8 as /v1/plan does: the calls it prices once
+for many rows carry the request's FP8 elements (torchao float8_tensor_parallel.py @eab345c2), not bf16 ones."""
+
+import numpy as np
+import pytest
+
+from models.plan import PlanRequest
+from models.search import SearchRequest
+from service.answers.plan import plan
+from service.answers.search import layout_body, prepare
+from service.answers.search_space import space
+from service.engine.layout_grid import Layouts, StructureTable, evaluate_grid
+
+
+def test_a_search_row_under_fp8_is_its_plan():
+    body = {
+        "model": {"preset": "llama-3.1-8b"},
+        "cluster": {"world_size": [64], "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 64, "sequence_length": 8192},
+        "levers": {"fp8": "torchao", "tp_comm_overlap": True},
+        "restrict": {"tensor": [2, 8], "pipeline": [1], "context": [1], "expert": [1], "micro_batch_size": [1]},
+    }
+    prepared = prepare(SearchRequest.model_validate(body))
+    case = prepared.case
+    found = space(case.arch, prepared.candidates, 8192, 64, 64, case.expert_tensor)
+    checked = 0
+    for _, block in found.blocks():
+        grid = evaluate_grid(case, StructureTable(case), block, found.choices, detail=True)
+        valid = found.valid(block.columns)
+        for i in range(len(block)):
+            for a, arrangement in enumerate(found.choices.arrangement):
+                for r, recompute in enumerate(found.choices.recompute):
+                    if not valid[i, a, r, 0]:
+                        continue
+                    columns = {k: v[i : i + 1] for k, v in block.columns.items()}
+                    columns |= {
+                        "arrangement": np.array([arrangement]),
+                        "recompute": np.array([recompute]),
+                        "offload_optimizer": np.array([found.choices.offload_optimizer[0]]),
+                    }
+                    request = layout_body(prepared.base, Layouts(columns), 0)
+                    assert request["levers"]["fp8"] == "torchao"
+                    answer = plan(PlanRequest.model_validate(request))
+                    assert float(grid.step_s[i, a, r, 0]) == pytest.approx(answer.time.step_s, rel=1e-9)
+                    checked += 1
+    assert checked >= 2
