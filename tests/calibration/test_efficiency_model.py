@@ -74,7 +74,7 @@ def test_a_layer_without_an_architecture_runs_every_flop_at_the_ceiling():
 def test_without_flash_attention_the_scores_go_through_hbm():
     # attention FLOPs at the same rate either way, so the difference is the scores' bytes: per layer and
     # token 4 passes of 8 heads x s 2-byte scores, 1.5 passes per counted byte, twice again backward
-    cal = Calibration(default_gemm_ceiling=0.5, default_attention_efficiency=0.5, elementwise_passes=1.5)
+    cal = Calibration(default_gemm_ceiling=0.5, default_attention_scale=0.5, elementwise_passes=1.5)
     flash = Efficiency(DEVICE, KernelShape(2, 1024, 1024, 1024, 4096, False, 1000, 8), cal)
     plain = Efficiency(DEVICE, KernelShape(2, 1024, 1024, 1024, 4096, False, 1000, 8, flash_attention=False), cal)
     s = 4096
@@ -90,7 +90,7 @@ def test_selective_recomputation_repeats_the_attention_core_only_when_it_was_sto
     # weighted sum again. Without flash attention, per layer: the two products' forward, 4 x s x (a x d)
     # FLOPs per token at the GEMM ceiling (0.5 of 1e15), and the scores' 4 passes of 8 heads x s 2-byte
     # values at 1.5 HBM passes per counted byte; two layers. With flash attention nothing was stored.
-    cal = Calibration(default_gemm_ceiling=0.5, default_attention_efficiency=0.5, elementwise_passes=1.5)
+    cal = Calibration(default_gemm_ceiling=0.5, default_attention_scale=0.5, elementwise_passes=1.5)
     s = 4096
     attention_s = 4 * s * 1024 * s / (1e15 * 0.5)
     scores_s = 1.5 * 2 * 4 * 8 * s * s / 2e12
@@ -133,7 +133,7 @@ def test_sequence_parallelism_splits_the_norms_and_residuals_along_the_sequence(
     # rank repeats them. Per layer and token: two norms (read and write h) and two residual adds (read 2h, write
     # h), 2-byte values: 2 x (2 x 2h + 2 x 3h) bytes; at 1.5 HBM passes per counted byte, two layers, and the
     # backward twice the forward. Everything else (GEMMs, attention, the activation) is the same either way.
-    cal = Calibration(default_gemm_ceiling=0.5, default_attention_efficiency=0.5, elementwise_passes=1.5)
+    cal = Calibration(default_gemm_ceiling=0.5, default_attention_scale=0.5, elementwise_passes=1.5)
     h, s, t = 1024, 4096, 4
     eff = Efficiency(DEVICE, KernelShape(2, h, h, h, 4 * h, False, 1000, 8), cal)
     replicated = micro_batch_compute(eff, 1, s, Recompute.none, 0.0, tensor=t)
