@@ -56,6 +56,7 @@ attention) dispatches to its bundled FlashAttention-2 kernel; FlashAttention-3 i
 ``hopper`` build, run where a recipe names it.
 """
 
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -121,6 +122,10 @@ def _hopper_tflops(backend: AttentionBackend, pass_: Pass, head_dim: int, causal
 
     d = min(max(head_dim, HEAD_DIMS[0]), HEAD_DIMS[1])
     share = (d - HEAD_DIMS[0]) / (HEAD_DIMS[1] - HEAD_DIMS[0])
+    if share == 1:
+        return at_dim(HEAD_DIMS[1])
+    if share == 0:
+        return at_dim(HEAD_DIMS[0])
     return (1 - share) * at_dim(HEAD_DIMS[0]) + share * at_dim(HEAD_DIMS[1])
 
 
@@ -135,6 +140,21 @@ def kernel_peak_share(
     """The fraction of the card's dense 16-bit peak one attention call of ``length`` tokens a sequence runs at,
     on FLOPs counted as the kernels' benchmarks count them (module docstring). Only Hopper has cuDNN's and
     FlashAttention-3's tables; other generations run FlashAttention-2's whatever ``backend`` names."""
+    if isinstance(length, int | np.integer):  # one layout: remembered
+        return _scalar_share(generation, backend, pass_, head_dim, int(length), causal)
+    return _share(generation, backend, pass_, head_dim, length, causal)
+
+
+@lru_cache(maxsize=4096)
+def _scalar_share(
+    generation: str | None, backend: AttentionBackend, pass_: Pass, head_dim: int, length: int, causal: bool
+) -> float:
+    return float(_share(generation, backend, pass_, head_dim, length, causal))
+
+
+def _share(
+    generation: str | None, backend: AttentionBackend, pass_: Pass, head_dim: int, length: IntLike, causal: bool
+) -> FloatLike:
     if generation != "hopper":
         backend = AttentionBackend.flash_attention_2
     share = _hopper_tflops(backend, pass_, head_dim, causal, length) * 1e12 / H100_SXM_BF16_FLOPS
