@@ -137,7 +137,7 @@ def test_fp8_gathers_carry_one_byte_an_element() -> None:
     mesh = Mesh(64, 8, tensor=8, sequence_parallel=True)
     calls = {}
     for fp8 in (False, True):
-        work = StageWork(32, 0, 1, 1, 8192, False, fp8)
+        work = StageWork(32, 0, 1, 1, 8192, False, fp8_gathers=fp8)
         calls[fp8] = {c.name: c for c in tensor_calls(mesh, arch, work)}
     buffer = 8192 * 4096
     gather, scatter = CollectiveName.all_gather, CollectiveName.reduce_scatter
