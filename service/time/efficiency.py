@@ -69,7 +69,7 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   ATTENTION_TILE_OVERHEAD_KEYS keys of its loop: pytorch/benchmark @ff65cb67 (PR 2391) measures, at 16K
   tokens a call and 16 x 128 wide on H100, FlashAttention-3 at 430, 517, 566, 590, 614 and 621 TFLOP/s for
   sequences of 512 to 16K (Triton's FlashAttention-2 329 to 477), both within 1.5% of keys / (keys + 240)
-  of their plateau. The fitted attention efficiency is a whole sequence's, so a ring step runs at
+  of their plateau. The published speed is a whole sequence's, so a ring step runs at
   (L / (L + 240)) / (S / (S + 240)) of it, L = s / 2c and S = s / 2 (ring_attention_slowdown; 1 at
   c = 1). Then each step's partial output is merged in 16 bits (flash_attn_fwd_out_correction_init, then
   flash_attn_fwd_out_correction: read the step's output, read and write the running one: 4 bytes an
