@@ -149,6 +149,14 @@ class Normalization(StrEnum):
     rmsnorm = "rmsnorm"
 
 
+class AttentionBackend(StrEnum):
+    """The attention kernel a run uses (service/time/attention_kernels.py names each framework's default)."""
+
+    flash_attention_2 = "flash_attention_2"  # Dao 2023; PyTorch SDPA's flash kernel
+    cudnn = "cudnn"  # cuDNN's fused attention, Transformer Engine's preference on Hopper
+    flash_attention_3 = "flash_attention_3"  # Shah et al. 2024, flash-attn's Hopper build
+
+
 class GpuGeneration(StrEnum):
     """The architecture a GPU belongs to: what decides its links, number formats and software."""
 

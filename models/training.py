@@ -5,7 +5,15 @@ from typing import Self
 from pydantic import Field, StrictBool, model_validator
 
 from models.common import Strict
-from models.enums import ActivationModel, CrossEntropy, Fp8Recipe, MoeTokenDispatcher, Mxfp8Recipe, Recompute
+from models.enums import (
+    ActivationModel,
+    AttentionBackend,
+    CrossEntropy,
+    Fp8Recipe,
+    MoeTokenDispatcher,
+    Mxfp8Recipe,
+    Recompute,
+)
 from models.resilience import Checkpoint
 
 MIB_BYTES = 2**20
@@ -201,6 +209,17 @@ class Levers(Strict):
         "fuse): the permutation and its inverse run as Transformer Engine's fused kernels, one pass over the "
         "bytes they move; off, as unfused PyTorch operations at the memory-bound work's passes. A dense model "
         "ignores it.",
+    )
+    attention_backend: AttentionBackend | None = Field(
+        default=None,
+        description="The flash-attention kernel the attention core runs, priced at its published speed (Shah et "
+        "al. 2024, FlashAttention-3, arXiv 2407.08608, section 4.1; Dao 2023, FlashAttention-2, arXiv "
+        "2307.08691, section 4.1). Default null: Transformer Engine's choice, as Megatron-Core and NeMo run it: "
+        "cuDNN's fused attention on Hopper (get_attention_backend prefers it there), FlashAttention-2 elsewhere. "
+        "flash_attention_2: PyTorch's scaled_dot_product_attention (torchtitan) or the flash-attn package "
+        "(llm-foundry's attn_impl flash); flash_attention_3: flash-attn's Hopper build. cudnn and "
+        "flash_attention_3 have published tables on Hopper only; other GPUs run FlashAttention-2's. Ignored "
+        "without flash attention.",
     )
 
     @model_validator(mode="after")

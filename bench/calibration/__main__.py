@@ -7,7 +7,8 @@
 The split is fixed and stated: within each source, in corpus order, the 1st, 3rd, 5th... evaluable
 run is fitted and the 2nd, 4th, 6th... is held out. A run whose result depends on a field its source
 does not publish (``Run.excluded`` says which) is printed but neither fitted nor summarised. The
-free constants (the GEMM ceiling and flash attention's efficiency of each GPU generation, the
+free constants (the GEMM ceiling and the attention core's scale on its kernel's published speed
+(service.time.attention_kernels) of each GPU generation, the
 overlap slowdown and the memory-bound passes) are fitted by coordinate descent over grids,
 minimising the mean squared log error of tokens per second
 per GPU on the fit rows. Runs with tensor or pipeline parallelism go through service.engine.layout.
@@ -28,15 +29,15 @@ TARGET_MEDIAN, TARGET_MAX = 0.10, 0.25
 # Where the descent starts: round values, not the committed ones, so the fit reproduces them.
 START = Calibration(
     gemm_ceiling={"ampere": 0.7, "hopper": 0.6},
-    attention_efficiency={"ampere": 0.5, "hopper": 0.4},
+    attention_scale={"ampere": 1.0, "hopper": 1.0},
     overlap_slowdown=0.2,
     elementwise_passes=1.0,
 )
 GRIDS: dict[str, list[float]] = {
     "ampere": [round(0.60 + 0.01 * i, 2) for i in range(36)],
     "hopper": [round(0.45 + 0.01 * i, 2) for i in range(41)],
-    "attention_ampere": [round(0.20 + 0.02 * i, 2) for i in range(36)],
-    "attention_hopper": [round(0.10 + 0.02 * i, 2) for i in range(36)],
+    "attention_ampere": [round(0.30 + 0.02 * i, 2) for i in range(46)],
+    "attention_hopper": [round(0.30 + 0.02 * i, 2) for i in range(46)],
     "overlap_slowdown": [round(0.05 * i, 2) for i in range(11)],
     "elementwise_passes": [1.0 + 0.25 * i for i in range(13)],
 }
@@ -57,7 +58,7 @@ def with_value(cal: Calibration, name: str, value: float) -> Calibration:
         return replace(cal, gemm_ceiling=cal.gemm_ceiling | {name: value})
     if name.startswith("attention_"):
         generation = name.removeprefix("attention_")
-        return replace(cal, attention_efficiency=cal.attention_efficiency | {generation: value})
+        return replace(cal, attention_scale=cal.attention_scale | {generation: value})
     return replace(cal, **{name: value})
 
 
@@ -109,7 +110,7 @@ def main() -> None:
     fit_rows, held = split(evaluable)
     cal = FITTED if args.no_fit else fit(fit_rows, START)
     print(
-        f"constants: gemm ceiling {cal.gemm_ceiling}, attention {cal.attention_efficiency}, overlap slowdown "
+        f"constants: gemm ceiling {cal.gemm_ceiling}, attention scale {cal.attention_scale}, overlap slowdown "
         f"{cal.overlap_slowdown:.2f}, memory-bound passes {cal.elementwise_passes:.2f}"
         + ("" if args.no_fit else f" (fitted on {len(fit_rows)} rows; committed: {FITTED})")
     )

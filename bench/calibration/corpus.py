@@ -140,6 +140,9 @@ MOSAIC_SECTIONS = {
 }
 H100_NIC_UNPUBLISHED = ("node-to-node interconnect of the H100 runs",)
 H100_NIC_ASSUMED = {"links": "nvlink4_ib400: the DGX H100 reference, 400 Gb/s per GPU"}
+# llm-foundry's attn_impl flash (the MPT yamls) runs the flash-attn package's kernel, not Transformer Engine's
+# cuDNN attention; torchtitan's attention is PyTorch's scaled_dot_product_attention, its FlashAttention-2 kernel
+FLASH_ATTENTION_2: dict[str, object] = {"attention_backend": "flash_attention_2"}
 
 
 def mosaic(
@@ -175,6 +178,7 @@ def mosaic(
         measured=tokens_per_s_per_gpu,
         unpublished=H100_NIC_UNPUBLISHED if h100 else (),
         assumed=H100_NIC_ASSUMED if h100 else {},
+        levers=FLASH_ATTENTION_2,
     )
 
 
@@ -248,6 +252,7 @@ def titan(line: int, gpus: int, tokens_per_s_per_gpu: int) -> Run:
         measured=tokens_per_s_per_gpu,
         unpublished=("sequence length (in the config, not the page)", "the exact H100 variant's peak FLOP/s"),
         assumed=TITAN_SEQUENCE | TITAN_HARDWARE,
+        levers=FLASH_ATTENTION_2,
         excluded="the GPU's peak is unpublished: 96 GB HBM2e H100s at 500 W, 'between SXM and NVL' (footnote 2)",
     )
 

@@ -43,7 +43,7 @@ order does not depend on it.
 import itertools
 from dataclasses import dataclass, replace
 
-from bench.calibration.corpus import MOSAIC, Metric, Run, measured_tokens_per_s_per_gpu, mosaic
+from bench.calibration.corpus import FLASH_ATTENTION_2, MOSAIC, Metric, Run, measured_tokens_per_s_per_gpu, mosaic
 from bench.calibration.model import predicted_tokens_per_s_per_gpu
 
 TITAN_2412 = "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76c"
@@ -99,7 +99,7 @@ def titan_row(
     """A torchtitan run: FSDP2 over the data-parallel ranks (full_shard), tensor parallelism with sequence
     parallelism, global batch = local batch x FSDP degree."""
     data_parallel = gpus // (tensor * pipeline)
-    levers: dict[str, object] = {"tp_comm_overlap": async_tp}
+    levers: dict[str, object] = {"tp_comm_overlap": async_tp} | FLASH_ATTENTION_2
     if fp8:
         levers["fp8"] = "torchao"
     return Run(
@@ -274,7 +274,7 @@ def mpt_precision_pair(
         fp8,
         name=f"{fp8.name} fp8",
         where=f"{MOSAIC_FP8}, line {lines[1]}",
-        levers={"fp8": "transformer_engine"},
+        levers={"fp8": "transformer_engine"} | FLASH_ATTENTION_2,
         assumed=fp8.assumed | {"fp8": "transformer_engine: Composer's amp_fp8 runs Transformer Engine's FP8 layers"},
     )
     bf16 = replace(bf16, name=f"{bf16.name} bf16")

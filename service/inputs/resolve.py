@@ -513,12 +513,16 @@ def setup_for(
     if chosen.fp8 is not Fp8Recipe.none:
         layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters)
         efficiency = replace(efficiency, fp8=True) if efficiency is not None else None
-    if efficiency is not None and (chosen.moe_token_dispatcher, chosen.moe_permute_fusion) != (
-        efficiency.dispatcher,
-        efficiency.permute_fusion,
-    ):
+    if efficiency is not None and (
+        chosen.moe_token_dispatcher,
+        chosen.moe_permute_fusion,
+        chosen.attention_backend,
+    ) != (efficiency.dispatcher, efficiency.permute_fusion, efficiency.attention_backend):
         efficiency = replace(
-            efficiency, dispatcher=chosen.moe_token_dispatcher, permute_fusion=chosen.moe_permute_fusion
+            efficiency,
+            dispatcher=chosen.moe_token_dispatcher,
+            permute_fusion=chosen.moe_permute_fusion,
+            attention_backend=chosen.attention_backend,
         )
     return Setup(
         precision=with_mxfp8(layout, chosen.mxfp8_recipe) if chosen.mxfp8 else layout,

@@ -10,11 +10,16 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   peak cuBLAS reaches on large bf16 GEMMs. Multi-head latent attention runs its own projections
   (attention_matrices: the low-rank query and key/value down and up projections and the output),
   not the q, k, v of its heads' widths.
-- **Attention** by its FLOPs, 12 x s x (a x d) per token and layer counted without the causal
-  half (PaLM appendix B), at flash attention's efficiency of the peak, fitted per generation
-  (Dao 2023, FlashAttention-2, section 4.1: up to 73% of peak on A100; Shah et al. 2024,
-  FlashAttention-3, section 1: FlashAttention-2 reaches 35% on H100). Without flash attention the
-  two batched products run at the GEMM ceiling and the s x s scores go through HBM.
+- **Attention** as its kernel runs (service/time/attention_kernels.py, the published tables cited there):
+  a causal flash-attention call runs half the s x s square (the diagonal tiles' waste is in the
+  published speeds), 2 x s x (a x d) per query token forward, and its backward 2.5 x the forward's FLOPs
+  (five products against two, the scores recomputed), each at the published speed of the run's kernel
+  (levers.attention_backend: cuDNN's fused attention on Hopper, FlashAttention-2 elsewhere by default) at
+  the model's head dim and the sequence length, times ``attention_scale``, a fitted constant per
+  generation (1: the kernel as published). Model FLOPs still count the whole square (PaLM appendix B,
+  service/time/compute.py): the utilisation is reported as the literature reports it. Without flash
+  attention the two batched products run at the GEMM ceiling on the whole square (an unfused
+  implementation computes every score, then masks) and the s x s scores go through HBM.
 - **Memory-bound work** by bytes over HBM bandwidth: per layer and token two norms (read and
   write h), two residual adds (read 2h, write h) (with sequence parallelism each tensor-parallel rank
   runs them on its s / t of the sequence alone: Korthikanti et al. 2022, section 4.2.2; without it
@@ -64,7 +69,7 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   ATTENTION_TILE_OVERHEAD_KEYS keys of its loop: pytorch/benchmark @ff65cb67 (PR 2391) measures, at 16K
   tokens a call and 16 x 128 wide on H100, FlashAttention-3 at 430, 517, 566, 590, 614 and 621 TFLOP/s for
   sequences of 512 to 16K (Triton's FlashAttention-2 329 to 477), both within 1.5% of keys / (keys + 240)
-  of their plateau. The fitted attention efficiency is a whole sequence's, so a ring step runs at
+  of their plateau. The published speed is a whole sequence's, so a ring step runs at
   (L / (L + 240)) / (S / (S + 240)) of it, L = s / 2c and S = s / 2 (ring_attention_slowdown; 1 at
   c = 1). Then each step's partial output is merged in 16 bits (flash_attn_fwd_out_correction_init, then
   flash_attn_fwd_out_correction: read the step's output, read and write the running one: 4 bytes an
@@ -98,8 +103,9 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import GpuGeneration, MoeTokenDispatcher, Recompute
+from models.enums import AttentionBackend, GpuGeneration, MoeTokenDispatcher, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
+from service.time.attention_kernels import default_backend, kernel_peak_share
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
@@ -144,8 +150,9 @@ class Calibration:
 
     gemm_ceiling: dict[str, float] = field(default_factory=lambda: {"ampere": 0.75, "hopper": 0.60})
     default_gemm_ceiling: float = 0.60  # other generations: Hopper's, the most conservative fitted
-    attention_efficiency: dict[str, float] = field(default_factory=lambda: {"ampere": 0.54, "hopper": 0.34})
-    default_attention_efficiency: float = 0.34
+    # the attention core's speed relative to its kernel's published one (service.time.attention_kernels)
+    attention_scale: dict[str, float] = field(default_factory=lambda: {"ampere": 0.58, "hopper": 0.66})
+    default_attention_scale: float = 0.66  # other generations: Hopper's
     overlap_slowdown: float = 0.05
     elementwise_passes: float = 2.0  # unfused kernels: HBM passes per counted byte of memory-bound work
 
@@ -153,7 +160,7 @@ class Calibration:
         return self.gemm_ceiling.get(generation or "", self.default_gemm_ceiling)
 
     def attention(self, generation: str | None) -> float:
-        return self.attention_efficiency.get(generation or "", self.default_attention_efficiency)
+        return self.attention_scale.get(generation or "", self.default_attention_scale)
 
 
 FITTED = Calibration()
@@ -206,6 +213,14 @@ class Efficiency:
     fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
     dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
     permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
+    attention_backend: AttentionBackend | None = None  # levers.attention_backend; None: the generation's default
+
+    @property
+    def attention_kernel(self) -> AttentionBackend:
+        """The attention kernel the run uses: the one it names, else its generation's default."""
+        if self.attention_backend is not None:
+            return self.attention_backend
+        return default_backend(self.device.generation)
 
     @property
     def gemm_device(self) -> Device:
@@ -471,20 +486,48 @@ def context_merge_bytes_per_token(
 def attention_core_seconds(
     eff: Efficiency, b: IntLike, s: IntLike, tensor: IntLike = 1, context: IntLike = 1, ring: bool = True
 ) -> FloatLike:
-    """The attention core's forward on one GPU for one layer and micro-batch: the two batched products of its
-    b x s / c queries against all s keys, 4 x s x (a x d) / t FLOPs per query token (PaLM appendix B's 12 x s x
-    (a x d) is forward and backward), at flash attention's efficiency (or the GEMM ceiling unfused), run in
-    ring-attention steps over ``context`` ranks (``ring``; ring_attention_slowdown) or against all-gathered keys.
-    Its backward is twice this. A ring-attention step (service.time.mesh_traffic) is 1 / c of it: the queries
-    against one rank's K/V chunk. Needs the kernel shapes."""
+    """The attention core's forward on one GPU for one layer and micro-batch: its b x s / c queries against
+    their causal prefix, 2 x s x (a x d) / t FLOPs per query token (half the square: the kernels' own count,
+    service.time.attention_kernels), at the published speed of the run's kernel at the model's head dim and
+    s tokens a sequence, times the fitted attention scale; unfused, the whole square (4 x s x (a x d) / t) at
+    the GEMM ceiling. Run in ring-attention steps over ``context`` ranks (``ring``; ring_attention_slowdown)
+    or against all-gathered keys. A ring-attention step (service.time.mesh_traffic) is 1 / c of it: the
+    queries against one rank's K/V chunk. attention_core_backward_seconds is its backward. Needs the kernel
+    shapes."""
+    return _attention_core(eff, b, s, tensor, context, ring, "forward")
+
+
+def attention_core_backward_seconds(
+    eff: Efficiency, b: IntLike, s: IntLike, tensor: IntLike = 1, context: IntLike = 1, ring: bool = True
+) -> FloatLike:
+    """The attention core's backward for one layer and micro-batch: 2.5 x the forward's FLOPs (five products
+    against two, the scores recomputed) at the kernel's published backward speed times the attention scale;
+    unfused, twice the forward (its four products at the GEMM ceiling)."""
+    if eff.kernels is not None and not eff.kernels.flash_attention:
+        return 2.0 * attention_core_seconds(eff, b, s, tensor, context, ring)
+    return _attention_core(eff, b, s, tensor, context, ring, "backward")
+
+
+ATTENTION_BACKWARD_FLOP_RATIO = 2.5  # flash-attention benchmarks/benchmark_flash_attention.py: bwd = 2.5 x fwd
+
+
+def _attention_core(
+    eff: Efficiency, b: IntLike, s: IntLike, tensor: IntLike, context: IntLike, ring: bool, pass_: str
+) -> FloatLike:
     shape = eff.kernels
     assert shape is not None, "the attention core needs the model's kernel shapes"
     device, cal = eff.device, eff.calibration
     tokens = b * s // context
-    flops = 4.0 * s * shape.attention_width / tensor * tokens
-    rate = cal.attention(device.generation) if shape.flash_attention else cal.ceiling(device.generation)  # unfused
-    slowdown = ring_attention_slowdown(s, context, ring) if shape.flash_attention else 1.0
-    return flops / (device.peak_flops_per_s * rate) * slowdown
+    width = shape.attention_width / tensor
+    if not shape.flash_attention:  # unfused: every score computed, then masked, at the GEMM ceiling
+        return 4.0 * s * width * tokens / (device.peak_flops_per_s * cal.ceiling(device.generation))
+    flops = 2.0 * s * width * tokens * (ATTENTION_BACKWARD_FLOP_RATIO if pass_ == "backward" else 1.0)
+    head_dim = shape.attention_width // max(shape.attention_heads, 1)
+    share = kernel_peak_share(
+        device.generation, eff.attention_kernel, "backward" if pass_ == "backward" else "forward", head_dim, s
+    )
+    rate = device.peak_flops_per_s * share * cal.attention(device.generation)
+    return flops / rate * ring_attention_slowdown(s, context, ring)
 
 
 def micro_batch_compute(
@@ -595,11 +638,12 @@ def _layer_seconds(
         routing_s = (passes * scores + permute_passes * permutation) * tokens / device.hbm_bytes_per_s
         forward, backward = forward + routing_s, backward + 2 * routing_s
     attention_s = attention_core_seconds(eff, b, s, tensor, context, ring)
+    attention_backward_s = attention_core_backward_seconds(eff, b, s, tensor, context, ring)
     memory_s = passes * elementwise_bytes_per_token(shape, s, tensor, sequence) * tokens / device.hbm_bytes_per_s
     merge_f, merge_b = context_merge_bytes_per_token(shape, context, tensor, ring)  # counted exactly: no passes
     forward = forward + merge_f * tokens / device.hbm_bytes_per_s
     backward = backward + merge_b * tokens / device.hbm_bytes_per_s
-    return forward + attention_s + memory_s, backward + 2 * attention_s + 2 * memory_s
+    return forward + attention_s + memory_s, backward + attention_backward_s + 2 * memory_s
 
 
 def optimizer_seconds(shard_elements: IntLike, device: Device) -> FloatLike:

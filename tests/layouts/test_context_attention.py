@@ -17,7 +17,6 @@ from service.time.efficiency import FITTED
 from service.time.mesh_traffic import ring_exposed_seconds
 
 N = ModelPresetName
-H100_BF16_FLOPS = 989.4e12  # NVIDIA H100 SXM5 datasheet: dense BF16 tensor core peak
 
 
 def body(parallelism: dict, s: int = 8192, world: int = 512, preset: str = N.llama3_70b) -> dict:
@@ -36,19 +35,27 @@ def context_records(answer: dict) -> list[dict]:
     return [c for c in answer["traffic"]["collectives"] if c.get("group") == "context"]
 
 
+# cuDNN's fused attention (Transformer Engine's choice on Hopper), causal forward, head dim 128, TFLOP/s counting
+# half the square: Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608), section 4.1, figure 5
+CUDNN_CAUSAL_FORWARD_TFLOPS = {2048: 484, 8192: 529, 16384: 539}
+
+
 def llama3_70b_step_core_s(s: int, c: int, t: int = 8, b: int = 1) -> float:
     """One ring step's attention core, written out: Llama 3 70B has 64 heads of 128 (a x d = 8192); the rank's
-    b s / c queries against one chunk of s / c keys, 4 x (s / c) x (a x d) / t FLOPs per query token (PaLM
-    appendix B's 12 x s x (a x d) per token is forward and backward), at Hopper's fitted flash-attention
-    efficiency, slowed as a ring step's short key loop runs: a query tile costs about 240 keys of its loop beyond
-    its keys (pytorch/benchmark @ff65cb67, PR 2391: FlashAttention-3 at 430 TFLOP/s on 512-token sequences, 621
-    on 16K), and the fitted efficiency is a whole causal sequence's, s / 2 keys a tile, where a ring step's
-    tiles loop over s / 2c (Transformer Engine's load-balanced halves)."""
+    b s / c queries against one chunk of s / c keys, the causal half of the square as the kernels count it, 2 x
+    (s / c) x (a x d) / t FLOPs per query token, at cuDNN's published causal forward speed for s tokens a
+    sequence (16K's beyond 16K) times Hopper's fitted attention scale, slowed as a ring step's short key loop
+    runs: a query tile costs about 240 keys of its loop beyond its keys (pytorch/benchmark @ff65cb67, PR 2391:
+    FlashAttention-3 at 430 TFLOP/s on 512-token sequences, 621 on 16K), and the published speed is a whole
+    causal sequence's, s / 2 keys a tile, where a ring step's tiles loop over s / 2c (Transformer Engine's
+    load-balanced halves). (It was 4 x (s / c) x (a x d) / t at a fitted 0.34 of the peak: the whole square, the
+    causal half's kernel time charged twice over, which the FlashAttention papers' halved count shows.)"""
     queries = b * s // c
-    flops = 4 * (s // c) * 8192 / t * queries
+    flops = 2 * (s // c) * 8192 / t * queries
     whole, step = s / 2, s / (2 * c)
     slowdown = (whole / (whole + 240)) / (step / (step + 240))
-    return flops / (H100_BF16_FLOPS * FITTED.attention("hopper")) * slowdown
+    speed = CUDNN_CAUSAL_FORWARD_TFLOPS[min(s, 16384)] * 1e12 * FITTED.attention("hopper")
+    return flops / speed * slowdown
 
 
 def test_ring_exposure_is_each_transfer_beyond_its_step_core():

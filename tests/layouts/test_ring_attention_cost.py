@@ -12,7 +12,7 @@ import pytest
 
 from service.time.efficiency import FITTED, ring_attention_slowdown
 
-from .test_context_attention import H100_BF16_FLOPS, body
+from .test_context_attention import body
 
 H100_HBM_BYTES_PER_S = 3.35e12  # NVIDIA H100 SXM5 datasheet
 
@@ -42,7 +42,7 @@ def test_no_context_parallelism_no_slowdown():
 
 def test_the_ring_costs_its_slowdown_and_merges_beyond_the_all_gather(client):
     """Llama 3 70B on 512 H100 at 8K, t 4 p 4 c 2 (d 16, m 32, 20 layers a stage): the two variants compute the
-    same but for each layer's attention core (forward A, backward 2A, slowed in the ring) and the ring's merges:
+    same but for each layer's attention core (forward A, backward B, slowed in the ring) and the ring's merges:
     the forward's (4 + 6 (c - 1)) bytes a output element over a x d / t, the backward's over (a x d + 2 w_kv) / t,
     at the HBM bandwidth, for the rank's s / c tokens."""
     s, c, t, m, layers = 8192, 2, 4, 32, 20
@@ -50,9 +50,16 @@ def test_the_ring_costs_its_slowdown_and_merges_beyond_the_all_gather(client):
     gather = client.post("/v1/plan", json=body({"context": c, "tensor": t, "context_attention": "all_gather"})).json()
     assert ring["parallelism"]["data"] == 16 and ring["parallelism"]["micro_batches"] == m
     tokens = s // c
-    # the attention core's forward: 4 s (a x d) / t FLOPs per query token at Hopper's fitted efficiency
-    core_s = 4 * s * 8192 / t * tokens / (H100_BF16_FLOPS * FITTED.attention("hopper"))
-    slowed_s = 3 * core_s * (keys_efficiency(s / 2) / keys_efficiency(s / (2 * c)) - 1)
+    # the attention core as cuDNN's fused attention runs it (Shah et al. 2024, arXiv 2407.08608, section 4.1,
+    # figures 5-6, head dim 128, 8K): the causal half, 2 s (a x d) / t FLOPs per query token, forward at 529
+    # TFLOP/s; the backward 2.5 x those FLOPs at 518 TFLOP/s (printed without the mask) x the forward's causal /
+    # non-causal 529 / 600; both times Hopper's fitted scale. (Before: 4 s (a x d) / t at a fitted 0.34 of the
+    # peak and a backward of twice the forward: the whole square, though a causal kernel runs half of it.)
+    flops = 2 * s * 8192 / t * tokens
+    scale = FITTED.attention("hopper")
+    forward_s = flops / (529e12 * scale)
+    backward_s = 2.5 * flops / (518e12 * 529 / 600 * scale)
+    slowed_s = (forward_s + backward_s) * (keys_efficiency(s / 2) / keys_efficiency(s / (2 * c)) - 1)
     per_element = 4 + 6 * (c - 1)
     merges_s = per_element * (8192 + (8192 + 2 * 1024)) / t * tokens / H100_HBM_BYTES_PER_S
     expected = m * layers * (slowed_s + merges_s)

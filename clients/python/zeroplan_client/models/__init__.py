@@ -14,6 +14,7 @@ from .admission_status import AdmissionStatus
 from .arrangement_fit import ArrangementFit
 from .arrangement_limits import ArrangementLimits
 from .arrangement_name import ArrangementName
+from .attention_backend import AttentionBackend
 from .axis_bounds import AxisBounds
 from .checkpoint import Checkpoint
 from .checkpoint_observation import CheckpointObservation
@@ -185,6 +186,7 @@ __all__ = (
     "ArrangementFit",
     "ArrangementLimits",
     "ArrangementName",
+    "AttentionBackend",
     "AxisBounds",
     "Checkpoint",
     "CheckpointObservation",

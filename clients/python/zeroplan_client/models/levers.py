@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.attention_backend import AttentionBackend
 from ..models.fp_8_recipe import Fp8Recipe
 from ..models.moe_token_dispatcher import MoeTokenDispatcher
 from ..models.mxfp_8_recipe import Mxfp8Recipe
@@ -23,6 +24,13 @@ class Levers:
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
 
     Attributes:
+        attention_backend (AttentionBackend | None | Unset): The flash-attention kernel the attention core runs, priced
+            at its published speed (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608, section 4.1; Dao 2023,
+            FlashAttention-2, arXiv 2307.08691, section 4.1). Default null: Transformer Engine's choice, as Megatron-Core
+            and NeMo run it: cuDNN's fused attention on Hopper (get_attention_backend prefers it there), FlashAttention-2
+            elsewhere. flash_attention_2: PyTorch's scaled_dot_product_attention (torchtitan) or the flash-attn package
+            (llm-foundry's attn_impl flash); flash_attention_3: flash-attn's Hopper build. cudnn and flash_attention_3 have
+            published tables on Hopper only; other GPUs run FlashAttention-2's. Ignored without flash attention.
         bucket_bytes (int | None | Unset): Bytes of one bucket of a data-parallel collective: each bucket one NCCL call,
             the last never hidden. Default null: the framework's own, which the arrangement and layout name: PyTorch DDP's
             25 MiB (bucket_cap_mb) for ddp; Megatron-Core's max(40M, 1M x dp) parameters for ddp and zero1 with model
@@ -67,6 +75,7 @@ class Levers:
             zero_quantized_gradients.
     """
 
+    attention_backend: AttentionBackend | None | Unset = UNSET
     bucket_bytes: int | None | Unset = UNSET
     fp8: Fp8Recipe | Unset = UNSET
     fsdp_prefetch: bool | Unset = True
@@ -85,6 +94,14 @@ class Levers:
     zeropp: ZeroPlusPlus | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        attention_backend: None | str | Unset
+        if isinstance(self.attention_backend, Unset):
+            attention_backend = UNSET
+        elif isinstance(self.attention_backend, AttentionBackend):
+            attention_backend = self.attention_backend.value
+        else:
+            attention_backend = self.attention_backend
+
         bucket_bytes: int | None | Unset
         if isinstance(self.bucket_bytes, Unset):
             bucket_bytes = UNSET
@@ -138,6 +155,8 @@ class Levers:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if attention_backend is not UNSET:
+            field_dict["attention_backend"] = attention_backend
         if bucket_bytes is not UNSET:
             field_dict["bucket_bytes"] = bucket_bytes
         if fp8 is not UNSET:
@@ -178,6 +197,23 @@ class Levers:
         from ..models.zero_plus_plus import ZeroPlusPlus  # noqa: PLC0415
 
         d = dict(src_dict)
+
+        def _parse_attention_backend(data: object) -> AttentionBackend | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                attention_backend_type_0 = AttentionBackend(data)
+
+                return attention_backend_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AttentionBackend | None | Unset, data)
+
+        attention_backend = _parse_attention_backend(d.pop("attention_backend", UNSET))
 
         def _parse_bucket_bytes(data: object) -> int | None | Unset:
             if data is None:
@@ -251,6 +287,7 @@ class Levers:
             zeropp = ZeroPlusPlus.from_dict(_zeropp)
 
         levers = cls(
+            attention_backend=attention_backend,
             bucket_bytes=bucket_bytes,
             fp8=fp8,
             fsdp_prefetch=fsdp_prefetch,
