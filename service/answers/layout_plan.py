@@ -33,7 +33,14 @@ from service.answers.plan_report import (
     where_words,
 )
 from service.engine.data_parallel import Setup
-from service.engine.layout import DataGroup, LayoutEvaluation, StageEvaluation, evaluate_layout, group_call_seconds
+from service.engine.layout import (
+    DataGroup,
+    LayoutEvaluation,
+    StageEvaluation,
+    evaluate_layout,
+    group_call_seconds,
+    ring_transfer_window_s,
+)
 from service.engine.step import nccl_system_of, time_links
 from service.errors import InvalidLayout
 from service.inputs import resolve
@@ -69,6 +76,7 @@ from service.time.goodput import staged_rows
 from service.time.mesh_traffic import GroupCall, group_call_price, ring_exposed_seconds
 from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
+    Window,
     collective_buffer_bytes,
     collective_buffer_elements,
     collective_bytes_sent,
@@ -382,17 +390,25 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
     return entries, total, intra_total, inter_total
 
 
-def _group_collective(call: GroupCall, setup: Setup, step_core_s: float = 0.0) -> Collective:
+def _group_collective(
+    call: GroupCall, setup: Setup, step_core_s: float = 0.0, step_backward_core_s: float = 0.0
+) -> Collective:
     per_value = 2 if call.dtype is Dtype.bf16 else 1
     seconds = group_call_seconds(call, setup)
     price = group_call_price(call, time_links(setup, 1), nccl_system_of(setup))
     nccl = price_fields(CollectivePrice(1, price, tensor_bytes(call.elements, call.dtype))) if price else {"words": ""}
     hidden = ""
     if call.ring_step:  # ring attention: each transfer hidden only behind one step's attention core
-        exposed = ring_exposed_seconds(call.count_per_step, seconds, step_core_s)
+        window_s = ring_transfer_window_s(call, step_core_s, step_backward_core_s)
+        exposed = ring_exposed_seconds(call.count_per_step, seconds, window_s)
+        core = (
+            f"one ring step's attention core of {window_s * 1e6:.3g} us"
+            if call.window is Window.forward
+            else f"half a backward ring step's attention core, {window_s * 1e6:.3g} us (two transfers a step)"
+        )
         hidden = (
-            f"; each hidden only behind one ring step's attention core of {step_core_s * 1e6:.3g} us: "
-            f"exposed {call.count_per_step} x max(0, {seconds * 1e6:.3g} - {step_core_s * 1e6:.3g}) us = "
+            f"; each hidden only behind {core}: "
+            f"exposed {call.count_per_step} x max(0, {seconds * 1e6:.3g} - {window_s * 1e6:.3g}) us = "
             f"{exposed:.4g} s"
         )
     words = (
@@ -429,7 +445,7 @@ def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
         entries += found
         total, intra, inter = total + sent, intra + inside, inter + across
     for call in result.group_calls:
-        entries.append(_group_collective(call, setup, result.ring_step_core_s))
+        entries.append(_group_collective(call, setup, result.ring_step_core_s, result.ring_step_backward_core_s))
         sent = call.count_per_step * call.bytes_sent
         total += sent
         if call.link.value == "intra_node":

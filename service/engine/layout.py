@@ -56,7 +56,12 @@ from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
 from service.time.communication import CollectivePrice, alpha_beta_seconds, exposed_in_window, link_speed
 from service.time.compute import tokens_per_step
-from service.time.efficiency import attention_core_seconds, gemm_seconds, layer_matrices
+from service.time.efficiency import (
+    attention_core_backward_seconds,
+    attention_core_seconds,
+    gemm_seconds,
+    layer_matrices,
+)
 from service.time.mesh_traffic import (
     GroupCall,
     StageWork,
@@ -140,6 +145,7 @@ class LayoutEvaluation:
     optimizer_s: float = 0.0  # the efficiency model's optimizer step over HBM
     overlap_slowdown_s: float = 0.0  # compute lost to the data-parallel communication it hides
     ring_step_core_s: float = 0.0  # one ring-attention step's attention core (ring_step_core_s), forward
+    ring_step_backward_core_s: float = 0.0  # the same step's core in the backward (ring_step_backward_core_s)
 
     @property
     def top(self) -> StageEvaluation:
@@ -347,6 +353,25 @@ def ring_step_core_s(setup: Setup, b: Any, s: int, tensor: Any, context: Any) ->
     return attention_core_seconds(eff, b, s, tensor, context) / context
 
 
+def ring_step_backward_core_s(setup: Setup, b: Any, s: int, tensor: Any, context: Any) -> Any:
+    """One ring-attention step's attention core in the backward, per layer and micro-batch: 1 / c of the attention
+    core's backward (service.time.efficiency.attention_core_backward_seconds), which runs at its own published
+    speed on 2.5 times the forward's FLOPs. TransformerEngine's AttnFuncWithCPAndKVP2P.backward
+    (transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py @d0067d0d) sends K/V on and the
+    accumulated dK/dV back in the same step, both beside that step's backward kernel, so each of the two transfers
+    hides behind half of it (ring_exposed_seconds). 0 without the model's kernel shapes."""
+    eff = setup.efficiency
+    if eff is None or eff.kernels is None:
+        return 0.0
+    return attention_core_backward_seconds(eff, b, s, tensor, context) / context
+
+
+def ring_transfer_window_s(call: GroupCall, step_core_s: Any, step_backward_core_s: Any) -> Any:
+    """The attention core one ring-attention transfer hides behind: a forward step's core, or half a backward
+    step's (two transfers a backward step: ring_step_backward_core_s)."""
+    return step_core_s if call.window is Window.forward else step_backward_core_s / 2
+
+
 def dense_kernels(setup: Setup) -> bool:
     """Whether the efficiency model knows a dense model's kernel shapes (its projections' GEMMs)."""
     eff = setup.efficiency
@@ -388,10 +413,12 @@ def exposed_group_s(
     step_core_s: Any = 0.0,
     priced: Callable[[GroupCall], Any] | None = None,
     full_recompute: bool | None = None,
+    step_backward_core_s: Any = 0.0,
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
-    but the first; ring attention's transfers each behind one ring step's attention core ``step_core_s``
-    (ring_step_core_s) alone (service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
+    but the first; ring attention's transfers each behind one ring step's attention core alone, ``step_core_s``
+    in the forward (ring_step_core_s), half of ``step_backward_core_s`` in the backward
+    (ring_step_backward_core_s; service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
     overlap, each call of its group behind its share of the stage's compute (service.time.overlaps), a dense
     layer's tensor calls each behind the GEMM it is paired with. ``priced``: a call's seconds (group_call_seconds, or
     a grid's memo of it); ``full_recompute``: whether the calls' forward is recomputed (None: as the setup says)."""
@@ -415,7 +442,8 @@ def exposed_group_s(
     for call in members:
         call_s = seconds_of(call)  # priced once: NCCL's model is the costly part of a grid's groups
         if call.ring_step:
-            exposed += ring_exposed_seconds(call.count_per_step, call_s, step_core_s)
+            window_s = ring_transfer_window_s(call, step_core_s, step_backward_core_s)
+            exposed += ring_exposed_seconds(call.count_per_step, call_s, window_s)
             continue
         total = call.count_per_step * call_s
         if call.window is Window.none:
@@ -512,8 +540,11 @@ def evaluate_layout(
     )
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)
+    back_core_s = ring_step_backward_core_s(setup, b, s, mesh.tensor, mesh.context)
     group_s = {
-        g: float(exposed_group_s(calls, g, setup, forward_s, backward_s, core_s)) for g in Group if g is not Group.data
+        g: float(exposed_group_s(calls, g, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s))
+        for g in Group
+        if g is not Group.data
     }
 
     # Data parallelism on the busiest stage's parts: the dense share over d x c, the experts over d x c / e; a
@@ -601,6 +632,7 @@ def evaluate_layout(
         optimizer_s=optimizer_s,
         overlap_slowdown_s=float(totals.overlap_slowdown_s),
         ring_step_core_s=float(core_s),
+        ring_step_backward_core_s=float(back_core_s),
     )
 
 

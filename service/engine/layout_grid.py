@@ -38,6 +38,7 @@ from service.engine.layout import (
     group_call_seconds,
     hidden_lever_s,
     layout_units,
+    ring_step_backward_core_s,
     ring_step_core_s,
     slowest_stage,
     torch_native,
@@ -729,13 +730,14 @@ def evaluate_grid(
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
+        back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
         priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             calls = model_parallel_calls(sub, arch, stage_work(rows, full))
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
-                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full
+                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full, back_core_s
                 )
             fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
             lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
