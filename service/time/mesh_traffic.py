@@ -24,7 +24,7 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   step's attention core (K and V of a layer do not exist before its QKV projection): the queries
   of the rank's chunk against one K/V chunk, 1 / c of the layer's attention core at the efficiency
   model's attention term (service.time.efficiency.attention_core_seconds; the backward moves two
-  chunks a step behind twice the core, the same per transfer): ring_exposed_seconds.
+  chunks a step, each behind half of that step's backward core): ring_exposed_seconds.
 - context, all-gather (parallelism.context_attention "all_gather": Llama 3's, Dubey et al. 2024,
   section 3.3.2): per layer the K and V of the whole sequence, c x the rank's chunk, are all-gathered
   before attention in the forward (again in a recomputed forward); the backward gathers them again
@@ -444,7 +444,8 @@ def ring_exposed_seconds(calls: Any, transfer_s: Any, step_core_s: Any) -> Any:
     runs attention on it; step 0 runs on the rank's own chunk. So a layer's c - 1 transfers each overlap one step's
     attention core, never the projections, the MLP or another layer: exposed per layer sum over its c - 1 steps of
     max(0, T - A) >= (c - 1) T - c A, the exchange less the layer's attention core. The backward moves K/V and
-    their gradients, two transfers a step behind twice the core: the same per transfer. Numbers, or arrays."""
+    their gradients, two transfers a step beside one backward kernel: each behind half of it
+    (service.engine.layout.ring_transfer_window_s). Numbers, or arrays."""
     if isinstance(transfer_s, np.ndarray) or isinstance(step_core_s, np.ndarray) or isinstance(calls, np.ndarray):
         return calls * np.maximum(0.0, transfer_s - step_core_s)
     return float(calls * max(0.0, transfer_s - step_core_s))
