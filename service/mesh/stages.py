@@ -66,6 +66,10 @@ class Split:
             self.expert_count + other.expert_count,
         )
 
+    def times(self, count: int) -> "Split":
+        """``count`` copies of this part added together."""
+        return Split(self.tensor * count, self.replicated * count, self.experts * count, self.expert_count * count)
+
 
 def _attention_replicated(arch: Architecture) -> int:
     """Of the attention: the row-parallel output bias and the per-head q/k norms, kept whole."""
@@ -164,20 +168,22 @@ def stage_shares(
     owners = chunk_stages(pipeline, chunks, v_shape)
     split_layers = held_layers(sizes, owners, pipeline)  # stage_layer_indices, its chunks computed once
     apart = 1 if owners[0] == owners[-1] else pipeline  # a tied embedding is held once when one stage has both ends
+    moe_flags = [is_moe_layer(arch, index) for index in range(max(arch.layers, sum(sizes)))]
     for stage, indices in enumerate(split_layers):
+        # a stage's split is the sum of its layers' (exact integers): each kind's split times its count
+        moe_layers = sum(moe_flags[index] for index in indices)
         split = Split()
-        for index in indices:
-            kind = is_moe_layer(arch, index)
-            if kind not in kinds:
-                kinds[kind] = layer_split(arch, index)
-            split = split + kinds[kind]
+        for kind, count in ((False, len(indices) - moe_layers), (True, moe_layers)):
+            if count:
+                if kind not in kinds:
+                    kinds[kind] = layer_split(arch, next(i for i in indices if moe_flags[i] == kind))
+                split = split + kinds[kind].times(count)
         first, last = stage == owners[0], stage == owners[-1]  # ZB-V's V: both on stage 0
         dense, experts = rank_parameters(split, tensor, expert, expert_tensor)
         if first:
             dense += rank_parameters(embedding_split(arch, tensor), tensor, expert)[0]
         if last:
             dense += rank_parameters(output_split(arch, tensor, apart), tensor, expert)[0]
-        moe_layers = sum(1 for index in indices if is_moe_layer(arch, index))
         held = tuple(size for size, owner in zip(sizes, owners, strict=True) if owner == stage)
         shares.append(StageShare(stage, len(indices), moe_layers, dense, experts, first, last, held))
     return shares
