@@ -86,6 +86,7 @@ import numpy as np
 
 from models.enums import GpuGeneration, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
+from service.recent import recent
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
@@ -432,6 +433,7 @@ def micro_batch_compute(
     return ComputeTime(forward, backward)
 
 
+@recent(4)  # asked again for each recompute mode of a grid's layouts (service.engine.layout_grid)
 def _layer_seconds(
     eff: Efficiency,
     b: IntLike,
