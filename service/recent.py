@@ -26,13 +26,21 @@ def same(a: object, b: object) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
             return False
-        return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()  # bit for bit
+        return a.shape == b.shape and a.dtype == b.dtype and _same_bits(a, b)
     if type(a) is not type(b):
         return False
     try:
         return bool(a == b)
     except ValueError:  # a value holding arrays, whose == is elementwise: unknown, so not the same
         return False
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one shape and dtype hold the same bits (0.0 and -0.0 differ, a NaN equals itself)."""
+    if a.dtype.itemsize not in (1, 2, 4, 8):
+        return a.tobytes() == b.tobytes()
+    unsigned = np.dtype(f"u{a.dtype.itemsize}")
+    return bool(np.array_equal(np.ascontiguousarray(a).view(unsigned), np.ascontiguousarray(b).view(unsigned)))
 
 
 _KEYWORDS = object()  # between a call's positional arguments and its keyword ones
