@@ -372,7 +372,7 @@ def space(
             by_split = []
             for code in np.unique(split).tolist():
                 rows = split == code
-                by_split.append((code, rows, [x[rows] for x in (t, p, c, e, schedule, v, sp, b)]))
+                by_split.append((code, rows, tuple(x[rows] for x in (t, p, c, e, schedule, v, sp, b))))
             of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, by_split)
         return of_tensor[tensor]
 
@@ -381,11 +381,18 @@ def space(
             t, p, c, e, split, sp, b, schedule, v, by_split = combinations(tensor)
             n = np.full(len(p), world_size)
             problem = np.full(len(p), -1, dtype=np.int64)
-            for code, rows, columns in by_split:
+            for code, rows, (t_r, p_r, c_r, e_r, schedule_r, v_r, sp_r, b_r) in by_split:
                 found = _first_problem(
                     arch,
                     n[rows],
-                    *columns,
+                    t_r,
+                    p_r,
+                    c_r,
+                    e_r,
+                    schedule_r,
+                    v_r,
+                    sp_r,
+                    b_r,
                     sequence_length,
                     global_batch_size,
                     expert_tensor,

@@ -263,11 +263,11 @@ def structure(
         setup = case.setup(code)
         used = units if setup.units is not None else None
         rows = []
-        for share in candidates:
-            rows_key = ("working", code, share.parameters, used, pipeline > 1)
+        for candidate in candidates:
+            rows_key = ("working", code, candidate.parameters, used, pipeline > 1)
             if rows_key not in memo:
                 memo[rows_key] = working_set_rows(
-                    share.parameters,
+                    candidate.parameters,
                     setup.precision,
                     setup.sharding,
                     used,

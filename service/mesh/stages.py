@@ -166,9 +166,9 @@ def stage_shares(
     if pipeline_layers is not None:
         layout = (*layout[:2], tuple(pipeline_layers), *layout[3:])
     try:
-        stages, apart = _stage_layers(arch, *layout)  # type: ignore[arg-type]
+        stages, apart = _stage_layers(arch, *layout)
     except TypeError:  # an architecture that does not hash: its stages computed here
-        stages, apart = _stage_layers.__wrapped__(arch, *layout)  # type: ignore[arg-type]
+        stages, apart = _stage_layers.__wrapped__(arch, *layout)
     shares = []
     for stage, (layers, moe_layers, split, first, last, held) in enumerate(stages):
         dense, experts = rank_parameters(split, tensor, expert, expert_tensor)
