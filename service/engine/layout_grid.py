@@ -262,11 +262,11 @@ def structure(
     for code in range(len(case.shardings)):
         setup = case.setup(code)
         used = units if setup.units is not None else None
-        rows = []
+        sums, by_state = [], []
         for candidate in candidates:
             rows_key = ("working", code, candidate.parameters, used, pipeline > 1)
             if rows_key not in memo:
-                memo[rows_key] = working_set_rows(
+                rows = working_set_rows(
                     candidate.parameters,
                     setup.precision,
                     setup.sharding,
@@ -275,9 +275,12 @@ def structure(
                     setup.overlap,
                     pipelined=pipeline > 1,  # FSDP with pipelining (service.memory.working_set.pipelined_rows)
                 )
-            rows.append(memo[rows_key])
-        working.append([sum(row.bytes for row in found) for found in rows])
-        working_states.append([{row.state: row.bytes for row in found} for found in rows])
+                memo[rows_key] = (sum(row.bytes for row in rows), {row.state: row.bytes for row in rows})
+            total, states = memo[rows_key]  # the states' bytes are read, never written
+            sums.append(total)
+            by_state.append(states)
+        working.append(sums)
+        working_states.append(by_state)
     slowest_key = (pipeline, virtual_stages, v_shape, split)
     found = None if slowest_of is None else slowest_of.get(slowest_key)
     if found is None:
