@@ -284,9 +284,23 @@ def call_time(
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
     if _any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
-        return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
+        return _array_call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
     return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink))
+
+
+@recent(4)  # a grid's groups make calls of the same buffer for other purposes (attention's and the MLP's)
+def _array_call_time(
+    name: CollectiveName,
+    n_bytes: IntLike,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus: FloatLike,
+    system: NcclSystem,
+    nvlink: FloatLike,
+) -> NcclCall:
+    """_call_time over arrays (many layouts), the last answers kept (service.recent): shared, never changed."""
+    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink)
 
 
 @lru_cache(maxsize=4096)
