@@ -357,29 +357,42 @@ def space(
         np.array(cand.sequence_parallel, dtype=np.int64),
         np.array(cand.micro_batch_size),
     ]
-    for world_size in cand.world_size:
-        for tensor in cand.tensor:
-            p, c, e, pair, split, sp_code, b = (g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij"))
+    grid = [g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij")]  # the same for every (world size, t)
+    of_tensor: dict[int, Any] = {}  # each tensor degree's distinct combinations, whatever the world size
+
+    def combinations(tensor: int) -> Any:
+        if tensor not in of_tensor:
+            p, c, e, pair, split, sp_code, b = grid
             sp = sp_code.astype(bool)
             # Not distinct layouts: a schedule or a split without a pipeline, a pipeline without one, SP without t > 1.
             distinct = (none_pair[pair] == (p == 1)) & ((split == 0) == (p == 1)) & ~(sp & (tensor == 1))
             p, c, e, pair, split, sp, b = (x[distinct] for x in (p, c, e, pair, split, sp, b))
-            n, t = np.full(len(p), world_size), np.full(len(p), tensor)
+            t = np.full(len(p), tensor)
             schedule, v = schedule_codes[pair], virtual[pair]
-            problem = np.full(len(p), -1, dtype=np.int64)
+            by_split = []
             for code in np.unique(split).tolist():
                 rows = split == code
+                by_split.append((code, rows, tuple(x[rows] for x in (t, p, c, e, schedule, v, sp, b))))
+            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, by_split)
+        return of_tensor[tensor]
+
+    for world_size in cand.world_size:
+        for tensor in cand.tensor:
+            t, p, c, e, split, sp, b, schedule, v, by_split = combinations(tensor)
+            n = np.full(len(p), world_size)
+            problem = np.full(len(p), -1, dtype=np.int64)
+            for code, rows, (t_r, p_r, c_r, e_r, schedule_r, v_r, sp_r, b_r) in by_split:
                 found = _first_problem(
                     arch,
                     n[rows],
-                    t[rows],
-                    p[rows],
-                    c[rows],
-                    e[rows],
-                    schedule[rows],
-                    v[rows],
-                    sp[rows],
-                    b[rows],
+                    t_r,
+                    p_r,
+                    c_r,
+                    e_r,
+                    schedule_r,
+                    v_r,
+                    sp_r,
+                    b_r,
                     sequence_length,
                     global_batch_size,
                     expert_tensor,

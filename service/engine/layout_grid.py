@@ -239,37 +239,50 @@ def structure(
     v_shape: bool = False,
     split: int = 0,
     slowest_of: dict[tuple[int, int, bool, int], Any] | None = None,
+    memo: dict[tuple[Any, ...], Any] | None = None,
 ) -> Structure:
     """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without, its layers
     split as the case's split ``split`` says (Case.split_at). ``slowest_of``: slowest_stage's answers by (p, v,
-    V placement, split), which neither t nor e changes, kept across structures."""
+    V placement, split), which neither t nor e changes, kept across structures. ``memo``: what other structures
+    share, kept across them: the FSDP units by (t, p, e) and the working set's rows by what they read (the
+    arrangement, the stage's parameters, the units, whether it pipelines)."""
+    memo = {} if memo is None else memo
     arch, s = case.arch, case.sequence_length
     layer_split = case.split_at(split, pipeline, 2 if v_shape else virtual_stages)
     shares = stage_shares(
         arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **layer_split, v_shape=v_shape
     )
     candidates = candidate_stages(shares)
-    mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
-    units = layout_units(arch, Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor}))
+    units_key = ("units", tensor, pipeline, expert)
+    if units_key not in memo:
+        mesh = Mesh(world_size=tensor * pipeline, gpus_per_node=case.gpus_per_node, tensor=tensor, pipeline=pipeline)
+        mesh = Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor})
+        memo[units_key] = layout_units(arch, mesh)
+    units = memo[units_key]
     working = []
     working_states = []
     for code in range(len(case.shardings)):
         setup = case.setup(code)
         used = units if setup.units is not None else None
-        rows = [
-            working_set_rows(
-                share.parameters,
-                setup.precision,
-                setup.sharding,
-                used,
-                setup.bucket_bytes,
-                setup.overlap,
-                pipelined=pipeline > 1,  # FSDP with pipelining (service.memory.working_set.pipelined_rows)
-            )
-            for share in candidates
-        ]
-        working.append([sum(row.bytes for row in found) for found in rows])
-        working_states.append([{row.state: row.bytes for row in found} for found in rows])
+        sums, by_state = [], []
+        for candidate in candidates:
+            rows_key = ("working", code, candidate.parameters, used, pipeline > 1)
+            if rows_key not in memo:
+                rows = working_set_rows(
+                    candidate.parameters,
+                    setup.precision,
+                    setup.sharding,
+                    used,
+                    setup.bucket_bytes,
+                    setup.overlap,
+                    pipelined=pipeline > 1,  # FSDP with pipelining (service.memory.working_set.pipelined_rows)
+                )
+                memo[rows_key] = (sum(row.bytes for row in rows), {row.state: row.bytes for row in rows})
+            total, states = memo[rows_key]  # the states' bytes are read, never written
+            sums.append(total)
+            by_state.append(states)
+        working.append(sums)
+        working_states.append(by_state)
     slowest_key = (pipeline, virtual_stages, v_shape, split)
     found = None if slowest_of is None else slowest_of.get(slowest_key)
     if found is None:
@@ -379,6 +392,7 @@ class StructureTable:
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
         self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's slowest_stage answers
+        self.memo: dict[tuple[Any, ...], Any] = {}  # what structures share (structure's memo)
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
@@ -394,7 +408,7 @@ class StructureTable:
             key = (int(t[row]), int(p[row]), int(e[row]), int(v[row]), bool(vs[row]), int(split[row]))
             if key not in self.ids:
                 self.ids[key] = len(self.items)
-                self.items.append(structure(self.case, *key, slowest_of=self.slowest_of))
+                self.items.append(structure(self.case, *key, slowest_of=self.slowest_of, memo=self.memo))
                 grew = True
             local[i] = self.ids[key]
         if grew:
@@ -732,9 +746,12 @@ def evaluate_grid(
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
         priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
+        calls_of: dict[bool, list[Any]] = {}  # the calls depend on the recompute mode only through full recompute
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            calls = model_parallel_calls(sub, arch, stage_work(rows, full))
+            if full not in calls_of:
+                calls_of[full] = model_parallel_calls(sub, arch, stage_work(rows, full))
+            calls = calls_of[full]
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
                     calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full, back_core_s

@@ -20,6 +20,7 @@ group, world / (p x ETP x e) ranks (service.mesh.degrees).
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from service.inputs.architecture import (
     Architecture,
@@ -65,6 +66,10 @@ class Split:
             self.experts + other.experts,
             self.expert_count + other.expert_count,
         )
+
+    def times(self, count: int) -> "Split":
+        """``count`` copies of this part added together."""
+        return Split(self.tensor * count, self.replicated * count, self.experts * count, self.expert_count * count)
 
 
 def _attention_replicated(arch: Architecture) -> int:
@@ -157,27 +162,58 @@ def stage_shares(
 ) -> list[StageShare]:
     """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t); the layers split as
     service.mesh.pipeline.chunk_layers says (the request's own split, or the even one)."""
+    layout = (pipeline, 2 if v_shape else virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape)
+    if pipeline_layers is not None:
+        layout = (*layout[:2], tuple(pipeline_layers), *layout[3:])
+    try:
+        stages, apart = _stage_layers(arch, *layout)
+    except TypeError:  # an architecture that does not hash: its stages computed here
+        stages, apart = _stage_layers.__wrapped__(arch, *layout)
     shares = []
-    kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
-    chunks = 2 if v_shape else virtual_stages
-    sizes = chunk_layers(arch.layers, pipeline, chunks, pipeline_layers, embedding_layers, loss_layers, v_shape)
-    owners = chunk_stages(pipeline, chunks, v_shape)
-    split_layers = held_layers(sizes, owners, pipeline)  # stage_layer_indices, its chunks computed once
-    apart = 1 if owners[0] == owners[-1] else pipeline  # a tied embedding is held once when one stage has both ends
-    for stage, indices in enumerate(split_layers):
-        split = Split()
-        for index in indices:
-            kind = is_moe_layer(arch, index)
-            if kind not in kinds:
-                kinds[kind] = layer_split(arch, index)
-            split = split + kinds[kind]
-        first, last = stage == owners[0], stage == owners[-1]  # ZB-V's V: both on stage 0
+    for stage, (layers, moe_layers, split, first, last, held) in enumerate(stages):
         dense, experts = rank_parameters(split, tensor, expert, expert_tensor)
         if first:
             dense += rank_parameters(embedding_split(arch, tensor), tensor, expert)[0]
         if last:
             dense += rank_parameters(output_split(arch, tensor, apart), tensor, expert)[0]
-        moe_layers = sum(1 for index in indices if is_moe_layer(arch, index))
-        held = tuple(size for size, owner in zip(sizes, owners, strict=True) if owner == stage)
-        shares.append(StageShare(stage, len(indices), moe_layers, dense, experts, first, last, held))
+        shares.append(StageShare(stage, layers, moe_layers, dense, experts, first, last, held))
     return shares
+
+
+StageLayers = tuple[int, int, Split, bool, bool, tuple[int, ...]]  # layers, MoE layers, their split, ends, chunks
+
+
+@lru_cache(maxsize=4096)
+def _stage_layers(
+    arch: Architecture,
+    pipeline: int,
+    chunks: int,
+    pipeline_layers: tuple[int, ...] | None,
+    embedding_layers: int,
+    loss_layers: int,
+    v_shape: bool,
+) -> tuple[list[StageLayers], int]:
+    """What stage_shares reads of each stage whatever the tensor and expert degrees: its layers, its MoE layers,
+    their split summed, whether it holds the first and the last chunk, its chunks' layers; and the stages apart for
+    a tied embedding (1 when one stage has both ends). Kept for the structures of a search, which differ in t and e
+    on the same pipeline."""
+    kinds: dict[bool, Split] = {}  # a layer's split depends on whether it is a mixture-of-experts layer alone
+    sizes = chunk_layers(arch.layers, pipeline, chunks, pipeline_layers, embedding_layers, loss_layers, v_shape)
+    owners = chunk_stages(pipeline, chunks, v_shape)
+    split_layers = held_layers(sizes, owners, pipeline)  # stage_layer_indices, its chunks computed once
+    apart = 1 if owners[0] == owners[-1] else pipeline
+    moe_flags = [is_moe_layer(arch, index) for index in range(max(arch.layers, sum(sizes)))]
+    stages = []
+    for stage, indices in enumerate(split_layers):
+        # a stage's split is the sum of its layers' (exact integers): each kind's split times its count
+        moe_layers = sum(moe_flags[index] for index in indices)
+        split = Split()
+        for kind, count in ((False, len(indices) - moe_layers), (True, moe_layers)):
+            if count:
+                if kind not in kinds:
+                    kinds[kind] = layer_split(arch, next(i for i in indices if moe_flags[i] == kind))
+                split = split + kinds[kind].times(count)
+        first, last = stage == owners[0], stage == owners[-1]  # ZB-V's V: both on stage 0
+        held = tuple(size for size, owner in zip(sizes, owners, strict=True) if owner == stage)
+        stages.append((len(indices), moe_layers, split, first, last, held))
+    return stages, apart

@@ -105,6 +105,7 @@ import numpy as np
 
 from models.enums import AttentionBackend, GpuGeneration, MoeTokenDispatcher, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
+from service.recent import recent
 from service.time.attention_kernels import default_backend, kernel_peak_share
 
 FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
@@ -599,6 +600,7 @@ def micro_batch_compute(
     return ComputeTime(forward, backward)
 
 
+@recent(4)  # asked again for each recompute mode of a grid's layouts (service.engine.layout_grid)
 def _layer_seconds(
     eff: Efficiency,
     b: IntLike,

@@ -44,6 +44,7 @@ import numpy as np
 
 from models.enums import CollectiveName
 from service.numeric import FloatLike, IntLike, maximum, minimum, select
+from service.recent import recent
 
 SOURCE = "NVIDIA/nccl src/graph/tuning.cc@5067397c2676d5aed50042fc39e5c8ee96eb0027"
 
@@ -283,9 +284,23 @@ def call_time(
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
     if _any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
-        return _call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
+        return _array_call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
     return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink))
+
+
+@recent(4)  # a grid's groups make calls of the same buffer for other purposes (attention's and the MLP's)
+def _array_call_time(
+    name: CollectiveName,
+    n_bytes: IntLike,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus: FloatLike,
+    system: NcclSystem,
+    nvlink: FloatLike,
+) -> NcclCall:
+    """_call_time over arrays (many layouts), the last answers kept (service.recent): shared, never changed."""
+    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink)
 
 
 @lru_cache(maxsize=4096)
@@ -361,10 +376,24 @@ def pair_terms(
     are the enabled ones alone and depend on the group and its links, not on the bytes (memoised: every plan on
     the same GPUs asks for them again)."""
     if several:
-        return _pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several)
+        return _array_pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s)
     return _one_group_pair_terms(
         name, int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink_bytes_per_s)
     )
+
+
+@recent(4)  # a grid prices several calls of one group (buffers of other sizes on the same ranks, nodes, links)
+def _array_pair_terms(
+    name: CollectiveName,
+    ranks: IntLike,
+    nodes: IntLike,
+    bus_bytes_per_s: FloatLike,
+    system: NcclSystem,
+    nvlink_bytes_per_s: FloatLike,
+) -> PairTerms:
+    """_pair_terms over arrays (many layouts), those of the last groups asked for kept (service.recent): the
+    terms are read, never written, by _call_time."""
+    return _pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, True)
 
 
 @lru_cache(maxsize=1024)
