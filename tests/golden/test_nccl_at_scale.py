@@ -134,3 +134,25 @@ def test_nvls_helps_on_two_h100_nodes_and_not_on_four(n_bytes):
     # 364-367 GB/s predicted against the 320 measured on RoCE (+14%): NCCL's model has no term for it, and the same
     # 8 x 400 Gb/s on InfiniBand measured 365.84 GB/s on 4 nodes (nccl-tests issue 309, tests/golden/test_nccl.py).
     assert all_reduce_bus_bandwidth(n_bytes, 32, on.seconds) / 1e9 > 320
+
+
+def test_nvls_tree_all_reduce_is_corrected_by_size_on_blackwell_alone():
+    # tuning.cc, ncclTopoGetAlgoTime: from compute capability 10 on x86 hosts NVLS-tree's all-reduce bandwidth takes
+    # treeCorrectionFactor[Simple][log2(bytes / 64)] below 1 GB, 0.8 at 64 MiB (log 20). Two HGX B200 nodes with
+    # 8 x 400 Gb/s: 32 NVLS channels x min(NVLink: 20 GB/s searched from 740 / 32 x 0.74 x 31/32 x 2, network:
+    # 2 x 12 GB/s searched from 384 / 32, ceiling 96) = 32 x 24 GB/s, x 16 / 30; latency 25 + 2 x 20.9 us.
+    b200 = nccl_system("blackwell", 900e9)
+    nvlink5_bus = 900e9 * 370 / 450
+    call = call_time(AR, 2**26, 16, 2, min(nvlink5_bus, 8 * NDR_NIC), b200, nvlink5_bus)
+    assert (call.algorithm, call.protocol) == (NVLS_TREE, SIMPLE)
+    per_channel_gbps = min(20.0 * 0.74 * 31 / 32 * 2, 2 * 12.0, 96.0)
+    algorithm_gbps = 32 * per_channel_gbps * 16 / 30 * 0.8
+    assert call.seconds == pytest.approx((25.0 + 2 * 20.9 + 2**26 / (1000 * algorithm_gbps)) * 1e-6, rel=1e-12)
+    # at 1 GiB (log 24) no correction
+    big = call_time(AR, 2**30, 16, 2, min(nvlink5_bus, 8 * NDR_NIC), b200, nvlink5_bus)
+    assert big.seconds == pytest.approx((25.0 + 2 * 20.9 + 2**30 / (1000 * algorithm_gbps / 0.8)) * 1e-6, rel=1e-12)
+    # Hopper's NVLS-tree is not corrected: two H100 nodes at 64 MiB, 16 x min(31.875, 2 x 22, 57.7) GB/s x 16 / 30
+    hopper = call_time(AR, 2**26, 16, 2, NVLINK4_BUS, H100, NVLINK4_BUS)
+    assert (hopper.algorithm, hopper.protocol) == (NVLS_TREE, SIMPLE)
+    hopper_gbps = 16 * min(20.0 * 0.85 * 15 / 16 * 2, 2 * 22.0, 57.7) * 16 / 30
+    assert hopper.seconds == pytest.approx((25.0 + 2 * 20.9 + 2**26 / (1000 * hopper_gbps)) * 1e-6, rel=1e-12)
