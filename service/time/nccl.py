@@ -16,8 +16,8 @@ bus bandwidth (``bus``: channels x per-channel speed) refined per algorithm and 
 under a per-system ceiling, LL128 at 92% under a per-channel ceiling, the tree at 92% under its own, NVLS at
 its efficiency (0.85 on Hopper) times two for an all-reduce, PAT at 75%; the ring's bus bandwidth becomes an
 algorithm bandwidth x N / steps, the tree's x 1/2. The tree's all-reduce is corrected by size
-(``treeCorrectionFactor``), and a multi-node ring's Simple all-reduce latency x 1.4 past 64 bytes per channel
-and rank (the ring's "plateau").
+(``treeCorrectionFactor``), as is NVLS-tree's on Blackwell (x86 hosts: HGX B200 and B300), and a multi-node
+ring's Simple all-reduce latency x 1.4 past 64 bytes per channel and rank (the ring's "plateau").
 
 What this module takes from the system rather than from NCCL's topology search (``src/graph/search.cc``):
 - ``bus``: the ring's Simple bus bandwidth, priced by service.time.efficiency.bus_speeds from measured
@@ -71,11 +71,21 @@ RING_LL128_PER_CHANNEL_GBPS = ((20.0, 20.0, 20.0), (20.0, 20.0, 20.0), (36.7, 36
 TREE_LL128_PER_CHANNEL_GBPS = ((20.0, 20.0, 20.0), (20.0, 20.0, 20.0), (36.7, 36.7, 29.0), (55.6, 31.67, 20.0))
 TREE_PER_CHANNEL_GBPS = ((26.5, 18.5, 10.0), (24.0, 23.6, 17.8), (38.7, 41.4, 36.0), (70.0, 42.8, 24.0))
 NVLS_TREE_PER_CHANNEL_GBPS = ((26.5, 18.5, 10.0), (24.0, 23.6, 17.8), (0.0, 57.7, 45.5), (0.0, 96.0, 80.0))
-# treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 256 MB
+# treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 1 GB: the tree reads the first 23 (to 512 MB), NVLS-tree
+# on Blackwell all 24
 TREE_CORRECTION = (
-    (1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0),
-    (1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0),
-    (0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9),
+    (
+        *(1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5),
+        *(0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0),
+    ),
+    (
+        *(1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6),
+        *(0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0, 1.0),
+    ),
+    (
+        *(0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5),
+        *(0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9, 0.9),
+    ),
 )
 # search.cc's per-channel speeds (GB/s) a graph is searched at, fastest first: sm90SpeedArrayIntra/Inter and
 # sm100SpeedArrayIntra/Inter
@@ -336,6 +346,10 @@ def _call_time(
         if algorithm == TREE:
             factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 22))
             bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 23), factor, 1.0)
+        if algorithm == NVLS_TREE and name is CollectiveName.all_reduce and system.generation >= BLACKWELL:
+            # ncclTopoGetAlgoTime: NVLS-tree's all-reduce corrected by size from compute capability 10 on x86 hosts
+            factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 23))
+            bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 24), factor, 1.0)
         if algorithm == RING and protocol == SIMPLE and name is CollectiveName.all_reduce:
             plateau = (nodes > 1) & (n_bytes / (channels(ranks / nodes) * ranks) >= 64)
             latency_us = latency_us * select(plateau, RING_PLATEAU, 1.0)
