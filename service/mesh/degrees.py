@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -48,6 +48,25 @@ FILL_PIPELINE = (
     PipelineSchedule.zero_bubble_h1,
     PipelineSchedule.zero_bubble_v,
 )
+
+
+_T = TypeVar("_T")
+
+
+class _derived(Generic[_T]):
+    """A property of a frozen Mesh computed once per mesh (functools.cached_property without its lock): a mesh of
+    arrays (service.engine.layout_grid) reads d, d x c and EDP thousands of times, each a pass over its arrays."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute, self.name = compute, compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, mesh: Any, owner: type | None = None) -> _T:
+        if mesh is None:
+            return self  # type: ignore[return-value]
+        value = self.compute(mesh)
+        mesh.__dict__[self.name] = value  # the instance's own value now shadows this (non-data) descriptor
+        return value
 
 
 @dataclass(frozen=True)
@@ -72,7 +91,7 @@ class Mesh:
     embedding_layers: int = 0
     loss_layers: int = 0
 
-    @property
+    @_derived
     def data(self) -> int:
         """d = world / (t x p x c)."""
         return self.world_size // (self.tensor * self.pipeline * self.context)
@@ -93,12 +112,12 @@ class Mesh:
         """The expert tensor degree: as given, else t."""
         return self.tensor if self.expert_tensor is None else self.expert_tensor
 
-    @property
+    @_derived
     def data_context(self) -> int:
         """Ranks the dense model states shard over: d x c (Megatron's distributed optimizer)."""
         return self.data * self.context
 
-    @property
+    @_derived
     def expert_data(self) -> int:
         """Ranks holding the same experts: EDP = world / (p x ETP x e), d x c / e when ETP = t."""
         return (self.tensor * self.data_context) // (self.etp * self.expert)
@@ -114,7 +133,7 @@ class Mesh:
         """Rank distance between neighbours of the expert-data-parallel group: ETP x e."""
         return self.etp * self.expert
 
-    @property
+    @_derived
     def expert_data_per_node(self) -> int:
         """How many ranks of one expert-data-parallel group share a node: G / (ETP x e), at most EDP, at least 1."""
         members = maximum(1, minimum(self.expert_data, self.gpus_per_node // self.expert_data_stride))
