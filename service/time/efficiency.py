@@ -564,6 +564,45 @@ def micro_batch_compute(
         again = third if recompute is Recompute.full else 0.0 * third
         return ComputeTime(third, total - third + again)
     layers = shape.layers if layers_per_stage is None else layers_per_stage
+    args = (eff, b, s, layers, tensor, context, expert, expert_tensor, sequence, ring, logits)
+    arrays = any(isinstance(value, np.ndarray) for value in args)
+    # a grid asks again for each recompute mode, which changes only what the backward adds (_recent_stage_passes)
+    forward, backward, attention_s, logit_f, logit_b, loss_s = (_recent_stage_passes if arrays else _stage_passes)(
+        *args
+    )
+    if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
+        backward = backward + forward
+    elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
+        scores_s = cal.elementwise_passes * score_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
+        backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
+    if not logits:
+        return ComputeTime(forward, backward)
+    forward = forward + logit_f + loss_s / 3
+    backward = backward + logit_b + 2 * loss_s / 3
+    return ComputeTime(forward, backward)
+
+
+def _stage_passes(
+    eff: Efficiency,
+    b: IntLike,
+    s: IntLike,
+    layers: IntLike,
+    tensor: IntLike,
+    context: IntLike,
+    expert: IntLike,
+    expert_tensor: IntLike | None,
+    sequence: IntLike,
+    ring: bool,
+    logits: bool,
+) -> tuple[FloatLike, FloatLike, FloatLike, FloatLike, FloatLike, FloatLike]:
+    """What micro_batch_compute adds up whatever the recompute mode: (the stage's layers' forward, their backward,
+    one layer's attention core forward, the logits' forward, their backward, the loss's memory-bound seconds;
+    the last three 0 without ``logits``)."""
+    shape = eff.kernels
+    assert shape is not None
+    device, cal = eff.device, eff.calibration
+    ceiling = cal.ceiling(device.generation)
+    tokens = b * s // context
     forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor, sequence, ring)
     if shape.experts and 0 < shape.moe_layers < shape.layers:
         dense = replace(
@@ -582,22 +621,18 @@ def micro_batch_compute(
         share = shape.moe_layers / shape.layers
         forward = share * forward + (1 - share) * dense_f
         backward = share * backward + (1 - share) * dense_b
-    passes = cal.elementwise_passes
     attention_s = attention_core_seconds(eff, b, s, tensor, context, ring)
     forward = layers * forward
     backward = layers * backward
-    if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
-        backward = backward + forward
-    elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
-        scores_s = passes * score_bytes_per_token(shape, s, tensor) * tokens / device.hbm_bytes_per_s
-        backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
     if not logits:
-        return ComputeTime(forward, backward)
+        return forward, backward, attention_s, 0.0, 0.0, 0.0
     logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
     loss_s = LOSS_BYTES_PER_VOCAB_TOKEN * (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
-    forward = forward + logit_f + loss_s / 3
-    backward = backward + logit_b + 2 * loss_s / 3
-    return ComputeTime(forward, backward)
+    return forward, backward, attention_s, logit_f, logit_b, loss_s
+
+
+# the answers are read, never written, by micro_batch_compute
+_recent_stage_passes = recent(2)(_stage_passes)
 
 
 @recent(4)  # asked again for each recompute mode of a grid's layouts (service.engine.layout_grid)
