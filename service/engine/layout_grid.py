@@ -72,7 +72,13 @@ from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import CHUNKED, Group, Mesh
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
-from service.mesh.pipeline import chunk_in_flight, end_chunk_in_flight, in_flight_ratio, lighter_ends_layers
+from service.mesh.pipeline import (
+    chunk_in_flight,
+    chunk_warmup,
+    end_chunk_in_flight,
+    in_flight_ratio,
+    lighter_ends_layers,
+)
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import StageWork, model_parallel_calls
@@ -591,21 +597,22 @@ def evaluate_grid(
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
-        numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows])
+        # these rows' degrees and stages, gathered once for the schedule's counts below
+        stage_r, p_r, v_r, m_r = stage_k[:, rows], p[rows], v[rows], m[rows]
+        numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_r, p_r, v_r, m_r)
         if SCHEDULES[sched] in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
-            uneven = per_stage("uneven")[:, rows] & (v[rows] > 1)
+            uneven = per_stage("uneven")[:, rows] & (v_r > 1)
             if uneven.any():
                 weighted: Any = 0
+                warm = chunk_warmup(stage_r, p_r, v_r, m_r)
+                sid_r = sid[rows]
                 for j in range(st["chunk_layers"].shape[2]):
-                    size = st["chunk_layers"][:, :, j].T[:, sid[rows]]
-                    weighted = weighted + chunk_in_flight(stage_k[:, rows], p[rows], v[rows], m[rows], j) * size
+                    size = st["chunk_layers"][:, :, j].T[:, sid_r]
+                    weighted = weighted + chunk_in_flight(stage_r, p_r, v_r, m_r, j, warm=warm) * size
                 numerator = np.where(uneven, weighted, numerator)
                 denominator = np.where(uneven, layers_k[:, rows], denominator)
         # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
-        ends = [
-            end_chunk_in_flight(SCHEDULES[sched], stage_k[:, rows], p[rows], v[rows], m[rows], chunk)
-            for chunk in (0 * v[rows], v[rows] - 1)
-        ]
+        ends = [end_chunk_in_flight(SCHEDULES[sched], stage_r, p_r, v_r, m_r, chunk) for chunk in (0 * v_r, v_r - 1)]
         v_shape = SCHEDULES[sched] is PipelineSchedule.zero_bubble_v
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
@@ -615,8 +622,8 @@ def evaluate_grid(
             ArrayRatio(numerator, denominator),
             first_in_flight=ArrayRatio(*ends[0]),
             last_in_flight=ArrayRatio(*ends[1]),
-            micro_batches=np.where(p[rows] > 1, m[rows], 0),
-            chunks=np.where(v_shape & (p[rows] > 1), 2, v[rows]),
+            micro_batches=np.where(p_r > 1, m_r, 0),
+            chunks=np.where(v_shape & (p_r > 1), 2, v_r),
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):

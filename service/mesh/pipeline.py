@@ -202,15 +202,28 @@ def in_flight(
     return Fraction(int(numerator), int(denominator))
 
 
+def chunk_warmup(stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike) -> IntLike:
+    """W = min((p - i - 1) x 2 + (v - 1) x p + 1, m v): the warm-up forwards of stage ``stage`` in the interleaved
+    schedule (chunk_in_flight). Ints, or arrays for many layouts."""
+    p, v, m, i = pipeline, virtual_stages, micro_batches, stage
+    return minimum((p - i - 1) * 2 + (v - 1) * p + 1, m * v)
+
+
 def chunk_in_flight(
-    stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike, chunk: IntLike
+    stage: IntLike,
+    pipeline: IntLike,
+    virtual_stages: IntLike,
+    micro_batches: IntLike,
+    chunk: IntLike,
+    warm: IntLike | None = None,
 ) -> IntLike:
     """Micro-batches of chunk ``chunk`` (0..v-1) a stage holds at the peak of the interleaved schedule: of its
     W = min((p - i - 1) x 2 + (v - 1) x p + 1, m v) warm-up forwards, Megatron-Core runs them in groups of p
     micro-batches, chunk 0 first (schedules.py, get_model_chunk_id: (k // p) mod v), so chunk j holds
-    min(p, W - j p) of the first round and min(p, W - (v + j) p) of the second. Ints, or arrays for many layouts."""
-    p, v, m, i = pipeline, virtual_stages, micro_batches, stage
-    warm = minimum((p - i - 1) * 2 + (v - 1) * p + 1, m * v)
+    min(p, W - j p) of the first round and min(p, W - (v + j) p) of the second. Ints, or arrays for many layouts.
+    ``warm``: W where the caller has it already (chunk_warmup; the same for every chunk of the stage)."""
+    p, v = pipeline, virtual_stages
+    warm = chunk_warmup(stage, p, v, micro_batches) if warm is None else warm
     first = minimum(maximum(warm - chunk * p, 0), p)
     second = minimum(maximum(warm - (v + chunk) * p, 0), p)
     return first + second
