@@ -24,7 +24,7 @@ most. Those first stages of each distinct signature are the candidates, evaluate
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -81,7 +81,7 @@ from service.mesh.pipeline import (
 )
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
-from service.time.mesh_traffic import StageWork, model_parallel_calls
+from service.time.mesh_traffic import StageWork, model_parallel_calls, pipeline_calls
 from service.time.overlaps import overlapped_calls
 from service.time.traffic import calls_bytes_sent, per_step, step_collectives
 
@@ -757,7 +757,12 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             if full not in calls_of:
-                calls_of[full] = model_parallel_calls(sub, arch, stage_work(rows, full))
+                # the rows' calls: those of all the sequence-parallel choice's rows at these rows, the pipeline's
+                # (whose sends the schedule counts) made for these rows
+                sends = pipeline_calls(sub, arch, stage_work(rows, full))
+                positions = np.searchsorted(shared[q].rows, rows)
+                cut = shared[q].calls_at(positions, full, sends)
+                calls_of[full] = cut if cut is not None else model_parallel_calls(sub, arch, stage_work(rows, full))
             calls = calls_of[full]
             for g in MODEL_GROUPS:
                 group_s[g][rows, j] = exposed_group_s(
@@ -915,6 +920,37 @@ class _SharedPrices:
         self.calls: dict[tuple[Any, ...], Any] = {}
         self.seconds: dict[tuple[Any, ...], Any] = {}
         self.built: set[bool] = set()
+        self.lists: dict[bool, list[Any]] = {}
+
+    def calls_at(self, at: np.ndarray, full: bool, pipeline: list[Any]) -> list[Any] | None:
+        """The calls of the rows at positions ``at`` of all the rows, as model_parallel_calls makes them for those
+        rows alone: a grid's calls are the same list whatever its rows (a group of one rank keeps its calls, counted
+        0: service.time.mesh_traffic), each field elementwise in the rows; the pipeline's calls, whose sends the
+        schedule counts (Mesh.chunks), are those given (``pipeline``, made for these rows). None where a call holds
+        an array not laid out one value a row."""
+        whole = self._whole(full)
+        count = len(self.rows)
+        out: list[Any] = []
+        placed = False
+        for call in whole:
+            if call.group is Group.pipeline:
+                if not placed:
+                    out += pipeline
+                    placed = True
+                continue
+            cut = _call_rows(call, at, count)
+            if cut is None:
+                return None
+            out.append(cut)
+        if not placed and pipeline:
+            return None  # all the rows have no pipeline calls: these rows' cannot be placed
+        return out
+
+    def _whole(self, full: bool) -> list[Any]:
+        """The calls of all the rows, made once for each recompute kind."""
+        if full not in self.lists:
+            self.lists[full] = self.build(full)
+        return self.lists[full]
 
     def price(self, call: Any) -> Any:
         """The seconds of ``call``'s key over all the rows; None where no call of all the rows has its key."""
@@ -924,7 +960,7 @@ class _SharedPrices:
                 break
             if full not in self.built:
                 self.built.add(full)
-                for whole in self.build(full):
+                for whole in self._whole(full):
                     self.calls.setdefault(_call_key(whole), whole)
         if key not in self.seconds and key in self.calls:
             self.seconds[key] = group_call_seconds(self.calls[key], self.setup)
@@ -932,6 +968,24 @@ class _SharedPrices:
 
     def of(self, rows: np.ndarray) -> "_PricedCalls":
         return _PricedCalls(self.setup, self, np.searchsorted(self.rows, rows))
+
+
+def _call_rows(call: Any, at: np.ndarray, count: int) -> Any:
+    """``call`` at the rows ``at`` of its ``count`` rows (its array fields taken there, numbers kept); None where an
+    array field is not one value a row."""
+    fields: dict[str, Any] = {}
+    for name in ("elements", "ranks", "count_per_step", "link", "node_members"):
+        value = getattr(call, name)
+        if isinstance(value, np.ndarray) and value.ndim:
+            if value.shape != (count,):
+                return None
+            fields[name] = value[at]
+    if call.beside is not None:
+        beside = _call_rows(call.beside, at, count)
+        if beside is None:
+            return None
+        fields["beside"] = beside
+    return replace(call, **fields)
 
 
 def _call_key(call: Any) -> tuple[Any, ...]:
