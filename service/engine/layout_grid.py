@@ -932,13 +932,14 @@ class _SharedPrices:
         count = len(self.rows)
         out: list[Any] = []
         placed = False
+        taken: dict[int, np.ndarray] = {}  # each array of all the rows taken once (calls share their counts)
         for call in whole:
             if call.group is Group.pipeline:
                 if not placed:
                     out += pipeline
                     placed = True
                 continue
-            cut = _call_rows(call, at, count)
+            cut = call if len(at) == count else _call_rows(call, at, count, taken)  # every row: the calls as made
             if cut is None:
                 return None
             out.append(cut)
@@ -970,18 +971,20 @@ class _SharedPrices:
         return _PricedCalls(self.setup, self, np.searchsorted(self.rows, rows))
 
 
-def _call_rows(call: Any, at: np.ndarray, count: int) -> Any:
-    """``call`` at the rows ``at`` of its ``count`` rows (its array fields taken there, numbers kept); None where an
-    array field is not one value a row."""
+def _call_rows(call: Any, at: np.ndarray, count: int, taken: dict[int, np.ndarray]) -> Any:
+    """``call`` at the rows ``at`` of its ``count`` rows (its array fields taken there, numbers kept; ``taken``: the
+    arrays taken so far, by identity); None where an array field is not one value a row."""
     fields: dict[str, Any] = {}
     for name in ("elements", "ranks", "count_per_step", "link", "node_members"):
         value = getattr(call, name)
         if isinstance(value, np.ndarray) and value.ndim:
             if value.shape != (count,):
                 return None
-            fields[name] = value[at]
+            if id(value) not in taken:
+                taken[id(value)] = value[at]
+            fields[name] = taken[id(value)]
     if call.beside is not None:
-        beside = _call_rows(call.beside, at, count)
+        beside = _call_rows(call.beside, at, count, taken)
         if beside is None:
             return None
         fields["beside"] = beside

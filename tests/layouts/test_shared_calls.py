@@ -83,8 +83,12 @@ def test_a_sets_calls_taken_from_all_rows_are_its_own(preset, sequence_parallel,
         return model_parallel_calls(mesh, arch, work)
 
     shared = _SharedPrices(None, everything, build)  # type: ignore[arg-type]  # no call is priced here
-    for schedule in (PipelineSchedule.one_f_one_b, PipelineSchedule.zero_bubble_v):
-        rows = np.flatnonzero(np.arange(64) % 3 == (0 if schedule is PipelineSchedule.one_f_one_b else 1))
+    sets = [
+        (PipelineSchedule.one_f_one_b, np.flatnonzero(everything % 3 == 0)),
+        (PipelineSchedule.zero_bubble_v, np.flatnonzero(everything % 3 == 1)),
+        (PipelineSchedule.one_f_one_b, everything),  # every row: the calls as made, the pipeline's its own
+    ]
+    for schedule, rows in sets:
         mesh, work = made(rows, schedule)
         taken = shared.calls_at(rows, full, pipeline_calls(mesh, arch, work))
         own = model_parallel_calls(mesh, arch, work)
