@@ -265,14 +265,18 @@ def structure(
         mesh = Mesh(**{**mesh.__dict__, "expert": expert, "expert_tensor": case.expert_tensor})
         memo[units_key] = layout_units(arch, mesh)
     units = memo[units_key]
+    # the units in the working set's keys by a number of their own (equal units, one number): hashed once here,
+    # not for every candidate stage and arrangement
+    units_id = memo.setdefault(("units id", units), len(memo))
     working = []
     working_states = []
     for code in range(len(case.shardings)):
         setup = case.setup(code)
         used = units if setup.units is not None else None
+        used_id = units_id if used is not None else None
         sums, by_state = [], []
         for candidate in candidates:
-            rows_key = ("working", code, candidate.parameters, used, pipeline > 1)
+            rows_key = ("working", code, candidate.parameters, used_id, pipeline > 1)
             if rows_key not in memo:
                 rows = working_set_rows(
                     candidate.parameters,
