@@ -39,6 +39,7 @@ Every formula takes Python numbers or numpy arrays (ranks, nodes, bytes, bus ban
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -340,6 +341,9 @@ def _call_time(
     several = _any_array(n_bytes, ranks, nodes, bus_bytes_per_s)
     if not several and ranks <= 1:  # a group of one rank makes no call
         return NcclCall(0.0, 0.0, RING, SIMPLE)
+    taken: list[
+        tuple[Any, FloatLike, int, int]
+    ] = []  # many layouts: each pair's (better, latency, algorithm, protocol)
     for algorithm, protocol, enabled, latency_us, bandwidth in pair_terms(
         name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several
     ):
@@ -364,13 +368,48 @@ def _call_time(
             continue
         better = enabled & (seconds < best_s)
         best_s = select(better, seconds, best_s)
-        best_latency_s = select(better, latency_us * 1e-6, best_latency_s)
-        best_algorithm = select(better, algorithm, best_algorithm)
-        best_protocol = select(better, protocol, best_protocol)
+        taken.append((better, latency_us, algorithm, protocol))
     if not several:
         return NcclCall(float(best_s), float(best_latency_s), int(best_algorithm), int(best_protocol))
     alone = ranks <= 1
-    return NcclCall(select(alone, 0.0, best_s), select(alone, 0.0, best_latency_s), best_algorithm, best_protocol)
+    return _PickedCall(select(alone, 0.0, best_s), alone, taken)
+
+
+class _PickedCall(NcclCall):
+    """NcclCall of many layouts whose latency, algorithm and protocol are read from the pairs only when asked
+    (a grid reads the seconds alone): each taken pair by pair where it was better, as _call_time takes the
+    seconds, then 0 latency where the group has one rank (``alone``)."""
+
+    _alone: Any
+    _taken: list[tuple[Any, FloatLike, int, int]]
+    _read: tuple[FloatLike, IntLike, IntLike] | None
+
+    def __init__(self, seconds: FloatLike, alone: Any, taken: list[tuple[Any, FloatLike, int, int]]) -> None:
+        self.__dict__.update(seconds=seconds, _alone=alone, _taken=taken, _read=None)
+
+    def _picks(self) -> tuple[FloatLike, IntLike, IntLike]:
+        if self._read is None:
+            latency_s: FloatLike = 0.0
+            algorithm: IntLike = RING
+            protocol: IntLike = SIMPLE
+            for better, latency_us, pair_algorithm, pair_protocol in self._taken:
+                latency_s = select(better, latency_us * 1e-6, latency_s)
+                algorithm = select(better, pair_algorithm, algorithm)
+                protocol = select(better, pair_protocol, protocol)
+            self._read = (select(self._alone, 0.0, latency_s), algorithm, protocol)
+        return self._read
+
+    @property
+    def latency_s(self) -> FloatLike:
+        return self._picks()[0]
+
+    @property
+    def algorithm(self) -> IntLike:  # type: ignore[override]
+        return self._picks()[1]
+
+    @property
+    def protocol(self) -> IntLike:  # type: ignore[override]
+        return self._picks()[2]
 
 
 PairTerms = list[tuple[int, int, FloatLike, FloatLike, FloatLike]]
