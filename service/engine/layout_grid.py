@@ -588,7 +588,7 @@ def evaluate_grid(
             state_u[:, :, i, 0, j] = states.gpu_bytes
             host_u[:, :, i, 0, j] = states.host_bytes
             cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
-    state, host, cpu = state_u[:, spread], host_u[:, spread], cpu_u[:, spread]
+    state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read
 
     # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1),
     # or per arrangement where some run as torchtitan does and some not (service.engine.layout.torch_native).
@@ -676,7 +676,7 @@ def evaluate_grid(
     host_node: Any = None
     fits = top_bytes <= case.scene.usable_bytes
     if detail or case.scene.host_memory_bytes is not None:
-        host_node = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
+        host_node = host_bytes_per_node(top(host_u[:, spread]), n_world[:, None, None, None], g_node)
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
     if not timed:
