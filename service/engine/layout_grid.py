@@ -588,7 +588,7 @@ def evaluate_grid(
             state_u[:, :, i, 0, j] = states.gpu_bytes
             host_u[:, :, i, 0, j] = states.host_bytes
             cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
-    state, host, cpu = state_u[:, spread], host_u[:, spread], cpu_u[:, spread]
+    state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read
 
     # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1),
     # or per arrangement where some run as torchtitan does and some not (service.engine.layout.torch_native).
@@ -648,8 +648,15 @@ def evaluate_grid(
                 for i in [i for i, flag in enumerate(natives) if flag == native] if native_axis else [0]:
                     activations[:, rows, i, j, 0] = total
 
-    per_gpu = np.where(valid[:, :, None, None, None], state + working + activations, -1)
-    busiest = np.argmax(per_gpu, axis=0)[None]  # (1, shapes, arrangements, recomputes, offloads)
+    per_gpu = state + working + activations
+    np.copyto(per_gpu, -1, where=~valid[:, :, None, None, None])  # a padded candidate is never the busiest
+    # the busiest candidate (the first of the largest, as np.argmax) and its bytes, one candidate at a time: a
+    # reduction along the first axis of a few candidates runs slower than these few element-wise passes
+    top_bytes = per_gpu[0].copy()  # the busiest stage's, by its definition
+    busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)  # (1, shapes, arrangements, recomputes, offloads)
+    for k in range(1, k_count):
+        np.copyto(busiest[0], k, where=per_gpu[k] > top_bytes)
+        np.maximum(top_bytes, per_gpu[k], out=top_bytes)
     cells = busiest.shape[1:]
     at_shape = np.arange(count)[:, None, None, None] * k_count + busiest[0]
 
@@ -666,11 +673,10 @@ def evaluate_grid(
         """A (candidates, shapes) figure at each layout's busiest stage: one gather."""
         return np.ascontiguousarray(values.T).reshape(-1)[at_shape]
 
-    top_bytes = per_gpu.max(axis=0)  # the busiest stage's, by its definition
     host_node: Any = None
     fits = top_bytes <= case.scene.usable_bytes
     if detail or case.scene.host_memory_bytes is not None:
-        host_node = host_bytes_per_node(top(host), n_world[:, None, None, None], g_node)
+        host_node = host_bytes_per_node(top(host_u[:, spread]), n_world[:, None, None, None], g_node)
     if case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
     if not timed:
