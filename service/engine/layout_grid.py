@@ -695,17 +695,23 @@ def evaluate_grid(
     share, stage_gpus = st["slowest_share"][sid], t * c * d
     slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
     # a given utilisation reads no stage's layers: every shape at once
-    paced: list[tuple[tuple[int, ...], Any]] = [((1,), slice(None))] if given else _combos(slowest_last)
-    for (last,), rows in paced:
+    paced: list[tuple[tuple[int, ...], Any]] = [((1,), np.arange(count))] if given else _combos(slowest_last)
+    # The paced stage's compute reads m, b, d, t, c, e, sequence parallelism and the stage's layers and share alone:
+    # each distinct combination of them is computed once (many shapes differ only by their schedule or split).
+    share_code = np.unique(st["slowest_share"], return_inverse=True)[1].reshape(-1)[sid]
+    for (last,), paced_rows in paced:
+        inputs = (m, b, d, t, c, e, sp, slowest_layers, share_code)
+        first, spread = _distinct_rows([column[paced_rows] for column in inputs])
+        rows = paced_rows[first]
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
             sequence = np.where(sp[rows], t[rows], 1)  # the norms and residuals split along the sequence
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
             ring = case.context_attention is ContextAttention.ring
-            compute_s[rows, j], forward_s[rows, j] = stage_compute(
-                setup, per_token, active, *step, *model_parallel, ring
-            )
+            paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
+            compute_s[paced_rows, j] = np.broadcast_to(paced_s, len(rows))[spread]
+            forward_s[paced_rows, j] = np.broadcast_to(paced_forward_s, len(rows))[spread]
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
@@ -758,29 +764,43 @@ def evaluate_grid(
         q: _SharedPrices(first_setup, rows_q, all_calls(rows_q, bool(q), int(schedule[rows_q[0]])))
         for (q,), rows_q in _combos(sp)
     }
-    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
-        sub = group_mesh(rows, bool(q), sched)
+    # The schedule sets the pipeline's sends alone (Mesh.chunks): the tensor, context and expert groups (and the
+    # overlap levers, which hide the tensor and expert groups' calls) are priced over all the rows of a
+    # sequence-parallel choice at once, from the calls made for them all; the pipeline's per schedule.
+    for prices in shared.values():
+        rows = prices.rows
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
-        priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
-        calls_of: dict[bool, list[Any]] = {}  # the calls depend on the recompute mode only through full recompute
+        priced = prices.of(rows)
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            if full not in calls_of:
+            calls = prices.whole(full)
+            fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
+            for g in MODEL_GROUPS:
+                if g is not Group.pipeline:
+                    group_s[g][rows, j] = exposed_group_s(
+                        calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s
+                    )
+            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
+    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
+        sub = group_mesh(rows, bool(q), sched)
+        priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
+        sends_of: dict[bool, list[Any]] = {}  # the calls depend on the recompute mode only through full recompute
+        for j, r in enumerate(recomputes):
+            full = RECOMPUTES[r] is Recompute.full
+            if full not in sends_of:
+                sends_of[full] = pipeline_calls(sub, arch, stage_work(rows, full))
+            sends = sends_of[full]
+            fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
+            group_s[Group.pipeline][rows, j] = exposed_group_s(
+                sends, Group.pipeline, first_setup, fw_j, bw_j, 0.0, priced
+            )
+            if detail:
                 # the rows' calls: those of all the sequence-parallel choice's rows at these rows, the pipeline's
                 # (whose sends the schedule counts) made for these rows
-                sends = pipeline_calls(sub, arch, stage_work(rows, full))
                 positions = np.searchsorted(shared[q].rows, rows)
                 cut = shared[q].calls_at(positions, full, sends)
-                calls_of[full] = cut if cut is not None else model_parallel_calls(sub, arch, stage_work(rows, full))
-            calls = calls_of[full]
-            for g in MODEL_GROUPS:
-                group_s[g][rows, j] = exposed_group_s(
-                    calls, g, first_setup, forward_s[rows, j], backward_s[rows, j], core_s, priced, full, back_core_s
-                )
-            fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
-            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
-            if detail:
+                calls = cut if cut is not None else model_parallel_calls(sub, arch, stage_work(rows, full))
                 for call in calls:
                     groups_total_s[rows, j] += call.count_per_step * priced(call)
                     groups_sent[rows, j] += call.count_per_step * call.bytes_sent
@@ -911,6 +931,25 @@ def evaluate_grid(
     )
 
 
+def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(the first row of each distinct combination of these columns, each row's combination as an index into those):
+    the columns (non-negative integers or bools, equal lengths) folded into one int64 code, recoded densely
+    whenever the next column's values could overflow it, then one np.unique."""
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    width = 1  # the code's values lie in [0, width)
+    for column in columns:
+        values = column.astype(np.int64, copy=False)
+        span = int(values.max()) + 1 if len(values) else 1
+        if width * span >= 2**62:
+            _, code = np.unique(code, return_inverse=True)
+            code = code.reshape(-1)
+            width = int(code.max()) + 1 if len(code) else 1
+        code = code * span + values
+        width *= span
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
 def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
     """The data group's collectives a grid prices for an arrangement: the plain ones, and FSDP's on a pipeline stage
     where the parameters are sharded and some layout pipelines (service.time.traffic.step_collectives)."""
@@ -938,7 +977,7 @@ class _SharedPrices:
         0: service.time.mesh_traffic), each field elementwise in the rows; the pipeline's calls, whose sends the
         schedule counts (Mesh.chunks), are those given (``pipeline``, made for these rows). None where a call holds
         an array not laid out one value a row."""
-        whole = self._whole(full)
+        whole = self.whole(full)
         count = len(self.rows)
         out: list[Any] = []
         placed = False
@@ -957,7 +996,7 @@ class _SharedPrices:
             return None  # all the rows have no pipeline calls: these rows' cannot be placed
         return out
 
-    def _whole(self, full: bool) -> list[Any]:
+    def whole(self, full: bool) -> list[Any]:
         """The calls of all the rows, made once for each recompute kind."""
         if full not in self.lists:
             self.lists[full] = self.build(full)
@@ -971,14 +1010,16 @@ class _SharedPrices:
                 break
             if full not in self.built:
                 self.built.add(full)
-                for whole in self._whole(full):
+                for whole in self.whole(full):
                     self.calls.setdefault(_call_key(whole), whole)
         if key not in self.seconds and key in self.calls:
             self.seconds[key] = group_call_seconds(self.calls[key], self.setup)
         return self.seconds.get(key)
 
     def of(self, rows: np.ndarray) -> "_PricedCalls":
-        return _PricedCalls(self.setup, self, np.searchsorted(self.rows, rows))
+        """The prices at ``rows`` (ascending, of these rows); all of them read as priced, without a copy."""
+        every = len(rows) == len(self.rows)  # an ascending subset as long as the rows is the rows
+        return _PricedCalls(self.setup, self, slice(None) if every else np.searchsorted(self.rows, rows))
 
 
 def _call_rows(call: Any, at: np.ndarray, count: int, taken: dict[int, np.ndarray]) -> Any:
@@ -1010,7 +1051,7 @@ class _PricedCalls:
     depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
     how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
 
-    def __init__(self, setup: Setup, shared: _SharedPrices | None = None, at: np.ndarray | None = None) -> None:
+    def __init__(self, setup: Setup, shared: _SharedPrices | None = None, at: np.ndarray | slice | None = None) -> None:
         self.setup, self.shared, self.at = setup, shared, at
         self.seconds: dict[tuple[Any, ...], Any] = {}
 
