@@ -24,7 +24,7 @@ most. Those first stages of each distinct signature are the candidates, evaluate
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -600,34 +600,23 @@ def evaluate_grid(
     loss = case.scene.activations.cross_entropy
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
-    for (q, sched), rows in _combos(sp, schedule) if case.activations_counted else ():
-        # these rows' degrees and stages, gathered once for the schedule's counts below
-        stage_r, p_r, v_r, m_r = stage_k[:, rows], p[rows], v[rows], m[rows]
-        numerator, denominator = in_flight_ratio(SCHEDULES[sched], stage_r, p_r, v_r, m_r)
-        if SCHEDULES[sched] in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
-            uneven = per_stage("uneven")[:, rows] & (v_r > 1)
-            if uneven.any():
-                weighted: Any = 0
-                warm = chunk_warmup(stage_r, p_r, v_r, m_r)
-                sid_r = sid[rows]
-                for j in range(st["chunk_layers"].shape[2]):
-                    size = st["chunk_layers"][:, :, j].T[:, sid_r]
-                    weighted = weighted + chunk_in_flight(stage_r, p_r, v_r, m_r, j, warm=warm) * size
-                numerator = np.where(uneven, weighted, numerator)
-                denominator = np.where(uneven, layers_k[:, rows], denominator)
-        # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
-        ends = [end_chunk_in_flight(SCHEDULES[sched], stage_r, p_r, v_r, m_r, chunk) for chunk in (0 * v_r, v_r - 1)]
-        v_shape = SCHEDULES[sched] is PipelineSchedule.zero_bubble_v
+    # The schedule sets each stage's micro-batches in flight alone: those are counted per schedule, and the bytes of
+    # every schedule's rows of a sequence-parallel choice at once (the same formulas, element by element).
+    for (q,), rows in _combos(sp) if case.activations_counted else ():
+        flights = np.zeros((6, k_count, len(rows)), dtype=np.int64)  # in flight, the first chunk's, the last's
+        chunks = np.zeros(len(rows), dtype=np.int64)
+        for (sched,), at in _combos(schedule[rows]):
+            flights[:, :, at], chunks[at] = _in_flight(SCHEDULES[sched], rows[at], stage_k, p, v, m, sid, st)
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],
             first_k[:, rows],
             last_k[:, rows],
-            ArrayRatio(numerator, denominator),
-            first_in_flight=ArrayRatio(*ends[0]),
-            last_in_flight=ArrayRatio(*ends[1]),
-            micro_batches=np.where(p_r > 1, m_r, 0),
-            chunks=np.where(v_shape & (p_r > 1), 2, v_r),
+            ArrayRatio(flights[0], flights[1]),
+            first_in_flight=ArrayRatio(flights[2], flights[3]),
+            last_in_flight=ArrayRatio(flights[4], flights[5]),
+            micro_batches=np.where(p[rows] > 1, m[rows], 0),
+            chunks=chunks,
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
@@ -710,8 +699,8 @@ def evaluate_grid(
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
             ring = case.context_attention is ContextAttention.ring
             paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
-            compute_s[paced_rows, j] = np.broadcast_to(paced_s, len(rows))[spread]
-            forward_s[paced_rows, j] = np.broadcast_to(paced_forward_s, len(rows))[spread]
+            compute_s[paced_rows, j] = _spread(paced_s, len(rows), spread)
+            forward_s[paced_rows, j] = _spread(paced_forward_s, len(rows), spread)
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
@@ -758,50 +747,45 @@ def evaluate_grid(
 
         return build
 
-    # A call's seconds hang on its buffer, ranks and link, never on the schedule (which sets how many calls a
-    # step makes): each sequence-parallel choice's calls are priced once over all its rows.
-    shared = {
-        q: _SharedPrices(first_setup, rows_q, all_calls(rows_q, bool(q), int(schedule[rows_q[0]])))
-        for (q,), rows_q in _combos(sp)
-    }
     # The schedule sets the pipeline's sends alone (Mesh.chunks): the tensor, context and expert groups (and the
-    # overlap levers, which hide the tensor and expert groups' calls) are priced over all the rows of a
-    # sequence-parallel choice at once, from the calls made for them all; the pipeline's per schedule.
-    for prices in shared.values():
-        rows = prices.rows
+    # overlap levers, which hide the tensor and expert groups' calls) read m, b, t, c, e, sequence parallelism, the
+    # busiest stage's layers and the paced stage's compute alone. Each distinct combination of those is priced once,
+    # for every schedule, virtual stages and split of the layers that shares it; the pipeline's per schedule.
+    max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
+    for (q,), rows_q in _combos(sp):
+        inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
+        first, spread = _distinct_rows([column[rows_q] for column in inputs])
+        rows = rows_q[first]
+        build = all_calls(rows, bool(q), int(schedule[rows[0]]))
+        calls_of = {full: build(full) for full in sorted({RECOMPUTES[r] is Recompute.full for r in recomputes})}
+        priced = _PricedCalls(first_setup)  # each call priced once, whatever the recompute mode
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
-        priced = prices.of(rows)
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            calls = prices.whole(full)
-            fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
+            calls, fw_j, bw_j = calls_of[full], forward_s[rows, j], backward_s[rows, j]
             for g in MODEL_GROUPS:
                 if g is not Group.pipeline:
-                    group_s[g][rows, j] = exposed_group_s(
-                        calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s
-                    )
-            lever_hidden_s[rows, j] = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
+                    exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
+                    group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread)
+            hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
+            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread)
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
-        priced = shared[q].of(rows)  # these rows' calls, priced once whatever the recompute and schedule
+        priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode
         sends_of: dict[bool, list[Any]] = {}  # the calls depend on the recompute mode only through full recompute
+        every_of: dict[bool, list[Any]] = {}
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             if full not in sends_of:
                 sends_of[full] = pipeline_calls(sub, arch, stage_work(rows, full))
-            sends = sends_of[full]
             fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
-            group_s[Group.pipeline][rows, j] = exposed_group_s(
-                sends, Group.pipeline, first_setup, fw_j, bw_j, 0.0, priced
-            )
+            exposed_s = exposed_group_s(sends_of[full], Group.pipeline, first_setup, fw_j, bw_j, 0.0, priced)
+            group_s[Group.pipeline][rows, j] = exposed_s
             if detail:
-                # the rows' calls: those of all the sequence-parallel choice's rows at these rows, the pipeline's
-                # (whose sends the schedule counts) made for these rows
-                positions = np.searchsorted(shared[q].rows, rows)
-                cut = shared[q].calls_at(positions, full, sends)
-                calls = cut if cut is not None else model_parallel_calls(sub, arch, stage_work(rows, full))
-                for call in calls:
+                if full not in every_of:
+                    every_of[full] = model_parallel_calls(sub, arch, stage_work(rows, full))
+                for call in every_of[full]:
                     groups_total_s[rows, j] += call.count_per_step * priced(call)
                     groups_sent[rows, j] += call.count_per_step * call.bytes_sent
 
@@ -931,6 +915,41 @@ def evaluate_grid(
     )
 
 
+def _in_flight(
+    schedule: PipelineSchedule,
+    rows: np.ndarray,
+    stage_k: np.ndarray,
+    p: np.ndarray,
+    v: np.ndarray,
+    m: np.ndarray,
+    sid: np.ndarray,
+    st: dict[str, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The micro-batches in flight on each candidate stage (``stage_k``, (candidates, shapes)) of these rows, all
+    run on ``schedule``: (numerator, denominator) of the stage's, then of its first chunk's, then of its last's,
+    stacked (6, candidates, rows); and the model chunks each stage runs (rows,)."""
+    stage_r, p_r, v_r, m_r = stage_k[:, rows], p[rows], v[rows], m[rows]
+    numerator, denominator = in_flight_ratio(schedule, stage_r, p_r, v_r, m_r)
+    if schedule in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
+        uneven = st["uneven"].T[:, sid[rows]] & (v_r > 1)
+        if uneven.any():
+            weighted: Any = 0
+            warm = chunk_warmup(stage_r, p_r, v_r, m_r)
+            sid_r = sid[rows]
+            for j in range(st["chunk_layers"].shape[2]):
+                size = st["chunk_layers"][:, :, j].T[:, sid_r]
+                weighted = weighted + chunk_in_flight(stage_r, p_r, v_r, m_r, j, warm=warm) * size
+            numerator = np.where(uneven, weighted, numerator)
+            denominator = np.where(uneven, st["layers"].T[:, sid_r], denominator)
+    # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
+    ends = [end_chunk_in_flight(schedule, stage_r, p_r, v_r, m_r, chunk) for chunk in (0 * v_r, v_r - 1)]
+    v_shape = schedule is PipelineSchedule.zero_bubble_v
+    shape = stage_r.shape
+    parts = (numerator, denominator, *ends[0], *ends[1])
+    flights = np.stack([np.broadcast_to(part, shape) for part in parts])
+    return flights, np.where(v_shape & (p_r > 1), 2, v_r)
+
+
 def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(the first row of each distinct combination of these columns, each row's combination as an index into those):
     the columns (non-negative integers or bools, equal lengths) folded into one int64 code, recoded densely
@@ -958,90 +977,6 @@ def _pipelined_choices(setup: Setup, pipeline: np.ndarray) -> list[bool]:
     return [False]
 
 
-class _SharedPrices:
-    """group_call_seconds of the model-parallel calls of a set of rows (``rows``, ascending), priced once over
-    all of them and read by any subset (``of``): NCCL's model prices each row apart, so a subset's seconds are
-    the whole set's at its rows. ``build(full)`` makes the calls of all the rows, without and with full
-    recomputation (whose calls carry purposes of their own)."""
-
-    def __init__(self, setup: Setup, rows: np.ndarray, build: Callable[[bool], list[Any]]) -> None:
-        self.setup, self.rows, self.build = setup, rows, build
-        self.calls: dict[tuple[Any, ...], Any] = {}
-        self.seconds: dict[tuple[Any, ...], Any] = {}
-        self.built: set[bool] = set()
-        self.lists: dict[bool, list[Any]] = {}
-
-    def calls_at(self, at: np.ndarray, full: bool, pipeline: list[Any]) -> list[Any] | None:
-        """The calls of the rows at positions ``at`` of all the rows, as model_parallel_calls makes them for those
-        rows alone: a grid's calls are the same list whatever its rows (a group of one rank keeps its calls, counted
-        0: service.time.mesh_traffic), each field elementwise in the rows; the pipeline's calls, whose sends the
-        schedule counts (Mesh.chunks), are those given (``pipeline``, made for these rows). None where a call holds
-        an array not laid out one value a row."""
-        whole = self.whole(full)
-        count = len(self.rows)
-        out: list[Any] = []
-        placed = False
-        taken: dict[int, np.ndarray] = {}  # each array of all the rows taken once (calls share their counts)
-        for call in whole:
-            if call.group is Group.pipeline:
-                if not placed:
-                    out += pipeline
-                    placed = True
-                continue
-            cut = call if len(at) == count else _call_rows(call, at, count, taken)  # every row: the calls as made
-            if cut is None:
-                return None
-            out.append(cut)
-        if not placed and pipeline:
-            return None  # all the rows have no pipeline calls: these rows' cannot be placed
-        return out
-
-    def whole(self, full: bool) -> list[Any]:
-        """The calls of all the rows, made once for each recompute kind."""
-        if full not in self.lists:
-            self.lists[full] = self.build(full)
-        return self.lists[full]
-
-    def price(self, call: Any) -> Any:
-        """The seconds of ``call``'s key over all the rows; None where no call of all the rows has its key."""
-        key = _call_key(call)
-        for full in (False, True):
-            if key in self.seconds or key in self.calls:
-                break
-            if full not in self.built:
-                self.built.add(full)
-                for whole in self.whole(full):
-                    self.calls.setdefault(_call_key(whole), whole)
-        if key not in self.seconds and key in self.calls:
-            self.seconds[key] = group_call_seconds(self.calls[key], self.setup)
-        return self.seconds.get(key)
-
-    def of(self, rows: np.ndarray) -> "_PricedCalls":
-        """The prices at ``rows`` (ascending, of these rows); all of them read as priced, without a copy."""
-        every = len(rows) == len(self.rows)  # an ascending subset as long as the rows is the rows
-        return _PricedCalls(self.setup, self, slice(None) if every else np.searchsorted(self.rows, rows))
-
-
-def _call_rows(call: Any, at: np.ndarray, count: int, taken: dict[int, np.ndarray]) -> Any:
-    """``call`` at the rows ``at`` of its ``count`` rows (its array fields taken there, numbers kept; ``taken``: the
-    arrays taken so far, by identity); None where an array field is not one value a row."""
-    fields: dict[str, Any] = {}
-    for name in ("elements", "ranks", "count_per_step", "link", "node_members"):
-        value = getattr(call, name)
-        if isinstance(value, np.ndarray) and value.ndim:
-            if value.shape != (count,):
-                return None
-            if id(value) not in taken:
-                taken[id(value)] = value[at]
-            fields[name] = taken[id(value)]
-    if call.beside is not None:
-        beside = _call_rows(call.beside, at, count, taken)
-        if beside is None:
-            return None
-        fields["beside"] = beside
-    return replace(call, **fields)
-
-
 def _call_key(call: Any) -> tuple[Any, ...]:
     return (call.group, call.name, call.purpose, call.dtype, call.ring_step)
 
@@ -1051,21 +986,20 @@ class _PricedCalls:
     depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
     how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
 
-    def __init__(self, setup: Setup, shared: _SharedPrices | None = None, at: np.ndarray | slice | None = None) -> None:
-        self.setup, self.shared, self.at = setup, shared, at
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
         self.seconds: dict[tuple[Any, ...], Any] = {}
 
     def __call__(self, call: Any) -> Any:
         key = _call_key(call)
         if key not in self.seconds:
-            whole = None
-            if self.shared is not None:
-                whole = self.shared.price(call)
-            if whole is None:
-                self.seconds[key] = group_call_seconds(call, self.setup)
-            else:
-                self.seconds[key] = whole[self.at] if np.ndim(whole) else whole
+            self.seconds[key] = group_call_seconds(call, self.setup)
         return self.seconds[key]
+
+
+def _spread(values: Any, count: int, spread: np.ndarray) -> Any:
+    """Figures of ``count`` distinct rows (or one number for all) at each row of the rows they stand for."""
+    return np.broadcast_to(values, (count,))[spread]
 
 
 class _Detail:
