@@ -600,13 +600,17 @@ def evaluate_grid(
     loss = case.scene.activations.cross_entropy
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
-    # The schedule sets each stage's micro-batches in flight alone: those are counted per schedule, and the bytes of
-    # every schedule's rows of a sequence-parallel choice at once (the same formulas, element by element).
+    # The schedule sets each stage's micro-batches in flight alone, which read the structure and m: those are counted
+    # per schedule, once per distinct structure and m, and the bytes of every schedule's rows of a sequence-parallel
+    # choice at once (the same formulas, element by element).
+    in_flight = np.zeros((6, k_count, count), dtype=np.int64)  # in flight, the first chunk's, the last's
+    chunks = np.zeros(count, dtype=np.int64)
+    for (sched,), rows in _combos(schedule) if case.activations_counted else ():
+        distinct, spread_to = _distinct_rows([sid[rows], m[rows]])
+        flights, runs = _in_flight(SCHEDULES[sched], rows[distinct], stage_k, p, v, m, sid, st)
+        in_flight[:, :, rows], chunks[rows] = flights[:, :, spread_to], runs[spread_to]
     for (q,), rows in _combos(sp) if case.activations_counted else ():
-        flights = np.zeros((6, k_count, len(rows)), dtype=np.int64)  # in flight, the first chunk's, the last's
-        chunks = np.zeros(len(rows), dtype=np.int64)
-        for (sched,), at in _combos(schedule[rows]):
-            flights[:, :, at], chunks[at] = _in_flight(SCHEDULES[sched], rows[at], stage_k, p, v, m, sid, st)
+        flights = in_flight[:, :, rows]
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],
@@ -616,7 +620,7 @@ def evaluate_grid(
             first_in_flight=ArrayRatio(flights[2], flights[3]),
             last_in_flight=ArrayRatio(flights[4], flights[5]),
             micro_batches=np.where(p[rows] > 1, m[rows], 0),
-            chunks=chunks,
+            chunks=chunks[rows],
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         for j, r in enumerate(recomputes):
@@ -690,8 +694,8 @@ def evaluate_grid(
     share_code = np.unique(st["slowest_share"], return_inverse=True)[1].reshape(-1)[sid]
     for (last,), paced_rows in paced:
         inputs = (m, b, d, t, c, e, sp, slowest_layers, share_code)
-        first, spread = _distinct_rows([column[paced_rows] for column in inputs])
-        rows = paced_rows[first]
+        distinct, spread_to = _distinct_rows([column[paced_rows] for column in inputs])
+        rows = paced_rows[distinct]
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
@@ -699,8 +703,8 @@ def evaluate_grid(
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
             ring = case.context_attention is ContextAttention.ring
             paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
-            compute_s[paced_rows, j] = _spread(paced_s, len(rows), spread)
-            forward_s[paced_rows, j] = _spread(paced_forward_s, len(rows), spread)
+            compute_s[paced_rows, j] = _spread(paced_s, len(rows), spread_to)
+            forward_s[paced_rows, j] = _spread(paced_forward_s, len(rows), spread_to)
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
@@ -754,8 +758,8 @@ def evaluate_grid(
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
     for (q,), rows_q in _combos(sp):
         inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
-        first, spread = _distinct_rows([column[rows_q] for column in inputs])
-        rows = rows_q[first]
+        distinct, spread_to = _distinct_rows([column[rows_q] for column in inputs])
+        rows = rows_q[distinct]
         build = all_calls(rows, bool(q), int(schedule[rows[0]]))
         calls_of = {full: build(full) for full in sorted({RECOMPUTES[r] is Recompute.full for r in recomputes})}
         priced = _PricedCalls(first_setup)  # each call priced once, whatever the recompute mode
@@ -767,9 +771,9 @@ def evaluate_grid(
             for g in MODEL_GROUPS:
                 if g is not Group.pipeline:
                     exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
-                    group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread)
+                    group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread_to)
             hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
-            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread)
+            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode
