@@ -64,6 +64,7 @@ from service.memory.activations import (
     ArrayRatio,
     StageLayers,
     TensorSplit,
+    recompute_kind,
     stage_activation_components,
     stage_pipelining_bytes,
     transformer_shape,
@@ -623,21 +624,25 @@ def evaluate_grid(
             chunks=chunks[rows],
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
+        by_kind: dict[tuple[bool, bool], dict[bool, Any]] = {}  # modes of one kind hold the same bytes
         for j, r in enumerate(recomputes):
-            by_native: dict[bool, Any] = {}
-            for native in sorted(set(natives)):
-                if native and False in by_native and RECOMPUTES[r] is not Recompute.full:
-                    # the conventions differ there by torch.distributed.pipelining's buffers alone
-                    by_native[True] = by_native[False] + stage_pipelining_bytes(b[rows], s, shape, layers, split)
-                    continue
-                components = stage_activation_components(
-                    b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss, torch_native=native
-                )
-                total: Any = 0
-                for value in components.values():
-                    total = total + value
-                by_native[native] = total
-            for native, total in by_native.items():
+            kind = recompute_kind(RECOMPUTES[r], flash)
+            if kind not in by_kind:
+                by_kind[kind] = {}
+                by_native = by_kind[kind]
+                for native in sorted(set(natives)):
+                    if native and False in by_native and RECOMPUTES[r] is not Recompute.full:
+                        # the conventions differ there by torch.distributed.pipelining's buffers alone
+                        by_native[True] = by_native[False] + stage_pipelining_bytes(b[rows], s, shape, layers, split)
+                        continue
+                    components = stage_activation_components(
+                        b[rows], s, shape, flash, RECOMPUTES[r], layers, split, loss, torch_native=native
+                    )
+                    total: Any = 0
+                    for value in components.values():
+                        total = total + value
+                    by_native[native] = total
+            for native, total in by_kind[kind].items():
                 for i in [i for i, flag in enumerate(natives) if flag == native] if native_axis else [0]:
                     activations[:, rows, i, j, 0] = total
 

@@ -396,6 +396,13 @@ def _on(flag: FloatLike, value: IntLike) -> IntLike:
     return value
 
 
+def recompute_kind(recompute: Recompute, flash_attention: bool) -> tuple[bool, bool]:
+    """What stage_activation_components reads of the recompute mode: whether the layers are recomputed whole, and
+    whether the attention scores are kept (recompute none without flash attention). Modes of one kind hold the same
+    bytes (selective recomputation drops only the scores, which flash attention never keeps)."""
+    return recompute is Recompute.full, not flash_attention and recompute is Recompute.none
+
+
 def stage_activation_components(
     b: IntLike,
     s: IntLike,
@@ -430,7 +437,7 @@ def stage_activation_components(
     h, flight = shape.hidden_size, layers.in_flight
     sbh = (s // split.context) * b * h
     sp_t = split.tensor if split.sequence_parallel else 1
-    keep_scores = not flash_attention and recompute is Recompute.none
+    _, keep_scores = recompute_kind(recompute, flash_attention)
     dense = dense_layer_bytes(s, b, shape, keep_scores, split)
     moe = moe_layer_bytes(s, b, shape, keep_scores, split)
     per_micro_batch = layers.dense * dense + layers.moe * moe
