@@ -35,7 +35,7 @@ import numpy as np
 
 from models.search import SearchObjective
 from service.answers.search_space import Space
-from service.engine.layout_grid import Case, Choices, Layouts, StructureTable, evaluate_grid
+from service.engine.layout_grid import STRUCTURE_COLUMN, Case, Choices, Layouts, StructureTable, evaluate_grid
 from service.time.budget import token_budget, training_steps
 from service.time.goodput import Resilience, checkpoint_bytes, run_of
 from service.work_budget import WorkBudget
@@ -173,10 +173,6 @@ def _structure_keys(shapes: dict[str, np.ndarray]) -> np.ndarray:
     return np.asarray(inverse).reshape(-1)
 
 
-def _take(shapes: dict[str, np.ndarray], index: np.ndarray) -> Layouts:
-    return Layouts({name: values[index] for name, values in shapes.items()})
-
-
 class BranchAndBound:
     """One search's branch and bound over a space: ``run`` answers the ranked pool and the counts; ``bounds``
     gives every shape's bounds (what a test checks against every layout); ``prune`` False evaluates every
@@ -188,6 +184,7 @@ class BranchAndBound:
         self.case, self.found, self.goal, self.top_k, self.budget = case, found, goal, top_k, budget
         self.prune = prune
         self.table = StructureTable(case)
+        self.structure_ids: np.ndarray | None = None  # each shape's structure in the table, once asked (_layouts)
         self.shapes = found.shapes
         self.count = len(self.shapes["world_size"])
         self.choices = found.choices
@@ -197,6 +194,16 @@ class BranchAndBound:
         self.dominated = 0
         self.pool = Pool()
         self.front: dict[int, tuple[float, int]] = {}  # world size -> (fastest step, its enumeration index)
+
+    def _layouts(self, index: np.ndarray) -> Layouts:
+        """These shapes as the grid evaluates them, with their structures' ids in the table: every shape's found at
+        once, the first time (StructureTable.index, one pass rather than one per block)."""
+        if self.structure_ids is None:
+            self.structure_ids = self.table.index(Layouts(self.shapes))
+        return Layouts(
+            {name: values[index] for name, values in self.shapes.items()}
+            | {STRUCTURE_COLUMN: self.structure_ids[index]}
+        )
 
     def _check(self) -> None:
         if self.budget is not None:
@@ -225,7 +232,7 @@ class BranchAndBound:
             figures = evaluate_grid(
                 quiet,
                 self.table,
-                _take(self.shapes, rows),
+                self._layouts(rows),
                 Choices(c.arrangement, [0], c.offload_optimizer),
                 timed=False,  # the bytes alone
             )
@@ -276,7 +283,7 @@ class BranchAndBound:
             figures = evaluate_grid(
                 self.case,
                 self.table,
-                _take(self.shapes, rows),
+                self._layouts(rows),
                 Choices([c.arrangement[a_star]], c.recompute, [c.offload_optimizer[o_star]]),
                 data_parallel=False,  # the bound reads the compute, the bubble and the model-parallel groups
             )
@@ -468,7 +475,7 @@ class BranchAndBound:
         sub = Choices(
             [c.arrangement[a] for a in a_pos], [c.recompute[r] for r in r_pos], [c.offload_optimizer[o] for o in o_pos]
         )
-        figures = evaluate_grid(self.case, self.table, _take(self.shapes, index), sub)
+        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub)
         valid_all = self._valid(index)
         at_a, at_r, at_o = np.array(a_pos), np.array(r_pos), np.array(o_pos)
         valid = valid_all[np.ix_(np.arange(len(index)), at_a, at_r, at_o)]

@@ -394,6 +394,9 @@ def _untimed(
     )
 
 
+STRUCTURE_COLUMN = "structure"  # shapes may carry their ids in the table (StructureTable.index), found beforehand
+
+
 class StructureTable:
     """Structures found so far, as arrays indexed by structure id, and the id of each (t, p, e, v)."""
 
@@ -549,7 +552,7 @@ def evaluate_grid(
     count = len(n_world)
     d = n_world // (t * p * c)
     m = shapes["micro_batches"] if "micro_batches" in shapes.columns else case.global_batch_size // (b * d)
-    sid = table.index(shapes)
+    sid = shapes[STRUCTURE_COLUMN] if STRUCTURE_COLUMN in shapes.columns else table.index(shapes)
     st = table.arrays
 
     def per_stage(name: str) -> Any:
