@@ -701,8 +701,8 @@ def evaluate_grid(
     # each distinct combination of them is computed once (many shapes differ only by their schedule or split).
     share_code = np.unique(st["slowest_share"], return_inverse=True)[1].reshape(-1)[sid]
     for (last,), paced_rows in paced:
-        inputs = (m, b, d, t, c, e, sp, slowest_layers, share_code)
-        distinct, spread_to = _distinct_rows([column[paced_rows] for column in inputs])
+        paced_inputs = (m, b, d, t, c, e, sp, slowest_layers, share_code)
+        distinct, spread_to = _distinct_rows([column[paced_rows] for column in paced_inputs])
         rows = paced_rows[distinct]
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
@@ -765,8 +765,8 @@ def evaluate_grid(
     # for every schedule, virtual stages and split of the layers that shares it; the pipeline's per schedule.
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
     for (q,), rows_q in _combos(sp):
-        inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
-        distinct, spread_to = _distinct_rows([column[rows_q] for column in inputs])
+        group_inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
+        distinct, spread_to = _distinct_rows([column[rows_q] for column in group_inputs])
         rows = rows_q[distinct]
         build = all_calls(rows, bool(q), int(schedule[rows[0]]))
         calls_of = {full: build(full) for full in sorted({RECOMPUTES[r] is Recompute.full for r in recomputes})}
