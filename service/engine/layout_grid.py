@@ -764,6 +764,7 @@ def evaluate_grid(
     # busiest stage's layers and the paced stage's compute alone. Each distinct combination of those is priced once,
     # for every schedule, virtual stages and split of the layers that shares it; the pipeline's per schedule.
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
+    fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
     for (q,), rows_q in _combos(sp):
         group_inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
         distinct, spread_to = _distinct_rows([column[rows_q] for column in group_inputs])
@@ -773,13 +774,23 @@ def evaluate_grid(
         priced = _PricedCalls(first_setup)  # each call priced once, whatever the recompute mode
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
+        fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
-            calls, fw_j, bw_j = calls_of[full], forward_s[rows, j], backward_s[rows, j]
+            calls, fw_j, bw_j = calls_of[full], fw_rows[:, j], bw_rows[:, j]
+            # a recompute mode whose calls and compute are an earlier one's has its groups' seconds too
+            same = _same_compute(fw_rows, bw_rows, j, fulls)
             for g in MODEL_GROUPS:
-                if g is not Group.pipeline:
-                    exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
-                    group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread_to)
+                if g is Group.pipeline:
+                    continue
+                if same is not None:
+                    group_s[g][rows_q, j] = group_s[g][rows_q, same]
+                    continue
+                exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
+                group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread_to)
+            if same is not None:
+                lever_hidden_s[rows_q, j] = lever_hidden_s[rows_q, same]
+                continue
             hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
             lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
@@ -787,13 +798,18 @@ def evaluate_grid(
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode
         sends_of: dict[bool, list[Any]] = {}  # the calls depend on the recompute mode only through full recompute
         every_of: dict[bool, list[Any]] = {}
+        fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             if full not in sends_of:
                 sends_of[full] = pipeline_calls(sub, arch, stage_work(rows, full))
-            fw_j, bw_j = forward_s[rows, j], backward_s[rows, j]
-            exposed_s = exposed_group_s(sends_of[full], Group.pipeline, first_setup, fw_j, bw_j, 0.0, priced)
-            group_s[Group.pipeline][rows, j] = exposed_s
+            fw_j, bw_j = fw_rows[:, j], bw_rows[:, j]
+            same = _same_compute(fw_rows, bw_rows, j, fulls)
+            if same is not None:
+                group_s[Group.pipeline][rows, j] = group_s[Group.pipeline][rows, same]
+            else:
+                exposed_s = exposed_group_s(sends_of[full], Group.pipeline, first_setup, fw_j, bw_j, 0.0, priced)
+                group_s[Group.pipeline][rows, j] = exposed_s
             if detail:
                 if full not in every_of:
                     every_of[full] = model_parallel_calls(sub, arch, stage_work(rows, full))
@@ -1007,6 +1023,21 @@ class _PricedCalls:
         if key not in self.seconds:
             self.seconds[key] = group_call_seconds(call, self.setup)
         return self.seconds[key]
+
+
+def _same_compute(forward_s: np.ndarray, backward_s: np.ndarray, j: int, full: list[bool]) -> int | None:
+    """An earlier recompute mode than ``j`` (columns of these (rows, recomputes) seconds) whose calls (full
+    recomputation or not) and forward and backward seconds are ``j``'s, bit for bit: the model-parallel groups read
+    nothing else of the mode, so their seconds are that mode's (under flash attention, selective recomputation
+    recomputes nothing and costs what none does). None where there is none."""
+    for earlier in range(j):
+        if (
+            full[earlier] == full[j]
+            and np.array_equal(forward_s[:, earlier], forward_s[:, j])
+            and np.array_equal(backward_s[:, earlier], backward_s[:, j])
+        ):
+            return earlier
+    return None
 
 
 def _spread(values: Any, count: int, spread: np.ndarray) -> Any:
