@@ -361,14 +361,15 @@ class BranchAndBound:
         if not len(index):
             return 0
         valid = self._valid(index)  # (shapes, A, R, O)
-        states_out = valid & ~cell_fits[:, :, None, :]
-        activations_out = valid & ~states_out & ~recompute_ok[:, None, :, None]
-        self._count(CELL_STATES_EXCEED, states_out.sum())
-        self._count(ACTIVATIONS_EXCEED, activations_out.sum())
+        kept = valid & cell_fits[:, :, None, :]  # the valid cells the structure bound leaves in
+        states_out = np.count_nonzero(valid) - np.count_nonzero(kept)
+        activations_out = np.count_nonzero(kept & ~recompute_ok[:, None, :, None])
+        self._count(CELL_STATES_EXCEED, states_out)
+        self._count(ACTIVATIONS_EXCEED, activations_out)
         if chosen is not None:
-            rank_out = valid & ~states_out & recompute_ok[:, None, :, None] & ~chosen[:, None, :, None]
-            self._count(CANNOT_RANK, rank_out.sum())
-        return int(states_out.sum() + activations_out.sum())
+            rank_out = kept & (recompute_ok & ~chosen)[:, None, :, None]
+            self._count(CANNOT_RANK, np.count_nonzero(rank_out))
+        return int(states_out + activations_out)
 
     def _needed(
         self,
