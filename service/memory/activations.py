@@ -382,7 +382,10 @@ class StageLayers:
 
 
 def _times(value: IntLike, factor: Ratio) -> IntLike:
-    return ceil_div(value * factor.numerator, factor.denominator)
+    scaled = value * factor.numerator
+    if isinstance(factor.denominator, np.ndarray) and not np.any(factor.denominator != 1):
+        return scaled  # whole micro-batches in every layout: nothing to round (most grids' schedules)
+    return ceil_div(scaled, factor.denominator)
 
 
 def _held(flag: FloatLike) -> bool:
