@@ -362,14 +362,14 @@ class BranchAndBound:
             return 0
         valid = self._valid(index)  # (shapes, A, R, O)
         kept = valid & cell_fits[:, :, None, :]  # the valid cells the structure bound leaves in
-        states_out = np.count_nonzero(valid) - np.count_nonzero(kept)
-        activations_out = np.count_nonzero(kept & ~recompute_ok[:, None, :, None])
+        states_out = int(np.count_nonzero(valid)) - int(np.count_nonzero(kept))
+        activations_out = int(np.count_nonzero(kept & ~recompute_ok[:, None, :, None]))
         self._count(CELL_STATES_EXCEED, states_out)
         self._count(ACTIVATIONS_EXCEED, activations_out)
         if chosen is not None:
             rank_out = kept & (recompute_ok & ~chosen)[:, None, :, None]
-            self._count(CANNOT_RANK, np.count_nonzero(rank_out))
-        return int(states_out + activations_out)
+            self._count(CANNOT_RANK, int(np.count_nonzero(rank_out)))
+        return states_out + activations_out
 
     def _needed(
         self,
