@@ -620,9 +620,9 @@ def evaluate_grid(
             moe_k[:, rows],
             first_k[:, rows],
             last_k[:, rows],
-            ArrayRatio(flights[0], flights[1]),
-            first_in_flight=ArrayRatio(flights[2], flights[3]),
-            last_in_flight=ArrayRatio(flights[4], flights[5]),
+            _ratio(flights[0], flights[1]),
+            first_in_flight=_ratio(flights[2], flights[3]),
+            last_in_flight=_ratio(flights[4], flights[5]),
             micro_batches=np.where(p[rows] > 1, m[rows], 0),
             chunks=chunks[rows],
         )
@@ -976,6 +976,13 @@ def _in_flight(
     parts = (numerator, denominator, *ends[0], *ends[1])
     flights = np.stack([np.broadcast_to(part, shape) for part in parts])
     return flights, np.where(v_shape & (p_r > 1), 2, v_r)
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> ArrayRatio:
+    """Micro-batches in flight as activations take them: the denominator 1 where every stage's is (whole
+    micro-batches, nothing to round: most schedules)."""
+    whole = int(denominator.min(initial=1)) == 1 and int(denominator.max(initial=1)) == 1
+    return ArrayRatio(numerator, 1 if whole else denominator)
 
 
 def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -345,7 +345,8 @@ def _components(
 
 
 class Ratio(Protocol):
-    """A Fraction, or a pair of int64 arrays (numerator, denominator) for many stages at once."""
+    """A Fraction, or a pair of int64 arrays (numerator, denominator) for many stages at once (the denominator
+    1 where every stage's is)."""
 
     @property
     def numerator(self) -> IntLike: ...
@@ -383,8 +384,8 @@ class StageLayers:
 
 def _times(value: IntLike, factor: Ratio) -> IntLike:
     scaled = value * factor.numerator
-    if isinstance(factor.denominator, np.ndarray) and not np.any(factor.denominator != 1):
-        return scaled  # whole micro-batches in every layout: nothing to round (most grids' schedules)
+    if not isinstance(factor.denominator, np.ndarray) and factor.denominator == 1:
+        return scaled  # whole micro-batches: nothing to round
     return ceil_div(scaled, factor.denominator)
 
 
