@@ -306,6 +306,7 @@ MOE_ZOO_ASSUMED: dict[str, object] = {
 
 def moe_zoo_qwen3(
     label: str,
+    row: str,
     tensor: int,
     expert: int,
     pipeline: int,
@@ -336,7 +337,7 @@ def moe_zoo_qwen3(
     return Run(
         name=label,
         source=MOE_ZOO,
-        where=f"section 'H100', row {label}",
+        where=f"section 'H100', {row}",
         gpu="h100-80gb",
         world_size=256,
         model={"preset": "qwen3-235b-a22b"},
@@ -360,9 +361,10 @@ def moe_zoo_qwen3(
 
 
 QWEN3_235B_LAYOUTS = (
-    moe_zoo_qwen3("TP2 EP32 PP8 VPP4 DeepEP", 2, 32, 8, 4, 1, "selective", 19.7),
+    moe_zoo_qwen3("TP2 EP32 PP8 VPP4 DeepEP", "'Cross-node EP strategy' row 1", 2, 32, 8, 4, 1, "selective", 19.7),
     moe_zoo_qwen3(
         "TP2 EP32 PP8 VPP4 DeepEP 1F1B overlap",
+        "'Cross-node EP strategy' row 2 (Notes '+1f1b overlap')",
         2,
         32,
         8,
@@ -378,6 +380,7 @@ QWEN3_235B_LAYOUTS = (
     ),
     moe_zoo_qwen3(
         "TP2 EP8 FSDP DeepEP",
+        "'Intra-node EP strategy' row 1 (FSDP 'On')",
         2,
         8,
         1,
@@ -393,6 +396,7 @@ QWEN3_235B_LAYOUTS = (
     ),
     moe_zoo_qwen3(
         "TP2 EP8 PP32 VPP3 A2A",
+        "'Intra-node EP strategy' row 2 (Dispatcher 'A2A')",
         2,
         8,
         32,
@@ -403,7 +407,7 @@ QWEN3_235B_LAYOUTS = (
         dispatcher="alltoall",
         assumed={"moe_token_dispatcher": "alltoall: the table's Dispatcher column 'A2A'"},
     ),
-    moe_zoo_qwen3("TP4 EP8 PP8 VPP4 DeepEP", 4, 8, 8, 4, 1, "none", 29.0),
+    moe_zoo_qwen3("TP4 EP8 PP8 VPP4 DeepEP", "'Intra-node EP strategy' row 3", 4, 8, 8, 4, 1, "none", 29.0),
 )
 
 
