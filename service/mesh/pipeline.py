@@ -50,6 +50,9 @@ from typing import Any
 from models.parallelism import PipelineSchedule
 from service.numeric import FloatLike, IntLike, maximum, minimum, select
 
+SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
+_CODES = {schedule: code for code, schedule in enumerate(SCHEDULES)}
+
 # Which framework runs each schedule (a plan's time.schedule_source). Sources: Megatron-LM
 # megatron/core/pipeline_parallel/schedules.py (forward_backward_pipelining_without_interleaving,
 # ..._with_interleaving); PyTorch torch/distributed/pipelining/schedules.py (torch 2.13: ScheduleGPipe,
@@ -124,14 +127,30 @@ def chunk_stages(pipeline: int, virtual_stages: int, v_shape: bool = False) -> l
     return [k % p for k in range(count)]
 
 
-def v_shaped(schedule: PipelineSchedule, pipeline: int) -> bool:
-    """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage."""
-    return schedule is PipelineSchedule.zero_bubble_v and pipeline > 1
+def schedule_code(schedule: Any) -> Any:
+    """A schedule as its code into SCHEDULES: a PipelineSchedule's int; a code or an array of codes as it is."""
+    return _CODES[schedule] if isinstance(schedule, PipelineSchedule) else schedule
 
 
-def split_chunks(schedule: PipelineSchedule, pipeline: int, virtual_stages: int) -> int:
+def schedule_in(schedule: Any, names: Sequence[PipelineSchedule]) -> Any:
+    """Whether a schedule (a PipelineSchedule, or a code or an array of codes into SCHEDULES) is one of ``names``:
+    a bool for one layout, a bool per cell for arrays of layouts."""
+    code = schedule_code(schedule)
+    found: Any = False
+    for name in names:
+        found = found | (code == _CODES[name])
+    return found
+
+
+def v_shaped(schedule: Any, pipeline: Any) -> Any:
+    """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage (a schedule or codes, a
+    degree or degrees)."""
+    return schedule_in(schedule, (PipelineSchedule.zero_bubble_v,)) & (pipeline > 1)
+
+
+def split_chunks(schedule: Any, pipeline: Any, virtual_stages: Any) -> Any:
     """Model chunks a stage's layers split into: ZB-V's two, else v (1 for the schedules without chunks)."""
-    return 2 if v_shaped(schedule, pipeline) else virtual_stages
+    return select(v_shaped(schedule, pipeline), 2, virtual_stages)
 
 
 def stage_layer_indices(
