@@ -148,9 +148,19 @@ def v_shaped(schedule: Any, pipeline: Any) -> Any:
     return schedule_in(schedule, (PipelineSchedule.zero_bubble_v,)) & (pipeline > 1)
 
 
+def stage_chunks(v_shape: Any, virtual_stages: Any) -> Any:
+    """Model chunks a stage's layers split into, given whether they sit in ZB-V's V: its two, else v."""
+    return select(v_shape, 2, virtual_stages)
+
+
 def split_chunks(schedule: Any, pipeline: Any, virtual_stages: Any) -> Any:
     """Model chunks a stage's layers split into: ZB-V's two, else v (1 for the schedules without chunks)."""
-    return select(v_shaped(schedule, pipeline), 2, virtual_stages)
+    return stage_chunks(v_shaped(schedule, pipeline), virtual_stages)
+
+
+def output_stage(v_shape: Any, pipeline: Any) -> Any:
+    """The stage that holds the output layer: the last, or stage 0 in ZB-V's V (its chunk 2p - 1)."""
+    return select(v_shape, 0, pipeline - 1)
 
 
 def stage_layer_indices(
@@ -165,7 +175,7 @@ def stage_layer_indices(
     """Indices of the layers each stage holds, stage 0 first: its chunks (chunk_stages) in order (chunk_layers).
     With ``v_shape`` the layers split into 2p chunks whatever ``virtual_stages`` says (ZB-V's two a stage)."""
     p = pipeline
-    v = 2 if v_shape else virtual_stages
+    v = stage_chunks(v_shape, virtual_stages)
     sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers, v_shape)
     return held_layers(sizes, chunk_stages(p, v, v_shape), p)
 
