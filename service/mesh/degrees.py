@@ -20,7 +20,10 @@ when the degrees do not multiply out, the message names every factor. Each probl
 JSON pointer of the field to change. The rules are written once (``layout_problem_masks``), over numbers
 or numpy arrays: ``layout_problems`` is them on one layout's numbers (the problems in words, what /v1/plan
 refuses); on arrays of layouts they say which cells each rule refuses (what /v1/search and layout sweeps
-skip).
+skip). Each rule is one expression of ``%``, ``==``, ``<``, ``&`` and ``|`` (no ``if``, ``and`` or ``or`` on a
+degree), a schedule compared as its code into SCHEDULES (service.mesh.pipeline.schedule_in), so the same
+expression gives a bool for a plan and a bool per cell for a grid; what the rules read (d, m, ZB-V's V, the
+chunks of a stage, the sequence split, data parallelism alone) are functions the engines call too.
 """
 
 import math
