@@ -37,7 +37,7 @@ import numpy as np
 from models.parallelism import ContextAttention, ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
 from service.mesh.pipeline import SCHEDULES as SCHEDULES  # the schedule arrays' codes, re-exported
-from service.mesh.pipeline import chunk_layers, schedule_in, v_shaped
+from service.mesh.pipeline import chunk_layers, schedule_code, schedule_in, v_shaped
 from service.numeric import maximum, minimum, select
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
@@ -51,6 +51,8 @@ FILL_PIPELINE = (
     PipelineSchedule.zero_bubble_h1,
     PipelineSchedule.zero_bubble_v,
 )
+_INTERLEAVED = SCHEDULES.index(PipelineSchedule.interleaved)  # codes into SCHEDULES
+_ZERO_BUBBLE_H1 = SCHEDULES.index(PipelineSchedule.zero_bubble_h1)
 
 
 _T = TypeVar("_T")
@@ -106,7 +108,7 @@ class Mesh:
         the interleaved schedule's v, ZB-V's two (torch.distributed.pipelining ScheduleZBVZeroBubble)."""
         return 2 + 0 * self.virtual_stages if self.schedule is PipelineSchedule.zero_bubble_v else self.virtual_stages
 
-    @property
+    @_derived
     def trivial(self) -> bool:
         """Data parallelism alone: every other degree 1."""
         alone: bool = trivial(self.tensor, self.pipeline, self.context, self.expert, self.etp)
@@ -672,8 +674,8 @@ def takes_chunks(schedule: Any) -> Any:
 def chunked(schedule: Any, virtual_stages: Any) -> Any:
     """Whether a layout runs model chunks under the interleaving rules: the interleaved schedule always (its
     v = 1 is 1F1B's count), ZB-H1 with v > 1 (ScheduleInterleavedZeroBubble)."""
-    interleaved = schedule_in(schedule, (PipelineSchedule.interleaved,))
-    return interleaved | (schedule_in(schedule, (PipelineSchedule.zero_bubble_h1,)) & (virtual_stages > 1))
+    code = schedule_code(schedule)
+    return (code == _INTERLEAVED) | ((code == _ZERO_BUBBLE_H1) & (virtual_stages > 1))
 
 
 def layer_chunks(schedule: Any, pipeline: Any, virtual_stages: Any) -> Any:

@@ -52,6 +52,8 @@ from service.numeric import FloatLike, IntLike, maximum, minimum, select
 
 SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
 _CODES = {schedule: code for code, schedule in enumerate(SCHEDULES)}
+_ZB_V = _CODES[PipelineSchedule.zero_bubble_v]
+_MASKS: dict[tuple[PipelineSchedule, ...], int] = {}  # a set of schedules as the bits of their codes
 
 # Which framework runs each schedule (a plan's time.schedule_source). Sources: Megatron-LM
 # megatron/core/pipeline_parallel/schedules.py (forward_backward_pipelining_without_interleaving,
@@ -132,20 +134,20 @@ def schedule_code(schedule: Any) -> Any:
     return _CODES[schedule] if isinstance(schedule, PipelineSchedule) else schedule
 
 
-def schedule_in(schedule: Any, names: Sequence[PipelineSchedule]) -> Any:
+def schedule_in(schedule: Any, names: tuple[PipelineSchedule, ...]) -> Any:
     """Whether a schedule (a PipelineSchedule, or a code or an array of codes into SCHEDULES) is one of ``names``:
     a bool for one layout, a bool per cell for arrays of layouts."""
-    code = schedule_code(schedule)
-    found: Any = False
-    for name in names:
-        found = found | (code == _CODES[name])
-    return found
+    code = _CODES[schedule] if isinstance(schedule, PipelineSchedule) else schedule  # schedule_code, inlined
+    mask = _MASKS.get(names)
+    if mask is None:
+        mask = _MASKS[names] = sum(1 << _CODES[name] for name in set(names))
+    return ((1 << code) & mask) != 0  # the code's bit among the names' bits
 
 
 def v_shaped(schedule: Any, pipeline: Any) -> Any:
     """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage (a schedule or codes, a
     degree or degrees)."""
-    return schedule_in(schedule, (PipelineSchedule.zero_bubble_v,)) & (pipeline > 1)
+    return (schedule_code(schedule) == _ZB_V) & (pipeline > 1)
 
 
 def stage_chunks(v_shape: Any, virtual_stages: Any) -> Any:
