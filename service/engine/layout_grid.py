@@ -551,7 +551,9 @@ def evaluate_grid(
     arrangements, recomputes, offloads = choices.arrangement, choices.recompute, choices.offload_optimizer
     count = len(n_world)
     d = data_degree(n_world, t, p, c)
-    m = shapes["micro_batches"] if "micro_batches" in shapes.columns else micro_batches(case.global_batch_size, 1, b, d)
+    m: Any = (
+        shapes["micro_batches"] if "micro_batches" in shapes.columns else micro_batches(case.global_batch_size, 1, b, d)
+    )
     sid = table.index(shapes)
     st = table.arrays
 

@@ -207,9 +207,10 @@ def sequence_split(tensor: Any, context: Any, sequence_parallel: Any) -> Any:
 
 
 def micro_batches(
-    global_batch_size: int | None, gradient_accumulation_steps: Any, micro_batch_size: Any, data: Any
-) -> Any:
-    """m = global / (b x d) when a global batch is given, else the accumulation steps (numbers or arrays)."""
+    global_batch_size: int | None, gradient_accumulation_steps: int, micro_batch_size: int, data: int
+) -> int:
+    """m = global / (b x d) when a global batch is given, else the accumulation steps (numbers, or arrays of the
+    micro-batch size and d: service.engine.layout_grid)."""
     if global_batch_size is None:
         return gradient_accumulation_steps
     return global_batch_size // (micro_batch_size * data)
