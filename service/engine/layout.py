@@ -49,7 +49,7 @@ from service.memory.activations import StageLayers, TensorSplit, stage_activatio
 from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
-from service.mesh.degrees import Group, Mesh
+from service.mesh.degrees import Group, Mesh, tensor_sequence_split
 from service.mesh.pipeline import end_chunk_in_flight, output_stage, stage_in_flight, stage_layer_indices, v_shaped
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
@@ -520,7 +520,7 @@ def evaluate_layout(
         last,
         mesh.expert,
         mesh.etp,
-        t if mesh.sequence_parallel else 1,
+        tensor_sequence_split(t, mesh.sequence_parallel),
         mesh.context_attention is ContextAttention.ring,
     )
     compute_s, forward_s = float(paced[0]), float(paced[1])

@@ -70,7 +70,7 @@ from service.memory.activations import (
 )
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
-from service.mesh.degrees import CHUNKED, Group, Mesh, data_degree, micro_batches
+from service.mesh.degrees import CHUNKED, Group, Mesh, data_degree, micro_batches, tensor_sequence_split
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.pipeline import (
     chunk_in_flight,
@@ -705,7 +705,7 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
-            sequence = np.where(sp[rows], t[rows], 1)  # the norms and residuals split along the sequence
+            sequence = tensor_sequence_split(t[rows], sp[rows])  # the norms and residuals split along the sequence
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
             ring = case.context_attention is ContextAttention.ring
             compute_s[rows, j], forward_s[rows, j] = stage_compute(

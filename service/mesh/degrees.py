@@ -200,10 +200,16 @@ def trivial(tensor: Any, pipeline: Any, context: Any, expert: Any, expert_tensor
     return (tensor == 1) & (pipeline == 1) & (context == 1) & (expert == 1) & (expert_tensor == 1)
 
 
+def tensor_sequence_split(tensor: Any, sequence_parallel: Any) -> Any:
+    """What the tensor group divides the sequence of the norms and residuals by: t with sequence parallelism
+    (Korthikanti et al. 2022, section 4.2.2), else 1 (numbers or arrays)."""
+    return select(sequence_parallel, tensor, 1)
+
+
 def sequence_split(tensor: Any, context: Any, sequence_parallel: Any) -> Any:
     """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP (numbers or
     arrays)."""
-    return context * select(sequence_parallel, tensor, 1)
+    return context * tensor_sequence_split(tensor, sequence_parallel)
 
 
 def micro_batches(

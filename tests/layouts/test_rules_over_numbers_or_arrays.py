@@ -25,6 +25,7 @@ from service.mesh.degrees import (
     micro_batches,
     sequence_split,
     takes_chunks,
+    tensor_sequence_split,
     trivial,
 )
 from service.mesh.pipeline import output_stage, schedule_in, split_chunks, v_shaped
@@ -87,11 +88,13 @@ def test_the_degrees_formulas_on_numbers_and_arrays() -> None:
     assert micro_batches(512, 7, 2, 4) == 64  # 512 / (2 x 4); the accumulation steps ignored
     assert micro_batches(None, 7, 2, 4) == 7
     assert sequence_split(t, c, True) == 6 and sequence_split(t, c, False) == 3
+    assert tensor_sequence_split(t, True) == 2 and tensor_sequence_split(t, False) == 1
     assert trivial(1, 1, 1, 1, 1) is True and trivial(1, 1, 1, 1, etp) is False
     worlds, tensors = np.array([96, 64, 8]), np.array([2, 1, 1])
     assert data_degree(worlds, tensors, 4, np.array([3, 2, 1])).tolist() == [4, 8, 2]
     assert micro_batches(512, 1, np.array([1, 2, 4]), np.array([4, 8, 2])).tolist() == [128, 32, 64]
     assert sequence_split(tensors, 2, np.array([True, True, False])).tolist() == [4, 2, 2]
+    assert tensor_sequence_split(tensors, np.array([True, False, True])).tolist() == [2, 1, 1]
     assert trivial(tensors, 1, 1, e, np.array([1, 1, 2])).tolist() == [False, True, False]
 
 
