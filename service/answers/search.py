@@ -36,7 +36,7 @@ from service.engine.layout_grid import (
 from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
-from service.mesh.degrees import CHUNKED
+from service.mesh.degrees import layer_chunks
 from service.numeric import group_digits
 from service.time.goodput import resilience_of
 from service.work_budget import WorkBudget
@@ -274,8 +274,7 @@ def split_fields(case: Case, layouts: Layouts, i: int) -> dict[str, Any]:
     if not case.layer_splits or "split" not in layouts.columns:
         return {}
     p, v = int(layouts["pipeline"][i]), int(layouts["virtual_stages"][i])
-    schedule = SCHEDULES[int(layouts["schedule"][i])]
-    chunks = 2 if schedule is PipelineSchedule.zero_bubble_v and p > 1 else (v if schedule in CHUNKED else 1)
+    chunks = layer_chunks(SCHEDULES[int(layouts["schedule"][i])], p, v)
     split = case.split_at(int(layouts["split"][i]), p, chunks)
     out: dict[str, Any] = {}
     if split["pipeline_layers"] is not None:
