@@ -193,13 +193,23 @@ def _groups(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> Iterator[tu
             yield from _groups(annotation, (*prefix, name))
 
 
+# Blocks that bound what a question searches (a search's restrict) rather than state the job: their fields keep
+# their dotted names alone, so the job's own fields take the same short names on every command
+# (``--world-size`` is cluster.world_size for plan and search alike, not clashing with restrict.world_size).
+QUESTION_BLOCKS = frozenset({"restrict"})
+
+
 def _short_names(paths: list[tuple[str, ...]], groups: list[tuple[str, ...]]) -> dict[tuple[str, ...], str]:
-    """The shortest tail of each path that no other path (nor a group) ends with."""
+    """The shortest tail of each path that no other path (nor a group) ends with; a job's field does not count the
+    fields of a question block (QUESTION_BLOCKS) as clashing, so it keeps the short name they share."""
     out = {}
+    everything = paths + groups
+    job = [p for p in everything if p[0] not in QUESTION_BLOCKS]
     for path in paths:
+        rivals = everything if path[0] in QUESTION_BLOCKS else job
         for size in range(1, len(path)):
             tail = path[-size:]
-            clash = [p for p in paths + groups if p != path and p[-size:] == tail]
+            clash = [p for p in rivals if p != path and p[-size:] == tail]
             if not clash:
                 out[path] = _flag_name(tail)
                 break

@@ -49,6 +49,8 @@ class Metric(StrEnum):
     megatron_tflops_per_gpu = "megatron_tflops_per_gpu"  # Megatron-LM num_floating_point_operations
     # 6N + 12 l h s per token (Chowdhery et al. 2022, PaLM, appendix B), N = Run.flop_parameters
     palm_tflops_per_gpu = "palm_tflops_per_gpu"
+    # seconds per optimizer step as printed: global batch x sequence / step / world size tokens per second per GPU
+    step_s = "step_s"
 
 
 MOSAIC = "mosaicml/llm-foundry scripts/train/benchmarking/README.md @8c8dd48f"
@@ -407,6 +409,8 @@ def measured_tokens_per_s_per_gpu(run: Run) -> float:
     """The measurement as tokens per second per GPU: FLOP/s per GPU over the source's FLOPs per token."""
     if run.metric is Metric.tokens_per_s_per_gpu:
         return run.measured
+    if run.metric is Metric.step_s:
+        return run.global_batch_size * run.sequence_length / (run.measured * run.world_size)
     return run.measured * 1e12 * run.sequence_length / flops_per_sequence(run)
 
 

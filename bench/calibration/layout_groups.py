@@ -32,6 +32,12 @@ Sources (every figure copied as the source prints it)
   sections 'H100 80GB BF16' and 'H100 80GB FP8' both list with the same sequence, micro-batch, accumulation,
   global batch, sharding and checkpointing (3b at 32,768, 8,192 and 512 tokens; 1b at 32,768 and 512):
   bf16 against Composer's amp_fp8.
+- MOE_ZOO: yanring/Megatron-MoE-ModelZoo (NVIDIA's Megatron-Core MoE configurations) best_practice/qwen3/readme.md
+  @e8650517, section 'H100' (the same table since examples/qwen3/readme.md @8017e112): Qwen3-235B-A22B on 256 H100
+  (NVLink 4th generation, InfiniBand 8 x 50 GB/s), bf16, sequence 4,096, global batch 2,048, in five layouts with
+  their step times: TP2 EP32 PP8 VPP4 with and without the 1F1B all-to-all overlap, TP2 EP8 under Megatron-FSDP,
+  TP2 EP8 PP32 VPP3 with the alltoall dispatcher and TP4 EP8 PP8 VPP4. The commands are examples/qwen3/run_235b.sh
+  and the arguments model_configs/benchmarking/Qwen3-235B-A22B.yaml, both @8017e112.
 
 What the pages leave out, and the value used instead, is in each row's ``unpublished`` and
 ``assumed``. The hardware is common to all of them: Grand Teton hosts of 8 H100s with 96 GB HBM2e at
@@ -281,6 +287,130 @@ def mpt_precision_pair(
     return Group(f"MPT-{size}, 8 H100, s{seq}: bf16 or fp8", MOSAIC, f"lines {lines[0]} and {lines[1]}", (bf16, fp8))
 
 
+MOE_ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @e8650517"
+MOE_ZOO_UNPUBLISHED = ("memory per GPU and MFU (the columns are empty)", "the Megatron-LM commits' exact kernels")
+MOE_ZOO_ASSUMED: dict[str, object] = {
+    "links": "nvlink4_ib400: 'NVLink 4th Generation, InfiniBand 8x50 GB/s' (the section's setup)",
+    "precision": "megatron: --bf16 with the distributed optimizer (fp32 main gradients and master weights)",
+    "expert_tensor": "1: --expert-tensor-parallel-size 1 (Qwen3-235B-A22B.yaml @8017e112)",
+    "overlaps": "--overlap-grad-reduce, --overlap-param-gather, --sequence-parallel (the yaml)",
+    "pipeline_layers": "--account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split (the "
+    "yaml): 94 layers + 2 over p x v chunks",
+    "routing": "balanced: every command of run_235b.sh @8017e112 passes --moe-router-force-load-balancing",
+    "recompute": "the table's 'norm, act' is --recompute-granularity selective --recompute-modules moe_act layernorm "
+    "(run_235b.sh): recomputes no matrix multiplication, planned as selective (under flash attention nothing "
+    "recomputed); 'full' is --recompute-method uniform --recompute-num-layers 1; empty is none",
+    "vocab_size": "151,936 (the preset; the run pads the tokenizer's vocabulary with --make-vocab-size-divisible-by)",
+}
+
+
+def moe_zoo_qwen3(
+    label: str,
+    row: str,
+    tensor: int,
+    expert: int,
+    pipeline: int,
+    virtual: int,
+    micro_batch: int,
+    recompute: str,
+    step_s: float,
+    *,
+    dispatcher: str = "deepep",
+    a2a_overlap: bool = False,
+    fsdp: bool = False,
+    assumed: dict[str, object] | None = None,
+) -> Run:
+    """One row of the Model Zoo's Qwen3-235B-A22B table on 256 H100: Megatron-Core, 4,096 tokens, global batch 2,048,
+    expert tensor parallelism 1, the step time as printed."""
+    parallelism: dict[str, object] = {"expert_tensor": 1}
+    if pipeline > 1:
+        parallelism |= {"pipeline_embedding_layers": 1, "pipeline_loss_layers": 1}
+    if virtual > 1:
+        parallelism |= {"pipeline_schedule": "interleaved", "virtual_stages": virtual}
+    levers: dict[str, object] = {
+        "moe_token_dispatcher": dispatcher,
+        "moe_permute_fusion": True,  # --moe-permute-fusion (the yaml)
+        "overlap_grad_reduce": True,
+        "overlap_param_gather": not fsdp,
+        "overlap_moe_expert_parallel_comm": a2a_overlap,
+    }
+    return Run(
+        name=label,
+        source=MOE_ZOO,
+        where=f"section 'H100', {row}",
+        gpu="h100-80gb",
+        world_size=256,
+        model={"preset": "qwen3-235b-a22b"},
+        sequence_length=4096,
+        global_batch_size=2048,
+        micro_batch_size=micro_batch,
+        arrangement="full_shard" if fsdp else "zero1",
+        recompute=recompute,
+        metric=Metric.step_s,
+        measured=step_s,
+        tensor=tensor,
+        pipeline=pipeline,
+        expert=expert,
+        sequence_parallel=tensor > 1,
+        parallelism=parallelism,
+        levers=levers,
+        precision="megatron",
+        unpublished=MOE_ZOO_UNPUBLISHED,
+        assumed=MOE_ZOO_ASSUMED | (assumed or {}),
+    )
+
+
+QWEN3_235B_LAYOUTS = (
+    moe_zoo_qwen3("TP2 EP32 PP8 VPP4 DeepEP", "'Cross-node EP strategy' row 1", 2, 32, 8, 4, 1, "selective", 19.7),
+    moe_zoo_qwen3(
+        "TP2 EP32 PP8 VPP4 DeepEP 1F1B overlap",
+        "'Cross-node EP strategy' row 2 (Notes '+1f1b overlap')",
+        2,
+        32,
+        8,
+        4,
+        1,
+        "selective",
+        17.6,
+        a2a_overlap=True,
+        assumed={
+            "overlap_moe_expert_parallel_comm": "the note '+1f1b overlap': --combined-1f1b --combined-1f1b-recipe "
+            "ep_a2a (run_235b.sh, Megatron-LM's moe_dev branch), released as --overlap-moe-expert-parallel-comm"
+        },
+    ),
+    moe_zoo_qwen3(
+        "TP2 EP8 FSDP DeepEP",
+        "'Intra-node EP strategy' row 1 (FSDP 'On')",
+        2,
+        8,
+        1,
+        1,
+        4,
+        "full",
+        17.6,
+        fsdp=True,
+        assumed={
+            "arrangement": "full_shard: --use-custom-fsdp --data-parallel-sharding-strategy optim_grads_params "
+            "(run_235b.sh, which sets TP=1 where the table prints TP 2 and DP 128; the table's layout is used)"
+        },
+    ),
+    moe_zoo_qwen3(
+        "TP2 EP8 PP32 VPP3 A2A",
+        "'Intra-node EP strategy' row 2 (Dispatcher 'A2A')",
+        2,
+        8,
+        32,
+        3,
+        1,
+        "selective",
+        24.2,
+        dispatcher="alltoall",
+        assumed={"moe_token_dispatcher": "alltoall: the table's Dispatcher column 'A2A'"},
+    ),
+    moe_zoo_qwen3("TP4 EP8 PP8 VPP4 DeepEP", "'Intra-node EP strategy' row 3", 4, 8, 8, 4, 1, "none", 29.0),
+)
+
+
 GROUPS: list[Group] = [
     Group(
         "Llama 3.1 405B, 512 H100, FSDP8 TP8 PP8: pipeline schedule",
@@ -350,6 +480,12 @@ GROUPS: list[Group] = [
     mpt_precision_pair("3b", 512, 40, 6, 1920, False, (129, 157), (27965, 36527)),
     mpt_precision_pair("1b", 32768, 1, 4, 32, False, (131, 158), (12025, 12580)),
     mpt_precision_pair("1b", 512, 56, 4, 1792, False, (140, 160), (52275, 70315)),
+    Group(
+        "Qwen3-235B-A22B, 256 H100, s4096, batch 2048: MoE layouts",
+        MOE_ZOO,
+        "section 'H100'",
+        QWEN3_235B_LAYOUTS,
+    ),
 ]
 
 

@@ -36,7 +36,7 @@ from service.engine.layout_grid import (
 from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
-from service.mesh.degrees import CHUNKED
+from service.mesh.degrees import layer_chunks
 from service.numeric import group_digits
 from service.time.goodput import resilience_of
 from service.work_budget import WorkBudget
@@ -274,8 +274,7 @@ def split_fields(case: Case, layouts: Layouts, i: int) -> dict[str, Any]:
     if not case.layer_splits or "split" not in layouts.columns:
         return {}
     p, v = int(layouts["pipeline"][i]), int(layouts["virtual_stages"][i])
-    schedule = SCHEDULES[int(layouts["schedule"][i])]
-    chunks = 2 if schedule is PipelineSchedule.zero_bubble_v and p > 1 else (v if schedule in CHUNKED else 1)
+    chunks = layer_chunks(SCHEDULES[int(layouts["schedule"][i])], p, v)
     split = case.split_at(int(layouts["split"][i]), p, chunks)
     out: dict[str, Any] = {}
     if split["pipeline_layers"] is not None:
@@ -441,6 +440,7 @@ FRAMEWORKS = {
     ArrangementName.shard_grad_op.value: "PyTorch FSDP SHARD_GRAD_OP",
     ArrangementName.hybrid.value: "PyTorch FSDP HYBRID_SHARD",
 }
+FSDP2_FULL_SHARD = "PyTorch FSDP2 FULL_SHARD as torchtitan runs it"
 
 
 def time_terms(time: Time) -> dict[str, float]:
@@ -480,10 +480,14 @@ def contrast(mine: PlanResponse, other: PlanResponse) -> str:
 
 def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     """The framework conventions that run this layout: its pipeline schedule's and its sharding's."""
-    words = [FRAMEWORKS.get(body["arrangement"], body["arrangement"])]
+    par = body["parallelism"]
+    model_parallel = par["tensor"] > 1 or par["pipeline"] > 1 or par["context"] > 1 or par["expert"] > 1
+    # Parameters sharded beside model parallelism are priced as torchtitan runs FSDP2 (service.engine.layout's
+    # torch_native); DeepSpeed's ZeRO-3 is not what the figures describe there.
+    fsdp2 = model_parallel and body["arrangement"] == ArrangementName.zero3.value
+    words = [FSDP2_FULL_SHARD if fsdp2 else FRAMEWORKS.get(body["arrangement"], body["arrangement"])]
     if answer.time.schedule_source:
         words.insert(0, answer.time.schedule_source)
-    par = body["parallelism"]
     if par["pipeline"] > 1 and (par.get("pipeline_embedding_layers") or par.get("pipeline_loss_layers")):
         words.append(
             "the embedding and loss counted in the split as Megatron-LM's --account-for-embedding-in-pipeline-split "
@@ -492,7 +496,7 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     elif par["pipeline"] > 1 and par.get("pipeline_layers") is not None:
         words.append("layers per model chunk as Megatron-Core's --pipeline-model-parallel-layout places them")
     if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
-        fsdp = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
+        fsdp = fsdp2 or body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
         words.append(
             "tensor/context/expert groups as "
             + ("torchtitan forms them around FSDP2" if fsdp else "Megatron-Core forms them")

@@ -22,7 +22,8 @@ layers, the sequence divides by c (x t with sequence parallelism), the global ba
 interleaved, ZB-H1 and ZB-V have m >= p, zero bubble (ZB-H2) m >= 2p - 1, and hybrid sharding has no
 model parallelism.
 Invalid combinations are counted by their first failing rule, in that order: the rules are
-service.mesh.degrees.layout_problem_masks, the array form of layout_problems that layout sweeps read too.
+service.mesh.degrees.layout_problem_masks, the rules layout_problems words for /v1/plan, evaluated here on
+arrays of combinations (layout sweeps read them too).
 """
 
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerS
 from service.errors import InvalidLayout
 from service.inputs.architecture import Architecture
 from service.inputs.arrangements import canonical_name, sharding_for
-from service.mesh.degrees import CHUNKED, SCHEDULES, Mesh, ModelLimits, layout_problem_masks
+from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layer_chunks, layout_problem_masks, trivial
 from service.mesh.pipeline import lighter_ends_fit
 
 DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
@@ -320,8 +321,9 @@ class Space:
 
 
 def _trivial(t: Any, p: Any, c: Any, e: Any, expert_tensor: int | None) -> Any:
-    """Data parallelism alone (service.mesh.degrees.Mesh.trivial): every degree 1, the expert tensor degree too."""
-    return (t == 1) & (p == 1) & (c == 1) & (e == 1) & (expert_tensor in (None, 1))
+    """Data parallelism alone (service.mesh.degrees.trivial): every degree 1, the expert tensor degree too (its
+    default, t, is 1 wherever t is)."""
+    return trivial(t, p, c, e, 1 if expert_tensor is None else expert_tensor)
 
 
 def space(
@@ -466,8 +468,6 @@ def _first_problem(
             continue
         problem[first] = code
     if split.lighter_ends:
-        v_shape = (schedule == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
-        chunked = np.isin(schedule, [SCHEDULES.index(x) for x in CHUNKED])
-        chunks = np.where(v_shape, 2, np.where(chunked, v, 1))
+        chunks = layer_chunks(schedule, p, v)
         problem[(problem < 0) & ~lighter_ends_fit(arch.layers, p * chunks, split.lighter_ends)] = LIGHTER_ENDS_REASON
     return problem

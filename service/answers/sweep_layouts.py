@@ -51,12 +51,11 @@ from service.engine.layout_grid import (
 from service.errors import DomainError, SweepOverflow
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
-from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks
+from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks, trivial
 from service.time.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
 LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
-DEGREES = ("tensor", "pipeline", "context", "expert")
 CHUNK_CELLS = 131_072  # cells (layouts x categorical choices) evaluated in one layout_grid call
 INT64_LIMIT = 2**63
 # The request model's refusals of a cell's world size, by the fields they name (models.common.Cluster,
@@ -70,10 +69,11 @@ GRID_COLUMNS = tuple(name for name in RESULT_COLUMNS if name != "headroom_bytes"
 
 def data_only(layout: dict[str, int], base: PlanRequest, architecture: bool) -> bool:
     """A cell /v1/plan plans as data parallelism alone, pushed through the data-parallel arrays: every degree
-    1, the base's expert tensor degree too (service.mesh.degrees.Mesh.trivial), and one virtual stage unless the model
+    1, the base's expert tensor degree too (service.mesh.degrees.trivial), and one virtual stage unless the model
     has no architecture (whose mesh rules, service.mesh.degrees.layout_problems, do not read the virtual stages)."""
-    degrees = all(layout[axis] == 1 for axis in DEGREES) and base.parallelism.expert_tensor in (None, 1)
-    return degrees and (layout["virtual_stages"] == 1 or not architecture)
+    etp = layout["tensor"] if base.parallelism.expert_tensor is None else base.parallelism.expert_tensor
+    alone = trivial(layout["tensor"], layout["pipeline"], layout["context"], layout["expert"], etp)
+    return bool(alone) and (layout["virtual_stages"] == 1 or not architecture)
 
 
 def cell_body(
@@ -238,7 +238,7 @@ class LayoutCells:
             )
             mesh_codes = self._mesh_codes(masks)
             etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
-            nontrivial = any(layout[name] > 1 for name in DEGREES) or etp != 1  # not service.mesh.degrees.Mesh.trivial
+            nontrivial = not trivial(layout["tensor"], layout["pipeline"], layout["context"], layout["expert"], etp)
             for a, arrangement in enumerate(self.arrangements):
                 out, after = requests[a]
                 for code in (layout_code, after):

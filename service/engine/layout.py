@@ -49,8 +49,8 @@ from service.memory.activations import StageLayers, TensorSplit, stage_activatio
 from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
-from service.mesh.degrees import Group, Mesh
-from service.mesh.pipeline import end_chunk_in_flight, stage_in_flight, stage_layer_indices, v_shaped
+from service.mesh.degrees import Group, Mesh, tensor_sequence_split
+from service.mesh.pipeline import end_chunk_in_flight, output_stage, stage_in_flight, stage_layer_indices, v_shaped
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -317,7 +317,7 @@ def slowest_stage(
     indices = stage_layer_indices(
         arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
     )
-    output = 0 if v_shape else pipeline - 1
+    output = output_stage(v_shape, pipeline)
     per_stage = [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
@@ -502,7 +502,7 @@ def evaluate_layout(
     model_per_token, hardware_per_token = flops_per_token(setup, active, s)
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
-    output = 0 if v_shaped(mesh.schedule, p) else p - 1  # the stage that holds the output layer (ZB-V's V: 0)
+    output = output_stage(v_shaped(mesh.schedule, p), p)  # the stage that holds the output layer (ZB-V's V: 0)
     stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == output
     paced = stage_compute(
         setup,
@@ -520,7 +520,7 @@ def evaluate_layout(
         last,
         mesh.expert,
         mesh.etp,
-        t if mesh.sequence_parallel else 1,
+        tensor_sequence_split(t, mesh.sequence_parallel),
         mesh.context_attention is ContextAttention.ring,
     )
     compute_s, forward_s = float(paced[0]), float(paced[1])

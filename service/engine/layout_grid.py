@@ -71,7 +71,7 @@ from service.memory.activations import (
 )
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
-from service.mesh.degrees import CHUNKED, Group, Mesh
+from service.mesh.degrees import CHUNKED, Group, Mesh, data_degree, micro_batches, tensor_sequence_split
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.pipeline import (
     chunk_in_flight,
@@ -79,6 +79,10 @@ from service.mesh.pipeline import (
     end_chunk_in_flight,
     in_flight_ratio,
     lighter_ends_layers,
+    output_stage,
+    split_chunks,
+    stage_chunks,
+    v_shaped,
 )
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
@@ -255,7 +259,7 @@ def structure(
     arrangement, the stage's parameters, the units, whether it pipelines)."""
     memo = {} if memo is None else memo
     arch, s = case.arch, case.sequence_length
-    layer_split = case.split_at(split, pipeline, 2 if v_shape else virtual_stages)
+    layer_split = case.split_at(split, pipeline, stage_chunks(v_shape, virtual_stages))
     shares = stage_shares(
         arch, tensor, pipeline, expert, virtual_stages, case.expert_tensor, **layer_split, v_shape=v_shape
     )
@@ -307,7 +311,7 @@ def structure(
         max(share.layers for share in shares),
         max(share.moe_layers for share in shares),
         len(indices[slowest]),
-        slowest == (0 if v_shape else pipeline - 1),  # the stage with the output layer
+        slowest == output_stage(v_shape, pipeline),  # the stage with the output layer
         float(share),
         working_states,
     )
@@ -411,7 +415,7 @@ class StructureTable:
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
         # ZB-V's V places the chunks apart from the other schedules (service.mesh.pipeline.chunk_stages)
-        vs = (layouts["schedule"] == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
+        vs = v_shaped(layouts["schedule"], p)
         split = layouts.columns.get("split", np.zeros(len(t), dtype=np.int64))  # the case's split of the layers
         code = (((t * (int(p.max()) + 1) + p) * (int(e.max()) + 1) + e) * (int(v.max()) + 1) + v) * 2 + vs
         code = code * (int(split.max()) + 1 if len(split) else 1) + split
@@ -550,8 +554,10 @@ def evaluate_grid(
     b, schedule, sp = shapes["micro_batch_size"], shapes["schedule"], shapes["sequence_parallel"]
     arrangements, recomputes, offloads = choices.arrangement, choices.recompute, choices.offload_optimizer
     count = len(n_world)
-    d = n_world // (t * p * c)
-    m = shapes["micro_batches"] if "micro_batches" in shapes.columns else case.global_batch_size // (b * d)
+    d = data_degree(n_world, t, p, c)
+    m: Any = (
+        shapes["micro_batches"] if "micro_batches" in shapes.columns else micro_batches(case.global_batch_size, 1, b, d)
+    )
     sid = shapes[STRUCTURE_COLUMN] if STRUCTURE_COLUMN in shapes.columns else table.index(shapes)
     st = table.arrays
 
@@ -707,7 +713,7 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             setup = case.setup(arrangements[0], r)
             step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
-            sequence = np.where(sp[rows], t[rows], 1)  # the norms and residuals split along the sequence
+            sequence = tensor_sequence_split(t[rows], sp[rows])  # the norms and residuals split along the sequence
             model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
             ring = case.context_attention is ContextAttention.ring
             paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
@@ -971,11 +977,10 @@ def _in_flight(
             denominator = np.where(uneven, st["layers"].T[:, sid_r], denominator)
     # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
     ends = [end_chunk_in_flight(schedule, stage_r, p_r, v_r, m_r, chunk) for chunk in (0 * v_r, v_r - 1)]
-    v_shape = schedule is PipelineSchedule.zero_bubble_v
     shape = stage_r.shape
     parts = (numerator, denominator, *ends[0], *ends[1])
     flights = np.stack([np.broadcast_to(part, shape) for part in parts])
-    return flights, np.where(v_shape & (p_r > 1), 2, v_r)
+    return flights, split_chunks(schedule, p_r, v_r)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> ArrayRatio:

@@ -20,7 +20,10 @@ when the degrees do not multiply out, the message names every factor. Each probl
 JSON pointer of the field to change. The rules are written once (``layout_problem_masks``), over numbers
 or numpy arrays: ``layout_problems`` is them on one layout's numbers (the problems in words, what /v1/plan
 refuses); on arrays of layouts they say which cells each rule refuses (what /v1/search and layout sweeps
-skip).
+skip). Each rule is one expression of ``%``, ``==``, ``<``, ``&`` and ``|`` (no ``if``, ``and`` or ``or`` on a
+degree), a schedule compared as its code into SCHEDULES (service.mesh.pipeline.schedule_in), so the same
+expression gives a bool for a plan and a bool per cell for a grid; what the rules read (d, m, ZB-V's V, the
+chunks of a stage, the sequence split, data parallelism alone) are functions the engines call too.
 """
 
 import math
@@ -33,11 +36,11 @@ import numpy as np
 
 from models.parallelism import ContextAttention, ParallelGroup, Parallelism, PipelineSchedule
 from service.errors import InvalidLayout
-from service.mesh.pipeline import chunk_layers, v_shaped
+from service.mesh.pipeline import SCHEDULES as SCHEDULES  # the schedule arrays' codes, re-exported
+from service.mesh.pipeline import chunk_layers, schedule_code, schedule_in, v_shaped
 from service.numeric import maximum, minimum, select
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
-SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
 # The schedules that take model chunks (virtual_stages > 1): Megatron-Core's interleaved 1F1B and
 # torch.distributed.pipelining's ScheduleInterleavedZeroBubble (ZB-H1 over several stages per rank).
 CHUNKED = (PipelineSchedule.interleaved, PipelineSchedule.zero_bubble_h1)
@@ -48,6 +51,8 @@ FILL_PIPELINE = (
     PipelineSchedule.zero_bubble_h1,
     PipelineSchedule.zero_bubble_v,
 )
+_INTERLEAVED = SCHEDULES.index(PipelineSchedule.interleaved)  # codes into SCHEDULES
+_ZERO_BUBBLE_H1 = SCHEDULES.index(PipelineSchedule.zero_bubble_h1)
 
 
 _T = TypeVar("_T")
@@ -94,7 +99,8 @@ class Mesh:
     @_derived
     def data(self) -> int:
         """d = world / (t x p x c)."""
-        return self.world_size // (self.tensor * self.pipeline * self.context)
+        degree: int = data_degree(self.world_size, self.tensor, self.pipeline, self.context)
+        return degree
 
     @property
     def chunks(self) -> Any:
@@ -102,10 +108,11 @@ class Mesh:
         the interleaved schedule's v, ZB-V's two (torch.distributed.pipelining ScheduleZBVZeroBubble)."""
         return 2 + 0 * self.virtual_stages if self.schedule is PipelineSchedule.zero_bubble_v else self.virtual_stages
 
-    @property
+    @_derived
     def trivial(self) -> bool:
         """Data parallelism alone: every other degree 1."""
-        return self.tensor == self.pipeline == self.context == self.expert == self.etp == 1
+        alone: bool = trivial(self.tensor, self.pipeline, self.context, self.expert, self.etp)
+        return alone
 
     @property
     def etp(self) -> int:
@@ -142,7 +149,8 @@ class Mesh:
     @property
     def sequence_split(self) -> int:
         """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP."""
-        return self.context * (self.tensor if self.sequence_parallel else 1)
+        split: int = sequence_split(self.tensor, self.context, self.sequence_parallel)
+        return split
 
     def ranks(self, group: Group) -> int:
         return {
@@ -181,10 +189,34 @@ class ModelLimits:
     experts: int | None = None
 
 
+def data_degree(world_size: Any, tensor: Any, pipeline: Any, context: Any) -> Any:
+    """d = world / (t x p x c), rounded down (numbers or arrays; the rules refuse a world it does not divide)."""
+    return world_size // (tensor * pipeline * context)
+
+
+def trivial(tensor: Any, pipeline: Any, context: Any, expert: Any, expert_tensor: Any) -> Any:
+    """Data parallelism alone: every model-parallel degree 1, the expert tensor degree (ETP) too (numbers or
+    arrays)."""
+    return (tensor == 1) & (pipeline == 1) & (context == 1) & (expert == 1) & (expert_tensor == 1)
+
+
+def tensor_sequence_split(tensor: Any, sequence_parallel: Any) -> Any:
+    """What the tensor group divides the sequence of the norms and residuals by: t with sequence parallelism
+    (Korthikanti et al. 2022, section 4.2.2), else 1 (numbers or arrays)."""
+    return select(sequence_parallel, tensor, 1)
+
+
+def sequence_split(tensor: Any, context: Any, sequence_parallel: Any) -> Any:
+    """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP (numbers or
+    arrays)."""
+    return context * tensor_sequence_split(tensor, sequence_parallel)
+
+
 def micro_batches(
     global_batch_size: int | None, gradient_accumulation_steps: int, micro_batch_size: int, data: int
 ) -> int:
-    """m = global / (b x d) when a global batch is given, else the accumulation steps."""
+    """m = global / (b x d) when a global batch is given, else the accumulation steps (numbers, or arrays of the
+    micro-batch size and d: service.engine.layout_grid)."""
     if global_batch_size is None:
         return gradient_accumulation_steps
     return global_batch_size // (micro_batch_size * data)
@@ -237,8 +269,8 @@ class Rule(NamedTuple):  # a tuple: a plan builds a score of them on every reque
 
 
 def _negate(flag: Any) -> Any:
-    """not, for a bool or a bool array (``~`` on a Python bool is an int)."""
-    return ~flag if isinstance(flag, np.ndarray) else not flag
+    """not, for a bool or a bool array alike (``~`` on a Python bool is an int, ``not`` refuses an array)."""
+    return flag ^ True
 
 
 def _first_failing(check: list[Rule], fills: Any) -> list[tuple[Rule, Any]]:
@@ -281,7 +313,7 @@ def layout_problem_masks(
         shape = np.broadcast_shapes(*(np.shape(x) for x in (n, t, p, c, e, v, schedule, sp, b, s, k)))
         n = np.asarray(n)
     fills = n % (t * p * c) == 0
-    d = select(fills, n // (t * p * c), 1)  # 1 where it is not whole: those layouts report nothing else
+    d = select(fills, data_degree(n, t, p, c), 1)  # 1 where it is not whole: those layouts report nothing else
 
     def world_words() -> str:
         return (
@@ -383,7 +415,7 @@ def _expert_tensor_rules(model: ModelLimits, expert_tensor: int | None, t: Any, 
         Rule(
             "expert_tensor_needs_moe",
             "/parallelism/expert_tensor",
-            etp > 1 and model.experts is None,
+            (etp > 1) & (model.experts is None),
             lambda: f"parallelism.expert_tensor {etp} needs a mixture-of-experts model (model.moe)",
         ),
         Rule(
@@ -401,13 +433,6 @@ def _expert_tensor_rules(model: ModelLimits, expert_tensor: int | None, t: Any, 
 SPLIT = "/parallelism/pipeline_layers"
 
 
-def _v_shape(schedule: Any, p: Any) -> Any:
-    """service.mesh.pipeline.v_shaped: ZB-V's two chunks a stage, in a V (a schedule, or codes into SCHEDULES)."""
-    if isinstance(schedule, PipelineSchedule):
-        return v_shaped(schedule, p)
-    return (schedule == SCHEDULES.index(PipelineSchedule.zero_bubble_v)) & (p > 1)
-
-
 def _pipeline_rules(schedule: Any, p: Any, v: Any, layers: int, mesh: Mesh) -> list[Rule]:
     """The schedule's rules on the pipeline degree, virtual stages and the split of the layers, in the order they
     are tried. A split is each stage's or chunk's layers (parallelism.pipeline_layers) or the even split with the
@@ -416,8 +441,8 @@ def _pipeline_rules(schedule: Any, p: Any, v: Any, layers: int, mesh: Mesh) -> l
     input and output weights allow it)."""
     interleaved = chunked(schedule, v)
     name = getattr(schedule, "value", schedule)
-    v_shape = _v_shape(schedule, p)
-    chunks = select(interleaved, v, select(v_shape, 2, 1))
+    v_shape = v_shaped(schedule, p)
+    chunks = layer_chunks(schedule, p, v)
     count = p * chunks
     given, e, lo = mesh.pipeline_layers, mesh.embedding_layers, mesh.loss_layers
     even = given is None and not (e or lo)
@@ -578,7 +603,7 @@ def _moe_tensor_rule(model: ModelLimits, t: Any, sequence_parallel: Any) -> Rule
 
 
 def _sequence_rule(s: Any, t: Any, c: Any, sequence_parallel: Any) -> Rule:
-    split = c * select(sequence_parallel, t, 1)  # Mesh.sequence_split
+    split = sequence_split(t, c, sequence_parallel)
 
     def words() -> str:
         with_sp = f" x tensor {t} (sequence parallelism)" if sequence_parallel and t > 1 else ""
@@ -607,7 +632,7 @@ def _batch_rules(schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_siz
                 ),
             )
         )
-        m = select(divides, gbs // (b * d), 0)
+        m = select(divides, micro_batches(gbs, k, b, d), 0)
     name = getattr(schedule, "value", schedule)
     return rules + [
         Rule(
@@ -648,28 +673,22 @@ def _batch_rules(schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_siz
     ]
 
 
-def schedule_in(schedule: Any, names: tuple[PipelineSchedule, ...]) -> Any:
-    """Whether a schedule (a PipelineSchedule, or an array of SCHEDULES codes) is one of ``names``."""
-    if isinstance(schedule, PipelineSchedule):
-        return schedule in names
-    return np.isin(schedule, [SCHEDULES.index(name) for name in names])
-
-
 def takes_chunks(schedule: Any) -> Any:
-    """Whether a schedule (a PipelineSchedule, or an array of SCHEDULES codes) may run model chunks."""
+    """Whether a schedule (a PipelineSchedule, or codes into SCHEDULES) may run model chunks."""
     return schedule_in(schedule, CHUNKED)
 
 
 def chunked(schedule: Any, virtual_stages: Any) -> Any:
     """Whether a layout runs model chunks under the interleaving rules: the interleaved schedule always (its
     v = 1 is 1F1B's count), ZB-H1 with v > 1 (ScheduleInterleavedZeroBubble)."""
-    if isinstance(schedule, PipelineSchedule):
-        interleaved = schedule is PipelineSchedule.interleaved
-        return interleaved or (schedule is PipelineSchedule.zero_bubble_h1 and virtual_stages > 1)
-    code = {name: SCHEDULES.index(name) for name in CHUNKED}
-    return (schedule == code[PipelineSchedule.interleaved]) | (
-        (schedule == code[PipelineSchedule.zero_bubble_h1]) & (virtual_stages > 1)
-    )
+    code = schedule_code(schedule)
+    return (code == _INTERLEAVED) | ((code == _ZERO_BUBBLE_H1) & (virtual_stages > 1))
+
+
+def layer_chunks(schedule: Any, pipeline: Any, virtual_stages: Any) -> Any:
+    """Model chunks of a stage the rules on the split of the layers count (and a search writes a split for): ZB-V's
+    two in a V, v under a schedule that takes chunks, else 1."""
+    return select(v_shaped(schedule, pipeline), 2, select(takes_chunks(schedule), virtual_stages, 1))
 
 
 def layout_warnings(mesh: Mesh) -> list[str]:

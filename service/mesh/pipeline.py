@@ -50,6 +50,11 @@ from typing import Any
 from models.parallelism import PipelineSchedule
 from service.numeric import FloatLike, IntLike, maximum, minimum, select
 
+SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
+_CODES = {schedule: code for code, schedule in enumerate(SCHEDULES)}
+_ZB_V = _CODES[PipelineSchedule.zero_bubble_v]
+_MASKS: dict[tuple[PipelineSchedule, ...], int] = {}  # a set of schedules as the bits of their codes
+
 # Which framework runs each schedule (a plan's time.schedule_source). Sources: Megatron-LM
 # megatron/core/pipeline_parallel/schedules.py (forward_backward_pipelining_without_interleaving,
 # ..._with_interleaving); PyTorch torch/distributed/pipelining/schedules.py (torch 2.13: ScheduleGPipe,
@@ -124,14 +129,40 @@ def chunk_stages(pipeline: int, virtual_stages: int, v_shape: bool = False) -> l
     return [k % p for k in range(count)]
 
 
-def v_shaped(schedule: PipelineSchedule, pipeline: int) -> bool:
-    """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage."""
-    return schedule is PipelineSchedule.zero_bubble_v and pipeline > 1
+def schedule_code(schedule: Any) -> Any:
+    """A schedule as its code into SCHEDULES: a PipelineSchedule's int; a code or an array of codes as it is."""
+    return _CODES[schedule] if isinstance(schedule, PipelineSchedule) else schedule
 
 
-def split_chunks(schedule: PipelineSchedule, pipeline: int, virtual_stages: int) -> int:
+def schedule_in(schedule: Any, names: tuple[PipelineSchedule, ...]) -> Any:
+    """Whether a schedule (a PipelineSchedule, or a code or an array of codes into SCHEDULES) is one of ``names``:
+    a bool for one layout, a bool per cell for arrays of layouts."""
+    code = _CODES[schedule] if isinstance(schedule, PipelineSchedule) else schedule  # schedule_code, inlined
+    mask = _MASKS.get(names)
+    if mask is None:
+        mask = _MASKS[names] = sum(1 << _CODES[name] for name in set(names))
+    return ((1 << code) & mask) != 0  # the code's bit among the names' bits
+
+
+def v_shaped(schedule: Any, pipeline: Any) -> Any:
+    """Whether the stages hold their chunks in ZB-V's V: zb_v on more than one stage (a schedule or codes, a
+    degree or degrees)."""
+    return (schedule_code(schedule) == _ZB_V) & (pipeline > 1)
+
+
+def stage_chunks(v_shape: Any, virtual_stages: Any) -> Any:
+    """Model chunks a stage's layers split into, given whether they sit in ZB-V's V: its two, else v."""
+    return select(v_shape, 2, virtual_stages)
+
+
+def split_chunks(schedule: Any, pipeline: Any, virtual_stages: Any) -> Any:
     """Model chunks a stage's layers split into: ZB-V's two, else v (1 for the schedules without chunks)."""
-    return 2 if v_shaped(schedule, pipeline) else virtual_stages
+    return stage_chunks(v_shaped(schedule, pipeline), virtual_stages)
+
+
+def output_stage(v_shape: Any, pipeline: Any) -> Any:
+    """The stage that holds the output layer: the last, or stage 0 in ZB-V's V (its chunk 2p - 1)."""
+    return select(v_shape, 0, pipeline - 1)
 
 
 def stage_layer_indices(
@@ -146,7 +177,7 @@ def stage_layer_indices(
     """Indices of the layers each stage holds, stage 0 first: its chunks (chunk_stages) in order (chunk_layers).
     With ``v_shape`` the layers split into 2p chunks whatever ``virtual_stages`` says (ZB-V's two a stage)."""
     p = pipeline
-    v = 2 if v_shape else virtual_stages
+    v = stage_chunks(v_shape, virtual_stages)
     sizes = chunk_layers(layers, p, v, pipeline_layers, embedding_layers, loss_layers, v_shape)
     return held_layers(sizes, chunk_stages(p, v, v_shape), p)
 

@@ -35,7 +35,7 @@ from service.inputs.architecture import (
     router_parameters,
     shared_expert_width,
 )
-from service.mesh.pipeline import chunk_layers, chunk_stages, held_layers
+from service.mesh.pipeline import chunk_layers, chunk_stages, held_layers, stage_chunks
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -162,7 +162,7 @@ def stage_shares(
 ) -> list[StageShare]:
     """Each stage's layers and the parameters one of its GPUs holds (expert_tensor None: t); the layers split as
     service.mesh.pipeline.chunk_layers says (the request's own split, or the even one)."""
-    layout = (pipeline, 2 if v_shape else virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape)
+    layout = (pipeline, stage_chunks(v_shape, virtual_stages), pipeline_layers, embedding_layers, loss_layers, v_shape)
     if pipeline_layers is not None:
         layout = (*layout[:2], tuple(pipeline_layers), *layout[3:])
     try:

@@ -471,7 +471,12 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     link = group_link(mesh, Group.expert)
     w = "h" if width == arch.hidden_size else "l (the latent width)"
     limit = arch.moe.max_nodes_per_token
-    limited = mesh.spans_nodes(Group.expert) & (limit is not None and limit < arch.moe.top_k)
+    node_limited = limit is not None and limit < arch.moe.top_k
+    # Sent once per target node, then forwarded inside it: node-limited routing, and DeepEP's internode dispatch
+    # whatever the routing (DeepEP @567632dd csrc/kernels/layout.cu get_dispatch_layout counts a token once per RDMA
+    # rank, the node, that holds any of its experts; the internode kernels send it there once and forward it over
+    # NVLink to the node's ranks: README 'Normal kernels with NVLink and RDMA forwarding')
+    limited = mesh.spans_nodes(Group.expert) & (node_limited or deepep)
     whole = per_step * ~limited if isinstance(limited, np.ndarray) else (0 if limited else per_step)
     calls = []
     if isinstance(limited, np.ndarray) or not limited:
@@ -489,18 +494,33 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
             )
             for what, repeat, extra in (("forward", forwards, again), ("backward", 1, ""))
         ]
-    if limit is None or not (isinstance(limited, np.ndarray) or limited):
+    if not (node_limited or deepep) or not (isinstance(limited, np.ndarray) or limited):
         return calls
     members = mesh.members_per_node(Group.expert)
     nodes = np.maximum(e // members, 1) if isinstance(members, np.ndarray) else max(e // members, 1)
     split = per_step * limited
+    if node_limited:
+        assert limit is not None
+        across_elements = tokens * min(limit, arch.moe.top_k) * width
+        across_sent = "tokens x min(max_nodes_per_token, top_k)"
+        across_why = "node-limited routing: one copy per target node"
+    else:  # DeepEP, routing over every node: the nodes holding one of a token's top_k, in expectation
+        node_copies = destination_ranks_per_token(arch.moe.experts, arch.moe.top_k, nodes)
+        across_elements = tokens * node_copies * width
+        across_elements = (
+            np.rint(across_elements).astype(np.int64)
+            if isinstance(across_elements, np.ndarray)
+            else round(across_elements)
+        )
+        across_sent = "tokens x destination nodes"
+        across_why = "DeepEP's internode dispatch: one copy per node holding one of the token's experts"
     for what, repeat, extra in (("forward", forwards, again), ("backward", 1, "")):
         across = GroupCall(
             Group.expert,
             CollectiveName.all_to_all,
-            f"{what}: tokens x min(max_nodes_per_token, top_k) x {w} across the group's nodes (node-limited "
-            f"routing: one copy per target node), dispatch and combine per MoE layer, every micro-batch{extra}",
-            tokens * min(limit, arch.moe.top_k) * width,
+            f"{what}: {across_sent} x {w} across the group's nodes ({across_why}), dispatch and combine per MoE "
+            f"layer, every micro-batch{extra}",
+            across_elements,
             nodes,
             split * repeat,
             _link(np.broadcast_to(True, np.shape(limited)) if isinstance(limited, np.ndarray) else True),
@@ -510,7 +530,8 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
         inside = GroupCall(
             Group.expert,
             CollectiveName.all_to_all,
-            f"{what}: {sent} x {w} forwarded inside the node to their experts (node-limited routing), "
+            f"{what}: {sent} x {w} forwarded inside the node to their experts "
+            f"({'node-limited routing' if node_limited else 'DeepEP'}), "
             f"dispatch and combine per MoE layer, every micro-batch{extra}, beside the sends across nodes (only what "
             "it takes beyond them counts)",
             buffer,

@@ -67,3 +67,20 @@ def test_search_csv_and_a_missing_price(capsys):
     assert lines[0].startswith("rank,world_size,tensor,pipeline") and len(lines) == 4
     code, _, err = zeroplan(capsys, *FLAGS, "--objective", "cost")
     assert code == 2 and "gpu-hour-price" in err
+
+
+def test_the_jobs_short_flags_are_the_plans_on_search_too():
+    """`--world-size` names cluster.world_size on search as on plan, though restrict.world_size ends the same way;
+    the restriction keeps its dotted name, and a restriction no job field shares keeps its short one."""
+    from cli.flags import request_flags
+    from models.plan import PlanRequest
+
+    def names(model: type, path: tuple[str, ...]) -> tuple[str, ...]:
+        return next(f.names for f in request_flags(model) if f.path == path)
+
+    assert "--world-size" in names(PlanRequest, ("cluster", "world_size"))
+    assert "--world-size" in names(SearchRequest, ("cluster", "world_size"))
+    assert names(SearchRequest, ("restrict", "world_size")) == ("--restrict.world-size",)
+    assert "--pipeline-split" in names(SearchRequest, ("restrict", "pipeline_split"))
+    short = [arg if arg != "--cluster.world-size" else "--world-size" for arg in FLAGS]
+    assert run([*short, "--json"]) == 0
