@@ -2,6 +2,7 @@
 
     python -m bench.search            # prints the figures
     python -m bench.search --quick    # smaller searches, no Calculon
+    python -m bench.search --calculon-source PATH   # with Calculon from a clone of its repository
 
 1. In process (service.answers.search): every valid layout of GPT-3 175B on A100 80 GB (8 GPUs a node)
    over 15 world sizes from 512 to 4,096 GPUs, and of Llama 3.1 405B on H100 over 1,024-16,384:
@@ -139,7 +140,7 @@ def describe(row: dict[str, Any]) -> str:
     )
 
 
-def calculon_side(ours_per_s: float, ours: dict[str, Any], quick: bool) -> None:
+def calculon_side(ours_per_s: float, ours: dict[str, Any], quick: bool, source: str | None = None) -> None:
     print("\n3. Calculon's exhaustive search, GPT-3 175B (gpt3-175B) on A100 80 GB (a100_80g)")
     try:
         from bench.calculon import run_calculon_search  # type: ignore[import-not-found, unused-ignore]
@@ -154,6 +155,7 @@ def calculon_side(ours_per_s: float, ours: dict[str, Any], quick: bool) -> None:
         global_batch_size=1536,
         sequence_length=2048,
         max_seconds=60.0 if quick else 120.0,
+        source=source,
     )
     if not result.get("installed") or result.get("reason"):
         print(f"   not run: {result.get('reason')}")
@@ -182,6 +184,9 @@ def calculon_side(ours_per_s: float, ours: dict[str, Any], quick: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--calculon-source", default=None, help="a clone of Calculon (else $ZEROPLAN_BENCH_CALCULON_SOURCE)"
+    )
     args = parser.parse_args()
     sizes = GPT3_SIZES[:4] if args.quick else GPT3_SIZES
     print("1. in process: every valid layout, evaluated vectorised (target >= 1,000,000 layouts/s)")
@@ -211,7 +216,7 @@ def main() -> None:
     body = gpt3_request([CALCULON_GPUS], top_k=5)
     single = search(SearchRequest.model_validate(body), 10**12).model_dump(mode="json")
     evaluated, one_seconds, _ = in_process(body, 1 if args.quick else 3)
-    calculon_side(evaluated / one_seconds, single | {"world_size": CALCULON_GPUS}, args.quick)
+    calculon_side(evaluated / one_seconds, single | {"world_size": CALCULON_GPUS}, args.quick, args.calculon_source)
 
 
 if __name__ == "__main__":
