@@ -53,6 +53,14 @@ def select(condition: FloatLike, if_true: FloatLike, if_false: FloatLike) -> Flo
     return if_true if condition else if_false
 
 
+def nearest_int(value: FloatLike) -> IntLike:
+    """The nearest whole number, ties to even (np.rint and round alike): int64 arrays for arrays, ints for numbers."""
+    if isinstance(value, np.ndarray):
+        whole: np.ndarray = np.rint(value).astype(np.int64)
+        return whole
+    return int(round(value))
+
+
 def minimum(a: IntLike, b: IntLike) -> IntLike:
     """Element-wise minimum that keeps Python ints as ints."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):

@@ -137,7 +137,7 @@ def schedule_code(schedule: Any) -> Any:
 def schedule_in(schedule: Any, names: tuple[PipelineSchedule, ...]) -> Any:
     """Whether a schedule (a PipelineSchedule, or a code or an array of codes into SCHEDULES) is one of ``names``:
     a bool for one layout, a bool per cell for arrays of layouts."""
-    code = _CODES[schedule] if isinstance(schedule, PipelineSchedule) else schedule  # schedule_code, inlined
+    code = schedule_code(schedule)
     mask = _MASKS.get(names)
     if mask is None:
         mask = _MASKS[names] = sum(1 << _CODES[name] for name in set(names))

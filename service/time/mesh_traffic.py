@@ -64,7 +64,7 @@ from models.parallelism import ContextAttention
 from service.inputs.architecture import Architecture, head_dim, routed_expert_width
 from service.memory.dtypes import tensor_bytes
 from service.mesh.degrees import Group, Mesh
-from service.numeric import IntLike, select
+from service.numeric import IntLike, nearest_int, select
 from service.time.collectives import ring_bytes_sent, ring_hops
 from service.time.efficiency import LinkSpeeds, destination_ranks_per_token
 from service.time.nccl import NcclCall, NcclSystem, call_time
@@ -463,7 +463,7 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     copies = destination_ranks_per_token(arch.moe.experts, arch.moe.top_k, e) if deepep else arch.moe.top_k
     buffer = tokens * copies * width
     if deepep:  # whole elements
-        buffer = np.rint(buffer).astype(np.int64) if isinstance(buffer, np.ndarray) else round(buffer)
+        buffer = nearest_int(buffer)
     per_step = 2 * work.moe_layers * work.micro_batches * _present(e)
     forwards = 2 if work.full_recompute else 1  # a recomputed layer dispatches and combines again
     again = " and again in the recomputed forward" if work.full_recompute else ""
@@ -506,12 +506,7 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
         across_why = "node-limited routing: one copy per target node"
     else:  # DeepEP, routing over every node: the nodes holding one of a token's top_k, in expectation
         node_copies = destination_ranks_per_token(arch.moe.experts, arch.moe.top_k, nodes)
-        across_elements = tokens * node_copies * width
-        across_elements = (
-            np.rint(across_elements).astype(np.int64)
-            if isinstance(across_elements, np.ndarray)
-            else round(across_elements)
-        )
+        across_elements = nearest_int(tokens * node_copies * width)
         across_sent = "tokens x destination nodes"
         across_why = "DeepEP's internode dispatch: one copy per node holding one of the token's experts"
     for what, repeat, extra in (("forward", forwards, again), ("backward", 1, "")):
