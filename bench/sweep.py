@@ -40,7 +40,8 @@ from service.answers import plan as planner
 from service.answers.bisection import fits
 from service.answers.sweep import sweep
 from service.answers.sweep_layouts import cell_body
-from service.engine.data_parallel import Inputs, Setup, evaluate
+from service.engine.data_parallel import evaluate
+from service.engine.setup import Inputs, Setup
 from service.inputs.arrangements import CANONICAL
 from service.memory.model_states import model_state_bytes
 from service.time.traffic import step_bytes_sent

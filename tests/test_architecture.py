@@ -44,3 +44,58 @@ def test_core_does_not_read_the_environment():
         if (ROOT / "service" / "sim") in path.parents:
             continue  # the simulation's child processes read their rendezvous variables
         assert "os.environ" not in path.read_text() and "getenv" not in path.read_text(), path
+
+
+PACKAGES = ("api", "cli", "models", "service")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each project module and the project modules it imports, at any level of the file (a function's
+    imports and ``if TYPE_CHECKING:`` blocks included): ``from a.b import c`` names a.b.c when it is a module."""
+    paths = {module_name(path): path for package in PACKAGES for path in (ROOT / package).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found |= {
+                    f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in paths else node.module
+                    for alias in node.names
+                }
+        graph[name] = {module for module in found if module in paths and module != name}
+    return graph
+
+
+def cycle_from(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """A path of imports from ``start`` back to itself, if any (depth first)."""
+    stack, seen = [(start, [start])], set()
+    while stack:
+        module, path = stack.pop()
+        for imported in graph[module]:
+            if imported == start:
+                return path + [start]
+            if imported not in seen:
+                seen.add(imported)
+                stack.append((imported, path + [imported]))
+    return None
+
+
+def test_no_import_cycles():
+    """A module never imports, directly or through others, a module that imports it (issue 23: the flow reads one
+    way), not even for type checking alone."""
+    graph = import_graph()
+    cycles = [cycle for cycle in (cycle_from(graph, module) for module in sorted(graph)) if cycle is not None]
+    assert not cycles, " ; ".join(" -> ".join(cycle) for cycle in cycles[:5])
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycle_from(graph, "a") == ["a", "b", "c", "a"]
+    assert cycle_from(graph, "d") is None

@@ -32,7 +32,8 @@ from models.plan import PlanRequest, PlanResponse
 from models.training import Training
 from service.answers.bisection import gpu_count_grid
 from service.answers.layout_plan import layout_of
-from service.engine.data_parallel import Evaluation, Setup, evaluate
+from service.engine.data_parallel import Evaluation, evaluate
+from service.engine.setup import Setup
 from service.inputs import resolve
 from service.inputs.arrangements import COMPARED
 from service.numeric import GB_BYTES, GIB_BYTES

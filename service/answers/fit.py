@@ -15,7 +15,8 @@ from service.answers.bisection import (
     min_valid_job,
 )
 from service.answers.layout_fit import layout_fits
-from service.engine.data_parallel import Setup, activation_bytes, floor_bytes, gpu_bytes
+from service.engine.data_parallel import activation_bytes, floor_bytes, gpu_bytes
+from service.engine.setup import Setup
 from service.inputs import resolve
 from service.inputs.arrangements import DDP, HYBRID, Sharding
 from service.memory.model_states import bytes_per_weight_split

@@ -32,7 +32,6 @@ from service.answers.plan_report import (
     token_budget_of,
     where_words,
 )
-from service.engine.data_parallel import Setup
 from service.engine.layout import (
     DataGroup,
     LayoutEvaluation,
@@ -41,6 +40,7 @@ from service.engine.layout import (
     group_call_seconds,
     ring_transfer_window_s,
 )
+from service.engine.setup import Setup
 from service.engine.step import nccl_system_of, time_links
 from service.errors import InvalidLayout
 from service.inputs import resolve

@@ -28,7 +28,8 @@ from models.plan import PlanRequest
 from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH
 from service.answers import plan as planner
 from service.answers.bisection import largest_fitting
-from service.engine.data_parallel import Setup, gpu_bytes
+from service.engine.data_parallel import gpu_bytes
+from service.engine.setup import Setup
 from service.errors import DomainError
 from service.inputs import resolve
 from service.inputs.arrangements import CANONICAL, Sharding, canonical_name

@@ -36,7 +36,8 @@ from service.answers.plan_report import (
     token_budget_of,
     traffic_report,
 )
-from service.engine.data_parallel import Setup, evaluate
+from service.engine.data_parallel import evaluate
+from service.engine.setup import Setup
 from service.errors import OutOfRange
 from service.inputs import resolve
 from service.inputs.architecture import largest_layer_parameters

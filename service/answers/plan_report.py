@@ -13,7 +13,8 @@ from models.plan import (
     PlanRequest,
     ResolvedArrangement,
 )
-from service.engine.data_parallel import Evaluation, Setup
+from service.engine.data_parallel import Evaluation
+from service.engine.setup import Setup
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
 from service.memory.activations import TransformerShape, transformer_activation_components

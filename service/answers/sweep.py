@@ -33,7 +33,8 @@ from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
-from service.engine.data_parallel import Evaluation, Inputs, Setup, evaluate, with_mxfp8
+from service.engine.data_parallel import Evaluation, evaluate, with_mxfp8
+from service.engine.setup import Inputs, Setup
 from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name

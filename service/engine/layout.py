@@ -23,7 +23,7 @@ import numpy as np
 
 from models.enums import Recompute
 from models.parallelism import ContextAttention
-from service.engine.data_parallel import Setup
+from service.engine.setup import Setup
 from service.engine.step import (
     Part,
     efficiency_of,

@@ -32,7 +32,6 @@ import numpy as np
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
-from service.engine.data_parallel import Setup
 from service.engine.layout import (
     exposed_group_s,
     group_call_seconds,
@@ -43,6 +42,7 @@ from service.engine.layout import (
     slowest_stage,
     torch_native,
 )
+from service.engine.setup import Setup
 from service.engine.step import (
     Part,
     data_group_time,

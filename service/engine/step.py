@@ -11,11 +11,12 @@ service.engine.layout_grid's layouts). No formula is written here: each step cal
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from models.enums import Recompute, StateLocation
 from models.parallelism import PipelineSchedule
 from models.presets import LinkSpec
+from service.engine.setup import Setup
 from service.memory.model_states import (
     StateBytes,
     bytes_at,
@@ -54,9 +55,6 @@ from service.time.efficiency import (
 from service.time.nccl import NcclSystem, nccl_system
 from service.time.traffic import StepCollective
 
-if TYPE_CHECKING:
-    from service.engine.data_parallel import Setup
-
 
 @dataclass(slots=True)  # not frozen: one is built for every plan, and a frozen __init__ costs more
 class Part:
@@ -68,7 +66,7 @@ class Part:
     per_node: Any
 
 
-def part_rows(part: Part, setup: "Setup") -> list[StateBytes]:
+def part_rows(part: Part, setup: Setup) -> list[StateBytes]:
     """The part's model states per state class, on the GPU or in host memory (service.memory.model_states)."""
     return model_state_breakdown(
         part.parameters, part.ranks, setup.precision, setup.sharding, part.per_node, setup.offload
@@ -85,7 +83,7 @@ class Held:
     cpu_optimizer_bytes: Any  # host-memory bytes the CPU optimizer streams per step
 
 
-def held(parts: list[Part], setup: "Setup") -> Held:
+def held(parts: list[Part], setup: Setup) -> Held:
     """The model states of a rank's parts, and what the CPU optimizer streams for them."""
     precision, sharding, offload = setup.precision, setup.sharding, setup.offload
     found: list[list[StateBytes]] = []
@@ -102,7 +100,7 @@ def held(parts: list[Part], setup: "Setup") -> Held:
     return Held(found, gpu, host, cpu)
 
 
-def replicated_bytes(parts: list[Part], setup: "Setup") -> Any:
+def replicated_bytes(parts: list[Part], setup: Setup) -> Any:
     """The parts' replicated states on the GPU: what no GPU count lowers (service.memory.model_states)."""
     total: Any = 0
     for part in parts:
@@ -122,7 +120,7 @@ class HostStep:
 
 
 def host_step(
-    parts: list[Part], setup: "Setup", cpu_optimizer_bytes: Any, micro_batches: Any, n: Any, g: Any
+    parts: list[Part], setup: Setup, cpu_optimizer_bytes: Any, micro_batches: Any, n: Any, g: Any
 ) -> HostStep:
     """What offloading costs a step: each part's transfers over the host link and the CPU optimizer's pass."""
     pcie: Any = 0
@@ -137,7 +135,7 @@ def host_step(
     return HostStep(pcie, transfer_s, cpu_s, transfer_s + cpu_s)
 
 
-def optimizer_step(parts: list[Part], setup: "Setup") -> Any:
+def optimizer_step(parts: list[Part], setup: Setup) -> Any:
     """The optimizer step on the GPU over every part the rank holds: its shard of each part's weights when the
     optimizer is sharded (service.time.efficiency.optimizer_seconds)."""
     device, sharding = efficiency_of(setup).device, setup.sharding
@@ -150,14 +148,14 @@ def optimizer_step(parts: list[Part], setup: "Setup") -> Any:
     return total
 
 
-def flops_per_token(setup: "Setup", active: Any, s: Any) -> tuple[Any, Any]:
+def flops_per_token(setup: Setup, active: Any, s: Any) -> tuple[Any, Any]:
     """(model, hardware) FLOPs per token of a step: of the parameters a token uses (top_k of a mixture's
     experts), the hardware's with what recomputation repeats (service.time.compute)."""
     shape = setup.flop_shape
     return model_flops_of(active, shape, s), hardware_flops_per_token(active, shape, s, setup.recompute)
 
 
-def given_compute(setup: "Setup", active: int, s: Any, tokens: Any, share: Any, gpus: Any) -> tuple[Any, Any]:
+def given_compute(setup: Setup, active: int, s: Any, tokens: Any, share: Any, gpus: Any) -> tuple[Any, Any]:
     """(compute, forward) seconds of a step at a given utilisation (numbers, or arrays for many cells): ``share``
     of the step's hardware FLOPs over ``gpus`` GPUs at the hardware efficiency the MFU implies for the
     recomputation it was given for (service.time.compute.hardware_efficiency); the forward pass is its share of
@@ -173,7 +171,7 @@ def given_compute(setup: "Setup", active: int, s: Any, tokens: Any, share: Any, 
 
 
 def stage_compute(
-    setup: "Setup",
+    setup: Setup,
     model_flops_per_token: Any,
     active: Any,
     m: Any,
@@ -219,7 +217,7 @@ def stage_compute(
 
 
 def stage_bubble(
-    setup: "Setup",
+    setup: Setup,
     schedule: PipelineSchedule,
     p: Any,
     v: Any,
@@ -234,7 +232,7 @@ def stage_bubble(
     return bubble_seconds(schedule, p, v, m, forward_s, compute_s - forward_s, recomputed_s, post_validation)
 
 
-def time_links(setup: "Setup", gpus_per_node: Any) -> LinkSpeeds:
+def time_links(setup: Setup, gpus_per_node: Any) -> LinkSpeeds:
     """The speeds collectives are priced at: NCCL's bus bandwidths (service.time.efficiency.bus_speeds), with or
     without a given utilisation (which sets the compute's efficiency alone)."""
     if type(gpus_per_node) is int:  # one plan: a pure function of frozen values
@@ -247,13 +245,13 @@ def plan_bus_speeds(links: LinkSpec, gpus_per_node: int) -> LinkSpeeds:
     return bus_speeds(links, gpus_per_node)
 
 
-def fsdp_units(setup: "Setup", layers: int | None) -> int | None:
+def fsdp_units(setup: Setup, layers: int | None) -> int | None:
     """Calls per collective when parameters are sharded: one per wrapped unit, a unit per layer and one
     for the rest (torchtitan and llm-foundry wrap each transformer block); None: by buckets."""
     return layers + 1 if setup.sharding.shard_parameters and layers is not None else None
 
 
-def nccl_system_of(setup: "Setup") -> NcclSystem:
+def nccl_system_of(setup: Setup) -> NcclSystem:
     """What NCCL's tuning reads of the machine: the GPU's generation and whether NVLink joins a node."""
     generation = setup.efficiency.device.generation if setup.efficiency is not None else None
     return _nccl_system(generation.value if generation is not None else None, setup.links.intra_node_bytes_per_s)
@@ -267,7 +265,7 @@ def _nccl_system(generation: str | None, intra_node_bytes_per_s: float) -> NcclS
 def data_call_prices(
     calls: list[StepCollective],
     part: Part,
-    setup: "Setup",
+    setup: Setup,
     layers: Any,
     links: LinkSpeeds | None = None,
     model_parallel: Any = False,
@@ -293,7 +291,7 @@ def data_call_prices(
 def data_group_time(
     calls: list[StepCollective],
     part: Part,
-    setup: "Setup",
+    setup: Setup,
     m: Any,
     forward_s: Any,
     backward_s: Any,
@@ -322,7 +320,7 @@ class StepTotals:
 
 
 def step_totals(
-    setup: "Setup",
+    setup: Setup,
     compute_s: Any,
     bubble_s: Any,
     exposed_s: Any,
@@ -349,7 +347,7 @@ def step_totals(
     )
 
 
-def efficiency_of(setup: "Setup") -> Efficiency:
+def efficiency_of(setup: Setup) -> Efficiency:
     """The setup's efficiency model; without one, a device of the setup's peak alone (no HBM or kernel
     figures: matrix multiplications at the GEMM ceiling, the optimizer and collectives as the model prices
     them), which a given utilisation needs for everything but the compute."""
@@ -382,7 +380,7 @@ class RankStep:
 
 def rank_step(
     parts: list[Part],
-    setup: "Setup",
+    setup: Setup,
     calls: list[StepCollective],
     m: Any,
     forward_s: Any,

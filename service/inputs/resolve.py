@@ -28,7 +28,8 @@ from models.presets import (
     PrecisionSpec,
 )
 from models.training import Activations, Levers, Training
-from service.engine.data_parallel import ActivationSetup, Inputs, Setup, with_mxfp8
+from service.engine.data_parallel import with_mxfp8
+from service.engine.setup import ActivationSetup, Inputs, Setup
 from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture
 from service.inputs import model_limits
 from service.inputs.architecture import (

@@ -1,0 +1,69 @@
+"""What an evaluation is given: the setup fixed for a group of cells (categorical choices and scalar
+settings) and the numeric inputs, Python numbers for one plan or numpy arrays for a sweep. Read by the
+data-parallel evaluation (service.engine.data_parallel), the steps it shares with layouts
+(service.engine.step) and the layout engines alike."""
+
+from dataclasses import dataclass, field
+
+from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
+from models.enums import ActivationModel, CrossEntropy, Recompute
+from models.presets import LinkSpec, PrecisionSpec
+from service.inputs.arrangements import Sharding
+from service.memory.activations import TransformerShape
+from service.memory.model_states import NO_OFFLOAD, Offload
+from service.memory.working_set import Units
+from service.numeric import CountLike, IntLike
+from service.time.compute import FlopShape
+from service.time.efficiency import Efficiency
+from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps
+
+
+@dataclass(frozen=True)
+class ActivationSetup:
+    model: ActivationModel = ActivationModel.none
+    fudge: float = 17.0
+    bytes_per_value: int = 2
+    flash_attention: bool = True
+    shape: TransformerShape | None = None
+    cross_entropy: CrossEntropy = CrossEntropy.unfused
+
+
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
+class Setup:
+    """What is fixed for a group of cells: categorical choices and scalar settings."""
+
+    precision: PrecisionSpec
+    sharding: Sharding
+    usable_bytes: int  # the card less its reserve and fragmentation: what fit compares against
+    host_memory_bytes: int | None = None  # per node; None: not checked
+    host_memory_bytes_per_s: float = DEFAULT_HOST_MEMORY_BYTES_PER_S
+    links: LinkSpec = field(default_factory=LinkSpec)
+    peak_flops_per_s: float = 989.4e12
+    utilisation: float | None = 0.4  # MFU; None: the efficiency model decides (service/time/efficiency.py)
+    efficiency: Efficiency | None = None  # the efficiency model; required when utilisation is None
+    micro_batches: CountLike = 1  # k: an int for one plan; a sweep may give an int64 array aligned with the inputs
+    offload: Offload = NO_OFFLOAD
+    recompute: Recompute = Recompute.none
+    overlap: bool = True
+    bucket_bytes: int = 25 * 2**20  # the gradient buckets the working set holds
+    given_bucket_bytes: int | None = None  # levers.bucket_bytes as given; None: each framework's default calls
+    overlaps: Overlaps = DEFAULT_OVERLAPS  # which communication the frameworks' overlap levers hide
+    activations: ActivationSetup = field(default_factory=ActivationSetup)
+    flop_shape: FlopShape = field(default_factory=FlopShape)
+    units: Units | None = None  # the model's FSDP units; the working set is not counted without them
+    measured_recompute: Recompute | None = None  # what `utilisation` (MFU) was given for; None: `recompute`
+
+
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
+class Inputs:
+    """Numeric inputs: Python ints for one plan, equal-length int64 arrays for a sweep."""
+
+    parameter_count: IntLike
+    world_size: IntLike
+    gpus_per_node: IntLike = 8
+    # Parameters one token uses (a mixture of experts uses top_k of its experts); None: all of them.
+    active_parameter_count: IntLike | None = None
+    micro_batch_size: IntLike = 1
+    sequence_length: IntLike = 2048
