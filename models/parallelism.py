@@ -9,6 +9,7 @@ from models.base import Strict
 
 MAX_DEGREE = 1_000_000
 MAX_VIRTUAL_STAGES = 1_000
+MAX_PIPELINE_RUNS = 1_000_000  # training.gradient_accumulation_steps' own bound: runs divide the micro-batches
 MAX_PIPELINE_LAYERS = 10_000  # ModelSpec.layers' own bound: no stage list is longer than the model's layers + 2
 
 
@@ -109,6 +110,18 @@ class Parallelism(Strict):
         description="Model chunks per pipeline stage (v) of the interleaved schedule, or of zb_h1 over several "
         "stages per rank (torch.distributed.pipelining's ScheduleInterleavedZeroBubble); 1 otherwise.",
     )
+    pipeline_runs: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_PIPELINE_RUNS,
+        description="Times the pipeline schedule runs in one optimizer step, each over micro_batches / pipeline_runs "
+        "micro-batches with its own fill and drain, and, with parameters sharded (FSDP), its own gather of the "
+        "stage's parameters and reduce-scatter of its gradients. torchtitan and NeMo Automodel accumulate "
+        "gradients over local batches, running the schedule once per local batch: pipeline_runs is their gradient "
+        "accumulation steps, global batch / (local batch x d), and micro_batch_size their pipeline micro-batch "
+        "size. 1: one schedule over every micro-batch of the step, as Megatron-Core runs it. Must divide the "
+        "micro-batches; read only with pipeline parallelism.",
+    )
     pipeline_layers: list[Annotated[int, Field(ge=0, le=MAX_PIPELINE_LAYERS)]] | None = Field(
         default=None,
         max_length=MAX_PIPELINE_LAYERS + 2,
@@ -164,6 +177,11 @@ class ParallelismEcho(BaseModel):
     micro_batches: int = Field(
         description="Micro-batches per optimizer step on each pipeline: global_batch_size / (micro_batch_size x d), "
         "or training.gradient_accumulation_steps."
+    )
+    pipeline_runs: int = Field(
+        default=1,
+        description="Runs of the pipeline schedule per optimizer step, each over micro_batches / pipeline_runs "
+        "micro-batches: as requested.",
     )
     global_batch_size: int = Field(description="Sequences per optimizer step: micro_batches x micro_batch_size x d.")
     expert_data: int = Field(

@@ -165,6 +165,7 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int, layers: int = 0) -> Parallel
         else [],
         optimizer_post_validation=mesh.post_validation,
         micro_batches=m,
+        pipeline_runs=mesh.runs,
         global_batch_size=m * micro_batch_size * mesh.data,
         expert_data=mesh.expert_data,
         groups=groups,

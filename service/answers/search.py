@@ -62,6 +62,7 @@ class Prepared:
             case.gpus_per_node,
             case.expert_tensor,
             self.unpipelined,
+            case.pipeline_runs,
         )
 
 
@@ -82,6 +83,8 @@ def prepare(request: SearchRequest) -> Prepared:
         kept_parallelism["context_attention"] = request.parallelism.context_attention.value
     if request.parallelism.optimizer_post_validation:  # every row's zero-bubble schedule validates after
         kept_parallelism["optimizer_post_validation"] = True
+    if request.parallelism.pipeline_runs > 1:  # every pipelined row runs its schedule so many times a step
+        kept_parallelism["pipeline_runs"] = request.parallelism.pipeline_runs
     base = {
         "model": body["model"],
         "parallelism": kept_parallelism,
@@ -126,6 +129,7 @@ def prepare(request: SearchRequest) -> Prepared:
         expert_tensor=kept,
         context_attention=request.parallelism.context_attention,
         post_validation=request.parallelism.optimizer_post_validation,
+        pipeline_runs=request.parallelism.pipeline_runs,
     )
     own = own_split(request, arch.layers)
     cand = candidates(arch, sizes, g, batch, request.restrict, own)

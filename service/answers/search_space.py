@@ -64,6 +64,7 @@ REASONS = (
     "pipeline_embedding_layers exceed the first model chunk's share (/parallelism/pipeline_embedding_layers)",
     "pipeline_loss_layers exceed the last model chunk's share (/parallelism/pipeline_loss_layers)",
     "the embedding and loss counted as layers leave a middle model chunk without a layer (/parallelism/pipeline)",
+    "pipeline_runs does not divide the micro-batches (/parallelism/pipeline_runs)",
     "lighter first and last chunk: no middle chunk, or fewer layers a chunk than it lightens "
     "(/restrict/pipeline_split)",
     "DeepSpeed's pipeline engine runs ZeRO-1 at most: ZeRO-2 or ZeRO-3 with pipelining under precision deepspeed "
@@ -97,9 +98,10 @@ RULE_REASONS = {
     "embedding_layers": 14,
     "loss_layers": 15,
     "weighted_empty_chunk": 16,
+    "pipeline_runs_divide": 17,
 }
-LIGHTER_ENDS_REASON = 17
-DEEPSPEED_PIPELINE_REASON = 18
+LIGHTER_ENDS_REASON = 18
+DEEPSPEED_PIPELINE_REASON = 19
 SPLITS = {
     PipelineSplit.even: LayerSplit(),
     PipelineSplit.embedding_loss: LayerSplit(embedding_layers=1, loss_layers=1),
@@ -334,6 +336,7 @@ def space(
     gpus_per_node: int,
     expert_tensor: int | None = None,
     unpipelined: tuple[int, ...] = (),
+    runs: int = 1,
 ) -> Space:
     """Every valid combination of the candidates; the invalid ones counted by reason. The grid is built one
     (world size, tensor degree) at a time, so only its valid shapes are ever held whole. ``unpipelined``: the
@@ -399,6 +402,7 @@ def space(
                     global_batch_size,
                     expert_tensor,
                     layer_splits[code],
+                    runs,
                 )
                 problem[rows] = found
             problems.append(problem[problem >= 0])
@@ -439,6 +443,7 @@ def _first_problem(
     global_batch: int,
     expert_tensor: int | None = None,
     split: LayerSplit | None = None,
+    runs: int = 1,
 ) -> np.ndarray:
     """Index into REASONS of each combination's first failing rule (service.mesh.degrees.layout_problem_masks, the
     rules /v1/plan applies, with the layers split as ``split`` says); -1 where it is valid. A split with lighter
@@ -457,6 +462,7 @@ def _first_problem(
         pipeline_layers=split.pipeline_layers,
         embedding_layers=split.embedding_layers,
         loss_layers=split.loss_layers,
+        runs=runs,
     )
     problem = np.full(len(n), -1, dtype=np.int64)
     for rule in layout_problem_masks(limits, mesh, schedule, sp, b, s, global_batch, 1):

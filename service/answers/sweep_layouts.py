@@ -127,12 +127,13 @@ def mesh_problem_pointers(
     sequence_length: np.ndarray,
     micro_batches: np.ndarray,
     split: dict[str, Any] | None = None,
+    runs: int = 1,
 ) -> list[tuple[str, np.ndarray]]:
     """service.mesh.degrees.layout_problems over arrays of cells of one layout, for micro-batches given (no global
     batch): each pointer it would report (service.mesh.degrees.layout_problem_masks), with the cells it reports it
     for. ``split``: the base's split of the layers (Mesh's pipeline_layers, embedding_layers, loss_layers)."""
     t, p, c, e, v = (layout[axis] for axis in LAYOUT_AXES)
-    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v, **(split or {}))  # type: ignore[arg-type]
+    mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v, runs=runs, **(split or {}))  # type: ignore[arg-type]
     code = SCHEDULES.index(schedule)
     rules = layout_problem_masks(limits, mesh, code, sequence_parallel, 1, sequence_length, None, micro_batches)
     return [(rule.pointer, rule.failing) for rule in rules]
@@ -235,6 +236,7 @@ class LayoutCells:
                 numeric["sequence_length"],
                 numeric["gradient_accumulation_steps"],
                 split_of_parallelism(par),
+                par.pipeline_runs,
             )
             mesh_codes = self._mesh_codes(masks)
             etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
@@ -325,6 +327,7 @@ class LayoutCells:
                 context_attention=base.parallelism.context_attention,
                 activations_counted=counted,
                 post_validation=base.parallelism.optimizer_post_validation,
+                pipeline_runs=base.parallelism.pipeline_runs,
                 **split_of_parallelism(base.parallelism),
             )
         return self.cases[key]
@@ -394,6 +397,7 @@ class LayoutCells:
                     sequence_parallel=par.sequence_parallel,
                     context_attention=par.context_attention,
                     schedule=par.pipeline_schedule,
+                    runs=par.pipeline_runs,
                 )
                 for a, r, o in itertools.product(
                     range(len(self.arrangements)), recomputes, self.values["offload_optimizer"]

@@ -49,7 +49,7 @@ from service.memory.activations import StageLayers, TensorSplit, stage_activatio
 from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
-from service.mesh.degrees import Group, Mesh, tensor_sequence_split
+from service.mesh.degrees import Group, Mesh, run_micro_batches, tensor_sequence_split
 from service.mesh.pipeline import end_chunk_in_flight, output_stage, stage_in_flight, stage_layer_indices, v_shaped
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
@@ -242,7 +242,8 @@ def _stage(
     working = working_set_rows(
         share.parameters, setup.precision, setup.sharding, units, setup.bucket_bytes, setup.overlap, pipelined=pipelined
     )
-    flight = stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, m, share.chunk_layers)
+    run_m = run_micro_batches(m, mesh.runs)  # what one run of the schedule holds and keeps
+    flight = stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, run_m, share.chunk_layers)
     activations: dict[str, int] = {}
     if counted:
         layers = StageLayers(
@@ -251,9 +252,9 @@ def _stage(
             share.first,
             share.last,
             flight,
-            first_in_flight=_end_flight(mesh, share, m, 0),
-            last_in_flight=_end_flight(mesh, share, m, mesh.pipeline - 1),
-            micro_batches=m if pipelined else 0,
+            first_in_flight=_end_flight(mesh, share, run_m, 0),
+            last_in_flight=_end_flight(mesh, share, run_m, mesh.pipeline - 1),
+            micro_batches=run_m if pipelined else 0,
             chunks=max(1, len(share.chunk_layers)),
         )
         split = TensorSplit(mesh.tensor, mesh.sequence_parallel, mesh.context)
@@ -525,7 +526,7 @@ def evaluate_layout(
     )
     compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s
-    bubble_s = float(stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation))
+    bubble_s = float(stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs))
     idle = bubble_s / compute_s if compute_s > 0 else 0.0
 
     work = StageWork(
@@ -553,7 +554,7 @@ def evaluate_layout(
     n, g = mesh.world_size, mesh.gpus_per_node
     pipelined = mesh.pipeline > 1  # FSDP with pipelining as torchtitan runs it (traffic.pipelined_collectives)
     data_calls = overlapped_calls(
-        step_collectives(setup.precision, setup.sharding, m, pipelined=pipelined), setup.overlaps
+        step_collectives(setup.precision, setup.sharding, m, pipelined=pipelined, runs=mesh.runs), setup.overlaps
     )
     exposed = sum(group_s.values())
     lever_hidden = float(hidden_lever_s(calls, setup, forward_s, backward_s)) if setup.efficiency is not None else 0.0

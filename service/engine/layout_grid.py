@@ -71,7 +71,15 @@ from service.memory.activations import (
 )
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import working_set_rows
-from service.mesh.degrees import CHUNKED, Group, Mesh, data_degree, micro_batches, tensor_sequence_split
+from service.mesh.degrees import (
+    CHUNKED,
+    Group,
+    Mesh,
+    data_degree,
+    micro_batches,
+    run_micro_batches,
+    tensor_sequence_split,
+)
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.pipeline import (
     chunk_in_flight,
@@ -174,6 +182,7 @@ class Case:
     expert_tensor: int | None = None  # the experts' own tensor degree; None: t (the search's layouts)
     context_attention: ContextAttention = ContextAttention.ring  # how a context group exchanges K and V
     post_validation: bool = False  # the request's parallelism.optimizer_post_validation (zero-bubble schedules)
+    pipeline_runs: int = 1  # the request's parallelism.pipeline_runs: runs of the schedule a step
     # The base's split of the layers (parallelism.pipeline_layers, pipeline_embedding_layers, pipeline_loss_layers):
     # every layout's stages split so (service.mesh.pipeline.chunk_layers); the mesh's rules refuse the layouts it
     # does not fit (service.mesh.degrees.pipeline_problems).
@@ -565,7 +574,9 @@ def evaluate_grid(
         return st[name].T[:, sid]  # (candidates, shapes)
 
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
-    mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor)
+    mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor, runs=case.pipeline_runs)
+    runs = case.pipeline_runs
+    run_m = run_micro_batches(m, runs)  # what one run of the schedule holds (service.engine.layout._stage)
     data_context: Any = mesh.data_context
     expert_data: Any = mesh.expert_data
     g_data: Any = mesh.members_per_node(Group.data)
@@ -616,9 +627,9 @@ def evaluate_grid(
     in_flight = np.zeros((6, k_count, count), dtype=np.int64)  # in flight, the first chunk's, the last's
     chunks = np.zeros(count, dtype=np.int64)
     for (sched,), rows in _combos(schedule) if case.activations_counted else ():
-        distinct, spread_to = _distinct_rows([sid[rows], m[rows]])
-        flights, runs = _in_flight(SCHEDULES[sched], rows[distinct], stage_k, p, v, m, sid, st)
-        in_flight[:, :, rows], chunks[rows] = flights[:, :, spread_to], runs[spread_to]
+        distinct, spread_to = _distinct_rows([sid[rows], run_m[rows]])
+        flights, chunk_runs = _in_flight(SCHEDULES[sched], rows[distinct], stage_k, p, v, run_m, sid, st)
+        in_flight[:, :, rows], chunks[rows] = flights[:, :, spread_to], chunk_runs[spread_to]
     for (q,), rows in _combos(sp) if case.activations_counted else ():
         flights = in_flight[:, :, rows]
         layers = StageLayers(
@@ -629,7 +640,7 @@ def evaluate_grid(
             _ratio(flights[0], flights[1]),
             first_in_flight=_ratio(flights[2], flights[3]),
             last_in_flight=_ratio(flights[4], flights[5]),
-            micro_batches=np.where(p[rows] > 1, m[rows], 0),
+            micro_batches=np.where(p[rows] > 1, run_m[rows], 0),
             chunks=chunks[rows],
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
@@ -725,7 +736,7 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             setup, seconds = case.setup(arrangements[0], r), (compute_s[rows, j], forward_s[rows, j])
             bubble_s[rows, j] = stage_bubble(
-                setup, SCHEDULES[sched], p[rows], v[rows], m[rows], *seconds, case.post_validation
+                setup, SCHEDULES[sched], p[rows], v[rows], m[rows], *seconds, case.post_validation, runs
             )
 
     # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
@@ -743,6 +754,7 @@ def evaluate_grid(
             expert_tensor=case.expert_tensor,
             context_attention=case.context_attention,
             schedule=SCHEDULES[sched],
+            runs=case.pipeline_runs,
             **masked,
         )
 
@@ -856,7 +868,7 @@ def evaluate_grid(
         variants = _pipelined_choices(setup, p)
         for pipelined in variants:
             on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
-            plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined)
+            plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
             collectives = overlapped_calls(plain, setup.overlaps)
             dense = data_group_time(
                 collectives,
@@ -895,7 +907,7 @@ def evaluate_grid(
                     _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
                 ]
                 working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1)
+                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
@@ -1077,12 +1089,14 @@ class _Detail:
         working_states: Any,
         busiest: Any,
         pipelined: Any = False,
+        runs: int = 1,
     ) -> None:
         """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
         the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes);
-        ``pipelined``: where FSDP runs on a pipeline stage (service.time.traffic.pipelined_collectives)."""
+        ``pipelined``: where FSDP runs on a pipeline stage (service.time.traffic.pipelined_collectives), over
+        ``runs`` runs of the schedule a step."""
         calls = step_collectives(setup.precision, setup.sharding, m)
-        piped = step_collectives(setup.precision, setup.sharding, m, pipelined=True)
+        piped = step_collectives(setup.precision, setup.sharding, m, pipelined=True, runs=runs)
         for share in shares:
             part = Part(share.parameters, share.ranks, share.per_node)
             for row in part_rows(part, setup):

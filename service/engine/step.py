@@ -26,6 +26,7 @@ from service.memory.model_states import (
     shard_elements,
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
+from service.mesh.degrees import run_micro_batches
 from service.mesh.pipeline import bubble_seconds
 from service.time.communication import (
     CollectivePrice,
@@ -225,11 +226,20 @@ def stage_bubble(
     compute_s: Any,
     forward_s: Any,
     post_validation: bool,
+    runs: Any = 1,
 ) -> Any:
     """The pipeline's idle time over a step of the stage that sets the pace (service.mesh.pipeline): a full
-    recomputation's forward runs again before the backward needs it (pass_seconds)."""
+    recomputation's forward runs again before the backward needs it (pass_seconds). The schedule runs ``runs``
+    times a step (parallelism.pipeline_runs), each over m / runs micro-batches and its share of the compute, each
+    run filling and draining the pipeline again (torchtitan's train step and NeMo Automodel's benchmark recipe call
+    ``schedule.step`` once per local batch of their gradient accumulation)."""
     recomputed_s = forward_s * (setup.recompute is Recompute.full)
-    return bubble_seconds(schedule, p, v, m, forward_s, compute_s - forward_s, recomputed_s, post_validation)
+    backward_s = compute_s - forward_s
+    run_m = run_micro_batches(m, runs)
+    per_run_s = bubble_seconds(
+        schedule, p, v, run_m, forward_s / runs, backward_s / runs, recomputed_s / runs, post_validation
+    )
+    return runs * per_run_s
 
 
 def time_links(setup: Setup, gpus_per_node: Any) -> LinkSpeeds:

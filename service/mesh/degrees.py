@@ -95,6 +95,7 @@ class Mesh:
     pipeline_layers: tuple[int, ...] | None = None
     embedding_layers: int = 0
     loss_layers: int = 0
+    runs: int = 1  # the schedule's runs per step, each over m / runs micro-batches (parallelism.pipeline_runs)
 
     @_derived
     def data(self) -> int:
@@ -337,7 +338,7 @@ def layout_problem_masks(
             _pipeline_rules(schedule, p, v, model.layers, mesh),
             [_sequence_rule(s, t, c, sp)],
         ]
-    checks.append(_batch_rules(schedule, p, v, b, d, global_batch_size, k))
+    checks.append(_batch_rules(schedule, p, v, b, d, global_batch_size, k, mesh.runs))
     rules = [(Rule("world_size", "/parallelism", _negate(fills), world_words), _negate(fills))]
     for check in checks:
         rules += _first_failing(check, fills)
@@ -612,8 +613,11 @@ def _sequence_rule(s: Any, t: Any, c: Any, sequence_parallel: Any) -> Rule:
     return Rule("sequence_length", "/training/sequence_length", s % split != 0, words)
 
 
-def _batch_rules(schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_size: int | None, k: Any) -> list[Rule]:
-    """The batch's rules: a whole number of micro-batches, enough of them to fill the schedule's pipeline."""
+def _batch_rules(
+    schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_size: int | None, k: Any, runs: Any = 1
+) -> list[Rule]:
+    """The batch's rules: a whole number of micro-batches, split evenly over the schedule's ``runs``, each run with
+    enough of them to fill the schedule's pipeline."""
     rules: list[Rule] = []
     m = k
     field = "/training/gradient_accumulation_steps"
@@ -634,6 +638,11 @@ def _batch_rules(schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_siz
         )
         m = select(divides, micro_batches(gbs, k, b, d), 0)
     name = getattr(schedule, "value", schedule)
+    run = run_micro_batches(m, runs)
+
+    def each_run() -> str:  # words for one layout only
+        return f" in each of the {runs} runs of the schedule" if runs > 1 else ""
+
     return rules + [
         Rule(
             "micro_batches_at_least_one",
@@ -642,35 +651,47 @@ def _batch_rules(schedule: Any, p: Any, v: Any, b: Any, d: Any, global_batch_siz
             lambda: f"training.global_batch_size {gbs} is smaller than micro_batch_size x data",
         ),
         Rule(
+            "pipeline_runs_divide",
+            "/parallelism/pipeline_runs",
+            (p > 1) & (m >= 1) & (m % runs != 0),
+            lambda: f"parallelism.pipeline_runs {runs} does not divide the {m} micro-batches per step",
+        ),
+        Rule(
             "micro_batches_fill_pipeline",
             field,
-            schedule_in(schedule, FILL_PIPELINE) & (p > 1) & (m < p),
+            schedule_in(schedule, FILL_PIPELINE) & (p > 1) & (run < p),
             lambda: (
-                f"{m} micro-batches per step are fewer than the {p} pipeline stages: the {name} "
+                f"{run} micro-batches{each_run() or ' per step'} are fewer than the {p} pipeline stages: the {name} "
                 "schedule needs at least as many micro-batches as stages"
             ),
         ),
         Rule(
             "micro_batches_fill_zero_bubble",
             field,
-            schedule_in(schedule, (PipelineSchedule.zero_bubble,)) & (p > 1) & (m < 2 * p - 1),
+            schedule_in(schedule, (PipelineSchedule.zero_bubble,)) & (p > 1) & (run < 2 * p - 1),
             lambda: (
-                f"{m} micro-batches per step are fewer than the {2 * p - 1} the zero_bubble schedule needs on "
-                f"{p} pipeline stages: its warm-up runs 2 x pipeline - 1 forward passes on the first stage before "
-                "the first backward (ZB-H2, Qi et al. 2023, section 2.2); with fewer the bubble is not filled"
+                f"{run} micro-batches{each_run() or ' per step'} are fewer than the {2 * p - 1} the zero_bubble "
+                f"schedule needs on {p} pipeline stages: its warm-up runs 2 x pipeline - 1 forward passes on the "
+                "first stage before the first backward (ZB-H2, Qi et al. 2023, section 2.2); with fewer the bubble "
+                "is not filled"
             ),
         ),
         Rule(
             "interleaved_micro_batches",
             field,
-            chunked(schedule, v) & (m % p != 0),
+            chunked(schedule, v) & (run % p != 0),
             lambda: (
-                f"the {name} schedule with model chunks needs the micro-batches {m} to be a multiple "
+                f"the {name} schedule with model chunks needs the micro-batches {run}{each_run()} to be a multiple "
                 f"of the pipeline {p} (Megatron-LM's requirement; torch.distributed.pipelining's interleaved "
                 "schedules run rounds of m // p)"
             ),
         ),
     ]
+
+
+def run_micro_batches(micro_batches: Any, runs: Any) -> Any:
+    """Micro-batches of one run of the schedule: m / runs (parallelism.pipeline_runs; numbers or arrays)."""
+    return micro_batches // runs
 
 
 def takes_chunks(schedule: Any) -> Any:
@@ -711,6 +732,8 @@ def layout_warnings(mesh: Mesh) -> list[str]:
         )
     if mesh.sequence_parallel and mesh.tensor == 1:
         warnings.append("parallelism.sequence_parallel has no effect without tensor parallelism")
+    if mesh.runs > 1 and mesh.pipeline == 1:
+        warnings.append("parallelism.pipeline_runs has no effect without pipeline parallelism")
     return warnings
 
 
@@ -748,4 +771,5 @@ def requested_mesh(parallelism: Parallelism, world_size: int, gpus_per_node: int
         pipeline_layers=None if parallelism.pipeline_layers is None else tuple(parallelism.pipeline_layers),
         embedding_layers=parallelism.pipeline_embedding_layers,
         loss_layers=parallelism.pipeline_loss_layers,
+        runs=parallelism.pipeline_runs,
     )

@@ -27,7 +27,7 @@ import numpy as np
 from models.enums import CollectiveName, Link
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import shard_elements
-from service.numeric import CountLike, FloatLike, IntLike, ceil_div, group_digits, select
+from service.numeric import CountLike, FloatLike, IntLike, ceil_div, group_digits, minimum, select
 from service.time.buckets import call_count, data_bucket_bytes
 from service.time.collectives import ring_bytes_sent
 from service.time.efficiency import LinkSpeeds
@@ -268,11 +268,16 @@ def communication_time(
         bucket_s = prices[calls.index(first)].call.seconds  # one call of the window's first collective: its last
         last: FloatLike = 0.0
         every: FloatLike = 0.0
+        repeated: FloatLike = 0.0
         for c, t in in_window:
             last = last + t
             if c.per_micro_batch:
                 every = every + t
-        exposed = exposed + exposed_in_window(last, bucket_s, compute_s)
+            elif isinstance(c.count_per_step, int) and c.count_per_step > 1:
+                # once per run of the pipeline schedule (traffic.pipelined_collectives): each run's call is exposed
+                # as the last one is, before its own run's window
+                repeated = repeated + (c.count_per_step - 1) * exposed_in_window(t, minimum(bucket_s, t), compute_s)
+        exposed = exposed + exposed_in_window(last, bucket_s, compute_s) + repeated
         # The k - 1 earlier micro-batches expose what their own window cannot hide (none when k = 1;
         # k may be an array in a sweep, where k - 1 = 0 zeroes the term cell by cell).
         if isinstance(micro_batches, np.ndarray) or micro_batches > 1:

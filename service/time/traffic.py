@@ -82,52 +82,59 @@ def reduce_dtype(precision: PrecisionSpec) -> Dtype:
 
 
 def step_collectives(
-    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike = 1, *, pipelined: bool = False
+    precision: PrecisionSpec,
+    sharding: Sharding,
+    micro_batches: CountLike = 1,
+    *,
+    pipelined: bool = False,
+    runs: int = 1,
 ) -> list[StepCollective]:
     """The collectives one optimizer step runs, with how many times each runs (k may be an array). ``pipelined``:
-    a pipeline stage's sharded parameters as torchtitan runs FSDP with pipelining (pipelined_collectives)."""
+    a pipeline stage's sharded parameters as torchtitan runs FSDP with pipelining (pipelined_collectives), over
+    ``runs`` runs of the schedule a step."""
     if isinstance(micro_batches, int):  # one plan: a pure function of hashable values, asked several times
-        return list(_step_collectives(precision, sharding, micro_batches, pipelined))
-    return _collectives(precision, sharding, micro_batches, pipelined)
+        return list(_step_collectives(precision, sharding, micro_batches, pipelined, runs))
+    return _collectives(precision, sharding, micro_batches, pipelined, runs)
 
 
 @lru_cache(maxsize=1024)
 def _step_collectives(
-    precision: PrecisionSpec, sharding: Sharding, micro_batches: int, pipelined: bool = False
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: int, pipelined: bool = False, runs: int = 1
 ) -> tuple[StepCollective, ...]:
-    return tuple(_collectives(precision, sharding, micro_batches, pipelined))
+    return tuple(_collectives(precision, sharding, micro_batches, pipelined, runs))
 
 
-def pipelined_collectives(precision: PrecisionSpec) -> list[StepCollective]:
+def pipelined_collectives(precision: PrecisionSpec, runs: int = 1) -> list[StepCollective]:
     """FSDP (ZeRO-3, SHARD_GRAD_OP) on a pipeline stage as torchtitan runs it: ``reshard_after_forward = not
     pp_enabled`` (torchtitan/distributed/fsdp.py @b5bcd76c, get_fsdp_reshard_after_forward_policy), and
     torch.distributed.pipelining runs every micro-batch's backward with ``set_reshard_after_backward(False)`` and
     ``set_requires_gradient_sync(False)`` and reduces once after the schedule (torch 2.13
     torch/distributed/pipelining/stage.py, backward_maybe_with_nosync and perform_reduce_grad, called by
     schedules.py after the last micro-batch). So the stage's parameters are gathered once, before the first
-    micro-batch's forward, and its gradients reduce-scattered once, after the last backward, not hidden."""
+    micro-batch's forward, and its gradients reduce-scattered once, after the last backward, not hidden. A step of
+    ``runs`` runs of the schedule (parallelism.pipeline_runs: torchtitan's and NeMo Automodel's gradient
+    accumulation, ``schedule.step`` once per local batch) does both once per run."""
     ag, rs = CollectiveName.all_gather, CollectiveName.reduce_scatter
+    once = "once per step" if runs == 1 else f"once per run of the schedule ({runs} a step)"
     return [
         StepCollective(
             ag,
-            "the stage's parameters, once per step, kept gathered through every micro-batch (pipelining)",
+            f"the stage's parameters, {once}, kept gathered through every micro-batch (pipelining)",
             gather_dtype(precision),
-            1,
+            runs,
             window=Window.forward,
         ),
-        StepCollective(
-            rs, "the stage's gradients, once per step after the last micro-batch", reduce_dtype(precision), 1
-        ),
+        StepCollective(rs, f"the stage's gradients, {once} after the last micro-batch", reduce_dtype(precision), runs),
     ]
 
 
 def _collectives(
-    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike, pipelined: bool = False
+    precision: PrecisionSpec, sharding: Sharding, micro_batches: CountLike, pipelined: bool = False, runs: int = 1
 ) -> list[StepCollective]:
     grads, params, k = reduce_dtype(precision), precision.parameter_dtype, micro_batches
     rs, ag, ar = CollectiveName.reduce_scatter, CollectiveName.all_gather, CollectiveName.all_reduce
     if pipelined and sharding.shard_parameters and not sharding.hybrid and not sharding.zeropp.any:
-        return pipelined_collectives(precision)
+        return pipelined_collectives(precision, runs)
     if not sharding.shard_optimizer:
         return [StepCollective(ar, "gradients, once per step", grads, 1, window=Window.backward)]
     if not sharding.shard_parameters:

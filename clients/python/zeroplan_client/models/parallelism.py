@@ -56,6 +56,13 @@ class Parallelism:
             pipeline_loss_layers (int | Unset): Layers the output layer and loss count as in the split, taken from the last
                 chunk: 1 is Megatron-LM's --account-for-loss-in-pipeline-split and torchtitan's default
                 pipeline_parallel_last_stage_less_layers. Not with pipeline_layers. Default: 0.
+            pipeline_runs (int | Unset): Times the pipeline schedule runs in one optimizer step, each over micro_batches /
+                pipeline_runs micro-batches with its own fill and drain, and, with parameters sharded (FSDP), its own gather of
+                the stage's parameters and reduce-scatter of its gradients. torchtitan and NeMo Automodel accumulate gradients
+                over local batches, running the schedule once per local batch: pipeline_runs is their gradient accumulation
+                steps, global batch / (local batch x d), and micro_batch_size their pipeline micro-batch size. 1: one schedule
+                over every micro-batch of the step, as Megatron-Core runs it. Must divide the micro-batches; read only with
+                pipeline parallelism. Default: 1.
             pipeline_schedule (PipelineSchedule | Unset): How micro-batches flow through the pipeline stages: each one a
                 framework runs.
             sequence_parallel (bool | Unset): Sequence parallelism with tensor parallelism (Korthikanti et al. 2022): norms
@@ -74,6 +81,7 @@ class Parallelism:
     pipeline_embedding_layers: int | Unset = 0
     pipeline_layers: list[int] | None | Unset = UNSET
     pipeline_loss_layers: int | Unset = 0
+    pipeline_runs: int | Unset = 1
     pipeline_schedule: PipelineSchedule | Unset = UNSET
     sequence_parallel: bool | Unset = False
     tensor: int | Unset = 1
@@ -111,6 +119,8 @@ class Parallelism:
 
         pipeline_loss_layers = self.pipeline_loss_layers
 
+        pipeline_runs = self.pipeline_runs
+
         pipeline_schedule: str | Unset = UNSET
         if not isinstance(self.pipeline_schedule, Unset):
             pipeline_schedule = self.pipeline_schedule.value
@@ -142,6 +152,8 @@ class Parallelism:
             field_dict["pipeline_layers"] = pipeline_layers
         if pipeline_loss_layers is not UNSET:
             field_dict["pipeline_loss_layers"] = pipeline_loss_layers
+        if pipeline_runs is not UNSET:
+            field_dict["pipeline_runs"] = pipeline_runs
         if pipeline_schedule is not UNSET:
             field_dict["pipeline_schedule"] = pipeline_schedule
         if sequence_parallel is not UNSET:
@@ -201,6 +213,8 @@ class Parallelism:
 
         pipeline_loss_layers = d.pop("pipeline_loss_layers", UNSET)
 
+        pipeline_runs = d.pop("pipeline_runs", UNSET)
+
         _pipeline_schedule = d.pop("pipeline_schedule", UNSET)
         pipeline_schedule: PipelineSchedule | Unset
         if isinstance(_pipeline_schedule, Unset):
@@ -224,6 +238,7 @@ class Parallelism:
             pipeline_embedding_layers=pipeline_embedding_layers,
             pipeline_layers=pipeline_layers,
             pipeline_loss_layers=pipeline_loss_layers,
+            pipeline_runs=pipeline_runs,
             pipeline_schedule=pipeline_schedule,
             sequence_parallel=sequence_parallel,
             tensor=tensor,

@@ -42,6 +42,8 @@ class ParallelismEcho:
         optimizer_post_validation (bool | Unset): As requested. Default: False.
         pipeline_layers (list[int] | Unset): Transformer layers of each model chunk in the model's order (p x v entries;
             p with one chunk per stage), as split; empty without pipelining.
+        pipeline_runs (int | Unset): Runs of the pipeline schedule per optimizer step, each over micro_batches /
+            pipeline_runs micro-batches: as requested. Default: 1.
     """
 
     context: int
@@ -60,6 +62,7 @@ class ParallelismEcho:
     virtual_stages: int
     optimizer_post_validation: bool | Unset = False
     pipeline_layers: list[int] | Unset = UNSET
+    pipeline_runs: int | Unset = 1
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,6 +103,8 @@ class ParallelismEcho:
         if not isinstance(self.pipeline_layers, Unset):
             pipeline_layers = self.pipeline_layers
 
+        pipeline_runs = self.pipeline_runs
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -124,6 +129,8 @@ class ParallelismEcho:
             field_dict["optimizer_post_validation"] = optimizer_post_validation
         if pipeline_layers is not UNSET:
             field_dict["pipeline_layers"] = pipeline_layers
+        if pipeline_runs is not UNSET:
+            field_dict["pipeline_runs"] = pipeline_runs
 
         return field_dict
 
@@ -169,6 +176,8 @@ class ParallelismEcho:
 
         pipeline_layers = cast(list[int], d.pop("pipeline_layers", UNSET))
 
+        pipeline_runs = d.pop("pipeline_runs", UNSET)
+
         parallelism_echo = cls(
             context=context,
             context_attention=context_attention,
@@ -186,6 +195,7 @@ class ParallelismEcho:
             virtual_stages=virtual_stages,
             optimizer_post_validation=optimizer_post_validation,
             pipeline_layers=pipeline_layers,
+            pipeline_runs=pipeline_runs,
         )
 
         parallelism_echo.additional_properties = d
