@@ -486,7 +486,7 @@ AUTOMODEL_ASSUMED = {
     "recompute": "the recipe's activation_checkpointing (absent: none)",
 }
 # The 1,024-GPU recipe's local batch of 8 per data-parallel rank and 4 accumulation steps run the pipeline schedule
-# 4 times a step, 8 micro-batches each; the plan runs one schedule of 32 (a quarter of the run's fill and drain).
+# 4 times a step, 8 micro-batches each: parallelism.pipeline_runs 4.
 DSV3_1024_ASSUMED = AUTOMODEL_ASSUMED | {
     "micro_batches": "32 a step in 4 runs of the schedule of 8 each (local_batch_size 8, GA 4: the recipe's "
     "benchmark loop calls schedule.step once per local batch): parallelism.pipeline_runs 4"
