@@ -77,8 +77,8 @@ class ModelSpec(Strict):
     hf_config: dict[str, Any] | None = Field(
         default=None,
         description="The contents of a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Qwen3, "
-        "Qwen3-MoE, Gemma 1/2/3, DeepSeek-V2/V3, Llama 4 families, by model_type); the architecture is derived "
-        "from it. Unknown keys are ignored; a missing key is a 422 naming /model/hf_config/<key>.",
+        "Qwen3-MoE, Gemma 1/2/3, DeepSeek-V2/V3, Kimi K2, Llama 4 families, by model_type); the architecture is "
+        "derived from it. Unknown keys are ignored; a missing key is a 422 naming /model/hf_config/<key>.",
         json_schema_extra={"maxProperties": MAX_HF_CONFIG_KEYS},
     )
     parameter_count: int | None = Field(

@@ -172,6 +172,7 @@ FAMILIES: dict[str, Callable[[_Reader], Fields]] = {
     "gemma3_text": _gemma3,
     "deepseek_v2": _deepseek_v3,
     "deepseek_v3": _deepseek_v3,
+    "kimi_k2": _deepseek_v3,  # Moonshot AI's Kimi K2: DeepseekV3ForCausalLM and DeepseekV3Config's keys
     "llama4": _llama4,
     "llama4_text": _llama4,
 }

@@ -54,6 +54,27 @@ def test_deepseek_v3_config(client):
     assert 37e9 <= body["active_parameter_count"] < 38e9  # 37B activated
 
 
+def test_kimi_k2_config(client):
+    """Moonshot AI's Kimi K2 (model_type kimi_k2, DeepSeek-V3's architecture): "1 trillion total parameters and 32
+    billion activated" (moonshotai/Kimi-K2-Instruct model card); the arithmetic of its config: 61 layers of MLA
+    (q 7168 x 1536 + 1536 x 64 x 192, kv 7168 x 576 + 512 x 64 x 256, out 64 x 128 x 7168), the first dense
+    (3 x 7168 x 18432), 60 of 384 routed and 1 shared experts of 3 x 7168 x 2048 with a 7168 x 384 router,
+    untied 163,840 x 7168 embeddings."""
+    body = plan_with(client, config("kimi-k2"))
+    attention = 7168 * 1536 + 1536 * 64 * 192 + 7168 * (512 + 64) + 512 * 64 * (128 + 128) + 64 * 128 * 7168
+    norms = 2 * 7168 + 1536 + 512  # the layer's two norms and MLA's q and kv latent norms
+    expert = 3 * 7168 * 2048
+    dense_layer = attention + norms + 3 * 7168 * 18432
+    moe_layer = attention + norms + 385 * expert + 7168 * 384 + 384  # the router and its per-expert bias
+    total = dense_layer + 60 * moe_layer + 2 * 163_840 * 7168 + 7168
+    assert body["parameter_count"] == total
+    assert round(total / 1e12, 3) == 1.026
+    active = total - 60 * (384 - 8) * expert
+    assert body["active_parameter_count"] == active
+    assert round(active / 1e9) == 33
+    assert round((active - 163_840 * 7168) / 1e9) == 32  # the card's "32B activated": without the input embedding
+
+
 def test_deepseek_v2_config(client):
     # DeepSeek-AI 2024, "DeepSeek-V2", abstract: 236B total parameters, 21B activated per token.
     body = plan_with(client, config("deepseek-v2"))

@@ -33,7 +33,7 @@ class ModelSpec:
             ffn_hidden_size (int | None | Unset): MLP inner width (of the dense layers in an MoE model).
             head_dim (int | None | Unset): Width of one attention head; default hidden_size / attention_heads.
             hf_config (ModelSpecHfConfigType0 | None | Unset): The contents of a Hugging Face config.json (Llama, Mistral,
-                Mixtral, Qwen2, Qwen3, Qwen3-MoE, Gemma 1/2/3, DeepSeek-V2/V3, Llama 4 families, by model_type); the
+                Mixtral, Qwen2, Qwen3, Qwen3-MoE, Gemma 1/2/3, DeepSeek-V2/V3, Kimi K2, Llama 4 families, by model_type); the
                 architecture is derived from it. Unknown keys are ignored; a missing key is a 422 naming /model/hf_config/<key>.
             hidden_size (int | None | Unset): Model width (h).
             kv_heads (int | None | Unset): Key/value heads; default a (MHA).
