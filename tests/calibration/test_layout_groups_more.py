@@ -1,0 +1,92 @@
+"""FlagPerf's groups of one job in several layouts (bench.calibration.layout_groups_more): the figures as printed, each
+row a plan request its source describes, and the terms each layout is priced with."""
+
+import pytest
+
+from bench.calibration.corpus import Metric
+from bench.calibration.layout_groups import Group
+from bench.calibration.layout_groups_more import (
+    FLAGPERF,
+    GROUPS,
+    LLAMA3_8B_A800_LAYOUTS,
+    NEIGHBOUR_GROUPS,
+    TERMS,
+    terms,
+)
+from bench.calibration.model import plan_request, predicted_tokens_per_s_per_gpu
+
+ALL = GROUPS + NEIGHBOUR_GROUPS
+
+
+def test_the_figures_are_copied_as_printed() -> None:
+    # FlagOpen/FlagPerf @1b5a0303 training/nvidia/llama3_8B-megatron/README.md lines 61-64: token/p/s of H100 runs
+    measured = {g.name: tuple(r.measured for r in g.runs) for g in ALL}
+    assert measured["Llama 3 8B, 8 H100, TP2 DP4, Megatron-Core: bf16 or fp8"] == (8103, 10486)
+    assert measured["Llama 3 8B, 16 H100, TP2 DP8, Megatron-Core: bf16 or fp8"] == (7914, 10280)
+    # training/nvidia/llama2_70B-megatron/README.md lines 58 and 59 (amp, TP8PP4DP1 and TP4PP8DP1)
+    assert measured["Llama 2 70B, 32 H800, batch 44 x 4096, FlagScale: TP8 PP4 or TP4 PP8"] == (641.93, 791.37)
+    # llama3_8B README line 60 (the PP2DP4TP1 baseline) and the ablation table, lines 71-77 (the OOM row left out)
+    printed = [(2, 4, 1, 3698.7), (4, 2, 1, 3306.5), (2, 2, 2, 3409.2), (2, 1, 4, 3006.1), (8, 1, 1, 2690.3)]
+    printed += [(1, 1, 8, 2451.2), (4, 1, 2, 3042.7)]
+    rows = [(r.pipeline, r.data_parallel, r.tensor, r.measured) for r in LLAMA3_8B_A800_LAYOUTS]
+    assert rows == printed
+
+
+def test_every_row_is_the_job_its_script_runs() -> None:
+    for group in ALL:
+        for run in group.runs:
+            assert run.source == FLAGPERF and "README.md" in run.where and "line" in run.where
+            assert run.metric is Metric.tokens_per_s_per_gpu
+            assert run.unpublished and run.assumed  # what the pages leave out is said
+            request = plan_request(run)  # a valid /v1/plan request
+            assert request.levers.overlap_grad_reduce is False  # no --overlap-grad-reduce in the scripts
+            assert run.sequence_parallel == (run.tensor > 1)  # --sequence-parallel, a no-op at TP 1
+    # pretrain_llama3.sh: --global-batch-size 512, micro-batch 1: 512 = 1 x DP x accumulation
+    for run in GROUPS[0].runs + GROUPS[1].runs + LLAMA3_8B_A800_LAYOUTS:
+        assert run.global_batch_size == 512 and run.micro_batch_size == 1
+        assert run.data_parallel * run.accumulation_steps == 512
+        assert run.tensor * run.pipeline * run.data_parallel == run.world_size
+    # llama2_70B run_pretraining.py: gbs = 1 x 8 GPUs x 4 nodes x 44 accumulation / (t x p) = 44 when t x p = 32
+    for run in NEIGHBOUR_GROUPS[0].runs:
+        assert run.tensor * run.pipeline == 32
+        assert (run.global_batch_size, run.accumulation_steps) == (1 * 8 * 4 * 44 // 32, 44)
+        assert plan_request(run).levers.attention_backend is not None
+
+
+def test_the_export_cards_carry_their_links() -> None:
+    # H800 and A800: NVLink 400 GB/s both directions (200 GB/s a direction), InfiniBand 200 Gb/s = 25 GB/s a GPU
+    for group in NEIGHBOUR_GROUPS:
+        for run in group.runs:
+            cluster = plan_request(run).cluster
+            spec = cluster.links
+            assert spec is not None and not isinstance(spec, str)
+            assert spec.intra_node_bytes_per_s == 400e9 / 2
+            assert spec.inter_node_bytes_per_s == 200e9 / 8
+    for group in GROUPS:
+        for run in group.runs:
+            assert run.cluster == {} and run.gpu == "h100-80gb"
+
+
+def test_fp8_rows_differ_from_their_pair_in_fp8_alone() -> None:
+    for group in GROUPS:
+        bf16, fp8 = group.runs
+        assert "fp8" not in bf16.levers and fp8.levers["fp8"] == "transformer_engine"
+        same = ("model", "world_size", "tensor", "pipeline", "micro_batch_size", "recompute", "arrangement")
+        assert all(getattr(bf16, name) == getattr(fp8, name) for name in same)
+
+
+def test_groups_are_one_job_each() -> None:
+    a, b = GROUPS[0].runs[0], GROUPS[1].runs[0]  # 8 and 16 GPUs: two jobs
+    with pytest.raises(ValueError, match="not the same job"):
+        Group("mixed", "x", "y", (a, b))
+
+
+def test_terms_add_up_to_the_predicted_step() -> None:
+    # the step a layout is priced at is the tokens of a step over the predicted throughput
+    run = NEIGHBOUR_GROUPS[0].runs[0]
+    priced = terms(run)
+    assert set(priced) == set(TERMS)
+    tokens = run.global_batch_size * run.sequence_length
+    assert priced["step_s"] == pytest.approx(tokens / (predicted_tokens_per_s_per_gpu(run) * run.world_size))
+    assert all(value >= 0.0 for value in priced.values())
+    assert priced["pipeline_bubble_s"] > 0.0  # four stages, 44 micro-batches: a bubble
