@@ -32,7 +32,8 @@ README prints it (one NIC per GPU assumed: unpublished).
 
 from bench.calibration.corpus import Metric, Run
 from bench.calibration.layout_groups import Group, evaluate
-from bench.calibration.model import layout_evaluation
+from bench.calibration.model import layout_evaluation, plan_request
+from service.inputs import resolve
 
 FLAGPERF = "FlagOpen/FlagPerf @1b5a0303"
 LLAMA3_8B = "training/nvidia/llama3_8B-megatron/README.md"
@@ -230,21 +231,46 @@ def terms(run: Run) -> dict[str, float]:
     return {name: float(getattr(layout, name)) for name in TERMS}
 
 
+def granularity(run: Run) -> tuple[int, float]:
+    """(layer passes per GPU per step, tokens per local expert per micro-batch): how finely a layout cuts the work.
+
+    A layer pass is one layer's forward and backward on one micro-batch: micro-batches x the layers a pipeline
+    stage holds, each with its fixed costs (kernel launches, the token dispatcher's device-to-host sync of the
+    routing counts). Tokens per expert (mixtures only, balanced routing as --moe-router-force-load-balancing runs
+    it): a rank's tokens (b x s over the tensor ranks under sequence parallelism) gathered from the expert group
+    and spread over the experts, top_k copies each: the M of every grouped GEMM. 0 for a dense model."""
+    request = plan_request(run)
+    scene = resolve.scenario(
+        request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+    )
+    arch = scene.model.architecture
+    assert arch is not None
+    passes = run.accumulation_steps * arch.layers // run.pipeline
+    if arch.moe is None:
+        return passes, 0.0
+    rank_tokens = run.micro_batch_size * run.sequence_length / (run.tensor if run.sequence_parallel else 1)
+    return passes, rank_tokens * run.expert * arch.moe.top_k / arch.moe.experts
+
+
 def print_terms(groups: list[Group]) -> None:
     """Each group's layouts with their measured and predicted figures and the priced terms of a step."""
     short = [name.removesuffix("_s").replace("data_parallel_exposed", "dp_exposed") for name in TERMS]
     for group in groups:
         result = evaluate(group)
         print(f"\n{group.name}  [{group.source}, {group.where}]")
-        print(f"  {'layout':30s} {'meas.':>8s} {'pred.':>8s}  " + " ".join(f"{n[:11]:>11s}" for n in short))
+        header = " ".join(f"{n[:11]:>11s}" for n in short)
+        print(f"  {'layout':30s} {'meas.':>8s} {'pred.':>8s}  {header} {'passes':>7s} {'tok/expert':>10s}")
         for run, m, p in zip(group.runs, result.measured, result.predicted, strict=True):
             priced = terms(run) if run.needs_layouts else {}
             cells = " ".join(f"{priced[n]:11.3f}" if n in priced else f"{'-':>11s}" for n in TERMS)
-            print(f"  {run.name:30s} {m:8.1f} {p:8.1f}  {cells}")
+            passes, per_expert = granularity(run)
+            print(f"  {run.name:30s} {m:8.1f} {p:8.1f}  {cells} {passes:7d} {per_expert:10.0f}")
         print(f"  pairs in order: {result.pairs_in_order} / {result.pairs}")
         for faster, slower in result.out_of_order:
             print(f"    out of order: {faster} measured faster than {slower}")
 
 
 if __name__ == "__main__":
-    print_terms(GROUPS + NEIGHBOUR_GROUPS)
+    from bench.calibration.layout_groups import GROUPS as PUBLISHED
+
+    print_terms(GROUPS + NEIGHBOUR_GROUPS + [g for g in PUBLISHED if g.runs[0].expert > 1])

@@ -90,3 +90,18 @@ def test_terms_add_up_to_the_predicted_step() -> None:
     assert priced["step_s"] == pytest.approx(tokens / (predicted_tokens_per_s_per_gpu(run) * run.world_size))
     assert all(value >= 0.0 for value in priced.values())
     assert priced["pipeline_bubble_s"] > 0.0  # four stages, 44 micro-batches: a bubble
+
+
+def test_granularity_counts_layer_passes_and_tokens_per_expert() -> None:
+    from bench.calibration.layout_groups import QWEN3_235B_LAYOUTS
+    from bench.calibration.layout_groups_more import granularity
+
+    # Qwen3-235B-A22B (94 layers, 128 experts, top 8) at TP4 EP8 PP8, 1 x 4,096 tokens, 256 micro-batches:
+    # 256 x 94 // 8 = 3,008 layer passes; 4,096 / 4 tokens a rank x 8 ranks x 8 copies / 128 experts = 512
+    tp4 = QWEN3_235B_LAYOUTS[4]
+    assert (tp4.tensor, tp4.expert, tp4.pipeline, tp4.accumulation_steps) == (4, 8, 8, 256)
+    assert granularity(tp4) == (3008, 512.0)
+    # TP2 EP32 PP8: 128 x 94 // 8 = 1,504; 2,048 x 32 x 8 / 128 = 4,096
+    assert granularity(QWEN3_235B_LAYOUTS[0]) == (1504, 4096.0)
+    # a dense model has no experts: Llama 2 70B TP8 PP4, 44 micro-batches x 80 // 4 layers
+    assert granularity(NEIGHBOUR_GROUPS[0].runs[0]) == (44 * 80 // 4, 0.0)
