@@ -21,6 +21,13 @@ Source
     recomputation (recompute = False), TP8 PP4 against TP4 PP8. The first row ('fp32' with recompute=True) is
     left out: the script passes --bf16 to every run, so its precision is not what the row says; the fourth row is
     another job (global batch 1,024).
+  - training/nvidia/aquila2_7b-flagscale/README.md, section '性能指标': Aquila2 7B on one DGX A800, FlagScale @ed55532
+    (training/benchmarks/aquila2_7b/flagscale/flagscale_main.sh: 32 layers, hidden 4,096, 32 heads, SwiGLU at
+    --multiple-of 256 (11,008), vocabulary 100,008, untied output layer), sequence 2,048, 9 accumulation steps,
+    global batch LBS x 8 x 9 / (t x p), --bf16, --use-distributed-optimizer, --use-flash-attn, no sequence
+    parallelism, no recomputation; the README notes that FlagScale at that commit overlaps no communication with
+    compute. TP1 PP1 DP8 (LBS 1), TP8 (LBS 8) and TP2 PP2 DP2 (LBS 4) are one job (global batch 72); TP1 PP8 (LBS 4,
+    global batch 36) is another and is left out.
 
 The H100 groups (GROUPS) are lever pairs: the acceptance's hidden set is H100, and FlagPerf's H100 rows compare
 bf16 with FP8 at one layout. The layout groups (TP x PP x DP of one job) ran on H800 and A800 cards, an H100 and
@@ -170,6 +177,54 @@ def llama2_70b_h800(tensor: int, pipeline: int, tokens_per_s_per_gpu: float, lin
     )
 
 
+AQUILA2_7B = "training/nvidia/aquila2_7b-flagscale/README.md"
+AQUILA2_ASSUMED: dict[str, object] = {
+    "gpu": "a100-80gb: the A800-SXM4-80GB has the A100's compute and memory, NVLink cut to 400 GB/s",
+    "links": "link_spec: NVLink 200 GB/s a direction, InfiniBand 200 Gb/s (the README's host)",
+    "precision": "megatron: --bf16 with --use-distributed-optimizer (fp32 main gradients and master weights)",
+    "overlap": "off: 'FlagScale at ed55532 does not yet overlap computation and communication' (the README)",
+    "attention_backend": "flash_attention_2: --use-flash-attn runs the flash-attn package",
+    "vocab_size": "100,008 as --vocab-size gives it (Megatron pads the embedding to a multiple of 128 x t)",
+}
+AQUILA2_7B_MODEL: dict[str, object] = {
+    "layers": 32,
+    "hidden_size": 4096,
+    "attention_heads": 32,
+    "ffn_hidden_size": 11008,  # SwiGLU: 256 x ceil(int(2 x 4 x 4096 / 3) / 256)
+    "vocab_size": 100008,
+    "mlp": "swiglu",
+    "tied_embeddings": False,
+}
+
+
+def aquila2_7b_a800(tensor: int, pipeline: int, local_batch: int, tokens_per_s_per_gpu: float, line: int) -> Run:
+    """One row of FlagPerf's Aquila2 7B FlagScale case on 8 A800: global batch local x 8 x 9 / (t x p)."""
+    data = 8 // (tensor * pipeline)
+    return Run(
+        name=f"Aquila2 7B TP{tensor} PP{pipeline} DP{data} b{local_batch}",
+        source=FLAGPERF,
+        where=f"{AQUILA2_7B}, section '性能指标', line {line} (TP{tensor}PP{pipeline}DP{data}, LBS {local_batch})",
+        gpu="a100-80gb",
+        world_size=8,
+        model=AQUILA2_7B_MODEL,
+        sequence_length=2048,
+        global_batch_size=local_batch * 8 * 9 // (tensor * pipeline),
+        micro_batch_size=local_batch,
+        arrangement="zero1",
+        recompute="none",
+        metric=Metric.tokens_per_s_per_gpu,
+        measured=tokens_per_s_per_gpu,
+        tensor=tensor,
+        pipeline=pipeline,
+        sequence_parallel=False,
+        levers=MEGATRON_LEVERS | {"overlap": False, "attention_backend": "flash_attention_2"},
+        precision="megatron",
+        unpublished=("the FlagScale commit's exact kernels",),
+        assumed=AQUILA2_ASSUMED,
+        cluster=EXPORT_LINKS,
+    )
+
+
 # H100: one layout, bf16 against Transformer Engine's FP8 (README lines 61-64)
 GROUPS: list[Group] = [
     Group(
@@ -208,6 +263,16 @@ NEIGHBOUR_GROUPS: list[Group] = [
         FLAGPERF,
         f"{LLAMA3_8B}, line 60 and the ablation table",
         LLAMA3_8B_A800_LAYOUTS,
+    ),
+    Group(
+        "Aquila2 7B, 8 A800, batch 72 x 2048, FlagScale: DP8, TP8 or TP2 PP2 DP2",
+        FLAGPERF,
+        f"{AQUILA2_7B}, lines 55, 56 and 58",
+        (
+            aquila2_7b_a800(1, 1, 1, 3936.8, 55),
+            aquila2_7b_a800(8, 1, 8, 2866.3, 56),
+            aquila2_7b_a800(2, 2, 4, 3468.3, 58),
+        ),
     ),
 ]
 

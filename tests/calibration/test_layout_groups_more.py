@@ -30,6 +30,9 @@ def test_the_figures_are_copied_as_printed() -> None:
     printed += [(1, 1, 8, 2451.2), (4, 1, 2, 3042.7)]
     rows = [(r.pipeline, r.data_parallel, r.tensor, r.measured) for r in LLAMA3_8B_A800_LAYOUTS]
     assert rows == printed
+    # training/nvidia/aquila2_7b-flagscale/README.md lines 55, 56 and 58: TPxPPyDPz, LBS and token/p/s
+    aquila = [(r.tensor, r.pipeline, r.data_parallel, r.micro_batch_size, r.measured) for r in NEIGHBOUR_GROUPS[2].runs]
+    assert aquila == [(1, 1, 8, 1, 3936.8), (8, 1, 1, 8, 2866.3), (2, 2, 2, 4, 3468.3)]
 
 
 def test_every_row_is_the_job_its_script_runs() -> None:
@@ -40,7 +43,8 @@ def test_every_row_is_the_job_its_script_runs() -> None:
             assert run.unpublished and run.assumed  # what the pages leave out is said
             request = plan_request(run)  # a valid /v1/plan request
             assert request.levers.overlap_grad_reduce is False  # no --overlap-grad-reduce in the scripts
-            assert run.sequence_parallel == (run.tensor > 1)  # --sequence-parallel, a no-op at TP 1
+            # --sequence-parallel (a no-op at TP 1) in the Megatron-Core and Llama 2 scripts, absent from Aquila2's
+            assert run.sequence_parallel == (run.tensor > 1 and "aquila" not in run.where)
     # pretrain_llama3.sh: --global-batch-size 512, micro-batch 1: 512 = 1 x DP x accumulation
     for run in GROUPS[0].runs + GROUPS[1].runs + LLAMA3_8B_A800_LAYOUTS:
         assert run.global_batch_size == 512 and run.micro_batch_size == 1
@@ -51,6 +55,11 @@ def test_every_row_is_the_job_its_script_runs() -> None:
         assert run.tensor * run.pipeline == 32
         assert (run.global_batch_size, run.accumulation_steps) == (1 * 8 * 4 * 44 // 32, 44)
         assert plan_request(run).levers.attention_backend is not None
+    # aquila2_7b run_pretraining.py: gbs = LBS x 8 GPUs x 9 accumulation / (t x p): 72 for the three rows
+    for run in NEIGHBOUR_GROUPS[2].runs:
+        assert run.global_batch_size == run.micro_batch_size * 8 * 9 // (run.tensor * run.pipeline) == 72
+        assert run.accumulation_steps == 9
+        assert plan_request(run).levers.overlap is False  # FlagScale @ed55532 overlaps no communication
 
 
 def test_the_export_cards_carry_their_links() -> None:
