@@ -105,7 +105,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.layout_groups:
         layout_groups.report(layout_groups.GROUPS + layout_groups_more.GROUPS)
-        layout_groups.report(layout_groups_more.NEIGHBOUR_GROUPS, "H800 and A800: H100 and A100 with NVLink cut")
+        layout_groups.report(layout_groups_more.NEIGHBOUR_GROUPS, "other cards: H800, A800 and A100")
         return
     evaluable = [r for r in RUNS if not r.excluded]
     fit_rows, held = split(evaluable)

@@ -28,6 +28,17 @@ Source
     parallelism, no recomputation; the README notes that FlagScale at that commit overlaps no communication with
     compute. TP1 PP1 DP8 (LBS 1), TP8 (LBS 8) and TP2 PP2 DP2 (LBS 4) are one job (global batch 72); TP1 PP8 (LBS 4,
     global batch 36) is another and is left out.
+  - training/nvidia/gpt3_6.7B-paddle/README.md and training/nvidia/llama1_7B-paddle/README.md, section '性能指标':
+    GPT-3 6.7B and LLaMA 7B on one DGX A100 80GB (and 40GB), PaddlePaddle 2.5.1 (PaddleNLP's trainer), sequence
+    2,048, fp16 at level O2 (fp16 weights, fp32 master weights and Adam), flash attention, global batch 2M and 4M
+    tokens (1,024 and 2,048 sequences) in four layouts each: sharding stage 2 over 8 ranks (ZeRO-2, DP8), TP2 with
+    stage-1 or stage-2 sharding over 4 ranks, TP2 PP4; once without recomputation (micro-batch 4) and once with
+    full recomputation (micro-batch 2; 4 at TP2 PP4), as each row's config_*.py gives it. The model is
+    training/benchmarks/gpt3_6.7B/paddle/config/_base.py (32 layers, hidden 4,096, 32 heads, GELU MLP 16,384,
+    vocabulary 50,304, untied) and facebook/llama-7b (32 layers, hidden 4,096, 32 heads, SwiGLU 11,008, vocabulary
+    32,000). Each figure is the README's samples per second x 2,048 / 8 as it prints the product. A group holds one
+    card and one recomputation setting: the rows with and without recomputation are the same job, but their pair
+    would compare the recomputation lever (a published 2.5-fold slowdown), not the layouts.
 
 The H100 groups (GROUPS) are lever pairs: the acceptance's hidden set is H100, and FlagPerf's H100 rows compare
 bf16 with FP8 at one layout. The layout groups (TP x PP x DP of one job) ran on H800 and A800 cards, an H100 and
@@ -225,6 +236,102 @@ def aquila2_7b_a800(tensor: int, pipeline: int, local_batch: int, tokens_per_s_p
     )
 
 
+GPT3_PADDLE = "training/nvidia/gpt3_6.7B-paddle/README.md"
+LLAMA1_PADDLE = "training/nvidia/llama1_7B-paddle/README.md"
+PADDLE_MODELS: dict[str, dict[str, object]] = {
+    GPT3_PADDLE: {
+        "layers": 32,
+        "hidden_size": 4096,
+        "attention_heads": 32,
+        "ffn_hidden_size": 16384,
+        "vocab_size": 50304,
+        "mlp": "gelu",
+        "tied_embeddings": False,
+    },
+    LLAMA1_PADDLE: {
+        "layers": 32,
+        "hidden_size": 4096,
+        "attention_heads": 32,
+        "ffn_hidden_size": 11008,
+        "vocab_size": 32000,
+        "mlp": "swiglu",
+        "tied_embeddings": False,
+    },
+}
+PADDLE_ASSUMED: dict[str, object] = {
+    "precision": "mixed_fp16_adam: fp16 at level O2 (fp16 parameters and gradients, fp32 master weights and Adam)",
+    "arrangement": "sharding stage1: zero1, stage2: zero2, over the sharding degree (the data-parallel ranks)",
+    "attention_backend": "flash_attention_2: use_flash_attention = 1 (Paddle 2.5's flash-attention kernel)",
+    "pipeline": "1F1B, 32 layers split evenly over four stages",
+    "overlap_grad_reduce": "off: Paddle's sharding stage 2 reduces each gradient bucket with dist.reduce(sync_op=not "
+    "self._reduce_overlap), _reduce_overlap False unless set (PaddlePaddle/Paddle group_sharded_stage2.py @03eadcf3, "
+    "_get_reduce_fn); PaddleNLP sets it only when sharding_parallel_config names enable_stage2_overlap, and stage 1 "
+    "overlaps only under enable_stage1_overlap (paddlenlp/trainer/training_args.py @536f3c34); FlagPerf's configs "
+    "name neither",
+}
+PADDLE_UNPUBLISHED = ("PaddleNLP's commit (the overlap options are read from a later one)",)
+
+
+def paddle_row(
+    readme: str,
+    line: int,
+    gpu: str,
+    tensor: int,
+    pipeline: int,
+    stage: int,
+    micro_batch: int,
+    accumulation: int,
+    recompute: bool,
+    tokens_per_s_per_gpu: float,
+) -> Run:
+    """One row of FlagPerf's PaddlePaddle cases on 8 A100: the config's TP, PP, sharding stage and degree (8 / (t x
+    p)), per-device batch and accumulation; global batch = per-device batch x accumulation x sharding degree."""
+    data = 8 // (tensor * pipeline)
+    model = "GPT-3 6.7B" if readme == GPT3_PADDLE else "LLaMA 7B"
+    layout = f"TP{tensor} ZeRO-{stage} DP{data}" if pipeline == 1 else f"TP{tensor} PP{pipeline}"
+    return Run(
+        name=f"{model} {layout} b{micro_batch}{' full' if recompute else ''}",
+        source=FLAGPERF,
+        where=f"{readme}, section '性能指标', line {line} (TP{tensor}PP{pipeline}, sharding stage{stage} over {data})",
+        gpu=gpu,
+        world_size=8,
+        model=PADDLE_MODELS[readme],
+        sequence_length=2048,
+        global_batch_size=micro_batch * accumulation * data,
+        micro_batch_size=micro_batch,
+        arrangement=f"zero{stage}",
+        recompute="full" if recompute else "none",
+        metric=Metric.tokens_per_s_per_gpu,
+        measured=tokens_per_s_per_gpu,
+        tensor=tensor,
+        pipeline=pipeline,
+        levers={"attention_backend": "flash_attention_2", "overlap_grad_reduce": False},
+        precision="mixed_fp16_adam",
+        unpublished=PADDLE_UNPUBLISHED,
+        assumed=PADDLE_ASSUMED,
+    )
+
+
+def paddle_group(readme: str, gpu: str, recompute: bool, lines: int, rows: list[tuple[int, int]]) -> Group:
+    """Four layouts of one job as the README lists them from line ``lines``: (micro-batch, tokens/s/GPU) each, in
+    the order DP8 ZeRO-2, TP2 ZeRO-1, TP2 ZeRO-2, TP2 PP4."""
+    layouts = ((1, 1, 2), (2, 1, 1), (2, 1, 2), (2, 4, 1))
+    sequences = 1024 if readme == GPT3_PADDLE else 2048
+    runs = tuple(
+        paddle_row(readme, lines + i, gpu, t, p, stage, b, sequences // (b * (8 // (t * p))), recompute, figure)
+        for i, ((t, p, stage), (b, figure)) in enumerate(zip(layouts, rows, strict=True))
+    )
+    model = "GPT-3 6.7B" if readme == GPT3_PADDLE else "LLaMA 7B"
+    card = "A100 40GB" if gpu == "a100-40gb" else "A100 80GB"
+    setting = "full recomputation" if recompute else "no recomputation"
+    return Group(
+        f"{model}, 8 {card}, batch {sequences} x 2048, Paddle, {setting}: ZeRO-2 DP8, TP2 ZeRO-1/2, TP2 PP4",
+        FLAGPERF,
+        f"{readme}, lines {lines}-{lines + 3}",
+        runs,
+    )
+
+
 # H100: one layout, bf16 against Transformer Engine's FP8 (README lines 61-64)
 GROUPS: list[Group] = [
     Group(
@@ -274,6 +381,11 @@ NEIGHBOUR_GROUPS: list[Group] = [
             aquila2_7b_a800(2, 2, 4, 3468.3, 58),
         ),
     ),
+    paddle_group(GPT3_PADDLE, "a100-80gb", False, 86, [(4, 4410), (4, 4024), (4, 3811), (4, 3791)]),
+    paddle_group(GPT3_PADDLE, "a100-80gb", True, 91, [(2, 1784), (2, 1648), (2, 1518), (4, 1643)]),
+    paddle_group(LLAMA1_PADDLE, "a100-80gb", False, 49, [(4, 4267), (4, 3888), (4, 3650), (4, 3722)]),
+    paddle_group(LLAMA1_PADDLE, "a100-40gb", True, 54, [(2, 2744), (2, 2163), (2, 2160), (2, 2232)]),
+    paddle_group(LLAMA1_PADDLE, "a100-80gb", True, 59, [(2, 1707), (2, 1605), (2, 1489), (4, 1597)]),
 ]
 
 TERMS = (

@@ -43,8 +43,10 @@ def test_every_row_is_the_job_its_script_runs() -> None:
             assert run.unpublished and run.assumed  # what the pages leave out is said
             request = plan_request(run)  # a valid /v1/plan request
             assert request.levers.overlap_grad_reduce is False  # no --overlap-grad-reduce in the scripts
-            # --sequence-parallel (a no-op at TP 1) in the Megatron-Core and Llama 2 scripts, absent from Aquila2's
-            assert run.sequence_parallel == (run.tensor > 1 and "aquila" not in run.where)
+            # --sequence-parallel (a no-op at TP 1) in the Megatron-Core and Llama 2 scripts, absent from Aquila2's and
+            # from the Paddle configs
+            megatron_sp = "llama3_8B-megatron" in run.where or "llama2_70B-megatron" in run.where
+            assert run.sequence_parallel == (run.tensor > 1 and megatron_sp)
     # pretrain_llama3.sh: --global-batch-size 512, micro-batch 1: 512 = 1 x DP x accumulation
     for run in GROUPS[0].runs + GROUPS[1].runs + LLAMA3_8B_A800_LAYOUTS:
         assert run.global_batch_size == 512 and run.micro_batch_size == 1
@@ -64,7 +66,9 @@ def test_every_row_is_the_job_its_script_runs() -> None:
 
 def test_the_export_cards_carry_their_links() -> None:
     # H800 and A800: NVLink 400 GB/s both directions (200 GB/s a direction), InfiniBand 200 Gb/s = 25 GB/s a GPU
-    for group in NEIGHBOUR_GROUPS:
+    export = [g for g in NEIGHBOUR_GROUPS if "H800" in g.name or "A800" in g.name]
+    assert len(export) == 3
+    for group in export:
         for run in group.runs:
             cluster = plan_request(run).cluster
             spec = cluster.links
@@ -74,6 +78,9 @@ def test_the_export_cards_carry_their_links() -> None:
     for group in GROUPS:
         for run in group.runs:
             assert run.cluster == {} and run.gpu == "h100-80gb"
+    for group in NEIGHBOUR_GROUPS:
+        if group not in export:  # DGX A100: the card's reference links
+            assert all(run.cluster == {} for run in group.runs)
 
 
 def test_fp8_rows_differ_from_their_pair_in_fp8_alone() -> None:
@@ -114,3 +121,34 @@ def test_granularity_counts_layer_passes_and_tokens_per_expert() -> None:
     assert granularity(QWEN3_235B_LAYOUTS[0]) == (1504, 4096.0)
     # a dense model has no experts: Llama 2 70B TP8 PP4, 44 micro-batches x 80 // 4 layers
     assert granularity(NEIGHBOUR_GROUPS[0].runs[0]) == (44 * 80 // 4, 0.0)
+
+
+def test_the_paddle_rows_are_their_configs() -> None:
+    # training/nvidia/gpt3_6.7B-paddle/README.md lines 86-89 and 91-94, llama1_7B-paddle lines 49-52, 54-57, 59-62:
+    # (TP, PP, sharding stage, per-device batch, tokens/s/GPU as printed: samples/s x 2,048 / 8)
+    printed = {
+        "gpt3_6.7B-paddle/README.md, lines 86-89": [(1, 1, 2, 4, 4410), (2, 1, 1, 4, 4024), (2, 1, 2, 4, 3811)]
+        + [(2, 4, 1, 4, 3791)],
+        "gpt3_6.7B-paddle/README.md, lines 91-94": [(1, 1, 2, 2, 1784), (2, 1, 1, 2, 1648), (2, 1, 2, 2, 1518)]
+        + [(2, 4, 1, 4, 1643)],
+        "llama1_7B-paddle/README.md, lines 49-52": [(1, 1, 2, 4, 4267), (2, 1, 1, 4, 3888), (2, 1, 2, 4, 3650)]
+        + [(2, 4, 1, 4, 3722)],
+        "llama1_7B-paddle/README.md, lines 54-57": [(1, 1, 2, 2, 2744), (2, 1, 1, 2, 2163), (2, 1, 2, 2, 2160)]
+        + [(2, 4, 1, 2, 2232)],
+        "llama1_7B-paddle/README.md, lines 59-62": [(1, 1, 2, 2, 1707), (2, 1, 1, 2, 1605), (2, 1, 2, 2, 1489)]
+        + [(2, 4, 1, 4, 1597)],
+    }
+    paddle = [g for g in NEIGHBOUR_GROUPS if "Paddle" in g.name]
+    assert len(paddle) == len(printed)
+    for group in paddle:
+        key = next(k for k in printed if group.where.endswith(k))
+        rows = [(r.tensor, r.pipeline, int(r.arrangement[-1]), r.micro_batch_size, r.measured) for r in group.runs]
+        assert rows == printed[key]
+        # global batch 2M tokens (GPT-3, 1,024 x 2,048) or 4M (LLaMA, 2,048 x 2,048) = batch x accumulation x DP
+        sequences = 1024 if "gpt3" in key else 2048
+        for run in group.runs:
+            assert run.global_batch_size == sequences and run.data_parallel * run.tensor * run.pipeline == 8
+            assert run.precision == "mixed_fp16_adam"  # fp16 at level O2
+            assert (run.recompute == "full") == ("91-94" in key or "54-57" in key or "59-62" in key)
+    # the 40GB rows ran on A100 40GB
+    assert {r.gpu for g in paddle for r in g.runs} == {"a100-80gb", "a100-40gb"}
