@@ -41,11 +41,11 @@ Source
     would compare the recomputation lever (a published 2.5-fold slowdown), not the layouts.
 
 The H100 groups (GROUPS) are lever pairs: the acceptance's hidden set is H100, and FlagPerf's H100 rows compare
-bf16 with FP8 at one layout. The layout groups (TP x PP x DP of one job) ran on H800 and A800 cards, an H100 and
-an A100 with NVLink cut to 400 GB/s both directions; they are NEIGHBOUR_GROUPS, reported apart so that the H100
-figure stays an H100 figure. Their links are given as a link_spec: NVLink 200 GB/s per direction (the H800/A800
-export parts' 400 GB/s, NVIDIA's H800 and A800 product briefs), InfiniBand 200 Gb/s (25 GB/s) per GPU as the
-README prints it (one NIC per GPU assumed: unpublished).
+bf16 with FP8 at one layout. The layout groups (TP x PP x DP and ZeRO stage of one job) ran on H800 and A800 cards
+(an H100 and an A100 with NVLink cut to 400 GB/s both directions) and on DGX A100; they are NEIGHBOUR_GROUPS,
+reported apart so that the H100 figure stays an H100 figure. The export cards' links are given as a link_spec:
+NVLink 200 GB/s per direction (the export parts' 400 GB/s both directions), InfiniBand 200 Gb/s (25 GB/s) per GPU
+as the README prints it (one NIC per GPU assumed: unpublished).
 """
 
 from bench.calibration.corpus import Metric, Run
