@@ -93,6 +93,8 @@ class Run:
     # N, l and h of the 6N + 12 l h s FLOPs per token (Metric.palm_tflops_per_gpu)
     flop_parameters: int = 0
     flop_layers_hidden: tuple[int, int] = (0, 0)
+    # the rest of the run's /v1/plan cluster block (links or link_spec where the card's reference links differ)
+    cluster: dict[str, object] = field(default_factory=dict)
 
     @property
     def data_parallel(self) -> int:

@@ -4,8 +4,8 @@ from dataclasses import replace
 
 from bench.calibration.corpus import Run, measured_tokens_per_s_per_gpu
 from models.plan import PlanRequest
-from service.engine.data_parallel import evaluate
-from service.engine.layout import evaluate_layout
+from service.engine.data_parallel import Setup, evaluate
+from service.engine.layout import LayoutEvaluation, evaluate_layout
 from service.inputs import resolve
 from service.mesh.degrees import ModelLimits, requested_mesh, validated_mesh
 from service.time.efficiency import FITTED, Calibration
@@ -22,7 +22,7 @@ def plan_request(run: Run) -> PlanRequest:
     return PlanRequest.model_validate(
         {
             "model": run.model,
-            "cluster": {"world_size": run.world_size, "gpus_per_node": run.gpus_per_node, "gpu": run.gpu},
+            "cluster": {"world_size": run.world_size, "gpus_per_node": run.gpus_per_node, "gpu": run.gpu} | run.cluster,
             "arrangement": run.arrangement,
             "training": {
                 "micro_batch_size": run.micro_batch_size,
@@ -37,31 +37,40 @@ def plan_request(run: Run) -> PlanRequest:
     )
 
 
-def predicted_tokens_per_s_per_gpu(run: Run, calibration: Calibration = FITTED) -> float:
+def _scene_setup(run: Run, calibration: Calibration) -> tuple[PlanRequest, resolve.Scenario, Setup]:
     request = plan_request(run)
     scene = resolve.scenario(
         request.model, request.precision, request.training, request.activations, request.levers, request.cluster
     )
     setup = resolve.setup_for(scene, resolve.sharding(request.arrangement))
     assert setup.efficiency is not None
-    setup = replace(setup, efficiency=replace(setup.efficiency, calibration=calibration))
+    return request, scene, replace(setup, efficiency=replace(setup.efficiency, calibration=calibration))
+
+
+def layout_evaluation(run: Run, calibration: Calibration = FITTED) -> LayoutEvaluation:
+    """The layout evaluation of a run with tensor, pipeline, context or expert parallelism: its step and the
+    terms of it (compute, bubble, each group's exposed communication, overlap slowdown) as /v1/plan prices them."""
+    assert run.needs_layouts, run.name
+    request, scene, setup = _scene_setup(run, calibration)
+    arch = scene.model.architecture
+    assert arch is not None
+    limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+    # a layout /v1/plan refuses is refused here too, with its problems named
+    mesh = validated_mesh(
+        requested_mesh(request.parallelism, run.world_size, run.gpus_per_node),
+        limits,
+        run.micro_batch_size,
+        run.sequence_length,
+        None,
+        run.accumulation_steps,
+    )
+    return evaluate_layout(arch, mesh, setup, run.accumulation_steps, run.micro_batch_size, run.sequence_length, True)
+
+
+def predicted_tokens_per_s_per_gpu(run: Run, calibration: Calibration = FITTED) -> float:
     if run.needs_layouts:
-        arch = scene.model.architecture
-        assert arch is not None
-        limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
-        # a layout /v1/plan refuses is refused here too, with its problems named
-        mesh = validated_mesh(
-            requested_mesh(request.parallelism, run.world_size, run.gpus_per_node),
-            limits,
-            run.micro_batch_size,
-            run.sequence_length,
-            None,
-            run.accumulation_steps,
-        )
-        layout = evaluate_layout(
-            arch, mesh, setup, run.accumulation_steps, run.micro_batch_size, run.sequence_length, True
-        )
-        return layout.tokens_per_s / run.world_size
+        return layout_evaluation(run, calibration).tokens_per_s / run.world_size
+    _, scene, setup = _scene_setup(run, calibration)
     result = evaluate(resolve.inputs_for(scene, run.world_size, run.gpus_per_node), setup)
     return float(result.tokens_per_s) / run.world_size
 
