@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import Recompute
-from models.parallelism import ContextAttention
+from models.parallelism import ContextAttention, PipelineSchedule
 from service.engine.data_parallel import Setup
 from service.engine.step import (
     Part,
@@ -61,6 +61,7 @@ from service.time.efficiency import (
     attention_core_seconds,
     gemm_seconds,
     layer_matrices,
+    moe_layer_pieces,
 )
 from service.time.mesh_traffic import (
     GroupCall,
@@ -71,6 +72,9 @@ from service.time.mesh_traffic import (
     ring_exposed_seconds,
 )
 from service.time.overlaps import (
+    CombinedPairs,
+    combined_exposed_seconds,
+    combined_passes,
     overlapped_calls,
     paired_exposed_seconds,
     paired_gemm_weights,
@@ -404,6 +408,48 @@ def lever_overlapped(group: Group, setup: Setup) -> bool:
     return (group is Group.tensor and setup.overlaps.tp_comm) or (group is Group.expert and setup.overlaps.expert_comm)
 
 
+def combined_priced(setup: Setup) -> bool:
+    """Whether the expert overlap is priced as the combined 1F1B pairs it (combined_pairs): the lever on, and the
+    efficiency model's kernel shapes of a mixture for the pieces (not a given utilisation)."""
+    eff = setup.efficiency
+    if not lever_overlapped(Group.expert, setup) or setup.utilisation is not None:
+        return False
+    return eff is not None and eff.kernels is not None and bool(eff.kernels.experts)
+
+
+def combined_pairs(
+    setup: Setup,
+    schedule: Any,
+    p: Any,
+    v: Any,
+    m: Any,
+    b: Any,
+    s: int,
+    tensor: Any,
+    context: Any,
+    expert: Any,
+    expert_tensor: Any,
+    sequence: Any,
+    ring: bool,
+    moe_layers: Any,
+) -> CombinedPairs | None:
+    """What the expert overlap's combined 1F1B pairs on the paced stage (service.time.overlaps.CombinedPairs), for
+    one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x v chunk passes, the
+    warmup's alone; a chunk holds 1 / v of the stage's layers) and one layer pass's pieces (service.time.efficiency.
+    moe_layer_pieces, as stage_compute's efficiency model runs the layer). ``schedule``: the PipelineSchedule, or a
+    grid's bool array of whether each row's has a 1F1B steady state. None without the lever, or where the pieces are
+    unknown (no mixture's kernel shapes, or a given utilisation): each call then hides behind its share."""
+    if not combined_priced(setup):
+        return None
+    eff = efficiency_of(setup)
+    steady = schedule if isinstance(schedule, np.ndarray) else schedule is not PipelineSchedule.gpipe
+    attention_f, experts_f, attention_b, experts_b = moe_layer_pieces(
+        eff, b, s, tensor, context, expert, expert_tensor, sequence, ring
+    )
+    paired = moe_layers * combined_passes(p, v, m, steady) / v
+    return CombinedPairs(moe_layers * m, paired, (attention_f, experts_b, experts_f, attention_b))
+
+
 def exposed_group_s(
     calls: list[GroupCall],
     group: Group,
@@ -414,14 +460,17 @@ def exposed_group_s(
     priced: Callable[[GroupCall], Any] | None = None,
     full_recompute: bool | None = None,
     step_backward_core_s: Any = 0.0,
+    pairs: CombinedPairs | None = None,
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first; ring attention's transfers each behind one ring step's attention core alone, ``step_core_s``
     in the forward (ring_step_core_s), half of ``step_backward_core_s`` in the backward
     (ring_step_backward_core_s; service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
     overlap, each call of its group behind its share of the stage's compute (service.time.overlaps), a dense
-    layer's tensor calls each behind the GEMM it is paired with. ``priced``: a call's seconds (group_call_seconds, or
-    a grid's memo of it); ``full_recompute``: whether the calls' forward is recomputed (None: as the setup says)."""
+    layer's tensor calls each behind the GEMM it is paired with, the expert group's phases each behind the piece of
+    the other micro-batch the combined 1F1B pairs it with (``pairs``: combined_pairs). ``priced``: a call's seconds
+    (group_call_seconds, or a grid's memo of it); ``full_recompute``: whether the calls' forward is recomputed (None:
+    as the setup says)."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     exposed: Any = 0.0
     members = [c for c in calls if c.group is group]
@@ -429,6 +478,12 @@ def exposed_group_s(
         count: Any = sum(c.count_per_step for c in members)
         paired = group is Group.tensor and dense_kernels(setup)
         full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
+        if group is Group.expert and pairs is not None:
+            group_s: Any = 0.0
+            for call in members:
+                group_s = group_s + call.count_per_step * seconds_of(call)
+            phases = (6 if full else 4) * pairs.layer_passes  # a recomputed forward dispatches and combines again
+            return combined_exposed_seconds(group_s, phases, pairs)
         for call in members:
             if paired:
                 weights = paired_gemm_weights(call.name, full)
@@ -461,9 +516,10 @@ def hidden_lever_s(
     backward_s: Any,
     priced: Callable[[GroupCall], Any] | None = None,
     full_recompute: bool | None = None,
+    pairs: CombinedPairs | None = None,
 ) -> Any:
     """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
-    charges the compute for (numbers, or arrays for many layouts)."""
+    charges the compute for (numbers, or arrays for many layouts); ``pairs``: the expert overlap's combined_pairs."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     hidden: Any = 0.0
     for group in (Group.tensor, Group.expert):
@@ -471,7 +527,7 @@ def hidden_lever_s(
             continue
         total = sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
         exposed = exposed_group_s(
-            calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute
+            calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute, pairs=pairs
         )
         hidden = hidden + total - exposed
     return hidden
@@ -541,8 +597,17 @@ def evaluate_layout(
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)
     back_core_s = ring_step_backward_core_s(setup, b, s, mesh.tensor, mesh.context)
+    sequence = tensor_sequence_split(t, mesh.sequence_parallel)
+    ring = mesh.context_attention is ContextAttention.ring
+    pairs = combined_pairs(
+        setup, mesh.schedule, p, v, m, b, s, t, c, mesh.expert, mesh.etp, sequence, ring, work.moe_layers
+    )
     group_s = {
-        g: float(exposed_group_s(calls, g, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s))
+        g: float(
+            exposed_group_s(
+                calls, g, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s, pairs=pairs
+            )
+        )
         for g in Group
         if g is not Group.data
     }
@@ -556,7 +621,9 @@ def evaluate_layout(
         step_collectives(setup.precision, setup.sharding, m, pipelined=pipelined), setup.overlaps
     )
     exposed = sum(group_s.values())
-    lever_hidden = float(hidden_lever_s(calls, setup, forward_s, backward_s)) if setup.efficiency is not None else 0.0
+    lever_hidden = (
+        float(hidden_lever_s(calls, setup, forward_s, backward_s, pairs=pairs)) if setup.efficiency is not None else 0.0
+    )
     step = rank_step(
         parts,
         setup,

@@ -34,6 +34,8 @@ from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
 from service.engine.data_parallel import Setup
 from service.engine.layout import (
+    combined_pairs,
+    combined_priced,
     exposed_group_s,
     group_call_seconds,
     hidden_lever_s,
@@ -771,8 +773,26 @@ def evaluate_grid(
     # for every schedule, virtual stages and split of the layers that shares it; the pipeline's per schedule.
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
+    ring = case.context_attention is ContextAttention.ring
+    # the expert overlap's combined 1F1B pairs what the schedule's warmup leaves (service.engine.layout.combined_pairs)
+    steady = schedule != SCHEDULES.index(PipelineSchedule.gpipe)
+    combined = combined_priced(first_setup)
     for (q,), rows_q in _combos(sp):
-        group_inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
+        group_inputs: tuple[Any, ...] = (
+            m,
+            b,
+            d,
+            t,
+            c,
+            e,
+            slowest_layers,
+            share_code,
+            slowest_last,
+            max_layers,
+            max_moe_layers,
+        )
+        if combined:  # the pairs read the pipeline's degree, virtual stages and schedule too
+            group_inputs += (p, v, steady)
         distinct, spread_to = _distinct_rows([column[rows_q] for column in group_inputs])
         rows = rows_q[distinct]
         build = all_calls(rows, bool(q), int(schedule[rows[0]]))
@@ -780,6 +800,11 @@ def evaluate_grid(
         priced = _PricedCalls(first_setup)  # each call priced once, whatever the recompute mode
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
+        pairs = None
+        if combined:
+            sequence = tensor_sequence_split(t[rows], bool(q))
+            degrees_of = (t[rows], c[rows], e[rows], case.expert_tensor, sequence, ring, max_moe_layers[rows])
+            pairs = combined_pairs(first_setup, steady[rows], p[rows], v[rows], m[rows], b[rows], s, *degrees_of)
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
@@ -792,12 +817,12 @@ def evaluate_grid(
                 if same is not None:
                     group_s[g][rows_q, j] = group_s[g][rows_q, same]
                     continue
-                exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
+                exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s, pairs)
                 group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread_to)
             if same is not None:
                 lever_hidden_s[rows_q, j] = lever_hidden_s[rows_q, same]
                 continue
-            hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
+            hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full, pairs)
             lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
