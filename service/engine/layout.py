@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import Recompute
-from models.parallelism import ContextAttention, PipelineSchedule
+from models.parallelism import ContextAttention
 from service.engine.data_parallel import Setup
 from service.engine.step import (
     Part,
@@ -49,8 +49,15 @@ from service.memory.activations import StageLayers, TensorSplit, stage_activatio
 from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
-from service.mesh.degrees import Group, Mesh, tensor_sequence_split
-from service.mesh.pipeline import end_chunk_in_flight, output_stage, stage_in_flight, stage_layer_indices, v_shaped
+from service.mesh.degrees import Group, Mesh, model_chunks, tensor_sequence_split
+from service.mesh.pipeline import (
+    end_chunk_in_flight,
+    output_stage,
+    schedule_in,
+    stage_in_flight,
+    stage_layer_indices,
+    v_shaped,
+)
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -72,6 +79,7 @@ from service.time.mesh_traffic import (
     ring_exposed_seconds,
 )
 from service.time.overlaps import (
+    COMBINED_SCHEDULES,
     CombinedPairs,
     combined_exposed_seconds,
     combined_passes,
@@ -434,19 +442,20 @@ def combined_pairs(
     moe_layers: Any,
 ) -> CombinedPairs | None:
     """What the expert overlap's combined 1F1B pairs on the paced stage (service.time.overlaps.CombinedPairs), for
-    one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x v chunk passes, the
-    warmup's alone; a chunk holds 1 / v of the stage's layers) and one layer pass's pieces (service.time.efficiency.
-    moe_layer_pieces, as stage_compute's efficiency model runs the layer). ``schedule``: the PipelineSchedule, or a
-    grid's bool array of whether each row's has a 1F1B steady state. None without the lever, or where the pieces are
-    unknown (no mixture's kernel shapes, or a given utilisation): each call then hides behind its share."""
+    one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x chunks chunk passes
+    but the warmup's; a chunk holds 1 / chunks of the stage's layers: Mesh.chunks) and one layer pass's pieces
+    (service.time.efficiency.moe_layer_pieces, as stage_compute's efficiency model runs the layer). ``schedule``: the
+    PipelineSchedule, or a grid's codes into SCHEDULES. None without the lever, or where the pieces are unknown (no
+    mixture's kernel shapes, or a given utilisation): each call then hides behind its share."""
     if not combined_priced(setup):
         return None
     eff = efficiency_of(setup)
-    steady = schedule if isinstance(schedule, np.ndarray) else schedule is not PipelineSchedule.gpipe
+    steady = schedule_in(schedule, COMBINED_SCHEDULES)
+    chunks = model_chunks(schedule, v)
     attention_f, experts_f, attention_b, experts_b = moe_layer_pieces(
         eff, b, s, tensor, context, expert, expert_tensor, sequence, ring
     )
-    paired = moe_layers * combined_passes(p, v, m, steady) / v
+    paired = moe_layers * combined_passes(p, chunks, m, steady) / chunks
     return CombinedPairs(moe_layers * m, paired, (attention_f, experts_b, experts_f, attention_b))
 
 

@@ -775,7 +775,6 @@ def evaluate_grid(
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
     ring = case.context_attention is ContextAttention.ring
     # the expert overlap's combined 1F1B pairs what the schedule's warmup leaves (service.engine.layout.combined_pairs)
-    steady = schedule != SCHEDULES.index(PipelineSchedule.gpipe)
     combined = combined_priced(first_setup)
     for (q,), rows_q in _combos(sp):
         group_inputs: tuple[Any, ...] = (
@@ -792,7 +791,7 @@ def evaluate_grid(
             max_moe_layers,
         )
         if combined:  # the pairs read the pipeline's degree, virtual stages and schedule too
-            group_inputs += (p, v, steady)
+            group_inputs += (p, v, schedule)
         distinct, spread_to = _distinct_rows([column[rows_q] for column in group_inputs])
         rows = rows_q[distinct]
         build = all_calls(rows, bool(q), int(schedule[rows[0]]))
@@ -804,7 +803,7 @@ def evaluate_grid(
         if combined:
             sequence = tensor_sequence_split(t[rows], bool(q))
             degrees_of = (t[rows], c[rows], e[rows], case.expert_tensor, sequence, ring, max_moe_layers[rows])
-            pairs = combined_pairs(first_setup, steady[rows], p[rows], v[rows], m[rows], b[rows], s, *degrees_of)
+            pairs = combined_pairs(first_setup, schedule[rows], p[rows], v[rows], m[rows], b[rows], s, *degrees_of)
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full

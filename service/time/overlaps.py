@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from models.enums import CollectiveName
+from models.parallelism import PipelineSchedule
 from service.numeric import maximum, minimum, select
 from service.time.traffic import StepCollective, Window
 
@@ -116,6 +117,13 @@ def paired_exposed_seconds(calls: Any, call_s: Any, gemm_s: list[Any], weights: 
 COMBINED_PHASES = ("combine backward", "dispatch forward", "dispatch backward", "combine forward")
 
 
+# The schedules whose steady state runs one micro-batch's forward beside another's backward, which the combined 1F1B
+# pairs: Megatron-Core's 1F1B and interleaved 1F1B, and the zero-bubble family (their steady state alternates a
+# forward and a backward too; DeepSeek-V3's DualPipe, a V of two chunks like ZB-V, pairs them the same way: the
+# report's section 3.2.1). GPipe runs every forward before any backward: pipelined, it pairs none.
+COMBINED_SCHEDULES = tuple(s for s in PipelineSchedule if s is not PipelineSchedule.gpipe)
+
+
 @dataclass(frozen=True)
 class CombinedPairs:
     """What the combined 1F1B pairs on the paced stage, a step (numbers, or arrays for many layouts): its MoE layer
@@ -136,8 +144,8 @@ def combined_passes(p: Any, v: Any, m: Any, steady: Any) -> Any:
     Megatron-Core runs it in the interleaved schedule alone (transformer_config.py asserts virtual stages when
     p > 1) with (p - 1) x 2 + (v - 1) x p warmup passes plus one "to ensure the forward and backward computations are
     independent" (schedules.py, get_pp_rank_microbatches, microbatch_group_size_per_vp_stage = p): m v - 2 (p - 1) -
-    (v - 1) p - 1, at least 0. A schedule without a 1F1B steady state (``steady`` False: GPipe) pairs none when
-    pipelined. Numbers, or arrays."""
+    (v - 1) p - 1, at least 0, v the stage's model chunks. A schedule without a 1F1B steady state (``steady`` False:
+    not in COMBINED_SCHEDULES) pairs none when pipelined. Numbers, or arrays."""
     warmup = select(p > 1, 2 * (p - 1) + (v - 1) * p + 1, 1)
     passes = maximum(m * v - warmup, 0 * m)
     return select(steady | (p == 1) if isinstance(p, np.ndarray) else steady or p == 1, passes, 0 * passes)
