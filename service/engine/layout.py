@@ -418,19 +418,16 @@ def lever_overlapped(group: Group, setup: Setup) -> bool:
 
 def combined_priced(setup: Setup) -> bool:
     """Whether the expert overlap is priced as the combined 1F1B pairs it (combined_pairs): the lever on, and the
-    efficiency model's kernel shapes of a mixture for the pieces (not a given utilisation)."""
+    efficiency model's kernel shapes of a mixture for the pieces (not a given utilisation); otherwise each expert
+    call hides behind its share of the stage's compute."""
     eff = setup.efficiency
     if not lever_overlapped(Group.expert, setup) or setup.utilisation is not None:
         return False
     return eff is not None and eff.kernels is not None and bool(eff.kernels.experts)
 
 
-def combined_pairs(
+def combined_pieces(
     setup: Setup,
-    schedule: Any,
-    p: Any,
-    v: Any,
-    m: Any,
     b: Any,
     s: int,
     tensor: Any,
@@ -439,24 +436,39 @@ def combined_pairs(
     expert_tensor: Any,
     sequence: Any,
     ring: bool,
-    moe_layers: Any,
-) -> CombinedPairs | None:
+) -> tuple[Any, Any, Any, Any]:
+    """The compute one MoE layer pass's four phases of the combined 1F1B hide behind, in
+    service.time.overlaps.COMBINED_PHASES' order (attention forward, experts backward, experts forward, attention
+    backward): service.time.efficiency.moe_layer_pieces, as stage_compute's efficiency model runs the layer. For
+    one layout or a grid's arrays; the setup must be combined_priced."""
+    attention_f, experts_f, attention_b, experts_b = moe_layer_pieces(
+        efficiency_of(setup), b, s, tensor, context, expert, expert_tensor, sequence, ring
+    )
+    return attention_f, experts_b, experts_f, attention_b
+
+
+def combined_pairs(schedule: Any, p: Any, v: Any, m: Any, moe_layers: Any, pieces_s: tuple[Any, ...]) -> CombinedPairs:
     """What the expert overlap's combined 1F1B pairs on the paced stage (service.time.overlaps.CombinedPairs), for
     one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x chunks chunk passes
     but the warmup's; a chunk holds 1 / chunks of the stage's layers: Mesh.chunks) and one layer pass's pieces
-    (service.time.efficiency.moe_layer_pieces, as stage_compute's efficiency model runs the layer). ``schedule``: the
-    PipelineSchedule, or a grid's codes into SCHEDULES. None without the lever, or where the pieces are unknown (no
-    mixture's kernel shapes, or a given utilisation): each call then hides behind its share."""
-    if not combined_priced(setup):
-        return None
-    eff = efficiency_of(setup)
+    (combined_pieces). ``schedule``: the PipelineSchedule, or a grid's codes into SCHEDULES."""
     steady = schedule_in(schedule, COMBINED_SCHEDULES)
     chunks = model_chunks(schedule, v)
-    attention_f, experts_f, attention_b, experts_b = moe_layer_pieces(
-        eff, b, s, tensor, context, expert, expert_tensor, sequence, ring
-    )
     paired = moe_layers * combined_passes(p, chunks, m, steady) / chunks
-    return CombinedPairs(moe_layers * m, paired, (attention_f, experts_b, experts_f, attention_b))
+    return CombinedPairs(moe_layers * m, paired, pieces_s)
+
+
+def group_seconds(calls: list[GroupCall], group: Group, seconds_of: Callable[[GroupCall], Any]) -> Any:
+    """Seconds of every call of the group a step, exposed or not (numbers, or arrays for many layouts)."""
+    return sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
+
+
+def combined_group_s(group_s: Any, full_recompute: bool, pairs: CombinedPairs) -> Any:
+    """The expert group's exposed seconds under the combined 1F1B (service.time.overlaps.combined_exposed_seconds),
+    its ``group_s`` over four phases a MoE layer pass, six when the forward is recomputed (its dispatch and combine
+    again, never paired)."""
+    phases = (6 if full_recompute else 4) * pairs.layer_passes
+    return combined_exposed_seconds(group_s, phases, pairs)
 
 
 def exposed_group_s(
@@ -488,11 +500,7 @@ def exposed_group_s(
         paired = group is Group.tensor and dense_kernels(setup)
         full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
         if group is Group.expert and pairs is not None:
-            group_s: Any = 0.0
-            for call in members:
-                group_s = group_s + call.count_per_step * seconds_of(call)
-            phases = (6 if full else 4) * pairs.layer_passes  # a recomputed forward dispatches and combines again
-            return combined_exposed_seconds(group_s, phases, pairs)
+            return combined_group_s(group_seconds(calls, group, seconds_of), full, pairs)
         for call in members:
             if paired:
                 weights = paired_gemm_weights(call.name, full)
@@ -526,15 +534,17 @@ def hidden_lever_s(
     priced: Callable[[GroupCall], Any] | None = None,
     full_recompute: bool | None = None,
     pairs: CombinedPairs | None = None,
+    groups: tuple[Group, ...] = (Group.tensor, Group.expert),
 ) -> Any:
-    """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
-    charges the compute for (numbers, or arrays for many layouts); ``pairs``: the expert overlap's combined_pairs."""
+    """Seconds of model-parallel communication the overlap levers hide (of ``groups``: tensor, expert): what the
+    overlap slowdown charges the compute for (numbers, or arrays for many layouts); ``pairs``: the expert overlap's
+    combined_pairs."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     hidden: Any = 0.0
-    for group in (Group.tensor, Group.expert):
+    for group in groups:
         if not lever_overlapped(group, setup):
             continue
-        total = sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
+        total = group_seconds(calls, group, seconds_of)
         exposed = exposed_group_s(
             calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute, pairs=pairs
         )
@@ -608,9 +618,10 @@ def evaluate_layout(
     back_core_s = ring_step_backward_core_s(setup, b, s, mesh.tensor, mesh.context)
     sequence = tensor_sequence_split(t, mesh.sequence_parallel)
     ring = mesh.context_attention is ContextAttention.ring
-    pairs = combined_pairs(
-        setup, mesh.schedule, p, v, m, b, s, t, c, mesh.expert, mesh.etp, sequence, ring, work.moe_layers
-    )
+    pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
+    if combined_priced(setup):
+        pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
+        pairs = combined_pairs(mesh.schedule, p, v, m, work.moe_layers, pieces_s)
     group_s = {
         g: float(
             exposed_group_s(

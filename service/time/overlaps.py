@@ -133,7 +133,7 @@ class CombinedPairs:
 
     layer_passes: Any
     paired: Any
-    pieces_s: tuple[Any, Any, Any, Any]
+    pieces_s: tuple[Any, ...]
 
 
 def combined_passes(p: Any, v: Any, m: Any, steady: Any) -> Any:

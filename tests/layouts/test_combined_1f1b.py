@@ -108,9 +108,17 @@ BODY = {
 }
 
 
-def test_a_search_row_under_the_expert_overlap_is_its_plan():
+# with tp_comm_overlap too: the hidden seconds the overlap slowdown charges add the tensor group's and the expert's
+BOTH = BODY | {
+    "levers": BODY["levers"] | {"tp_comm_overlap": True},
+    "restrict": BODY["restrict"] | {"tensor": [2], "expert": [4, 8], "pipeline_schedule": ["interleaved", "zb_v"]},
+}
+
+
+@pytest.mark.parametrize("body", [BODY, BOTH], ids=["expert-overlap", "with-tp-comm-overlap"])
+def test_a_search_row_under_the_expert_overlap_is_its_plan(body):
     """The grid pairs the phases per row (pipeline degree, virtual stages, schedule) as /v1/plan does, bit for bit."""
-    prepared = prepare(SearchRequest.model_validate(BODY))
+    prepared = prepare(SearchRequest.model_validate(body))
     case = prepared.case
     found = space(case.arch, prepared.candidates, 4096, 64, 16, case.expert_tensor)
     checked, schedules = 0, set()
@@ -136,4 +144,4 @@ def test_a_search_row_under_the_expert_overlap_is_its_plan():
                     schedules.add((request["parallelism"].get("pipeline", 1), answer.parallelism.pipeline_schedule))
                     checked += 1
     assert checked >= 4
-    assert len(schedules) >= 4
+    assert len(schedules) >= 3
