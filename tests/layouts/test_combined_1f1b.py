@@ -145,3 +145,16 @@ def test_a_search_row_under_the_expert_overlap_is_its_plan(body):
                     checked += 1
     assert checked >= 4
     assert len(schedules) >= 3
+
+
+def test_the_model_zoo_qwen3_row_leaves_its_warmup_exposed():
+    """Megatron-MoE-ModelZoo's Qwen3-235B-A22B t2 p8 v4 e32 DeepEP row on 256 H100 (bench.calibration.layout_groups),
+    with and without '+1f1b overlap': d = 256 / (2 x 8) = 16, m = 2,048 / 16 = 128, so the first rank runs
+    2 x 7 + 3 x 8 + 1 = 39 of its 128 x 4 chunk passes unpaired; every phase (about 1.0 ms) is shorter than the
+    pieces it is paired with (1.1 ms and more), so 39 / 512 of the all-to-all stays exposed."""
+    from bench.calibration.layout_groups import QWEN3_235B_LAYOUTS
+    from bench.calibration.model import plan_request
+
+    off, on = (plan(plan_request(run)) for run in QWEN3_235B_LAYOUTS[:2])
+    assert on.parallelism.virtual_stages == 4 and on.parallelism.pipeline == 8
+    assert on.time.expert_parallel_s == pytest.approx(off.time.expert_parallel_s * 39 / 512, rel=1e-9)
