@@ -165,8 +165,12 @@ class Levers(Strict):
     overlap_moe_expert_parallel_comm: StrictBool = Field(
         default=False,
         description="Expert all-to-all hidden under another micro-batch's compute: Megatron-LM's "
-        "--overlap-moe-expert-parallel-comm (default off), DeepEP's and DualPipe's overlap. Each dispatch and "
-        "combine hidden behind its share of the stage's compute; what exceeds it stays exposed.",
+        "--overlap-moe-expert-parallel-comm (default off), the combined 1F1B of DeepSeek-V3's DualPipe. One "
+        "micro-batch's forward runs beside another's backward, layer by layer: each dispatch and combine hidden "
+        "behind the piece of the other it is paired with (the forward's dispatch behind the experts' backward, its "
+        "combine behind the attention's backward, the backward's dispatch behind the experts' forward, its combine "
+        "behind the attention's forward); what exceeds its piece, and the warmup's and cooldown's micro-batches, "
+        "stay exposed.",
     )
     fsdp_prefetch: StrictBool = Field(
         default=True,

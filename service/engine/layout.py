@@ -49,8 +49,15 @@ from service.memory.activations import StageLayers, TensorSplit, stage_activatio
 from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
-from service.mesh.degrees import Group, Mesh, run_micro_batches, tensor_sequence_split
-from service.mesh.pipeline import end_chunk_in_flight, output_stage, stage_in_flight, stage_layer_indices, v_shaped
+from service.mesh.degrees import Group, Mesh, model_chunks, run_micro_batches, tensor_sequence_split
+from service.mesh.pipeline import (
+    end_chunk_in_flight,
+    output_stage,
+    schedule_in,
+    stage_in_flight,
+    stage_layer_indices,
+    v_shaped,
+)
 from service.mesh.stages import StageShare, embedding_split, is_moe_layer, layer_split, output_split, rank_parameters
 from service.mesh.stages import stage_shares as shares_of
 from service.numeric import group_digits
@@ -61,6 +68,7 @@ from service.time.efficiency import (
     attention_core_seconds,
     gemm_seconds,
     layer_matrices,
+    moe_layer_pieces,
 )
 from service.time.mesh_traffic import (
     GroupCall,
@@ -71,6 +79,10 @@ from service.time.mesh_traffic import (
     ring_exposed_seconds,
 )
 from service.time.overlaps import (
+    COMBINED_SCHEDULES,
+    CombinedPairs,
+    combined_exposed_seconds,
+    combined_passes,
     overlapped_calls,
     paired_exposed_seconds,
     paired_gemm_weights,
@@ -405,6 +417,61 @@ def lever_overlapped(group: Group, setup: Setup) -> bool:
     return (group is Group.tensor and setup.overlaps.tp_comm) or (group is Group.expert and setup.overlaps.expert_comm)
 
 
+def combined_priced(setup: Setup) -> bool:
+    """Whether the expert overlap is priced as the combined 1F1B pairs it (combined_pairs): the lever on, and the
+    efficiency model's kernel shapes of a mixture for the pieces (not a given utilisation); otherwise each expert
+    call hides behind its share of the stage's compute."""
+    eff = setup.efficiency
+    if not lever_overlapped(Group.expert, setup) or setup.utilisation is not None:
+        return False
+    return eff is not None and eff.kernels is not None and bool(eff.kernels.experts)
+
+
+def combined_pieces(
+    setup: Setup,
+    b: Any,
+    s: int,
+    tensor: Any,
+    context: Any,
+    expert: Any,
+    expert_tensor: Any,
+    sequence: Any,
+    ring: bool,
+) -> tuple[Any, Any, Any, Any]:
+    """The compute one MoE layer pass's four phases of the combined 1F1B hide behind, in
+    service.time.overlaps.COMBINED_PHASES' order (attention forward, experts backward, experts forward, attention
+    backward): service.time.efficiency.moe_layer_pieces, as stage_compute's efficiency model runs the layer. For
+    one layout or a grid's arrays; the setup must be combined_priced."""
+    attention_f, experts_f, attention_b, experts_b = moe_layer_pieces(
+        efficiency_of(setup), b, s, tensor, context, expert, expert_tensor, sequence, ring
+    )
+    return attention_f, experts_b, experts_f, attention_b
+
+
+def combined_pairs(schedule: Any, p: Any, v: Any, m: Any, moe_layers: Any, pieces_s: tuple[Any, ...]) -> CombinedPairs:
+    """What the expert overlap's combined 1F1B pairs on the paced stage (service.time.overlaps.CombinedPairs), for
+    one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x chunks chunk passes
+    but the warmup's; a chunk holds 1 / chunks of the stage's layers: Mesh.chunks) and one layer pass's pieces
+    (combined_pieces). ``schedule``: the PipelineSchedule, or a grid's codes into SCHEDULES."""
+    steady = schedule_in(schedule, COMBINED_SCHEDULES)
+    chunks = model_chunks(schedule, v)
+    paired = moe_layers * combined_passes(p, chunks, m, steady) / chunks
+    return CombinedPairs(moe_layers * m, paired, pieces_s)
+
+
+def group_seconds(calls: list[GroupCall], group: Group, seconds_of: Callable[[GroupCall], Any]) -> Any:
+    """Seconds of every call of the group a step, exposed or not (numbers, or arrays for many layouts)."""
+    return sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
+
+
+def combined_group_s(group_s: Any, full_recompute: bool, pairs: CombinedPairs) -> Any:
+    """The expert group's exposed seconds under the combined 1F1B (service.time.overlaps.combined_exposed_seconds),
+    its ``group_s`` over four phases a MoE layer pass, six when the forward is recomputed (its dispatch and combine
+    again, never paired)."""
+    phases = (6 if full_recompute else 4) * pairs.layer_passes
+    return combined_exposed_seconds(group_s, phases, pairs)
+
+
 def exposed_group_s(
     calls: list[GroupCall],
     group: Group,
@@ -415,14 +482,17 @@ def exposed_group_s(
     priced: Callable[[GroupCall], Any] | None = None,
     full_recompute: bool | None = None,
     step_backward_core_s: Any = 0.0,
+    pairs: CombinedPairs | None = None,
 ) -> Any:
     """Every call of the group on the critical path, except a window's calls, hidden under its compute
     but the first; ring attention's transfers each behind one ring step's attention core alone, ``step_core_s``
     in the forward (ring_step_core_s), half of ``step_backward_core_s`` in the backward
     (ring_step_backward_core_s; service.time.mesh_traffic.ring_exposed_seconds); with tp_comm_overlap or the expert
     overlap, each call of its group behind its share of the stage's compute (service.time.overlaps), a dense
-    layer's tensor calls each behind the GEMM it is paired with. ``priced``: a call's seconds (group_call_seconds, or
-    a grid's memo of it); ``full_recompute``: whether the calls' forward is recomputed (None: as the setup says)."""
+    layer's tensor calls each behind the GEMM it is paired with, the expert group's phases each behind the piece of
+    the other micro-batch the combined 1F1B pairs it with (``pairs``: combined_pairs). ``priced``: a call's seconds
+    (group_call_seconds, or a grid's memo of it); ``full_recompute``: whether the calls' forward is recomputed (None:
+    as the setup says)."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     exposed: Any = 0.0
     members = [c for c in calls if c.group is group]
@@ -430,6 +500,8 @@ def exposed_group_s(
         count: Any = sum(c.count_per_step for c in members)
         paired = group is Group.tensor and dense_kernels(setup)
         full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
+        if group is Group.expert and pairs is not None:
+            return combined_group_s(group_seconds(calls, group, seconds_of), full, pairs)
         for call in members:
             if paired:
                 weights = paired_gemm_weights(call.name, full)
@@ -462,17 +534,20 @@ def hidden_lever_s(
     backward_s: Any,
     priced: Callable[[GroupCall], Any] | None = None,
     full_recompute: bool | None = None,
+    pairs: CombinedPairs | None = None,
+    groups: tuple[Group, ...] = (Group.tensor, Group.expert),
 ) -> Any:
-    """Seconds of model-parallel communication the overlap levers hide (tensor, expert): what the overlap slowdown
-    charges the compute for (numbers, or arrays for many layouts)."""
+    """Seconds of model-parallel communication the overlap levers hide (of ``groups``: tensor, expert): what the
+    overlap slowdown charges the compute for (numbers, or arrays for many layouts); ``pairs``: the expert overlap's
+    combined_pairs."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     hidden: Any = 0.0
-    for group in (Group.tensor, Group.expert):
+    for group in groups:
         if not lever_overlapped(group, setup):
             continue
-        total = sum(c.count_per_step * seconds_of(c) for c in calls if c.group is group)
+        total = group_seconds(calls, group, seconds_of)
         exposed = exposed_group_s(
-            calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute
+            calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute, pairs=pairs
         )
         hidden = hidden + total - exposed
     return hidden
@@ -542,8 +617,18 @@ def evaluate_layout(
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, mesh.tensor, mesh.context)
     back_core_s = ring_step_backward_core_s(setup, b, s, mesh.tensor, mesh.context)
+    sequence = tensor_sequence_split(t, mesh.sequence_parallel)
+    ring = mesh.context_attention is ContextAttention.ring
+    pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
+    if combined_priced(setup):
+        pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
+        pairs = combined_pairs(mesh.schedule, p, v, m, work.moe_layers, pieces_s)
     group_s = {
-        g: float(exposed_group_s(calls, g, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s))
+        g: float(
+            exposed_group_s(
+                calls, g, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s, pairs=pairs
+            )
+        )
         for g in Group
         if g is not Group.data
     }
@@ -557,7 +642,9 @@ def evaluate_layout(
         step_collectives(setup.precision, setup.sharding, m, pipelined=pipelined, runs=mesh.runs), setup.overlaps
     )
     exposed = sum(group_s.values())
-    lever_hidden = float(hidden_lever_s(calls, setup, forward_s, backward_s)) if setup.efficiency is not None else 0.0
+    lever_hidden = (
+        float(hidden_lever_s(calls, setup, forward_s, backward_s, pairs=pairs)) if setup.efficiency is not None else 0.0
+    )
     step = rank_step(
         parts,
         setup,

@@ -33,8 +33,13 @@ from models.enums import ArrangementName, Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
 from service.engine.layout import (
+    combined_group_s,
+    combined_pairs,
+    combined_pieces,
+    combined_priced,
     exposed_group_s,
     group_call_seconds,
+    group_seconds,
     hidden_lever_s,
     layout_units,
     ring_step_backward_core_s,
@@ -783,8 +788,29 @@ def evaluate_grid(
     # for every schedule, virtual stages and split of the layers that shares it; the pipeline's per schedule.
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
+    ring = case.context_attention is ContextAttention.ring
+    # the expert overlap's combined 1F1B pairs what the schedule's warmup leaves (service.engine.layout.combined_pairs)
+    combined = combined_priced(first_setup)
+    pieces_s: tuple[Any, ...] = ()
+    if combined:  # each distinct micro-batch and degrees' pieces, once, then spread to every layout
+        distinct, spread_to = _distinct_rows([b, t, c, e, sp])
+        sequence = tensor_sequence_split(t[distinct], sp[distinct])
+        some = (b[distinct], s, t[distinct], c[distinct], e[distinct], case.expert_tensor, sequence, ring)
+        pieces_s = tuple(_spread(x, len(distinct), spread_to) for x in combined_pieces(first_setup, *some))
     for (q,), rows_q in _combos(sp):
-        group_inputs = (m, b, d, t, c, e, slowest_layers, share_code, slowest_last, max_layers, max_moe_layers)
+        group_inputs: tuple[Any, ...] = (
+            m,
+            b,
+            d,
+            t,
+            c,
+            e,
+            slowest_layers,
+            share_code,
+            slowest_last,
+            max_layers,
+            max_moe_layers,
+        )
         distinct, spread_to = _distinct_rows([column[rows_q] for column in group_inputs])
         rows = rows_q[distinct]
         build = all_calls(rows, bool(q), int(schedule[rows[0]]))
@@ -792,6 +818,12 @@ def evaluate_grid(
         priced = _PricedCalls(first_setup)  # each call priced once, whatever the recompute mode
         core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
         back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
+        # the combined 1F1B's pairs read the pipeline's degree, chunks and schedule too: the expert group's calls are
+        # priced on these distinct rows and paired on every row
+        pairs = None
+        if combined:
+            these = tuple(x[rows_q] for x in pieces_s)
+            pairs = combined_pairs(schedule[rows_q], p[rows_q], v[rows_q], m[rows_q], max_moe_layers[rows_q], these)
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
@@ -804,13 +836,25 @@ def evaluate_grid(
                 if same is not None:
                     group_s[g][rows_q, j] = group_s[g][rows_q, same]
                     continue
+                if pairs is not None and g is Group.expert:
+                    expert_s = _spread(group_seconds(calls, g, priced), len(rows), spread_to)
+                    group_s[g][rows_q, j] = combined_group_s(expert_s, full, pairs)
+                    continue
                 exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
                 group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread_to)
             if same is not None:
                 lever_hidden_s[rows_q, j] = lever_hidden_s[rows_q, same]
                 continue
-            hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
-            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
+            if pairs is None:
+                hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
+                lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
+                continue
+            # the tensor group's on these rows, then the expert group's on every row (hidden_lever_s's order)
+            hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full, groups=(Group.tensor,))
+            expert_s = _spread(group_seconds(calls, Group.expert, priced), len(rows), spread_to)
+            lever_hidden_s[rows_q, j] = (
+                _spread(hidden_s, len(rows), spread_to) + expert_s - group_s[Group.expert][rows_q, j]
+            )
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode

@@ -55,6 +55,14 @@ _INTERLEAVED = SCHEDULES.index(PipelineSchedule.interleaved)  # codes into SCHED
 _ZERO_BUBBLE_H1 = SCHEDULES.index(PipelineSchedule.zero_bubble_h1)
 
 
+def model_chunks(schedule: Any, virtual_stages: Any) -> Any:
+    """Model chunks per stage (Mesh.chunks) of a schedule (a PipelineSchedule, or codes into SCHEDULES for many
+    layouts): ZB-V's two, else the virtual stages."""
+    if isinstance(schedule, PipelineSchedule):
+        return 2 + 0 * virtual_stages if schedule is PipelineSchedule.zero_bubble_v else virtual_stages
+    return select(schedule_in(schedule, (PipelineSchedule.zero_bubble_v,)), 2 + 0 * virtual_stages, virtual_stages)
+
+
 _T = TypeVar("_T")
 
 
@@ -107,7 +115,7 @@ class Mesh:
     def chunks(self) -> Any:
         """Model chunks per stage, each a send of activations forward and of gradients back per micro-batch:
         the interleaved schedule's v, ZB-V's two (torch.distributed.pipelining ScheduleZBVZeroBubble)."""
-        return 2 + 0 * self.virtual_stages if self.schedule is PipelineSchedule.zero_bubble_v else self.virtual_stages
+        return model_chunks(self.schedule, self.virtual_stages)
 
     @_derived
     def trivial(self) -> bool:

@@ -683,6 +683,29 @@ def _layer_seconds(
     return forward + attention_s + memory_s, backward + attention_backward_s + 2 * memory_s
 
 
+def moe_layer_pieces(
+    eff: Efficiency,
+    b: IntLike,
+    s: IntLike,
+    tensor: IntLike,
+    context: IntLike,
+    expert: IntLike = 1,
+    expert_tensor: IntLike | None = None,
+    sequence: IntLike = 1,
+    ring: bool = True,
+) -> tuple[FloatLike, FloatLike, FloatLike, FloatLike]:
+    """One MoE layer's compute for one micro-batch on one GPU in the two pieces Megatron-Core's combined 1F1B
+    schedules apart (service.time.overlaps.COMBINED_PHASES): (attention forward, experts forward, attention backward,
+    experts backward), the experts piece the routed experts' grouped GEMMs (routed_expert_seconds) and the attention
+    piece the rest of the layer (_layer_seconds less them: attention, norms, router, permutation). Needs the
+    kernel shapes of a mixture."""
+    shape = eff.kernels
+    assert shape is not None and shape.experts, "the pieces of a MoE layer need a mixture's kernel shapes"
+    forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor, sequence, ring)
+    experts_f, experts_b = routed_expert_seconds(eff, b * s // context, tensor, expert, expert_tensor)
+    return forward - experts_f, experts_f, backward - experts_b, experts_b
+
+
 def optimizer_seconds(shard_elements: IntLike, device: Device) -> FloatLike:
     """AdamW over the GPU's shard: 30 bytes per weight through HBM."""
     return OPTIMIZER_BYTES_PER_WEIGHT * shard_elements / device.hbm_bytes_per_s

@@ -8,12 +8,15 @@
 - ``fsdp_prefetch`` (FSDP2's implicit prefetch, FSDP1 backward_prefetch=BACKWARD_PRE, DeepSpeed ZeRO-3's
   stage3_prefetch_bucket_size): the next unit's parameters gathered under the current unit's compute; off,
   every gather exposed.
-- ``tp_comm`` (Megatron-LM --tp-comm-overlap, Transformer Engine userbuffers) and ``expert_comm``
-  (Megatron-LM --overlap-moe-expert-parallel-comm, DeepEP, DualPipe): each call of the group hidden only behind
-  its share of the stage's compute (the GEMM it is paired with, or the other micro-batch's work): exposed
-  calls x max(0, call - compute / calls), like ring attention's steps (service.time.mesh_traffic). A dense
-  layer's tensor-parallel calls under ``tp_comm`` hide behind the one GEMM each is paired with
-  (paired_exposed_seconds), as Transformer Engine's userbuffers and PyTorch's AsyncTP pair them.
+- ``tp_comm`` (Megatron-LM --tp-comm-overlap, Transformer Engine userbuffers): each call of the group hidden only
+  behind its share of the stage's compute: exposed calls x max(0, call - compute / calls), like ring attention's
+  steps (service.time.mesh_traffic). A dense layer's tensor-parallel calls hide behind the one GEMM each is paired
+  with (paired_exposed_seconds), as Transformer Engine's userbuffers and PyTorch's AsyncTP pair them.
+- ``expert_comm`` (Megatron-LM --overlap-moe-expert-parallel-comm, the combined 1F1B of DeepSeek-V3's DualPipe):
+  one micro-batch's forward runs beside another's backward, layer by layer, and each all-to-all phase of one hides
+  only behind the compute piece of the other that the schedule pairs it with (combined_exposed_seconds); the
+  warmup and cooldown passes, with no partner, hide nothing (combined_passes). Without the model's kernel shapes
+  (or with a given utilisation) the pieces are unknown and each call hides behind its share of the stage's compute.
 
 Hiding never adds a bucket: the data group's calls are the same whichever overlap is on (service.time.buckets),
 so an overlap only moves seconds from exposed to hidden, where they cost the compute ``overlap_slowdown`` of
@@ -23,8 +26,11 @@ themselves (service.time.efficiency): with that fraction below one, an overlap n
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from models.enums import CollectiveName
-from service.numeric import maximum
+from models.parallelism import PipelineSchedule
+from service.numeric import maximum, minimum, select
 from service.time.traffic import StepCollective, Window
 
 
@@ -95,3 +101,63 @@ def paired_exposed_seconds(calls: Any, call_s: Any, gemm_s: list[Any], weights: 
         gap = call_s - g
         gap_s = gap_s + weight * maximum(gap, 0.0 * gap)
     return calls * gap_s / total
+
+
+# The combined 1F1B's phases, in the order a layer pair runs them (Megatron-Core @d98e8a64,
+# megatron/core/models/common/model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run: "comm_stream:
+# combine_bwd | dispatch_fwd->dispatch_bwd | combine_fwd; comp_stream: pre_dispatch_fwd | mlp_bwd->mlp_bwd_dw->
+# mlp_fwd | pre_dispatch_bwd"). Each phase's call waits for the compute piece before it on the other stream (the
+# forward's dispatch for its attention piece, the backward's dispatch for its experts' gradients, each combine for
+# the experts or attention gradient before it), so the four run as four pairs, each as long as the longer of its two:
+# the backward's combine beside the forward's attention piece, the forward's dispatch beside the backward's experts,
+# the backward's dispatch beside the forward's experts, the forward's combine beside the backward's attention piece.
+# The attention piece is megatron/core/models/gpt/fine_grained_callables.py's pre_dispatch_computation (attention,
+# the pre-MLP norm, the shared experts, the router and the dispatch preprocess), the experts piece its mlp node
+# (routed_experts_compute), the weight gradients included (mlp_bwd_dw runs before dispatch_bwd on its stream).
+COMBINED_PHASES = ("combine backward", "dispatch forward", "dispatch backward", "combine forward")
+
+
+# The schedules whose steady state runs one micro-batch's forward beside another's backward, which the combined 1F1B
+# pairs: Megatron-Core's 1F1B and interleaved 1F1B, and the zero-bubble family (their steady state alternates a
+# forward and a backward too; DeepSeek-V3's DualPipe, a V of two chunks like ZB-V, pairs them the same way: the
+# report's section 3.2.1). GPipe runs every forward before any backward: pipelined, it pairs none.
+COMBINED_SCHEDULES = tuple(s for s in PipelineSchedule if s is not PipelineSchedule.gpipe)
+
+
+@dataclass(frozen=True)
+class CombinedPairs:
+    """What the combined 1F1B pairs on the paced stage, a step (numbers, or arrays for many layouts): its MoE layer
+    passes (the busiest stage's MoE layers x m, the expert group's calls' basis), how many of them run beside
+    another micro-batch's (combined_passes), and the compute pieces one layer pass's four phases hide behind, in
+    COMBINED_PHASES' order: (attention forward, experts backward, experts forward, attention backward)."""
+
+    layer_passes: Any
+    paired: Any
+    pieces_s: tuple[Any, ...]
+
+
+def combined_passes(p: Any, v: Any, m: Any, steady: Any) -> Any:
+    """Of a stage's m x v chunk passes of a micro-batch (forward with its backward), how many run beside another's in
+    the combined 1F1B, on the first pipeline rank (the most warmup: its timeline is the step's): all but the
+    warmup's. Without pipelining, all but the first micro-batch's forward and the last's backward
+    (megatron/core/pipeline_parallel/combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining); pipelined,
+    Megatron-Core runs it in the interleaved schedule alone (transformer_config.py asserts virtual stages when
+    p > 1) with (p - 1) x 2 + (v - 1) x p warmup passes plus one "to ensure the forward and backward computations are
+    independent" (schedules.py, get_pp_rank_microbatches, microbatch_group_size_per_vp_stage = p): m v - 2 (p - 1) -
+    (v - 1) p - 1, at least 0, v the stage's model chunks. A schedule without a 1F1B steady state (``steady`` False:
+    not in COMBINED_SCHEDULES) pairs none when pipelined. Numbers, or arrays."""
+    warmup = select(p > 1, 2 * (p - 1) + (v - 1) * p + 1, 1)
+    passes = maximum(m * v - warmup, 0 * m)
+    return select(steady | (p == 1) if isinstance(p, np.ndarray) else steady or p == 1, passes, 0 * passes)
+
+
+def combined_exposed_seconds(group_s: Any, phases: Any, pairs: CombinedPairs) -> Any:
+    """Exposed seconds of the expert group's ``group_s`` a step under the combined 1F1B: its calls spread evenly over
+    its ``phases`` (a dispatch or a combine, forward or backward, of one MoE layer pass: four a layer pass, six with a
+    recomputed forward, whose two are never paired), each phase of a paired layer pass hidden behind its piece
+    alone: group_s - paired x sum over the four phases of min(phase_s, piece_s), phase_s = group_s / phases."""
+    phase_s = group_s / maximum(phases, 1)
+    hidden_s: Any = 0.0
+    for piece_s in pairs.pieces_s:
+        hidden_s = hidden_s + minimum(phase_s, piece_s)
+    return group_s - pairs.paired * hidden_s

@@ -59,8 +59,12 @@ class Levers:
             (Megatron-LM's --overlap-grad-reduce, DeepSpeed's overlap_comm; PyTorch DDP and FSDP always do). Default null:
             as overlap. Off: every gradient reduction is exposed.
         overlap_moe_expert_parallel_comm (bool | Unset): Expert all-to-all hidden under another micro-batch's compute:
-            Megatron-LM's --overlap-moe-expert-parallel-comm (default off), DeepEP's and DualPipe's overlap. Each dispatch
-            and combine hidden behind its share of the stage's compute; what exceeds it stays exposed. Default: False.
+            Megatron-LM's --overlap-moe-expert-parallel-comm (default off), the combined 1F1B of DeepSeek-V3's DualPipe. One
+            micro-batch's forward runs beside another's backward, layer by layer: each dispatch and combine hidden behind
+            the piece of the other it is paired with (the forward's dispatch behind the experts' backward, its combine
+            behind the attention's backward, the backward's dispatch behind the experts' forward, its combine behind the
+            attention's forward); what exceeds its piece, and the warmup's and cooldown's micro-batches, stay exposed.
+            Default: False.
         overlap_param_gather (bool | Unset): Megatron-LM's --overlap-param-gather (default off): the distributed
             optimizer's all-gather of updated parameters (zero1/zero2) runs bucket by bucket under the next step's forward
             pass instead of after the optimizer step. Default: False.
