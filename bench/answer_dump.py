@@ -32,7 +32,15 @@ from models.plan import LAYOUT_EXAMPLE, LEVER_RICH_EXAMPLE, PLAN_EXAMPLE, PlanRe
 from service.answers.plan import plan
 
 ROOT = Path(__file__).resolve().parent.parent
-HF_CONFIGS = sorted((ROOT / "tests" / "data" / "hf_configs").glob("*.json"))
+# A fixed list, not the folder's contents: a config added to the test data must not move the seeded draws (and so
+# every request after it) between two runs of the dump that are to be compared.
+HF_CONFIGS = [
+    ROOT / "tests" / "data" / "hf_configs" / f"{name}.json"
+    for name in (
+        *("deepseek-v2", "deepseek-v3", "gemma-2-9b", "gemma-3-27b-it", "gemma-7b", "llama-3.1-8b"),
+        *("llama-4-scout-17b-16e", "mistral-7b-v0.1", "mixtral-8x7b-v0.1", "qwen2.5-7b", "qwen3-30b-a3b", "qwen3-8b"),
+    )
+]
 SEED = 20261201
 GPUS = ["seed-80gb", "h100-80gb", "a100-40gb", "a100-80gb", "b200", "mi300x", "h20", "v100-32gb", "gh200", "l40s"]
 LINKS = [None, "seed", "nvlink3-ib200", "nvlink4-ib400", "nvlink5-ib800"]
