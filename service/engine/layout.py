@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from models.enums import Recompute
+from models.enums import MoeTokenDispatcher, Recompute
 from models.parallelism import ContextAttention
 from service.engine.setup import Setup
 from service.engine.step import (
@@ -83,6 +83,7 @@ from service.time.overlaps import (
     CombinedPairs,
     combined_exposed_seconds,
     combined_passes,
+    overlap_compute_share,
     overlapped_calls,
     paired_exposed_seconds,
     paired_gemm_weights,
@@ -448,15 +449,20 @@ def combined_pieces(
     return attention_f, experts_b, experts_f, attention_b
 
 
-def combined_pairs(schedule: Any, p: Any, v: Any, m: Any, moe_layers: Any, pieces_s: tuple[Any, ...]) -> CombinedPairs:
+def combined_pairs(
+    setup: Setup, schedule: Any, p: Any, v: Any, m: Any, moe_layers: Any, pieces_s: tuple[Any, ...]
+) -> CombinedPairs:
     """What the expert overlap's combined 1F1B pairs on the paced stage (service.time.overlaps.CombinedPairs), for
     one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x chunks chunk passes
-    but the warmup's; a chunk holds 1 / chunks of the stage's layers: Mesh.chunks) and one layer pass's pieces
-    (combined_pieces). ``schedule``: the PipelineSchedule, or a grid's codes into SCHEDULES."""
+    but the warmup's; a chunk holds 1 / chunks of the stage's layers: Mesh.chunks), one layer pass's pieces
+    (combined_pieces) and the share of the SMs they keep beside the setup's dispatcher's kernels
+    (overlap_compute_share). ``schedule``: the PipelineSchedule, or a grid's codes into SCHEDULES."""
     steady = schedule_in(schedule, COMBINED_SCHEDULES)
     chunks = model_chunks(schedule, v)
     paired = moe_layers * combined_passes(p, chunks, m, steady) / chunks
-    return CombinedPairs(moe_layers * m, paired, pieces_s)
+    eff = efficiency_of(setup)
+    share = overlap_compute_share(eff.device.multiprocessors, eff.dispatcher is MoeTokenDispatcher.deepep)
+    return CombinedPairs(moe_layers * m, paired, pieces_s, share)
 
 
 def group_seconds(calls: list[GroupCall], group: Group, seconds_of: Callable[[GroupCall], Any]) -> Any:
@@ -539,11 +545,13 @@ def hidden_lever_s(
 ) -> Any:
     """Seconds of model-parallel communication the overlap levers hide (of ``groups``: tensor, expert): what the
     overlap slowdown charges the compute for (numbers, or arrays for many layouts); ``pairs``: the expert overlap's
-    combined_pairs."""
+    combined_pairs, whose phases charge their pieces for DeepEP's SMs themselves (CombinedPairs.prices_the_sms)."""
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     hidden: Any = 0.0
     for group in groups:
         if not lever_overlapped(group, setup):
+            continue
+        if group is Group.expert and pairs is not None and pairs.prices_the_sms:
             continue
         total = group_seconds(calls, group, seconds_of)
         exposed = exposed_group_s(
@@ -622,7 +630,7 @@ def evaluate_layout(
     pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
     if combined_priced(setup):
         pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
-        pairs = combined_pairs(mesh.schedule, p, v, m, work.moe_layers, pieces_s)
+        pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s)
     group_s = {
         g: float(
             exposed_group_s(

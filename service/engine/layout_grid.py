@@ -823,7 +823,9 @@ def evaluate_grid(
         pairs = None
         if combined:
             these = tuple(x[rows_q] for x in pieces_s)
-            pairs = combined_pairs(schedule[rows_q], p[rows_q], v[rows_q], m[rows_q], max_moe_layers[rows_q], these)
+            pairs = combined_pairs(
+                first_setup, schedule[rows_q], p[rows_q], v[rows_q], m[rows_q], max_moe_layers[rows_q], these
+            )
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
@@ -849,12 +851,12 @@ def evaluate_grid(
                 hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
                 lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
                 continue
-            # the tensor group's on these rows, then the expert group's on every row (hidden_lever_s's order)
+            # the tensor group's on these rows, then the expert group's on every row (hidden_lever_s's order; none when
+            # the pairs charge the pieces for DeepEP's SMs themselves)
             hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full, groups=(Group.tensor,))
             expert_s = _spread(group_seconds(calls, Group.expert, priced), len(rows), spread_to)
-            lever_hidden_s[rows_q, j] = (
-                _spread(hidden_s, len(rows), spread_to) + expert_s - group_s[Group.expert][rows_q, j]
-            )
+            expert_hidden_s = 0.0 if pairs.prices_the_sms else expert_s - group_s[Group.expert][rows_q, j]
+            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to) + expert_hidden_s
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode

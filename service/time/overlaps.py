@@ -124,16 +124,37 @@ COMBINED_PHASES = ("combine backward", "dispatch forward", "dispatch backward", 
 COMBINED_SCHEDULES = tuple(s for s in PipelineSchedule if s is not PipelineSchedule.gpipe)
 
 
+# Streaming multiprocessors DeepEP's kernels hold while they run in Megatron-Core: its flex dispatcher sets DeepEP's
+# Buffer.set_num_sms to moe_flex_dispatcher_num_sms, "None -> 20 (DeepEP's historical mcore default)"
+# (megatron/core/transformer/moe/token_dispatcher.py @d98e8a64); DeepSeek-V3's report, section 3.2.2, "only 20
+# SMs" for its dispatch and combine kernels.
+DEEPEP_SMS = 20
+
+
+def overlap_compute_share(multiprocessors: int, deepep: bool) -> float:
+    """The share of the GPU's streaming multiprocessors a compute piece keeps while an expert phase runs beside it:
+    (S - 20) / S under DeepEP's dispatch and combine kernels (DEEPEP_SMS), all of them otherwise (an all-to-all's
+    copies, whose share of the SMs the fitted overlap slowdown stands for)."""
+    return (multiprocessors - DEEPEP_SMS) / multiprocessors if deepep else 1.0
+
+
 @dataclass(frozen=True)
 class CombinedPairs:
     """What the combined 1F1B pairs on the paced stage, a step (numbers, or arrays for many layouts): its MoE layer
     passes (the busiest stage's MoE layers x m, the expert group's calls' basis), how many of them run beside
     another micro-batch's (combined_passes), and the compute pieces one layer pass's four phases hide behind, in
-    COMBINED_PHASES' order: (attention forward, experts backward, experts forward, attention backward)."""
+    COMBINED_PHASES' order: (attention forward, experts backward, experts forward, attention backward);
+    ``compute_share``: of the GPU a piece keeps while a phase runs beside it (overlap_compute_share)."""
 
     layer_passes: Any
     paired: Any
     pieces_s: tuple[Any, ...]
+    compute_share: float = 1.0
+
+    @property
+    def prices_the_sms(self) -> bool:
+        """Whether the phases' hold on the SMs is priced here (DeepEP), in place of the fitted overlap slowdown."""
+        return self.compute_share < 1.0
 
 
 def combined_passes(p: Any, v: Any, m: Any, steady: Any) -> Any:
@@ -155,9 +176,11 @@ def combined_exposed_seconds(group_s: Any, phases: Any, pairs: CombinedPairs) ->
     """Exposed seconds of the expert group's ``group_s`` a step under the combined 1F1B: its calls spread evenly over
     its ``phases`` (a dispatch or a combine, forward or backward, of one MoE layer pass: four a layer pass, six with a
     recomputed forward, whose two are never paired), each phase of a paired layer pass hidden behind its piece
-    alone: group_s - paired x sum over the four phases of min(phase_s, piece_s), phase_s = group_s / phases."""
+    alone. A piece beside a phase runs on ``compute_share`` k of the SMs while the phase lasts, so the pair takes
+    max(phase_s, piece_s + (1 - k) phase_s) and hides min(k phase_s, piece_s) of the phase:
+    group_s - paired x sum over the four phases of min(k phase_s, piece_s), phase_s = group_s / phases."""
     phase_s = group_s / maximum(phases, 1)
     hidden_s: Any = 0.0
     for piece_s in pairs.pieces_s:
-        hidden_s = hidden_s + minimum(phase_s, piece_s)
+        hidden_s = hidden_s + minimum(phase_s * pairs.compute_share, piece_s)
     return group_s - pairs.paired * hidden_s

@@ -17,6 +17,11 @@ from service.inputs import resolve
 from service.time.efficiency import moe_layer_pieces
 from service.time.overlaps import CombinedPairs, combined_exposed_seconds, combined_passes
 
+# DeepEP's kernels hold 20 of an H100's 132 SMs while a phase runs (Megatron-Core's flex dispatcher's default,
+# token_dispatcher.py @d98e8a64; the H100 whitepaper's 132 SMs): a piece beside a phase keeps 112 / 132 of the GPU,
+# so a phase shorter than its piece still costs it 20 / 132 of the phase.
+HELD = 20 / 132
+
 
 def test_the_warmup_passes_are_the_schedules():
     # no pipelining: the first micro-batch's forward and the last's backward run alone (m - 1 pairs)
@@ -41,6 +46,14 @@ def test_each_phase_hides_behind_its_piece_alone():
     # 4 s: 0.5 s phases, the last longer than its 0.25 s piece: 0.5 + 0.5 + 0.5 + 0.25 s hidden
     arrays = combined_exposed_seconds(np.array([8.0, 4.0]), np.array([8, 8]), pairs)
     assert arrays.tolist() == pytest.approx([5.25, 4.0 - 1.75], rel=1e-15)
+
+
+def test_a_piece_beside_deepep_runs_on_the_sms_it_leaves():
+    """With half the SMs kept while a 1 s phase runs, a pair takes max(1, piece + 0.5): behind a 2 s piece the phase
+    hides 0.5 s, behind a 0.25 s piece 0.25 s; 8 phases of 1 s, one pass of four paired: 0.25 + 0.5 + 0.5 + 0.25."""
+    pairs = CombinedPairs(layer_passes=2, paired=1, pieces_s=(0.25, 2.0, 2.0, 0.25), compute_share=0.5)
+    assert pairs.prices_the_sms
+    assert combined_exposed_seconds(8.0, 8, pairs) == pytest.approx(8.0 - 1.5, rel=1e-15)
 
 
 QWEN_30B = {
@@ -69,8 +82,9 @@ def _plan(parallelism: dict, overlap: bool):
     ids=["no-pipelining", "interleaved"],
 )
 def test_inside_a_node_the_unpaired_passes_alone_stay_exposed(parallelism, unpaired):
-    """Over NVLink each phase is shorter than every piece it is paired with, so a paired pass hides all four of its
-    phases and the warmup's and cooldown's passes stay exposed: that fraction of the whole all-to-all."""
+    """Over NVLink each phase is shorter than every piece it is paired with, so a paired pass hides its four phases
+    but for the 20 of 132 SMs DeepEP holds, and the warmup's and cooldown's passes stay exposed: that fraction of the
+    whole all-to-all, and 20 / 132 of the rest. The fitted overlap slowdown does not charge these pieces again."""
     off, on = _plan(parallelism, False), _plan(parallelism, True)
     whole_s = off.time.expert_parallel_s  # without the lever every dispatch and combine is exposed
     assert whole_s > 0
@@ -86,7 +100,8 @@ def test_inside_a_node_the_unpaired_passes_alone_stay_exposed(parallelism, unpai
     m = 32 // (8 // parallelism.get("pipeline", 1))
     phase_s = whole_s / (4 * layers * m)
     assert phase_s < min(moe_layer_pieces(eff, 1, 4096, 1, 1, parallelism["expert"], 1))
-    assert on.time.expert_parallel_s == pytest.approx(unpaired * whole_s, rel=1e-9)
+    assert on.time.expert_parallel_s == pytest.approx((unpaired + (1 - unpaired) * HELD) * whole_s, rel=1e-9)
+    assert on.time.overlap_slowdown_s == off.time.overlap_slowdown_s
 
 
 BODY = {
@@ -151,10 +166,12 @@ def test_the_model_zoo_qwen3_row_leaves_its_warmup_exposed():
     """Megatron-MoE-ModelZoo's Qwen3-235B-A22B t2 p8 v4 e32 DeepEP row on 256 H100 (bench.calibration.layout_groups),
     with and without '+1f1b overlap': d = 256 / (2 x 8) = 16, m = 2,048 / 16 = 128, so the first rank runs
     2 x 7 + 3 x 8 + 1 = 39 of its 128 x 4 chunk passes unpaired; every phase (about 1.0 ms) is shorter than the
-    pieces it is paired with (1.1 ms and more), so 39 / 512 of the all-to-all stays exposed."""
+    pieces it is paired with (1.1 ms and more), so 39 / 512 of the all-to-all stays exposed, and of the other
+    473 / 512 the 20 of 132 SMs DeepEP holds from the pieces beside it."""
     from bench.calibration.layout_groups import QWEN3_235B_LAYOUTS
     from bench.calibration.model import plan_request
 
     off, on = (plan(plan_request(run)) for run in QWEN3_235B_LAYOUTS[:2])
     assert on.parallelism.virtual_stages == 4 and on.parallelism.pipeline == 8
-    assert on.time.expert_parallel_s == pytest.approx(off.time.expert_parallel_s * 39 / 512, rel=1e-9)
+    exposed = 39 / 512 + 473 / 512 * HELD
+    assert on.time.expert_parallel_s == pytest.approx(off.time.expert_parallel_s * exposed, rel=1e-9)

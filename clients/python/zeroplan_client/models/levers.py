@@ -63,8 +63,8 @@ class Levers:
             micro-batch's forward runs beside another's backward, layer by layer: each dispatch and combine hidden behind
             the piece of the other it is paired with (the forward's dispatch behind the experts' backward, its combine
             behind the attention's backward, the backward's dispatch behind the experts' forward, its combine behind the
-            attention's forward); what exceeds its piece, and the warmup's and cooldown's micro-batches, stay exposed.
-            Default: False.
+            attention's forward); what exceeds its piece, and the warmup's and cooldown's micro-batches, stay exposed. With
+            DeepEP a piece runs on the SMs its kernels leave (112 of an H100's 132). Default: False.
         overlap_param_gather (bool | Unset): Megatron-LM's --overlap-param-gather (default off): the distributed
             optimizer's all-gather of updated parameters (zero1/zero2) runs bucket by bucket under the next step's forward
             pass instead of after the optimizer step. Default: False.
