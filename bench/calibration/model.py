@@ -4,8 +4,9 @@ from dataclasses import replace
 
 from bench.calibration.corpus import Run, measured_tokens_per_s_per_gpu
 from models.plan import PlanRequest
-from service.engine.data_parallel import Setup, evaluate
+from service.engine.data_parallel import evaluate
 from service.engine.layout import LayoutEvaluation, evaluate_layout
+from service.engine.setup import Setup
 from service.inputs import resolve
 from service.mesh.degrees import ModelLimits, requested_mesh, validated_mesh
 from service.time.efficiency import FITTED, Calibration

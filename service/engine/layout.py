@@ -49,7 +49,7 @@ from service.memory.activations import StageLayers, TensorSplit, stage_activatio
 from service.memory.model_states import StateBytes
 from service.memory.offload import host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
-from service.mesh.degrees import Group, Mesh, model_chunks, run_micro_batches, tensor_sequence_split
+from service.mesh.degrees import Group, Mesh, model_chunks, run_micro_batches, schedule_runs, tensor_sequence_split
 from service.mesh.pipeline import (
     end_chunk_in_flight,
     output_stage,
@@ -253,9 +253,16 @@ def _stage(
     cpu = int(states.cpu_optimizer_bytes)
     pipelined = mesh.pipeline > 1  # FSDP with pipelining as torchtitan runs it (working_set.pipelined_rows)
     working = working_set_rows(
-        share.parameters, setup.precision, setup.sharding, units, setup.bucket_bytes, setup.overlap, pipelined=pipelined
+        share.parameters,
+        setup.precision,
+        setup.sharding,
+        units,
+        setup.bucket_bytes,
+        setup.overlap,
+        pipelined=pipelined,
+        runs=mesh.runs,
     )
-    run_m = run_micro_batches(m, mesh.runs)  # what one run of the schedule holds and keeps
+    run_m = run_micro_batches(m, mesh.runs, mesh.pipeline)  # what one run of the schedule holds and keeps
     flight = stage_in_flight(mesh.schedule, share.stage, mesh.pipeline, mesh.virtual_stages, run_m, share.chunk_layers)
     activations: dict[str, int] = {}
     if counted:
@@ -450,16 +457,25 @@ def combined_pieces(
 
 
 def combined_pairs(
-    setup: Setup, schedule: Any, p: Any, v: Any, m: Any, moe_layers: Any, pieces_s: tuple[Any, ...]
+    setup: Setup,
+    schedule: Any,
+    p: Any,
+    v: Any,
+    m: Any,
+    moe_layers: Any,
+    pieces_s: tuple[Any, ...],
+    runs: int = 1,
 ) -> CombinedPairs:
     """What the expert overlap's combined 1F1B pairs on the paced stage (service.time.overlaps.CombinedPairs), for
     one layout or a grid's arrays: its MoE layers' passes, the paired ones (combined_passes: m x chunks chunk passes
-    but the warmup's; a chunk holds 1 / chunks of the stage's layers: Mesh.chunks), one layer pass's pieces
-    (combined_pieces) and the share of the SMs they keep beside the setup's dispatcher's kernels
-    (overlap_compute_share). ``schedule``: the PipelineSchedule, or a grid's codes into SCHEDULES."""
+    but the warmup's, each of the schedule's ``runs`` with a warmup of its own: parallelism.pipeline_runs; a chunk
+    holds 1 / chunks of the stage's layers: Mesh.chunks), one layer pass's pieces (combined_pieces) and the share of
+    the SMs they keep beside the setup's dispatcher's kernels (overlap_compute_share). ``schedule``: the
+    PipelineSchedule, or a grid's codes into SCHEDULES."""
     steady = schedule_in(schedule, COMBINED_SCHEDULES)
     chunks = model_chunks(schedule, v)
-    paired = moe_layers * combined_passes(p, chunks, m, steady) / chunks
+    runs_ = schedule_runs(runs, p)
+    paired = moe_layers * runs_ * combined_passes(p, chunks, m // runs_, steady) / chunks
     eff = efficiency_of(setup)
     share = overlap_compute_share(eff.device.multiprocessors, eff.dispatcher is MoeTokenDispatcher.deepep)
     return CombinedPairs(moe_layers * m, paired, pieces_s, share)
@@ -551,14 +567,20 @@ def hidden_lever_s(
     for group in groups:
         if not lever_overlapped(group, setup):
             continue
-        if group is Group.expert and pairs is not None and pairs.prices_the_sms:
-            continue
         total = group_seconds(calls, group, seconds_of)
         exposed = exposed_group_s(
             calls, group, setup, forward_s, backward_s, priced=seconds_of, full_recompute=full_recompute, pairs=pairs
         )
-        hidden = hidden + total - exposed
+        hidden = hidden + (expert_hidden_s(total, exposed, pairs) if group is Group.expert else total - exposed)
     return hidden
+
+
+def expert_hidden_s(total_s: Any, exposed_s: Any, pairs: CombinedPairs | None) -> Any:
+    """The expert group's seconds the overlap hides, as the fitted overlap slowdown charges them: total - exposed,
+    none where the combined 1F1B's pairs charge their pieces for DeepEP's SMs themselves (prices_the_sms)."""
+    if pairs is not None and pairs.prices_the_sms:
+        return 0.0 * total_s
+    return total_s - exposed_s
 
 
 def evaluate_layout(
@@ -630,7 +652,7 @@ def evaluate_layout(
     pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
     if combined_priced(setup):
         pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
-        pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s)
+        pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s, mesh.runs)
     group_s = {
         g: float(
             exposed_group_s(

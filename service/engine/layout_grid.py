@@ -37,6 +37,7 @@ from service.engine.layout import (
     combined_pairs,
     combined_pieces,
     combined_priced,
+    expert_hidden_s,
     exposed_group_s,
     group_call_seconds,
     group_seconds,
@@ -581,7 +582,7 @@ def evaluate_grid(
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
     mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor, runs=case.pipeline_runs)
     runs = case.pipeline_runs
-    run_m = run_micro_batches(m, runs)  # what one run of the schedule holds (service.engine.layout._stage)
+    run_m = run_micro_batches(m, runs, p)  # what one run of the schedule holds (service.engine.layout._stage)
     data_context: Any = mesh.data_context
     expert_data: Any = mesh.expert_data
     g_data: Any = mesh.members_per_node(Group.data)
@@ -824,7 +825,7 @@ def evaluate_grid(
         if combined:
             these = tuple(x[rows_q] for x in pieces_s)
             pairs = combined_pairs(
-                first_setup, schedule[rows_q], p[rows_q], v[rows_q], m[rows_q], max_moe_layers[rows_q], these
+                first_setup, schedule[rows_q], p[rows_q], v[rows_q], m[rows_q], max_moe_layers[rows_q], these, runs
             )
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
@@ -855,8 +856,8 @@ def evaluate_grid(
             # the pairs charge the pieces for DeepEP's SMs themselves)
             hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full, groups=(Group.tensor,))
             expert_s = _spread(group_seconds(calls, Group.expert, priced), len(rows), spread_to)
-            expert_hidden_s = 0.0 if pairs.prices_the_sms else expert_s - group_s[Group.expert][rows_q, j]
-            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to) + expert_hidden_s
+            hidden_expert_s = expert_hidden_s(expert_s, group_s[Group.expert][rows_q, j], pairs)
+            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to) + hidden_expert_s
     for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
         sub = group_mesh(rows, bool(q), sched)
         priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode

@@ -87,16 +87,18 @@ def working_set_rows(
     overlap: bool,
     *,
     pipelined: bool = False,
+    runs: int = 1,
 ) -> list[WorkingSetRow]:
     """The working set's rows on every GPU; none when the model's units are unknown. ``pipelined``: the
-    ``parameter_count`` of a pipeline stage whose sharded parameters FSDP keeps gathered (pipelined_rows)."""
+    ``parameter_count`` of a pipeline stage whose sharded parameters FSDP keeps gathered (pipelined_rows), over
+    ``runs`` runs of the schedule a step."""
     if units is None:
         return []
     # Units are gathered into the compute dtype where one is set (FSDP2's param_dtype).
     params = precision.compute_parameter_dtype or precision.parameter_dtype
     grads = precision.gradient_dtype
     if pipelined and sharding.shard_parameters and not sharding.hybrid:
-        return pipelined_rows(parameter_count, precision, sharding)
+        return pipelined_rows(parameter_count, precision, sharding, runs)
     if sharding.shard_parameters:
         unit_grads = int(tensor_bytes(units.largest, grads))
         gradient_row = WorkingSetRow(
@@ -133,14 +135,19 @@ def working_set_rows(
     ]
 
 
-def pipelined_rows(parameter_count: int, precision: PrecisionSpec, sharding: Sharding) -> list[WorkingSetRow]:
+def pipelined_rows(
+    parameter_count: int, precision: PrecisionSpec, sharding: Sharding, runs: int = 1
+) -> list[WorkingSetRow]:
     """FSDP on a pipeline stage as torchtitan runs it (service.time.traffic.pipelined_collectives): the stage's
     parameters gathered in the compute dtype for the whole step (torchtitan/distributed/fsdp.py @b5bcd76c:
     ``reshard_after_forward = not pp_enabled``; no reshard after each micro-batch's backward), and its gradients
     unsharded until the one reduce-scatter after the last micro-batch, accumulated in the reduce dtype where it
     differs from the compute dtype (torch 2.13 torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
-    to_accumulated_grad_if_needed and accumulate_unsharded_grad_if_needed)."""
+    to_accumulated_grad_if_needed and accumulate_unsharded_grad_if_needed). With ``runs`` runs of the schedule a step
+    (parallelism.pipeline_runs) the same bytes are held through each run, from its gather to its reduce-scatter."""
     params = precision.compute_parameter_dtype or precision.parameter_dtype
+    until = "the step's one reduce-scatter" if runs == 1 else f"each run's reduce-scatter ({runs} runs of the schedule)"
+    kept = "the whole step" if runs == 1 else f"each of the {runs} runs of the schedule"
     accumulated = precision.gradient_reduce_dtype or params
     grad_bytes = int(tensor_bytes(parameter_count, accumulated))
     gradient_row = WorkingSetRow(
@@ -148,7 +155,7 @@ def pipelined_rows(parameter_count: int, precision: PrecisionSpec, sharding: Sha
         accumulated,
         grad_bytes,
         f"{accumulated.value} x {group_digits(parameter_count)} gradients of the stage, unsharded and accumulated "
-        f"over the micro-batches until the step's one reduce-scatter (FSDP with pipelining) = "
+        f"over the micro-batches until {until} (FSDP with pipelining) = "
         f"{group_digits(grad_bytes)} B on every GPU",
     )
     if sharding.gathers_whole_model:
@@ -160,8 +167,7 @@ def pipelined_rows(parameter_count: int, precision: PrecisionSpec, sharding: Sha
             params,
             gathered,
             f"{params.value} x {group_digits(parameter_count)} parameters of the stage, gathered once and kept for "
-            f"the whole step (FSDP with pipelining: reshard_after_forward off) = {group_digits(gathered)} B on every "
-            "GPU",
+            f"{kept} (FSDP with pipelining: reshard_after_forward off) = {group_digits(gathered)} B on every GPU",
         ),
         gradient_row,
     ]

@@ -646,10 +646,13 @@ def _batch_rules(
         )
         m = select(divides, micro_batches(gbs, k, b, d), 0)
     name = getattr(schedule, "value", schedule)
-    run = run_micro_batches(m, runs)
+    run = run_micro_batches(m, runs, p)
 
     def each_run() -> str:  # words for one layout only
         return f" in each of the {runs} runs of the schedule" if runs > 1 else ""
+
+    def fewer_runs() -> str:
+        return " (or fewer parallelism.pipeline_runs)" if runs > 1 else ""
 
     return rules + [
         Rule(
@@ -670,7 +673,7 @@ def _batch_rules(
             schedule_in(schedule, FILL_PIPELINE) & (p > 1) & (run < p),
             lambda: (
                 f"{run} micro-batches{each_run() or ' per step'} are fewer than the {p} pipeline stages: the {name} "
-                "schedule needs at least as many micro-batches as stages"
+                f"schedule needs at least as many micro-batches as stages{fewer_runs()}"
             ),
         ),
         Rule(
@@ -681,7 +684,7 @@ def _batch_rules(
                 f"{run} micro-batches{each_run() or ' per step'} are fewer than the {2 * p - 1} the zero_bubble "
                 f"schedule needs on {p} pipeline stages: its warm-up runs 2 x pipeline - 1 forward passes on the "
                 "first stage before the first backward (ZB-H2, Qi et al. 2023, section 2.2); with fewer the bubble "
-                "is not filled"
+                f"is not filled{fewer_runs()}"
             ),
         ),
         Rule(
@@ -697,9 +700,15 @@ def _batch_rules(
     ]
 
 
-def run_micro_batches(micro_batches: Any, runs: Any) -> Any:
-    """Micro-batches of one run of the schedule: m / runs (parallelism.pipeline_runs; numbers or arrays)."""
-    return micro_batches // runs
+def schedule_runs(runs: Any, pipeline: Any) -> Any:
+    """Runs of the pipeline schedule a step: parallelism.pipeline_runs with pipeline parallelism; without it one
+    (the field has no effect, layout_warnings says so). Numbers or arrays."""
+    return select(pipeline > 1, runs, 1)
+
+
+def run_micro_batches(micro_batches: Any, runs: Any, pipeline: Any) -> Any:
+    """Micro-batches of one run of the schedule: m / schedule_runs (numbers or arrays)."""
+    return micro_batches // schedule_runs(runs, pipeline)
 
 
 def takes_chunks(schedule: Any) -> Any:

@@ -273,7 +273,7 @@ def communication_time(
             last = last + t
             if c.per_micro_batch:
                 every = every + t
-            elif isinstance(c.count_per_step, int) and c.count_per_step > 1:
+            elif c.per_run:
                 # once per run of the pipeline schedule (traffic.pipelined_collectives): each run's call is exposed
                 # as the last one is, before its own run's window
                 repeated = repeated + (c.count_per_step - 1) * exposed_in_window(t, minimum(bucket_s, t), compute_s)

@@ -63,6 +63,7 @@ class StepCollective:
     node_shard_buffer: bool = False  # the buffer is one node-shard, ceil(P / G), not the model
     window: Window = Window.none
     per_micro_batch: bool = False  # runs every micro-batch (count_per_step is k), not once per step
+    per_run: bool = False  # once per run of the pipeline schedule (count_per_step the runs: pipelined_collectives)
 
     @cached_property  # the step's collectives are memoised (step_collectives): their keys are built once
     def cost_key(self) -> tuple[CollectiveName, Dtype, RankGroup, bool]:
@@ -123,8 +124,11 @@ def pipelined_collectives(precision: PrecisionSpec, runs: int = 1) -> list[StepC
             gather_dtype(precision),
             runs,
             window=Window.forward,
+            per_run=True,
         ),
-        StepCollective(rs, f"the stage's gradients, {once} after the last micro-batch", reduce_dtype(precision), runs),
+        StepCollective(
+            rs, f"the stage's gradients, {once} after the last micro-batch", reduce_dtype(precision), runs, per_run=True
+        ),
     ]
 
 

@@ -106,3 +106,67 @@ def test_a_search_row_runs_the_schedule_as_asked_and_is_its_plan(client):
         assert planned_row["parallelism"]["pipeline_runs"] == 2
         assert planned_row["time"]["step_s"] == pytest.approx(row["time"]["step_s"], rel=1e-9)
         assert planned_row["memory"]["per_gpu_bytes"] == row["memory"]["per_gpu_bytes"]
+
+
+def test_without_a_pipeline_more_runs_than_micro_batches_change_nothing(client):
+    """Tensor parallelism alone, m = 16 / (1 x 8) = 2 micro-batches, 4 runs asked: the field has no effect without a
+    pipeline (no rule reads it, the plan is the one without it), however many runs."""
+    body = BODY | {
+        "cluster": BODY["cluster"] | {"world_size": 16},
+        "parallelism": {"tensor": 2, "pipeline_runs": 4},
+        "training": BODY["training"] | {"global_batch_size": 16},
+    }
+    with_runs = client.post("/v1/plan", json=body)
+    assert with_runs.status_code == 200, with_runs.text
+    without = client.post("/v1/plan", json=body | {"parallelism": {"tensor": 2}}).json()
+    assert "parallelism.pipeline_runs has no effect without pipeline parallelism" in with_runs.json()["warnings"]
+    assert with_runs.json()["time"] == without["time"]
+    search = body | {"cluster": body["cluster"] | {"world_size": [16]}, "top_k": 10}
+    search |= {"restrict": {"pipeline": [1, 2], "tensor": [1, 2], "context": [1], "arrangement": ["zero1"]}}
+    del search["arrangement"]
+    answer = client.post("/v1/search", json=search | {"training": body["training"] | {"global_batch_size": 32}})
+    assert answer.status_code == 200, answer.text
+
+
+def test_a_run_holds_the_buffers_of_its_own_micro_batches():
+    """torch.distributed.pipelining's buffers are sized for the schedule's micro-batches: 4 runs of 4 hold what one
+    run of 4 holds (a global batch a quarter as large), the layers' activations in flight too."""
+
+    def pipelining_bytes(runs: int, global_batch: int) -> int:
+        body = BODY | {
+            "parallelism": BODY["parallelism"] | {"pipeline_runs": runs},
+            "training": BODY["training"] | {"global_batch_size": global_batch},
+        }
+        answer = plan(PlanRequest.model_validate(body)).model_dump(mode="json")
+        components = answer["memory"]["activations"]["components"]
+        return sum(c["bytes"] for c in components if "pipelining" in c["name"])
+
+    assert pipelining_bytes(4, 16 * M) == pipelining_bytes(1, 4 * M) > 0
+    assert pipelining_bytes(4, 16 * M) < pipelining_bytes(1, 16 * M)
+
+
+MOE = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "arrangement": "zero1",
+    "training": {"global_batch_size": 64, "sequence_length": 4096, "micro_batch_size": 1},
+    "levers": {"moe_token_dispatcher": "deepep", "moe_permute_fusion": True},
+    "parallelism": {"pipeline": 2, "expert": 8, "pipeline_schedule": "interleaved", "virtual_stages": 2},
+}
+
+
+@pytest.mark.parametrize(("runs", "paired_share"), [(1, (16 - 5) / 16), (2, 2 * (8 - 5) / 16), (4, 0.0)])
+def test_each_run_of_the_combined_1f1b_has_its_own_warmup(runs, paired_share):
+    """The expert overlap's combined 1F1B (Megatron-Core's interleaved schedule) leaves 2 (p - 1) + (v - 1) p + 1 = 5
+    chunk passes of each run unpaired on the first rank (schedules.py, get_pp_rank_microbatches). d = 16 / 2 = 8,
+    m = 64 / 8 = 8 micro-batches, m v = 16 chunk passes: one run pairs 16 - 5; two runs of 4 micro-batches 8 - 5 each;
+    four runs of 2 micro-batches hold 4 chunk passes each, fewer than the warmup: none. A paired phase beside DeepEP
+    still costs its piece 20 of the 132 SMs (the rest of the whole all-to-all is hidden)."""
+    parallelism = MOE["parallelism"] | {"pipeline_runs": runs}
+    off = plan(PlanRequest.model_validate(MOE | {"parallelism": parallelism}))
+    levers = MOE["levers"] | {"overlap_moe_expert_parallel_comm": True}
+    on = plan(PlanRequest.model_validate(MOE | {"levers": levers, "parallelism": parallelism}))
+    whole_s = off.time.expert_parallel_s
+    assert whole_s > 0
+    expected = (1 - paired_share + paired_share * 20 / 132) * whole_s
+    assert on.time.expert_parallel_s == pytest.approx(expected, rel=1e-9)
