@@ -91,31 +91,10 @@ def test_a_call_hides_only_behind_its_own_gemm() -> None:
 def test_async_tp_leaves_what_its_gemms_cannot_hide() -> None:
     # Llama 3.1 70B at t8, 16 x 8,192 tokens a micro-batch: the attention output projection (8,192 x 1,024 per rank)
     # is shorter than the reduce-scatter paired with it, so AsyncTP hides most but not all of the tensor group
-    from dataclasses import replace
-
-    from service.engine.layout import evaluate_layout
-    from service.inputs import resolve
-    from service.mesh.degrees import ModelLimits, requested_mesh, validated_mesh
+    from bench.calibration.model import layout_evaluation
 
     def tensor_s(run: Run) -> float:
-        request = plan_request(run)
-        scene = resolve.scenario(
-            request.model, request.precision, request.training, request.activations, request.levers, request.cluster
-        )
-        setup = resolve.setup_for(scene, resolve.sharding(request.arrangement))
-        arch = scene.model.architecture
-        assert arch is not None
-        limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, None)
-        mesh = validated_mesh(
-            requested_mesh(request.parallelism, run.world_size, run.gpus_per_node),
-            limits,
-            run.micro_batch_size,
-            run.sequence_length,
-            None,
-            run.accumulation_steps,
-        )
-        m, b, s = run.accumulation_steps, run.micro_batch_size, run.sequence_length
-        return evaluate_layout(arch, mesh, replace(setup), m, b, s, True).tensor_parallel_s
+        return layout_evaluation(run).tensor_parallel_s
 
     vanilla, async_tp = GROUPS[2].runs[0], GROUPS[2].runs[1]
     assert 0.0 < tensor_s(async_tp) < 0.5 * tensor_s(vanilla)

@@ -8,14 +8,11 @@ import numpy as np
 import pytest
 
 from models.plan import PlanRequest
-from models.search import SearchRequest
 from service.answers.plan import plan
-from service.answers.search import layout_body, prepare
-from service.answers.search_space import space
-from service.engine.layout_grid import Layouts, StructureTable, evaluate_grid
 from service.inputs import resolve
 from service.time.efficiency import moe_layer_pieces
 from service.time.overlaps import CombinedPairs, combined_exposed_seconds, combined_passes
+from tests.layouts.grid_cells import grid_cells
 
 # DeepEP's kernels hold 20 of an H100's 132 SMs while a phase runs (Megatron-Core's flex dispatcher's default,
 # token_dispatcher.py @d98e8a64; the H100 whitepaper's 132 SMs): a piece beside a phase keeps 112 / 132 of the GPU,
@@ -130,34 +127,21 @@ BOTH = BODY | {
 }
 
 
-@pytest.mark.parametrize("body", [BODY, BOTH], ids=["expert-overlap", "with-tp-comm-overlap"])
+# the pipelined rows run their schedule twice a step, each run with its own warmup (parallelism.pipeline_runs)
+RUNS = BODY | {"parallelism": {"pipeline_runs": 2}}
+
+
+@pytest.mark.parametrize("body", [BODY, BOTH, RUNS], ids=["expert-overlap", "with-tp-comm-overlap", "two-runs"])
 def test_a_search_row_under_the_expert_overlap_is_its_plan(body):
     """The grid pairs the phases per row (pipeline degree, virtual stages, schedule) as /v1/plan does, bit for bit."""
-    prepared = prepare(SearchRequest.model_validate(body))
-    case = prepared.case
-    found = space(case.arch, prepared.candidates, 4096, 64, 16, case.expert_tensor)
     checked, schedules = 0, set()
-    for _, block in found.blocks():
-        grid = evaluate_grid(case, StructureTable(case), block, found.choices, detail=True)
-        valid = found.valid(block.columns)
-        for i in range(len(block)):
-            for a, arrangement in enumerate(found.choices.arrangement):
-                for r, recompute in enumerate(found.choices.recompute):
-                    if not valid[i, a, r, 0]:
-                        continue
-                    columns = {k: v[i : i + 1] for k, v in block.columns.items()}
-                    columns |= {
-                        "arrangement": np.array([arrangement]),
-                        "recompute": np.array([recompute]),
-                        "offload_optimizer": np.array([found.choices.offload_optimizer[0]]),
-                    }
-                    request = layout_body(prepared.base, Layouts(columns), 0)
-                    assert request["levers"]["overlap_moe_expert_parallel_comm"] is True
-                    answer = plan(PlanRequest.model_validate(request))
-                    assert float(grid.step_s[i, a, r, 0]) == answer.time.step_s
-                    assert float(grid.expert_parallel_s[i, r]) == answer.time.expert_parallel_s
-                    schedules.add((request["parallelism"].get("pipeline", 1), answer.parallelism.pipeline_schedule))
-                    checked += 1
+    for cell in grid_cells(body):
+        assert cell.request["levers"]["overlap_moe_expert_parallel_comm"] is True
+        answer = cell.answer
+        assert float(cell.grid.step_s[cell.row, cell.arrangement, cell.recompute, 0]) == answer.time.step_s
+        assert float(cell.grid.expert_parallel_s[cell.row, cell.recompute]) == answer.time.expert_parallel_s
+        schedules.add((cell.request["parallelism"].get("pipeline", 1), answer.parallelism.pipeline_schedule))
+        checked += 1
     assert checked >= 4
     assert len(schedules) >= 3
 
