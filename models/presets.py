@@ -57,6 +57,7 @@ class PrecisionPresetName(StrEnum):
     megatron = "megatron"
     deepspeed = "deepspeed"
     fsdp2 = "fsdp2"
+    bf16_adam = "bf16_adam"
     seed_sketch = "seed_sketch"
 
 
@@ -262,6 +263,25 @@ PRECISION_PRESETS: dict[PrecisionPresetName, PrecisionPreset] = {
             "the dtype of the unsharded parameter and of the all-gather, the optimizer steps the sharded parameter "
             "in its original dtype, reduce_dtype None reduces in the compute dtype; _fsdp_collectives.py, "
             "foreach_reduce, casts the reduce-scattered gradient back to the sharded parameter's dtype",
+        ),
+        PrecisionPreset(
+            name=PrecisionPresetName.bf16_adam,
+            description="Adam over bf16 parameters: bf16 parameters, gradients and moments, no fp32 master, "
+            "gradients reduced in fp32 (8 B/weight): torch.optim.Adam(W) on a model stored in bf16 under FSDP2 "
+            "with reduce_dtype float32, NeMo Automodel's defaults",
+            spec=PrecisionSpec(
+                parameter_dtype=Dtype.bf16,
+                gradient_dtype=Dtype.bf16,
+                master_dtype=None,
+                optimizer_state_dtype=Dtype.bf16,
+                gradient_reduce_dtype=Dtype.fp32,
+            ),
+            source="NeMo Automodel @36044ad3: docs/guides/mixed-precision-training.mdx ('When model.torch_dtype: "
+            "bfloat16 is used with torch.optim.AdamW, the AdamW EMA buffers are also stored in bf16'), "
+            "nemo_automodel/_transformers/auto_model.py (torch_dtype 'auto' loads bfloat16) and "
+            "components/distributed/config.py (MixedPrecisionPolicy param_dtype bfloat16, reduce_dtype float32); "
+            "FSDP2 casts the reduce-scattered gradient back to the sharded parameter's dtype "
+            "(torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, foreach_reduce)",
         ),
         PrecisionPreset(
             name=PrecisionPresetName.seed_sketch,

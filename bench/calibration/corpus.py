@@ -482,7 +482,8 @@ AUTOMODEL_UNPUBLISHED = ("interconnect", "the pipeline's split of the layers int
 AUTOMODEL_ASSUMED = {
     "links": "nvlink4_ib400: DGX-H100",
     "arrangement": "full_shard: strategy fsdp2",
-    "precision": "fsdp2",
+    "precision": "bf16_adam: the recipes keep NeMo Automodel's bf16 model storage and torch.optim.Adam (bf16 "
+    "moments), FSDP2 reducing in fp32",
     "pipeline_layers": "the plan's own split of the layers over p x v chunks (the recipe sets layers_per_stage)",
     "routing": "balanced: the recipes' fake_balanced_gate, as the plan assumes",
     "recompute": "the recipe's activation_checkpointing (absent: none)",
@@ -534,7 +535,7 @@ def automodel(
         context=context,
         expert=expert,
         parallelism=parallelism or {},
-        precision="fsdp2",
+        precision="bf16_adam",
         levers=moe,
         unpublished=AUTOMODEL_UNPUBLISHED,
         assumed=assumed or AUTOMODEL_ASSUMED,

@@ -253,3 +253,25 @@ def test_fit_lists_shard_grad_op(client):
     # 2 x 30e9 + 16 x ceil(30e9 / N) <= 80e9: N >= 24
     assert fit["shard_grad_op"]["min_gpus_exact"] == 24
     assert fit["zero2"]["min_gpus_exact"] == 22
+
+
+def test_bf16_adam_is_8_bytes_a_weight_and_reduces_in_fp32(client):
+    """torch.optim.Adam over a model stored in bf16 (NeMo Automodel's default model.torch_dtype; its
+    mixed-precision guide: the Adam buffers "are also stored in bf16"): 2 B parameters + 2 B gradients (FSDP2 casts
+    the reduce-scattered gradient to the parameter's dtype) + 2 x 2 B moments, no master; the reduce-scatter in fp32
+    (MixedPrecisionPolicy reduce_dtype float32): 7/8 of P x 4 B, beside two bf16 gathers of 7/8 of P x 2 B."""
+    body = plan(client, "full_shard", parameter_count=FSDP_P, precision="bf16_adam")
+    rows = {r["state"]: (r["dtype"], r["bytes"]) for r in body["memory"]["breakdown"]}
+    shard = FSDP_P // 8
+    assert rows == {
+        "parameters": ("bf16", 2 * shard),
+        "gradients": ("bf16", 2 * shard),
+        "momentum": ("bf16", 2 * shard),
+        "variance": ("bf16", 2 * shard),
+    }
+    assert body["memory"]["model_state_bytes"] == 8 * shard
+    sent: dict[tuple[str, str], int] = {}
+    for c in body["traffic"]["collectives"]:
+        key = (c["name"], c["dtype"])
+        sent[key] = sent.get(key, 0) + c["bytes_sent_per_gpu"]
+    assert sent == {("all_gather", "bf16"): 2 * 7 * shard * 2, ("reduce_scatter", "fp32"): 7 * shard * 4}

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class PrecisionPresetName(StrEnum):
+    BF16_ADAM = "bf16_adam"
     DEEPSPEED = "deepspeed"
     FP32_ADAM = "fp32_adam"
     FSDP2 = "fsdp2"
