@@ -474,8 +474,8 @@ def combined_pairs(
     PipelineSchedule, or a grid's codes into SCHEDULES."""
     steady = schedule_in(schedule, COMBINED_SCHEDULES)
     chunks = model_chunks(schedule, v)
-    runs_ = schedule_runs(runs, p)
-    paired = moe_layers * runs_ * combined_passes(p, chunks, m // runs_, steady) / chunks
+    run_m = run_micro_batches(m, runs, p)
+    paired = moe_layers * schedule_runs(runs, p) * combined_passes(p, chunks, run_m, steady) / chunks
     eff = efficiency_of(setup)
     share = overlap_compute_share(eff.device.multiprocessors, eff.dispatcher is MoeTokenDispatcher.deepep)
     return CombinedPairs(moe_layers * m, paired, pieces_s, share)

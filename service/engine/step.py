@@ -26,7 +26,7 @@ from service.memory.model_states import (
     shard_elements,
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
-from service.mesh.degrees import schedule_runs
+from service.mesh.degrees import run_micro_batches, schedule_runs
 from service.mesh.pipeline import bubble_seconds
 from service.time.communication import (
     CollectivePrice,
@@ -235,9 +235,10 @@ def stage_bubble(
     ``schedule.step`` once per local batch of their gradient accumulation)."""
     recomputed_s = forward_s * (setup.recompute is Recompute.full)
     backward_s = compute_s - forward_s
+    run_m = run_micro_batches(m, runs, p)
     runs = schedule_runs(runs, p)
     per_run_s = bubble_seconds(
-        schedule, p, v, m // runs, forward_s / runs, backward_s / runs, recomputed_s / runs, post_validation
+        schedule, p, v, run_m, forward_s / runs, backward_s / runs, recomputed_s / runs, post_validation
     )
     return runs * per_run_s
 
