@@ -60,6 +60,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
         docs_url=None,
         redoc_url=None,
+        # The service's own observability is its Prometheus /metrics and JSON logs; FastAPI's native
+        # OpenTelemetry, never configured here, otherwise asks the global providers on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.answers = AnswerCache(settings.answer_cache_bytes)
