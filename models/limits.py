@@ -82,13 +82,16 @@ class ArrangementLimits(BaseModel):
     largest_parameter_count_model_states_only_arithmetic: str
     largest_micro_batch_size: int | None = Field(
         description="With a model: the largest micro-batch whose per-GPU bytes fit at the request's sequence "
-        "length; null when even 1 does not fit, or without a model or counted activations (the arithmetic says "
+        "length; with training.global_batch_size, the largest of the micro-batch sizes that divide the batch's "
+        "sequences per data-parallel replica (the batch kept, its micro-batches derived as /v1/plan derives them). "
+        "Null when even the smallest does not fit, or without a model or counted activations (the arithmetic says "
         "which)."
     )
     largest_micro_batch_size_arithmetic: str | None
     longest_sequence_length: int | None = Field(
         description="With a model: the longest sequence whose per-GPU bytes fit at the request's micro-batch "
-        "size; null when even 1 token does not fit, or without a model or counted activations."
+        "size, a multiple of what the layout splits the sequence by (context, times tensor with sequence "
+        "parallelism); null when even the shortest does not fit, or without a model or counted activations."
     )
     longest_sequence_length_arithmetic: str | None
 

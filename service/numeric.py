@@ -1,5 +1,6 @@
 """Integer helpers that work the same on Python ints and numpy integer arrays."""
 
+import math
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -39,6 +40,12 @@ def _fills(numerator: np.ndarray, denominator: object) -> bool:
     return (
         isinstance(denominator, np.ndarray) and denominator.dtype.kind == "i" and denominator.shape == numerator.shape
     )
+
+
+def divisors(n: int) -> list[int]:
+    """Every positive divisor of n, ascending."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
 
 
 def group_digits(value: int) -> str:

@@ -33,7 +33,7 @@ from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
 from service.mesh.pipeline import framework_pipeline_problems
-from service.numeric import GIB_BYTES, gpus, group_digits
+from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
 
 MAX_LAYOUT_WORLD_SIZE = 1_000_000  # models.common.MAX_WORLD_SIZE: the largest job a request may name
@@ -102,8 +102,8 @@ def data_degrees(case: LayoutCase) -> DataDegrees:
     top = MAX_LAYOUT_WORLD_SIZE // mp
     if case.global_batch_size is not None:
         sequences = case.global_batch_size // case.micro_batch_size
-        divisors = _divisors(sequences) if case.global_batch_size % case.micro_batch_size == 0 else []
-        return DataDegrees([d for d in divisors if d <= top and case.valid(d)], range(0))
+        found = divisors(sequences) if case.global_batch_size % case.micro_batch_size == 0 else []
+        return DataDegrees([d for d in found if d <= top and case.valid(d)], range(0))
     # Past one node the valid d repeat with a period: whole nodes and expert_tensor x e dividing t x c x d
     # (e dividing d x c when expert_tensor is t).
     par = case.parallelism
@@ -115,11 +115,6 @@ def data_degrees(case: LayoutCase) -> DataDegrees:
     if len(run) and not case.valid(run[0]):
         return DataDegrees(within_node, range(0))  # a problem no d lifts (the model, the sequence)
     return DataDegrees(within_node, run)
-
-
-def _divisors(n: int) -> list[int]:
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return sorted(set(small + [n // d for d in small]))
 
 
 def first_fitting(degrees: Sequence[int], fits_at: Callable[[int], bool]) -> int | None:

@@ -10,6 +10,9 @@
 - With a model: the largest micro-batch (at the request's sequence length) and the longest
   sequence (at its micro-batch size) whose per-GPU bytes (model states, working set and
   activations) fit.
+With training.global_batch_size the job's batch is fixed, as /v1/plan fixes it: the micro-batch
+boundary is sought among the micro-batch sizes that divide the batch's sequences per data-parallel
+replica (b x m x d = the global batch, m the micro-batches /v1/plan derives), the others held.
 Per-GPU bytes never fall as any of the three grows, so bisection over exact integers finds each
 boundary to the byte; each costs at most log2 of its range in evaluations of the memory formulas
 (about 50 for the parameter count, 17 and 24 for the others), a few hundred for a whole answer:
@@ -18,14 +21,14 @@ there) is checked between arrangements.
 """
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from models.common import MAX_PARAMETER_COUNT, ModelSpec
 from models.enums import ActivationModel, ArrangementName
 from models.limits import ArrangementLimits, LimitsRequest, LimitsResponse
 from models.parallelism import Parallelism
 from models.plan import PlanRequest
-from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH
+from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH, Training
 from service.answers import plan as planner
 from service.answers.bisection import largest_fitting
 from service.engine.data_parallel import gpu_bytes
@@ -34,7 +37,8 @@ from service.errors import DomainError
 from service.inputs import resolve
 from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
 from service.memory.model_states import model_state_bytes
-from service.numeric import GIB_BYTES, group_digits
+from service.mesh.degrees import sequence_split
+from service.numeric import GIB_BYTES, divisors, group_digits
 from service.work_budget import WorkBudget
 
 STAND_IN_MODEL = ModelSpec(parameter_count=1)  # the scenario needs one; without a model only P is asked
@@ -49,11 +53,12 @@ NO_MODEL_WARNING = (
 def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsResponse:
     budget = budget or WorkBudget()
     training = request.training or resolve.DEFAULT_TRAINING
-    # a shape is always given here, so a model with an architecture counts its activations by default
+    # a shape is always given here, so a model with an architecture counts its activations by default; the
+    # scenario holds one micro-batch's shape (a global batch sets how many micro-batches, which each plan derives)
     scene = resolve.scenario(
         request.model or STAND_IN_MODEL,
         request.precision,
-        training,
+        training.model_copy(update={"global_batch_size": None}),
         request.activations,
         request.levers,
         request.cluster,
@@ -64,8 +69,9 @@ def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsRe
         else dict(CANONICAL)
     )
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
-    if request.parallelism != Parallelism():
-        # the layout checked as /v1/plan checks it (degrees that multiply out, ...): a 422 naming each factor
+    if request.parallelism != Parallelism() or training.global_batch_size is not None:
+        # the layout and the batch checked as /v1/plan checks them (degrees that multiply out, a batch of whole
+        # micro-batches, ...): a 422 naming each field
         planner.plan(_plan_request(request, next(iter(arrangements)), request.model or STAND_IN_MODEL))
     answers = []
     for name, sharding in arrangements.items():
@@ -110,16 +116,17 @@ def _arrangement_limits(
         plan_request = _plan_request(request, name)
         planner.plan(plan_request)  # the request as a plan: a layout it cannot take is the caller's error, named
         layers, family_p, family_words = _largest_member(plan_request, scene.usable_bytes)
+        batches = batch_sizes(request.training, d, MAX_MICRO_BATCH_SIZE)
         if request.parallelism != Parallelism():
-            batch, batch_words = _planned_limit(
-                plan_request, scene.usable_bytes, "micro_batch_size", MAX_MICRO_BATCH_SIZE
-            )
+            batch, batch_words = _planned_limit(plan_request, scene.usable_bytes, "micro_batch_size", batches)
             sequence, sequence_words = _planned_limit(
-                plan_request, scene.usable_bytes, "sequence_length", MAX_SEQUENCE_LENGTH
+                plan_request, scene.usable_bytes, "sequence_length", sequence_lengths(layout, MAX_SEQUENCE_LENGTH)
             )
         else:
-            batch, batch_words = _shape_limit(scene, setup, n, g, "micro_batch_size", MAX_MICRO_BATCH_SIZE)
-            sequence, sequence_words = _shape_limit(scene, setup, n, g, "sequence_length", MAX_SEQUENCE_LENGTH)
+            batch, batch_words = _shape_limit(scene, setup, n, g, "micro_batch_size", batches)
+            sequence, sequence_words = _shape_limit(
+                scene, setup, n, g, "sequence_length", Candidates(MAX_SEQUENCE_LENGTH)
+            )
     return ArrangementLimits(
         arrangement=name,
         largest_parameter_count=family_p,
@@ -134,7 +141,66 @@ def _arrangement_limits(
     )
 
 
-def _shape_limit(scene: resolve.Scenario, setup: Setup, n: int, g: int, axis: str, top: int) -> tuple[int | None, str]:
+@dataclass(frozen=True)
+class Candidates:
+    """The values a boundary is sought among, ascending: the multiples of ``step`` up to ``top``, or ``values``."""
+
+    top: int
+    step: int = 1
+    values: tuple[int, ...] | None = None
+    words: str = ""  # what the values are, for the arithmetic
+
+    def at(self, i: int) -> int:
+        """The i-th candidate, from 1."""
+        return self.step * i if self.values is None else self.values[i - 1]
+
+    @property
+    def count(self) -> int:
+        return self.top // self.step if self.values is None else len(self.values)
+
+    def largest_fitting(self, bytes_at: Callable[[int], int], usable: int) -> int | None:
+        """The largest candidate whose bytes fit (bisection: bytes never fall along the candidates)."""
+        if not self.count:
+            return None
+        found = largest_fitting(lambda i: bytes_at(self.at(i)), usable, 1, self.count)
+        return None if found is None else self.at(found)
+
+    def after(self, value: int) -> int | None:
+        """The next candidate above ``value`` (None past the last)."""
+        if self.values is None:
+            return value + self.step if value + self.step <= self.top else None
+        return next((v for v in self.values if v > value), None)
+
+
+def sequence_lengths(parallelism: Parallelism, top: int) -> Candidates:
+    """The sequence lengths a layout can take: multiples of what it splits the sequence by (context, x tensor
+    with sequence parallelism: service.mesh.degrees.sequence_split, /v1/plan's rule)."""
+    step = sequence_split(parallelism.tensor, parallelism.context, parallelism.sequence_parallel)
+    words = f"the multiples of {step}, what the layout splits the sequence by" if step > 1 else ""
+    return Candidates(top, step, None, words)
+
+
+def batch_sizes(training: Training | None, data: int, top: int) -> Candidates:
+    """The micro-batch sizes a boundary may take: any up to ``top``; with training.global_batch_size, those that
+    divide its sequences per data-parallel replica (global / d, over the d replicas of the layout), as /v1/plan
+    derives the micro-batches m = global / (b x d) (service.mesh.degrees.micro_batches)."""
+    if training is None or training.global_batch_size is None:
+        return Candidates(top)
+    gbs = training.global_batch_size
+    per_replica = gbs // data if gbs % data == 0 else 0
+    values = tuple(b for b in divisors(per_replica) if b <= top) if per_replica else ()
+    return Candidates(
+        top,
+        1,
+        values,
+        f"the micro-batch sizes dividing the global batch's {group_digits(gbs)} sequences over {data} data-parallel "
+        f"replicas ({group_digits(per_replica)} each)",
+    )
+
+
+def _shape_limit(
+    scene: resolve.Scenario, setup: Setup, n: int, g: int, axis: str, candidates: Candidates
+) -> tuple[int | None, str]:
     if setup.activations.model is ActivationModel.none:
         return None, (
             f"not answered: activations are not counted (the model has no architecture, or activations.model is "
@@ -145,21 +211,43 @@ def _shape_limit(scene: resolve.Scenario, setup: Setup, n: int, g: int, axis: st
     def bytes_at(value: int) -> int:
         return int(gpu_bytes(replace(base, **{axis: value}), setup))
 
-    largest = largest_fitting(bytes_at, scene.usable_bytes, 1, top)
+    largest = candidates.largest_fitting(bytes_at, scene.usable_bytes)
     symbol = {"micro_batch_size": "b", "sequence_length": "s"}[axis]
-    return largest, _boundary_words(symbol, largest, bytes_at, scene.usable_bytes, top, "per-GPU bytes at")
+    return largest, _boundary_words(symbol, largest, bytes_at, scene.usable_bytes, candidates, "per-GPU bytes at")
 
 
 def _boundary_words(
-    symbol: str, largest: int | None, bytes_at: Callable[[int], int], usable: int, top: int, what: str
+    symbol: str,
+    largest: int | None,
+    bytes_at: Callable[[int], int],
+    usable: int,
+    candidates: Candidates | int,
+    what: str,
+    refused: Callable[[int], str | None] = lambda _: None,
 ) -> str:
+    """The boundary's arithmetic: its bytes, and the next candidate's (or why the plan refuses it)."""
+    if isinstance(candidates, int):
+        candidates = Candidates(candidates)
     room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
+    among = f" (among {candidates.words})" if candidates.words else ""
+    smallest = candidates.at(1) if candidates.count else None
+    if smallest is None:
+        return f"not answered: no micro-batch size divides the batch{among}"
     if largest is None:
-        return f"{what} {symbol} = 1: {group_digits(bytes_at(1))} B > {room}: not even the smallest fits"
-    fit = f"{what} {symbol} = {group_digits(largest)}: {group_digits(bytes_at(largest))} B <= {room}"
-    if largest == top:
-        return f"{fit}; {group_digits(top)} is the largest value the service takes"
-    return f"{fit}; at {symbol} = {group_digits(largest + 1)}: {group_digits(bytes_at(largest + 1))} B > usable"
+        why = refused(smallest)
+        if why is not None:
+            return f"{what} {symbol} = {group_digits(smallest)}{among}: the plan refuses it: {why}"
+        first = f"{what} {symbol} = {group_digits(smallest)}{among}: {group_digits(bytes_at(smallest))} B > {room}"
+        return f"{first}: not even the smallest fits"
+    fit = f"{what} {symbol} = {group_digits(largest)}{among}: {group_digits(bytes_at(largest))} B <= {room}"
+    above = candidates.after(largest)
+    if above is None:
+        last = "the largest value the service takes" if candidates.values is None else "the largest of them"
+        return f"{fit}; {group_digits(largest)} is {last}"
+    why = refused(above)
+    if why is not None:
+        return f"{fit}; at {symbol} = {group_digits(above)} the plan refuses it: {why}"
+    return f"{fit}; at {symbol} = {group_digits(above)}: {group_digits(bytes_at(above))} B > usable"
 
 
 def _plan_request(request: LimitsRequest, arrangement: ArrangementName, model: ModelSpec | None = None) -> PlanRequest:
@@ -218,9 +306,12 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
     return layers, p, words
 
 
-def _planned_limit(request: PlanRequest, usable: int, axis: str, top: int) -> tuple[int | None, str]:
-    """The largest micro-batch or sequence under a layout: each value planned as /v1/plan plans it."""
-    training = (request.training or resolve.DEFAULT_TRAINING).model_dump(exclude_unset=False)
+def _planned_limit(request: PlanRequest, usable: int, axis: str, candidates: Candidates) -> tuple[int | None, str]:
+    """The largest micro-batch or sequence under a layout: each value planned as /v1/plan plans it. A value the
+    plan refuses (a sequence the context degree does not divide, fewer micro-batches of a global batch than the
+    pipeline's stages) counts as not fitting."""
+    training = request.training.model_dump(exclude_unset=True) if request.training is not None else {}
+    refusals: dict[int, str] = {}
 
     def bytes_at(value: int) -> int:
         changed = request.model_copy(
@@ -228,9 +319,18 @@ def _planned_limit(request: PlanRequest, usable: int, axis: str, top: int) -> tu
         )
         try:
             return planner.plan(changed).memory.per_gpu_bytes
-        except DomainError:
-            return usable + 1  # a value the layout cannot take (a sequence the context degree does not divide)
+        except DomainError as refused:
+            refusals[value] = str(refused)
+            return usable + 1
 
-    largest = largest_fitting(bytes_at, usable, 1, top)
+    def refused(value: int) -> str | None:
+        bytes_at(value)
+        return refusals.get(value)
+
+    if candidates.values is None:
+        largest = candidates.largest_fitting(bytes_at, usable)
+    else:  # a batch's divisors: the schedule refuses some between others it takes, so each is planned, largest first
+        largest = next((v for v in reversed(candidates.values) if bytes_at(v) <= usable), None)
     symbol = {"micro_batch_size": "b", "sequence_length": "s"}[axis]
-    return largest, _boundary_words(symbol, largest, bytes_at, usable, top, "per-GPU bytes (planned) at")
+    words = _boundary_words(symbol, largest, bytes_at, usable, candidates, "per-GPU bytes (planned) at", refused)
+    return largest, words

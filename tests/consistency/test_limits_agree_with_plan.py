@@ -1,6 +1,6 @@
 """/v1/limits' boundaries are what /v1/plan says: at the longest sequence and the largest micro-batch a
-/v1/plan body is answered as fitting, and one more token or one more sequence is not. A /v1/plan body is a
-valid /v1/limits body (it used to refuse a parallelism block)."""
+/v1/plan body is answered as fitting, and the next sequence length or micro-batch the layout and batch can take
+is not. A /v1/plan body is a valid /v1/limits body (it used to refuse a parallelism block, then a global batch)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,9 +36,72 @@ def test_the_boundaries_plan_as_fitting_and_one_more_does_not(
     assert response.status_code == 200, response.text
     (entry,) = response.json()["arrangements"]
     s, b = entry["longest_sequence_length"], entry["largest_micro_batch_size"]
-    if s is not None:
+    # under tensor 2 with sequence parallelism /v1/plan takes even sequences alone: the next is 2 tokens longer
+    step = tensor
+    if s is None:  # not even the shortest sequence the layout takes fits (a sequence it refuses is no answer)
+        assert not fits(client, body, sequence_length=step)
+    else:
+        assert s % step == 0
         assert fits(client, body, sequence_length=s)
-        assert not fits(client, body, sequence_length=s + 1)
+        assert not fits(client, body, sequence_length=s + step)
     if b is not None:
         assert fits(client, body, micro_batch_size=b)
         assert not fits(client, body, micro_batch_size=b + 1)
+
+
+def test_a_sequence_the_layout_refuses_is_not_read_as_too_long(client):
+    """Tensor 2 with sequence parallelism splits the sequence in two: /v1/plan refuses odd lengths (a 422), and
+    the bisection used to read that refusal at s = 1 as 'not even the smallest fits'. Llama 3 8B, ZeRO-3 on 16
+    H100: 8,192 tokens plan as fitting, so the longest sequence is at least that, and even."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero3",
+        "training": {"sequence_length": 4096, "micro_batch_size": 1},
+        "parallelism": {"tensor": 2, "sequence_parallel": True},
+    }
+    assert fits(client, body, sequence_length=8192)
+    (entry,) = client.post("/v1/limits", json=body).json()["arrangements"]
+    s = entry["longest_sequence_length"]
+    assert s is not None and s >= 8192 and s % 2 == 0
+    assert "multiples of 2" in entry["longest_sequence_length_arithmetic"]
+    assert not fits(client, body, sequence_length=s + 2)
+
+
+@settings(max_examples=8)
+@given(
+    world_size=st.sampled_from([16, 32]),
+    sequences_per_replica=st.sampled_from([4, 6, 12, 48]),
+    pipeline=st.sampled_from([1, 2]),
+    arrangement=st.sampled_from(["zero1", "zero3"]),
+)
+def test_a_global_batch_keeps_its_size_at_the_largest_micro_batch(
+    client, world_size, sequences_per_replica, pipeline, arrangement
+):
+    """With training.global_batch_size the micro-batch boundary is sought among the sizes that divide the batch's
+    sequences per data-parallel replica (b x m x d = the batch, as /v1/plan derives m): the boundary plans as
+    fitting at the same global batch, and every larger divisor is refused or does not fit."""
+    data = world_size // (2 * pipeline)  # tensor 2
+    body: dict = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": world_size, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": arrangement,
+        "training": {
+            "global_batch_size": sequences_per_replica * data,
+            "sequence_length": 4096,
+            "micro_batch_size": 1,
+        },
+        "parallelism": {"tensor": 2, "pipeline": pipeline, "sequence_parallel": True},
+    }
+    if pipeline > sequences_per_replica:
+        return
+    response = client.post("/v1/limits", json=body)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    b = entry["largest_micro_batch_size"]
+    assert b is not None and sequences_per_replica % b == 0
+    assert fits(client, body, micro_batch_size=b)
+    larger = [x for x in range(b + 1, sequences_per_replica + 1) if sequences_per_replica % x == 0]
+    for x in larger:
+        planned = client.post("/v1/plan", json=body | {"training": body["training"] | {"micro_batch_size": x}})
+        assert planned.status_code == 422 or not planned.json()["memory"]["fits"], x

@@ -1,10 +1,11 @@
 """A /v1/plan body is a valid body for every other planning endpoint, with the same meaning: a /v1/search
-row's `request` (a complete /v1/plan body on a layout) is accepted by /v1/plan, /v1/fit, /v1/recommend, /v1/sweep,
+row's `request` (a complete /v1/plan body on a layout) is accepted by /v1/plan, /v1/fit, /v1/limits, /v1/recommend,
+/v1/sweep,
 /v1/search itself and every figure, and the same job gets the same figures from each.
 
 Before, /v1/figures/layout-memory refused a search row ("needs a fixed data-parallel degree"), /v1/fit
-refused cluster.world_size and arrangement, /v1/recommend a layout, and /v1/search precision and
-training.total_tokens.
+refused cluster.world_size and arrangement, /v1/recommend a layout, /v1/search precision and
+training.total_tokens, and /v1/limits the row's global batch ("needs a fixed data-parallel degree").
 """
 
 import pytest
@@ -54,6 +55,16 @@ def test_a_search_row_is_accepted_by_every_planning_endpoint(client, row):
     (entry,) = fit.json()["arrangements"]
     assert entry["at_world_size"]["per_gpu_bytes"] == row["per_gpu_bytes"]
     assert entry["at_world_size"]["fits"] == row["fits"]
+
+    limits = client.post("/v1/limits", json=request)
+    assert limits.status_code == 200, limits.text
+    (entry,) = limits.json()["arrangements"]
+    assert entry["arrangement"] == request["arrangement"]
+    # the row's own micro-batch fits, so the largest is at least it, and divides the batch's sequences a replica
+    data = row["parallelism"]["data"]
+    per_replica = request["training"]["global_batch_size"] // data
+    largest = entry["largest_micro_batch_size"]
+    assert largest >= request["training"]["micro_batch_size"] and per_replica % largest == 0
 
     recommend = client.post("/v1/recommend", json=request)
     assert recommend.status_code == 200, recommend.text

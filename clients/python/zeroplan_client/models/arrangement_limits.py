@@ -21,8 +21,10 @@ class ArrangementLimits:
             gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         largest_layers (int | None): The layers of that largest model; null with it.
         largest_micro_batch_size (int | None): With a model: the largest micro-batch whose per-GPU bytes fit at the
-            request's sequence length; null when even 1 does not fit, or without a model or counted activations (the
-            arithmetic says which).
+            request's sequence length; with training.global_batch_size, the largest of the micro-batch sizes that divide the
+            batch's sequences per data-parallel replica (the batch kept, its micro-batches derived as /v1/plan derives
+            them). Null when even the smallest does not fit, or without a model or counted activations (the arithmetic says
+            which).
         largest_micro_batch_size_arithmetic (None | str):
         largest_parameter_count (int | None): The parameter count of the largest model of the request model's family
             (see `family`) whose per-GPU bytes fit the usable bytes: model states, the working set and activations at the
@@ -36,7 +38,8 @@ class ArrangementLimits:
             Null when not even one parameter fits.
         largest_parameter_count_model_states_only_arithmetic (str):
         longest_sequence_length (int | None): With a model: the longest sequence whose per-GPU bytes fit at the
-            request's micro-batch size; null when even 1 token does not fit, or without a model or counted activations.
+            request's micro-batch size, a multiple of what the layout splits the sequence by (context, times tensor with
+            sequence parallelism); null when even the shortest does not fit, or without a model or counted activations.
         longest_sequence_length_arithmetic (None | str):
     """
 
