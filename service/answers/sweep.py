@@ -98,13 +98,27 @@ def models_of(request: SweepRequest) -> list[ModelSpec]:
     return [request.base.model]
 
 
+SOURCE_FIELDS = frozenset({"preset", "hf_config"})
+
+
 def model_label(spec: ModelSpec) -> str:
-    """The model column: the preset's name, else the architecture's shape, else the count."""
-    if spec.preset is not None:
-        return spec.preset.value
+    """The model column: the preset's name or the Hugging Face config's model_type, with the architecture fields
+    given beside it (which override its own, so two such models differ in the label too); else the architecture's
+    shape; else the count."""
+    if spec.preset is not None or spec.hf_config is not None:
+        source = spec.preset.value if spec.preset is not None else f"hf_config {_config_kind(spec.hf_config)}"
+        overrides = sorted(spec.model_fields_set - SOURCE_FIELDS)
+        if not overrides:
+            return source
+        return f"{source} ({', '.join(f'{name} {getattr(spec, name)}' for name in overrides)})"
     if spec.layers is not None:
         return f"{spec.layers} layers x {spec.hidden_size} wide"
     return f"{spec.parameter_count:,} parameters"
+
+
+def _config_kind(config: dict[str, Any] | None) -> str:
+    kind = (config or {}).get("model_type")
+    return kind if isinstance(kind, str) else "config"
 
 
 def budget_columns(request: SweepRequest) -> tuple[str, ...]:

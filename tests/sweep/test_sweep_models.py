@@ -123,3 +123,25 @@ def test_sorting_by_a_budget_column_needs_a_budget(client):
     response = client.post("/v1/sweep", json={"base": BASE, "axes": {"world_size": [8]}, "sort_by": "gpu_hours"})
     assert response.status_code == 422
     assert response.json()["errors"][0]["pointer"] == "/sort_by"
+
+
+def test_a_hugging_face_config_and_a_preset_with_overrides_are_labelled(client):
+    """A base model given as model.hf_config used to be a 500 (its label read a parameter count it does not
+    have); a preset with an architecture field beside it is another model, labelled so."""
+    config = {
+        "model_type": "llama",
+        "hidden_size": 2048,
+        "intermediate_size": 8192,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 16,
+        "vocab_size": 128256,
+        "tie_word_embeddings": True,
+    }
+    models = [{"hf_config": config}, {"preset": "llama-2-7b", "layers": 16}, {"preset": "llama-2-7b"}]
+    answer = sweep(client, {"model": models, "world_size": [8]})
+    assert [r["model"] for r in rows(answer)] == ["hf_config llama", "llama-2-7b (layers 16)", "llama-2-7b"]
+    base = {**BASE, "model": {"hf_config": config}}
+    response = client.post("/v1/sweep", json={"base": base, "axes": {"world_size": [8, 16]}})
+    assert response.status_code == 200, response.text
+    assert set(response.json()["columns"]["model"]) == {"hf_config llama"}
