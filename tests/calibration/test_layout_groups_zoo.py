@@ -1,19 +1,56 @@
-"""The B200 groups of bench.calibration.layout_groups_zoo: the figures as printed, checked against their sources' own
-arithmetic, and each row a plan request the source describes."""
+"""The groups of bench.calibration.layout_groups_zoo (OLMo-core's H100 pairs, the B200 groups): the figures as
+printed, checked against their sources' own arithmetic, and each row a plan request the source describes."""
 
 import pytest
 
 from bench.calibration.corpus import Metric, measured_tokens_per_s_per_gpu
-from bench.calibration.layout_groups_zoo import BRIDGE_B200, GROUPS, NEIGHBOUR_GROUPS, TORCHAO_B200
+from bench.calibration.layout_groups_zoo import BRIDGE_B200, GROUPS, NEIGHBOUR_GROUPS, OLMO_CORE, TORCHAO_B200
 from bench.calibration.model import plan_request, predicted_tokens_per_s_per_gpu
 
 TORCHAO, BRIDGE_8B, BRIDGE_405B = NEIGHBOUR_GROUPS
 
 
-def test_no_h100_group_is_claimed() -> None:
-    # every group here ran on B200: none may reach the H100 report
-    assert GROUPS == []
+def test_the_cards_are_kept_apart() -> None:
+    # the H100 report takes GROUPS, the other cards' report NEIGHBOUR_GROUPS
+    assert {run.gpu for group in GROUPS for run in group.runs} == {"h100-80gb"}
     assert {run.gpu for group in NEIGHBOUR_GROUPS for run in group.runs} == {"b200"}
+
+
+def test_the_olmo_core_table_is_copied_as_printed() -> None:
+    # allenai/OLMo-core README.md @7e58d128 lines 54-61: 'Throughput' in tokens per second per device, bf16 then
+    # BF16/FP8 with --train_module.float8_config.enabled=true, for OLMo2-1B, OLMo2-7B, Llama3-8B and OLMo2-13B
+    printed = [(55000, 65000), (10000, 13000), (9500, 12500), (4600, 5500)]
+    assert [tuple(run.measured for run in group.runs) for group in GROUPS] == printed
+    for group, line in zip(GROUPS, (54, 56, 58, 60), strict=True):
+        bf16, fp8 = group.runs
+        assert f"line {line} " in bf16.where and f"line {line + 1} " in fp8.where
+        assert "fp8" not in bf16.levers and fp8.levers["fp8"] == "torchao"
+        for run in group.runs:
+            assert run.source == OLMO_CORE and run.metric is Metric.tokens_per_s_per_gpu
+            assert measured_tokens_per_s_per_gpu(run) == run.measured
+
+
+def test_the_olmo_core_rows_are_their_scripts() -> None:
+    # rank_microbatch_size = 8, 2, 2, 1 x 4,096 tokens; global_batch_size = 1,024 (2,048 for 13B) x 4,096 tokens
+    micro = {"1B": 8 * 4096, "7B": 2 * 4096, "8B": 2 * 4096, "13B": 1 * 4096}
+    batch = {"1B": 1024 * 4096, "7B": 1024 * 4096, "8B": 1024 * 4096, "13B": 2048 * 4096}
+    for group in GROUPS:
+        for run in group.runs:
+            size = run.name.split()[0]
+            assert run.micro_batch_size * run.sequence_length == micro[size]
+            assert run.global_batch_size * run.sequence_length == batch[size]
+            # one node of 8: accumulation = global batch / (micro-batch x 8); 1B: 1,024 / 64 = 16
+            assert run.world_size == 8 and run.arrangement == "full_shard" and run.recompute == "none"
+            assert run.accumulation_steps == batch[size] // (micro[size] * 8)
+            # dolma2's 100,278 tokens padded to a multiple of 128: 784 x 128 = 100,352
+            assert run.model["vocab_size"] == 128 * -(-100278 // 128) == 100352
+    assert GROUPS[0].runs[0].accumulation_steps == 16
+    # llama_like's FFN: 256 x ceil(int(8 d / 3) / 256); llama3_8B: x 1.3, a multiple of 1,024
+    ffn = {run.name.split()[0]: run.model["ffn_hidden_size"] for group in GROUPS for run in group.runs}
+    assert ffn["1B"] == 256 * -(-int(8 * 2048 / 3) // 256) == 5632
+    assert ffn["7B"] == 256 * -(-int(8 * 4096 / 3) // 256) == 11008
+    assert ffn["13B"] == 256 * -(-int(8 * 5120 / 3) // 256) == 13824
+    assert ffn["8B"] == 1024 * -(-int(1.3 * int(8 * 4096 / 3)) // 1024) == 14336
 
 
 def test_the_torchao_b200_table_is_copied_as_printed() -> None:
@@ -82,6 +119,14 @@ def test_each_row_is_the_recipe_it_ran() -> None:
     bf16, float8, mxfp8 = TORCHAO.runs
     assert "fp8" not in bf16.levers and "mxfp8" not in bf16.levers
     assert float8.levers["fp8"] == "torchao" and mxfp8.levers["mxfp8"] is True
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.name)
+def test_every_h100_row_is_plannable(group: object) -> None:
+    for run in group.runs:  # type: ignore[attr-defined]
+        plan_request(run)  # a valid /v1/plan request
+        assert predicted_tokens_per_s_per_gpu(run) > 0.0
+        assert run.unpublished and run.assumed
 
 
 @pytest.mark.parametrize("group", NEIGHBOUR_GROUPS, ids=lambda g: g.name)
