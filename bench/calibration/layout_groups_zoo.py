@@ -29,10 +29,11 @@ Sources
   e2e benchmarks on NVIDIA B200', lines 306-315: Llama3-8b on one node of 8 power-limited B200s under torchtitan
   commit 6fc499f6 (torch 2.9.0.dev20250815, torchao 0.13.0+gite4e681be6), FSDP2, batch size 1 per GPU, sequence
   8,192, torch.compile, per-op selective activation checkpointing, 100 steps; the 'Median tokens/second' column is
-  torchtitan's logged tps, which is per device (torchtitan/train.py divides the step's tokens by the step time on
-  each rank), so it is tokens per second per GPU as printed. The rows taken: none (bfloat16) 8,307.5, float8
-  tensorwise with float8 all-gather 10,417.0 and mxfp8_cublas 9,969.0 (the 'Speedup over baseline' column checks
-  the transcription: 10,417.0 / 8,307.5 = 1.254, printed +25.4%; 9,969.0 / 8,307.5 = 1.200, printed +20.0%).
+  torchtitan's logged tps, 'tokens per second per device' (torchtitan/components/metrics.py @6fc499f6, a rank's
+  tokens since the last log over the time), so it is tokens per second per GPU as printed. The rows taken: none
+  (bfloat16) 8,307.5, float8 tensorwise with float8 all-gather 10,417.0 and mxfp8_cublas 9,969.0 (the 'Speedup
+  over baseline' column checks the transcription: 10,417.0 / 8,307.5 = 1.254, printed +25.4%; 9,969.0 / 8,307.5 =
+  1.200, printed +20.0%).
   Left out: mxfp8_cublas_rceil (the same MXFP8 lever with another rounding of the scales: the plan cannot tell it
   from mxfp8_cublas, so the pair would be a predicted tie) and float8 rowwise (a scaling the plan does not take).
   The same table is torchtitan's torchtitan/components/quantization/mxfp8.md @b5bcd76c, section 'Dense Models'.
