@@ -5,7 +5,6 @@ busy while the compute stream waits on a tensor-parallel collective or an expert
 import numpy as np
 import pytest
 
-from models.enums import ArrangementName
 from service.engine.step import Part, part_windows
 from service.mesh.degrees import Group, Mesh
 from service.time.communication import data_windows
