@@ -39,7 +39,8 @@ def test_a_search_row_under_the_levers_is_its_plan(body):
     checked = 0
     for cell in grid_cells(body):
         assert {k: cell.request["levers"][k] for k in body["levers"]} == body["levers"]
-        assert cell.request["activations"]["cross_entropy"] == body.get("activations", {}).get("cross_entropy", "unfused")
+        loss = body.get("activations", {}).get("cross_entropy", "unfused")
+        assert cell.request["activations"]["cross_entropy"] == loss
         step_s = float(cell.grid.step_s[cell.row, cell.arrangement, cell.recompute, 0])
         assert step_s == pytest.approx(cell.answer.time.step_s, rel=1e-9)
         checked += 1
