@@ -118,10 +118,11 @@ class ActivationModel(StrEnum):
 
 
 class CrossEntropy(StrEnum):
-    """How the loss runs over the logits, which decides the loss's activation peak."""
+    """How the loss runs over the logits, which decides the loss's activation peak and its HBM traffic."""
 
     unfused = "unfused"
     fused = "fused"
+    vocab_parallel = "vocab_parallel"
 
 
 class Recompute(StrEnum):

@@ -98,8 +98,11 @@ class Activations(Strict):
         description="The loss over the logits, which sets its activation peak on the last stage. unfused: PyTorch's "
         "cross_entropy on logits.float() (torchtitan): the bf16 logits, the fp32 log-softmax and its fp32 gradient "
         "live together, 10 bytes per token and vocabulary entry. fused: Megatron-LM's vocabulary-parallel cross "
-        "entropy (--cross-entropy-loss-fusion, or its unfused form): one fp32 copy of the logits becomes the softmax "
-        "in place and then the gradient in place, beside the bf16 logits, 6 bytes. Both / t over the tensor group.",
+        "entropy (--cross-entropy-loss-fusion): one fp32 copy of the logits becomes the softmax in place and then "
+        "the gradient in place, beside the bf16 logits, 6 bytes. vocab_parallel: the same cross entropy without "
+        "--cross-entropy-loss-fusion (megatron/core/tensor_parallel/cross_entropy.py), the same 6 bytes, each step "
+        "its own kernel over the fp32 copy: 52 bytes of HBM traffic per token and vocabulary entry where the others "
+        "are priced at 12. All / t over the tensor group.",
     )
 
 

@@ -82,6 +82,7 @@ class Run:
     unpublished: tuple[str, ...] = ()
     assumed: dict[str, object] = field(default_factory=dict)
     flash_attention: bool = True
+    cross_entropy: str | None = None  # a /v1/plan activations.cross_entropy; None: the request's default
     sequence_parallel: bool = False
     excluded: str = ""  # why the row stays out of the fit and the summary (a field it depends on is unpublished)
     levers: dict[str, object] = field(default_factory=dict)  # the run's overlap levers, as /v1/plan takes them

@@ -301,6 +301,8 @@ MOE_ZOO_ASSUMED: dict[str, object] = {
     "(run_235b.sh): recomputes no matrix multiplication, planned as selective (under flash attention nothing "
     "recomputed); 'full' is --recompute-method uniform --recompute-num-layers 1; empty is none",
     "vocab_size": "151,936 (the preset; the run pads the tokenizer's vocabulary with --make-vocab-size-divisible-by)",
+    "cross_entropy": "vocab_parallel: Megatron-LM's vocabulary-parallel cross entropy, unfused (the yaml passes no "
+    "--cross-entropy-loss-fusion)",
 }
 
 
@@ -355,6 +357,7 @@ def moe_zoo_qwen3(
         parallelism=parallelism,
         levers=levers,
         precision="megatron",
+        cross_entropy="vocab_parallel",
         unpublished=MOE_ZOO_UNPUBLISHED,
         assumed=MOE_ZOO_ASSUMED | (assumed or {}),
     )

@@ -31,7 +31,8 @@ def plan_request(run: Run) -> PlanRequest:
                 "gradient_accumulation_steps": run.accumulation_steps,
             },
             "levers": {"recompute": run.recompute} | run.levers,
-            "activations": {"flash_attention": run.flash_attention},
+            "activations": {"flash_attention": run.flash_attention}
+            | ({"cross_entropy": run.cross_entropy} if run.cross_entropy else {}),
         }
         | ({"parallelism": parallelism(run)} if run.needs_layouts else {})
         | ({"precision": run.precision} if run.precision else {})

@@ -74,7 +74,9 @@ from service.time.mesh_traffic import (
     GroupCall,
     StageWork,
     all_to_all_seconds,
+    beside_data_seconds,
     group_call_price,
+    links_alone,
     model_parallel_calls,
     ring_exposed_seconds,
 )
@@ -653,7 +655,7 @@ def evaluate_layout(
     if combined_priced(setup):
         pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
         pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s, mesh.runs)
-    group_s = {
+    group_s: dict[Group, float] = {
         g: float(
             exposed_group_s(
                 calls, g, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s, pairs=pairs
@@ -694,6 +696,7 @@ def evaluate_layout(
         flops,
         not mesh.trivial,
         lever_hidden,
+        beside_data_seconds(group_s, links_alone(mesh)),
     )
     groups = [
         DataGroup(

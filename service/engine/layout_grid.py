@@ -58,6 +58,7 @@ from service.engine.step import (
     host_step,
     optimizer_step,
     part_rows,
+    part_windows,
     replicated_bytes,
     stage_bubble,
     stage_compute,
@@ -100,7 +101,13 @@ from service.mesh.pipeline import (
 )
 from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
-from service.time.mesh_traffic import StageWork, model_parallel_calls, pipeline_calls
+from service.time.mesh_traffic import (
+    StageWork,
+    beside_data_seconds,
+    links_alone,
+    model_parallel_calls,
+    pipeline_calls,
+)
 from service.time.overlaps import overlapped_calls
 from service.time.traffic import calls_bytes_sent, per_step, step_collectives
 
@@ -894,6 +901,11 @@ def evaluate_grid(
     ]  # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
     col = (slice(None), None)
     mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
+    # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
+    # (service.engine.step.part_windows)
+    alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
+    beside = beside_data_seconds(group_s, {g: (on[:, None], off[:, None]) for g, (on, off) in alone.items()})
+    beside3 = (beside[0][:, :, None], beside[1][:, :, None])
     full_shape = busiest.shape[1:]
     data_total = np.zeros(full_shape)
     data_exposed = np.zeros(full_shape)
@@ -917,21 +929,19 @@ def evaluate_grid(
             on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
             plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
             collectives = overlapped_calls(plain, setup.overlaps)
+            dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
+            dense_fw, dense_bw = part_windows(dense_part, fw3, bw3, m3, beside3)
             dense = data_group_time(
-                collectives,
-                Part(dense_p, data_context[wide3], g_data[wide3]),
-                setup,
-                m3,
-                fw3,
-                bw3,
-                layers_top,
-                model_parallel=split3,
+                collectives, dense_part, setup, m3, dense_fw, dense_bw, layers_top, model_parallel=split3
             )
             data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
             data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
             if experts_anywhere:
                 group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-                experts = data_group_time(collectives, group, setup, m3, fw3, bw3, layers_top, model_parallel=split3)
+                expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
+                experts = data_group_time(
+                    collectives, group, setup, m3, expert_fw, expert_bw, layers_top, model_parallel=split3
+                )
                 has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
                 data_total[at] += np.where(has_experts, experts.total_s, 0.0)
                 data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)

@@ -28,10 +28,12 @@ from service.memory.model_states import (
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
 from service.mesh.degrees import run_micro_batches, schedule_runs
 from service.mesh.pipeline import bubble_seconds
+from service.numeric import select
 from service.time.communication import (
     CollectivePrice,
     CommunicationTime,
     communication_time,
+    data_windows,
     price_collectives,
     step_seconds,
 )
@@ -319,6 +321,14 @@ def data_group_time(
     return communication_time(calls, m, forward_s, backward_s, setup.overlap, prices)
 
 
+def part_windows(part: Part, forward_s: Any, backward_s: Any, m: Any, beside_s: tuple[Any, Any]) -> tuple[Any, Any]:
+    """The windows a part's data group hides behind, per micro-batch (service.time.communication.data_windows):
+    ``beside_s`` is (the step's exposed model-parallel seconds on NVLink alone, on the NIC alone); a ring that
+    leaves the node waits on its NICs and runs beside the first, a ring inside one node beside the second."""
+    beside = select(part.ranks > part.per_node, beside_s[0], beside_s[1])
+    return data_windows(forward_s, backward_s, beside, m)
+
+
 @dataclass(slots=True)
 class StepTotals:
     """A step's seconds and what it yields."""
@@ -408,13 +418,17 @@ def rank_step(
     flops: Any,
     model_parallel: Any = False,
     lever_hidden_s: Any = 0.0,
+    beside_s: tuple[Any, Any] = (0.0, 0.0),
 ) -> RankStep:
     """What follows the compute in every evaluation: each part's data group on NCCL's ring (``forward_s`` and
     ``backward_s`` per micro-batch hide it), the host link's transfers and CPU optimizer, the optimizer step
     on the GPU, then the step with the model-parallel groups' exposed ``model_exposed_s`` and the pipeline's
     ``bubble_s``; ``lever_hidden_s``, the model-parallel communication the overlap levers hide, slows the compute
     as the data groups' hidden communication does. ``model_parallel``: Megatron-Core's buckets
-    (service.time.buckets). Numbers for one plan; arrays that broadcast for many cells."""
+    (service.time.buckets). ``beside_s``: the step's exposed model-parallel seconds on NVLink alone and on the NIC
+    alone (service.time.mesh_traffic.beside_data_seconds); a data group whose ring leaves the node hides behind
+    the first as behind compute, one inside a node behind the second (service.time.communication.data_windows).
+    Numbers for one plan; arrays that broadcast for many cells."""
     overheads: list[list[Any]] = []
     prices: list[list[CollectivePrice]] = []
     groups: list[CommunicationTime] = []
@@ -423,7 +437,8 @@ def rank_step(
     for part in parts:
         links = time_links(setup, part.per_node)
         priced = data_call_prices(calls, part, setup, layers, links, model_parallel)
-        timed = data_group_time(calls, part, setup, m, forward_s, backward_s, layers, priced, links)
+        window_f, window_b = part_windows(part, forward_s, backward_s, m, beside_s)
+        timed = data_group_time(calls, part, setup, m, window_f, window_b, layers, priced, links)
         prices.append(priced)
         overheads.append([price.latency_s for price in priced])
         groups.append(timed)

@@ -365,7 +365,7 @@ def scenario(
         blackwell_class=blackwell_class(card),
         warnings=warnings,
         flop_shape=shapes.flops,
-        efficiency=Efficiency(device(card), shapes.kernels),
+        efficiency=Efficiency(device(card), shapes.kernels, cross_entropy=activations.cross_entropy),
         host_memory_bytes=card.host_memory_bytes,
         host_memory_bytes_per_s=card.host_memory_bytes_per_s,
     )

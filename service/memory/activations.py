@@ -17,7 +17,8 @@ Two models:
   vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py @d98e8a64, and
   its fusion megatron/core/fusions/fused_cross_entropy.py) makes one fp32 copy of the logits
   (``calculate_logits_max``), exponentiates and normalises it in place into the softmax it saves,
-  and writes the gradient in place over it (``grad_input = softmax``): beside the bf16 logits, 6sbV.
+  and writes the gradient in place over it (``grad_input = softmax``): beside the bf16 logits, 6sbV, fused
+  (``--cross-entropy-loss-fusion``) or not (``vocab_parallel``).
   Vocabulary-parallel under tensor parallelism: / t.
 The 34 assumes multi-head attention and a 4h MLP, as the paper does.
 
@@ -161,7 +162,11 @@ ATTENTION_WHOLE_SBH = 3  # of the 10: the attention's input (2sbh) and dropout m
 PROJECTION_INPUT_SB = 2  # a linear layer's 16-bit input, per element of its width
 # The loss's peak per token and vocabulary entry (module docstring): bf16 logits + fp32 log-softmax + fp32 gradient,
 # or bf16 logits + one fp32 buffer that is the softmax and then, in place, the gradient.
-LOSS_PEAK_SBV: dict[CrossEntropy, int] = {CrossEntropy.unfused: 2 + 4 + 4, CrossEntropy.fused: 2 + 4}
+LOSS_PEAK_SBV: dict[CrossEntropy, int] = {
+    CrossEntropy.unfused: 2 + 4 + 4,
+    CrossEntropy.fused: 2 + 4,
+    CrossEntropy.vocab_parallel: 2 + 4,  # the same tensors as the fused form, each step its own kernel
+}
 WORKING_WORDS: dict[bool, str] = {
     False: "one layer's working set while recomputed",
     True: "one layer's working set while recomputed, as DTensor keeps it (all-gathered inputs whole)",
@@ -171,6 +176,7 @@ PIPELINING_WORDS = "torch.distributed.pipelining buffers (receive buffers per mi
 LOSS_PEAK_WORDS: dict[CrossEntropy, str] = {
     CrossEntropy.unfused: "loss peak: bf16 logits, fp32 log-softmax and its fp32 gradient (10sbV)",
     CrossEntropy.fused: "loss peak: bf16 logits and one fp32 softmax, its gradient written in place (6sbV)",
+    CrossEntropy.vocab_parallel: "loss peak: bf16 logits and one fp32 softmax, its gradient written in place (6sbV)",
 }
 
 

@@ -221,6 +221,31 @@ def price_collectives(
     return [priced[c.cost_key] for c in calls]
 
 
+def data_windows(
+    forward_s: FloatLike, backward_s: FloatLike, beside_s: FloatLike, micro_batches: CountLike
+) -> tuple[FloatLike, FloatLike]:
+    """The forward and backward windows of a micro-batch that a data group's collectives hide behind: the
+    compute's, and ``beside_s``, the step's exposed model-parallel seconds on the link the data ring does not
+    wait on (service.time.mesh_traffic.beside_data_seconds), spread over the micro-batches and over the two windows
+    as the compute is (a layer's model-parallel calls run where its compute does).
+
+    The data group's collectives run on their own CUDA stream, not the compute stream: Megatron-Core's
+    gradient reduce-scatters and parameter all-gathers are issued with async_op (megatron/core/distributed/
+    param_and_grad_buffer.py @d98e8a64, start_grad_sync and start_param_sync), Megatron-FSDP's on its side
+    stream (megatron/core/distributed/custom_fsdp/param_and_grad_buffer.py @1e057005, GradReducePipeline's
+    reduce_scatter_stream, AllGatherPipeline's async all-gathers), FSDP2's on its all-gather and reduce-scatter
+    streams. While the compute stream waits on a tensor-parallel collective or an expert all-to-all inside the
+    node, a data ring across nodes keeps its NICs busy, as it does beside a GEMM; it is held back only by traffic
+    on its own bottleneck link."""
+    compute_s = forward_s + backward_s
+    per_micro_batch = beside_s / micro_batches
+    if isinstance(compute_s, np.ndarray) or isinstance(per_micro_batch, np.ndarray):
+        share = np.divide(forward_s, compute_s, out=np.zeros_like(compute_s * per_micro_batch), where=compute_s > 0)
+    else:
+        share = forward_s / compute_s if compute_s > 0 else 0.0
+    return forward_s + share * per_micro_batch, backward_s + (1 - share) * per_micro_batch
+
+
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
     if not isinstance(total_s, np.ndarray) and not isinstance(bucket_s, np.ndarray):

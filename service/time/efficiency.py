@@ -26,7 +26,10 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   every rank repeats them on the whole sequence), the rotary or bias work on q and k, the MLP's
   activation (read the up projection, write its output); backward moves twice the forward's bytes
   (it reads the saved input and the incoming gradient and writes one gradient); the loss reads
-  and writes the fp32 logits (12 bytes per vocabulary entry and token, forward and backward).
+  and writes the fp32 logits (12 bytes per vocabulary entry and token, forward and backward), or, as
+  Megatron-LM's vocabulary-parallel cross entropy runs without --cross-entropy-loss-fusion
+  (activations.cross_entropy vocab_parallel), each of its steps a kernel of its own over an fp32 copy of
+  the logits: 38 bytes forward and 14 backward (VOCAB_PARALLEL_LOSS_BYTES).
   The optimizer step streams its shard once: AdamW reads the fp32 master weight, both moments
   and the gradient and writes the three and the 16-bit copy, 30 bytes per weight.
 - **Mixture of experts** (Megatron-Core's MoELayer with the all-to-all token dispatcher,
@@ -103,7 +106,7 @@ from typing import Protocol
 
 import numpy as np
 
-from models.enums import AttentionBackend, GpuGeneration, MoeTokenDispatcher, Recompute
+from models.enums import AttentionBackend, CrossEntropy, GpuGeneration, MoeTokenDispatcher, Recompute
 from service.numeric import FloatLike, IntLike, ceil_div, select
 from service.recent import recent
 from service.time.attention_kernels import default_backend, kernel_peak_share
@@ -117,6 +120,14 @@ EXPERT_GEMM_STREAMS = 4
 BYTES_16BIT = 2
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
 LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
+# Megatron-LM's vocabulary-parallel cross entropy without --cross-entropy-loss-fusion, kernel by kernel over the rank's
+# b x s x V / t logits (megatron/core/tensor_parallel/cross_entropy.py @1e057005, _VocabParallelCrossEntropy, called by
+# language_module.py compute_language_model_loss): forward, .float() (read 2, write 4), max (read 4), the in-place
+# subtraction of the max (read 4, write 4), the in-place exp (read 4, write 4), its sum (read 4) and the in-place
+# division into the softmax (read 4, write 4): 38 bytes; backward, grad_input.mul_(grad_output) in place (read 4,
+# write 4) and autograd's cast of that fp32 gradient to the bf16 logits' dtype (torch/csrc/autograd/engine.cpp,
+# validate_outputs: read 4, write 2): 14 bytes. The per-token gathers and all-reduces are left out.
+VOCAB_PARALLEL_LOSS_BYTES = (6 + 4 + 8 + 8 + 4 + 8, 8 + 6)
 # Flash attention's fixed cost per query tile, in keys of its loop (module docstring: pytorch/benchmark @ff65cb67)
 ATTENTION_TILE_OVERHEAD_KEYS = 240
 NVLINK_BUS_EFFICIENCY = 370 / 450  # NVIDIA/nccl-tests issue 212: 370 GB/s bus bandwidth of 450 line rate
@@ -215,6 +226,7 @@ class Efficiency:
     dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
     permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
     attention_backend: AttentionBackend | None = None  # levers.attention_backend; None: the generation's default
+    cross_entropy: CrossEntropy = CrossEntropy.unfused  # activations.cross_entropy: the loss's HBM traffic
 
     @property
     def attention_kernel(self) -> AttentionBackend:
@@ -230,6 +242,15 @@ class Efficiency:
         if not self.fp8 or fp8 is None:
             return self.device
         return replace(self.device, peak_flops_per_s=fp8)
+
+
+def loss_bytes_per_vocab_token(cross_entropy: CrossEntropy) -> tuple[int, int]:
+    """(forward, backward) HBM bytes of the loss per token and vocabulary entry on the rank (module docstring):
+    VOCAB_PARALLEL_LOSS_BYTES for Megatron-LM's unfused vocabulary-parallel cross entropy, else the fp32 logits
+    written, read for the softmax and the gradient written (LOSS_BYTES_PER_VOCAB_TOKEN, a third forward)."""
+    if cross_entropy is CrossEntropy.vocab_parallel:
+        return VOCAB_PARALLEL_LOSS_BYTES
+    return LOSS_BYTES_PER_VOCAB_TOKEN // 3, LOSS_BYTES_PER_VOCAB_TOKEN - LOSS_BYTES_PER_VOCAB_TOKEN // 3
 
 
 def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float) -> FloatLike:
@@ -567,9 +588,9 @@ def micro_batch_compute(
     args = (eff, b, s, layers, tensor, context, expert, expert_tensor, sequence, ring, logits)
     arrays = any(isinstance(value, np.ndarray) for value in args)
     # a grid asks again for each recompute mode, which changes only what the backward adds (_recent_stage_passes)
-    forward, backward, attention_s, logit_f, logit_b, loss_s = (_recent_stage_passes if arrays else _stage_passes)(
-        *args
-    )
+    forward, backward, attention_s, logit_f, logit_b, loss_f, loss_b = (
+        _recent_stage_passes if arrays else _stage_passes
+    )(*args)
     if recompute is Recompute.full:  # the layers' forward again; the logits and loss are not checkpointed
         backward = backward + forward
     elif recompute is Recompute.selective:  # the attention core's forward again; nothing with flash attention
@@ -577,8 +598,8 @@ def micro_batch_compute(
         backward = backward + (0.0 if shape.flash_attention else layers * (attention_s + scores_s))
     if not logits:
         return ComputeTime(forward, backward)
-    forward = forward + logit_f + loss_s / 3
-    backward = backward + logit_b + 2 * loss_s / 3
+    forward = forward + logit_f + loss_f
+    backward = backward + logit_b + loss_b
     return ComputeTime(forward, backward)
 
 
@@ -594,10 +615,10 @@ def _stage_passes(
     sequence: IntLike,
     ring: bool,
     logits: bool,
-) -> tuple[FloatLike, FloatLike, FloatLike, FloatLike, FloatLike, FloatLike]:
+) -> tuple[FloatLike, FloatLike, FloatLike, FloatLike, FloatLike, FloatLike, FloatLike]:
     """What micro_batch_compute adds up whatever the recompute mode: (the stage's layers' forward, their backward,
-    one layer's attention core forward, the logits' forward, their backward, the loss's memory-bound seconds;
-    the last three 0 without ``logits``)."""
+    one layer's attention core forward, the logits' forward, their backward, the loss's memory-bound seconds forward
+    and backward (loss_bytes_per_vocab_token); the last four 0 without ``logits``)."""
     shape = eff.kernels
     assert shape is not None
     device, cal = eff.device, eff.calibration
@@ -625,10 +646,11 @@ def _stage_passes(
     forward = layers * forward
     backward = layers * backward
     if not logits:
-        return forward, backward, attention_s, 0.0, 0.0, 0.0
+        return forward, backward, attention_s, 0.0, 0.0, 0.0, 0.0
     logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
-    loss_s = LOSS_BYTES_PER_VOCAB_TOKEN * (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
-    return forward, backward, attention_s, logit_f, logit_b, loss_s
+    loss_forward, loss_backward = loss_bytes_per_vocab_token(eff.cross_entropy)
+    entries_per_s = (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
+    return forward, backward, attention_s, logit_f, logit_b, loss_forward * entries_per_s, loss_backward * entries_per_s
 
 
 # the answers are read, never written, by micro_batch_compute

@@ -54,6 +54,7 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   runs in the tensor group (ETP x s' b / t = s' b); given apart from t, over the ETP ranks.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +171,34 @@ def group_link(mesh: Mesh, group: Group) -> Any:
 def pipeline_link(mesh: Mesh) -> Any:
     """Neighbouring stages sit t x c x d ranks apart: on another node once that reaches a node's GPUs."""
     return _link(mesh.stride(Group.pipeline) >= mesh.gpus_per_node)
+
+
+def links_alone(mesh: Mesh) -> dict[Group, tuple[Any, Any]]:
+    """Per model-parallel group, (whether its calls cross NVLink alone, whether they cross the NIC alone): a group
+    whose ranks sit on one node runs over NVLink only; a pipeline's neighbours on different nodes send through the
+    NIC only (one peer each); a tensor, context or expert group that spans nodes uses both (its in-node peers over
+    NVLink, the others through the NIC). Bools for one layout, bool arrays for many (service.engine.layout_grid)."""
+    alone: dict[Group, tuple[Any, Any]] = {}
+    for group in (Group.tensor, Group.context, Group.expert):
+        spans = mesh.spans_nodes(group)
+        alone[group] = (~spans if isinstance(spans, np.ndarray) else not spans, spans & False)
+    across = mesh.stride(Group.pipeline) >= mesh.gpus_per_node
+    alone[Group.pipeline] = (~across if isinstance(across, np.ndarray) else not across, across)
+    return alone
+
+
+def beside_data_seconds(exposed_s: Mapping[Group, Any], alone: Mapping[Group, tuple[Any, Any]]) -> tuple[Any, Any]:
+    """(exposed model-parallel seconds a step spends on NVLink alone, on the NIC alone): what the compute stream
+    waits on while the other link is free (links_alone), for service.time.communication.data_windows."""
+    nvlink: Any = 0.0
+    nic: Any = 0.0
+    for group, seconds in exposed_s.items():
+        if group not in alone:
+            continue
+        on_nvlink, on_nic = alone[group]
+        nvlink = nvlink + select(on_nvlink, seconds, 0.0 * seconds)
+        nic = nic + select(on_nic, seconds, 0.0 * seconds)
+    return nvlink, nic
 
 
 def kv_elements_per_token(arch: Architecture) -> int:

@@ -19,7 +19,7 @@ class Activations:
     Attributes:
         bytes_per_value (int | Unset): Bytes of one stored activation value. Default: 2.
         cross_entropy (CrossEntropy | Unset): How the loss runs over the logits, which decides the loss's activation
-            peak.
+            peak and its HBM traffic.
         flash_attention (bool | Unset): Flash attention keeps no s x s attention scores. Default: True.
         fudge (float | Unset): A fudge factor, labelled as one (0.001 to 10,000): activation bytes = b x s x h x layers
             x bytes x fudge. 17 with 2-byte values gives 34sbh per layer, Korthikanti's count without attention scores.
