@@ -24,16 +24,19 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import NullLocator
+from pydantic import ValidationError
 
 from models.common import as_request_json
 from models.enums import ArrangementName, CollectiveName, GpuCountGrid, StateClass
 from models.figures import DRAWN_ARRANGEMENTS, FigureFormat, FigureName, FigureRequest
+from models.parallelism import Parallelism
 from models.plan import PlanRequest, PlanResponse
 from models.training import Training
 from service.answers.bisection import gpu_count_grid
 from service.answers.layout_plan import layout_of
 from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Setup
+from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import COMPARED
 from service.numeric import GB_BYTES, GIB_BYTES
@@ -89,6 +92,7 @@ class Case:
     scene: resolve.Scenario
     setups: dict[ArrangementName, Setup]
     results: dict[ArrangementName, Evaluation]
+    batch_note: str | None = None  # how the batch was read, when not as the request gives it (figure_training)
 
     @property
     def p(self) -> int:
@@ -104,17 +108,19 @@ class Case:
 
 
 def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs_gpus) -> Case:
+    training, batch_note = figure_training(request, name)
     scene = resolve.scenario(
         request.model,
         request.precision,
-        figure_training(request, name),
+        training,
         request.activations,
         request.levers,
         request.cluster,
     )
     inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
     setups = {name: resolve.setup_for(scene, COMPARED[name]) for name in DRAWN_ARRANGEMENTS}
-    return Case(request, scene, setups, {name: evaluate(inputs, setup) for name, setup in setups.items()})
+    results = {name: evaluate(inputs, setup) for name, setup in setups.items()}
+    return Case(request, scene, setups, results, batch_note)
 
 
 def card_label(case: Case) -> str:
@@ -268,37 +274,67 @@ def draw_step_time(ax: Axes, case: Case) -> None:
     _legend_outside(ax)
 
 
-def plan_body(request: FigureRequest, data_parallel: bool = False) -> dict[str, Any]:
-    """The /v1/plan request a figure request stands for: its own arrangement, else layout_arrangement; with
-    ``data_parallel``, the same job over data parallelism alone (what the four arrangement figures draw)."""
+def plan_body(request: FigureRequest) -> dict[str, Any]:
+    """The /v1/plan request a figure request stands for: its own arrangement, else layout_arrangement."""
     body = as_request_json(request, exclude=FIGURE_ONLY_FIELDS, exclude_unset=True)
     body.pop("layout_arrangement", None)
-    layout_arrangement = request.layout_arrangement.value
-    if data_parallel:
-        body.pop("parallelism", None)
-        body.pop("sharding", None)
-        body["arrangement"] = ArrangementName.ddp.value
-    elif "arrangement" not in body and "sharding" not in body:
-        body["arrangement"] = layout_arrangement
+    if "arrangement" not in body and "sharding" not in body:
+        body["arrangement"] = request.layout_arrangement.value
     return body
 
 
-def figure_training(request: FigureRequest, name: FigureName) -> Training | None:
-    """The training a figure's scene is resolved with. A global batch is resolved as /v1/plan resolves it:
-    by the layout plan for the layout figures, over data parallelism at the chosen N for the four others."""
+def figure_training(request: FigureRequest, name: FigureName) -> tuple[Training | None, str | None]:
+    """The training a figure's scene is resolved with, and a note when it is not the request's batch. A global
+    batch is resolved as /v1/plan resolves it: by the layout plan for the layout figures; over data parallelism
+    at the chosen N for the four others, which hold the global batch when it splits into whole micro-batches
+    over N replicas, and otherwise each replica's micro-batches as the job's own plan derives them (a note
+    says so: a search row on a layout often has a batch that N replicas of micro-batch b cannot share)."""
     training = request.training
     if training is None or training.global_batch_size is None:
-        return training
+        return training, None
     if name in (FigureName.layout_memory, FigureName.layout_traffic):
-        return training.model_copy(update={"global_batch_size": None})
-    return layout_of(PlanRequest.model_validate(plan_body(request, data_parallel=True))).training
+        return training.model_copy(update={"global_batch_size": None}), None
+    try:
+        return layout_of(_job(request, Parallelism())).training, None
+    except InvalidLayout:
+        own = layout_of(_job(request, request.parallelism)).training
+        assert own is not None
+        b, m, n = training.micro_batch_size, own.gradient_accumulation_steps, request.cluster.world_size
+        note = (
+            f"global batch {training.global_batch_size:,} does not split into micro-batches of {b} over {n:,} "
+            f"data-parallel GPUs: each runs the job's own {m} micro-batches"
+        )
+        return own, note
+
+
+def _job(request: FigureRequest, parallelism: Parallelism) -> PlanRequest:
+    """The figure's job as a /v1/plan request on ``parallelism``, built from its validated fields (not validated
+    again: a batch is all it is read for, and the four figures draw every arrangement whatever the levers)."""
+    fields = {name: getattr(request, name) for name in PlanRequest.model_fields if name in type(request).model_fields}
+    arrangement = request.arrangement or request.layout_arrangement
+    return PlanRequest.model_construct(**fields | {"arrangement": arrangement, "parallelism": parallelism})
 
 
 def layout_plan(request: FigureRequest) -> PlanResponse:
     """The /v1/plan answer for the figure request's arrangement and layout."""
     from service.answers.plan import plan
 
-    return plan(PlanRequest.model_validate(plan_body(request)))
+    try:
+        job = PlanRequest.model_validate(plan_body(request))
+    except ValidationError as refused:  # a lever the arrangement planned cannot take: the caller's to change
+        named = "arrangement" if request.arrangement is not None else "layout_arrangement"
+        arrangement = plan_body(request).get("arrangement", "the sharding flags")
+        raise InvalidLayout(
+            [
+                (
+                    f"the layout figures plan the job under {named} {arrangement}: "
+                    f"{error['msg'].removeprefix('Value error, ')}",
+                    "/" + "/".join(str(part) for part in error["loc"]),
+                )
+                for error in refused.errors()
+            ]
+        ) from None
+    return plan(job)
 
 
 FIGURE_ONLY_FIELDS = {"max_gpus", "measured", "width_px", "height_px"}
@@ -406,7 +442,8 @@ DRAWERS: dict[FigureName, Callable[[Axes, Case], None]] = {
 def subtitle(case: Case) -> str:
     precision = case.request.precision
     precision_name = precision.value if isinstance(precision, str) else "custom precision"
-    return f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), card {card_label(case)}"
+    words = f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), card {card_label(case)}"
+    return words if case.batch_note is None else f"{words}; {case.batch_note}"
 
 
 def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:

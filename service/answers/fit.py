@@ -1,9 +1,14 @@
 """The answer to /v1/fit: the four arrangements against one card."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
+from models.training import Training
 from service.answers.bisection import (
     GridCell,
     estimate_min_gpus,
@@ -13,6 +18,7 @@ from service.answers.bisection import (
     min_gpus_exact,
     min_gpus_whole_nodes,
     min_valid_job,
+    valid_job,
 )
 from service.answers.layout_fit import layout_fits
 from service.engine.data_parallel import activation_bytes, floor_bytes, gpu_bytes
@@ -21,7 +27,8 @@ from service.inputs import resolve
 from service.inputs.arrangements import DDP, HYBRID, Sharding
 from service.memory.model_states import bytes_per_weight_split
 from service.memory.reserve import CardMemory
-from service.numeric import GIB_BYTES, gpus, group_digits
+from service.mesh.degrees import Mesh, ModelLimits, Rule, layout_problem_masks, validated_mesh
+from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
 
 
@@ -35,11 +42,19 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
     if (par.tensor, par.pipeline, par.context, par.expert) != (1, 1, 1, 1) or par.expert_tensor not in (None, 1):
         scene, fits, warnings = layout_fits(request, grid, budget)
     else:
+        batch = DataBatch.of(request.training, g)
+        if asked is not None:
+            batch.check(asked)  # the count asked about as /v1/plan takes it: a batch it cannot split is a 422
         scene = resolve.scenario(
-            request.model, request.precision, request.training, request.activations, request.levers, request.cluster
+            request.model,
+            request.precision,
+            batch.per_micro_batch(request.training),
+            request.activations,
+            request.levers,
+            request.cluster,
         )
         fits = [
-            _arrangement_fit(scene, name, sharding, g, grid, asked)
+            _arrangement_fit(scene, name, sharding, g, grid, asked, batch)
             for name, sharding in resolve.compared(request.arrangement)
         ]
         warnings = []
@@ -66,10 +81,78 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
     )
 
 
-def smallest_job(exact: int | None, sharding: Sharding, gpus_per_node: int) -> int | None:
+@dataclass(frozen=True)
+class DataBatch:
+    """The request's batch over data parallelism alone: which GPU counts /v1/plan takes for it. Without a global
+    batch every count; with one, those over which it splits into whole micro-batches (b x m x N = the batch:
+    service.mesh.degrees' batch rules, the same code path as the plan's)."""
+
+    training: Training | None
+    gpus_per_node: int
+
+    @classmethod
+    def of(cls, training: Training | None, gpus_per_node: int) -> "DataBatch":
+        return cls(training, gpus_per_node)
+
+    @property
+    def global_batch_size(self) -> int | None:
+        return self.training.global_batch_size if self.training is not None else None
+
+    def per_micro_batch(self, training: Training | None) -> Training | None:
+        """The training a scenario resolves: one micro-batch's shape (the count sets m, which memory never reads)."""
+        if training is None or training.global_batch_size is None:
+            return training
+        return training.model_copy(update={"global_batch_size": None})
+
+    def _problems(self, counts: list[int]) -> list[Rule]:
+        t = self.training or resolve.DEFAULT_TRAINING
+        world_sizes: Any = np.asarray(counts, dtype=np.int64)  # many layouts' degrees: the mesh takes arrays
+        mesh = Mesh(world_sizes, self.gpus_per_node)
+        codes = np.zeros(len(counts), dtype=np.int64)
+        b, s, k = t.micro_batch_size, t.sequence_length, t.gradient_accumulation_steps
+        return layout_problem_masks(ModelLimits(), mesh, codes, False, b, s, self.global_batch_size, k)
+
+    def allowed(self, counts: list[int]) -> list[int]:
+        """The counts the batch splits over (all of them without a global batch)."""
+        if self.global_batch_size is None or not counts:
+            return counts
+        refused = np.zeros(len(counts), dtype=bool)
+        for rule in self._problems(counts):
+            refused |= rule.failing
+        return [n for n, out in zip(counts, refused.tolist(), strict=True) if not out]
+
+    def check(self, world_size: int) -> None:
+        """A 422 naming the batch's field when /v1/plan would refuse it at ``world_size``."""
+        if self.global_batch_size is None:
+            return
+        t = self.training or resolve.DEFAULT_TRAINING
+        b, s, k = t.micro_batch_size, t.sequence_length, t.gradient_accumulation_steps
+        validated_mesh(Mesh(world_size, self.gpus_per_node), ModelLimits(), b, s, self.global_batch_size, k)
+
+    def counts_from(self, exact: int) -> list[int]:
+        """With a global batch of G sequences at micro-batch b: the counts it can split over, from ``exact`` up (the
+        divisors of G / b: b x N divides G), ascending; the first is the smallest job the bytes allow."""
+        assert self.training is not None and self.global_batch_size is not None
+        b = self.training.micro_batch_size
+        if self.global_batch_size % b:
+            return []
+        return self.allowed([n for n in divisors(self.global_batch_size // b) if n >= exact])
+
+
+def smallest_job(
+    exact: int | None, sharding: Sharding, gpus_per_node: int, batch: DataBatch | None = None
+) -> int | None:
     """The smallest GPU count /v1/plan accepts at or above the boundary: part of one node or whole nodes
-    (whole nodes alone for hybrid sharding, which replicates across nodes). Per-GPU bytes never rise with
-    N, so every smaller accepted count does not fit."""
+    (whole nodes alone for hybrid sharding, which replicates across nodes), and, with a global batch, one it
+    splits over. Per-GPU bytes never rise with N, so every smaller accepted count does not fit."""
+    if batch is not None and batch.global_batch_size is not None:
+        if exact is None:
+            return None
+
+        def whole(n: int) -> bool:
+            return n % gpus_per_node == 0 if sharding == HYBRID else bool(valid_job(n, gpus_per_node))
+
+        return next((n for n in batch.counts_from(exact) if whole(n)), None)
     if sharding == HYBRID:
         return min_gpus_whole_nodes(exact, gpus_per_node)
     return min_valid_job(exact, gpus_per_node)
@@ -82,6 +165,7 @@ def _arrangement_fit(
     g: int,
     grid: list[int],
     asked: int | None = None,
+    batch: DataBatch | None = None,
 ) -> ArrangementFit:
     setup = resolve.setup_for(scene, sharding)
     per_gpu_bytes_at = per_gpu_bytes_function(scene, setup, g)
@@ -101,9 +185,11 @@ def _arrangement_fit(
     exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=guesses)
     if sharding == HYBRID:
         grid = [n for n in grid if n % g == 0]
+    if batch is not None:
+        grid = batch.allowed(grid)
     table = fit_table(per_gpu_bytes_at, usable, grid)
     on_grid = first_fitting(table)
-    smallest = smallest_job(exact, sharding, g)
+    smallest = smallest_job(exact, sharding, g, batch)
     at = fit_table(per_gpu_bytes_at, usable, [asked])[0] if asked is not None else None
     return ArrangementFit(
         arrangement=name,
@@ -111,7 +197,7 @@ def _arrangement_fit(
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=floor,
         never_fits=exact is None,
-        reason=_fit_reason(sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g),
+        reason=_fit_reason(sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g, batch),
         min_gpus=smallest,
         min_gpus_exact=exact,
         min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
@@ -158,7 +244,15 @@ def _fit_reason(
     on_grid: int | None,
     grid: list[int],
     gpus_per_node: int,
+    batch: DataBatch | None = None,
 ) -> str:
+    if exact is not None and smallest is None:  # the bytes fit from ``exact``, but no job there splits the batch
+        assert batch is not None and batch.training is not None
+        return (
+            f"no job the batch splits over fits: the bytes fit from {gpus(exact)}, but no count from there (part of "
+            f"a node or whole nodes) divides training.global_batch_size {batch.global_batch_size:,} into micro-batches "
+            f"of {batch.training.micro_batch_size} on each GPU"
+        )
     if exact is None:
         if sharding == DDP:
             return (

@@ -34,7 +34,8 @@ from models.recommend import (
     StepLevers,
 )
 from models.training import Levers
-from service.answers.fit import fit
+from service.answers.bisection import valid_job
+from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
 from service.answers.plan import plan
 from service.errors import InvalidLayout
@@ -128,7 +129,7 @@ class Job:
         if asked is not None:
             return asked
         if not self.layout:
-            return _largest_valid_job(self.request.max_gpus, self.g)
+            return self._largest_data_parallel_job()
         largest = largest_layout_job(self._fit_request(ArrangementName.ddp, self.request.levers), self.request.max_gpus)
         if largest is None:
             raise InvalidLayout(
@@ -141,6 +142,26 @@ class Job:
                 ]
             )
         return largest
+
+    def _largest_data_parallel_job(self) -> int:
+        """The largest count up to max_gpus /v1/plan takes over data parallelism: part of a node or whole nodes,
+        and with a global batch one it splits over (service.answers.fit.DataBatch)."""
+        top = self.request.max_gpus
+        batch = DataBatch.of(self.request.training, self.g)
+        if batch.global_batch_size is None:
+            return _largest_valid_job(top, self.g)
+        counts = [n for n in batch.counts_from(1) if n <= top and valid_job(n, self.g)]
+        if not counts:
+            raise InvalidLayout(
+                [
+                    (
+                        f"training.global_batch_size {batch.global_batch_size:,} splits over no GPU count up to "
+                        f"max_gpus {top:,} (part of a node or whole nodes, whole micro-batches on each)",
+                        "/training/global_batch_size",
+                    )
+                ]
+            )
+        return counts[-1]
 
     def levers(self, c: "Candidate") -> Levers:
         return self.request.levers.model_copy(

@@ -45,6 +45,7 @@ def test_plans_are_answered_while_the_log_reader_has_stopped(monkeypatch):
     # Finding 8's cause: the access line was written on the event loop, so a stderr reader that paused (a full
     # pipe) stalled every request until it read again.
     handler = json_handler()
+    flush_access_lines()  # an earlier test's lines still queued would reach the stalled stream and be counted here
     stalled = StalledStream()
     monkeypatch.setattr(handler, "stream", stalled)
     # the service's set-up, one JSON handler alone: a handler an earlier test's caplog left takes lines itself

@@ -81,9 +81,8 @@ def test_a_layouts_minimum_is_a_job_the_plan_accepts_and_fits(client, preset, te
         "max_gpus": 1024,
     }
     response = client.post("/v1/fit", json=body)
-    if tensor == pipeline == 1:
-        assert response.status_code == 422  # a global batch needs a fixed data-parallel degree without a layout
-        return
+    # without a layout this was a 422 ("needs a fixed data-parallel degree") although /v1/plan takes the body:
+    # the batch now restricts data parallelism to the counts it splits over (the test below)
     assert response.status_code == 200, response.text
     (entry,) = response.json()["arrangements"]
     assert entry["arrangement"] == arrangement
@@ -91,7 +90,8 @@ def test_a_layouts_minimum_is_a_job_the_plan_accepts_and_fits(client, preset, te
     if n is None:
         return
     assert plan_at(client, body, n, arrangement)["memory"]["fits"]
-    assert entry["parallelism"]["data"] == n // (tensor * pipeline)
+    if tensor * pipeline > 1:
+        assert entry["parallelism"]["data"] == n // (tensor * pipeline)
 
 
 def test_a_plan_body_is_a_fit_body_asking_about_its_own_gpu_count(client):
@@ -135,3 +135,38 @@ def test_mixtral_on_a100_asks_for_a_job_of_whole_nodes(client):
     assert 8 < zero3["min_gpus_exact"] < 16
     assert zero3["min_gpus"] == 16
     assert "smallest job that fits is 16 GPUs (2 nodes of 8" in zero3["reason"]
+
+
+@settings(max_examples=12)
+@given(
+    preset=st.sampled_from(["llama-3-8b", "qwen2.5-7b", "mixtral-8x7b"]),
+    gpu=st.sampled_from(GPUS),
+    global_batch=st.sampled_from([48, 96, 192, 384, 1536]),
+    micro_batch_size=st.sampled_from([1, 2, 3]),
+)
+def test_a_global_batch_over_data_parallelism_fits_from_a_count_it_splits_over(
+    client, preset, gpu, global_batch, micro_batch_size
+):
+    """Without a layout, a global batch of G sequences at micro-batch b runs on the N with b x N dividing G (part
+    of a node or whole nodes) alone: the minimum is such a count, fits, and the largest such count below it does
+    not. Before, /v1/fit refused the batch ("needs a fixed data-parallel degree") though /v1/plan takes it."""
+    body: dict = {
+        "model": {"preset": preset},
+        "cluster": {"gpus_per_node": 8, "gpu": gpu},
+        "training": {"sequence_length": 4096, "micro_batch_size": micro_batch_size, "global_batch_size": global_batch},
+        "max_gpus": 1024,
+    }
+    response = client.post("/v1/fit", json=body)
+    assert response.status_code == 200, response.text
+    sequences = global_batch // micro_batch_size
+    splits = [k for k in range(1, 1025) if sequences % k == 0 and (k <= 8 or k % 8 == 0)]
+    for entry in response.json()["arrangements"]:
+        assert {cell["world_size"] for cell in entry["table"]} <= set(splits)
+        n = entry["min_gpus"]
+        if n is None:
+            continue
+        assert n in splits and n >= entry["min_gpus_exact"]
+        assert plan_at(client, body, n, entry["arrangement"])["memory"]["fits"]
+        smaller = [k for k in splits if k < n]
+        if smaller:
+            assert not plan_at(client, body, smaller[-1], entry["arrangement"])["memory"]["fits"]

@@ -88,6 +88,47 @@ def test_a_search_row_is_accepted_by_every_planning_endpoint(client, row):
         assert figure.status_code == 200, (name, figure.text)
 
 
+def test_a_row_whose_batch_does_not_split_over_data_parallelism_is_drawn_with_a_note(client):
+    """The four arrangement figures draw the job over data parallelism at N, holding its global batch; a layout's
+    row often has a batch N replicas cannot share (48 sequences over 16 replicas of t2 p2 on 64 GPUs, but not
+    over 64): each replica then runs the job's own micro-batches, and the figure says so. Before, those figures
+    answered 422 ("not a whole number of micro-batches") for a row every other endpoint took, and /v1/fit,
+    /v1/recommend and /v1/limits refused the batch without a layout."""
+    response = client.post("/v1/search", json=SEARCH | {"training": SEARCH["training"] | {"global_batch_size": 48}})
+    assert response.status_code == 200, response.text
+    request = response.json()["layouts"][0]["request"]
+    assert request["training"]["global_batch_size"] == 48
+    for name in FIGURES:
+        figure = client.post(f"/v1/figures/{name}", json=request, headers={"Accept": "image/svg+xml"})
+        assert figure.status_code == 200, (name, figure.text)
+        noted = "does not split into micro-batches of 1 over 64" in figure.text
+        assert noted == (name not in ("layout-memory", "layout-traffic")), name
+    for path in ("/v1/fit", "/v1/limits", "/v1/recommend"):
+        assert client.post(path, json=request).status_code == 200, path
+    over_data = {k: v for k, v in request.items() if k != "parallelism"} | {
+        "cluster": request["cluster"] | {"world_size": 16}
+    }
+    for path in ("/v1/plan", "/v1/fit", "/v1/limits", "/v1/recommend"):  # 48 sequences over 16 GPUs: 3 each
+        assert client.post(path, json=over_data).status_code == 200, path
+
+
+def test_a_lever_the_layout_figures_arrangement_cannot_take_is_a_422_naming_it(client):
+    """levers.offload_parameters without an arrangement: the layout figures plan under layout_arrangement (zero1
+    by default), which keeps parameters whole; that was a 500."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "levers": {"offload_parameters": True},
+    }
+    for name in ("layout-memory", "layout-traffic"):
+        response = client.post(f"/v1/figures/{name}", json=body, headers={"Accept": "image/svg+xml"})
+        assert response.status_code == 422, response.text
+        (error,) = response.json()["errors"]
+        assert error["pointer"] == "/levers" and "layout_arrangement zero1" in error["detail"]
+    ok = client.post("/v1/figures/layout-memory", json=body | {"layout_arrangement": "zero3"})
+    assert ok.status_code == 200, ok.text
+
+
 def test_levers_a_search_cannot_keep_on_every_layout_are_a_422_naming_them(client):
     # schemathesis found a 500: ZeRO++ levers in a search, whose rows try zero1 too
     for levers, word in (({"zeropp": {"qgz": True}}, "levers.zeropp"), ({"offload_parameters": True}, "offload")):
