@@ -86,15 +86,20 @@ def test_global_batch_or_accumulation_not_both(client):
     assert response.json()["errors"][0]["pointer"] == "/training"
 
 
-def test_global_batch_is_for_plan_only(client):
+def test_a_global_batch_restricts_fit_to_the_counts_it_splits_over(client):
+    """/v1/fit refused a global batch ("for /v1/plan only"), though a /v1/plan body is a /v1/fit body: 64 sequences
+    of micro-batch 1 split over 1, 2, 4, 8, 16, 32 and 64 GPUs (whole nodes of 8 past one node) and no others."""
     body = {
         "model": {"preset": "llama-3-8b"},
         "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
         "training": {"global_batch_size": 64},
+        "gpu_count_grid": "whole_nodes",
+        "max_gpus": 128,
     }
     response = client.post("/v1/fit", json=body)
-    assert response.status_code == 422
-    assert response.json()["errors"][0]["pointer"] == "/training/global_batch_size"
+    assert response.status_code == 200, response.text
+    for entry in response.json()["arrangements"]:
+        assert [cell["world_size"] for cell in entry["table"]] == [8, 16, 32, 64]
 
 
 def test_all_degrees_one_is_the_data_parallel_plan(client):
