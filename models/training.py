@@ -195,11 +195,12 @@ class Levers(Strict):
     fp8: Fp8Recipe = Field(
         default=Fp8Recipe.none,
         description="Per-tensor scaled FP8 GEMMs (Hopper and later), as a library runs them: the layers' matrix "
-        "multiplications at the card's FP8 peak, each input and output gradient cast to FP8 with its transpose; "
-        "attention, the logits and the optimizer stay in 16/32 bits. transformer_engine (Megatron-LM --fp8-format, "
-        "delayed or current scaling): an FP8 copy of every weight and its transpose cached for the step. torchao "
-        "(torchtitan's float8 converter, tensorwise): no cached copy, FSDP2 all-gathers the weights in FP8 "
-        "(enable_fsdp_float8_all_gather). Not with mxfp8.",
+        "multiplications at 0.84 of the bf16 GEMMs' share of the card's FP8 peak (torchao's published float8 linear "
+        "speedup less its casts), each input and output gradient cast to FP8 with its transpose; attention, the "
+        "logits and the optimizer stay in 16/32 bits. transformer_engine (Megatron-LM --fp8-format, delayed or "
+        "current scaling): an FP8 copy of every weight and its transpose cached for the step. torchao (torchtitan's "
+        "float8 converter, tensorwise): an abs-max pass before each cast, no cached copy, FSDP2 all-gathers the "
+        "weights in FP8 (enable_fsdp_float8_all_gather) and the backward copies each transposed. Not with mxfp8.",
     )
     moe_token_dispatcher: MoeTokenDispatcher = Field(
         default=MoeTokenDispatcher.alltoall,

@@ -54,6 +54,7 @@ from service.memory.working_set import Units, given_units, transformer_units
 from service.time.buckets import PYTORCH_DDP_BUCKET_BYTES as DEFAULT_BUCKET_BYTES
 from service.time.compute import FlopShape
 from service.time.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
+from service.time.fp8 import fp8_casts
 from service.time.overlaps import Overlaps
 
 # Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
@@ -513,7 +514,7 @@ def setup_for(
     efficiency = scene.efficiency
     if chosen.fp8 is not Fp8Recipe.none:
         layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters)
-        efficiency = replace(efficiency, fp8=True) if efficiency is not None else None
+        efficiency = replace(efficiency, fp8=True, fp8_casts=fp8_casts(chosen.fp8)) if efficiency is not None else None
     if efficiency is not None and (
         chosen.moe_token_dispatcher,
         chosen.moe_permute_fusion,

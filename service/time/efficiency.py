@@ -56,12 +56,14 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   own traffic when fused (levers.moe_permute_fusion: Transformer Engine's moe_permute/moe_unpermute,
   one gather or scatter pass); unfused PyTorch (index_select, scatter_add, the probabilities'
   product) runs them at the memory-bound work's passes.
-- **FP8** (levers.fp8: Transformer Engine's per-tensor delayed or current scaling, torchao's
-  tensorwise float8): the layers' GEMMs (the routed experts' included) run at the card's dense FP8
-  peak, at the same fitted ceiling (no FP8 run in the corpus calibrates one of its own); attention,
-  the logits and the loss stay in 16 bits. Each GEMM's input is cast to FP8 with its transpose
-  (Transformer Engine's fused cast-transpose: read 2 bytes, write 1 + 1), in the forward the inputs
-  and in the backward the output gradients: 4 bytes per element at HBM bandwidth.
+- **FP8** (levers.fp8: Transformer Engine's per-tensor delayed scaling, torchao's dynamic tensorwise float8;
+  service/time/fp8.py gives each term's source): the layers' GEMMs (the routed experts' included) run at the card's
+  dense FP8 peak times the ceiling times FP8_GEMM_PEAK_SHARE (0.84: torchao's published float8 linear speedup on
+  H100 less its casts), reading 1-byte operands; attention, the logits and the loss stay in 16 bits. The
+  quantisation runs at HBM bandwidth, bytes per operand element per micro-batch (fp8.Fp8Casts): Transformer
+  Engine's cast-transposes, 4 per input (forward) and per output gradient (backward); torchao's abs-max and cast
+  kernels, 6 each, and the weights' casts (5 forward and 3 backward a weight kept in bf16; the transposed copy of
+  the FP8-gathered weight under FSDP2, 2 backward).
 - **Ring attention as Transformer Engine runs it** (context parallelism, parallelism.context_attention
   "ring": AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/
   context_parallel.py @d0067d0d): the causal sequence is cut in 2c chunks, rank r holding chunks r and
@@ -110,8 +112,14 @@ from models.enums import AttentionBackend, CrossEntropy, GpuGeneration, MoeToken
 from service.numeric import FloatLike, IntLike, ceil_div, select
 from service.recent import recent
 from service.time.attention_kernels import default_backend, kernel_peak_share
+from service.time.fp8 import (
+    FP8_GEMM_PEAK_SHARE,
+    FP8_OPERAND_BYTES,
+    TRANSFORMER_ENGINE_CASTS,
+    Fp8Casts,
+    fp8_cast_seconds,
+)
 
-FP8_CAST_BYTES = 2 + 1 + 1  # Transformer Engine's cast-transpose: read bf16, write FP8 and its transpose
 TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Multiplication Guide)
 # Streams a grouped expert GEMM issues its per-expert cuBLAS GEMMs on, round-robin: Transformer Engine's GroupedLinear
 # (transformer_engine/common/util/multi_stream.h, num_compute_streams = 4; Megatron-Core's TEGroupedMLP) and
@@ -187,6 +195,7 @@ class Device:
     multiprocessors: int = DEFAULT_MULTIPROCESSORS
     generation: GpuGeneration | None = None
     fp8_flops_per_s: float | None = None  # the dense FP8 tensor-core peak; None: no FP8 tensor cores (or unknown)
+    gemm_operand_bytes: int = BYTES_16BIT  # what a GEMM reads per operand element (1 in FP8: Efficiency.gemm_device)
 
 
 @dataclass(frozen=True)
@@ -223,6 +232,7 @@ class Efficiency:
     kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
     calibration: Calibration = FITTED
     fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
+    fp8_casts: Fp8Casts = TRANSFORMER_ENGINE_CASTS  # the recipe's quantisation bytes (service.time.fp8.fp8_casts)
     dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
     permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
     attention_backend: AttentionBackend | None = None  # levers.attention_backend; None: the generation's default
@@ -237,11 +247,12 @@ class Efficiency:
 
     @property
     def gemm_device(self) -> Device:
-        """The device the layers' GEMMs run on: at the FP8 peak under FP8 (module docstring), else as it is."""
+        """The device the layers' GEMMs run on: under FP8 its FP8 peak times FP8_GEMM_PEAK_SHARE, 1-byte operands
+        (module docstring), else as it is."""
         fp8 = self.device.fp8_flops_per_s
         if not self.fp8 or fp8 is None:
             return self.device
-        return replace(self.device, peak_flops_per_s=fp8)
+        return replace(self.device, peak_flops_per_s=fp8 * FP8_GEMM_PEAK_SHARE, gemm_operand_bytes=FP8_OPERAND_BYTES)
 
 
 def loss_bytes_per_vocab_token(cross_entropy: CrossEntropy) -> tuple[int, int]:
@@ -254,12 +265,13 @@ def loss_bytes_per_vocab_token(cross_entropy: CrossEntropy) -> tuple[int, int]:
 
 
 def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float) -> FloatLike:
-    """One (m x k) @ (k x n) product: waves of 128 x 128 tiles at the ceiling, or its bytes over HBM."""
+    """One (m x k) @ (k x n) product: waves of 128 x 128 tiles at the ceiling, or its bytes over HBM (the operands
+    in the device's gemm_operand_bytes, the output in 16 bits)."""
     tiles = ceil_div(m, TILE) * ceil_div(n, TILE)
     waves = ceil_div(tiles, device.multiprocessors)
     per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
     compute_s = waves * per_tile_s
-    memory_s = BYTES_16BIT * (m * k + k * n + m * n) / device.hbm_bytes_per_s
+    memory_s = (device.gemm_operand_bytes * (m * k + k * n) + BYTES_16BIT * m * n) / device.hbm_bytes_per_s
     if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
         return np.maximum(compute_s, memory_s)
     return max(compute_s, memory_s)
@@ -296,6 +308,25 @@ def layer_matrices(shape: KernelShape, tensor: int = 1, routed: bool = True) -> 
     if not routed and shape.experts:
         matrices.append((h, shape.experts))  # the router's scores
     return matrices
+
+
+def fp8_weight_elements(
+    shape: KernelShape, tensor: int = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> FloatLike:
+    """Weights of one layer a GPU computes with in FP8 (their casts: service.time.fp8): each projection's k x n on
+    the rank (layer_matrices), the router left in 16 bits (Megatron-Core's TopKRouter is a plain linear), and of a
+    mixture's routed experts the experts / e local ones, each (w x gate f_e + f_e x w) / ETP."""
+    dense = layer_matrices(shape, tensor, routed=not shape.experts)
+    if shape.experts:
+        dense = dense[:-1]  # the router
+    weights: FloatLike = sum(k * n for k, n in dense)
+    if not shape.experts:
+        return weights
+    etp = tensor if expert_tensor is None else expert_tensor
+    width = shape.latent_size or shape.hidden_size
+    gate = 2 if shape.gated else 1
+    per_expert = (gate + 1) * width * shape.expert_ffn_hidden_size // etp
+    return weights + ceil_div(shape.experts, expert) * per_expert
 
 
 def attention_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
@@ -339,7 +370,8 @@ def concurrent_gemm_seconds(
     waves = ceil_div(tiles, device.multiprocessors)
     per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
     compute_s = waves * per_tile_s
-    memory_s = concurrent * BYTES_16BIT * (m * k + k * n + m * n) / device.hbm_bytes_per_s
+    operand_bytes = device.gemm_operand_bytes * (m * k + k * n) + BYTES_16BIT * m * n
+    memory_s = concurrent * operand_bytes / device.hbm_bytes_per_s
     if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
         return np.maximum(compute_s, memory_s)
     return max(compute_s, memory_s)
@@ -681,12 +713,15 @@ def _layer_seconds(
     for k, n in layer_matrices(shape, tensor, routed=not shape.experts):
         f, bw = trained_gemm_seconds(tokens, k, n, gemms, ceiling)
         forward, backward = forward + f, backward + bw
-    if gemms is not device:  # FP8: each GEMM's input and, in the backward, its output gradient cast with a transpose
-        matrices = layer_matrices(shape, tensor)
-        inputs = sum(k for k, _ in matrices)
-        outputs = sum(n for _, n in matrices)
-        forward = forward + FP8_CAST_BYTES * inputs * tokens / device.hbm_bytes_per_s
-        backward = backward + FP8_CAST_BYTES * outputs * tokens / device.hbm_bytes_per_s
+    if gemms is not device:  # FP8: the recipe's casts of the inputs, output gradients and weights (service.time.fp8)
+        cast_f, cast_b = fp8_cast_seconds(
+            eff.fp8_casts,
+            layer_matrices(shape, tensor),
+            fp8_weight_elements(shape, tensor, expert, expert_tensor),
+            tokens,
+            device.hbm_bytes_per_s,
+        )
+        forward, backward = forward + cast_f, backward + cast_b
     passes = cal.elementwise_passes
     if shape.experts:
         f, bw = routed_expert_seconds(eff, tokens, tensor, expert, expert_tensor)

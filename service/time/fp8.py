@@ -1,0 +1,94 @@
+"""Per-tensor scaled FP8 training (levers.fp8) as the frameworks run it: the GEMMs' speed and the quantisation work.
+
+Which GEMMs: every linear of the layers runs its three GEMMs (forward, input gradient, weight gradient) in FP8;
+attention's batched products, the logits and the loss stay in 16 bits (torchtitan leaves the LM head out of its
+float8 converter, torchtitan/models/llama3/config_registry.py @b5bcd76c, filter_fqns ["lm_head"]; Megatron-LM and
+Transformer Engine run the output layer outside fp8_autocast's TE layers).
+
+**The GEMMs' speed.** cuBLASLt runs them (torch._scaled_mm under torchao, Transformer Engine's general_gemm), at the
+card's FP8 peak times the GEMM ceiling times FP8_GEMM_PEAK_SHARE: an FP8 GEMM does not keep the bf16 one's share of
+its (doubled) peak. The share is the one published measurement of it at training shapes: torchao's float8 README
+(pytorch/ao torchao/float8/README.md @fdddb2cf, section 'Performance', example 2) measures a whole tensorwise float8
+linear, forward and backward with its casts, at M, K, N = 4096, 8192, 16384 on H100, 1.39 x as fast as the bf16 one
+(torch.compile, benchmarks/float8/float8_roofline.py, on the H100 its roofline_utils.py @36027d82 describes: "2.4 TB
+per second, custom to Meta's H100 variant"). Priced by this model (service.time.efficiency.gemm_seconds: 989.4
+TFLOP/s bf16, 1,978.9 FP8, 132 SMs, the Hopper ceiling 0.60), the three bf16 GEMMs take 1.910 + 1.910 + 1.880 =
+5.700 ms, and torchao's casts of that linear (TORCHAO_CASTS, an unsharded weight) move (6 x 4096 x 8192 + 6 x 4096 x
+16384 + 8 x 8192 x 16384) bytes = 1,677.7 MB, 0.699 ms at that card's 2.4 TB/s: the float8 linear's 5.700 / 1.39 =
+4.101 ms leaves 3.402 ms for its GEMMs, 5.700 / (2 x 3.402) = 0.84 of the bf16 GEMMs' share of peak.
+(tests/golden/test_fp8_training.py checks that this model gives the published 1.39 at that shape.)
+The FP8 GEMM reads its operands in 1 byte and writes its output in 2 (torchao/testing/training/roofline_utils.py
+@36027d82, get_individual_gemm_time_sympy): FP8_OPERAND_BYTES.
+
+**The quantisation work**, HBM bytes per element of each GEMM operand, per micro-batch (Fp8Casts):
+- torchao's dynamic tensorwise scaling (pytorch/ao torchao/testing/training/roofline_utils.py @36027d82,
+  get_tensor_memory_traffic_ovhd_s, "tensorwise", the unfused case its float8_roofline.py models by default): an
+  input (M x K) and an output gradient (M x N) each run an abs-max reduction (read 2 B) and one cast kernel that
+  writes both layouts the GEMMs need (read 2, write 1 + 1): 6 B. A weight (K x N) kept in bf16 runs its abs-max
+  (2) and a cast per layout (read 2, write 1, forward and backward): 5 B forward, 3 backward. Under FSDP2 with the
+  float8 all-gather (torchtitan's and OLMo-core's enable_fsdp_float8_all_gather: torchao/float8/fsdp_utils.py
+  WeightWithFloat8CastTensor.fsdp_pre_all_gather) the shard is cast before its gather and the gathered weight is
+  already FP8; the backward's input-gradient GEMM takes it as its right operand, which _scaled_mm needs column-major,
+  so it is copied transposed (torchao/float8/float8_ops.py @36027d82, preprocess_addmm: b.t().contiguous().t(),
+  read 1, write 1): 2 B backward. The shard's own cast (5 B a shard element, 1 / N of the weight) is left out.
+- Transformer Engine's delayed scaling (its default recipe, Megatron-LM's --fp8-recipe delayed, Composer's
+  amp_fp8): the input's cast-transpose in the forward and the output gradient's in the backward (read 2, write
+  1 + 1; the amax is taken inside the kernel, the scale from the amax history): 4 B. The weight is cast with its
+  transpose once a step where the caller says which micro-batch is the first (transformer_engine/pytorch/module/
+  linear.py @d0067d0d, update_workspace = is_first_microbatch is None or is_first_microbatch; Megatron-Core passes
+  it), at most 4 B a weight a micro-batch otherwise: under 0.2% of a step in the published runs, left out.
+"""
+
+from dataclasses import dataclass
+
+from models.enums import Fp8Recipe
+from service.numeric import FloatLike, IntLike
+
+# Of the bf16 GEMM ceiling, the share an FP8 GEMM keeps of its own peak (module docstring: torchao's published
+# float8 linear at 4096 x 8192 x 16384 on a 2.4 TB/s H100, 1.39 x bf16, less its casts).
+FP8_GEMM_PEAK_SHARE = 0.84
+FP8_OPERAND_BYTES = 1  # an FP8 GEMM reads its operands in 1 byte (the output is written in 16 bits)
+
+
+@dataclass(frozen=True)
+class Fp8Casts:
+    """HBM bytes per element that quantisation moves for one linear and micro-batch (module docstring)."""
+
+    input_forward: int  # per element of each GEMM input (M x K), in the forward
+    grad_output_backward: int  # per element of each output gradient (M x N), in the backward
+    weight_forward: int  # per weight element (K x N), in the forward
+    weight_backward: int  # per weight element, in the backward
+
+
+# (input, output gradient, weight forward, weight backward): read 2, write 1 + 1 for a cast with both layouts;
+# torchao's abs-max reads 2 more, a weight cast to one layout reads 2 and writes 1, a transposed FP8 copy 1 + 1
+TRANSFORMER_ENGINE_CASTS = Fp8Casts(2 + 1 + 1, 2 + 1 + 1, 0, 0)
+TORCHAO_CASTS = Fp8Casts(2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 2 + (2 + 1), 2 + 1)
+TORCHAO_FP8_GATHER_CASTS = Fp8Casts(2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 0, 1 + 1)
+
+
+def fp8_casts(recipe: Fp8Recipe) -> Fp8Casts:
+    """The quantisation bytes of ``recipe`` (module docstring). torchao's are those of its weights gathered in FP8
+    under FSDP2, as torchtitan and OLMo-core run it: a layout's compute is one figure for every arrangement (a
+    search prices it once per layout), so the per-micro-batch casts of a weight kept whole in bf16 (TORCHAO_CASTS,
+    5 + 3 B a weight against 2, data parallelism without sharding) are not priced apart."""
+    if recipe is Fp8Recipe.torchao:
+        return TORCHAO_FP8_GATHER_CASTS
+    return TRANSFORMER_ENGINE_CASTS
+
+
+def fp8_cast_seconds(
+    casts: Fp8Casts,
+    matrices: list[tuple[int, int]],
+    weight_elements: IntLike,
+    tokens: IntLike,
+    hbm_bytes_per_s: float,
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) seconds of one layer's quantisation for a micro-batch of ``tokens`` on one GPU: each
+    matrix (k, n) a token meets has its k inputs and n output gradients cast, and the layer's ``weight_elements``
+    (the weights the GPU computes with) theirs, at HBM bandwidth."""
+    inputs = sum(k for k, _ in matrices)
+    outputs = sum(n for _, n in matrices)
+    forward = casts.input_forward * inputs * tokens + casts.weight_forward * weight_elements
+    backward = casts.grad_output_backward * outputs * tokens + casts.weight_backward * weight_elements
+    return forward / hbm_bytes_per_s, backward / hbm_bytes_per_s
