@@ -24,6 +24,7 @@ from models.common import Card, Cluster
 from models.enums import ArrangementName, Dtype, Recompute
 from models.fit import FitCluster, FitRequest
 from models.plan import PlanRequest, PlanResponse
+from models.presets import PrecisionPresetName
 from models.recommend import (
     OmittedStep,
     OpenQuestion,
@@ -41,6 +42,7 @@ from service.answers.plan import plan
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.memory.dtypes import bytes_per_element
+from service.mesh.pipeline import framework_pipeline_problems
 from service.numeric import GIB_BYTES, gpus
 from service.work_budget import WorkBudget
 
@@ -100,7 +102,8 @@ def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> Re
         omitted=omitted,
         summary=_summary(recommendation, request.max_gpus, request.cluster.world_size),
         questions=_questions(steps, recommendation, request.cluster.gpus_per_node),
-        warnings=[w for w in first.warnings if "mxfp8" not in w],
+        warnings=[w for w in first.warnings if "mxfp8" not in w]
+        + [f"{', '.join(names)} steps left out: {why}" for why, names in job.left_out.items()],
     )
 
 
@@ -123,6 +126,7 @@ class Job:
         self.layout = degrees != (1, 1, 1, 1) or par.expert_tensor not in (None, 1)
         self.largest_job = self._largest_job()
         self._baselines: dict[int, PlanResponse] = {}
+        self.left_out: dict[str, list[str]] = {}  # why steps the job's framework cannot take were left out: whose
 
     def _largest_job(self) -> int:
         asked = self.request.cluster.world_size
@@ -218,6 +222,19 @@ class Job:
             self.layout or (self.largest_job < self.g if asked is None else asked % self.g != 0)
         ):
             return None  # hybrid needs whole nodes, and is not modelled on a layout
+        if self.layout:
+            deepspeed = self.request.precision == PrecisionPresetName.deepspeed
+            sharded = resolve.sharding(c.arrangement).shard_gradients
+            refused = [
+                d
+                for d, _, no in framework_pipeline_problems(deepspeed, sharded, self.request.parallelism.pipeline)
+                if no
+            ]
+            if refused:
+                names = self.left_out.setdefault(refused[0], [])
+                if c.arrangement.value not in names:
+                    names.append(c.arrangement.value)
+                return None  # a step the job's framework cannot pipeline
         levers = self.levers(c)
         needs = self.needs_gpus(c, levers)
         min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None

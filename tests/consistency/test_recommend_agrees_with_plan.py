@@ -64,3 +64,26 @@ def test_mixtral_on_sixteen_a100_recommends_what_fits_on_sixteen(client):
     # data parallel never fits: it is listed after every step that does, saying it fits at no count
     ddp = next(s for s in answer["steps"] if s["arrangement"] == "ddp")
     assert not ddp["fits"] and ddp["needs_gpus"] is None and "fits at no GPU count" in ddp["why"]
+
+
+def test_steps_the_framework_cannot_pipeline_are_left_out_and_said(client):
+    """DeepSpeed's pipeline engine runs ZeRO-1 at most (deepspeed/runtime/pipe/engine.py, PipelineEngine.__init__):
+    a /v1/plan body with precision deepspeed on a pipeline was a 422 at /v1/recommend, whose ZeRO-2 and ZeRO-3 steps
+    the plan refuses. Those steps are left out now, a warning names them, and every step left is its plan."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "deepspeed",
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 64},
+        "parallelism": {"pipeline": 2},
+    }
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert {s["arrangement"] for s in answer["steps"]} <= {"ddp", "zero1"}
+    (left_out,) = [w for w in answer["warnings"] if "steps left out" in w]
+    assert left_out.startswith("zero2, zero3, shard_grad_op steps left out: DeepSpeed's pipeline engine")
+    for step in answer["steps"]:
+        plan = client.post("/v1/plan", json=body | {"arrangement": step["arrangement"]})
+        assert plan.status_code == 200, plan.text
