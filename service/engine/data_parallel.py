@@ -142,15 +142,21 @@ def floor_bytes(
     return replicated + working + activations
 
 
-def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
-    """Bytes on each GPU: model states on the GPU, the working set and activations (what fit compares)."""
-    activations = activation_bytes(
+def micro_batch_activation_bytes(inputs: Inputs, setup: Setup) -> IntLike:
+    """One micro-batch's activations at the inputs' shape, the model run as the setup runs it (torchtitan's way
+    when parameters are sharded: service.engine.layout.torch_native)."""
+    return activation_bytes(
         setup.activations,
         setup.recompute,
         inputs.micro_batch_size,
         inputs.sequence_length,
         torch_native=bool(setup.sharding.shard_parameters),
     )
+
+
+def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
+    """Bytes on each GPU: model states on the GPU, the working set and activations (what fit compares)."""
+    activations = micro_batch_activation_bytes(inputs, setup)
     model_state = model_state_bytes(
         inputs.parameter_count, inputs.world_size, setup.precision, setup.sharding, inputs.gpus_per_node, setup.offload
     )
@@ -170,13 +176,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     state_bytes |= {row.state: row.bytes for row in transient}
     working = sum(row.bytes for row in transient)
     model_state = states.gpu_bytes
-    activations = activation_bytes(
-        setup.activations,
-        setup.recompute,
-        inputs.micro_batch_size,
-        inputs.sequence_length,
-        torch_native=bool(setup.sharding.shard_parameters),
-    )
+    activations = micro_batch_activation_bytes(inputs, setup)
     per_gpu = model_state + working + activations
     host_per_gpu = states.host_bytes
 
