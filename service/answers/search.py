@@ -102,7 +102,8 @@ def prepare(request: SearchRequest) -> Prepared:
     if arch is None:
         raise MissingArchitecture(
             "a search over layouts needs the model's architecture (layers, hidden_size, attention_heads, "
-            "ffn_hidden_size, vocab_size) or a model.preset that has one",
+            "ffn_hidden_size, vocab_size) or a model.preset that has one; without one data parallelism is the only "
+            "layout: POST /v1/recommend ranks its arrangements and levers, POST /v1/sweep tabulates them",
             pointer="/model",
         )
     scene = resolve.scenario(
