@@ -133,6 +133,7 @@ class FigureRequest(Strict):
     )
     arrangement: Arrangement | None = Field(
         default=None,
+        validate_default=True,  # sharding flags alone fill it, as /v1/plan reads them
         description="The job's arrangement (a /v1/plan body's own): the layout figures draw it (instead of "
         "layout_arrangement); the four others draw every arrangement side by side.",
         json_schema_extra=plain_name(nullable=True),

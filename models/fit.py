@@ -116,6 +116,7 @@ class FitRequest(Strict):
     )
     arrangement: Arrangement | None = Field(
         default=None,
+        validate_default=True,  # sharding flags alone fill it, as /v1/plan reads them
         description="One arrangement (a /v1/plan body's own), or null for every compared arrangement (ddp, zero1, "
         "zero2, zero3, shard_grad_op).",
         json_schema_extra=plain_name(nullable=True),
@@ -187,23 +188,30 @@ class ArrangementFit(BaseModel):
     replicated_bytes_per_weight: float
     sharded_bytes_per_weight: float
     replicated_floor_bytes: int
-    never_fits: bool
+    never_fits: bool = Field(
+        description="No GPU count holds the bytes: the replicated floor alone does not fit. With "
+        "training.global_batch_size, min_gpus may be null while this is false: the bytes fit from min_gpus_exact, "
+        "but no count from there splits the batch (the reason says so)."
+    )
     reason: str = Field(description="Why it fits from where it does, or the floor that stops it.")
     min_gpus: int | None = Field(
         description="The answer: the smallest GPU count /v1/plan accepts (part of one node, or whole nodes; with a "
-        "layout, one it can run) at which this arrangement fits; every smaller such count does not. Null when none "
-        "does."
+        "layout, one it can run; with training.global_batch_size, one it splits over in whole micro-batches) at which "
+        "this arrangement fits; every smaller such count does not. Null when none does."
     )
     min_gpus_exact: int | None = Field(
         description="Where the per-GPU bytes meet the usable bytes, any integer GPU count (the ZeRO arithmetic's "
         "boundary; past one node it may not be a whole number of nodes: min_gpus is the job to ask for). Null "
         "when none fits."
     )
-    min_gpus_whole_nodes: int | None = Field(description="Smallest whole-node GPU count (multiple of G) that fits.")
+    min_gpus_whole_nodes: int | None = Field(
+        description="Smallest whole-node GPU count (multiple of G) whose bytes fit: the bytes alone, as "
+        "min_gpus_exact (a global batch may not split over it; min_gpus is the job to ask for)."
+    )
     min_gpus_on_grid: int | None = Field(description="Smallest grid GPU count up to max_gpus that fits.")
     table: list[FitCell] = Field(
         description="Per-GPU bytes over the grid (the busiest GPU with a layout; grid counts the layout cannot run "
-        "on are left out)."
+        "on, or a global batch does not split over, are left out)."
     )
     at_world_size: FitCell | None = Field(
         default=None, description="With cluster.world_size: the per-GPU bytes there and whether they fit; else null."

@@ -2,9 +2,9 @@
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from models.common import Arrangement, ModelSpec
+from models.common import Arrangement, ModelSpec, name_or_spec
 from models.enums import ArrangementName
 from models.plan import PlanRequest
 
@@ -50,8 +50,11 @@ class LimitsRequest(PlanRequest):
         "bound on the parameter count is answered.",
     )
     arrangement: Arrangement | None = Field(  # type: ignore[assignment]
-        default=None, description="One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3."
+        default=None,
+        validate_default=True,  # sharding flags alone fill it, as /v1/plan reads them
+        description="One arrangement, or null for DP, ZeRO-1, ZeRO-2 and ZeRO-3.",
     )
+    pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
 
     family: FamilyRule = Field(
         default=FamilyRule.layers,

@@ -44,6 +44,7 @@ class RecommendRequest(Strict):
     )
     arrangement: Arrangement | None = Field(
         default=None,
+        validate_default=True,  # sharding flags alone fill it, as /v1/plan reads them
         description="The arrangement the job runs now (a /v1/plan body's own): the step with it and the request's "
         "levers is marked `asked`. Every candidate is listed either way.",
         json_schema_extra=plain_name(nullable=True),

@@ -272,6 +272,7 @@ class SearchRequest(Strict):
     )
     arrangement: Arrangement | None = Field(
         default=None,
+        validate_default=True,  # sharding flags alone fill it, as /v1/plan reads them
         description="The job's arrangement now (a /v1/plan body's own): with it the answer's `asked` row is the "
         "job as stated. Every arrangement of restrict.arrangement is searched either way.",
         json_schema_extra=plain_name(nullable=True),

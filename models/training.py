@@ -198,7 +198,8 @@ class Levers(Strict):
         "multiplications at 0.84 of the bf16 GEMMs' share of the card's FP8 peak (torchao's published float8 linear "
         "speedup less its casts), each input and output gradient cast to FP8 with its transpose; attention, the "
         "logits and the optimizer stay in 16/32 bits. transformer_engine (Megatron-LM --fp8-format, delayed or "
-        "current scaling): an FP8 copy of every weight and its transpose cached for the step. torchao (torchtitan's "
+        "current scaling; both priced as delayed scaling's casts, current scaling's extra abs-max pass left out): an "
+        "FP8 copy of every weight and its transpose cached for the step. torchao (torchtitan's "
         "float8 converter, tensorwise): an abs-max pass before each cast, no cached copy, FSDP2 all-gathers the "
         "weights in FP8 (enable_fsdp_float8_all_gather) and the backward copies each transposed. Not with mxfp8.",
     )

@@ -264,8 +264,16 @@ def _fit_reason(
             f"is more than {_card_words(card)} leaves room for, at any GPU count"
         )
     assert smallest is not None
+    batched = batch is not None and batch.training is not None and batch.global_batch_size is not None
     if smallest == exact:
         where = f"the exact minimum is {gpus(exact)}"
+    elif batched:
+        assert batch is not None and batch.training is not None
+        where = (
+            f"the smallest job that fits is {gpus(smallest)} (the bytes meet the card at {gpus(exact)}; the first "
+            f"count from there that is part of a node or whole nodes and splits training.global_batch_size "
+            f"{batch.global_batch_size:,} into micro-batches of {batch.training.micro_batch_size})"
+        )
     else:
         where = (
             f"the smallest job that fits is {gpus(smallest)} ({nodes(smallest // gpus_per_node)} of {gpus_per_node}; "
@@ -275,6 +283,8 @@ def _fit_reason(
         grid_words = f"from {gpus(on_grid)} on the grid"
     elif grid:
         grid_words = f"not on the grid of {gpus(grid[0])} to {gpus(grid[-1])}"
+    elif batched:
+        grid_words = "on no count of the grid the global batch splits over"
     else:
         grid_words = "on no count of the grid (hybrid sharding runs on whole nodes alone)"
     return f"fits {grid_words}; {where} (replicated floor {_bytes_words(floor)} of {_card_words(card)})"

@@ -76,7 +76,7 @@ def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsRe
     answers = []
     for name, sharding in arrangements.items():
         budget.check()
-        answers.append(_arrangement_limits(scene, name, sharding, n, g, request))
+        answers.append(_arrangement_limits(scene, name, sharding, n, g, request, budget))
     return LimitsResponse(
         parameter_count=scene.model.parameter_count if request.model is not None else None,
         world_size=n,
@@ -91,7 +91,13 @@ def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsRe
 
 
 def _arrangement_limits(
-    scene: resolve.Scenario, name: ArrangementName, sharding: Sharding, n: int, g: int, request: LimitsRequest
+    scene: resolve.Scenario,
+    name: ArrangementName,
+    sharding: Sharding,
+    n: int,
+    g: int,
+    request: LimitsRequest,
+    budget: WorkBudget,
 ) -> ArrangementLimits:
     has_model = request.model is not None
     setup = resolve.setup_for(scene, sharding)
@@ -118,9 +124,13 @@ def _arrangement_limits(
         layers, family_p, family_words = _largest_member(plan_request, scene.usable_bytes)
         batches = batch_sizes(request.training, d, MAX_MICRO_BATCH_SIZE)
         if request.parallelism != Parallelism():
-            batch, batch_words = _planned_limit(plan_request, scene.usable_bytes, "micro_batch_size", batches)
+            batch, batch_words = _planned_limit(plan_request, scene.usable_bytes, "micro_batch_size", batches, budget)
             sequence, sequence_words = _planned_limit(
-                plan_request, scene.usable_bytes, "sequence_length", sequence_lengths(layout, MAX_SEQUENCE_LENGTH)
+                plan_request,
+                scene.usable_bytes,
+                "sequence_length",
+                sequence_lengths(layout, MAX_SEQUENCE_LENGTH),
+                budget,
             )
         else:
             batch, batch_words = _shape_limit(scene, setup, n, g, "micro_batch_size", batches)
@@ -306,7 +316,9 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
     return layers, p, words
 
 
-def _planned_limit(request: PlanRequest, usable: int, axis: str, candidates: Candidates) -> tuple[int | None, str]:
+def _planned_limit(
+    request: PlanRequest, usable: int, axis: str, candidates: Candidates, budget: WorkBudget
+) -> tuple[int | None, str]:
     """The largest micro-batch or sequence under a layout: each value planned as /v1/plan plans it. A value the
     plan refuses (a sequence the context degree does not divide, fewer micro-batches of a global batch than the
     pipeline's stages) counts as not fitting."""
@@ -314,6 +326,7 @@ def _planned_limit(request: PlanRequest, usable: int, axis: str, candidates: Can
     refusals: dict[int, str] = {}
 
     def bytes_at(value: int) -> int:
+        budget.check()  # each value is a plan: a deadline or a departed caller stops the search between them
         changed = request.model_copy(
             update={"training": type(resolve.DEFAULT_TRAINING).model_validate({**training, axis: value})}
         )

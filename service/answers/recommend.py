@@ -22,7 +22,7 @@ from typing import Any
 
 from models.common import Card, Cluster
 from models.enums import ArrangementName, Dtype, Recompute
-from models.fit import FitCluster, FitRequest
+from models.fit import ArrangementFit, FitCluster, FitRequest
 from models.plan import PlanRequest, PlanResponse
 from models.presets import PrecisionPresetName
 from models.recommend import (
@@ -211,10 +211,10 @@ class Job:
             self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)
         return self._baselines[world_size]
 
-    def needs_gpus(self, c: "Candidate", levers: Levers) -> int | None:
-        """The smallest count /v1/plan accepts at which the candidate fits, as /v1/fit finds it."""
+    def fit_entry(self, c: "Candidate", levers: Levers) -> ArrangementFit:
+        """/v1/fit's answer for the candidate: the smallest count /v1/plan accepts at which it fits, and why."""
         (entry,) = fit(self._fit_request(c.arrangement, levers), max_points=1, budget=self.budget).arrangements
-        return entry.min_gpus
+        return entry
 
     def evaluate(self, c: "Candidate") -> "Evaluated | None":
         asked = self.request.cluster.world_size
@@ -236,7 +236,10 @@ class Job:
                     names.append(c.arrangement.value)
                 return None  # a step the job's framework cannot pipeline
         levers = self.levers(c)
-        needs = self.needs_gpus(c, levers)
+        entry = self.fit_entry(c, levers)
+        needs = entry.min_gpus
+        # no count: the replicated floor alone is too much, or (with a global batch) no count it splits over fits
+        no_count = "its replicated floor alone does not" if entry.never_fits else entry.reason
         min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
         world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
         planned = self.plan_at(world_size, c.arrangement, levers)
@@ -257,7 +260,7 @@ class Job:
             and (self.request.levers.recompute, self.request.levers.offload_optimizer, self.request.levers.mxfp8)
             == (c.recompute, c.offload_optimizer, c.mxfp8)
         )
-        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked)
+        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked, no_count)
 
 
 def _without_idle_levers(
@@ -316,6 +319,7 @@ class Evaluated:
     planned: PlanResponse
     cost: StepCost
     asked: bool
+    no_count_why: str = ""  # why no GPU count fits, when none does
 
     @property
     def per_gpu_bytes(self) -> int:
@@ -387,9 +391,7 @@ def _why(e: Evaluated) -> str:
     else:
         floor = e.planned.memory.replicated_floor_bytes / GIB_BYTES
         needs = (
-            f"needs {gpus(e.needs_gpus)}"
-            if e.needs_gpus is not None
-            else "fits at no GPU count (its replicated floor alone does not)"
+            f"needs {gpus(e.needs_gpus)}" if e.needs_gpus is not None else f"fits at no GPU count ({e.no_count_why})"
         )
         where = f"does not fit on {gpus(e.world_size)} ({held}; floor {floor:.1f} GiB): {needs}"
     return f"{c.lever}: {where}; " + "; ".join(parts)

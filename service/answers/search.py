@@ -328,7 +328,9 @@ def asked_body(request: SearchRequest, base: dict[str, Any]) -> dict[str, Any] |
         "offload_optimizer": request.levers.offload_optimizer,
     }
     micro = request.training.micro_batch_size or 1
-    stated = {name: body[name] for name in ("arrangement", "sharding") if name in body}
+    # by name, as every row names its arrangement (sharding flags read as their canonical name, the same job)
+    ((name, _),) = resolve.compared(request.arrangement)
+    stated = {"arrangement": name.value}
     return (
         base
         | {

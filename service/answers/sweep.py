@@ -24,6 +24,8 @@ from math import prod
 from typing import Any
 
 import numpy as np
+import orjson
+from pydantic import BaseModel
 
 from models.common import ModelSpec
 from models.enums import ArrangementName, StateClass
@@ -107,13 +109,20 @@ def model_label(spec: ModelSpec) -> str:
     shape; else the count."""
     if spec.preset is not None or spec.hf_config is not None:
         source = spec.preset.value if spec.preset is not None else f"hf_config {_config_kind(spec.hf_config)}"
-        overrides = sorted(spec.model_fields_set - SOURCE_FIELDS)
+        overrides = [name for name in sorted(spec.model_fields_set - SOURCE_FIELDS) if getattr(spec, name) is not None]
         if not overrides:
             return source
-        return f"{source} ({', '.join(f'{name} {getattr(spec, name)}' for name in overrides)})"
+        return f"{source} ({', '.join(f'{name} {_value_words(getattr(spec, name))}' for name in overrides)})"
     if spec.layers is not None:
         return f"{spec.layers} layers x {spec.hidden_size} wide"
     return f"{spec.parameter_count:,} parameters"
+
+
+def _value_words(value: Any) -> str:
+    """An override as a label shows it: a number or name as it is, a block (moe, mla) as its given fields."""
+    if isinstance(value, BaseModel):
+        return orjson.dumps(value.model_dump(mode="json", exclude_unset=True)).decode()
+    return str(getattr(value, "value", value))
 
 
 def _config_kind(config: dict[str, Any] | None) -> str:

@@ -136,3 +136,31 @@ def test_levers_a_search_cannot_keep_on_every_layout_are_a_422_naming_them(clien
         assert response.status_code == 422, response.text
         (error,) = response.json()["errors"]
         assert error["pointer"] == "/levers" and word in error["detail"]
+
+
+def test_an_arrangement_given_by_its_sharding_flags_means_the_same_everywhere(client):
+    """{"sharding": zero2's flags} with no arrangement is zero2 to /v1/plan; /v1/fit and /v1/limits answered
+    every arrangement for it, /v1/recommend marked no step asked, and the layout figures planned
+    layout_arrangement instead (the flags were dropped where the name field was optional)."""
+    flags = {"shard_optimizer": True, "shard_gradients": True, "shard_parameters": False}
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "sharding": flags,
+    }
+    planned = client.post("/v1/plan", json=body).json()
+    assert planned["arrangement"]["name"] == "zero2"
+    for path in ("/v1/fit", "/v1/limits"):
+        assert [a["arrangement"] for a in client.post(path, json=body).json()["arrangements"]] == ["zero2"], path
+    steps = client.post("/v1/recommend", json=body).json()["steps"]
+    assert [s["arrangement"] for s in steps if s["asked"]] == ["zero2"]
+    search = client.post("/v1/search", json=body | {"top_k": 1})
+    assert search.status_code == 200, search.text
+    assert search.json()["asked"]["per_gpu_bytes"] == planned["memory"]["per_gpu_bytes"]
+    svg = {"Accept": "image/svg+xml"}
+    by_flags = client.post("/v1/figures/layout-memory", json=body | {"layout_arrangement": "zero3"}, headers=svg)
+    named = {k: v for k, v in body.items() if k != "sharding"}
+    by_name = client.post("/v1/figures/layout-memory", json=named | {"arrangement": "zero2"}, headers=svg)
+    other = client.post("/v1/figures/layout-memory", json=named | {"arrangement": "zero3"}, headers=svg)
+    assert by_flags.status_code == by_name.status_code == other.status_code == 200
+    assert by_flags.content == by_name.content != other.content  # drawn as zero2, not layout_arrangement's zero3

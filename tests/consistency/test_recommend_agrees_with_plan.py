@@ -87,3 +87,26 @@ def test_steps_the_framework_cannot_pipeline_are_left_out_and_said(client):
     for step in answer["steps"]:
         plan = client.post("/v1/plan", json=body | {"arrangement": step["arrangement"]})
         assert plan.status_code == 200, plan.text
+
+
+def test_a_step_the_batch_keeps_from_fitting_says_so(client):
+    """Llama 3 70B under ZeRO-3 on 80 GB H100s: the bytes fit from 54 GPUs (its floor, 50.5 GiB, fits alone), but a
+    global batch of 16 sequences splits over 16 GPUs at most. The step said "its replicated floor alone does not"
+    fit; it now gives /v1/fit's reason, the batch."""
+    body = {
+        "model": {"preset": "llama-3-70b"},
+        "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 16},
+        "max_gpus": 64,
+    }
+    steps = client.post("/v1/recommend", json=body).json()["steps"]
+    (zero3,) = [
+        s
+        for s in steps
+        if s["arrangement"] == "zero3"
+        and s["levers"]["recompute"] == "none"
+        and not s["levers"]["offload_optimizer"]
+        and not s["levers"]["mxfp8"]
+    ]
+    assert zero3["needs_gpus"] is None
+    assert "no job the batch splits over fits" in zero3["why"] and "replicated floor alone" not in zero3["why"]

@@ -26,20 +26,23 @@ class ArrangementFit:
             and shard_grad_op is its own arrangement (parameters resharded after the backward pass and
             gathered again before every micro-batch's forward), not DeepSpeed's zero2.
         min_gpus (int | None): The answer: the smallest GPU count /v1/plan accepts (part of one node, or whole nodes;
-            with a layout, one it can run) at which this arrangement fits; every smaller such count does not. Null when none
-            does.
+            with a layout, one it can run; with training.global_batch_size, one it splits over in whole micro-batches) at
+            which this arrangement fits; every smaller such count does not. Null when none does.
         min_gpus_exact (int | None): Where the per-GPU bytes meet the usable bytes, any integer GPU count (the ZeRO
             arithmetic's boundary; past one node it may not be a whole number of nodes: min_gpus is the job to ask for).
             Null when none fits.
         min_gpus_on_grid (int | None): Smallest grid GPU count up to max_gpus that fits.
-        min_gpus_whole_nodes (int | None): Smallest whole-node GPU count (multiple of G) that fits.
-        never_fits (bool):
+        min_gpus_whole_nodes (int | None): Smallest whole-node GPU count (multiple of G) whose bytes fit: the bytes
+            alone, as min_gpus_exact (a global batch may not split over it; min_gpus is the job to ask for).
+        never_fits (bool): No GPU count holds the bytes: the replicated floor alone does not fit. With
+            training.global_batch_size, min_gpus may be null while this is false: the bytes fit from min_gpus_exact, but no
+            count from there splits the batch (the reason says so).
         reason (str): Why it fits from where it does, or the floor that stops it.
         replicated_bytes_per_weight (float):
         replicated_floor_bytes (int):
         sharded_bytes_per_weight (float):
         table (list[FitCell]): Per-GPU bytes over the grid (the busiest GPU with a layout; grid counts the layout cannot
-            run on are left out).
+            run on, or a global batch does not split over, are left out).
         at_world_size (FitCell | None | Unset): With cluster.world_size: the per-GPU bytes there and whether they fit;
             else null.
         parallelism (None | ParallelismEcho | Unset): With a layout: the layout at min_gpus (its data-parallel degree
