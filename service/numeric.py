@@ -42,6 +42,13 @@ def _fills(numerator: np.ndarray, denominator: object) -> bool:
     )
 
 
+def lcm(a: IntLike, b: IntLike) -> IntLike:
+    """Least common multiple, element-wise for arrays; Python ints stay ints."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.lcm(a, b)
+    return math.lcm(int(a), int(b))
+
+
 def divisors(n: int) -> list[int]:
     """Every positive divisor of n, ascending."""
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]

@@ -37,7 +37,7 @@ from service.errors import DomainError
 from service.inputs import resolve
 from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
 from service.memory.model_states import model_state_bytes
-from service.mesh.degrees import sequence_split
+from service.mesh.degrees import sequence_granule
 from service.numeric import GIB_BYTES, divisors, group_digits
 from service.work_budget import WorkBudget
 
@@ -185,8 +185,8 @@ class Candidates:
 def sequence_lengths(parallelism: Parallelism, top: int) -> Candidates:
     """The sequence lengths a layout can take: multiples of what it splits the sequence by (context, x tensor
     with sequence parallelism: service.mesh.degrees.sequence_split, /v1/plan's rule)."""
-    step = sequence_split(parallelism.tensor, parallelism.context, parallelism.sequence_parallel)
-    words = f"the multiples of {step}, what the layout splits the sequence by" if step > 1 else ""
+    step = sequence_granule(parallelism.tensor, parallelism.context, parallelism.sequence_parallel)
+    words = f"the multiples of {step}, the lengths the layout can split" if step > 1 else ""
     return Candidates(top, step, None, words)
 
 

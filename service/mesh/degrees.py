@@ -38,7 +38,7 @@ from models.parallelism import ContextAttention, ParallelGroup, Parallelism, Pip
 from service.errors import InvalidLayout
 from service.mesh.pipeline import SCHEDULES as SCHEDULES  # the schedule arrays' codes, re-exported
 from service.mesh.pipeline import chunk_layers, schedule_code, schedule_in, v_shaped
-from service.numeric import maximum, minimum, select
+from service.numeric import lcm, maximum, minimum, select
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 # The schedules that take model chunks (virtual_stages > 1): Megatron-Core's interleaved 1F1B and
@@ -219,6 +219,16 @@ def sequence_split(tensor: Any, context: Any, sequence_parallel: Any) -> Any:
     """What the sequence of a layer's sequence-parallel regions is divided by: c, x t with SP (numbers or
     arrays)."""
     return context * tensor_sequence_split(tensor, sequence_parallel)
+
+
+def sequence_granule(tensor: Any, context: Any, sequence_parallel: Any) -> Any:
+    """What a sequence length must be a multiple of on this layout: the split (sequence_split), and with context
+    parallelism 2c, the equal chunks a context group's load balancing cuts it into (each rank takes chunk i and
+    chunk 2c - 1 - i: Megatron-Core's get_batch_on_this_cp_rank, megatron/core/utils.py @d98e8a64; PyTorch's
+    context_parallel shards round-robin alike). With t of sequence parallelism even, c x t already is a multiple
+    of 2c; numbers or arrays."""
+    split = sequence_split(tensor, context, sequence_parallel)
+    return select(context > 1, lcm(split, 2 * context), split)
 
 
 def micro_batches(
@@ -612,13 +622,16 @@ def _moe_tensor_rule(model: ModelLimits, t: Any, sequence_parallel: Any) -> Rule
 
 
 def _sequence_rule(s: Any, t: Any, c: Any, sequence_parallel: Any) -> Rule:
-    split = sequence_split(t, c, sequence_parallel)
+    granule = sequence_granule(t, c, sequence_parallel)
 
     def words() -> str:
         with_sp = f" x tensor {t} (sequence parallelism)" if sequence_parallel and t > 1 else ""
-        return f"training.sequence_length {s} is not divisible by context {c}{with_sp} = {split}"
+        words = f"training.sequence_length {s} is not divisible by {granule}: context {c}{with_sp}"
+        if c > 1:
+            words += f", and the context group's load balancing cuts it into 2 x {c} equal chunks"
+        return words
 
-    return Rule("sequence_length", "/training/sequence_length", s % split != 0, words)
+    return Rule("sequence_length", "/training/sequence_length", s % granule != 0, words)
 
 
 def _batch_rules(

@@ -68,6 +68,10 @@ def test_each_factor_points_at_its_field():
     assert pointers(Mesh(64, 8, pipeline=8), gbs=40) == ["/training/global_batch_size"]  # m = 40 / 8 = 5 < 8 stages
     assert pointers(Mesh(64, 8, tensor=8), gbs=12) == ["/training/global_batch_size"]  # 12 not a multiple of d = 8
     assert pointers(Mesh(64, 8, tensor=8, context=2, sequence_parallel=True), s=4104) == ["/training/sequence_length"]
+    # context 2 cuts the sequence into 2 x 2 equal chunks (Megatron-Core's get_batch_on_this_cp_rank): 4,098 = 2 x 2,049
+    # is split evenly over c = 2 ranks but not into 4 chunks; 4,100 = 4 x 1,025 is
+    assert pointers(Mesh(64, 8, context=2), s=4098) == ["/training/sequence_length"]
+    assert pointers(Mesh(64, 8, context=2), s=4100) == []
     assert pointers(Mesh(128, 8, pipeline=128), k=128) == ["/parallelism/pipeline"]  # more stages than 80 layers
     assert pointers(Mesh(64, 8, tensor=2), ModelLimits()) == ["/parallelism/tensor"]  # no architecture
 
