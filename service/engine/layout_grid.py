@@ -100,6 +100,7 @@ from service.mesh.pipeline import (
     v_shaped,
 )
 from service.mesh.stages import StageShare, stage_shares
+from service.time.communication import beside_compute_s
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import (
     StageWork,
@@ -909,6 +910,7 @@ def evaluate_grid(
     full_shape = busiest.shape[1:]
     data_total = np.zeros(full_shape)
     data_exposed = np.zeros(full_shape)
+    data_hidden = np.zeros(full_shape)  # beside compute (service.time.communication.beside_compute_s)
     pcie = np.zeros(full_shape, dtype=np.int64)
     optimizer_s = np.zeros(full_shape)
     offload_s = np.zeros(full_shape)
@@ -936,6 +938,8 @@ def evaluate_grid(
             )
             data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
             data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
+            dense_hidden = beside_compute_s(dense.total_s - dense.exposed_s, fw3, bw3, dense_fw, dense_bw)
+            data_hidden[at] = np.where(on, np.where(has_dense[:, :, None], dense_hidden, 0.0), data_hidden[at])
             if experts_anywhere:
                 group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
                 expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
@@ -945,6 +949,8 @@ def evaluate_grid(
                 has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
                 data_total[at] += np.where(has_experts, experts.total_s, 0.0)
                 data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
+                expert_hidden = beside_compute_s(experts.total_s - experts.exposed_s, fw3, bw3, expert_fw, expert_bw)
+                data_hidden[at] += np.where(has_experts, expert_hidden, 0.0)
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)
@@ -976,7 +982,7 @@ def evaluate_grid(
         grid(compute_s),
         grid(bubble_s),
         grid(exposed) + data_exposed,
-        data_total - data_exposed + grid(lever_hidden_s),
+        data_hidden + grid(lever_hidden_s),
         offload_s,
         optimizer_s,
         tokens[wide],

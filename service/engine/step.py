@@ -32,6 +32,7 @@ from service.numeric import select
 from service.time.communication import (
     CollectivePrice,
     CommunicationTime,
+    beside_compute_s,
     communication_time,
     data_windows,
     price_collectives,
@@ -434,6 +435,7 @@ def rank_step(
     groups: list[CommunicationTime] = []
     data_s: Any = 0.0
     data_exposed_s: Any = 0.0
+    data_hidden_s: Any = 0.0  # beside compute: what slows it (beside a model-parallel wait nothing does)
     for part in parts:
         links = time_links(setup, part.per_node)
         priced = data_call_prices(calls, part, setup, layers, links, model_parallel)
@@ -443,10 +445,12 @@ def rank_step(
         overheads.append([price.latency_s for price in priced])
         groups.append(timed)
         data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
+        hidden = timed.total_s - timed.exposed_s
+        data_hidden_s = data_hidden_s + beside_compute_s(hidden, forward_s, backward_s, window_f, window_b)
     host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
     optimizer_s = optimizer_step(parts, setup)
     exposed_s = model_exposed_s + data_exposed_s
-    hidden_s = data_s - data_exposed_s + lever_hidden_s
+    hidden_s = data_hidden_s + lever_hidden_s
     totals = step_totals(
         setup, compute_s, bubble_s, exposed_s, hidden_s, host.offload_s, optimizer_s, tokens, model_flops, flops, n
     )

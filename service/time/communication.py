@@ -246,6 +246,19 @@ def data_windows(
     return forward_s + share * per_micro_batch, backward_s + (1 - share) * per_micro_batch
 
 
+def beside_compute_s(
+    hidden_s: FloatLike, forward_s: FloatLike, backward_s: FloatLike, window_f: FloatLike, window_b: FloatLike
+) -> FloatLike:
+    """Of a data group's hidden seconds, those beside compute: the compute's share of its windows (data_windows).
+    Hidden communication slows only the kernels it runs beside (service.time.efficiency's overlap slowdown);
+    beside a model-parallel wait no compute kernel runs."""
+    compute_s, windows_s = forward_s + backward_s, window_f + window_b
+    if isinstance(windows_s, np.ndarray) or isinstance(hidden_s, np.ndarray):
+        share = np.divide(compute_s, windows_s, out=np.ones_like(windows_s * hidden_s), where=windows_s > 0)
+        return hidden_s * share
+    return hidden_s * (compute_s / windows_s) if windows_s > 0 else hidden_s
+
+
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
     if not isinstance(total_s, np.ndarray) and not isinstance(bucket_s, np.ndarray):

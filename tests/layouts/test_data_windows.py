@@ -7,7 +7,7 @@ import pytest
 
 from service.engine.step import Part, part_windows
 from service.mesh.degrees import Group, Mesh
-from service.time.communication import data_windows
+from service.time.communication import beside_compute_s, data_windows
 from service.time.mesh_traffic import beside_data_seconds, links_alone
 from tests.layouts.grid_cells import grid_cells
 
@@ -84,3 +84,13 @@ def test_a_search_row_whose_data_rings_run_beside_the_model_parallel_waits_is_it
         assert step_s == pytest.approx(cell.answer.time.step_s, rel=1e-9)
         checked += 1
     assert checked >= 2
+
+
+def test_hidden_data_time_slows_the_compute_only_where_it_runs_beside_it():
+    """A data group hidden behind a window of 1 s forward + 2 s backward compute and 1.5 s of model-parallel
+    waits: of its 2 s hidden, 2 x 3 / 4.5 = 4/3 s run beside compute kernels (the overlap slowdown's share); beside
+    a wait no compute kernel runs. With no waits every hidden second is beside compute."""
+    assert beside_compute_s(2.0, 1.0, 2.0, 1.5, 3.0) == pytest.approx(4 / 3, rel=1e-12)
+    assert beside_compute_s(2.0, 1.0, 2.0, 1.0, 2.0) == 2.0
+    arrays = beside_compute_s(np.array([2.0, 2.0]), 1.0, 2.0, np.array([1.5, 1.0]), np.array([3.0, 2.0]))
+    assert arrays.tolist() == pytest.approx([4 / 3, 2.0], rel=1e-12)
