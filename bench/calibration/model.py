@@ -56,7 +56,7 @@ def layout_evaluation(run: Run, calibration: Calibration = FITTED) -> LayoutEval
     request, scene, setup = _scene_setup(run, calibration)
     arch = scene.model.architecture
     assert arch is not None
-    limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+    limits = ModelLimits.of(arch)
     # a layout /v1/plan refuses is refused here too, with its problems named
     mesh = validated_mesh(
         requested_mesh(request.parallelism, run.world_size, run.gpus_per_node),

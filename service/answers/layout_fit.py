@@ -133,11 +133,7 @@ def first_fitting(degrees: Sequence[int], fits_at: Callable[[int], bool]) -> int
 
 def layout_case(request: FitRequest, training: Training) -> LayoutCase:
     arch = resolve.model(request.model).architecture
-    limits = (
-        ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
-        if arch is not None
-        else ModelLimits()
-    )
+    limits = ModelLimits.of(arch)
     return LayoutCase(
         parallelism=request.parallelism,
         gpus_per_node=request.cluster.gpus_per_node,

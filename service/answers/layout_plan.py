@@ -104,11 +104,7 @@ def layout_of(request: PlanRequest) -> Layout:
     training = request.training or resolve.DEFAULT_TRAINING
     resolved_model = resolve.model(request.model)
     arch = resolved_model.architecture
-    limits = (
-        ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
-        if arch is not None
-        else ModelLimits()
-    )
+    limits = ModelLimits.of(arch)
     problems: list[tuple[str, str]] = []
     if not mesh.trivial and request.arrangement == ArrangementName.hybrid:
         problems.append(

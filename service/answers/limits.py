@@ -22,6 +22,9 @@ there) is checked between arrangements.
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
 
 from models.common import MAX_PARAMETER_COUNT, ModelSpec
 from models.enums import ActivationModel, ArrangementName
@@ -37,7 +40,8 @@ from service.errors import DomainError
 from service.inputs import resolve
 from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
 from service.memory.model_states import model_state_bytes
-from service.mesh.degrees import sequence_granule
+from service.mesh.degrees import ModelLimits, layout_problem_masks, requested_mesh, sequence_granule
+from service.mesh.pipeline import schedule_code
 from service.numeric import GIB_BYTES, divisors, group_digits
 from service.work_budget import WorkBudget
 
@@ -123,6 +127,10 @@ def _arrangement_limits(
         planner.plan(plan_request)  # the request as a plan: a layout it cannot take is the caller's error, named
         layers, family_p, family_words = _largest_member(plan_request, scene.usable_bytes)
         batches = batch_sizes(request.training, d, MAX_MICRO_BATCH_SIZE)
+        if batches.values:  # the batch's divisors, kept to those /v1/plan's rules take (the schedule's among them)
+            taken = plan_takes(plan_request, batches.values)
+            if taken != batches.values:
+                batches = replace(batches, values=taken, words=f"{batches.words} that /v1/plan takes on this layout")
         if request.parallelism != Parallelism():
             batch, batch_words = _planned_limit(plan_request, scene.usable_bytes, "micro_batch_size", batches, budget)
             sequence, sequence_words = _planned_limit(
@@ -206,6 +214,22 @@ def batch_sizes(training: Training | None, data: int, top: int) -> Candidates:
         f"the micro-batch sizes dividing the global batch's {group_digits(gbs)} sequences over {data} data-parallel "
         f"replicas ({group_digits(per_replica)} each)",
     )
+
+
+def plan_takes(request: PlanRequest, micro_batch_sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """The micro-batch sizes /v1/plan's rules take for the request's layout and batch: the mesh's rules
+    (service.mesh.degrees.layout_problem_masks) evaluated over the sizes at once."""
+    training = request.training or resolve.DEFAULT_TRAINING
+    mesh = requested_mesh(request.parallelism, request.cluster.world_size, request.cluster.gpus_per_node)
+    sizes: Any = np.asarray(micro_batch_sizes, dtype=np.int64)
+    codes = np.full(len(sizes), schedule_code(mesh.schedule))
+    sequence_parallel = np.full(len(sizes), mesh.sequence_parallel)
+    limits = ModelLimits.of(resolve.model(request.model).architecture)
+    k, s, gbs = training.gradient_accumulation_steps, training.sequence_length, training.global_batch_size
+    refused = np.zeros(len(sizes), dtype=bool)
+    for rule in layout_problem_masks(limits, mesh, codes, sequence_parallel, sizes, s, gbs, k):
+        refused |= rule.failing
+    return tuple(b for b, out in zip(micro_batch_sizes, refused.tolist(), strict=True) if not out)
 
 
 def _shape_limit(

@@ -448,7 +448,7 @@ def _first_problem(
     """Index into REASONS of each combination's first failing rule (service.mesh.degrees.layout_problem_masks, the
     rules /v1/plan applies, with the layers split as ``split`` says); -1 where it is valid. A split with lighter
     ends is written per chunk into the request only where it gives every middle chunk a layer (checked last)."""
-    limits = ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
+    limits = ModelLimits.of(arch)
     split = split or LayerSplit()
     mesh = Mesh(
         n,  # type: ignore[arg-type]  # arrays

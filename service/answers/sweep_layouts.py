@@ -211,11 +211,7 @@ class LayoutCells:
         requests = [self._request_codes(arrangement) for arrangement in self.arrangements]
         # The layout's degrees' bounds, once per layout (the request validates parallelism before levers).
         arch = self.resolved.architecture
-        limits = (
-            ModelLimits(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
-            if arch is not None
-            else ModelLimits()
-        )
+        limits = ModelLimits.of(arch)
         par = base.parallelism
         zeropp = base.levers.zeropp.qwz or base.levers.zeropp.hpz or base.levers.zeropp.qgz
         # service.mesh.pipeline.framework_pipeline_problems: DeepSpeed's pipeline engine runs ZeRO-1 at most

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from service.errors import InvalidLayout
 from service.mesh.pipeline import SCHEDULES as SCHEDULES  # the schedule arrays' codes, re-exported
 from service.mesh.pipeline import chunk_layers, schedule_code, schedule_in, v_shaped
 from service.numeric import lcm, maximum, minimum, select
+
+if TYPE_CHECKING:
+    from service.inputs.architecture import Architecture
 
 Group = ParallelGroup  # the mesh's dimensions, as the contract names them
 # The schedules that take model chunks (virtual_stages > 1): Megatron-Core's interleaved 1F1B and
@@ -196,6 +199,13 @@ class ModelLimits:
     attention_heads: int | None = None
     kv_heads: int | None = None
     experts: int | None = None
+
+    @classmethod
+    def of(cls, arch: "Architecture | None") -> "ModelLimits":
+        """An architecture's layers, heads and experts (nothing without one)."""
+        if arch is None:
+            return cls()
+        return cls(arch.layers, arch.attention_heads, arch.kv_heads, arch.moe.experts if arch.moe else None)
 
 
 def data_degree(world_size: Any, tensor: Any, pipeline: Any, context: Any) -> Any:
