@@ -22,7 +22,6 @@ from typing import overload
 from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest
 from models.parallelism import Parallelism
-from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import echo
@@ -32,7 +31,7 @@ from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
-from service.mesh.pipeline import framework_pipeline_problems
+from service.mesh.pipeline import deepspeed_convention, framework_pipeline_problems
 from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
 
@@ -196,7 +195,7 @@ def layout_fits(
                 )
             ]
         )
-    deepspeed = request.precision == PrecisionPresetName.deepspeed  # DeepSpeed's convention
+    deepspeed = deepspeed_convention(request.precision)  # DeepSpeed's convention
     fits = [
         _refused_fit(scene, case, degrees, name, sharding, refused[0][0])
         if (

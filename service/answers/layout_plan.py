@@ -23,7 +23,6 @@ from models.plan import (
     Time,
     Traffic,
 )
-from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.plan_report import (
     KORTHIKANTI,
@@ -60,6 +59,7 @@ from service.mesh.degrees import (
 from service.mesh.pipeline import (
     SCHEDULE_SOURCES,
     chunk_layers,
+    deepspeed_convention,
     framework_pipeline_problems,
     split_chunks,
     v_shaped,
@@ -110,7 +110,7 @@ def layout_of(request: PlanRequest) -> Layout:
         problems.append(
             ("hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled", "/arrangement")
         )
-    if request.precision == PrecisionPresetName.deepspeed and mesh.pipeline > 1:  # DeepSpeed's convention
+    if deepspeed_convention(request.precision) and mesh.pipeline > 1:  # DeepSpeed's convention
         shards = resolve.sharding(request.arrangement).shard_gradients
         problems += [d[:2] for d in framework_pipeline_problems(True, shards, mesh.pipeline) if d[2]]
     zeropp = request.levers.zeropp

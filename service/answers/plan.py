@@ -25,7 +25,6 @@ from models.presets import (
     GpuPreset,
     GpuPresetInfo,
     PrecisionPresetInfo,
-    PrecisionPresetName,
     PresetsResponse,
 )
 from service.answers.layout_plan import echo, layout_of, layout_plan, resolved_request
@@ -45,6 +44,7 @@ from service.inputs.arrangements import DDP, Sharding, canonical_name
 from service.memory.estimators import deepspeed_estimate
 from service.memory.model_states import bytes_per_weight_split
 from service.memory.reserve import CardMemory
+from service.mesh.pipeline import deepspeed_convention
 from service.numeric import GIB_BYTES, group_digits
 
 
@@ -99,7 +99,7 @@ def framework_estimate(
     request: PlanRequest, scene: resolve.Scenario, sharding: Sharding, setup: Setup, model_state_bytes: int
 ) -> FrameworkEstimate | None:
     """DeepSpeed's own estimator beside the plan's count, for the deepspeed preset at ZeRO-2 and ZeRO-3."""
-    if request.precision != PrecisionPresetName.deepspeed:
+    if not deepspeed_convention(request.precision):
         return None
     p, options = scene.model.parameter_count, request.estimator
     largest = options.largest_layer_parameters

@@ -24,7 +24,6 @@ from models.common import Card, Cluster
 from models.enums import ArrangementName, Dtype, Recompute
 from models.fit import ArrangementFit, FitCluster, FitRequest
 from models.plan import PlanRequest, PlanResponse
-from models.presets import PrecisionPresetName
 from models.recommend import (
     OmittedStep,
     OpenQuestion,
@@ -42,7 +41,7 @@ from service.answers.plan import plan
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.memory.dtypes import bytes_per_element
-from service.mesh.pipeline import framework_pipeline_problems
+from service.mesh.pipeline import deepspeed_convention, framework_pipeline_problems
 from service.numeric import GIB_BYTES, gpus
 from service.work_budget import WorkBudget
 
@@ -223,7 +222,7 @@ class Job:
         ):
             return None  # hybrid needs whole nodes, and is not modelled on a layout
         if self.layout:
-            deepspeed = self.request.precision == PrecisionPresetName.deepspeed
+            deepspeed = deepspeed_convention(self.request.precision)
             sharded = resolve.sharding(c.arrangement).shard_gradients
             refused = [
                 d

@@ -18,7 +18,6 @@ from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.plan import PlanRequest, PlanResponse, Time
-from models.presets import PrecisionPresetName
 from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
 from models.training import Training
 from service.answers.search_prune import BranchAndBound, goal_for
@@ -37,6 +36,7 @@ from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
 from service.mesh.degrees import layer_chunks
+from service.mesh.pipeline import deepspeed_convention
 from service.numeric import group_digits
 from service.time.goodput import resilience_of
 from service.work_budget import WorkBudget
@@ -135,7 +135,7 @@ def prepare(request: SearchRequest) -> Prepared:
     own = own_split(request, arch.layers)
     cand = candidates(arch, sizes, g, batch, request.restrict, own)
     # DeepSpeed's pipeline engine runs ZeRO-1 at most (service.mesh.pipeline.framework_pipeline_problems)
-    deepspeed = plan_request.precision == PrecisionPresetName.deepspeed
+    deepspeed = deepspeed_convention(plan_request.precision)
     unpipelined = tuple(i for i, a in enumerate(ARRANGEMENTS) if deepspeed and sharding_for(a).shard_gradients)
     return Prepared(replace(case, layer_splits=cand.layer_splits), cand, base, unpipelined)
 

@@ -33,7 +33,6 @@ from models.common import ModelSpec, as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import Parallelism, PipelineSchedule
 from models.plan import PlanRequest
-from models.presets import PrecisionPresetName
 from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
@@ -52,6 +51,7 @@ from service.errors import DomainError, SweepOverflow
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
 from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks, trivial
+from service.mesh.pipeline import deepspeed_convention
 from service.time.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
@@ -215,7 +215,7 @@ class LayoutCells:
         par = base.parallelism
         zeropp = base.levers.zeropp.qwz or base.levers.zeropp.hpz or base.levers.zeropp.qgz
         # service.mesh.pipeline.framework_pipeline_problems: DeepSpeed's pipeline engine runs ZeRO-1 at most
-        deepspeed = base.precision == PrecisionPresetName.deepspeed
+        deepspeed = deepspeed_convention(base.precision)
         for li, layout in enumerate(self.layouts):
             try:
                 Parallelism.model_validate(par.model_dump() | layout)

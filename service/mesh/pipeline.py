@@ -48,6 +48,7 @@ from itertools import accumulate
 from typing import Any
 
 from models.parallelism import PipelineSchedule
+from models.presets import PrecisionPresetName
 from service.numeric import FloatLike, IntLike, maximum, minimum, select
 
 SCHEDULES: tuple[PipelineSchedule, ...] = tuple(PipelineSchedule)  # a schedule array's codes
@@ -189,6 +190,12 @@ def held_layers(sizes: Sequence[int], owners: Sequence[int], pipeline: int) -> l
     for k, stage in enumerate(owners):
         held[stage].extend(range(starts[k], starts[k] + sizes[k]))
     return held
+
+
+def deepspeed_convention(precision: object) -> bool:
+    """Whether a request follows DeepSpeed's conventions: the deepspeed precision preset names its engine (its
+    pipeline engine's limits, its estimators)."""
+    return precision == PrecisionPresetName.deepspeed
 
 
 def framework_pipeline_problems(deepspeed: bool, shard_gradients: Any, pipeline: Any) -> list[tuple[str, str, Any]]:

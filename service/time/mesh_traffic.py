@@ -168,9 +168,14 @@ def group_link(mesh: Mesh, group: Group) -> Any:
     return _link(mesh.spans_nodes(group))
 
 
+def pipeline_across_nodes(mesh: Mesh) -> Any:
+    """Neighbouring stages sit t x c x d ranks apart: on another node once that reaches a node's GPUs (a bool, or a
+    bool array for many layouts)."""
+    return mesh.stride(Group.pipeline) >= mesh.gpus_per_node
+
+
 def pipeline_link(mesh: Mesh) -> Any:
-    """Neighbouring stages sit t x c x d ranks apart: on another node once that reaches a node's GPUs."""
-    return _link(mesh.stride(Group.pipeline) >= mesh.gpus_per_node)
+    return _link(pipeline_across_nodes(mesh))
 
 
 def links_alone(mesh: Mesh) -> dict[Group, tuple[Any, Any]]:
@@ -182,7 +187,7 @@ def links_alone(mesh: Mesh) -> dict[Group, tuple[Any, Any]]:
     for group in (Group.tensor, Group.context, Group.expert):
         spans = mesh.spans_nodes(group)
         alone[group] = (~spans if isinstance(spans, np.ndarray) else not spans, spans & False)
-    across = mesh.stride(Group.pipeline) >= mesh.gpus_per_node
+    across = pipeline_across_nodes(mesh)
     alone[Group.pipeline] = (~across if isinstance(across, np.ndarray) else not across, across)
     return alone
 
