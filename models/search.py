@@ -260,7 +260,11 @@ class SearchRequest(Strict):
 
     model_config = {"json_schema_extra": {"examples": [SEARCH_EXAMPLE, RESTRICTED_EXAMPLE]}}
 
-    model: ModelSpec = Field(description="The model, as in /v1/plan; it needs an architecture (a preset has one).")
+    model: ModelSpec = Field(
+        description="The model, as in /v1/plan. Without an architecture (a bare parameter count) data parallelism is "
+        "its only layout: world sizes, arrangements, micro-batch sizes and levers are searched, each planned as "
+        "/v1/plan plans it."
+    )
     precision_spec: PrecisionSpec | None = PRECISION_SPEC_FIELD
     precision: Precision = PRECISION_FIELD
     pick_precision = precision_validator()  # type: ignore[pydantic-field]

@@ -1,7 +1,7 @@
 """A body /v1/plan answers is a body every other planning endpoint answers: /v1/fit (the count asked about),
-/v1/limits, /v1/recommend, /v1/sweep (as its base), every figure and /v1/search, with two refusals the search
-states (a model without an architecture has no layouts to search; levers.offload_parameters and levers.zeropp
-suit some arrangements of those it tries alone), each a 422 naming its field. Never a 5xx.
+/v1/limits, /v1/recommend, /v1/sweep (as its base), every figure and /v1/search (a model without an architecture
+over data parallelism alone), with one refusal the search states (levers.offload_parameters and levers.zeropp suit
+some arrangements of those it tries alone), a 422 naming the field. Never a 5xx.
 
 The bodies are bench.answer_dump's varied /v1/plan requests (presets, Hugging Face configs, architecture fields,
 every precision and arrangement, GPUs, links, shapes, levers and layouts), drawn by seed. Before, about one body in
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from bench.answer_dump import plan_body
 
 FIGURES = ["memory-vs-gpus", "bytes-per-weight", "traffic", "step-time", "layout-memory", "layout-traffic"]
-SEARCH_REFUSALS = {"/model": "needs the model's architecture", "/levers": "plan it with POST /v1/plan"}
+SEARCH_REFUSALS = {"/levers": "plan it with POST /v1/plan"}
 
 
 def accepted(client, path: str, body: dict) -> None:

@@ -132,10 +132,13 @@ def test_bad_world_sizes_and_models_are_422s(client):
     answer = client.post("/v1/search", json=SMALL | {"cluster": cluster})
     assert answer.status_code == 422
     assert answer.json()["errors"][0]["pointer"].startswith("/cluster/world_size")
-    answer = client.post("/v1/search", json=SMALL | {"model": {"parameter_count": 7_000_000_000}})
+    # a bare parameter count was a 422 (missing_architecture): it is searched over data parallelism alone now
+    # (tests/search/test_data_parallel_search.py); a model-parallel restriction of one still is
+    bare = SMALL | {"model": {"parameter_count": 7_000_000_000}}
+    answer = client.post("/v1/search", json=bare | {"restrict": {"pipeline": [2]}})
     assert answer.status_code == 422
     assert answer.json()["code"] == "missing_architecture"
-    assert answer.json()["errors"][0]["pointer"] == "/model"
+    assert answer.json()["errors"][0]["pointer"] == "/restrict/pipeline"
     assert client.post("/v1/search", json=SMALL | {"top_k": 0}).status_code == 422
 
 

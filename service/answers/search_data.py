@@ -1,0 +1,248 @@
+"""/v1/search for a model without an architecture: data parallelism is its only layout.
+
+A bare parameter count (or a model whose shape is not given) has no layers to split, no heads to divide and no
+activations to count, so the layouts of service.answers.search do not exist for it; /v1/plan still plans it over
+data parallelism. Its space is the world sizes, the arrangements, the micro-batch sizes and the levers
+(recompute, optimizer offload), each combination planned as /v1/plan plans it (service.answers.plan: the
+data-parallel evaluation, the one a plan, a fit and a sweep read) and ranked by the objective as the layout search
+ranks its rows. A combination /v1/plan refuses (a global batch that does not split into whole micro-batches,
+hybrid sharding off whole nodes) is skipped with its reason; a lever that changes no byte and no second is
+dominated (recompute without activations counted only adds a forward pass).
+"""
+
+import itertools
+from collections import Counter
+from typing import Any
+
+from pydantic import ValidationError
+
+from models.enums import ArrangementName, Recompute
+from models.plan import PlanResponse
+from models.search import SearchObjective, SearchRequest, SearchResponse
+from service.answers.search_rows import asked_body, changes, contrast, differences, plan_of, row, why
+from service.answers.search_space import MAX_DEFAULT_MICRO_BATCH, _axis, _powers_of_two
+from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
+from service.errors import DomainError, MissingArchitecture, SearchTooLarge
+from service.inputs.arrangements import canonical_name, sharding_for
+from service.numeric import group_digits
+from service.work_budget import WorkBudget
+
+# A /v1/plan body's layout over data parallelism alone, as every row of the layout search states its own.
+TRIVIAL_LAYOUT: dict[str, Any] = {
+    "tensor": 1,
+    "pipeline": 1,
+    "context": 1,
+    "expert": 1,
+    "virtual_stages": 1,
+    "pipeline_schedule": "1f1b",
+    "sequence_parallel": False,
+}
+LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
+RECOMPUTE_DOMINATED = "recomputation without activations counted: no byte saved, no second gained (dominated)"
+
+
+def objective_key(objective: SearchObjective, answer: PlanResponse) -> tuple[float, ...]:
+    """What the objective ranks by, smaller first, ties to fewer GPUs (as the layout search ranks)."""
+    time, n = answer.time, answer.world_size
+    figure = {
+        SearchObjective.step_s: time.step_s,
+        SearchObjective.tokens_per_s_per_gpu: -time.tokens_per_s_per_gpu,
+        SearchObjective.gpus: float(n),
+        SearchObjective.training_days: time.training_days,
+        SearchObjective.gpu_hours: time.gpu_hours,
+        SearchObjective.cost: time.cost,
+    }[objective]
+    assert figure is not None  # check_objective refused an objective whose figure needs a missing field
+    return (float(figure), float(n), time.step_s) if objective is SearchObjective.gpus else (float(figure), float(n))
+
+
+def data_parallel_space(request: SearchRequest, batch: int) -> dict[str, list[Any]]:
+    """The values searched on each axis: the request's world sizes, every arrangement, the micro-batch sizes up to
+    64 (and the batch) and both levers, each as restrict narrows it; a model-parallel degree other than 1 is a 422."""
+    restrict = request.restrict
+    for name in LAYOUT_AXES:
+        if 1 not in _axis(name, getattr(restrict, name), [1]):
+            raise MissingArchitecture(
+                f"restrict.{name} leaves out 1, and a model without an architecture runs over data parallelism "
+                "alone (no layers, heads or experts to split)",
+                pointer=f"/restrict/{name}",
+            )
+    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, batch))) | {batch})
+    micro = [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == batch]
+    arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
+    return {
+        "world_size": _axis("world_size", restrict.world_size, request.cluster.world_sizes),
+        "arrangement": list(dict.fromkeys(arrangements)),
+        "micro_batch_size": _axis("micro_batch_size", restrict.micro_batch_size, micro),
+        "recompute": list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
+        "offload_optimizer": sorted(set(restrict.offload_optimizer or [False, True])),
+    }
+
+
+def combination_body(
+    base: dict[str, Any], n: int, arrangement: ArrangementName, b: int, recompute: Any, offload: bool
+) -> dict[str, Any]:
+    return base | {
+        "cluster": base["cluster"] | {"world_size": n},
+        "arrangement": arrangement.value,
+        "training": base["training"] | {"micro_batch_size": b},
+        "levers": base["levers"] | {"recompute": recompute.value, "offload_optimizer": offload},
+    }
+
+
+def refusal(error: Exception) -> str:
+    """A skipped combination's reason: the field /v1/plan names and its problem, without the job's own numbers."""
+    if isinstance(error, DomainError):
+        pointer = getattr(error, "pointer", None) or "/"
+        return f"/v1/plan refuses it ({pointer})"
+    assert isinstance(error, ValidationError)
+    (first, *_) = error.errors()
+    return f"/v1/plan refuses it (/{'/'.join(str(part) for part in first['loc'])})"
+
+
+def search_without_architecture(
+    request: SearchRequest, base: dict[str, Any], batch: int, max_layouts: int, budget: WorkBudget | None = None
+) -> SearchResponse:
+    """The search of a model without an architecture (see the module's docstring); ``base``: the /v1/plan body
+    every combination shares (service.answers.search.prepare's), ``batch``: the global batch."""
+    budget = budget or WorkBudget()
+    axes = data_parallel_space(request, batch)
+    combinations = list(itertools.product(*axes.values()))
+    if len(combinations) > max_layouts:
+        raise SearchTooLarge(
+            f"the search space holds {len(combinations):,} combinations (world sizes x arrangements x micro-batch "
+            f"sizes x levers), more than the limit of {max_layouts:,} (ZEROPLAN_MAX_SEARCH_LAYOUTS); restrict some "
+            "axes with `restrict` or search fewer world sizes",
+            pointer="/restrict",
+        )
+    base = base | {"parallelism": TRIVIAL_LAYOUT | base.get("parallelism", {})}
+    skipped: Counter[str] = Counter()
+    pruned: Counter[str] = Counter()
+    outcome: dict[tuple[Any, ...], str | None] = {}  # each combination without recomputation: None, or its refusal
+    planned: list[tuple[dict[str, Any], PlanResponse]] = []
+    for i, (n, arrangement, b, recompute, offload) in enumerate(combinations):
+        if i % 64 == 0:
+            budget.check()
+        plain = (n, arrangement, b, offload)
+        if recompute is not Recompute.none and plain in outcome:
+            # no activations are counted without an architecture: recomputation saves no byte and full adds a
+            # forward pass, so the same combination without it (planned just before) is as fast with the same bytes
+            refused = outcome[plain]
+            if refused is None:
+                pruned[RECOMPUTE_DOMINATED] += 1
+            else:
+                skipped[refused] += 1  # what /v1/plan refuses it refuses at any recomputation
+            continue
+        body = combination_body(base, n, arrangement, b, recompute, offload)
+        try:
+            planned.append((body, plan_of(body)))
+            reason = None
+        except (DomainError, ValidationError) as error:
+            reason = refusal(error)
+            skipped[reason] += 1
+        if recompute is Recompute.none:
+            outcome[plain] = reason
+    fitting = [(body, answer) for body, answer in planned if answer.memory.fits]
+    kept, dominated = undominated(fitting)
+    kept.sort(key=lambda row: objective_key(request.objective, row[1]))
+    shown: list[tuple[dict[str, Any], PlanResponse, list[dict[str, Any]]]] = []
+    seen: dict[tuple[int, float, int], int] = {}
+    for body, answer in kept:
+        figures = (answer.world_size, answer.time.step_s, answer.memory.per_gpu_bytes)
+        if figures in seen:  # identical figures: an equivalent of the row shown
+            lead = shown[seen[figures]]
+            lead[2].append(changes(lead[0], body))
+            continue
+        if len(shown) > request.top_k:
+            break
+        seen[figures] = len(shown)
+        shown.append((body, answer, []))
+    best = (shown[0][0], shown[0][1]) if shown else None
+    rows = []
+    for position, (body, answer, equivalents) in enumerate(shown[: request.top_k]):
+        runner = (shown[position + 1][0], shown[position + 1][1]) if position + 1 < len(shown) else None
+        reason = why(request.objective, position + 1, answer, body, runner, best)
+        rows.append(row(request.objective, position + 1, body, answer, reason, equivalents))
+    asked = asked_body(request, base)
+    asked_row = None
+    if asked is not None:
+        asked_answer = plan_of(asked)
+        reason = "the job as the request states it" + ("" if asked_answer.memory.fits else " (it does not fit)")
+        if best is not None:
+            versus = f"{differences(asked, best[0])}): {contrast(asked_answer, best[1])}"
+            reason += f"; against the best row ({versus}"
+        asked_row = row(request.objective, 0, asked, asked_answer, reason)
+    note = None
+    if not rows:
+        note = (
+            f"no layout fits: of {len(planned):,} data-parallel combinations none fits the card's usable bytes per "
+            "GPU; try more GPUs, a larger card, or allow optimizer offload"
+            if planned
+            else "no layout fits: no combination of the candidates is one /v1/plan takes (see skipped)"
+        )
+    ranks = {id(body): position + 1 for position, (body, _, _) in enumerate(shown[: request.top_k])}
+    return SearchResponse(
+        objective=request.objective,
+        asked=asked_row,
+        layouts=rows,
+        pareto=front(request.objective, kept, ranks),
+        considered=len(planned) + sum(pruned.values()),
+        pruned=dict(pruned),
+        evaluated=len(planned),
+        fitting=len(fitting),
+        dominated=dominated,
+        skipped=dict(skipped),
+        candidates={name: [getattr(v, "value", v) for v in values] for name, values in axes.items()},
+        note=note,
+    )
+
+
+def undominated(
+    rows: list[tuple[dict[str, Any], PlanResponse]],
+) -> tuple[list[tuple[dict[str, Any], PlanResponse]], int]:
+    """The rows no other row of the same world size, arrangement and micro-batch beats with other levers (as fast or
+    faster with no more bytes; of equal rows the first is kept), and how many were left out."""
+
+    def group(body: dict[str, Any], answer: PlanResponse) -> tuple[Any, ...]:
+        return (answer.world_size, body["arrangement"], body["training"]["micro_batch_size"])
+
+    def figures(answer: PlanResponse) -> tuple[float, int]:
+        return (answer.time.step_s, answer.memory.per_gpu_bytes)
+
+    kept = []
+    for i, (body, answer) in enumerate(rows):
+        mine = figures(answer)
+        beaten = any(
+            group(other_body, other) == group(body, answer)
+            and figures(other)[0] <= mine[0]
+            and figures(other)[1] <= mine[1]
+            and (figures(other) != mine or j < i)
+            for j, (other_body, other) in enumerate(rows)
+            if j != i
+        )
+        if not beaten:
+            kept.append((body, answer))
+    return kept, len(rows) - len(kept)
+
+
+def front(
+    objective: SearchObjective, rows: list[tuple[dict[str, Any], PlanResponse]], ranks: dict[int, int]
+) -> list[Any]:
+    """For each world size its fastest row, kept when faster than every row on fewer GPUs (the layout search's
+    front)."""
+    out = []
+    previous: tuple[int, float] | None = None
+    for n in sorted({answer.world_size for _, answer in rows}):
+        body, answer = min(((b, a) for b, a in rows if a.world_size == n), key=lambda row: row[1].time.step_s)
+        s = answer.time.step_s
+        if previous is not None and s >= previous[1]:
+            continue
+        reason = f"the fastest layout that fits on {group_digits(n)} GPUs (step {s:.4g} s)" + (
+            f"; its step is {1 - s / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} GPUs "
+            f"({previous[1]:.4g} s)"
+            if previous
+            else "; no fitting layout needs fewer GPUs"
+        )
+        out.append(row(objective, ranks.get(id(body), 0), body, answer, reason))
+        previous = (n, s)
+    return out

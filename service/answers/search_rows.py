@@ -1,0 +1,286 @@
+"""The rows of /v1/search: each row's /v1/plan body and answer, what separates it from the next row and the best
+(its why, in the row's own terms), and the framework that runs it; read by the layout search
+(service.answers.search) and by the search of a model without an architecture (service.answers.search_data)."""
+
+from typing import Any
+
+from models.common import as_request_json
+from models.enums import ArrangementName
+from models.parallelism import PipelineSchedule
+from models.plan import PlanRequest, PlanResponse, Time
+from models.search import SearchLayout, SearchObjective, SearchRequest
+from service.inputs import resolve
+from service.numeric import group_digits
+
+
+def asked_body(request: SearchRequest, base: dict[str, Any]) -> dict[str, Any] | None:
+    """The /v1/plan request of the job as the search request states it; None without an arrangement."""
+    if request.arrangement is None:
+        return None
+    body = as_request_json(request)
+    parallelism = body.get("parallelism", {}) | base.get("parallelism", {})
+    levers = base.get("levers", {}) | {
+        "recompute": request.levers.recompute.value,
+        "offload_optimizer": request.levers.offload_optimizer,
+    }
+    micro = request.training.micro_batch_size or 1
+    # by name, as every row names its arrangement (sharding flags read as their canonical name, the same job)
+    ((name, _),) = resolve.compared(request.arrangement)
+    stated = {"arrangement": name.value}
+    return (
+        base
+        | {
+            "training": base["training"] | {"micro_batch_size": micro},
+            "parallelism": parallelism,
+            "levers": levers,
+        }
+        | stated
+    )
+
+
+def describe(body: dict[str, Any]) -> str:
+    """'tensor 8, pipeline 16 (1f1b), context 1, zero1, micro-batch 1, recompute selective' for a row's why."""
+    par, levers = body["parallelism"], body["levers"]
+    schedule = par["pipeline_schedule"]
+    if schedule == PipelineSchedule.interleaved.value or par.get("virtual_stages", 1) > 1:
+        schedule += f" v {par['virtual_stages']}"
+    schedule += split_words(par)
+    words = [
+        f"tensor {par['tensor']}{' with sequence parallelism' if par['sequence_parallel'] else ''}",
+        f"pipeline {par['pipeline']}" + (f" ({schedule})" if par["pipeline"] > 1 else ""),
+        f"context {par['context']}"
+        + (" (K/V all-gather)" if par["context"] > 1 and par.get("context_attention") == "all_gather" else ""),
+    ]
+    if par["expert"] > 1:
+        words.append(f"expert {par['expert']}")
+    words += [
+        f"{body['arrangement']}",
+        f"micro-batch {body['training']['micro_batch_size']}",
+        f"recompute {levers['recompute']}",
+    ]
+    if levers["offload_optimizer"]:
+        words.append("optimizer offloaded")
+    return ", ".join(words)
+
+
+def split_words(par: dict[str, Any]) -> str:
+    """' with the embedding as 1 layer and the loss as 1 layer' or ' with layers 6/8/.../6': a pipelined layout's
+    split of the layers, where it is not the even one."""
+    if par.get("pipeline_layers") is not None:
+        return " with layers " + "/".join(str(x) for x in par["pipeline_layers"])
+    counted = [
+        f"the {name} as {par[field]} layer{'s' if par[field] > 1 else ''}"
+        for name, field in (("embedding", "pipeline_embedding_layers"), ("loss", "pipeline_loss_layers"))
+        if par.get(field)
+    ]
+    return " with " + " and ".join(counted) if counted else ""
+
+
+def choice_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The searched choices of a row's request, flat: world_size, the degrees, schedule, levers."""
+    par = body["parallelism"]
+    fields = {"world_size": body["cluster"]["world_size"]}
+    for name in ("tensor", "pipeline", "context", "expert", "virtual_stages", "pipeline_schedule", "sequence_parallel"):
+        fields[name] = par[name]
+    for name in ("pipeline_layers", "pipeline_embedding_layers", "pipeline_loss_layers"):
+        fields[name] = par.get(name)
+    return fields | {
+        "arrangement": body["arrangement"],
+        "micro_batch_size": body["training"]["micro_batch_size"],
+        "recompute": body["levers"]["recompute"],
+        "offload_optimizer": body["levers"]["offload_optimizer"],
+    }
+
+
+def changes(body: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The choices in which ``other`` differs from ``body``, with other's values."""
+    mine, theirs = choice_fields(body), choice_fields(other)
+    return {name: value for name, value in theirs.items() if mine[name] != value}
+
+
+def differences(mine: dict[str, Any], other: dict[str, Any]) -> str:
+    """'this row pipeline 16 (1f1b), that one pipeline 8 (1f1b)': what differs, this row's value first."""
+    a, b = describe(mine).split(", "), describe(other).split(", ")
+    changed = [f"{x} here, {y} there" for x, y in zip(a, b, strict=False) if x != y]
+    if len(a) != len(b):
+        extra = set(a) ^ set(b)
+        changed += [f"{w} {'here' if w in a else 'there'}" for w in sorted(extra) if w not in " ".join(changed)]
+    if mine["cluster"]["world_size"] != other["cluster"]["world_size"]:
+        changed.insert(
+            0,
+            f"{group_digits(mine['cluster']['world_size'])} GPUs here, {group_digits(other['cluster']['world_size'])} "
+            "there",
+        )
+    return "; ".join(changed) or "the same choices"
+
+
+def percent(fraction: float) -> str:
+    """0.0123 -> '1.23%'; small gaps keep three significant digits ('0.000412%')."""
+    return f"{fraction:.2%}" if abs(fraction) >= 1e-3 else f"{fraction * 100:.3g}%"
+
+
+TIME_TERMS = (
+    ("compute", "compute_s"),
+    ("overlap slowdown", "overlap_slowdown_s"),
+    ("pipeline bubble", "pipeline_bubble_s"),
+    ("tensor-parallel", "tensor_parallel_s"),
+    ("context-parallel", "context_parallel_s"),
+    ("pipeline send/receive", "pipeline_p2p_s"),
+    ("expert all-to-all", "expert_parallel_s"),
+    ("optimizer step", "optimizer_s"),
+    ("offload", "offload_s"),
+)
+MEMORY_TERMS = (
+    ("model states", "model_state_bytes"),
+    ("working set", "working_set_bytes"),
+    ("activations", "activations_bytes"),
+)
+FRAMEWORKS = {
+    ArrangementName.ddp.value: "PyTorch DDP or Megatron-LM without the distributed optimizer",
+    ArrangementName.zero1.value: "DeepSpeed ZeRO-1 or Megatron-LM's distributed optimizer",
+    ArrangementName.zero2.value: "DeepSpeed ZeRO-2",
+    ArrangementName.zero3.value: "DeepSpeed ZeRO-3",
+    ArrangementName.shard_grad_op.value: "PyTorch FSDP SHARD_GRAD_OP",
+    ArrangementName.hybrid.value: "PyTorch FSDP HYBRID_SHARD",
+}
+FSDP2_FULL_SHARD = "PyTorch FSDP2 FULL_SHARD as torchtitan runs it"
+
+
+def time_terms(time: Time) -> dict[str, float]:
+    """The step's terms, in seconds; the data-parallel groups' exposed part is what the others leave."""
+    terms = {name: float(getattr(time, attr)) for name, attr in TIME_TERMS}
+    model_parallel = time.tensor_parallel_s + time.context_parallel_s + time.pipeline_p2p_s + time.expert_parallel_s
+    terms["data-parallel (exposed)"] = max(0.0, time.exposed_communication_s - model_parallel)
+    return terms
+
+
+def contrast(mine: PlanResponse, other: PlanResponse) -> str:
+    """'0.120 s shorter: pipeline bubble 0.200 s less, tensor-parallel 0.080 s more; 3.1 GiB more: activations
+    +3.1 GiB': this row's step and bytes against another's, by term, this row's sign."""
+    gap = mine.time.step_s - other.time.step_s
+    a, b = time_terms(mine.time), time_terms(other.time)
+    moved = sorted(
+        ((a[k] - b[k], k) for k in a if abs(a[k] - b[k]) > 5e-4 * max(other.time.step_s, 1e-9)), key=lambda x: abs(x[0])
+    )
+    terms = [f"{k} {abs(d):.3g} s {'more' if d > 0 else 'less'}" for d, k in reversed(moved)][:4]
+    if abs(gap) <= 1e-12:
+        head = "the same step"
+    else:
+        head = f"{abs(gap):.3g} s {'longer' if gap > 0 else 'shorter'} ({percent(abs(gap) / other.time.step_s)})"
+    out = head + (": " + ", ".join(terms) if terms else "")
+    memory = mine.memory.per_gpu_bytes - other.memory.per_gpu_bytes
+    if memory:
+        parts = []
+        for name, attr in MEMORY_TERMS:
+            d = getattr(mine.memory, attr) - getattr(other.memory, attr)
+            if d:
+                parts.append(f"{name} {'+' if d > 0 else '-'}{group_digits(abs(d))} B")
+        out += f"; {abs(memory) / 2**30:.2f} GiB {'more' if memory > 0 else 'less'} per GPU ({', '.join(parts)})"
+    else:
+        out += "; the same bytes per GPU"
+    return out
+
+
+def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
+    """The framework conventions that run this layout: its pipeline schedule's and its sharding's."""
+    par = body["parallelism"]
+    model_parallel = par["tensor"] > 1 or par["pipeline"] > 1 or par["context"] > 1 or par["expert"] > 1
+    # Parameters sharded beside model parallelism are priced as torchtitan runs FSDP2 (service.engine.layout's
+    # torch_native); DeepSpeed's ZeRO-3 is not what the figures describe there.
+    fsdp2 = model_parallel and body["arrangement"] == ArrangementName.zero3.value
+    words = [FSDP2_FULL_SHARD if fsdp2 else FRAMEWORKS.get(body["arrangement"], body["arrangement"])]
+    if answer.time.schedule_source:
+        words.insert(0, answer.time.schedule_source)
+    if par["pipeline"] > 1 and (par.get("pipeline_embedding_layers") or par.get("pipeline_loss_layers")):
+        words.append(
+            "the embedding and loss counted in the split as Megatron-LM's --account-for-embedding-in-pipeline-split "
+            "and --account-for-loss-in-pipeline-split (torchtitan's pipeline_parallel_first/last_stage_less_layers)"
+        )
+    elif par["pipeline"] > 1 and par.get("pipeline_layers") is not None:
+        words.append("layers per model chunk as Megatron-Core's --pipeline-model-parallel-layout places them")
+    if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
+        fsdp = fsdp2 or body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
+        words.append(
+            "tensor/context/expert groups as "
+            + ("torchtitan forms them around FSDP2" if fsdp else "Megatron-Core forms them")
+        )
+    return "; ".join(words)
+
+
+def objective_figure(objective: SearchObjective, answer: PlanResponse) -> str:
+    time = answer.time
+    if objective is SearchObjective.gpus:
+        return f"{group_digits(answer.world_size)} GPUs, step {time.step_s:.4g} s"
+    if objective is SearchObjective.tokens_per_s_per_gpu:
+        return f"{time.tokens_per_s_per_gpu:,.1f} tokens/s per GPU (step {time.step_s:.4g} s)"
+    if objective is SearchObjective.training_days:
+        return f"{time.training_days:,.2f} days (step {time.step_s:.4g} s, goodput {time.goodput:.3f})"
+    if objective is SearchObjective.gpu_hours:
+        return f"{time.gpu_hours:,.0f} GPU-hours (step {time.step_s:.4g} s)"
+    if objective is SearchObjective.cost:
+        return f"cost {time.cost:,.2f} {time.currency or ''}".rstrip() + f" (step {time.step_s:.4g} s)"
+    return f"step {time.step_s:.4g} s"
+
+
+def why(
+    objective: SearchObjective,
+    rank: int,
+    answer: PlanResponse,
+    body: dict[str, Any],
+    runner_up: tuple[dict[str, Any], PlanResponse] | None,
+    best: tuple[dict[str, Any], PlanResponse] | None = None,
+) -> str:
+    """The reason a row ranks where it does, in its own terms: the terms of time and memory that separate it
+    from the next row and from the best, and the framework that runs it."""
+    time, memory = answer.time, answer.memory
+    head = (
+        f"#{rank} by {objective.value}: {objective_figure(objective, answer)}, {memory.per_gpu_gib:.1f} GiB per GPU "
+        f"of {memory.usable_bytes / 2**30:.1f} usable (fits), MFU {time.mfu:.3f}; run by {framework(answer, body)}"
+    )
+    parts = [head]
+    if runner_up is None:
+        parts.append("no other distinct layout fits" if rank == 1 else "the last row asked for")
+    else:
+        other_body, other = runner_up
+        parts.append(f"against the next row ({differences(body, other_body)}): {contrast(answer, other)}")
+    if best is not None and rank > 1:
+        best_body, best_answer = best
+        parts.append(f"against the best row ({differences(body, best_body)}): {contrast(answer, best_answer)}")
+    return ". ".join(parts)
+
+
+def row(
+    objective: SearchObjective,
+    rank: int,
+    body: dict[str, Any],
+    answer: PlanResponse,
+    reason: str,
+    equivalents: list[dict[str, Any]] | None = None,
+) -> SearchLayout:
+    time = answer.time
+    return SearchLayout(
+        rank=rank,
+        world_size=answer.world_size,
+        parallelism=answer.parallelism,
+        arrangement=answer.arrangement.name,
+        micro_batch_size=body["training"]["micro_batch_size"],
+        recompute=body["levers"]["recompute"],
+        offload_optimizer=body["levers"]["offload_optimizer"],
+        per_gpu_bytes=answer.memory.per_gpu_bytes,
+        fits=answer.memory.fits,
+        step_s=time.step_s,
+        tokens_per_s_per_gpu=time.tokens_per_s_per_gpu,
+        mfu=time.mfu,
+        why=reason,
+        framework=framework(answer, body),
+        equivalents=equivalents or [],
+        memory=answer.memory,
+        time=time,
+        request=PlanRequest.model_validate(body),
+    )
+
+
+def plan_of(body: dict[str, Any]) -> PlanResponse:
+    from service.answers.plan import plan
+
+    return plan(PlanRequest.model_validate(body))
