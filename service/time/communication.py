@@ -254,7 +254,9 @@ def beside_compute_s(
     beside a model-parallel wait no compute kernel runs."""
     compute_s, windows_s = forward_s + backward_s, window_f + window_b
     if isinstance(windows_s, np.ndarray) or isinstance(hidden_s, np.ndarray):
-        share = np.divide(compute_s, windows_s, out=np.ones_like(windows_s * hidden_s), where=windows_s > 0)
+        # the share on the windows' own shape (a grid's layouts and recomputes), then one product on the hidden's
+        ones = np.ones(np.broadcast(compute_s, windows_s).shape)
+        share = np.divide(compute_s, windows_s, out=ones, where=np.asarray(windows_s) > 0)
         return hidden_s * share
     return hidden_s * (compute_s / windows_s) if windows_s > 0 else hidden_s
 
