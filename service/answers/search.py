@@ -27,6 +27,7 @@ from service.answers.search_rows import (
     changes,
     contrast,
     differences,
+    plan_asked,
     plan_of,
     row,
     why,
@@ -430,7 +431,7 @@ def search(
     out = []
     best = (bodies_of[shown[0][0]], answers[shown[0][0]]) if shown else None
     asked = asked_body(request, prepared.base)
-    asked_answer = plan_of(asked) if asked is not None else None
+    asked_answer = plan_asked(asked) if asked is not None else None
     for position, (i, equivalents) in enumerate(shown[: request.top_k]):
         nxt = shown[position + 1][0] if position + 1 < len(shown) else None
         runner = (bodies_of[nxt], answers[nxt]) if nxt is not None else None

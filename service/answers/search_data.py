@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from models.enums import ArrangementName, Recompute
 from models.plan import PlanResponse
 from models.search import SearchObjective, SearchRequest, SearchResponse
-from service.answers.search_rows import asked_body, changes, contrast, differences, plan_of, row, why
+from service.answers.search_rows import asked_body, changes, contrast, differences, plan_asked, plan_of, row, why
 from service.answers.search_space import MAX_DEFAULT_MICRO_BATCH, _axis, _powers_of_two
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
 from service.errors import DomainError, MissingArchitecture, SearchTooLarge
@@ -166,7 +166,7 @@ def search_without_architecture(
     asked = asked_body(request, base)
     asked_row = None
     if asked is not None:
-        asked_answer = plan_of(asked)
+        asked_answer = plan_asked(asked)
         reason = "the job as the request states it" + ("" if asked_answer.memory.fits else " (it does not fit)")
         if best is not None:
             versus = f"{differences(asked, best[0])}): {contrast(asked_answer, best[1])}"

@@ -4,11 +4,14 @@
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from models.common import as_request_json
 from models.enums import ArrangementName
 from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest, PlanResponse, Time
 from models.search import SearchLayout, SearchObjective, SearchRequest
+from service.errors import DomainError, InvalidLayout
 from service.inputs import resolve
 from service.numeric import group_digits
 
@@ -281,6 +284,29 @@ def row(
 
 
 def plan_of(body: dict[str, Any]) -> PlanResponse:
+    """A row's /v1/plan answer; a body /v1/plan refuses is a 422 with the plan's own fields and words (a row of a
+    search is always one it takes: the job as asked may not be)."""
     from service.answers.plan import plan
 
-    return plan(PlanRequest.model_validate(body))
+    try:
+        request = PlanRequest.model_validate(body)
+    except ValidationError as error:
+        raise InvalidLayout(
+            [
+                (str(e["msg"]).removeprefix("Value error, "), "/" + "/".join(str(part) for part in e["loc"]))
+                for e in error.errors()
+            ]
+        ) from None
+    return plan(request)
+
+
+def plan_asked(body: dict[str, Any]) -> PlanResponse:
+    """The job as the request states it (asked_body), planned; one /v1/plan refuses is the search's 422, said so."""
+    try:
+        return plan_of(body)
+    except DomainError as refused:
+        n = body["cluster"]["world_size"]
+        raise InvalidLayout(
+            [(f"the job as asked, on {n:,} GPUs (the first world size): {d}", p) for d, p in refused.field_errors()]
+            or [(f"the job as asked, on {n:,} GPUs (the first world size): {refused.detail}", "/")]
+        ) from None

@@ -58,3 +58,13 @@ def test_a_model_parallel_degree_is_a_422_naming_the_restriction(client):
     assert response.status_code == 422, response.text
     (error,) = response.json()["errors"]
     assert error["pointer"] == "/restrict/tensor" and "data parallelism alone" in error["detail"]
+
+
+def test_an_asked_job_the_plan_refuses_is_a_422_saying_so(client):
+    """The job as asked is planned at the first world size: hybrid sharding on 2 GPUs of an 8-GPU node is a body
+    /v1/plan refuses (not whole nodes). It was a 500 in both searches, with an architecture or without."""
+    for model in ({"preset": "llama-3-8b"}, {"parameter_count": 7_000_000_000}):
+        body = BODY | {"model": model, "arrangement": "hybrid", "cluster": BODY["cluster"] | {"world_size": [2, 16]}}
+        response = client.post("/v1/search", json=body)
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"].startswith("the job as asked, on 2 GPUs (the first world size): hybrid")
