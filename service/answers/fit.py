@@ -42,13 +42,13 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
     if (par.tensor, par.pipeline, par.context, par.expert) != (1, 1, 1, 1) or par.expert_tensor not in (None, 1):
         scene, fits, warnings = layout_fits(request, grid, budget)
     else:
-        batch = DataBatch.of(request.training, g)
+        batch = DataBatch(request.training, g)
         if asked is not None:
             batch.check(asked)  # the count asked about as /v1/plan takes it: a batch it cannot split is a 422
         scene = resolve.scenario(
             request.model,
             request.precision,
-            batch.per_micro_batch(request.training),
+            batch.per_micro_batch,
             request.activations,
             request.levers,
             request.cluster,
@@ -90,19 +90,16 @@ class DataBatch:
     training: Training | None
     gpus_per_node: int
 
-    @classmethod
-    def of(cls, training: Training | None, gpus_per_node: int) -> "DataBatch":
-        return cls(training, gpus_per_node)
-
     @property
     def global_batch_size(self) -> int | None:
         return self.training.global_batch_size if self.training is not None else None
 
-    def per_micro_batch(self, training: Training | None) -> Training | None:
+    @property
+    def per_micro_batch(self) -> Training | None:
         """The training a scenario resolves: one micro-batch's shape (the count sets m, which memory never reads)."""
-        if training is None or training.global_batch_size is None:
-            return training
-        return training.model_copy(update={"global_batch_size": None})
+        if self.training is None or self.training.global_batch_size is None:
+            return self.training
+        return self.training.model_copy(update={"global_batch_size": None})
 
     def _problems(self, counts: list[int]) -> list[Rule]:
         t = self.training or resolve.DEFAULT_TRAINING

@@ -150,7 +150,7 @@ class Job:
         """The largest count up to max_gpus /v1/plan takes over data parallelism: part of a node or whole nodes,
         and with a global batch one it splits over (service.answers.fit.DataBatch)."""
         top = self.request.max_gpus
-        batch = DataBatch.of(self.request.training, self.g)
+        batch = DataBatch(self.request.training, self.g)
         if batch.global_batch_size is None:
             return _largest_valid_job(top, self.g)
         counts = [n for n in batch.counts_from(1) if n <= top and valid_job(n, self.g)]

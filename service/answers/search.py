@@ -24,13 +24,13 @@ from service.answers.search_data import search_without_architecture
 from service.answers.search_prune import BranchAndBound, goal_for
 from service.answers.search_rows import (
     asked_body,
+    asked_row,
     changes,
-    contrast,
-    differences,
+    front_reason,
     plan_asked,
     plan_of,
+    ranked_rows,
     row,
-    why,
 )
 from service.answers.search_space import Candidates, Space, candidates, space
 from service.engine.layout_grid import (
@@ -428,18 +428,11 @@ def search(
             )
             shown.append((i, equivalents))
     answers = {i: plan_of(bodies_of[i]) for i, _ in shown}
-    out = []
-    best = (bodies_of[shown[0][0]], answers[shown[0][0]]) if shown else None
-    asked = asked_body(request, prepared.base)
-    asked_answer = plan_asked(asked) if asked is not None else None
-    for position, (i, equivalents) in enumerate(shown[: request.top_k]):
-        nxt = shown[position + 1][0] if position + 1 < len(shown) else None
-        runner = (bodies_of[nxt], answers[nxt]) if nxt is not None else None
-        reason = why(request.objective, position + 1, answers[i], bodies_of[i], runner, best)
-        if position == 0 and asked is not None and asked_answer is not None:
-            versus = f"{differences(bodies_of[i], asked)}): {contrast(answers[i], asked_answer)}"
-            reason += f". against the job as asked ({versus}"
-        out.append(row(request.objective, position + 1, bodies_of[i], answers[i], reason, equivalents))
+    ordered = [(bodies_of[i], answers[i], equivalents) for i, equivalents in shown]
+    best = (ordered[0][0], ordered[0][1]) if ordered else None
+    asked_body_ = asked_body(request, prepared.base)
+    asked = (asked_body_, plan_asked(asked_body_)) if asked_body_ is not None else None
+    out = ranked_rows(request.objective, ordered, request.top_k, asked)
     front = _front(request, prepared, found, rows, {i: p + 1 for p, (i, _) in enumerate(shown[: request.top_k])})
     note = None
     if not out:
@@ -451,15 +444,9 @@ def search(
             if outcome.considered
             else "no layout fits: no combination of the candidates is a valid layout (see skipped)"
         )
-    asked_row = None
-    if asked is not None and asked_answer is not None:
-        reason = "the job as the request states it" + ("" if asked_answer.memory.fits else " (it does not fit)")
-        if best is not None:
-            reason += f"; against the best row ({differences(asked, best[0])}): {contrast(asked_answer, best[1])}"
-        asked_row = row(request.objective, 0, asked, asked_answer, reason)
     return SearchResponse(
         objective=request.objective,
-        asked=asked_row,
+        asked=asked_row(request.objective, asked, best) if asked is not None else None,
         layouts=out,
         pareto=front,
         considered=outcome.considered,
@@ -490,12 +477,6 @@ def _front(
             continue
         body = layout_body(prepared.base, layouts, i, prepared.case)
         s = float(step[i])
-        reason = f"the fastest layout that fits on {group_digits(size)} GPUs (step {s:.4g} s)" + (
-            f"; its step is {1 - s / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} "
-            f"GPUs ({previous[1]:.4g} s)"
-            if previous
-            else "; no fitting layout needs fewer GPUs"
-        )
-        out.append(row(request.objective, ranks.get(i, 0), body, plan_of(body), reason))
+        out.append(row(request.objective, ranks.get(i, 0), body, plan_of(body), front_reason(size, s, previous)))
         previous = (size, s)
     return out

@@ -14,17 +14,23 @@ import itertools
 from collections import Counter
 from typing import Any
 
-from pydantic import ValidationError
-
 from models.enums import ArrangementName, Recompute
 from models.plan import PlanResponse
 from models.search import SearchObjective, SearchRequest, SearchResponse
-from service.answers.search_rows import asked_body, changes, contrast, differences, plan_asked, plan_of, row, why
-from service.answers.search_space import MAX_DEFAULT_MICRO_BATCH, _axis, _powers_of_two
+from service.answers.search_rows import (
+    asked_body,
+    asked_row,
+    changes,
+    front_reason,
+    plan_asked,
+    plan_of,
+    ranked_rows,
+    row,
+)
+from service.answers.search_space import _axis, default_micro_batches
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
 from service.errors import DomainError, MissingArchitecture, SearchTooLarge
 from service.inputs.arrangements import canonical_name, sharding_for
-from service.numeric import group_digits
 from service.work_budget import WorkBudget
 
 # A /v1/plan body's layout over data parallelism alone, as every row of the layout search states its own.
@@ -67,13 +73,11 @@ def data_parallel_space(request: SearchRequest, batch: int) -> dict[str, list[An
                 "alone (no layers, heads or experts to split)",
                 pointer=f"/restrict/{name}",
             )
-    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, batch))) | {batch})
-    micro = [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == batch]
     arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
     return {
         "world_size": _axis("world_size", restrict.world_size, request.cluster.world_sizes),
         "arrangement": list(dict.fromkeys(arrangements)),
-        "micro_batch_size": _axis("micro_batch_size", restrict.micro_batch_size, micro),
+        "micro_batch_size": _axis("micro_batch_size", restrict.micro_batch_size, default_micro_batches(batch)),
         "recompute": list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         "offload_optimizer": sorted(set(restrict.offload_optimizer or [False, True])),
     }
@@ -90,14 +94,9 @@ def combination_body(
     }
 
 
-def refusal(error: Exception) -> str:
-    """A skipped combination's reason: the field /v1/plan names and its problem, without the job's own numbers."""
-    if isinstance(error, DomainError):
-        pointer = getattr(error, "pointer", None) or "/"
-        return f"/v1/plan refuses it ({pointer})"
-    assert isinstance(error, ValidationError)
-    (first, *_) = error.errors()
-    return f"/v1/plan refuses it (/{'/'.join(str(part) for part in first['loc'])})"
+def refusal(error: DomainError) -> str:
+    """A skipped combination's reason: the field /v1/plan names, without the job's own numbers."""
+    return f"/v1/plan refuses it ({error.pointer or '/'})"
 
 
 def search_without_architecture(
@@ -137,7 +136,7 @@ def search_without_architecture(
         try:
             planned.append((body, plan_of(body)))
             reason = None
-        except (DomainError, ValidationError) as error:
+        except DomainError as error:
             reason = refusal(error)
             skipped[reason] += 1
         if recompute is Recompute.none:
@@ -157,21 +156,9 @@ def search_without_architecture(
             break
         seen[figures] = len(shown)
         shown.append((body, answer, []))
-    best = (shown[0][0], shown[0][1]) if shown else None
-    rows = []
-    for position, (body, answer, equivalents) in enumerate(shown[: request.top_k]):
-        runner = (shown[position + 1][0], shown[position + 1][1]) if position + 1 < len(shown) else None
-        reason = why(request.objective, position + 1, answer, body, runner, best)
-        rows.append(row(request.objective, position + 1, body, answer, reason, equivalents))
-    asked = asked_body(request, base)
-    asked_row = None
-    if asked is not None:
-        asked_answer = plan_asked(asked)
-        reason = "the job as the request states it" + ("" if asked_answer.memory.fits else " (it does not fit)")
-        if best is not None:
-            versus = f"{differences(asked, best[0])}): {contrast(asked_answer, best[1])}"
-            reason += f"; against the best row ({versus}"
-        asked_row = row(request.objective, 0, asked, asked_answer, reason)
+    asked_body_ = asked_body(request, base)
+    asked = (asked_body_, plan_asked(asked_body_)) if asked_body_ is not None else None
+    rows = ranked_rows(request.objective, shown, request.top_k, asked)
     note = None
     if not rows:
         note = (
@@ -183,7 +170,7 @@ def search_without_architecture(
     ranks = {id(body): position + 1 for position, (body, _, _) in enumerate(shown[: request.top_k])}
     return SearchResponse(
         objective=request.objective,
-        asked=asked_row,
+        asked=asked_row(request.objective, asked, (shown[0][0], shown[0][1]) if shown else None) if asked else None,
         layouts=rows,
         pareto=front(request.objective, kept, ranks),
         considered=len(planned) + sum(pruned.values()),
@@ -237,12 +224,6 @@ def front(
         s = answer.time.step_s
         if previous is not None and s >= previous[1]:
             continue
-        reason = f"the fastest layout that fits on {group_digits(n)} GPUs (step {s:.4g} s)" + (
-            f"; its step is {1 - s / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} GPUs "
-            f"({previous[1]:.4g} s)"
-            if previous
-            else "; no fitting layout needs fewer GPUs"
-        )
-        out.append(row(objective, ranks.get(id(body), 0), body, answer, reason))
+        out.append(row(objective, ranks.get(id(body), 0), body, answer, front_reason(n, s, previous)))
         previous = (n, s)
     return out

@@ -310,3 +310,47 @@ def plan_asked(body: dict[str, Any]) -> PlanResponse:
             [(f"the job as asked, on {n:,} GPUs (the first world size): {d}", p) for d, p in refused.field_errors()]
             or [(f"the job as asked, on {n:,} GPUs (the first world size): {refused.detail}", "/")]
         ) from None
+
+
+Shown = tuple[dict[str, Any], PlanResponse, list[dict[str, Any]]]  # a row's body, answer and equivalent levers
+
+
+def ranked_rows(
+    objective: SearchObjective, shown: list[Shown], top_k: int, asked: tuple[dict[str, Any], PlanResponse] | None
+) -> list[SearchLayout]:
+    """The first top_k of ``shown`` (in order; one more is the last row's runner-up), each with its why against the
+    next row and the best; the best row's also against the job as asked."""
+    best = (shown[0][0], shown[0][1]) if shown else None
+    out = []
+    for position, (body, answer, equivalents) in enumerate(shown[:top_k]):
+        runner = (shown[position + 1][0], shown[position + 1][1]) if position + 1 < len(shown) else None
+        reason = why(objective, position + 1, answer, body, runner, best)
+        if position == 0 and asked is not None:
+            reason += f". against the job as asked ({differences(body, asked[0])}): {contrast(answer, asked[1])}"
+        out.append(row(objective, position + 1, body, answer, reason, equivalents))
+    return out
+
+
+def asked_row(
+    objective: SearchObjective,
+    asked: tuple[dict[str, Any], PlanResponse],
+    best: tuple[dict[str, Any], PlanResponse] | None,
+) -> SearchLayout:
+    """The job as the request states it, answered as /v1/plan answers it, against the best row."""
+    body, answer = asked
+    reason = "the job as the request states it" + ("" if answer.memory.fits else " (it does not fit)")
+    if best is not None:
+        reason += f"; against the best row ({differences(body, best[0])}): {contrast(answer, best[1])}"
+    return row(objective, 0, body, answer, reason)
+
+
+def front_reason(n: int, step_s: float, previous: tuple[int, float] | None) -> str:
+    """Why a layout stands on the front of GPUs against step time: the fastest on its world size, and how much
+    shorter its step is than the best on fewer GPUs."""
+    words = f"the fastest layout that fits on {group_digits(n)} GPUs (step {step_s:.4g} s)"
+    if previous is None:
+        return words + "; no fitting layout needs fewer GPUs"
+    return (
+        f"{words}; its step is {1 - step_s / previous[1]:.2%} shorter than the best on {group_digits(previous[0])} "
+        f"GPUs ({previous[1]:.4g} s)"
+    )

@@ -196,6 +196,12 @@ def _axis(name: str, chosen: Any, defaults: list[int]) -> list[int]:
     return values
 
 
+def default_micro_batches(global_batch_size: int) -> list[int]:
+    """The micro-batch sizes a search tries unless restricted: the powers of two up to 64, and the whole batch."""
+    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
+    return [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
+
+
 def candidates(
     arch: Architecture,
     world_sizes: list[int],
@@ -221,8 +227,6 @@ def candidates(
         else:
             pairs.append((schedule, 1))
     arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
-    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
-    micro = [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
     sizes = restrict.world_size
     if isinstance(sizes, list):
         outside = [n for n in sizes if n not in world_sizes]
@@ -244,7 +248,7 @@ def candidates(
         expert=_axis("expert", restrict.expert, [e for e in _powers_of_two(experts) if experts % e == 0]),
         schedules=pairs,
         sequence_parallel=sorted(set(restrict.sequence_parallel or [False, True])),
-        micro_batch_size=_axis("micro_batch_size", restrict.micro_batch_size, micro),
+        micro_batch_size=_axis("micro_batch_size", restrict.micro_batch_size, default_micro_batches(global_batch_size)),
         arrangement=list(dict.fromkeys(arrangements)),
         recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),
