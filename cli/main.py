@@ -22,7 +22,13 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_REQUEST = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="zeroplan", description="Plan DP and ZeRO-1/2/3 (FSDP) training memory.")
+    parser = argparse.ArgumentParser(
+        prog="zeroplan",
+        description=(
+            "Plan distributed training: per-GPU memory, traffic and step time under data parallelism, ZeRO-1/2/3 "
+            "(FSDP) and tensor, pipeline, context and expert parallelism; which layout fits, and which to pick."
+        ),
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_parser(commands)
     add_worker_parser(commands)
