@@ -163,7 +163,7 @@ class PlanRequest(Strict):
                 "hybrid): a replicated parameter copy must stay on the GPU"
             )
         zeropp = levers.zeropp
-        if (zeropp.qwz or zeropp.hpz or zeropp.qgz) and arrangement is not None and not allows_zeropp(arrangement):
+        if zeropp.asked and arrangement is not None and not allows_zeropp(arrangement):
             raise ValueError("levers.zeropp needs zero3 or full_shard: ZeRO++ changes ZeRO-3's collectives")
         return levers
 

@@ -289,8 +289,10 @@ class SearchRequest(Strict):
     )
     levers: Levers = Field(
         default_factory=Levers,
-        description="The levers, as /v1/plan takes them. Every layout keeps overlap, bucket_bytes, ZeRO++ and "
-        "MXFP8 from here; recompute and offload_optimizer are searched (restrict fixes them).",
+        description="The levers, as /v1/plan takes them. Every layout keeps overlap, bucket_bytes, ZeRO++, "
+        "offload_parameters and MXFP8 from here; recompute and offload_optimizer are searched (restrict fixes "
+        "them). offload_parameters keeps the search to the arrangements that shard parameters (zero3, hybrid), "
+        "ZeRO++ to zero3 over data parallelism alone, as /v1/plan takes them.",
     )
     estimator: EstimatorOptions = Field(
         default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
@@ -313,22 +315,6 @@ class SearchRequest(Strict):
         "data GPUs is skipped.",
     )
     restrict: SearchRestrict = Field(default_factory=SearchRestrict, description="Restrictions of the space.")
-
-    @field_validator("levers")
-    @classmethod
-    def _levers_every_layout_can_keep(cls, levers: Levers) -> Levers:
-        """The levers every searched layout keeps must suit every arrangement the search tries."""
-        if levers.offload_parameters:
-            raise ValueError(
-                "levers.offload_parameters needs an arrangement that shards parameters, and a search tries every "
-                "arrangement: plan it with POST /v1/plan"
-            )
-        if levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz:
-            raise ValueError(
-                "levers.zeropp applies to zero3 and full_shard without a model-parallel layout, and a search tries "
-                "every arrangement and layout: plan it with POST /v1/plan"
-            )
-        return levers
 
     @property
     def kept_expert_tensor(self) -> int | None:

@@ -123,6 +123,11 @@ class ZeroPlusPlus(Strict):
         description="Quantised gradients: int4 all-to-all reduce-scatter inside the node, then across nodes.",
     )
 
+    @property
+    def asked(self) -> bool:
+        """Whether any of ZeRO++'s three changes is asked for."""
+        return self.qwz or self.hpz or self.qgz
+
 
 class Levers(Strict):
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""

@@ -158,7 +158,7 @@ def layout_fits(
 ) -> tuple[resolve.Scenario, list[ArrangementFit], list[str]]:
     """The scene, each compared arrangement's fit on the request's layout, and the layout's warnings."""
     training = request.training or Training()
-    if request.levers.zeropp.qwz or request.levers.zeropp.hpz or request.levers.zeropp.qgz:
+    if request.levers.zeropp.asked:
         raise InvalidLayout([("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp")])
     case = layout_case(request, training)
     degrees = data_degrees(case)

@@ -114,7 +114,7 @@ def layout_of(request: PlanRequest) -> Layout:
         shards = resolve.sharding(request.arrangement).shard_gradients
         problems += [d[:2] for d in framework_pipeline_problems(True, shards, mesh.pipeline) if d[2]]
     zeropp = request.levers.zeropp
-    if not mesh.trivial and (zeropp.qwz or zeropp.hpz or zeropp.qgz):
+    if not mesh.trivial and zeropp.asked:
         problems.append(("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp"))
     if problems:
         raise InvalidLayout(problems)

@@ -19,7 +19,7 @@ from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention
 from models.plan import PlanRequest
 from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
-from models.training import Training
+from models.training import Levers, Training
 from service.answers.search_data import search_without_architecture
 from service.answers.search_prune import BranchAndBound, goal_for
 from service.answers.search_rows import (
@@ -32,7 +32,7 @@ from service.answers.search_rows import (
     ranked_rows,
     row,
 )
-from service.answers.search_space import Candidates, Space, candidates, space
+from service.answers.search_space import Candidates, Space, candidates, lever_arrangements, space
 from service.engine.layout_grid import (
     ARRANGEMENTS,
     RECOMPUTES,
@@ -77,6 +77,12 @@ class Prepared:
         )
 
 
+def shared_arrangement(levers: Levers) -> ArrangementName:
+    """An arrangement the levers keep (search_space.lever_arrangements), for the fields every row shares: each row
+    then sets its own."""
+    return lever_arrangements(list(ARRANGEMENTS), levers)[0]
+
+
 def plan_base(request: SearchRequest) -> tuple[dict[str, Any], PlanRequest, int]:
     """The /v1/plan body every searched layout shares (its layout, arrangement and levers then set per row), that
     body as a plan request under data parallelism, and the global batch."""
@@ -105,7 +111,7 @@ def plan_base(request: SearchRequest) -> tuple[dict[str, Any], PlanRequest, int]
         "levers": levers,
     } | {name: body[name] for name in ("precision", "precision_spec", "activations", "estimator") if name in body}
     try:
-        plan_request = PlanRequest.model_validate(base | {"arrangement": ArrangementName.ddp.value})
+        plan_request = PlanRequest.model_validate(base | {"arrangement": shared_arrangement(request.levers).value})
     except ValidationError as error:  # a combination of the request's fields no plan takes
         raise InvalidLayout(
             [(str(e["msg"]), "/" + "/".join(str(part) for part in e["loc"])) for e in error.errors()]
@@ -153,7 +159,7 @@ def prepare(request: SearchRequest, planned: tuple[dict[str, Any], PlanRequest, 
         pipeline_runs=request.parallelism.pipeline_runs,
     )
     own = own_split(request, arch.layers)
-    cand = candidates(arch, sizes, g, batch, request.restrict, own)
+    cand = candidates(arch, sizes, g, batch, request.restrict, own, plan_request.levers)
     # DeepSpeed's pipeline engine runs ZeRO-1 at most (service.mesh.pipeline.framework_pipeline_problems)
     deepspeed = deepspeed_convention(plan_request.precision)
     unpipelined = tuple(i for i, a in enumerate(ARRANGEMENTS) if deepspeed and sharding_for(a).shard_gradients)
@@ -399,7 +405,7 @@ def search(
                 )
             ]
         )
-    plan_request = PlanRequest.model_validate(prepared.base | {"arrangement": ArrangementName.ddp.value})
+    plan_request = PlanRequest.model_validate(prepared.base | {"arrangement": shared_arrangement(request.levers).value})
     run = (
         resilience_of(None, plan_request.cluster.failures, case.gpus_per_node),
         resolve.links(plan_request.cluster).host_bytes_per_s,

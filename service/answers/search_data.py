@@ -27,7 +27,7 @@ from service.answers.search_rows import (
     ranked_rows,
     row,
 )
-from service.answers.search_space import _axis, default_micro_batches
+from service.answers.search_space import _axis, data_parallel_restrict, default_micro_batches, lever_arrangements
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
 from service.errors import DomainError, MissingArchitecture, SearchTooLarge
 from service.inputs.arrangements import canonical_name, sharding_for
@@ -43,7 +43,6 @@ TRIVIAL_LAYOUT: dict[str, Any] = {
     "pipeline_schedule": "1f1b",
     "sequence_parallel": False,
 }
-LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
 RECOMPUTE_DOMINATED = "recomputation without activations counted: no byte saved, no second gained (dominated)"
 
 
@@ -65,18 +64,18 @@ def objective_key(objective: SearchObjective, answer: PlanResponse) -> tuple[flo
 def data_parallel_space(request: SearchRequest, batch: int) -> dict[str, list[Any]]:
     """The values searched on each axis: the request's world sizes, every arrangement, the micro-batch sizes up to
     64 (and the batch) and both levers, each as restrict narrows it; a model-parallel degree other than 1 is a 422."""
-    restrict = request.restrict
-    for name in LAYOUT_AXES:
-        if 1 not in _axis(name, getattr(restrict, name), [1]):
-            raise MissingArchitecture(
-                f"restrict.{name} leaves out 1, and a model without an architecture runs over data parallelism "
-                "alone (no layers, heads or experts to split)",
-                pointer=f"/restrict/{name}",
-            )
-    arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
+    restrict = data_parallel_restrict(
+        request.restrict,
+        "a model without an architecture runs over data parallelism alone (no layers, heads or experts to split)",
+        MissingArchitecture,
+    )
+    arrangements = lever_arrangements(
+        list(dict.fromkeys(canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS))),
+        request.levers,
+    )
     return {
         "world_size": _axis("world_size", restrict.world_size, request.cluster.world_sizes),
-        "arrangement": list(dict.fromkeys(arrangements)),
+        "arrangement": arrangements,
         "micro_batch_size": _axis("micro_batch_size", restrict.micro_batch_size, default_micro_batches(batch)),
         "recompute": list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         "offload_optimizer": sorted(set(restrict.offload_optimizer or [False, True])),

@@ -33,9 +33,11 @@ import numpy as np
 
 from models.enums import ArrangementName, Recompute
 from models.parallelism import PipelineSchedule
+from models.plan import allows_zeropp, shards_parameters
 from models.search import PipelineSplit, SearchRestrict
+from models.training import Levers
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
-from service.errors import InvalidLayout
+from service.errors import DomainError, InvalidLayout, OutOfRange
 from service.inputs.architecture import Architecture
 from service.inputs.arrangements import canonical_name, sharding_for
 from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layer_chunks, layout_problem_masks, trivial
@@ -202,6 +204,49 @@ def default_micro_batches(global_batch_size: int) -> list[int]:
     return [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
 
 
+MODEL_PARALLEL_AXES = ("tensor", "pipeline", "context", "expert")
+
+
+def lever_arrangements(arrangements: list[ArrangementName], levers: Levers) -> list[ArrangementName]:
+    """The arrangements (canonical names, in order) that keep the request's levers as /v1/plan takes them
+    (models.plan: parameter offload needs sharded parameters, ZeRO++ is ZeRO-3's); none left is a 422 naming the
+    lever."""
+    kept = [
+        a
+        for a in arrangements
+        if (shards_parameters(a) or not levers.offload_parameters) and (allows_zeropp(a) or not levers.zeropp.asked)
+    ]
+    if not kept:
+        lever, needs = (
+            ("levers.offload_parameters", "zero3 or hybrid")
+            if levers.offload_parameters and not any(shards_parameters(a) for a in arrangements)
+            else ("levers.zeropp", "zero3")
+        )
+        raise InvalidLayout(
+            [
+                (
+                    f"{lever} needs {needs}, and restrict.arrangement allows only "
+                    f"{', '.join(a.value for a in arrangements)}",
+                    "/restrict/arrangement",
+                )
+            ]
+        )
+    return kept
+
+
+def data_parallel_restrict(
+    restrict: SearchRestrict, why: str, refusal: type[DomainError] = OutOfRange
+) -> SearchRestrict:
+    """``restrict`` with every model-parallel degree fixed at 1, for a space of data parallelism alone (``why``:
+    the reason, in words); a restriction that leaves out 1 is a 422 naming it, a ``refusal``. restrict.virtual_stages
+    stays as given: it narrows the chunked schedules of a pipeline alone, and there is none."""
+    for name in MODEL_PARALLEL_AXES:
+        chosen = getattr(restrict, name)
+        if chosen is not None and not (1 in chosen if isinstance(chosen, list) else chosen.admits(1)):
+            raise refusal(f"restrict.{name} leaves out 1, and {why}", pointer=f"/restrict/{name}")
+    return restrict.model_copy(update={name: [1] for name in MODEL_PARALLEL_AXES})
+
+
 def candidates(
     arch: Architecture,
     world_sizes: list[int],
@@ -209,9 +254,15 @@ def candidates(
     global_batch_size: int,
     restrict: SearchRestrict,
     own_split: LayerSplit | None = None,
+    levers: Levers | None = None,
 ) -> Candidates:
     """The values searched on each axis; ``own_split``: the request's split of the layers (its parallelism's), the
-    one split tried unless restrict.pipeline_split names others."""
+    one split tried unless restrict.pipeline_split names others; ``levers``: the request's, which the
+    arrangements must keep (lever_arrangements) and, for ZeRO++, which /v1/plan models without model parallelism
+    (service.answers.layout_plan.layout_of)."""
+    levers = levers or Levers()
+    if levers.zeropp.asked:
+        restrict = data_parallel_restrict(restrict, "levers.zeropp is modelled without model parallelism")
     divisors = [p for p in range(1, arch.layers + 1) if arch.layers % p == 0]
     experts = arch.moe.experts if arch.moe is not None else 1
     schedules = restrict.pipeline_schedule or list(PipelineSchedule)
@@ -226,7 +277,9 @@ def candidates(
             pairs += [(schedule, 1)] + [(schedule, v) for v in sorted(virtual) if v > 1]
         else:
             pairs.append((schedule, 1))
-    arrangements = [canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS)]
+    arrangements = lever_arrangements(
+        list(dict.fromkeys(canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS))), levers
+    )
     sizes = restrict.world_size
     if isinstance(sizes, list):
         outside = [n for n in sizes if n not in world_sizes]
@@ -249,7 +302,7 @@ def candidates(
         schedules=pairs,
         sequence_parallel=sorted(set(restrict.sequence_parallel or [False, True])),
         micro_batch_size=_axis("micro_batch_size", restrict.micro_batch_size, default_micro_batches(global_batch_size)),
-        arrangement=list(dict.fromkeys(arrangements)),
+        arrangement=arrangements,
         recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),
         splits=split_candidates(restrict, own_split),

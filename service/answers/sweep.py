@@ -295,7 +295,7 @@ def _evaluate_group(
     # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
     setup = resolve.setup_for(scene, sharding, levers, measured_recompute=levers.recompute)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
-    zeropp = levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz
+    zeropp = levers.zeropp.asked
     valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp)
     if not valid.any():
         return None

@@ -213,7 +213,7 @@ class LayoutCells:
         arch = self.resolved.architecture
         limits = ModelLimits.of(arch)
         par = base.parallelism
-        zeropp = base.levers.zeropp.qwz or base.levers.zeropp.hpz or base.levers.zeropp.qgz
+        zeropp = base.levers.zeropp.asked
         # service.mesh.pipeline.framework_pipeline_problems: DeepSpeed's pipeline engine runs ZeRO-1 at most
         deepspeed = deepspeed_convention(base.precision)
         for li, layout in enumerate(self.layouts):

@@ -493,7 +493,7 @@ def activation_warnings(activations: Activations, counted: ActivationModel) -> l
 def with_zeropp(arrangement: Sharding, levers: Levers) -> Sharding:
     """The ZeRO++ levers on a ZeRO-3 arrangement; other arrangements are left as they are."""
     asked = levers.zeropp
-    if not (asked.qwz or asked.hpz or asked.qgz):
+    if not asked.asked:
         return arrangement
     zeropp = ZeroPlusPlus(asked.qwz, asked.hpz, asked.qgz)
     plain_zero3 = arrangement.shard_parameters and arrangement.reshard_after_forward and not arrangement.hybrid

@@ -129,13 +129,19 @@ def test_a_lever_the_layout_figures_arrangement_cannot_take_is_a_422_naming_it(c
     assert ok.status_code == 200, ok.text
 
 
-def test_levers_a_search_cannot_keep_on_every_layout_are_a_422_naming_them(client):
-    # schemathesis found a 500: ZeRO++ levers in a search, whose rows try zero1 too
-    for levers, word in (({"zeropp": {"qgz": True}}, "levers.zeropp"), ({"offload_parameters": True}, "offload")):
+def test_levers_the_restricted_layouts_cannot_keep_are_a_422_naming_the_restriction(client):
+    """schemathesis found a 500: ZeRO++ levers in a search, whose rows tried zero1 too. A search now keeps to the
+    arrangements and layouts that take the levers (tests/search/test_search_levers.py); this one's restrictions
+    (zero1, tensor 2) leave none, which is the restriction's 422."""
+    cases = (
+        ({"zeropp": {"qgz": True}}, "/restrict/tensor", "levers.zeropp"),
+        ({"offload_parameters": True}, "/restrict/arrangement", "levers.offload_parameters"),
+    )
+    for levers, pointer, word in cases:
         response = client.post("/v1/search", json=SEARCH | {"levers": levers})
         assert response.status_code == 422, response.text
         (error,) = response.json()["errors"]
-        assert error["pointer"] == "/levers" and word in error["detail"]
+        assert error["pointer"] == pointer and word in error["detail"], error
 
 
 def test_an_arrangement_given_by_its_sharding_flags_means_the_same_everywhere(client):

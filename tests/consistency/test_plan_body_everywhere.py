@@ -1,7 +1,7 @@
 """A body /v1/plan answers is a body every other planning endpoint answers: /v1/fit (the count asked about),
 /v1/limits, /v1/recommend, /v1/sweep (as its base), every figure and /v1/search (a model without an architecture
-over data parallelism alone), with one refusal the search states (levers.offload_parameters and levers.zeropp suit
-some arrangements of those it tries alone), a 422 naming the field. Never a 5xx.
+over data parallelism alone; levers.offload_parameters and levers.zeropp over the arrangements and layouts that keep
+them). Never a 4xx or 5xx.
 
 The bodies are bench.answer_dump's varied /v1/plan requests (presets, Hugging Face configs, architecture fields,
 every precision and arrangement, GPUs, links, shapes, levers and layouts), drawn by seed. Before, about one body in
@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from bench.answer_dump import plan_body
 
 FIGURES = ["memory-vs-gpus", "bytes-per-weight", "traffic", "step-time", "layout-memory", "layout-traffic"]
-SEARCH_REFUSALS = {"/levers": "plan it with POST /v1/plan"}
 
 
 def accepted(client, path: str, body: dict) -> None:
@@ -38,9 +37,4 @@ def test_a_plan_body_is_answered_by_every_planning_endpoint(client, seed, with_l
     for path in ("/v1/fit", "/v1/limits", "/v1/recommend", *(f"/v1/figures/{name}" for name in FIGURES)):
         accepted(client, path, body)
     accepted(client, "/v1/sweep", {"base": body, "axes": {"recompute": ["none", "full"]}})
-    search = client.post("/v1/search", json=body | {"top_k": 1})
-    if search.status_code == 422:
-        (error,) = search.json()["errors"]
-        assert SEARCH_REFUSALS.get(error["pointer"], "not a stated refusal") in error["detail"], error
-    else:
-        assert search.status_code == 200, search.text[:600]
+    accepted(client, "/v1/search", body | {"top_k": 1})
