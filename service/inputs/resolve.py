@@ -366,7 +366,13 @@ def scenario(
         blackwell_class=blackwell_class(card),
         warnings=warnings,
         flop_shape=shapes.flops,
-        efficiency=Efficiency(device(card), shapes.kernels, cross_entropy=activations.cross_entropy),
+        efficiency=Efficiency(
+            device(card),
+            shapes.kernels,
+            cross_entropy=activations.cross_entropy,
+            # Megatron-LM's convention: weight gradients accumulated into its fp32 gradient buffer inside the GEMM
+            wgrad_fp32_accumulation=precision == PrecisionPresetName.megatron,
+        ),
         host_memory_bytes=card.host_memory_bytes,
         host_memory_bytes_per_s=card.host_memory_bytes_per_s,
     )

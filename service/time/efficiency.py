@@ -20,6 +20,20 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   service/time/compute.py): the utilisation is reported as the literature reports it. Without flash
   attention the two batched products run at the GEMM ceiling on the whole square (an unfused
   implementation computes every score, then masks) and the s x s scores go through HBM.
+- **Weight gradients into fp32** (the megatron precision: Efficiency.wgrad_fp32_accumulation). Megatron-LM
+  keeps an fp32 gradient buffer for bf16 training (megatron/training/arguments.py @1e057005:
+  accumulate_allreduce_grads_in_fp32 is set for --bf16 unless --grad-reduce-in-bf16) and by default
+  (--no-gradient-accumulation-fusion turns it off) accumulates each weight gradient into it inside the GEMM:
+  Transformer Engine's linears and grouped linears with fuse_wgrad_accumulation =
+  config.gradient_accumulation_fusion (megatron/core/extensions/transformer_engine.py @1e057005, TELinear and
+  TEGroupedLinear), the output layer through fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32
+  (megatron/core/tensor_parallel/layers.py); the router's weight is a plain parameter (moe/router.py). The
+  epilogue reads the fp32 gradient and writes it back, 8 bytes an output element every micro-batch
+  (FP32_ACCUMULATE_BYTES), where a fresh 16-bit gradient writes 2. A weight gradient's arithmetic intensity is
+  then about T / 4 FLOPs a byte for T tokens: an expert that receives 512 tokens a micro-batch (Qwen3-235B-A22B
+  at t4 e8, 4,096 tokens) runs its weight gradients at HBM speed, not at the GEMM ceiling. Megatron-FSDP's
+  sharded gradients (optim_grads, optim_grads_params) refuse the fusion (arguments.py) and add the 16-bit
+  gradient into the fp32 buffer with a kernel of their own, no fewer bytes: they are priced the same.
 - **Memory-bound work** by bytes over HBM bandwidth: per layer and token two norms (read and
   write h), two residual adds (read 2h, write h) (with sequence parallelism each tensor-parallel rank
   runs them on its s / t of the sequence alone: Korthikanti et al. 2022, section 4.2.2; without it
@@ -126,6 +140,10 @@ TILE = 128  # output tile edge of cuBLAS's large bf16 kernels (NVIDIA Matrix Mul
 # grouped_gemm's gmm on Hopper (fanshiqing/grouped_gemm v1.1.4 csrc/grouped_gemm.cu: NUM_STREAM 4, cuBLAS for SM90).
 EXPERT_GEMM_STREAMS = 4
 BYTES_16BIT = 2
+# A weight gradient accumulated in its GEMM into an fp32 main gradient (Megatron-LM's gradient accumulation fusion,
+# module docstring): the epilogue reads the fp32 gradient and writes it back, 4 + 4 bytes an element, where a GEMM whose
+# output is a fresh 16-bit tensor writes 2.
+FP32_ACCUMULATE_BYTES = 8
 OPTIMIZER_BYTES_PER_WEIGHT = 30  # AdamW: read 4 x fp32 (weight, m, v, grad) + write 3 x fp32 + a 16-bit copy
 LOSS_BYTES_PER_VOCAB_TOKEN = 12  # fp32 logits: written, read for the softmax, gradient written
 # Megatron-LM's vocabulary-parallel cross entropy without --cross-entropy-loss-fusion, kernel by kernel over the rank's
@@ -237,6 +255,15 @@ class Efficiency:
     permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
     attention_backend: AttentionBackend | None = None  # levers.attention_backend; None: the generation's default
     cross_entropy: CrossEntropy = CrossEntropy.unfused  # activations.cross_entropy: the loss's HBM traffic
+    # the weight gradients accumulate into fp32 main gradients inside their GEMMs (the megatron precision: module
+    # docstring, "Weight gradients into fp32"); False: each weight gradient GEMM writes a fresh 16-bit gradient
+    wgrad_fp32_accumulation: bool = False
+
+    @property
+    def wgrad_bytes(self) -> int:
+        """HBM bytes a weight gradient GEMM moves per output element: FP32_ACCUMULATE_BYTES when it accumulates into
+        an fp32 main gradient, else its 16-bit output written."""
+        return FP32_ACCUMULATE_BYTES if self.wgrad_fp32_accumulation else BYTES_16BIT
 
     @property
     def attention_kernel(self) -> AttentionBackend:
@@ -264,25 +291,29 @@ def loss_bytes_per_vocab_token(cross_entropy: CrossEntropy) -> tuple[int, int]:
     return LOSS_BYTES_PER_VOCAB_TOKEN // 3, LOSS_BYTES_PER_VOCAB_TOKEN - LOSS_BYTES_PER_VOCAB_TOKEN // 3
 
 
-def gemm_seconds(m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float) -> FloatLike:
+def gemm_seconds(
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, output_bytes: int = BYTES_16BIT
+) -> FloatLike:
     """One (m x k) @ (k x n) product: waves of 128 x 128 tiles at the ceiling, or its bytes over HBM (the operands
-    in the device's gemm_operand_bytes, the output in 16 bits)."""
+    in the device's gemm_operand_bytes, the output's ``output_bytes`` an element: 16 bits written, or
+    FP32_ACCUMULATE_BYTES for a weight gradient accumulated into fp32)."""
     tiles = ceil_div(m, TILE) * ceil_div(n, TILE)
     waves = ceil_div(tiles, device.multiprocessors)
     per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
     compute_s = waves * per_tile_s
-    memory_s = (device.gemm_operand_bytes * (m * k + k * n) + BYTES_16BIT * m * n) / device.hbm_bytes_per_s
+    memory_s = (device.gemm_operand_bytes * (m * k + k * n) + output_bytes * m * n) / device.hbm_bytes_per_s
     if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
         return np.maximum(compute_s, memory_s)
     return max(compute_s, memory_s)
 
 
 def trained_gemm_seconds(
-    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float
+    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, wgrad_bytes: int = BYTES_16BIT
 ) -> tuple[FloatLike, FloatLike]:
-    """(forward, backward): y = x W, then dx = dy W^T (m x n x k) and dW = x^T dy (k x m x n)."""
+    """(forward, backward): y = x W, then dx = dy W^T (m x n x k) and dW = x^T dy (k x m x n), the weight
+    gradient's output ``wgrad_bytes`` an element (Efficiency.wgrad_bytes)."""
     forward = gemm_seconds(m, k, n, device, ceiling)
-    backward = gemm_seconds(m, n, k, device, ceiling) + gemm_seconds(k, m, n, device, ceiling)
+    backward = gemm_seconds(m, n, k, device, ceiling) + gemm_seconds(k, m, n, device, ceiling, wgrad_bytes)
     return forward, backward
 
 
@@ -362,15 +393,22 @@ def routed_tokens_per_expert(
 
 
 def concurrent_gemm_seconds(
-    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, concurrent: IntLike
+    m: IntLike,
+    k: IntLike,
+    n: IntLike,
+    device: Device,
+    ceiling: float,
+    concurrent: IntLike,
+    output_bytes: int = BYTES_16BIT,
 ) -> FloatLike:
     """``concurrent`` equal (m x k) @ (k x n) products in flight at once on separate streams: their tiles share the
-    waves (ceil(concurrent x tiles / SMs) of them) and each reads its own operands; 0 concurrent takes no time."""
+    waves (ceil(concurrent x tiles / SMs) of them) and each reads its own operands and moves its output's
+    ``output_bytes`` an element (gemm_seconds); 0 concurrent takes no time."""
     tiles = ceil_div(m, TILE) * ceil_div(n, TILE) * concurrent
     waves = ceil_div(tiles, device.multiprocessors)
     per_tile_s = 2.0 * TILE * TILE * k / (device.peak_flops_per_s * ceiling / device.multiprocessors)
     compute_s = waves * per_tile_s
-    operand_bytes = device.gemm_operand_bytes * (m * k + k * n) + BYTES_16BIT * m * n
+    operand_bytes = device.gemm_operand_bytes * (m * k + k * n) + output_bytes * m * n
     memory_s = concurrent * operand_bytes / device.hbm_bytes_per_s
     if isinstance(compute_s, np.ndarray) or isinstance(memory_s, np.ndarray):
         return np.maximum(compute_s, memory_s)
@@ -378,21 +416,29 @@ def concurrent_gemm_seconds(
 
 
 def grouped_gemm_seconds(
-    m: IntLike, k: IntLike, n: IntLike, device: Device, ceiling: float, gemms: IntLike
+    m: IntLike,
+    k: IntLike,
+    n: IntLike,
+    device: Device,
+    ceiling: float,
+    gemms: IntLike,
+    wgrad_bytes: int = BYTES_16BIT,
 ) -> tuple[FloatLike, FloatLike]:
     """(forward, backward) of ``gemms`` equal products y = x W, one per expert, issued round-robin over
-    EXPERT_GEMM_STREAMS streams: groups of that many run at once, the last group the remainder (module docstring)."""
+    EXPERT_GEMM_STREAMS streams: groups of that many run at once, the last group the remainder (module docstring);
+    the weight gradients' outputs ``wgrad_bytes`` an element (Efficiency.wgrad_bytes)."""
     streams = EXPERT_GEMM_STREAMS
     full, rest = gemms // streams, gemms % streams
     forward = full * concurrent_gemm_seconds(m, k, n, device, ceiling, streams) + concurrent_gemm_seconds(
         m, k, n, device, ceiling, rest
     )
     backward = 0.0
-    for mm, kk, nn in ((m, n, k), (k, m, n)):  # dx = dy W^T, dW = x^T dy
+    # dx = dy W^T, then dW = x^T dy
+    for mm, kk, nn, out in ((m, n, k, BYTES_16BIT), (k, m, n, wgrad_bytes)):
         backward = (
             backward
-            + full * concurrent_gemm_seconds(mm, kk, nn, device, ceiling, streams)
-            + concurrent_gemm_seconds(mm, kk, nn, device, ceiling, rest)
+            + full * concurrent_gemm_seconds(mm, kk, nn, device, ceiling, streams, out)
+            + concurrent_gemm_seconds(mm, kk, nn, device, ceiling, rest, out)
         )
     return forward, backward
 
@@ -413,8 +459,8 @@ def routed_expert_seconds(
     width = shape.latent_size or shape.hidden_size
     inner = shape.expert_ffn_hidden_size // etp
     gate = 2 if shape.gated else 1
-    up_f, up_b = grouped_gemm_seconds(m, width, gate * inner, device, ceiling, local)
-    down_f, down_b = grouped_gemm_seconds(m, inner, width, device, ceiling, local)
+    up_f, up_b = grouped_gemm_seconds(m, width, gate * inner, device, ceiling, local, eff.wgrad_bytes)
+    down_f, down_b = grouped_gemm_seconds(m, inner, width, device, ceiling, local, eff.wgrad_bytes)
     return up_f + down_f, up_b + down_b
 
 
@@ -679,7 +725,9 @@ def _stage_passes(
     backward = layers * backward
     if not logits:
         return forward, backward, attention_s, 0.0, 0.0, 0.0, 0.0
-    logit_f, logit_b = trained_gemm_seconds(tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling)
+    logit_f, logit_b = trained_gemm_seconds(
+        tokens, shape.hidden_size, shape.vocab_size // tensor, device, ceiling, eff.wgrad_bytes
+    )
     loss_forward, loss_backward = loss_bytes_per_vocab_token(eff.cross_entropy)
     entries_per_s = (shape.vocab_size // tensor) * tokens / device.hbm_bytes_per_s
     return forward, backward, attention_s, logit_f, logit_b, loss_forward * entries_per_s, loss_backward * entries_per_s
@@ -710,8 +758,12 @@ def _layer_seconds(
     forward: FloatLike = 0.0
     backward: FloatLike = 0.0
     gemms = eff.gemm_device
-    for k, n in layer_matrices(shape, tensor, routed=not shape.experts):
-        f, bw = trained_gemm_seconds(tokens, k, n, gemms, ceiling)
+    matrices = layer_matrices(shape, tensor, routed=not shape.experts)
+    for i, (k, n) in enumerate(matrices):
+        # the router's scores (the last matrix of a mixture) are Megatron-Core's TopKRouter, a plain parameter whose
+        # gradient autograd writes: no fused accumulation (Efficiency.wgrad_fp32_accumulation)
+        router = bool(shape.experts) and i == len(matrices) - 1
+        f, bw = trained_gemm_seconds(tokens, k, n, gemms, ceiling, BYTES_16BIT if router else eff.wgrad_bytes)
         forward, backward = forward + f, backward + bw
     if gemms is not device:  # FP8: the recipe's casts of the inputs, output gradients and weights (service.time.fp8)
         cast_f, cast_b = fp8_cast_seconds(
