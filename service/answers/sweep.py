@@ -214,15 +214,18 @@ def sweep(
         scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
         layouts = LayoutCells(base, spec, values, numeric, budget)
         architecture = scene.model.architecture is not None
+        data_problems: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}  # by data-only layout
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
             group = dict(zip(GROUP_AXES, combo, strict=True))
             for layout in map(_layout, itertools.product(*(values[a] for a in LAYOUT_AXES))):
                 budget.check()
-                part = (
-                    _evaluate_group(scene, base, group, numeric, values, skipped)
-                    if data_only(layout, base, architecture)
-                    else layouts.part(group, layout, skipped)
-                )
+                if data_only(layout, base, architecture):
+                    key = tuple(layout.values())
+                    if key not in data_problems:
+                        data_problems[key] = layouts.data_cell_problems(layout)
+                    part = _evaluate_group(scene, base, group, numeric, values, skipped, data_problems[key])
+                else:
+                    part = layouts.part(group, layout, skipped)
                 if part is not None:
                     rows = len(part["world_size"])
                     part["model"] = np.full(rows, model_label(spec))
@@ -283,7 +286,10 @@ def _evaluate_group(
     numeric: dict[str, np.ndarray],
     values: dict[str, list[Any]],
     skipped: dict[str, int],
+    mesh_problems: list[tuple[str, np.ndarray]],
 ) -> dict[str, np.ndarray] | None:
+    """The data-parallel cells of one categorical choice; ``mesh_problems``: the cells the mesh's rules refuse,
+    by reason (service.answers.sweep_layouts.LayoutCells.data_cell_problems)."""
     sharding = resolve.sharding(group["arrangement"])
     levers = base.levers.model_copy(
         update={
@@ -296,7 +302,9 @@ def _evaluate_group(
     setup = resolve.setup_for(scene, sharding, levers, measured_recompute=levers.recompute)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
     zeropp = levers.zeropp.qwz or levers.zeropp.hpz or levers.zeropp.qgz
-    valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp)
+    valid = _count_invalid(
+        n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp, mesh_problems
+    )
     if not valid.any():
         return None
     _check_overflow(scene, values, setup)
@@ -334,8 +342,10 @@ def _count_invalid(
     offload_parameters: bool,
     skipped: dict[str, int],
     zeropp: bool = False,
+    mesh_problems: list[tuple[str, np.ndarray]] | None = None,
 ) -> np.ndarray:
-    """The cells that are valid jobs; the rest are counted by reason."""
+    """The cells that are valid jobs; the rest are counted by reason, in the order /v1/plan checks them (the
+    request's fields, then the mesh)."""
     whole_nodes = valid_job(n, g)
     reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
     if sharding.hybrid:
@@ -344,6 +354,7 @@ def _count_invalid(
         reasons.append(("offload_parameters needs an arrangement that shards parameters", np.ones_like(n, bool)))
     if zeropp and not allows_zeropp(arrangement):  # type: ignore[arg-type]
         reasons.append(("levers.zeropp needs zero3 or full_shard", np.ones_like(n, bool)))
+    reasons += mesh_problems or []
     invalid = np.zeros_like(n, dtype=bool)
     for reason, mask in reasons:
         fresh = mask & ~invalid

@@ -53,3 +53,30 @@ def test_every_recommend_step_is_a_job_the_plan_takes_with_the_requests_levers(c
     (left_out,) = [w for w in answer["warnings"] if "steps left out" in w]
     assert set(left_out.split(" steps left out: ")[0].split(", ")) == refused
     assert left_out.split(" steps left out: ")[1].startswith(f"levers.{next(iter(lever))} needs")
+
+
+def test_a_sweep_cell_without_model_parallelism_meets_the_plans_rules_on_the_split(client):
+    """A base on two pipeline stages with its own split of Llama 3 8B's 32 layers, [15, 17], swept over pipeline 1
+    and 2. /v1/plan refuses the split on one stage (two entries for one stage, a 422 at
+    /parallelism/pipeline_layers), yet the sweep answered that cell: a cell with every degree 1 went to the
+    data-parallel arrays, which skipped the mesh's rules. It is skipped now, under the reason the plan gives, and
+    the one row left is the plan of the two-stage job."""
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "training": {"gradient_accumulation_steps": 4},
+        "parallelism": {"pipeline": 2, "pipeline_layers": [15, 17]},
+    }
+    one_stage = client.post("/v1/plan", json=base | {"parallelism": base["parallelism"] | {"pipeline": 1}})
+    assert one_stage.status_code == 422
+    assert [e["pointer"] for e in one_stage.json()["errors"]] == ["/parallelism/pipeline_layers"]
+    response = client.post("/v1/sweep", json={"base": base, "axes": {"pipeline": [1, 2]}})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["cells"] == 2 and answer["rows"] == 1 and answer["skipped_cells"] == 1
+    assert answer["skipped_reasons"] == ["1 cells: the layout does not fit the cell (/parallelism/pipeline_layers)"]
+    assert answer["columns"]["pipeline"] == [2]
+    planned = client.post("/v1/plan", json=base).json()
+    assert answer["columns"]["per_gpu_bytes"] == [planned["memory"]["per_gpu_bytes"]]
+    assert answer["columns"]["step_s"] == [planned["time"]["step_s"]]
