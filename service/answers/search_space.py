@@ -34,6 +34,7 @@ import numpy as np
 from models.enums import ArrangementName, Recompute
 from models.parallelism import PipelineSchedule
 from models.search import PipelineSplit, SearchRestrict
+from models.training import MAX_MICRO_BATCH_SIZE
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
 from service.errors import InvalidLayout
 from service.inputs.architecture import Architecture
@@ -197,9 +198,11 @@ def _axis(name: str, chosen: Any, defaults: list[int]) -> list[int]:
 
 
 def default_micro_batches(global_batch_size: int) -> list[int]:
-    """The micro-batch sizes a search tries unless restricted: the powers of two up to 64, and the whole batch."""
-    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
-    return [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
+    """The micro-batch sizes a search tries unless restricted: the powers of two up to 64, and the whole batch
+    when /v1/plan takes it as one micro-batch (training.micro_batch_size's bound, MAX_MICRO_BATCH_SIZE)."""
+    whole = {global_batch_size} if global_batch_size <= MAX_MICRO_BATCH_SIZE else set()
+    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | whole)
+    return [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b in whole]
 
 
 def candidates(

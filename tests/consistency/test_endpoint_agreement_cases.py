@@ -80,3 +80,25 @@ def test_a_sweep_cell_without_model_parallelism_meets_the_plans_rules_on_the_spl
     planned = client.post("/v1/plan", json=base).json()
     assert answer["columns"]["per_gpu_bytes"] == [planned["memory"]["per_gpu_bytes"]]
     assert answer["columns"]["step_s"] == [planned["time"]["step_s"]]
+
+
+def test_a_search_tries_no_micro_batch_the_plan_refuses(client):
+    """The search tries the whole global batch as one micro-batch beside the powers of two up to 64; a batch of
+    100,001 sequences is a micro-batch /v1/plan refuses (training.micro_batch_size is at most 100,000), so the
+    search of a /v1/plan body answered a 422 at /training/micro_batch_size when that row ranked first (a two-layer
+    model at one token a sequence, whose whole batch fits one GPU). The sizes it tries are the plan's now."""
+    body = {
+        "model": {"layers": 2, "hidden_size": 64, "attention_heads": 1, "vocab_size": 2, "ffn_hidden_size": 64},
+        "cluster": {"world_size": 1, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "training": {"micro_batch_size": 1, "sequence_length": 1, "global_batch_size": 100_001},
+    }
+    assert client.post("/v1/plan", json=body).status_code == 200
+    response = client.post("/v1/search", json=body | {"top_k": 3})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["candidates"]["micro_batch_size"] == [1, 2, 4, 8, 16, 32, 64]
+    for row in answer["layouts"]:
+        planned = client.post("/v1/plan", json=row["request"])
+        assert planned.status_code == 200, planned.text
+        assert planned.json()["memory"] == row["memory"] and planned.json()["time"] == row["time"]
