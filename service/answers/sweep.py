@@ -34,10 +34,10 @@ from models.sweep import SweepRequest
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
-from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
+from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only, unfit_reason
 from service.engine.data_parallel import Evaluation, evaluate, with_mxfp8
 from service.engine.setup import Inputs, Setup
-from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
+from service.errors import DomainError, SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
 from service.time.budget import token_budget, tokens_per_second_per_gpu
@@ -209,9 +209,17 @@ def sweep(
     numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
     parts: list[dict[str, np.ndarray]] = []
     skipped: dict[str, int] = {}
-    for spec in models_of(request):
+    models = models_of(request)
+    refused: list[DomainError] = []
+    for spec in models:
         budget.check()
-        scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        try:
+            scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        except DomainError as error:  # a model /v1/plan refuses with the base's fields: its cells are no jobs
+            refused.append(error)
+            reason = unfit_reason({pointer for _, pointer in error.field_errors()} or {error.code})
+            skipped[reason] = skipped.get(reason, 0) + cost.cells // len(models)
+            continue
         layouts = LayoutCells(base, spec, values, numeric, budget)
         architecture = scene.model.architecture is not None
         data_problems: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}  # by data-only layout
@@ -235,6 +243,8 @@ def sweep(
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)
                     part |= _throughput(part, base)
                     parts.append(part)
+    if len(refused) == len(models):
+        raise refused[0]  # no model the plan takes: the plan's own refusal, as for a base alone
     budget.check()
     names = COLUMNS + budget_columns(request)
     columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}

@@ -113,7 +113,8 @@ def _invalid_request(error: ValidationError) -> tuple[str, str]:
     return str(loc[0]) if loc else "", f"not a valid plan request (/{where})"
 
 
-def _unfit(pointers: list[str] | set[str]) -> str:
+def unfit_reason(pointers: list[str] | set[str]) -> str:
+    """A sweep's reason for cells /v1/plan refuses beyond its request's fields: the pointers the plan names."""
     return f"the layout does not fit the cell ({', '.join(sorted(pointers))})"
 
 
@@ -125,7 +126,7 @@ def mesh_reasons(masks: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndar
     reasons = []
     for value in np.unique(bits[bits != 0]).tolist():
         pointers = {masks[i][0] for i in range(len(masks)) if value >> i & 1}
-        reasons.append((_unfit(pointers), bits == value))
+        reasons.append((unfit_reason(pointers), bits == value))
     return reasons
 
 
@@ -253,7 +254,7 @@ class LayoutCells:
                     if refused and nontrivial
                 ]
                 if plan_problems:
-                    out = np.where(out == VALID, self.reasons.code(_unfit(plan_problems)), out)
+                    out = np.where(out == VALID, self.reasons.code(unfit_reason(plan_problems)), out)
                 codes[li, :, a] = np.where(out == VALID, mesh_codes, out)
         return codes
 

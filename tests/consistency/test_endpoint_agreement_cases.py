@@ -102,3 +102,42 @@ def test_a_search_tries_no_micro_batch_the_plan_refuses(client):
         planned = client.post("/v1/plan", json=row["request"])
         assert planned.status_code == 200, planned.text
         assert planned.json()["memory"] == row["memory"] and planned.json()["time"] == row["time"]
+
+
+def test_a_sweep_skips_the_models_the_plan_refuses_as_it_skips_their_layouts(client):
+    """A sweep over two models with the base's activations.model transformer: /v1/plan answers Llama 3 8B and
+    refuses a bare parameter count (no architecture to count activations of: a 422 at /activations/model). The
+    sweep refused the whole request with that 422, although it answers the same two models under a layout the
+    count cannot take by skipping the count's cells; it skips them here too now, under the plan's pointer, and
+    the row left is the plan of Llama 3 8B."""
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero3",
+        "activations": {"model": "transformer"},
+    }
+    count = {"parameter_count": 7_000_000_000}
+    refused = client.post("/v1/plan", json=base | {"model": count})
+    assert refused.status_code == 422
+    assert [e["pointer"] for e in refused.json()["errors"]] == ["/activations/model"]
+    response = client.post("/v1/sweep", json={"base": base, "axes": {"model": [base["model"], count]}})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["cells"] == 2 and answer["rows"] == 1 and answer["skipped_cells"] == 1
+    assert answer["skipped_reasons"] == ["1 cells: the layout does not fit the cell (/activations/model)"]
+    planned = client.post("/v1/plan", json=base).json()
+    assert answer["columns"]["model"] == ["llama-3-8b"]
+    assert answer["columns"]["per_gpu_bytes"] == [planned["memory"]["per_gpu_bytes"]]
+    assert answer["columns"]["step_s"] == [planned["time"]["step_s"]]
+
+
+def test_a_sweep_whose_every_model_the_plan_refuses_is_the_plans_422(client):
+    base = {
+        "model": {"parameter_count": 7_000_000_000},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero3",
+        "activations": {"model": "transformer"},
+    }
+    response = client.post("/v1/sweep", json={"base": base, "axes": {"world_size": [8, 16]}})
+    assert response.status_code == 422
+    assert [e["pointer"] for e in response.json()["errors"]] == ["/activations/model"]
