@@ -100,6 +100,21 @@ def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
     return arrangement in (ArrangementName.zero3, ArrangementName.full_shard, ArrangementName.hybrid)
 
 
+def lever_refusals(arrangement: ArrangementName | ShardingFlags, levers: Levers) -> list[str]:
+    """Why /v1/plan refuses levers under an arrangement, each lever it cannot take in words (none: it takes them
+    all). Every answer that plans a job under an arrangement of its own choosing asks here."""
+    refused = []
+    if levers.offload_parameters and not shards_parameters(arrangement):
+        refused.append(
+            "levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
+            "hybrid): a replicated parameter copy must stay on the GPU"
+        )
+    zeropp = levers.zeropp
+    if zeropp.asked and not allows_zeropp(arrangement):
+        refused.append("levers.zeropp needs zero3 or full_shard: ZeRO++ changes ZeRO-3's collectives")
+    return refused
+
+
 class PlanRequest(Strict):
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [PLAN_EXAMPLE, LEVER_RICH_EXAMPLE, LAYOUT_EXAMPLE]}
@@ -157,14 +172,9 @@ class PlanRequest(Strict):
     @classmethod
     def _parameter_offload_needs_zero3(cls, levers: Levers, info: ValidationInfo) -> Levers:
         arrangement = info.data.get("arrangement")
-        if levers.offload_parameters and arrangement is not None and not shards_parameters(arrangement):
-            raise ValueError(
-                "levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
-                "hybrid): a replicated parameter copy must stay on the GPU"
-            )
-        zeropp = levers.zeropp
-        if zeropp.asked and arrangement is not None and not allows_zeropp(arrangement):
-            raise ValueError("levers.zeropp needs zero3 or full_shard: ZeRO++ changes ZeRO-3's collectives")
+        refused = lever_refusals(arrangement, levers) if arrangement is not None else []
+        if refused:
+            raise ValueError(refused[0])
         return levers
 
 

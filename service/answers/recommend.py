@@ -11,6 +11,10 @@ then by GPU count; steps that do not fit follow, each saying what it would need.
 first step that fits. A given ``training.utilisation`` holds for the request's own recomputation: a
 recomputation step keeps its hardware efficiency (service.inputs.resolve.setup_for).
 
+A step /v1/plan would refuse is left out, and a warning says which and why: an arrangement that cannot take a
+lever of the request (levers.offload_parameters without sharded parameters, levers.zeropp outside ZeRO-3:
+models.plan.lever_refusals, the rule /v1/plan validates with), or one the job's framework cannot pipeline.
+
 A lever that changes nothing the case needs is not a step: when its per-GPU bytes equal those of
 the same arrangement without it and its step is no shorter (selective recomputation with flash
 attention, which stores no attention scores to drop; recomputation when activations are not
@@ -23,7 +27,7 @@ from typing import Any
 from models.common import Card, Cluster
 from models.enums import ArrangementName, Dtype, Recompute
 from models.fit import ArrangementFit, FitCluster, FitRequest
-from models.plan import PlanRequest, PlanResponse
+from models.plan import PlanRequest, PlanResponse, lever_refusals
 from models.recommend import (
     OmittedStep,
     OpenQuestion,
@@ -33,7 +37,7 @@ from models.recommend import (
     StepCost,
     StepLevers,
 )
-from models.training import Levers
+from models.training import Levers, ZeroPlusPlus
 from service.answers.bisection import valid_job
 from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
@@ -206,7 +210,8 @@ class Job:
     def baseline(self, world_size: int) -> PlanResponse:
         """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
         if world_size not in self._baselines:
-            levers = self.request.levers.model_copy(update={"offload_optimizer": False, "offload_parameters": False})
+            off = {"offload_optimizer": False, "offload_parameters": False, "zeropp": ZeroPlusPlus()}
+            levers = self.request.levers.model_copy(update=off)  # ZeRO++ too: data parallel cannot take it
             self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)
         return self._baselines[world_size]
 
@@ -221,19 +226,21 @@ class Job:
             self.layout or (self.largest_job < self.g if asked is None else asked % self.g != 0)
         ):
             return None  # hybrid needs whole nodes, and is not modelled on a layout
+        # a lever of the request the step's arrangement cannot take (/v1/plan's rule): no job to plan
+        refused = lever_refusals(c.arrangement, self.request.levers)
         if self.layout:
             deepspeed = deepspeed_convention(self.request.precision)
             sharded = resolve.sharding(c.arrangement).shard_gradients
-            refused = [
+            refused += [
                 d
                 for d, _, no in framework_pipeline_problems(deepspeed, sharded, self.request.parallelism.pipeline)
                 if no
             ]
-            if refused:
-                names = self.left_out.setdefault(refused[0], [])
-                if c.arrangement.value not in names:
-                    names.append(c.arrangement.value)
-                return None  # a step the job's framework cannot pipeline
+        if refused:
+            names = self.left_out.setdefault(refused[0], [])
+            if c.arrangement.value not in names:
+                names.append(c.arrangement.value)
+            return None  # a step /v1/plan refuses, or the job's framework cannot pipeline
         levers = self.levers(c)
         entry = self.fit_entry(c, levers)
         needs = entry.min_gpus

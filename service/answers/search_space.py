@@ -33,9 +33,9 @@ import numpy as np
 
 from models.enums import ArrangementName, Recompute
 from models.parallelism import PipelineSchedule
-from models.plan import allows_zeropp, shards_parameters
+from models.plan import lever_refusals
 from models.search import PipelineSplit, SearchRestrict
-from models.training import Levers
+from models.training import MAX_MICRO_BATCH_SIZE, Levers
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
 from service.errors import DomainError, InvalidLayout, OutOfRange
 from service.inputs.architecture import Architecture
@@ -199,34 +199,28 @@ def _axis(name: str, chosen: Any, defaults: list[int]) -> list[int]:
 
 
 def default_micro_batches(global_batch_size: int) -> list[int]:
-    """The micro-batch sizes a search tries unless restricted: the powers of two up to 64, and the whole batch."""
-    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | {global_batch_size})
-    return [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b == global_batch_size]
+    """The micro-batch sizes a search tries unless restricted: the powers of two up to 64, and the whole batch
+    when /v1/plan takes it as one micro-batch (training.micro_batch_size's bound, MAX_MICRO_BATCH_SIZE)."""
+    whole = {global_batch_size} if global_batch_size <= MAX_MICRO_BATCH_SIZE else set()
+    micro = sorted(set(_powers_of_two(min(MAX_DEFAULT_MICRO_BATCH, global_batch_size))) | whole)
+    return [b for b in micro if b <= MAX_DEFAULT_MICRO_BATCH or b in whole]
 
 
 MODEL_PARALLEL_AXES = ("tensor", "pipeline", "context", "expert")
 
 
 def lever_arrangements(arrangements: list[ArrangementName], levers: Levers) -> list[ArrangementName]:
-    """The arrangements (canonical names, in order) that keep the request's levers as /v1/plan takes them
-    (models.plan: parameter offload needs sharded parameters, ZeRO++ is ZeRO-3's); none left is a 422 naming the
-    lever."""
-    kept = [
-        a
-        for a in arrangements
-        if (shards_parameters(a) or not levers.offload_parameters) and (allows_zeropp(a) or not levers.zeropp.asked)
-    ]
+    """The arrangements (canonical names, in order) that take the request's levers, by the rule /v1/plan validates
+    with (models.plan.lever_refusals: parameter offload needs sharded parameters, ZeRO++ ZeRO-3); none left is a
+    422 naming restrict.arrangement and the lever."""
+    kept = [a for a in arrangements if not lever_refusals(a, levers)]
     if not kept:
-        lever, needs = (
-            ("levers.offload_parameters", "zero3 or hybrid")
-            if levers.offload_parameters and not any(shards_parameters(a) for a in arrangements)
-            else ("levers.zeropp", "zero3")
-        )
+        allowed = ", ".join(a.value for a in arrangements)
+        refusal = lever_refusals(arrangements[0], levers)[0]
         raise InvalidLayout(
             [
                 (
-                    f"{lever} needs {needs}, and restrict.arrangement allows only "
-                    f"{', '.join(a.value for a in arrangements)}",
+                    f"restrict.arrangement allows only {allowed}, and none takes the levers: {refusal}",
                     "/restrict/arrangement",
                 )
             ]

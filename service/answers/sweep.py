@@ -34,10 +34,10 @@ from models.sweep import SweepRequest
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
-from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only
+from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only, unfit_reason
 from service.engine.data_parallel import Evaluation, evaluate, with_mxfp8
 from service.engine.setup import Inputs, Setup
-from service.errors import SweepOverflow, SweepTooLarge, UnknownSortKey
+from service.errors import DomainError, SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
 from service.time.budget import token_budget, tokens_per_second_per_gpu
@@ -209,20 +209,31 @@ def sweep(
     numeric = {a: g.ravel() for a, g in zip(NUMERIC_AXES, grid, strict=True)}
     parts: list[dict[str, np.ndarray]] = []
     skipped: dict[str, int] = {}
-    for spec in models_of(request):
+    models = models_of(request)
+    refused: list[DomainError] = []
+    for spec in models:
         budget.check()
-        scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        try:
+            scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        except DomainError as error:  # a model /v1/plan refuses with the base's fields: its cells are no jobs
+            refused.append(error)
+            reason = unfit_reason({pointer for _, pointer in error.field_errors()} or {error.code})
+            skipped[reason] = skipped.get(reason, 0) + cost.cells // len(models)
+            continue
         layouts = LayoutCells(base, spec, values, numeric, budget)
         architecture = scene.model.architecture is not None
+        data_problems: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}  # by data-only layout
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
             group = dict(zip(GROUP_AXES, combo, strict=True))
             for layout in map(_layout, itertools.product(*(values[a] for a in LAYOUT_AXES))):
                 budget.check()
-                part = (
-                    _evaluate_group(scene, base, group, numeric, values, skipped)
-                    if data_only(layout, base, architecture)
-                    else layouts.part(group, layout, skipped)
-                )
+                if data_only(layout, base, architecture):
+                    key = tuple(layout.values())
+                    if key not in data_problems:
+                        data_problems[key] = layouts.data_cell_problems(layout)
+                    part = _evaluate_group(scene, base, group, numeric, values, skipped, data_problems[key])
+                else:
+                    part = layouts.part(group, layout, skipped)
                 if part is not None:
                     rows = len(part["world_size"])
                     part["model"] = np.full(rows, model_label(spec))
@@ -232,6 +243,8 @@ def sweep(
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)
                     part |= _throughput(part, base)
                     parts.append(part)
+    if len(refused) == len(models):
+        raise refused[0]  # no model the plan takes: the plan's own refusal, as for a base alone
     budget.check()
     names = COLUMNS + budget_columns(request)
     columns = {name: np.concatenate([p[name] for p in parts]) if parts else np.array([]) for name in names}
@@ -283,7 +296,10 @@ def _evaluate_group(
     numeric: dict[str, np.ndarray],
     values: dict[str, list[Any]],
     skipped: dict[str, int],
+    mesh_problems: list[tuple[str, np.ndarray]],
 ) -> dict[str, np.ndarray] | None:
+    """The data-parallel cells of one categorical choice; ``mesh_problems``: the cells the mesh's rules refuse,
+    by reason (service.answers.sweep_layouts.LayoutCells.data_cell_problems)."""
     sharding = resolve.sharding(group["arrangement"])
     levers = base.levers.model_copy(
         update={
@@ -296,7 +312,9 @@ def _evaluate_group(
     setup = resolve.setup_for(scene, sharding, levers, measured_recompute=levers.recompute)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
     zeropp = levers.zeropp.asked
-    valid = _count_invalid(n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp)
+    valid = _count_invalid(
+        n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp, mesh_problems
+    )
     if not valid.any():
         return None
     _check_overflow(scene, values, setup)
@@ -334,8 +352,10 @@ def _count_invalid(
     offload_parameters: bool,
     skipped: dict[str, int],
     zeropp: bool = False,
+    mesh_problems: list[tuple[str, np.ndarray]] | None = None,
 ) -> np.ndarray:
-    """The cells that are valid jobs; the rest are counted by reason."""
+    """The cells that are valid jobs; the rest are counted by reason, in the order /v1/plan checks them (the
+    request's fields, then the mesh)."""
     whole_nodes = valid_job(n, g)
     reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
     if sharding.hybrid:
@@ -344,6 +364,7 @@ def _count_invalid(
         reasons.append(("offload_parameters needs an arrangement that shards parameters", np.ones_like(n, bool)))
     if zeropp and not allows_zeropp(arrangement):  # type: ignore[arg-type]
         reasons.append(("levers.zeropp needs zero3 or full_shard", np.ones_like(n, bool)))
+    reasons += mesh_problems or []
     invalid = np.zeros_like(n, dtype=bool)
     for reason, mask in reasons:
         fresh = mask & ~invalid

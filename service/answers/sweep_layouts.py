@@ -113,8 +113,21 @@ def _invalid_request(error: ValidationError) -> tuple[str, str]:
     return str(loc[0]) if loc else "", f"not a valid plan request (/{where})"
 
 
-def _unfit(pointers: list[str] | set[str]) -> str:
+def unfit_reason(pointers: list[str] | set[str]) -> str:
+    """A sweep's reason for cells /v1/plan refuses beyond its request's fields: the pointers the plan names."""
     return f"the layout does not fit the cell ({', '.join(sorted(pointers))})"
+
+
+def mesh_reasons(masks: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndarray]]:
+    """Each set of failing pointers that occurs as one reason, with the cells that fail exactly that set."""
+    bits = np.zeros(len(masks[0][1]), dtype=np.int64)
+    for i, (_, mask) in enumerate(masks):
+        bits |= mask.astype(np.int64) << i
+    reasons = []
+    for value in np.unique(bits[bits != 0]).tolist():
+        pointers = {masks[i][0] for i in range(len(masks)) if value >> i & 1}
+        reasons.append((unfit_reason(pointers), bits == value))
+    return reasons
 
 
 def mesh_problem_pointers(
@@ -222,19 +235,7 @@ class LayoutCells:
                 layout_code = VALID
             except ValidationError as error:
                 layout_code = self.reasons.code(_invalid_request(error)[1].replace("(/", "(/parallelism/", 1))
-            masks = mesh_problem_pointers(
-                limits,
-                layout,
-                par.expert_tensor,
-                par.sequence_parallel,
-                par.pipeline_schedule,
-                n,
-                numeric["sequence_length"],
-                numeric["gradient_accumulation_steps"],
-                split_of_parallelism(par),
-                par.pipeline_runs,
-            )
-            mesh_codes = self._mesh_codes(masks)
+            mesh_codes = self._mesh_codes(self.mesh_masks(limits, layout))
             etp = layout["tensor"] if par.expert_tensor is None else par.expert_tensor
             nontrivial = not trivial(layout["tensor"], layout["pipeline"], layout["context"], layout["expert"], etp)
             for a, arrangement in enumerate(self.arrangements):
@@ -253,7 +254,7 @@ class LayoutCells:
                     if refused and nontrivial
                 ]
                 if plan_problems:
-                    out = np.where(out == VALID, self.reasons.code(_unfit(plan_problems)), out)
+                    out = np.where(out == VALID, self.reasons.code(unfit_reason(plan_problems)), out)
                 codes[li, :, a] = np.where(out == VALID, mesh_codes, out)
         return codes
 
@@ -284,15 +285,33 @@ class LayoutCells:
             codes = np.where(whole & (n % g != 0), self.reasons.code(HYBRID_PART_NODE), codes)
         return np.where(whole, codes, self.reasons.code(NOT_WHOLE_NODES)), after
 
+    def mesh_masks(self, limits: ModelLimits, layout: dict[str, int]) -> list[tuple[str, np.ndarray]]:
+        """/v1/plan's mesh rules over the cells of one layout: each pointer, with the cells it is reported for."""
+        par, numeric = self.base.parallelism, self.numeric
+        return mesh_problem_pointers(
+            limits,
+            layout,
+            par.expert_tensor,
+            par.sequence_parallel,
+            par.pipeline_schedule,
+            numeric["world_size"],
+            numeric["sequence_length"],
+            numeric["gradient_accumulation_steps"],
+            split_of_parallelism(par),
+            par.pipeline_runs,
+        )
+
+    def data_cell_problems(self, layout: dict[str, int]) -> list[tuple[str, np.ndarray]]:
+        """The cells of a layout planned as data parallelism alone (``data_only``) that /v1/plan's mesh rules
+        refuse, by reason: a mesh of degree 1 is validated as any other (a split of the layers over more stages
+        than one, ...) before the data-parallel evaluation, so such a cell is no job."""
+        return mesh_reasons(self.mesh_masks(ModelLimits.of(self.resolved.architecture), layout))
+
     def _mesh_codes(self, masks: list[tuple[str, np.ndarray]]) -> np.ndarray:
         """Each cell's reason code from its set of failing pointers."""
-        bits = np.zeros(len(masks[0][1]), dtype=np.int64)
-        for i, (_, mask) in enumerate(masks):
-            bits |= mask.astype(np.int64) << i
-        out = np.full(len(bits), VALID, dtype=np.int64)
-        for value in np.unique(bits[bits != 0]).tolist():
-            pointers = {masks[i][0] for i in range(len(masks)) if value >> i & 1}
-            out[bits == value] = self.reasons.code(_unfit(pointers))
+        out = np.full(len(self.numeric["world_size"]), VALID, dtype=np.int64)
+        for reason, cells in mesh_reasons(masks):
+            out[cells] = self.reasons.code(reason)
         return out
 
     # Evaluation -----------------------------------------------------------------------------------------------
