@@ -25,6 +25,7 @@ from models.enums import ArrangementName, Recompute
 from models.parallelism import MAX_DEGREE, MAX_VIRTUAL_STAGES, Parallelism, ParallelismEcho, PipelineSchedule
 from models.plan import ACTIVATIONS_FIELD, EstimatorOptions, Memory, PlanRequest, Time
 from models.presets import PrecisionSpec
+from models.resilience import Checkpoint
 from models.training import MAX_MICRO_BATCH_SIZE, MIN_UTILISATION, Activations, Levers
 
 MAX_WORLD_SIZES = 256
@@ -250,6 +251,12 @@ class SearchTraining(Strict):
         le=10**16,
         description="Tokens of the whole run: each row's time then holds training_steps, training_days and "
         "gpu_hours (and cost with cluster.gpu_hour_price).",
+    )
+    checkpoint: Checkpoint | None = Field(
+        default=None,
+        description="As /v1/plan's training.checkpoint: interval, storage and save mode, which every layout keeps. "
+        "With cluster.failures they set each row's goodput, and the training_days, gpu_hours and cost objectives "
+        "rank by them (an asynchronous save's stall by each layout's own checkpointed states on the GPU).",
     )
 
 

@@ -92,7 +92,7 @@ def plan_base(request: SearchRequest) -> tuple[dict[str, Any], PlanRequest, int]
     batch, s = global_batch(request), request.training.sequence_length
     kept = request.kept_expert_tensor
     training = {"global_batch_size": batch, "sequence_length": s, "micro_batch_size": 1}
-    for name in ("utilisation", "total_tokens"):
+    for name in ("utilisation", "total_tokens", "checkpoint"):
         if name in body.get("training", {}):
             training[name] = body["training"][name]
     levers = body.get("levers", {})
@@ -407,7 +407,7 @@ def search(
         )
     plan_request = PlanRequest.model_validate(prepared.base | {"arrangement": shared_arrangement(request.levers).value})
     run = (
-        resilience_of(None, plan_request.cluster.failures, case.gpus_per_node),
+        resilience_of(request.training.checkpoint, plan_request.cluster.failures, case.gpus_per_node),
         resolve.links(plan_request.cluster).host_bytes_per_s,
     )
     goal = goal_for(case, request.objective, request.training.total_tokens, request.cluster.gpu_hour_price, run)

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.checkpoint import Checkpoint
+
 
 T = TypeVar("T", bound="SearchTraining")
 
@@ -16,6 +20,10 @@ class SearchTraining:
     as /v1/plan's training takes it.
 
         Attributes:
+            checkpoint (Checkpoint | None | Unset): As /v1/plan's training.checkpoint: interval, storage and save mode,
+                which every layout keeps. With cluster.failures they set each row's goodput, and the training_days, gpu_hours
+                and cost objectives rank by them (an asynchronous save's stall by each layout's own checkpointed states on the
+                GPU).
             global_batch_size (int | None | Unset): Sequences per optimizer step. Omitted: the request's own job's,
                 micro_batch_size x gradient_accumulation_steps x its data-parallel degree (cluster.world_size / (tensor x
                 pipeline x context) of its parallelism), as a /v1/plan body states it.
@@ -30,6 +38,7 @@ class SearchTraining:
                 efficiency model.
     """
 
+    checkpoint: Checkpoint | None | Unset = UNSET
     global_batch_size: int | None | Unset = UNSET
     gradient_accumulation_steps: int | None | Unset = UNSET
     micro_batch_size: int | None | Unset = UNSET
@@ -38,6 +47,16 @@ class SearchTraining:
     utilisation: float | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.checkpoint import Checkpoint  # noqa: PLC0415
+
+        checkpoint: dict[str, Any] | None | Unset
+        if isinstance(self.checkpoint, Unset):
+            checkpoint = UNSET
+        elif isinstance(self.checkpoint, Checkpoint):
+            checkpoint = self.checkpoint.to_dict()
+        else:
+            checkpoint = self.checkpoint
+
         global_batch_size: int | None | Unset
         if isinstance(self.global_batch_size, Unset):
             global_batch_size = UNSET
@@ -73,6 +92,8 @@ class SearchTraining:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if checkpoint is not UNSET:
+            field_dict["checkpoint"] = checkpoint
         if global_batch_size is not UNSET:
             field_dict["global_batch_size"] = global_batch_size
         if gradient_accumulation_steps is not UNSET:
@@ -90,7 +111,26 @@ class SearchTraining:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.checkpoint import Checkpoint  # noqa: PLC0415
+
         d = dict(src_dict)
+
+        def _parse_checkpoint(data: object) -> Checkpoint | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                checkpoint_type_0 = Checkpoint.from_dict(data)
+
+                return checkpoint_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Checkpoint | None | Unset, data)
+
+        checkpoint = _parse_checkpoint(d.pop("checkpoint", UNSET))
 
         def _parse_global_batch_size(data: object) -> int | None | Unset:
             if data is None:
@@ -140,6 +180,7 @@ class SearchTraining:
         utilisation = _parse_utilisation(d.pop("utilisation", UNSET))
 
         search_training = cls(
+            checkpoint=checkpoint,
             global_batch_size=global_batch_size,
             gradient_accumulation_steps=gradient_accumulation_steps,
             micro_batch_size=micro_batch_size,
