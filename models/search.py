@@ -26,7 +26,13 @@ from models.parallelism import MAX_DEGREE, MAX_VIRTUAL_STAGES, Parallelism, Para
 from models.plan import ACTIVATIONS_FIELD, EstimatorOptions, Memory, PlanRequest, Time
 from models.presets import PrecisionSpec
 from models.resilience import Checkpoint
-from models.training import MAX_MICRO_BATCH_SIZE, MIN_UTILISATION, Activations, Levers
+from models.training import (
+    MAX_MICRO_BATCH_SIZE,
+    MIN_UTILISATION,
+    Activations,
+    Levers,
+    measured_with_a_utilisation,
+)
 
 MAX_WORLD_SIZES = 256
 MAX_TOP_K = 100
@@ -245,6 +251,11 @@ class SearchTraining(Strict):
         le=1,
         description="As /v1/plan's training.utilisation: the compute's MFU, overriding the efficiency model.",
     )
+    utilisation_recompute: Recompute | None = Field(
+        default=None,
+        description="As /v1/plan's training.utilisation_recompute: the recomputation the run that measured "
+        "training.utilisation ran with, kept by every layout. Omitted: each layout's own levers.recompute.",
+    )
     total_tokens: int | None = Field(
         default=None,
         ge=1,
@@ -258,6 +269,8 @@ class SearchTraining(Strict):
         "With cluster.failures they set each row's goodput, and the training_days, gpu_hours and cost objectives "
         "rank by them (an asynchronous save's stall by each layout's own checkpointed states on the GPU).",
     )
+
+    check_utilisation_recompute = field_validator("utilisation_recompute")(measured_with_a_utilisation)
 
 
 class SearchRequest(Strict):

@@ -2,7 +2,7 @@
 
 from typing import Self
 
-from pydantic import Field, StrictBool, model_validator
+from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
 
 from models.common import Strict
 from models.enums import (
@@ -20,6 +20,20 @@ MIB_BYTES = 2**20
 MAX_MICRO_BATCH_SIZE = 100_000
 MAX_SEQUENCE_LENGTH = 10_000_000
 MIN_UTILISATION = 0.001  # with the peak's lower bound, keeps compute time finite
+
+
+def measured_with_a_utilisation(cls: type, recompute: Recompute | None, info: ValidationInfo) -> Recompute | None:
+    """training.utilisation_recompute states how a given utilisation was measured: alone it says nothing."""
+    if recompute is not None and info.data.get("utilisation") is None:
+        raise ValueError("training.utilisation_recompute says how training.utilisation was measured: give both")
+    return recompute
+
+
+UTILISATION_RECOMPUTE_DESCRIPTION = (
+    "The recomputation the run that measured training.utilisation ran with. Omitted: this request's "
+    "levers.recompute. Another recomputation here keeps that run's hardware efficiency (HFU): full recomputation "
+    "repeats the forward at the same efficiency, so its MFU is lower than the one given. Needs training.utilisation."
+)
 
 
 class Training(Strict):
@@ -54,6 +68,7 @@ class Training(Strict):
         "prices every matrix multiplication, attention, memory-bound operation and the optimizer step on the "
         "GPU, calibrated on published runs (README, 'Calibration').",
     )
+    utilisation_recompute: Recompute | None = Field(default=None, description=UTILISATION_RECOMPUTE_DESCRIPTION)
     total_tokens: int | None = Field(
         default=None,
         ge=1,
@@ -66,6 +81,8 @@ class Training(Strict):
         description="Checkpoints: interval, storage and save mode. Default: interval auto (Daly 2006), "
         "llama3-tectonic storage, synchronous save. With cluster.failures they give time.goodput.",
     )
+
+    check_utilisation_recompute = field_validator("utilisation_recompute")(measured_with_a_utilisation)
 
     @model_validator(mode="after")
     def _one_batch_size(self) -> Self:

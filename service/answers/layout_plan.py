@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from models.enums import ActivationModel, ArrangementName, Dtype, Recompute, StateClass, StateLocation
+from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
 from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
 from models.plan import (
     ActivationComponent,
@@ -168,12 +168,8 @@ def echo(mesh: Mesh, m: int, micro_batch_size: int, layers: int = 0) -> Parallel
     )
 
 
-def resolved_request(
-    request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None
-) -> tuple[resolve.Scenario, Sharding, Setup]:
-    """What a plan request resolves to (service.inputs.resolve), with the training and model its layout gives;
-    ``measured_recompute``: the recomputation a given utilisation was measured with, when not the request's
-    own (service.inputs.resolve.setup_for)."""
+def resolved_request(request: PlanRequest, layout: Layout) -> tuple[resolve.Scenario, Sharding, Setup]:
+    """What a plan request resolves to (service.inputs.resolve), with the training and model its layout gives."""
     scene = resolve.scenario(
         request.model,
         request.precision,
@@ -184,12 +180,12 @@ def resolved_request(
         layout.model,
     )
     sharding = resolve.sharding(request.arrangement)
-    return scene, sharding, resolve.setup_for(scene, sharding, measured_recompute=measured_recompute)
+    return scene, sharding, resolve.setup_for(scene, sharding)
 
 
-def layout_plan(request: PlanRequest, layout: Layout, measured_recompute: Recompute | None = None) -> PlanResponse:
+def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
     """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
-    scene, sharding, setup = resolved_request(request, layout, measured_recompute)
+    scene, sharding, setup = resolved_request(request, layout)
     arch = scene.model.architecture
     assert arch is not None
     mesh, m = layout.mesh, layout.micro_batches

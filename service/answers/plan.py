@@ -8,7 +8,7 @@ byte the validated model's JSON, so a plan on the direct path is never validated
 
 from typing import Any
 
-from models.enums import Mxfp8Recipe, Recompute
+from models.enums import Mxfp8Recipe
 from models.plan import (
     FrameworkEstimate,
     PlanRequest,
@@ -48,22 +48,21 @@ from service.mesh.pipeline import deepspeed_convention
 from service.numeric import GIB_BYTES, group_digits
 
 
-def plan(request: PlanRequest, measured_recompute: Recompute | None = None) -> PlanResponse:
-    """``measured_recompute``: the recomputation a given training.utilisation was measured with, when not the
-    request's own (/v1/recommend prices a lever's steps at the request's hardware efficiency)."""
-    answer = plan_fields(request, measured_recompute)
+def plan(request: PlanRequest) -> PlanResponse:
+    """The validated answer (plan_fields')."""
+    answer = plan_fields(request)
     return answer if isinstance(answer, PlanResponse) else PlanResponse.model_validate(answer)
 
 
-def plan_fields(request: PlanRequest, measured_recompute: Recompute | None = None) -> PlanResponse | dict[str, Any]:
+def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
     """The answer: on a mesh (service.answers.layout_plan) the model; a data-parallel plan as the model's fields,
     each nested answer a dict of its own fields or a model, every value of its field's type, in the order
     the models declare them. ``plan`` validates them into the model; the API writes them as they are, which
     is byte for byte the model's JSON (api.encoding; tests/api/test_encoding.py compares the two)."""
     layout = layout_of(request)
     if not layout.mesh.trivial:
-        return layout_plan(request, layout, measured_recompute)
-    scene, sharding, setup = resolved_request(request, layout, measured_recompute)
+        return layout_plan(request, layout)
+    scene, sharding, setup = resolved_request(request, layout)
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)

@@ -37,7 +37,7 @@ from models.recommend import (
     StepCost,
     StepLevers,
 )
-from models.training import Levers, ZeroPlusPlus
+from models.training import Levers, Training, ZeroPlusPlus
 from service.answers.bisection import valid_job
 from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
@@ -117,6 +117,15 @@ def _rank_key(e: "Evaluated") -> tuple[bool, bool, float, int]:
     return (not e.fits, e.cost.hardware is not None, round(per_token_s, 15), e.world_size)
 
 
+def measured_training(training: Training | None, levers: Levers) -> Training | None:
+    """The request's training, a given utilisation stated with the recomputation it was measured with (the
+    request's own unless it says otherwise): every step keeps the request's hardware efficiency, whatever
+    recomputation it turns on, as the /v1/plan of the step's body prices it (service.inputs.resolve.setup_for)."""
+    if training is None or training.utilisation is None or training.utilisation_recompute is not None:
+        return training
+    return training.model_copy(update={"utilisation_recompute": levers.recompute})
+
+
 class Job:
     """The request's job, planned as /v1/plan plans it under each candidate's arrangement and levers."""
 
@@ -127,6 +136,7 @@ class Job:
         par = request.parallelism
         degrees = (par.tensor, par.pipeline, par.context, par.expert)
         self.layout = degrees != (1, 1, 1, 1) or par.expert_tensor not in (None, 1)
+        self._training = measured_training(request.training, request.levers)
         self.largest_job = self._largest_job()
         self._baselines: dict[int, PlanResponse] = {}
         self.left_out: dict[str, list[str]] = {}  # why steps the job's framework cannot take were left out: whose
@@ -182,7 +192,7 @@ class Job:
             "model": r.model,
             "precision_spec": None,
             "precision": r.precision,
-            "training": r.training,
+            "training": self._training,
             "activations": r.activations,
             "sharding": None,
             "arrangement": arrangement,
@@ -205,7 +215,7 @@ class Job:
         body = PlanRequest.model_construct(
             **self._job_fields(arrangement, levers), cluster=Cluster.model_construct(**self.card, world_size=world_size)
         )
-        return plan(body, measured_recompute=self.request.levers.recompute)
+        return plan(body)
 
     def baseline(self, world_size: int) -> PlanResponse:
         """Data parallel (the request's own levers, none of a step's) at ``world_size``."""

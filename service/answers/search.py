@@ -92,7 +92,7 @@ def plan_base(request: SearchRequest) -> tuple[dict[str, Any], PlanRequest, int]
     batch, s = global_batch(request), request.training.sequence_length
     kept = request.kept_expert_tensor
     training = {"global_batch_size": batch, "sequence_length": s, "micro_batch_size": 1}
-    for name in ("utilisation", "total_tokens", "checkpoint"):
+    for name in ("utilisation", "utilisation_recompute", "total_tokens", "checkpoint"):
         if name in body.get("training", {}):
             training[name] = body["training"][name]
     levers = body.get("levers", {})
@@ -135,7 +135,11 @@ def prepare(request: SearchRequest, planned: tuple[dict[str, Any], PlanRequest, 
     scene = resolve.scenario(
         plan_request.model,
         plan_request.precision,
-        Training(sequence_length=s, utilisation=request.training.utilisation),
+        Training(
+            sequence_length=s,
+            utilisation=request.training.utilisation,
+            utilisation_recompute=request.training.utilisation_recompute,
+        ),
         plan_request.activations,
         plan_request.levers,
         plan_request.cluster,

@@ -309,7 +309,7 @@ def _evaluate_group(
         }
     )
     # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
-    setup = resolve.setup_for(scene, sharding, levers, measured_recompute=levers.recompute)
+    setup = resolve.setup_for(scene, sharding, levers)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
     zeropp = levers.zeropp.asked
     valid = _count_invalid(

@@ -224,9 +224,9 @@ class Case:
         key = (arrangement, recompute, offload)
         if key not in self.setups:
             levers = self.levers.model_copy(update={"recompute": RECOMPUTES[recompute], "offload_optimizer": offload})
-            # Each layout is the plan of its own levers: a given utilisation holds for its recomputation.
-            measured = RECOMPUTES[recompute]
-            self.setups[key] = resolve.setup_for(self.scene, self.shardings[arrangement], levers, measured)
+            # Each layout is the plan of its own levers (a given utilisation holds for its recomputation, unless
+            # training.utilisation_recompute says otherwise: resolve.setup_for).
+            self.setups[key] = resolve.setup_for(self.scene, self.shardings[arrangement], levers)
         return self.setups[key]
 
 

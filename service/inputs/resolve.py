@@ -13,7 +13,7 @@ from models.common import (
     ModelSpec,
     ShardingFlags,
 )
-from models.enums import ActivationModel, ArrangementName, Fp8Recipe, MlpKind, Recompute
+from models.enums import ActivationModel, ArrangementName, Fp8Recipe, MlpKind
 from models.presets import (
     GENERATION_LINKS,
     GPU_PRESETS,
@@ -506,13 +506,11 @@ def with_zeropp(arrangement: Sharding, levers: Levers) -> Sharding:
     return replace(arrangement, zeropp=zeropp) if zeropp.any and plain_zero3 else arrangement
 
 
-def setup_for(
-    scene: Scenario, arrangement: Sharding, levers: Levers | None = None, measured_recompute: Recompute | None = None
-) -> Setup:
+def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = None) -> Setup:
     """The evaluation setup of one arrangement (and optionally other levers) in a scenario.
 
-    The utilisation (MFU) holds for ``measured_recompute``, by default the request's own levers:
-    other levers keep its hardware efficiency.
+    A given utilisation (MFU) holds for the recomputation it was measured with: training.utilisation_recompute,
+    else the levers' own; another recomputation keeps its hardware efficiency (service.engine.step).
     """
     chosen = levers or scene.levers
     layout = precision_spec(scene.precision, arrangement)
@@ -553,7 +551,7 @@ def setup_for(
         activations=scene.activations,
         flop_shape=scene.flop_shape,
         units=scene.model.units,
-        measured_recompute=measured_recompute or scene.levers.recompute,
+        measured_recompute=scene.training.utilisation_recompute or chosen.recompute,
         host_memory_bytes=scene.host_memory_bytes,
         host_memory_bytes_per_s=scene.host_memory_bytes_per_s,
     )

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.recompute import Recompute
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ class SearchTraining:
                 training_days and gpu_hours (and cost with cluster.gpu_hour_price).
             utilisation (float | None | Unset): As /v1/plan's training.utilisation: the compute's MFU, overriding the
                 efficiency model.
+            utilisation_recompute (None | Recompute | Unset): As /v1/plan's training.utilisation_recompute: the
+                recomputation the run that measured training.utilisation ran with, kept by every layout. Omitted: each layout's
+                own levers.recompute.
     """
 
     checkpoint: Checkpoint | None | Unset = UNSET
@@ -45,6 +49,7 @@ class SearchTraining:
     sequence_length: int | Unset = 2048
     total_tokens: int | None | Unset = UNSET
     utilisation: float | None | Unset = UNSET
+    utilisation_recompute: None | Recompute | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.checkpoint import Checkpoint  # noqa: PLC0415
@@ -89,6 +94,14 @@ class SearchTraining:
         else:
             utilisation = self.utilisation
 
+        utilisation_recompute: None | str | Unset
+        if isinstance(self.utilisation_recompute, Unset):
+            utilisation_recompute = UNSET
+        elif isinstance(self.utilisation_recompute, Recompute):
+            utilisation_recompute = self.utilisation_recompute.value
+        else:
+            utilisation_recompute = self.utilisation_recompute
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -106,6 +119,8 @@ class SearchTraining:
             field_dict["total_tokens"] = total_tokens
         if utilisation is not UNSET:
             field_dict["utilisation"] = utilisation
+        if utilisation_recompute is not UNSET:
+            field_dict["utilisation_recompute"] = utilisation_recompute
 
         return field_dict
 
@@ -179,6 +194,23 @@ class SearchTraining:
 
         utilisation = _parse_utilisation(d.pop("utilisation", UNSET))
 
+        def _parse_utilisation_recompute(data: object) -> None | Recompute | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                utilisation_recompute_type_0 = Recompute(data)
+
+                return utilisation_recompute_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Recompute | Unset, data)
+
+        utilisation_recompute = _parse_utilisation_recompute(d.pop("utilisation_recompute", UNSET))
+
         search_training = cls(
             checkpoint=checkpoint,
             global_batch_size=global_batch_size,
@@ -187,6 +219,7 @@ class SearchTraining:
             sequence_length=sequence_length,
             total_tokens=total_tokens,
             utilisation=utilisation,
+            utilisation_recompute=utilisation_recompute,
         )
 
         return search_training

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.recompute import Recompute
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -36,6 +37,10 @@ class Training:
             optimizer step and the overlap slowdown are priced as without it. Default null: the efficiency model prices
             every matrix multiplication, attention, memory-bound operation and the optimizer step on the GPU, calibrated on
             published runs (README, 'Calibration').
+        utilisation_recompute (None | Recompute | Unset): The recomputation the run that measured training.utilisation
+            ran with. Omitted: this request's levers.recompute. Another recomputation here keeps that run's hardware
+            efficiency (HFU): full recomputation repeats the forward at the same efficiency, so its MFU is lower than the
+            one given. Needs training.utilisation.
     """
 
     checkpoint: Checkpoint | None | Unset = UNSET
@@ -45,6 +50,7 @@ class Training:
     sequence_length: int | Unset = 2048
     total_tokens: int | None | Unset = UNSET
     utilisation: float | None | Unset = UNSET
+    utilisation_recompute: None | Recompute | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.checkpoint import Checkpoint  # noqa: PLC0415
@@ -81,6 +87,14 @@ class Training:
         else:
             utilisation = self.utilisation
 
+        utilisation_recompute: None | str | Unset
+        if isinstance(self.utilisation_recompute, Unset):
+            utilisation_recompute = UNSET
+        elif isinstance(self.utilisation_recompute, Recompute):
+            utilisation_recompute = self.utilisation_recompute.value
+        else:
+            utilisation_recompute = self.utilisation_recompute
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -98,6 +112,8 @@ class Training:
             field_dict["total_tokens"] = total_tokens
         if utilisation is not UNSET:
             field_dict["utilisation"] = utilisation
+        if utilisation_recompute is not UNSET:
+            field_dict["utilisation_recompute"] = utilisation_recompute
 
         return field_dict
 
@@ -157,6 +173,23 @@ class Training:
 
         utilisation = _parse_utilisation(d.pop("utilisation", UNSET))
 
+        def _parse_utilisation_recompute(data: object) -> None | Recompute | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                utilisation_recompute_type_0 = Recompute(data)
+
+                return utilisation_recompute_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Recompute | Unset, data)
+
+        utilisation_recompute = _parse_utilisation_recompute(d.pop("utilisation_recompute", UNSET))
+
         training = cls(
             checkpoint=checkpoint,
             global_batch_size=global_batch_size,
@@ -165,6 +198,7 @@ class Training:
             sequence_length=sequence_length,
             total_tokens=total_tokens,
             utilisation=utilisation,
+            utilisation_recompute=utilisation_recompute,
         )
 
         return training
