@@ -29,8 +29,9 @@ from pydantic import BaseModel
 
 from models.common import ModelSpec
 from models.enums import ArrangementName, StateClass
-from models.plan import PlanRequest, allows_zeropp, shards_parameters
+from models.plan import PlanRequest, lever_refusals
 from models.sweep import SweepRequest
+from models.training import Levers
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
@@ -311,10 +312,7 @@ def _evaluate_group(
     # each cell is the plan of its own levers: the utilisation holds for the cell's recomputation
     setup = resolve.setup_for(scene, sharding, levers)
     n, g = numeric["world_size"], numeric["gpus_per_node"]
-    zeropp = levers.zeropp.asked
-    valid = _count_invalid(
-        n, g, sharding, group["arrangement"], levers.offload_parameters, skipped, zeropp, mesh_problems
-    )
+    valid = _count_invalid(n, g, sharding, group["arrangement"], levers, skipped, mesh_problems)
     if not valid.any():
         return None
     _check_overflow(scene, values, setup)
@@ -348,22 +346,18 @@ def _count_invalid(
     n: np.ndarray,
     g: np.ndarray,
     sharding: Sharding,
-    arrangement: object,
-    offload_parameters: bool,
+    arrangement: ArrangementName,
+    levers: Levers,
     skipped: dict[str, int],
-    zeropp: bool = False,
     mesh_problems: list[tuple[str, np.ndarray]] | None = None,
 ) -> np.ndarray:
     """The cells that are valid jobs; the rest are counted by reason, in the order /v1/plan checks them (the
-    request's fields, then the mesh)."""
+    request's fields: the levers the arrangement cannot take by models.plan.lever_refusals; then the mesh)."""
     whole_nodes = valid_job(n, g)
     reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
     if sharding.hybrid:
         reasons.append(("hybrid needs world_size a multiple of gpus_per_node", whole_nodes & (n % g != 0)))
-    if offload_parameters and not shards_parameters(arrangement):  # type: ignore[arg-type]
-        reasons.append(("offload_parameters needs an arrangement that shards parameters", np.ones_like(n, bool)))
-    if zeropp and not allows_zeropp(arrangement):  # type: ignore[arg-type]
-        reasons.append(("levers.zeropp needs zero3 or full_shard", np.ones_like(n, bool)))
+    reasons += [(refusal, np.ones_like(n, bool)) for refusal in lever_refusals(arrangement, levers)]
     reasons += mesh_problems or []
     invalid = np.zeros_like(n, dtype=bool)
     for reason, mask in reasons:
