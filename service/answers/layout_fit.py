@@ -31,7 +31,7 @@ from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
-from service.mesh.pipeline import deepspeed_convention, framework_pipeline_problems
+from service.mesh.pipeline import ZEROPP_ON_A_MESH, deepspeed_convention, framework_pipeline_problems
 from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
 
@@ -159,7 +159,7 @@ def layout_fits(
     """The scene, each compared arrangement's fit on the request's layout, and the layout's warnings."""
     training = request.training or Training()
     if request.levers.zeropp.asked:
-        raise InvalidLayout([("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp")])
+        raise InvalidLayout([(ZEROPP_ON_A_MESH, "/levers/zeropp")])
     case = layout_case(request, training)
     degrees = data_degrees(case)
     if not degrees:

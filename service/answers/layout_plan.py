@@ -60,7 +60,7 @@ from service.mesh.pipeline import (
     SCHEDULE_SOURCES,
     chunk_layers,
     deepspeed_convention,
-    framework_pipeline_problems,
+    mesh_plan_problems,
     split_chunks,
     v_shaped,
 )
@@ -105,17 +105,11 @@ def layout_of(request: PlanRequest) -> Layout:
     resolved_model = resolve.model(request.model)
     arch = resolved_model.architecture
     limits = ModelLimits.of(arch)
-    problems: list[tuple[str, str]] = []
-    if not mesh.trivial and request.arrangement == ArrangementName.hybrid:
-        problems.append(
-            ("hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled", "/arrangement")
-        )
-    if deepspeed_convention(request.precision) and mesh.pipeline > 1:  # DeepSpeed's convention
-        shards = resolve.sharding(request.arrangement).shard_gradients
-        problems += [d[:2] for d in framework_pipeline_problems(True, shards, mesh.pipeline) if d[2]]
-    zeropp = request.levers.zeropp
-    if not mesh.trivial and zeropp.asked:
-        problems.append(("levers.zeropp with a model-parallel layout is not modelled", "/levers/zeropp"))
+    deepspeed = deepspeed_convention(request.precision) and mesh.pipeline > 1  # DeepSpeed's convention
+    shards = deepspeed and resolve.sharding(request.arrangement).shard_gradients
+    hybrid = request.arrangement == ArrangementName.hybrid
+    rules = mesh_plan_problems(not mesh.trivial, hybrid, request.levers.zeropp.asked, deepspeed, shards, mesh.pipeline)
+    problems = [(detail, pointer) for detail, pointer, refused in rules if refused]
     if problems:
         raise InvalidLayout(problems)
     gbs, k, b = training.global_batch_size, training.gradient_accumulation_steps, training.micro_batch_size

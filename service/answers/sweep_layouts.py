@@ -51,7 +51,7 @@ from service.errors import DomainError, SweepOverflow
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
 from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks, trivial
-from service.mesh.pipeline import deepspeed_convention
+from service.mesh.pipeline import deepspeed_convention, mesh_plan_problems
 from service.time.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
@@ -243,16 +243,12 @@ class LayoutCells:
                 for code in (layout_code, after):
                     if code != VALID:
                         out = np.where(out == VALID, code, out)
-                # service.answers.layout_plan.layout_of: what the arrangement and ZeRO++ cannot run on a mesh.
-                plan_problems = [
-                    pointer
-                    for pointer, refused in (
-                        ("/arrangement", arrangement == ArrangementName.hybrid),
-                        ("/levers/zeropp", zeropp),
-                        ("/arrangement", deepspeed and layout["pipeline"] > 1 and _shards_gradients(arrangement)),
-                    )
-                    if refused and nontrivial
-                ]
+                # what the arrangement, ZeRO++ and the framework cannot run on a mesh, as /v1/plan refuses it
+                shards = deepspeed and layout["pipeline"] > 1 and _shards_gradients(arrangement)
+                rules = mesh_plan_problems(
+                    nontrivial, arrangement == ArrangementName.hybrid, zeropp, deepspeed, shards, layout["pipeline"]
+                )
+                plan_problems = list(dict.fromkeys(pointer for _, pointer, refused in rules if refused))
                 if plan_problems:
                     out = np.where(out == VALID, self.reasons.code(unfit_reason(plan_problems)), out)
                 codes[li, :, a] = np.where(out == VALID, mesh_codes, out)

@@ -212,6 +212,24 @@ def framework_pipeline_problems(deepspeed: bool, shard_gradients: Any, pipeline:
     return [(detail, "/arrangement", refused)]
 
 
+HYBRID_ON_A_MESH = "hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled"
+ZEROPP_ON_A_MESH = "levers.zeropp with a model-parallel layout is not modelled"
+
+
+def mesh_plan_problems(
+    model_parallel: Any, hybrid: Any, zeropp: bool, deepspeed: bool, shard_gradients: Any, pipeline: Any
+) -> list[tuple[str, str, Any]]:
+    """What a plan refuses to run on a mesh with a model-parallel degree above 1 (``model_parallel``), as (detail,
+    pointer, refused) in the order /v1/plan reports them: hybrid sharding and ZeRO++ are modelled over data
+    parallelism alone, and a framework may refuse to pipeline an arrangement (framework_pipeline_problems).
+    ``refused`` is a bool, or an array for many layouts."""
+    return [
+        (HYBRID_ON_A_MESH, "/arrangement", model_parallel & hybrid),
+        *framework_pipeline_problems(deepspeed, shard_gradients, pipeline),
+        (ZEROPP_ON_A_MESH, "/levers/zeropp", model_parallel & zeropp),
+    ]
+
+
 def in_flight_ratio(
     schedule: PipelineSchedule, stage: IntLike, pipeline: IntLike, virtual_stages: IntLike, micro_batches: IntLike
 ) -> tuple[IntLike, IntLike]:
