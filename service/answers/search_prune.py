@@ -141,7 +141,8 @@ class Pool:
 @dataclass(frozen=True)
 class Bounds:
     """Per shape: which (arrangement, offload) cells can fit (shapes, A, O) and which recompute modes (shapes,
-    R), by the memory bounds; the lower bound on the step of each recompute mode (shapes, R), in seconds."""
+    R), by the memory bounds; the lower bound on the step of each recompute mode (shapes, R), in seconds (inf for
+    a shape none of whose recompute modes can fit: it is never evaluated)."""
 
     cell_fits: np.ndarray
     recompute_ok: np.ndarray
@@ -277,20 +278,23 @@ class BranchAndBound:
         lower = np.full((self.count, len(c.recompute)), np.inf)
         recompute_ok = np.zeros((self.count, len(c.recompute)), dtype=bool)
         usable = self.case.scene.usable_bytes
+        at_star_cell = Choices([c.arrangement[a_star]], c.recompute, [c.offload_optimizer[o_star]])
         for start in range(0, len(alive), BOUND_CHUNK_SHAPES):
             self._check()
             rows = alive[start : start + BOUND_CHUNK_SHAPES]
-            figures = evaluate_grid(
-                self.case,
-                self.table,
-                self._layouts(rows),
-                Choices([c.arrangement[a_star]], c.recompute, [c.offload_optimizer[o_star]]),
-                data_parallel=False,  # the bound reads the compute, the bubble and the model-parallel groups
-            )
-            per_gpu = figures.per_gpu_bytes[:, 0, :, 0]
+            sized = evaluate_grid(self.case, self.table, self._layouts(rows), at_star_cell, timed=False)
+            per_gpu = sized.per_gpu_bytes[:, 0, :, 0]
             activations_lb = per_gpu - at_star[rows, None]
             memory_lb = np.maximum(least[rows, None], activations_lb)
             recompute_ok[rows] = memory_lb <= usable
+        # The step's bound of the shapes some recompute mode of which can fit (the others are never branched on):
+        # the compute, the bubble and the model-parallel groups, which read no bytes (activations not counted).
+        timed = alive[recompute_ok[alive].any(axis=1)]
+        unsized = replace(self.case, activations_counted=False)
+        for start in range(0, len(timed), BOUND_CHUNK_SHAPES):
+            self._check()
+            rows = timed[start : start + BOUND_CHUNK_SHAPES]
+            figures = evaluate_grid(unsized, self.table, self._layouts(rows), at_star_cell, data_parallel=False)
             lower[rows] = (
                 figures.compute_s
                 + figures.pipeline_bubble_s

@@ -434,6 +434,14 @@ class StructureTable:
         self.arrays: dict[str, np.ndarray] = {}
         self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's slowest_stage answers
         self.memo: dict[tuple[Any, ...], Any] = {}  # what structures share (structure's memo)
+        self.transposed: dict[str, np.ndarray] = {}  # by_candidate's tables, until the table grows
+
+    def by_candidate(self, name: str) -> np.ndarray:
+        """A (structures, candidates) table as (candidates, structures), contiguous: a grid gathers its shapes'
+        structures from each row at once (np.take along the rows, faster than fancy indexing a transposed view)."""
+        if name not in self.transposed:
+            self.transposed[name] = np.ascontiguousarray(self.arrays[name].T)
+        return self.transposed[name]
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
@@ -459,6 +467,7 @@ class StructureTable:
     def _tabulate(self) -> None:
         """The arrays of every structure: the new structures' rows tabulated and appended to those already
         tabulated (each padded to the widest candidates and chunks with zeros, as a fresh table fills them)."""
+        self.transposed = {}
         done = len(self.arrays["max_layers"]) if self.arrays else 0
         fresh = _tabulated(self.items[done:], len(self.case.shardings))
         if not done:
@@ -585,7 +594,7 @@ def evaluate_grid(
     st = table.arrays
 
     def per_stage(name: str) -> Any:
-        return st[name].T[:, sid]  # (candidates, shapes)
+        return np.take(table.by_candidate(name), sid, axis=1)  # (candidates, shapes)
 
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
     mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor, runs=case.pipeline_runs)
@@ -636,26 +645,28 @@ def evaluate_grid(
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     # The schedule sets each stage's micro-batches in flight alone, which read the structure and m: those are counted
-    # per schedule, once per distinct structure and m, and the bytes of every schedule's rows of a sequence-parallel
+    # once per distinct schedule, structure and m, and the bytes of every schedule's rows of a sequence-parallel
     # choice at once (the same formulas, element by element).
-    in_flight = np.zeros((6, k_count, count), dtype=np.int64)  # in flight, the first chunk's, the last's
-    chunks = np.zeros(count, dtype=np.int64)
-    for (sched,), rows in _combos(schedule) if case.activations_counted else ():
-        distinct, spread_to = _distinct_rows([sid[rows], run_m[rows]])
-        flights, chunk_runs = _in_flight(SCHEDULES[sched], rows[distinct], stage_k, p, v, run_m, sid, st)
-        in_flight[:, :, rows], chunks[rows] = flights[:, :, spread_to], chunk_runs[spread_to]
+    if case.activations_counted:
+        distinct, flight_of = _distinct_rows([schedule, sid, run_m])
+        in_flight = np.zeros((6, k_count, len(distinct)), dtype=np.int64)  # in flight, the first chunk's, the last's
+        chunks = np.zeros(len(distinct), dtype=np.int64)
+        for (sched,), flight_rows in _combos(schedule[distinct]):
+            flights_of = _in_flight(SCHEDULES[sched], distinct[flight_rows], stage_k, p, v, run_m, sid, st)
+            in_flight[:, :, flight_rows], chunks[flight_rows] = flights_of
+        whole = [_whole(in_flight[k]) for k in (1, 3, 5)]  # whole micro-batches in flight, every stage's and chunk's
     for (q,), rows in _combos(sp) if case.activations_counted else ():
-        flights = in_flight[:, :, rows]
+        flights = in_flight[:, :, flight_of[rows]]
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],
             first_k[:, rows],
             last_k[:, rows],
-            _ratio(flights[0], flights[1]),
-            first_in_flight=_ratio(flights[2], flights[3]),
-            last_in_flight=_ratio(flights[4], flights[5]),
+            _ratio(flights[0], flights[1], whole[0]),
+            first_in_flight=_ratio(flights[2], flights[3], whole[1]),
+            last_in_flight=_ratio(flights[4], flights[5], whole[2]),
             micro_batches=np.where(p[rows] > 1, run_m[rows], 0),
-            chunks=chunks[rows],
+            chunks=chunks[flight_of[rows]],
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         by_kind: dict[tuple[bool, bool], dict[bool, Any]] = {}  # modes of one kind hold the same bytes
@@ -890,23 +901,6 @@ def evaluate_grid(
                     groups_total_s[rows, j] += call.count_per_step * priced(call)
                     groups_sent[rows, j] += call.count_per_step * call.bytes_sent
 
-    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
-    # and offload: (shapes, recomputes) each.
-    top_dense, top_layers = staged(dense_held), staged(layers_k)
-    experts_anywhere = bool(apart_k.any())
-    top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
-    top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
-    top_cpu = top(cpu)
-    has_dense = (data_context > 1)[
-        :, None
-    ]  # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
-    col = (slice(None), None)
-    mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
-    # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
-    # (service.engine.step.part_windows)
-    alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
-    beside = beside_data_seconds(group_s, {g: (on[:, None], off[:, None]) for g, (on, off) in alone.items()})
-    beside3 = (beside[0][:, :, None], beside[1][:, :, None])
     full_shape = busiest.shape[1:]
     data_total = np.zeros(full_shape)
     data_exposed = np.zeros(full_shape)
@@ -915,62 +909,81 @@ def evaluate_grid(
     optimizer_s = np.zeros(full_shape)
     offload_s = np.zeros(full_shape)
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
-    wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
-    # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
-    split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
-    fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
-    for i, a in enumerate(arrangements if data_parallel else ()):
-        # The collectives' time depends on the offload choice only through the busiest stage's share: one
-        # evaluation over (shapes, recomputes, offloads).
-        setup = case.setup(a)
-        at = (slice(None), i)
-        dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-        # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
-        variants = _pipelined_choices(setup, p)
-        for pipelined in variants:
-            on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
-            plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
-            collectives = overlapped_calls(plain, setup.overlaps)
-            dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
-            dense_fw, dense_bw = part_windows(dense_part, fw3, bw3, m3, beside3)
-            dense = data_group_time(
-                collectives, dense_part, setup, m3, dense_fw, dense_bw, layers_top, model_parallel=split3
-            )
-            data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
-            data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
-            dense_hidden = beside_compute_s(dense.total_s - dense.exposed_s, fw3, bw3, dense_fw, dense_bw)
-            data_hidden[at] = np.where(on, np.where(has_dense[:, :, None], dense_hidden, 0.0), data_hidden[at])
-            if experts_anywhere:
-                group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-                expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
-                experts = data_group_time(
-                    collectives, group, setup, m3, expert_fw, expert_bw, layers_top, model_parallel=split3
+    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
+    # and offload: (shapes, recomputes) each.
+    if data_parallel:  # else none of them is priced (0 each)
+        top_dense, top_layers = staged(dense_held), staged(layers_k)
+        experts_anywhere = bool(apart_k.any())
+        top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
+        top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
+        top_cpu = top(cpu)
+        # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
+        has_dense = (data_context > 1)[:, None]
+        col = (slice(None), None)
+        mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
+        # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
+        # (service.engine.step.part_windows)
+        alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
+        beside = beside_data_seconds(group_s, {g: (on[:, None], off[:, None]) for g, (on, off) in alone.items()})
+        beside3 = (beside[0][:, :, None], beside[1][:, :, None])
+        wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
+        # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
+        split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
+        fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
+        for i, a in enumerate(arrangements):
+            # The collectives' time depends on the offload choice only through the busiest stage's share: one
+            # evaluation over (shapes, recomputes, offloads).
+            setup = case.setup(a)
+            at = (slice(None), i)
+            dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
+            # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
+            variants = _pipelined_choices(setup, p)
+            for pipelined in variants:
+                on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
+                plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
+                collectives = overlapped_calls(plain, setup.overlaps)
+                dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
+                dense_fw, dense_bw = part_windows(dense_part, fw3, bw3, m3, beside3)
+                dense = data_group_time(
+                    collectives, dense_part, setup, m3, dense_fw, dense_bw, layers_top, model_parallel=split3
                 )
-                has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
-                data_total[at] += np.where(has_experts, experts.total_s, 0.0)
-                data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
-                expert_hidden = beside_compute_s(experts.total_s - experts.exposed_s, fw3, bw3, expert_fw, expert_bw)
-                data_hidden[at] += np.where(has_experts, expert_hidden, 0.0)
-        for j, o in enumerate(offloads):
-            setup = case.setup(a, 0, o)
-            cell = (slice(None), i, slice(None), j)
-            dense_p, expert_p = top_dense[cell], top_experts[cell]  # the experts' part is 0 unless apart
-            parts = [
-                Part(dense_p, data_context[col], g_data[col]),
-                Part(expert_p, expert_data[col], expert_per_node[col]),
-            ]
-            host_link = host_step(parts, setup, top_cpu[cell], mm, n_world[col], g_node)
-            pcie[cell], offload_s[cell] = host_link.pcie_bytes_per_gpu, host_link.offload_s
-            # the optimizer step, with or without a given utilisation (which sets the compute alone)
-            optimizer_s[cell] = optimizer_step(parts, setup)
-            if extra is not None:
-                apart = top_apart[cell]
-                shares = [
-                    _Share(dense_p, data_context[col], g_data[col], True, has_dense),
-                    _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
+                data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
+                dense_hidden = beside_compute_s(dense.total_s - dense.exposed_s, fw3, bw3, dense_fw, dense_bw)
+                data_hidden[at] = np.where(on, np.where(has_dense[:, :, None], dense_hidden, 0.0), data_hidden[at])
+                if experts_anywhere:
+                    group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
+                    expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
+                    experts = data_group_time(
+                        collectives, group, setup, m3, expert_fw, expert_bw, layers_top, model_parallel=split3
+                    )
+                    has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
+                    data_total[at] += np.where(has_experts, experts.total_s, 0.0)
+                    data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
+                    expert_hidden = beside_compute_s(
+                        experts.total_s - experts.exposed_s, fw3, bw3, expert_fw, expert_bw
+                    )
+                    data_hidden[at] += np.where(has_experts, expert_hidden, 0.0)
+            for j, o in enumerate(offloads):
+                setup = case.setup(a, 0, o)
+                cell = (slice(None), i, slice(None), j)
+                dense_p, expert_p = top_dense[cell], top_experts[cell]  # the experts' part is 0 unless apart
+                parts = [
+                    Part(dense_p, data_context[col], g_data[col]),
+                    Part(expert_p, expert_data[col], expert_per_node[col]),
                 ]
-                working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
+                host_link = host_step(parts, setup, top_cpu[cell], mm, n_world[col], g_node)
+                pcie[cell], offload_s[cell] = host_link.pcie_bytes_per_gpu, host_link.offload_s
+                # the optimizer step, with or without a given utilisation (which sets the compute alone)
+                optimizer_s[cell] = optimizer_step(parts, setup)
+                if extra is not None:
+                    apart = top_apart[cell]
+                    shares = [
+                        _Share(dense_p, data_context[col], g_data[col], True, has_dense),
+                        _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                    ]
+                    working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
+                    extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
@@ -1058,10 +1071,14 @@ def _in_flight(
     return flights, split_chunks(schedule, p_r, v_r)
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> ArrayRatio:
-    """Micro-batches in flight as activations take them: the denominator 1 where every stage's is (whole
-    micro-batches, nothing to round: most schedules)."""
-    whole = int(denominator.min(initial=1)) == 1 and int(denominator.max(initial=1)) == 1
+def _whole(denominator: np.ndarray) -> bool:
+    """Whether every one of these denominators of micro-batches in flight is 1 (whole micro-batches)."""
+    return int(denominator.min(initial=1)) == 1 and int(denominator.max(initial=1)) == 1
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray, whole: bool) -> ArrayRatio:
+    """Micro-batches in flight as activations take them: the denominator 1 where every stage's is (``whole``
+    micro-batches, nothing to round: most schedules; a denominator of 1 rounds nothing either way)."""
     return ArrayRatio(numerator, 1 if whole else denominator)
 
 
