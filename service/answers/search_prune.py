@@ -199,12 +199,15 @@ class BranchAndBound:
     def _layouts(self, index: np.ndarray) -> Layouts:
         """These shapes as the grid evaluates them, with their structures' ids in the table: every shape's found at
         once, the first time (StructureTable.index, one pass rather than one per block)."""
+        return Layouts(
+            {name: values[index] for name, values in self.shapes.items()} | {STRUCTURE_COLUMN: self._ids()[index]}
+        )
+
+    def _ids(self) -> np.ndarray:
+        """Every shape's structure in the table (found the first time)."""
         if self.structure_ids is None:
             self.structure_ids = self.table.index(Layouts(self.shapes))
-        return Layouts(
-            {name: values[index] for name, values in self.shapes.items()}
-            | {STRUCTURE_COLUMN: self.structure_ids[index]}
-        )
+        return self.structure_ids
 
     def _check(self) -> None:
         if self.budget is not None:
@@ -274,6 +277,10 @@ class BranchAndBound:
         c = self.choices
         cell_fits, least, at_star, star = self.structure_fit()
         alive = np.flatnonzero(cell_fits.any(axis=(1, 2)))
+        # evaluated in blocks of shapes whose structures have as many candidate stages (a grid is as wide as its
+        # widest): each shape's bounds are its own, whatever the block
+        candidates = self.table.arrays["candidates"][self._ids()[alive]]
+        alive = alive[np.argsort(candidates, kind="stable")]
         a_star, o_star = int(star[0]), int(star[1])
         lower = np.full((self.count, len(c.recompute)), np.inf)
         recompute_ok = np.zeros((self.count, len(c.recompute)), dtype=bool)

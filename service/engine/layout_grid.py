@@ -511,6 +511,7 @@ def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarra
         "first": table(lambda sh: sh.first).astype(bool),
         "last": table(lambda sh: sh.last).astype(bool),
         "valid": table(lambda sh: 1).astype(bool),
+        "candidates": np.array([len(item.candidates) for item in items], dtype=np.int64),
         "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
         "max_layers": np.array([item.max_layers for item in items], dtype=np.int64),
         "max_moe_layers": np.array([item.max_moe_layers for item in items], dtype=np.int64),
@@ -593,8 +594,11 @@ def evaluate_grid(
     sid = shapes[STRUCTURE_COLUMN] if STRUCTURE_COLUMN in shapes.columns else table.index(shapes)
     st = table.arrays
 
+    # the candidates of these shapes' structures, the widest's (the table's columns past it are padding alone)
+    k_count = int(st["candidates"][sid].max(initial=1))
+
     def per_stage(name: str) -> Any:
-        return np.take(table.by_candidate(name), sid, axis=1)  # (candidates, shapes)
+        return np.take(table.by_candidate(name)[:k_count], sid, axis=1)  # (candidates, shapes)
 
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
     mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor, runs=case.pipeline_runs)
@@ -608,7 +612,6 @@ def evaluate_grid(
     apart_k = mesh.experts_apart & (expert_k > 0)  # the search keeps ETP = t: apart when e > 1
     dense_held = dense_k + np.where(apart_k, 0, expert_k)
     experts_held = np.where(apart_k, expert_k, 0)
-    k_count = dense_k.shape[0]
     sizes = (len(arrangements), len(recomputes), len(offloads))
 
     # Model states and host bytes of every candidate stage, per arrangement and offload; the working set
@@ -625,7 +628,7 @@ def evaluate_grid(
     cpu_u = np.zeros_like(state_u)
     working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
     for i, a in enumerate(arrangements):
-        working[:, :, i, 0, 0] = st["working"][sid, a].T
+        working[:, :, i, 0, 0] = st["working"][sid, a, :k_count].T
         for j, o in enumerate(offloads):
             # the parts each candidate stage holds (service.engine.layout.stage_parts): the experts' is 0 unless apart
             states = held([Part(held_d, dc, gd), Part(held_e, ed, ged)], case.setup(a, 0, o))
@@ -982,7 +985,7 @@ def evaluate_grid(
                         _Share(dense_p, data_context[col], g_data[col], True, has_dense),
                         _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
                     ]
-                    working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
+                    working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
                     extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
@@ -1053,16 +1056,17 @@ def _in_flight(
     stage_r, p_r, v_r, m_r = stage_k[:, rows], p[rows], v[rows], m[rows]
     numerator, denominator = in_flight_ratio(schedule, stage_r, p_r, v_r, m_r)
     if schedule in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
-        uneven = st["uneven"].T[:, sid[rows]] & (v_r > 1)
+        width = len(stage_r)  # the candidates evaluated (the table's widest or fewer)
+        uneven = st["uneven"].T[:width, sid[rows]] & (v_r > 1)
         if uneven.any():
             weighted: Any = 0
             warm = chunk_warmup(stage_r, p_r, v_r, m_r)
             sid_r = sid[rows]
             for j in range(st["chunk_layers"].shape[2]):
-                size = st["chunk_layers"][:, :, j].T[:, sid_r]
+                size = st["chunk_layers"][:, :width, j].T[:, sid_r]
                 weighted = weighted + chunk_in_flight(stage_r, p_r, v_r, m_r, j, warm=warm) * size
             numerator = np.where(uneven, weighted, numerator)
-            denominator = np.where(uneven, st["layers"].T[:, sid_r], denominator)
+            denominator = np.where(uneven, st["layers"].T[:width, sid_r], denominator)
     # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
     ends = [end_chunk_in_flight(schedule, stage_r, p_r, v_r, m_r, chunk) for chunk in (0 * v_r, v_r - 1)]
     shape = stage_r.shape
