@@ -295,13 +295,13 @@ class BranchAndBound:
             memory_lb = np.maximum(least[rows, None], activations_lb)
             recompute_ok[rows] = memory_lb <= usable
         # The step's bound of the shapes some recompute mode of which can fit (the others are never branched on):
-        # the compute, the bubble and the model-parallel groups, which read no bytes (activations not counted).
+        # the compute, the bubble and the model-parallel groups, which read no bytes.
         timed = alive[recompute_ok[alive].any(axis=1)]
-        unsized = replace(self.case, activations_counted=False)
         for start in range(0, len(timed), BOUND_CHUNK_SHAPES):
             self._check()
             rows = timed[start : start + BOUND_CHUNK_SHAPES]
-            figures = evaluate_grid(unsized, self.table, self._layouts(rows), at_star_cell, data_parallel=False)
+            layouts = self._layouts(rows)
+            figures = evaluate_grid(self.case, self.table, layouts, at_star_cell, data_parallel=False, sized=False)
             lower[rows] = (
                 figures.compute_s
                 + figures.pipeline_bubble_s

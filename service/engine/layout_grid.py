@@ -571,6 +571,7 @@ def evaluate_grid(
     detail: bool = False,
     timed: bool = True,
     data_parallel: bool = True,
+    sized: bool = True,
 ) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
     (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
@@ -578,8 +579,11 @@ def evaluate_grid(
     stage's model states, working set, activations and host bytes (what ranking does not need). What a bound
     needs alone (service.answers.search_prune): ``timed`` False, the bytes and no time (every time figure 0);
     ``data_parallel`` False, the compute, the bubble and the model-parallel groups without the data-parallel
-    collectives, the offload and the optimizer step (those figures 0, and the step without them)."""
+    collectives, the offload and the optimizer step (those figures 0, and the step without them); ``sized`` False
+    with it, those times alone: no bytes are counted (every byte figure 0, every layout fits, its busiest stage the
+    first candidate)."""
     assert not (detail and not (timed and data_parallel)), "a detailed grid prices every term"
+    assert sized or not data_parallel, "the data-parallel groups price the busiest stage's share"
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
     n_world, t, p, c, e, v = (
         shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
@@ -627,7 +631,7 @@ def evaluate_grid(
     host_u = np.zeros_like(state_u)
     cpu_u = np.zeros_like(state_u)
     working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
-    for i, a in enumerate(arrangements):
+    for i, a in enumerate(arrangements if sized else ()):
         working[:, :, i, 0, 0] = st["working"][sid, a, :k_count].T
         for j, o in enumerate(offloads):
             # the parts each candidate stage holds (service.engine.layout.stage_parts): the experts' is 0 unless apart
@@ -650,7 +654,8 @@ def evaluate_grid(
     # The schedule sets each stage's micro-batches in flight alone, which read the structure and m: those are counted
     # once per distinct schedule, structure and m, and the bytes of every schedule's rows of a sequence-parallel
     # choice at once (the same formulas, element by element).
-    if case.activations_counted:
+    counted = case.activations_counted and sized
+    if counted:
         distinct, flight_of = _distinct_rows([schedule, sid, run_m])
         in_flight = np.zeros((6, k_count, len(distinct)), dtype=np.int64)  # in flight, the first chunk's, the last's
         chunks = np.zeros(len(distinct), dtype=np.int64)
@@ -658,7 +663,7 @@ def evaluate_grid(
             flights_of = _in_flight(SCHEDULES[sched], distinct[flight_rows], stage_k, p, v, run_m, sid, st)
             in_flight[:, :, flight_rows], chunks[flight_rows] = flights_of
         whole = [_whole(in_flight[k]) for k in (1, 3, 5)]  # whole micro-batches in flight, every stage's and chunk's
-    for (q,), rows in _combos(sp) if case.activations_counted else ():
+    for (q,), rows in _combos(sp) if counted else ():
         flights = in_flight[:, :, flight_of[rows]]
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
@@ -694,22 +699,28 @@ def evaluate_grid(
                 for i in [i for i, flag in enumerate(natives) if flag == native] if native_axis else [0]:
                     activations[:, rows, i, j, 0] = total
 
-    per_gpu = state + working + activations
-    np.copyto(per_gpu, -1, where=~valid[:, :, None, None, None])  # a padded candidate is never the busiest
-    # the busiest candidate (the first of the largest, as np.argmax) and its bytes, one candidate at a time: a
-    # reduction along the first axis of a few candidates runs slower than these few element-wise passes
-    top_bytes = per_gpu[0].copy()  # the busiest stage's, by its definition
-    busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)  # (1, shapes, arrangements, recomputes, offloads)
-    for k in range(1, k_count):
-        np.copyto(busiest[0], k, where=per_gpu[k] > top_bytes)
-        np.maximum(top_bytes, per_gpu[k], out=top_bytes)
+    if sized:
+        per_gpu = state + working + activations
+        np.copyto(per_gpu, -1, where=~valid[:, :, None, None, None])  # a padded candidate is never the busiest
+        # the busiest candidate (the first of the largest, as np.argmax) and its bytes, one candidate at a time: a
+        # reduction along the first axis of a few candidates runs slower than these few element-wise passes
+        top_bytes = per_gpu[0].copy()  # the busiest stage's, by its definition
+        busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)  # (1, shapes, arrangements, recomputes, offloads)
+        for k in range(1, k_count):
+            np.copyto(busiest[0], k, where=per_gpu[k] > top_bytes)
+            np.maximum(top_bytes, per_gpu[k], out=top_bytes)
+    else:
+        top_bytes = np.zeros((count, *sizes), dtype=np.int64)
+        busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)
     cells = busiest.shape[1:]
     at_shape = np.arange(count)[:, None, None, None] * k_count + busiest[0]
 
-    chosen = [busiest[0] == k for k in range(1, k_count)]
+    chosen: list[Any] = []  # where each candidate but the first is the busiest, once asked
 
     def top(values: Any) -> Any:
         """Each layout's value at its busiest stage: candidate 0's, replaced where another is the busiest."""
+        if not chosen:
+            chosen.extend(busiest[0] == k for k in range(1, k_count))
         out = np.broadcast_to(values[0], busiest.shape[1:])
         for k in range(1, k_count):
             out = np.where(chosen[k - 1], values[k], out)
