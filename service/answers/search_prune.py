@@ -230,9 +230,13 @@ class BranchAndBound:
         c = self.choices
         quiet = replace(self.case, activations_counted=False)
         states = np.zeros((len(first), len(c.arrangement), len(c.offload_optimizer)), dtype=np.int64)
+        # in blocks of structures with as many candidate stages (a grid is as wide as its widest)
+        ids = self._ids()  # the table holds every shape's structure from here on
+        by_width = np.argsort(self.table.arrays["candidates"][ids[first]], kind="stable")
         for start in range(0, len(first), BOUND_CHUNK_SHAPES):
             self._check()
-            rows = first[start : start + BOUND_CHUNK_SHAPES]
+            at = by_width[start : start + BOUND_CHUNK_SHAPES]
+            rows = first[at]
             figures = evaluate_grid(
                 quiet,
                 self.table,
@@ -242,7 +246,7 @@ class BranchAndBound:
             )
             per_gpu = figures.per_gpu_bytes[:, :, 0, :]
             valid = self._valid(rows)[:, :, 0, :]
-            states[start : start + len(rows)] = np.where(valid, per_gpu, np.iinfo(np.int64).max)
+            states[at] = np.where(valid, per_gpu, np.iinfo(np.int64).max)
         usable = self.case.scene.usable_bytes
         fits = states <= usable  # (structures, A, O)
         total = states.reshape(len(first), -1)
@@ -335,16 +339,19 @@ class BranchAndBound:
         pending = np.ones(len(order), dtype=bool)
         chunk = FIRST_CHUNK_SHAPES
         sizes = np.unique(n)
+        # the shapes' bounds and world sizes in that order, gathered once for every round
+        k1_order, k2_order, bound_order, n_order = k1[order], k2[order], bound_s[order], n[order]
+        position = np.searchsorted(sizes, n_order)
         while True:
             self._check()
             limit, best = self._threshold(), self._front_steps(sizes)
-            needed = pending & self._needed(order, k1[order], k2[order], bound_s[order], sizes, limit, best)
+            needed = pending & self._needed(order, k1_order, k2_order, bound_order, sizes, limit, best, position)
             left = np.flatnonzero(needed)
             if not len(left):
                 break
             take = left[:chunk]
             # A world size with nothing found yet bounds nothing on the front: seed it with its best bounds.
-            sizes_now = self.shapes["world_size"][order[left]]
+            sizes_now = n_order[left]
             for size in sizes.tolist():
                 if int(size) not in self.front:
                     take = np.union1d(take, left[sizes_now == size][:SEED_SHAPES])
@@ -373,13 +380,13 @@ class BranchAndBound:
             return 0
         valid = self._valid(index)  # (shapes, A, R, O)
         kept = valid & cell_fits[:, :, None, :]  # the valid cells the structure bound leaves in
-        states_out = int(np.count_nonzero(valid)) - int(np.count_nonzero(kept))
-        activations_out = int(np.count_nonzero(kept & ~recompute_ok[:, None, :, None]))
+        kept_by_recompute = kept.sum(axis=(1, 3))  # (shapes, R): those cells of each shape and recompute mode
+        states_out = int(np.count_nonzero(valid)) - int(kept_by_recompute.sum())
+        activations_out = int(kept_by_recompute[~recompute_ok].sum())
         self._count(CELL_STATES_EXCEED, states_out)
         self._count(ACTIVATIONS_EXCEED, activations_out)
         if chosen is not None:
-            rank_out = kept & (recompute_ok & ~chosen)[:, None, :, None]
-            self._count(CANNOT_RANK, int(np.count_nonzero(rank_out)))
+            self._count(CANNOT_RANK, int(kept_by_recompute[recompute_ok & ~chosen].sum()))
         return states_out + activations_out
 
     def _needed(
@@ -391,17 +398,20 @@ class BranchAndBound:
         sizes: np.ndarray,
         threshold: tuple[float, float] | None,
         best: np.ndarray,
+        position: np.ndarray | None = None,
     ) -> np.ndarray:
         """Whether each of these shapes, with these bounds (aligned with ``shapes``: the objective's key, the
         step), can still enter the top_k + 1 (``threshold``) or the front (``best``: the fastest step found on
-        each world size or fewer GPUs)."""
+        each world size or fewer GPUs); ``position``: each shape's world size as an index into ``sizes``, where
+        known."""
         if threshold is None:
             rank_ok = np.ones(len(shapes), dtype=bool)
         elif self.goal.objective is SearchObjective.gpus:
             rank_ok = (k1 < threshold[0]) | ((k1 == threshold[0]) & (k2 <= threshold[1]))
         else:
             rank_ok = k1 <= threshold[0]
-        position = np.searchsorted(sizes, self.shapes["world_size"][shapes])
+        if position is None:
+            position = np.searchsorted(sizes, self.shapes["world_size"][shapes])
         front_ok = bound_s <= best[position]
         needed: np.ndarray = rank_ok | front_ok
         return needed
