@@ -380,13 +380,13 @@ class BranchAndBound:
             return 0
         valid = self._valid(index)  # (shapes, A, R, O)
         kept = valid & cell_fits[:, :, None, :]  # the valid cells the structure bound leaves in
-        kept_by_recompute = kept.sum(axis=(1, 3))  # (shapes, R): those cells of each shape and recompute mode
-        states_out = int(np.count_nonzero(valid)) - int(kept_by_recompute.sum())
-        activations_out = int(kept_by_recompute[~recompute_ok].sum())
+        states_out = int(np.count_nonzero(valid)) - int(np.count_nonzero(kept))
+        activations_out = int(np.count_nonzero(kept & ~recompute_ok[:, None, :, None]))
         self._count(CELL_STATES_EXCEED, states_out)
         self._count(ACTIVATIONS_EXCEED, activations_out)
         if chosen is not None:
-            self._count(CANNOT_RANK, int(kept_by_recompute[recompute_ok & ~chosen].sum()))
+            rank_out = kept & (recompute_ok & ~chosen)[:, None, :, None]
+            self._count(CANNOT_RANK, int(np.count_nonzero(rank_out)))
         return states_out + activations_out
 
     def _needed(
