@@ -620,9 +620,10 @@ def evaluate_grid(
 
     # Model states and host bytes of every candidate stage, per arrangement and offload; the working set
     # per arrangement: (candidates, shapes, arrangements, 1, offloads) and (candidates, shapes, arrangements, 1, 1).
-    # Model states depend on the structure and d x c alone: computed once per distinct pair, then spread.
+    # Model states depend on the structure and d x c alone: computed once per distinct pair, then spread (none
+    # unless sized).
     pair = sid * (int(data_context.max()) + 1) + data_context
-    _, first, spread = np.unique(pair, return_index=True, return_inverse=True)
+    _, first, spread = np.unique(pair if sized else pair[:0], return_index=True, return_inverse=True)
     spread = spread.reshape(-1)
     held_d, held_e = dense_held[:, first], experts_held[:, first]
     dc, ed, gd, ged = data_context[first], expert_data[first], g_data[first], expert_per_node[first]
@@ -639,7 +640,7 @@ def evaluate_grid(
             state_u[:, :, i, 0, j] = states.gpu_bytes
             host_u[:, :, i, 0, j] = states.host_bytes
             cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
-    state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read
+    state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read (if sized)
 
     # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1),
     # or per arrangement where some run as torchtitan does and some not (service.engine.layout.torch_native).
@@ -732,9 +733,9 @@ def evaluate_grid(
 
     host_node: Any = None
     fits = top_bytes <= case.scene.usable_bytes
-    if detail or case.scene.host_memory_bytes is not None:
+    if sized and (detail or case.scene.host_memory_bytes is not None):
         host_node = host_bytes_per_node(top(host_u[:, spread]), n_world[:, None, None, None], g_node)
-    if case.scene.host_memory_bytes is not None:
+    if host_node is not None and case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
     if not timed:
         return _untimed(d, m, top_bytes, staged(stage_k), host_node, fits, tokens_per_step(d, b, s, m), sizes)
