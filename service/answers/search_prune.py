@@ -153,7 +153,8 @@ class Pool:
 @dataclass(frozen=True)
 class Bounds:
     """Per shape: which (arrangement, offload) cells can fit (shapes, A, O) and which recompute modes (shapes,
-    R), by the memory bounds; the lower bound on the step of each recompute mode (shapes, R), in seconds."""
+    R), by the memory bounds; the lower bound on the step of each recompute mode (shapes, R), in seconds (inf for
+    a shape none of whose recompute modes can fit: it is never evaluated)."""
 
     cell_fits: np.ndarray
     recompute_ok: np.ndarray
@@ -210,12 +211,15 @@ class BranchAndBound:
     def _layouts(self, index: np.ndarray) -> Layouts:
         """These shapes as the grid evaluates them, with their structures' ids in the table: every shape's found at
         once, the first time (StructureTable.index, one pass rather than one per block)."""
+        return Layouts(
+            {name: values[index] for name, values in self.shapes.items()} | {STRUCTURE_COLUMN: self._ids()[index]}
+        )
+
+    def _ids(self) -> np.ndarray:
+        """Every shape's structure in the table (found the first time)."""
         if self.structure_ids is None:
             self.structure_ids = self.table.index(Layouts(self.shapes))
-        return Layouts(
-            {name: values[index] for name, values in self.shapes.items()}
-            | {STRUCTURE_COLUMN: self.structure_ids[index]}
-        )
+        return self.structure_ids
 
     def _check(self) -> None:
         if self.budget is not None:
@@ -238,9 +242,13 @@ class BranchAndBound:
         c = self.choices
         quiet = replace(self.case, activations_counted=False)
         states = np.zeros((len(first), len(c.arrangement), len(c.offload_optimizer)), dtype=np.int64)
+        # in blocks of structures with as many candidate stages (a grid is as wide as its widest)
+        ids = self._ids()  # the table holds every shape's structure from here on
+        by_width = np.argsort(self.table.arrays["candidates"][ids[first]], kind="stable")
         for start in range(0, len(first), BOUND_CHUNK_SHAPES):
             self._check()
-            rows = first[start : start + BOUND_CHUNK_SHAPES]
+            at = by_width[start : start + BOUND_CHUNK_SHAPES]
+            rows = first[at]
             figures = evaluate_grid(
                 quiet,
                 self.table,
@@ -250,7 +258,7 @@ class BranchAndBound:
             )
             per_gpu = figures.per_gpu_bytes[:, :, 0, :]
             valid = self._valid(rows)[:, :, 0, :]
-            states[start : start + len(rows)] = np.where(valid, per_gpu, np.iinfo(np.int64).max)
+            states[at] = np.where(valid, per_gpu, np.iinfo(np.int64).max)
         usable = self.case.scene.usable_bytes
         fits = states <= usable  # (structures, A, O)
         total = states.reshape(len(first), -1)
@@ -285,24 +293,31 @@ class BranchAndBound:
         c = self.choices
         cell_fits, least, at_star, star = self.structure_fit()
         alive = np.flatnonzero(cell_fits.any(axis=(1, 2)))
+        # evaluated in blocks of shapes whose structures have as many candidate stages (a grid is as wide as its
+        # widest): each shape's bounds are its own, whatever the block
+        candidates = self.table.arrays["candidates"][self._ids()[alive]]
+        alive = alive[np.argsort(candidates, kind="stable")]
         a_star, o_star = int(star[0]), int(star[1])
         lower = np.full((self.count, len(c.recompute)), np.inf)
         recompute_ok = np.zeros((self.count, len(c.recompute)), dtype=bool)
         usable = self.case.scene.usable_bytes
+        at_star_cell = Choices([c.arrangement[a_star]], c.recompute, [c.offload_optimizer[o_star]])
         for start in range(0, len(alive), BOUND_CHUNK_SHAPES):
             self._check()
             rows = alive[start : start + BOUND_CHUNK_SHAPES]
-            figures = evaluate_grid(
-                self.case,
-                self.table,
-                self._layouts(rows),
-                Choices([c.arrangement[a_star]], c.recompute, [c.offload_optimizer[o_star]]),
-                data_parallel=False,  # the bound reads the compute, the bubble and the model-parallel groups
-            )
-            per_gpu = figures.per_gpu_bytes[:, 0, :, 0]
+            sized = evaluate_grid(self.case, self.table, self._layouts(rows), at_star_cell, timed=False)
+            per_gpu = sized.per_gpu_bytes[:, 0, :, 0]
             activations_lb = per_gpu - at_star[rows, None]
             memory_lb = np.maximum(least[rows, None], activations_lb)
             recompute_ok[rows] = memory_lb <= usable
+        # The step's bound of the shapes some recompute mode of which can fit (the others are never branched on):
+        # the compute, the bubble and the model-parallel groups, which read no bytes.
+        timed = alive[recompute_ok[alive].any(axis=1)]
+        for start in range(0, len(timed), BOUND_CHUNK_SHAPES):
+            self._check()
+            rows = timed[start : start + BOUND_CHUNK_SHAPES]
+            layouts = self._layouts(rows)
+            figures = evaluate_grid(self.case, self.table, layouts, at_star_cell, data_parallel=False, sized=False)
             lower[rows] = (
                 figures.compute_s
                 + figures.pipeline_bubble_s
@@ -336,16 +351,19 @@ class BranchAndBound:
         pending = np.ones(len(order), dtype=bool)
         chunk = FIRST_CHUNK_SHAPES
         sizes = np.unique(n)
+        # the shapes' bounds and world sizes in that order, gathered once for every round
+        k1_order, k2_order, bound_order, n_order = k1[order], k2[order], bound_s[order], n[order]
+        position = np.searchsorted(sizes, n_order)
         while True:
             self._check()
             limit, best = self._threshold(), self._front_steps(sizes)
-            needed = pending & self._needed(order, k1[order], k2[order], bound_s[order], sizes, limit, best)
+            needed = pending & self._needed(order, k1_order, k2_order, bound_order, sizes, limit, best, position)
             left = np.flatnonzero(needed)
             if not len(left):
                 break
             take = left[:chunk]
             # A world size with nothing found yet bounds nothing on the front: seed it with its best bounds.
-            sizes_now = self.shapes["world_size"][order[left]]
+            sizes_now = n_order[left]
             for size in sizes.tolist():
                 if int(size) not in self.front:
                     take = np.union1d(take, left[sizes_now == size][:SEED_SHAPES])
@@ -392,17 +410,20 @@ class BranchAndBound:
         sizes: np.ndarray,
         threshold: tuple[float, float] | None,
         best: np.ndarray,
+        position: np.ndarray | None = None,
     ) -> np.ndarray:
         """Whether each of these shapes, with these bounds (aligned with ``shapes``: the objective's key, the
         step), can still enter the top_k + 1 (``threshold``) or the front (``best``: the fastest step found on
-        each world size or fewer GPUs)."""
+        each world size or fewer GPUs); ``position``: each shape's world size as an index into ``sizes``, where
+        known."""
         if threshold is None:
             rank_ok = np.ones(len(shapes), dtype=bool)
         elif self.goal.objective is SearchObjective.gpus:
             rank_ok = (k1 < threshold[0]) | ((k1 == threshold[0]) & (k2 <= threshold[1]))
         else:
             rank_ok = k1 <= threshold[0]
-        position = np.searchsorted(sizes, self.shapes["world_size"][shapes])
+        if position is None:
+            position = np.searchsorted(sizes, self.shapes["world_size"][shapes])
         front_ok = bound_s <= best[position]
         needed: np.ndarray = rank_ok | front_ok
         return needed

@@ -434,6 +434,14 @@ class StructureTable:
         self.arrays: dict[str, np.ndarray] = {}
         self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's slowest_stage answers
         self.memo: dict[tuple[Any, ...], Any] = {}  # what structures share (structure's memo)
+        self.transposed: dict[str, np.ndarray] = {}  # by_candidate's tables, until the table grows
+
+    def by_candidate(self, name: str) -> np.ndarray:
+        """A (structures, candidates) table as (candidates, structures), contiguous: a grid gathers its shapes'
+        structures from each row at once (np.take along the rows, faster than fancy indexing a transposed view)."""
+        if name not in self.transposed:
+            self.transposed[name] = np.ascontiguousarray(self.arrays[name].T)
+        return self.transposed[name]
 
     def index(self, layouts: Layouts) -> np.ndarray:
         t, p, e, v = (layouts[k] for k in ("tensor", "pipeline", "expert", "virtual_stages"))
@@ -459,6 +467,7 @@ class StructureTable:
     def _tabulate(self) -> None:
         """The arrays of every structure: the new structures' rows tabulated and appended to those already
         tabulated (each padded to the widest candidates and chunks with zeros, as a fresh table fills them)."""
+        self.transposed = {}
         done = len(self.arrays["max_layers"]) if self.arrays else 0
         fresh = _tabulated(self.items[done:], len(self.case.shardings))
         if not done:
@@ -502,6 +511,7 @@ def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarra
         "first": table(lambda sh: sh.first).astype(bool),
         "last": table(lambda sh: sh.last).astype(bool),
         "valid": table(lambda sh: 1).astype(bool),
+        "candidates": np.array([len(item.candidates) for item in items], dtype=np.int64),
         "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
         "max_layers": np.array([item.max_layers for item in items], dtype=np.int64),
         "max_moe_layers": np.array([item.max_moe_layers for item in items], dtype=np.int64),
@@ -561,6 +571,7 @@ def evaluate_grid(
     detail: bool = False,
     timed: bool = True,
     data_parallel: bool = True,
+    sized: bool = True,
 ) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
     (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
@@ -568,8 +579,11 @@ def evaluate_grid(
     stage's model states, working set, activations and host bytes (what ranking does not need). What a bound
     needs alone (service.answers.search_prune): ``timed`` False, the bytes and no time (every time figure 0);
     ``data_parallel`` False, the compute, the bubble and the model-parallel groups without the data-parallel
-    collectives, the offload and the optimizer step (those figures 0, and the step without them)."""
+    collectives, the offload and the optimizer step (those figures 0, and the step without them); ``sized`` False
+    with it, those times alone: no bytes are counted (every byte figure 0, every layout fits, its busiest stage the
+    first candidate)."""
     assert not (detail and not (timed and data_parallel)), "a detailed grid prices every term"
+    assert sized or not data_parallel, "the data-parallel groups price the busiest stage's share"
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
     n_world, t, p, c, e, v = (
         shapes[k] for k in ("world_size", "tensor", "pipeline", "context", "expert", "virtual_stages")
@@ -584,8 +598,11 @@ def evaluate_grid(
     sid = shapes[STRUCTURE_COLUMN] if STRUCTURE_COLUMN in shapes.columns else table.index(shapes)
     st = table.arrays
 
+    # the candidates of these shapes' structures, the widest's (the table's columns past it are padding alone)
+    k_count = int(st["candidates"][sid].max(initial=1))
+
     def per_stage(name: str) -> Any:
-        return st[name].T[:, sid]  # (candidates, shapes)
+        return np.take(table.by_candidate(name)[:k_count], sid, axis=1)  # (candidates, shapes)
 
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
     mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor, runs=case.pipeline_runs)
@@ -599,14 +616,14 @@ def evaluate_grid(
     apart_k = mesh.experts_apart & (expert_k > 0)  # the search keeps ETP = t: apart when e > 1
     dense_held = dense_k + np.where(apart_k, 0, expert_k)
     experts_held = np.where(apart_k, expert_k, 0)
-    k_count = dense_k.shape[0]
     sizes = (len(arrangements), len(recomputes), len(offloads))
 
     # Model states and host bytes of every candidate stage, per arrangement and offload; the working set
     # per arrangement: (candidates, shapes, arrangements, 1, offloads) and (candidates, shapes, arrangements, 1, 1).
-    # Model states depend on the structure and d x c alone: computed once per distinct pair, then spread.
+    # Model states depend on the structure and d x c alone: computed once per distinct pair, then spread (none
+    # unless sized).
     pair = sid * (int(data_context.max()) + 1) + data_context
-    _, first, spread = np.unique(pair, return_index=True, return_inverse=True)
+    _, first, spread = np.unique(pair if sized else pair[:0], return_index=True, return_inverse=True)
     spread = spread.reshape(-1)
     held_d, held_e = dense_held[:, first], experts_held[:, first]
     dc, ed, gd, ged = data_context[first], expert_data[first], g_data[first], expert_per_node[first]
@@ -615,15 +632,15 @@ def evaluate_grid(
     host_u = np.zeros_like(state_u)
     cpu_u = np.zeros_like(state_u)
     working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
-    for i, a in enumerate(arrangements):
-        working[:, :, i, 0, 0] = st["working"][sid, a].T
+    for i, a in enumerate(arrangements if sized else ()):
+        working[:, :, i, 0, 0] = st["working"][sid, a, :k_count].T
         for j, o in enumerate(offloads):
             # the parts each candidate stage holds (service.engine.layout.stage_parts): the experts' is 0 unless apart
             states = held([Part(held_d, dc, gd), Part(held_e, ed, ged)], case.setup(a, 0, o))
             state_u[:, :, i, 0, j] = states.gpu_bytes
             host_u[:, :, i, 0, j] = states.host_bytes
             cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
-    state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read
+    state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read (if sized)
 
     # Activations of every candidate stage with its micro-batches in flight: (candidates, shapes, 1, recomputes, 1),
     # or per arrangement where some run as torchtitan does and some not (service.engine.layout.torch_native).
@@ -636,26 +653,29 @@ def evaluate_grid(
     layers_k, moe_k = per_stage("layers"), per_stage("moe_layers")
     stage_k, first_k, last_k = per_stage("stage"), per_stage("first"), per_stage("last")
     # The schedule sets each stage's micro-batches in flight alone, which read the structure and m: those are counted
-    # per schedule, once per distinct structure and m, and the bytes of every schedule's rows of a sequence-parallel
+    # once per distinct schedule, structure and m, and the bytes of every schedule's rows of a sequence-parallel
     # choice at once (the same formulas, element by element).
-    in_flight = np.zeros((6, k_count, count), dtype=np.int64)  # in flight, the first chunk's, the last's
-    chunks = np.zeros(count, dtype=np.int64)
-    for (sched,), rows in _combos(schedule) if case.activations_counted else ():
-        distinct, spread_to = _distinct_rows([sid[rows], run_m[rows]])
-        flights, chunk_runs = _in_flight(SCHEDULES[sched], rows[distinct], stage_k, p, v, run_m, sid, st)
-        in_flight[:, :, rows], chunks[rows] = flights[:, :, spread_to], chunk_runs[spread_to]
-    for (q,), rows in _combos(sp) if case.activations_counted else ():
-        flights = in_flight[:, :, rows]
+    counted = case.activations_counted and sized
+    if counted:
+        distinct, flight_of = _distinct_rows([schedule, sid, run_m])
+        in_flight = np.zeros((6, k_count, len(distinct)), dtype=np.int64)  # in flight, the first chunk's, the last's
+        chunks = np.zeros(len(distinct), dtype=np.int64)
+        for (sched,), flight_rows in _combos(schedule[distinct]):
+            flights_of = _in_flight(SCHEDULES[sched], distinct[flight_rows], stage_k, p, v, run_m, sid, st)
+            in_flight[:, :, flight_rows], chunks[flight_rows] = flights_of
+        whole = [_whole(in_flight[k]) for k in (1, 3, 5)]  # whole micro-batches in flight, every stage's and chunk's
+    for (q,), rows in _combos(sp) if counted else ():
+        flights = in_flight[:, :, flight_of[rows]]
         layers = StageLayers(
             layers_k[:, rows] - moe_k[:, rows],
             moe_k[:, rows],
             first_k[:, rows],
             last_k[:, rows],
-            _ratio(flights[0], flights[1]),
-            first_in_flight=_ratio(flights[2], flights[3]),
-            last_in_flight=_ratio(flights[4], flights[5]),
+            _ratio(flights[0], flights[1], whole[0]),
+            first_in_flight=_ratio(flights[2], flights[3], whole[1]),
+            last_in_flight=_ratio(flights[4], flights[5], whole[2]),
             micro_batches=np.where(p[rows] > 1, run_m[rows], 0),
-            chunks=chunks[rows],
+            chunks=chunks[flight_of[rows]],
         )
         split = TensorSplit(t[rows], bool(q), c[rows])
         by_kind: dict[tuple[bool, bool], dict[bool, Any]] = {}  # modes of one kind hold the same bytes
@@ -680,22 +700,28 @@ def evaluate_grid(
                 for i in [i for i, flag in enumerate(natives) if flag == native] if native_axis else [0]:
                     activations[:, rows, i, j, 0] = total
 
-    per_gpu = state + working + activations
-    np.copyto(per_gpu, -1, where=~valid[:, :, None, None, None])  # a padded candidate is never the busiest
-    # the busiest candidate (the first of the largest, as np.argmax) and its bytes, one candidate at a time: a
-    # reduction along the first axis of a few candidates runs slower than these few element-wise passes
-    top_bytes = per_gpu[0].copy()  # the busiest stage's, by its definition
-    busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)  # (1, shapes, arrangements, recomputes, offloads)
-    for k in range(1, k_count):
-        np.copyto(busiest[0], k, where=per_gpu[k] > top_bytes)
-        np.maximum(top_bytes, per_gpu[k], out=top_bytes)
+    if sized:
+        per_gpu = state + working + activations
+        np.copyto(per_gpu, -1, where=~valid[:, :, None, None, None])  # a padded candidate is never the busiest
+        # the busiest candidate (the first of the largest, as np.argmax) and its bytes, one candidate at a time: a
+        # reduction along the first axis of a few candidates runs slower than these few element-wise passes
+        top_bytes = per_gpu[0].copy()  # the busiest stage's, by its definition
+        busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)  # (1, shapes, arrangements, recomputes, offloads)
+        for k in range(1, k_count):
+            np.copyto(busiest[0], k, where=per_gpu[k] > top_bytes)
+            np.maximum(top_bytes, per_gpu[k], out=top_bytes)
+    else:
+        top_bytes = np.zeros((count, *sizes), dtype=np.int64)
+        busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)
     cells = busiest.shape[1:]
     at_shape = np.arange(count)[:, None, None, None] * k_count + busiest[0]
 
-    chosen = [busiest[0] == k for k in range(1, k_count)]
+    chosen: list[Any] = []  # where each candidate but the first is the busiest, once asked
 
     def top(values: Any) -> Any:
         """Each layout's value at its busiest stage: candidate 0's, replaced where another is the busiest."""
+        if not chosen:
+            chosen.extend(busiest[0] == k for k in range(1, k_count))
         out = np.broadcast_to(values[0], busiest.shape[1:])
         for k in range(1, k_count):
             out = np.where(chosen[k - 1], values[k], out)
@@ -707,9 +733,9 @@ def evaluate_grid(
 
     host_node: Any = None
     fits = top_bytes <= case.scene.usable_bytes
-    if detail or case.scene.host_memory_bytes is not None:
+    if sized and (detail or case.scene.host_memory_bytes is not None):
         host_node = host_bytes_per_node(top(host_u[:, spread]), n_world[:, None, None, None], g_node)
-    if case.scene.host_memory_bytes is not None:
+    if host_node is not None and case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
     if not timed:
         return _untimed(d, m, top_bytes, staged(stage_k), host_node, fits, tokens_per_step(d, b, s, m), sizes)
@@ -890,23 +916,6 @@ def evaluate_grid(
                     groups_total_s[rows, j] += call.count_per_step * priced(call)
                     groups_sent[rows, j] += call.count_per_step * call.bytes_sent
 
-    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
-    # and offload: (shapes, recomputes) each.
-    top_dense, top_layers = staged(dense_held), staged(layers_k)
-    experts_anywhere = bool(apart_k.any())
-    top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
-    top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
-    top_cpu = top(cpu)
-    has_dense = (data_context > 1)[
-        :, None
-    ]  # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
-    col = (slice(None), None)
-    mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
-    # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
-    # (service.engine.step.part_windows)
-    alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
-    beside = beside_data_seconds(group_s, {g: (on[:, None], off[:, None]) for g, (on, off) in alone.items()})
-    beside3 = (beside[0][:, :, None], beside[1][:, :, None])
     full_shape = busiest.shape[1:]
     data_total = np.zeros(full_shape)
     data_exposed = np.zeros(full_shape)
@@ -915,62 +924,81 @@ def evaluate_grid(
     optimizer_s = np.zeros(full_shape)
     offload_s = np.zeros(full_shape)
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
-    wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
-    # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
-    split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
-    fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
-    for i, a in enumerate(arrangements if data_parallel else ()):
-        # The collectives' time depends on the offload choice only through the busiest stage's share: one
-        # evaluation over (shapes, recomputes, offloads).
-        setup = case.setup(a)
-        at = (slice(None), i)
-        dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
-        # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
-        variants = _pipelined_choices(setup, p)
-        for pipelined in variants:
-            on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
-            plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
-            collectives = overlapped_calls(plain, setup.overlaps)
-            dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
-            dense_fw, dense_bw = part_windows(dense_part, fw3, bw3, m3, beside3)
-            dense = data_group_time(
-                collectives, dense_part, setup, m3, dense_fw, dense_bw, layers_top, model_parallel=split3
-            )
-            data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
-            data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
-            dense_hidden = beside_compute_s(dense.total_s - dense.exposed_s, fw3, bw3, dense_fw, dense_bw)
-            data_hidden[at] = np.where(on, np.where(has_dense[:, :, None], dense_hidden, 0.0), data_hidden[at])
-            if experts_anywhere:
-                group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-                expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
-                experts = data_group_time(
-                    collectives, group, setup, m3, expert_fw, expert_bw, layers_top, model_parallel=split3
+    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
+    # and offload: (shapes, recomputes) each.
+    if data_parallel:  # else none of them is priced (0 each)
+        top_dense, top_layers = staged(dense_held), staged(layers_k)
+        experts_anywhere = bool(apart_k.any())
+        top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
+        top_apart = staged(apart_k) if experts_anywhere else np.zeros(cells, dtype=bool)
+        top_cpu = top(cpu)
+        # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
+        has_dense = (data_context > 1)[:, None]
+        col = (slice(None), None)
+        mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
+        # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
+        # (service.engine.step.part_windows)
+        alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
+        beside = beside_data_seconds(group_s, {g: (on[:, None], off[:, None]) for g, (on, off) in alone.items()})
+        beside3 = (beside[0][:, :, None], beside[1][:, :, None])
+        wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
+        # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
+        split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
+        fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
+        for i, a in enumerate(arrangements):
+            # The collectives' time depends on the offload choice only through the busiest stage's share: one
+            # evaluation over (shapes, recomputes, offloads).
+            setup = case.setup(a)
+            at = (slice(None), i)
+            dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
+            # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
+            variants = _pipelined_choices(setup, p)
+            for pipelined in variants:
+                on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
+                plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
+                collectives = overlapped_calls(plain, setup.overlaps)
+                dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
+                dense_fw, dense_bw = part_windows(dense_part, fw3, bw3, m3, beside3)
+                dense = data_group_time(
+                    collectives, dense_part, setup, m3, dense_fw, dense_bw, layers_top, model_parallel=split3
                 )
-                has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
-                data_total[at] += np.where(has_experts, experts.total_s, 0.0)
-                data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
-                expert_hidden = beside_compute_s(experts.total_s - experts.exposed_s, fw3, bw3, expert_fw, expert_bw)
-                data_hidden[at] += np.where(has_experts, expert_hidden, 0.0)
-        for j, o in enumerate(offloads):
-            setup = case.setup(a, 0, o)
-            cell = (slice(None), i, slice(None), j)
-            dense_p, expert_p = top_dense[cell], top_experts[cell]  # the experts' part is 0 unless apart
-            parts = [
-                Part(dense_p, data_context[col], g_data[col]),
-                Part(expert_p, expert_data[col], expert_per_node[col]),
-            ]
-            host_link = host_step(parts, setup, top_cpu[cell], mm, n_world[col], g_node)
-            pcie[cell], offload_s[cell] = host_link.pcie_bytes_per_gpu, host_link.offload_s
-            # the optimizer step, with or without a given utilisation (which sets the compute alone)
-            optimizer_s[cell] = optimizer_step(parts, setup)
-            if extra is not None:
-                apart = top_apart[cell]
-                shares = [
-                    _Share(dense_p, data_context[col], g_data[col], True, has_dense),
-                    _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
+                data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
+                dense_hidden = beside_compute_s(dense.total_s - dense.exposed_s, fw3, bw3, dense_fw, dense_bw)
+                data_hidden[at] = np.where(on, np.where(has_dense[:, :, None], dense_hidden, 0.0), data_hidden[at])
+                if experts_anywhere:
+                    group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
+                    expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
+                    experts = data_group_time(
+                        collectives, group, setup, m3, expert_fw, expert_bw, layers_top, model_parallel=split3
+                    )
+                    has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
+                    data_total[at] += np.where(has_experts, experts.total_s, 0.0)
+                    data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
+                    expert_hidden = beside_compute_s(
+                        experts.total_s - experts.exposed_s, fw3, bw3, expert_fw, expert_bw
+                    )
+                    data_hidden[at] += np.where(has_experts, expert_hidden, 0.0)
+            for j, o in enumerate(offloads):
+                setup = case.setup(a, 0, o)
+                cell = (slice(None), i, slice(None), j)
+                dense_p, expert_p = top_dense[cell], top_experts[cell]  # the experts' part is 0 unless apart
+                parts = [
+                    Part(dense_p, data_context[col], g_data[col]),
+                    Part(expert_p, expert_data[col], expert_per_node[col]),
                 ]
-                working_states = st["working_states"][:, sid, a]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
+                host_link = host_step(parts, setup, top_cpu[cell], mm, n_world[col], g_node)
+                pcie[cell], offload_s[cell] = host_link.pcie_bytes_per_gpu, host_link.offload_s
+                # the optimizer step, with or without a given utilisation (which sets the compute alone)
+                optimizer_s[cell] = optimizer_step(parts, setup)
+                if extra is not None:
+                    apart = top_apart[cell]
+                    shares = [
+                        _Share(dense_p, data_context[col], g_data[col], True, has_dense),
+                        _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                    ]
+                    working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
+                    extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
     exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
@@ -1040,16 +1068,17 @@ def _in_flight(
     stage_r, p_r, v_r, m_r = stage_k[:, rows], p[rows], v[rows], m[rows]
     numerator, denominator = in_flight_ratio(schedule, stage_r, p_r, v_r, m_r)
     if schedule in CHUNKED:  # unequal chunks: each chunk's micro-batches by its layers (stage_in_flight)
-        uneven = st["uneven"].T[:, sid[rows]] & (v_r > 1)
+        width = len(stage_r)  # the candidates evaluated (the table's widest or fewer)
+        uneven = st["uneven"].T[:width, sid[rows]] & (v_r > 1)
         if uneven.any():
             weighted: Any = 0
             warm = chunk_warmup(stage_r, p_r, v_r, m_r)
             sid_r = sid[rows]
             for j in range(st["chunk_layers"].shape[2]):
-                size = st["chunk_layers"][:, :, j].T[:, sid_r]
+                size = st["chunk_layers"][:, :width, j].T[:, sid_r]
                 weighted = weighted + chunk_in_flight(stage_r, p_r, v_r, m_r, j, warm=warm) * size
             numerator = np.where(uneven, weighted, numerator)
-            denominator = np.where(uneven, st["layers"].T[:, sid_r], denominator)
+            denominator = np.where(uneven, st["layers"].T[:width, sid_r], denominator)
     # the end chunks' own micro-batches (service.engine.layout._end_flight); used only where the stage holds them
     ends = [end_chunk_in_flight(schedule, stage_r, p_r, v_r, m_r, chunk) for chunk in (0 * v_r, v_r - 1)]
     shape = stage_r.shape
@@ -1058,10 +1087,14 @@ def _in_flight(
     return flights, split_chunks(schedule, p_r, v_r)
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> ArrayRatio:
-    """Micro-batches in flight as activations take them: the denominator 1 where every stage's is (whole
-    micro-batches, nothing to round: most schedules)."""
-    whole = int(denominator.min(initial=1)) == 1 and int(denominator.max(initial=1)) == 1
+def _whole(denominator: np.ndarray) -> bool:
+    """Whether every one of these denominators of micro-batches in flight is 1 (whole micro-batches)."""
+    return int(denominator.min(initial=1)) == 1 and int(denominator.max(initial=1)) == 1
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray, whole: bool) -> ArrayRatio:
+    """Micro-batches in flight as activations take them: the denominator 1 where every stage's is (``whole``
+    micro-batches, nothing to round: most schedules; a denominator of 1 rounds nothing either way)."""
     return ArrayRatio(numerator, 1 if whole else denominator)
 
 

@@ -731,6 +731,8 @@ def schedule_runs(runs: Any, pipeline: Any) -> Any:
 
 def run_micro_batches(micro_batches: Any, runs: Any, pipeline: Any) -> Any:
     """Micro-batches of one run of the schedule: m / schedule_runs (numbers or arrays)."""
+    if type(runs) is int and runs == 1:  # one run holds them all: m, without dividing every element by 1
+        return micro_batches
     return micro_batches // schedule_runs(runs, pipeline)
 
 
