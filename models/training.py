@@ -24,7 +24,8 @@ MIN_UTILISATION = 0.001  # with the peak's lower bound, keeps compute time finit
 
 def measured_with_a_utilisation(cls: type, recompute: Recompute | None, info: ValidationInfo) -> Recompute | None:
     """training.utilisation_recompute states how a given utilisation was measured: alone it says nothing."""
-    if recompute is not None and info.data.get("utilisation") is None:
+    # a utilisation that failed its own check is absent from info.data: that error alone is reported
+    if recompute is not None and "utilisation" in info.data and info.data["utilisation"] is None:
         raise ValueError("training.utilisation_recompute says how training.utilisation was measured: give both")
     return recompute
 

@@ -35,9 +35,9 @@ import numpy as np
 
 from models.search import SearchObjective
 from service.answers.search_space import Space
-from service.engine.layout_grid import STATES, STRUCTURE_COLUMN, Case, Choices, Layouts, StructureTable, evaluate_grid
+from service.engine.layout_grid import STRUCTURE_COLUMN, Case, Choices, Layouts, StructureTable, evaluate_grid
 from service.time.budget import token_budget, training_steps
-from service.time.goodput import Resilience, checkpoint_bytes, run_of, staged_bytes
+from service.time.goodput import Resilience, checkpoint_bytes, run_of
 from service.work_budget import WorkBudget
 
 STATES_EXCEED = "model states and working set alone exceed the card (every arrangement and offload allowed)"
@@ -70,16 +70,7 @@ class Goal:
     def whole_run(self) -> bool:
         return self.objective in (SearchObjective.training_days, SearchObjective.gpu_hours, SearchObjective.cost)
 
-    @property
-    def reads_staged_bytes(self) -> bool:
-        """Whether the key reads each layout's checkpointed states on the GPU: an asynchronous save's stall copies
-        them to the host (service.time.goodput.run_of)."""
-        return self.whole_run and self.resilience is not None and self.resilience.asynchronous
-
-    def exact(
-        self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``staged``: each layout's staged bytes (service.time.goodput.staged_bytes) when reads_staged_bytes."""
+    def exact(self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         o = self.objective
         if o is SearchObjective.step_s:
             return step_s, n.astype(np.float64)
@@ -87,7 +78,7 @@ class Goal:
             return -(self.tokens_per_step / step_s / n), n.astype(np.float64)
         if o is SearchObjective.gpus:
             return n.astype(np.float64), step_s
-        days, hours, cost = self.run_figures(step_s, n, arrangement, staged)
+        days, hours, cost = self.run_figures(step_s, n, arrangement)
         value = {SearchObjective.training_days: days, SearchObjective.gpu_hours: hours}.get(o, cost)
         return np.asarray(value, dtype=np.float64), n.astype(np.float64)
 
@@ -103,16 +94,14 @@ class Goal:
         hours = ideal_s * n / SECONDS_PER_HOUR
         return (hours if o is SearchObjective.gpu_hours else hours * (self.gpu_hour_price or 0.0)), n.astype(np.float64)
 
-    def run_figures(
-        self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None = None
-    ) -> tuple[Any, Any, Any]:
+    def run_figures(self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray) -> tuple[Any, Any, Any]:
         """training_days, gpu_hours and cost as the plan of each layout reports them (service.time.run_report):
-        the ideal steps over the goodput of the run's checkpoints and interruptions; ``staged``: the bytes an
-        asynchronous save copies from each layout's GPU (none needed for synchronous saves)."""
-        assert self.total_tokens is not None and self.resilience is not None
-        assert staged is not None or not self.reads_staged_bytes
+        the ideal steps over the goodput of the run's checkpoints and interruptions. Synchronous saves: the stall
+        is the checkpoint's write, the same for every layout of an arrangement (the search refuses to rank by
+        asynchronous saves: service.answers.search.check_objective)."""
+        assert self.total_tokens is not None and self.resilience is not None and not self.resilience.asynchronous
         saved = np.array(self.checkpoint_bytes, dtype=np.int64)[arrangement]
-        staged = np.zeros(len(n), np.int64) if staged is None else staged
+        staged = np.zeros(len(n), np.int64)
         run = run_of(self.resilience, step_s, n, self.gpus_per_node, saved, staged, self.host_bytes_per_s)
         budget = token_budget(self.total_tokens, self.tokens_per_step, step_s, n, self.gpu_hour_price, run)
         cost = budget.cost if budget.cost is not None else np.full(len(n), np.nan)
@@ -509,8 +498,7 @@ class BranchAndBound:
         sub = Choices(
             [c.arrangement[a] for a in a_pos], [c.recompute[r] for r in r_pos], [c.offload_optimizer[o] for o in o_pos]
         )
-        # an asynchronous save's stall reads the layouts' states by class, which the grid counts in detail
-        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub, detail=self.goal.reads_staged_bytes)
+        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub)
         valid_all = self._valid(index)
         at_a, at_r, at_o = np.array(a_pos), np.array(r_pos), np.array(o_pos)
         valid = valid_all[np.ix_(np.arange(len(index)), at_a, at_r, at_o)]
@@ -551,12 +539,7 @@ class BranchAndBound:
         equivalent = np.zeros(len(best), dtype=np.int64)
         np.add.at(equivalent, leader[same], lever_bits[best][same])
         n = self.shapes["world_size"][shape_index[keep]]
-        staged = None
-        if self.goal.reads_staged_bytes:
-            assert figures.state_bytes is not None
-            by_state = {state: figures.state_bytes[k][shape, a, r, o][keep] for k, state in enumerate(STATES)}
-            staged = np.asarray(staged_bytes(by_state), dtype=np.int64)
-        k1, k2 = self.goal.exact(step[keep], n, np.array(c.arrangement)[global_a[keep]], staged)
+        k1, k2 = self.goal.exact(step[keep], n, np.array(c.arrangement)[global_a[keep]])
         self.pool.add(
             {
                 "shape": shape_index[keep],
