@@ -267,9 +267,8 @@ class SearchTraining(Strict):
         default=None,
         description="As /v1/plan's training.checkpoint: interval, storage and save mode, which every layout keeps. "
         "With cluster.failures they set each row's goodput, and the training_days, gpu_hours and cost objectives "
-        "rank by them; over layouts (a model with an architecture) those objectives take synchronous saves only "
-        "(a 422 at training.checkpoint.save otherwise: an asynchronous save's stall depends on each layout's "
-        "staged states, which the layout search does not track).",
+        "rank by them: an asynchronous save's stall by each layout's own stage that holds the most checkpointed "
+        "states, as /v1/plan prices it.",
     )
 
     check_utilisation_recompute = field_validator("utilisation_recompute")(measured_with_a_utilisation)

@@ -18,7 +18,6 @@ from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention
 from models.plan import PlanRequest
-from models.resilience import CheckpointSave
 from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
 from models.training import Levers, Training
 from service.answers.search_data import search_without_architecture
@@ -44,7 +43,7 @@ from service.engine.layout_grid import (
     StructureTable,
     evaluate_grid,
 )
-from service.errors import InvalidLayout, MissingArchitecture, OutOfRange, SearchTooLarge
+from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
 from service.mesh.degrees import layer_chunks
@@ -370,23 +369,6 @@ def check_objective(request: SearchRequest) -> None:
         raise InvalidLayout(problems)
 
 
-def check_layout_ranking(request: SearchRequest) -> None:
-    """An asynchronous save's stall is the largest checkpointed states of a layout's stages over the host link
-    (service.time.goodput.run_of), which the layout grid does not track: it ranks the whole-run objectives exactly
-    under synchronous saves (the checkpoint's write, the same for every layout of an arrangement), so ranking by
-    them under asynchronous ones is a 422 naming the field. /v1/plan prices every layout's own stall; a model
-    without an architecture is searched by its plans and takes both."""
-    checkpoint = request.training.checkpoint
-    whole_run = request.objective in (SearchObjective.training_days, SearchObjective.gpu_hours, SearchObjective.cost)
-    if whole_run and checkpoint is not None and checkpoint.save is CheckpointSave.asynchronous:
-        raise OutOfRange(
-            f"objective {request.objective.value} under training.checkpoint.save asynchronous: the layout search "
-            "ranks the whole run's time with synchronous saves only (an asynchronous save's stall is each layout's "
-            "staged states, which it does not track); rank by step_s, or plan the layouts with POST /v1/plan",
-            pointer="/training/checkpoint/save",
-        )
-
-
 def _lever_equivalents(found: Space, bits: int, recompute: int, offload: int) -> list[dict[str, Any]]:
     """The levers (recompute, offload) with identical figures to the row's, from the pool's bit mask."""
     c = found.choices
@@ -413,7 +395,6 @@ def search(
     planned = plan_base(request)
     if resolve.model(planned[1].model).architecture is None:  # data parallelism is its only layout
         return search_without_architecture(request, planned[0], planned[2], max_layouts, budget)
-    check_layout_ranking(request)
     prepared = prepare(request, planned)
     check_search_cost(prepared.candidates, max_layouts)
     case, cand = prepared.case, prepared.candidates

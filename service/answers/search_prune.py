@@ -70,7 +70,16 @@ class Goal:
     def whole_run(self) -> bool:
         return self.objective in (SearchObjective.training_days, SearchObjective.gpu_hours, SearchObjective.cost)
 
-    def exact(self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def reads_staged_bytes(self) -> bool:
+        """Whether the key reads each layout's staged bytes: an asynchronous save stalls training while each GPU
+        copies its checkpointed states to the host (service.time.goodput.run_of), the stage holding the most last."""
+        return self.whole_run and self.resilience is not None and self.resilience.asynchronous
+
+    def exact(
+        self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``staged``: each layout's staged bytes (Figures.staged_bytes), read when reads_staged_bytes."""
         o = self.objective
         if o is SearchObjective.step_s:
             return step_s, n.astype(np.float64)
@@ -78,7 +87,7 @@ class Goal:
             return -(self.tokens_per_step / step_s / n), n.astype(np.float64)
         if o is SearchObjective.gpus:
             return n.astype(np.float64), step_s
-        days, hours, cost = self.run_figures(step_s, n, arrangement)
+        days, hours, cost = self.run_figures(step_s, n, arrangement, staged)
         value = {SearchObjective.training_days: days, SearchObjective.gpu_hours: hours}.get(o, cost)
         return np.asarray(value, dtype=np.float64), n.astype(np.float64)
 
@@ -94,14 +103,17 @@ class Goal:
         hours = ideal_s * n / SECONDS_PER_HOUR
         return (hours if o is SearchObjective.gpu_hours else hours * (self.gpu_hour_price or 0.0)), n.astype(np.float64)
 
-    def run_figures(self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray) -> tuple[Any, Any, Any]:
+    def run_figures(
+        self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None = None
+    ) -> tuple[Any, Any, Any]:
         """training_days, gpu_hours and cost as the plan of each layout reports them (service.time.run_report):
-        the ideal steps over the goodput of the run's checkpoints and interruptions. Synchronous saves: the stall
-        is the checkpoint's write, the same for every layout of an arrangement (the search refuses to rank by
-        asynchronous saves: service.answers.search.check_objective)."""
-        assert self.total_tokens is not None and self.resilience is not None and not self.resilience.asynchronous
+        the ideal steps over the goodput of the run's checkpoints and interruptions. A synchronous save's stall is
+        the checkpoint's write, the same for every layout of an arrangement; an asynchronous one's reads
+        ``staged``."""
+        assert self.total_tokens is not None and self.resilience is not None
+        assert staged is not None or not self.reads_staged_bytes
         saved = np.array(self.checkpoint_bytes, dtype=np.int64)[arrangement]
-        staged = np.zeros(len(n), np.int64)
+        staged = np.zeros(len(n), np.int64) if staged is None else staged
         run = run_of(self.resilience, step_s, n, self.gpus_per_node, saved, staged, self.host_bytes_per_s)
         budget = token_budget(self.total_tokens, self.tokens_per_step, step_s, n, self.gpu_hour_price, run)
         cost = budget.cost if budget.cost is not None else np.full(len(n), np.nan)
@@ -498,7 +510,8 @@ class BranchAndBound:
         sub = Choices(
             [c.arrangement[a] for a in a_pos], [c.recompute[r] for r in r_pos], [c.offload_optimizer[o] for o in o_pos]
         )
-        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub)
+        async_saves = self.goal.reads_staged_bytes
+        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub, async_saves=async_saves)
         valid_all = self._valid(index)
         at_a, at_r, at_o = np.array(a_pos), np.array(r_pos), np.array(o_pos)
         valid = valid_all[np.ix_(np.arange(len(index)), at_a, at_r, at_o)]
@@ -524,22 +537,35 @@ class BranchAndBound:
         cells = len(c.recompute) * len(c.offload_optimizer)
         enumeration = (shape_index * len(c.arrangement) + global_a) * cells + global_r * len(c.offload_optimizer)
         enumeration = enumeration + global_o
-        # The best levers of each (shape, arrangement): least step, then least bytes, then the cheapest levers.
+        # The best levers of each (shape, arrangement): least step, then least bytes, then the cheapest levers. Under
+        # asynchronous saves the objective reads the staged bytes too, which a lever may lower as it slows the step
+        # (optimizer offload): the least key first there.
         group = shape_index * len(c.arrangement) + global_a
-        best = np.lexsort((enumeration, per_gpu, step, group))
+        n_all = self.shapes["world_size"][shape_index]
+        staged = None
+        order: tuple[np.ndarray, ...] = (enumeration, per_gpu, step)
+        if async_saves:
+            assert figures.staged_bytes is not None
+            staged = figures.staged_bytes[shape, a, r, o]
+            order += self.goal.exact(step, n_all, np.array(c.arrangement)[global_a], staged)[::-1]
+        best = np.lexsort((*order, group))
         head = np.ones(len(best), dtype=bool)
         head[1:] = group[best][1:] != group[best][:-1]
         keep = best[head]
         leader = np.repeat(np.flatnonzero(head), np.diff(np.append(np.flatnonzero(head), len(best))))
         lead_step, lead_bytes = step[best][leader], per_gpu[best][leader]
         same = ~head & (step[best] == lead_step) & (per_gpu[best] == lead_bytes)
+        if staged is not None:  # identical figures: the same stall too
+            same &= staged[best] == staged[best][leader]
         self.dominated += int((~head).sum() - same.sum())
         # Equivalent levers: the recompute and offload codes of identical figures, as bit masks per kept row.
         lever_bits = 1 << (global_r * len(c.offload_optimizer) + global_o)
         equivalent = np.zeros(len(best), dtype=np.int64)
         np.add.at(equivalent, leader[same], lever_bits[best][same])
-        n = self.shapes["world_size"][shape_index[keep]]
-        k1, k2 = self.goal.exact(step[keep], n, np.array(c.arrangement)[global_a[keep]])
+        n = n_all[keep]
+        k1, k2 = self.goal.exact(
+            step[keep], n, np.array(c.arrangement)[global_a[keep]], None if staged is None else staged[keep]
+        )
         self.pool.add(
             {
                 "shape": shape_index[keep],

@@ -35,7 +35,7 @@ from models.training import Levers
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
-from service.answers.sweep_layouts import LAYOUT_AXES, LayoutCells, data_only, unfit_reason
+from service.answers.sweep_layouts import LAYOUT_AXES, STAGED_KEY, LayoutCells, data_only, unfit_reason
 from service.engine.data_parallel import Evaluation, evaluate, with_mxfp8
 from service.engine.setup import Inputs, Setup
 from service.errors import DomainError, SweepOverflow, SweepTooLarge, UnknownSortKey
@@ -285,7 +285,10 @@ def _failures(part: dict[str, np.ndarray], base: PlanRequest) -> Run:
     if bool(part["mxfp8"][0]):
         precision = with_mxfp8(precision, base.levers.mxfp8_recipe)
     saved = checkpoint_bytes(part["parameter_count"], precision)
-    staged = sum((part[f"{state.value}_bytes"] for state in CHECKPOINT_STATES), start=np.zeros_like(g))
+    if STAGED_KEY in part:  # a layout's cells: the stage that holds the most (service.engine.layout_grid)
+        staged = part[STAGED_KEY]
+    else:  # data parallelism's one stage
+        staged = sum((part[f"{state.value}_bytes"] for state in CHECKPOINT_STATES), start=np.zeros_like(g))
     host = resolve.links(base.cluster).host_bytes_per_s
     return run_of(spec, part["step_s"], part["world_size"], g, saved, staged, host)
 

@@ -469,6 +469,11 @@ def _product(values: dict[str, list[Any]], axes: tuple[str, ...]) -> Any:
     return itertools.product(*(values[axis] for axis in axes))
 
 
+# The checkpointed states of a layout cell's stage that holds the most: an asynchronous save's stall, as the plan
+# takes it (the largest over its stages), where the per-class columns are its busiest stage's.
+STAGED_KEY = "staged_bytes"
+
+
 def _columns(case: Case, figures: Any) -> dict[str, np.ndarray]:
     """The sweep's columns of a grid's figures, each (shapes, arrangements, recomputes, offloads)."""
     shape = np.shape(figures.per_gpu_bytes)
@@ -485,6 +490,7 @@ def _columns(case: Case, figures: Any) -> dict[str, np.ndarray]:
     out["headroom_bytes"] = case.scene.card.usable_bytes - out["per_gpu_bytes"]
     for i, state in enumerate(STATES):
         out[f"{state.value}_bytes"] = figures.state_bytes[i]
+    out[STAGED_KEY] = figures.staged_bytes  # read by the run's goodput (service.answers.sweep), not a column
     return out
 
 

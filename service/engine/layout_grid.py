@@ -102,6 +102,7 @@ from service.mesh.pipeline import (
 from service.mesh.stages import StageShare, stage_shares
 from service.time.communication import beside_compute_s
 from service.time.compute import tokens_per_step
+from service.time.goodput import staged_rows
 from service.time.mesh_traffic import (
     StageWork,
     beside_data_seconds,
@@ -381,6 +382,9 @@ class Figures:
     mfu: np.ndarray
     # With detail, what a sweep row reports besides, (shapes, arrangements, recomputes, offloads) each:
     state_bytes: np.ndarray | None = None  # (states, ...): bytes on the GPU per state class (STATES)
+    # the checkpointed states of the stage that holds the most of them: what an asynchronous save stalls for
+    # (service.time.goodput.staged_rows, the largest over the stages as /v1/plan takes it)
+    staged_bytes: np.ndarray | None = None
     replicated_floor_bytes: np.ndarray | None = None
     bytes_sent_per_gpu: np.ndarray | None = None
     communication_s: np.ndarray | None = None
@@ -572,6 +576,7 @@ def evaluate_grid(
     timed: bool = True,
     data_parallel: bool = True,
     sized: bool = True,
+    async_saves: bool = False,
 ) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
     (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
@@ -581,7 +586,7 @@ def evaluate_grid(
     ``data_parallel`` False, the compute, the bubble and the model-parallel groups without the data-parallel
     collectives, the offload and the optimizer step (those figures 0, and the step without them); ``sized`` False
     with it, those times alone: no bytes are counted (every byte figure 0, every layout fits, its busiest stage the
-    first candidate)."""
+    first candidate). ``async_saves``: also ``staged_bytes``, an asynchronous save's stall (as with detail)."""
     assert not (detail and not (timed and data_parallel)), "a detailed grid prices every term"
     assert sized or not data_parallel, "the data-parallel groups price the busiest stage's share"
     arch, g_node, s = case.arch, case.gpus_per_node, case.sequence_length
@@ -631,6 +636,8 @@ def evaluate_grid(
     state_u = np.zeros(unique_shape, dtype=np.int64)
     host_u = np.zeros_like(state_u)
     cpu_u = np.zeros_like(state_u)
+    # what an asynchronous save copies from each stage (with detail, or ``async_saves``)
+    staged_u = np.zeros_like(state_u) if detail or async_saves else None
     working = np.zeros((k_count, count, sizes[0], 1, 1), dtype=np.int64)
     for i, a in enumerate(arrangements if sized else ()):
         working[:, :, i, 0, 0] = st["working"][sid, a, :k_count].T
@@ -638,6 +645,8 @@ def evaluate_grid(
             # the parts each candidate stage holds (service.engine.layout.stage_parts): the experts' is 0 unless apart
             states = held([Part(held_d, dc, gd), Part(held_e, ed, ged)], case.setup(a, 0, o))
             state_u[:, :, i, 0, j] = states.gpu_bytes
+            if staged_u is not None:
+                staged_u[:, :, i, 0, j] = staged_rows(row for rows in states.rows for row in rows)
             host_u[:, :, i, 0, j] = states.host_bytes
             cpu_u[:, :, i, 0, j] = states.cpu_optimizer_bytes
     state, cpu = state_u[:, spread], cpu_u[:, spread]  # the host bytes spread only where they are read (if sized)
@@ -1044,12 +1053,20 @@ def evaluate_grid(
         tokens_per_s=totals.tokens_per_s,
         mfu=totals.mfu,
         state_bytes=extra.state_bytes if extra is not None else None,
+        staged_bytes=_largest_stage(staged_u[:, spread], valid, top_bytes.shape) if staged_u is not None else None,
         replicated_floor_bytes=extra.floor_bytes if extra is not None else None,
         bytes_sent_per_gpu=grid(groups_sent) + extra.sent_bytes if extra is not None else None,
         communication_s=grid(groups_total_s) + data_total if detail else None,
         exposed_communication_s=grid(exposed) + data_exposed if detail else None,
         pcie_bytes_per_gpu=pcie if detail else None,
     )
+
+
+def _largest_stage(per_candidate: np.ndarray, valid: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The largest value over each layout's candidate stages (candidates, shapes, arrangements, 1, offloads), the
+    padding past a structure's own candidates left out, as (shapes, arrangements, recomputes, offloads)."""
+    largest = np.where(valid[:, :, None, None, None], per_candidate, 0).max(axis=0)
+    return np.ascontiguousarray(np.broadcast_to(largest, shape))
 
 
 def _in_flight(

@@ -66,9 +66,12 @@ def staged_bytes(state_bytes: Mapping[StateClass, IntLike]) -> IntLike:
     return sum((v for k, v in state_bytes.items() if k in CHECKPOINT_STATES), start=0)
 
 
-def staged_rows(rows: Iterable[StateBytes]) -> int:
-    """``staged_bytes`` from a breakdown's rows: the checkpointed classes that live on the GPU."""
-    return sum(int(r.bytes) for r in rows if r.spec.state in CHECKPOINT_STATES and r.location is StateLocation.gpu)
+def staged_rows(rows: Iterable[StateBytes]) -> IntLike:
+    """``staged_bytes`` from a breakdown's rows (numbers, or arrays for many layouts): the checkpointed classes
+    that live on the GPU."""
+    return sum(
+        (r.bytes for r in rows if r.spec.state in CHECKPOINT_STATES and r.location is StateLocation.gpu), start=0
+    )
 
 
 def job_mtbf_s(interruptions_per_gpu_hour: float, world_size: IntLike) -> FloatLike:

@@ -23,9 +23,8 @@ class SearchTraining:
         Attributes:
             checkpoint (Checkpoint | None | Unset): As /v1/plan's training.checkpoint: interval, storage and save mode,
                 which every layout keeps. With cluster.failures they set each row's goodput, and the training_days, gpu_hours
-                and cost objectives rank by them; over layouts (a model with an architecture) those objectives take synchronous
-                saves only (a 422 at training.checkpoint.save otherwise: an asynchronous save's stall depends on each layout's
-                staged states, which the layout search does not track).
+                and cost objectives rank by them: an asynchronous save's stall by each layout's own stage that holds the most
+                checkpointed states, as /v1/plan prices it.
             global_batch_size (int | None | Unset): Sequences per optimizer step. Omitted: the request's own job's,
                 micro_batch_size x gradient_accumulation_steps x its data-parallel degree (cluster.world_size / (tensor x
                 pipeline x context) of its parallelism), as a /v1/plan body states it.
