@@ -402,7 +402,8 @@ class SearchResponse(BaseModel):
     fitting: int = Field(description="Of those, the layouts that fit the card.")
     dominated: int = Field(
         description="Fitting layouts left out of the ranking: the same layout and arrangement with other levers "
-        "(recompute, offload) is as fast or faster with no more bytes."
+        "(recompute, offload) is as fast or faster with no more bytes (under asynchronous checkpoint saves with a "
+        "whole-run objective: better by the objective, its saves staging fewer bytes)."
     )
     skipped: dict[str, int] = Field(description="Combinations that are not valid layouts, by reason.")
     candidates: dict[str, list[JsonValue]] = Field(description="The values searched on each axis.")

@@ -421,6 +421,7 @@ def search(
     if rows:
         layouts = _pool_layouts(found, rows)
         ranking = np.lexsort((rows["enumeration"], rows["k2"], rows["k1"]))
+        ranking = ranking[rows["ranks"][ranking]]  # the front's own rows rank not (search_prune: asynchronous saves)
         seen: dict[tuple[int, float, int], int] = {}
         for i in ranking.tolist():
             figures = (int(rows["world_size"][i]), float(rows["step_s"][i]), int(rows["per_gpu_bytes"][i]))

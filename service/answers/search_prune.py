@@ -562,10 +562,23 @@ class BranchAndBound:
         lever_bits = 1 << (global_r * len(c.offload_optimizer) + global_o)
         equivalent = np.zeros(len(best), dtype=np.int64)
         np.add.at(equivalent, leader[same], lever_bits[best][same])
-        n = n_all[keep]
         k1, k2 = self.goal.exact(
-            step[keep], n, np.array(c.arrangement)[global_a[keep]], None if staged is None else staged[keep]
+            step[keep], n_all[keep], np.array(c.arrangement)[global_a[keep]], None if staged is None else staged[keep]
         )
+        ranks = np.ones(len(keep), dtype=bool)
+        equivalent = equivalent[np.flatnonzero(head)]
+        if staged is not None:
+            # Each layout's fastest levers stay in the pool for the front (the fastest of each world size), never
+            # ranked, where the objective kept others.
+            fastest = np.lexsort((enumeration, per_gpu, step, group))
+            first = np.ones(len(fastest), dtype=bool)
+            first[1:] = group[fastest][1:] != group[fastest][:-1]
+            extra = np.setdiff1d(fastest[first], keep)
+            keep = np.concatenate([keep, extra])
+            k1, k2 = np.append(k1, np.full(len(extra), np.inf)), np.append(k2, np.full(len(extra), np.inf))
+            ranks = np.append(ranks, np.zeros(len(extra), dtype=bool))
+            equivalent = np.append(equivalent, np.zeros(len(extra), dtype=np.int64))
+        n = n_all[keep]
         self.pool.add(
             {
                 "shape": shape_index[keep],
@@ -576,9 +589,10 @@ class BranchAndBound:
                 "per_gpu_bytes": per_gpu[keep],
                 "world_size": n,
                 "enumeration": enumeration[keep],
-                "equivalent_levers": equivalent[np.flatnonzero(head)],
+                "equivalent_levers": equivalent,
                 "k1": k1,
                 "k2": k2,
+                "ranks": ranks,
             }
         )
         for size in np.unique(n).tolist():

@@ -26,7 +26,8 @@ class SearchResponse:
         candidates (SearchResponseCandidates): The values searched on each axis.
         considered (int): Valid layouts of the space: evaluated + every count of pruned.
         dominated (int): Fitting layouts left out of the ranking: the same layout and arrangement with other levers
-            (recompute, offload) is as fast or faster with no more bytes.
+            (recompute, offload) is as fast or faster with no more bytes (under asynchronous checkpoint saves with a whole-
+            run objective: better by the objective, its saves staging fewer bytes).
         evaluated (int): Valid layouts evaluated.
         fitting (int): Of those, the layouts that fit the card.
         layouts (list[SearchLayout]): The top_k layouts that fit, best first.
