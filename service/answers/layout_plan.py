@@ -105,11 +105,13 @@ def layout_of(request: PlanRequest) -> Layout:
     resolved_model = resolve.model(request.model)
     arch = resolved_model.architecture
     limits = ModelLimits.of(arch)
-    deepspeed = deepspeed_convention(request.precision) and mesh.pipeline > 1  # DeepSpeed's convention
-    shards = deepspeed and resolve.sharding(request.arrangement).shard_gradients
-    hybrid = request.arrangement == ArrangementName.hybrid
-    rules = mesh_plan_problems(not mesh.trivial, hybrid, request.levers.zeropp.asked, deepspeed, shards, mesh.pipeline)
-    problems = [(detail, pointer) for detail, pointer, refused in rules if refused]
+    problems: list[tuple[str, str]] = []
+    if not mesh.trivial:  # every rule of mesh_plan_problems is about a model-parallel mesh
+        deepspeed = deepspeed_convention(request.precision) and mesh.pipeline > 1  # DeepSpeed's convention
+        shards = deepspeed and resolve.sharding(request.arrangement).shard_gradients
+        hybrid = request.arrangement == ArrangementName.hybrid
+        rules = mesh_plan_problems(True, hybrid, request.levers.zeropp.asked, deepspeed, shards, mesh.pipeline)
+        problems = [(detail, pointer) for detail, pointer, refused in rules if refused]
     if problems:
         raise InvalidLayout(problems)
     gbs, k, b = training.global_batch_size, training.gradient_accumulation_steps, training.micro_batch_size
