@@ -107,8 +107,12 @@ def cell_body(
 
 
 def _invalid_request(error: ValidationError) -> tuple[str, str]:
-    """(the first error's top-level field, the sweep's reason)."""
-    loc = error.errors()[0]["loc"]
+    """(the first error's top-level field, the sweep's reason): a lever the cell's arrangement cannot take in the
+    plan's own words (models.plan.lever_refusals, as the data-parallel cells give them), else the field."""
+    first = error.errors()[0]
+    loc = first["loc"]
+    if loc[:1] == ("levers",) and first["type"] == "value_error":
+        return "levers", str(first["msg"]).removeprefix("Value error, ")
     where = "/".join(str(part) for part in loc[:2])
     return str(loc[0]) if loc else "", f"not a valid plan request (/{where})"
 

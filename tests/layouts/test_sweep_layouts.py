@@ -79,7 +79,10 @@ def planned(body):
     try:
         return plan(PlanRequest.model_validate(body)), None
     except ValidationError as error:
-        where = "/".join(str(part) for part in error.errors()[0]["loc"][:2])
+        first = error.errors()[0]
+        if first["loc"][:1] == ("levers",) and first["type"] == "value_error":  # the plan's own words for a lever
+            return None, first["msg"].removeprefix("Value error, ")
+        where = "/".join(str(part) for part in first["loc"][:2])
         return None, f"not a valid plan request (/{where})"
     except DomainError as error:
         pointers = ", ".join(sorted({pointer for _, pointer in error.field_errors()})) or error.code
