@@ -73,6 +73,10 @@ REASONS = (
     "(/arrangement)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
+SP_WITHOUT_TENSOR = (
+    "sequence parallelism without tensor parallelism: restrict.sequence_parallel allows only true "
+    "(/restrict/sequence_parallel)"
+)
 # service.mesh.degrees's rules by their REASONS; the space never forms the others (virtual stages without the
 # interleaved schedule, a schedule without a pipeline, an architecture missing, fewer than one micro-batch
 # where the global batch divides) and a dense model with an expert tensor degree is refused up front.
@@ -415,13 +419,18 @@ def space(
     ]
     grid = [g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij")]  # the same for every (world size, t)
     of_tensor: dict[int, Any] = {}  # each tensor degree's distinct combinations, whatever the world size
+    sp_only = False not in cand.sequence_parallel
+    sp_alone = 0  # combinations dropped for sequence parallelism without tensor parallelism when only it is allowed
 
     def combinations(tensor: int) -> Any:
         if tensor not in of_tensor:
             p, c, e, pair, split, sp_code, b = grid
             sp = sp_code.astype(bool)
-            # Not distinct layouts: a schedule or a split without a pipeline, a pipeline without one, SP without t > 1.
-            distinct = (none_pair[pair] == (p == 1)) & ((split == 0) == (p == 1)) & ~(sp & (tensor == 1))
+            # Not distinct layouts: a schedule or a split without a pipeline, a pipeline without one, SP without t > 1
+            # (none at all when restrict.sequence_parallel allows only SP: those are skipped, and counted).
+            formed = (none_pair[pair] == (p == 1)) & ((split == 0) == (p == 1))
+            lone = formed & sp & (tensor == 1)
+            distinct = formed & ~lone
             p, c, e, pair, split, sp, b = (x[distinct] for x in (p, c, e, pair, split, sp, b))
             t = np.full(len(p), tensor)
             schedule, v = schedule_codes[pair], virtual[pair]
@@ -429,12 +438,13 @@ def space(
             for code in np.unique(split).tolist():
                 rows = split == code
                 by_split.append((code, rows, tuple(x[rows] for x in (t, p, c, e, schedule, v, sp, b))))
-            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, by_split)
+            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, by_split, int(lone.sum()) if sp_only else 0)
         return of_tensor[tensor]
 
     for world_size in cand.world_size:
         for tensor in cand.tensor:
-            t, p, c, e, split, sp, b, schedule, v, by_split = combinations(tensor)
+            t, p, c, e, split, sp, b, schedule, v, by_split, alone = combinations(tensor)
+            sp_alone += alone
             n = np.full(len(p), world_size)
             problem = np.full(len(p), -1, dtype=np.int64)
             for code, rows, (t_r, p_r, c_r, e_r, schedule_r, v_r, sp_r, b_r) in by_split:
@@ -474,6 +484,8 @@ def space(
         skipped[REASONS[DEEPSPEED_PIPELINE_REASON]] = refused_pipelined * levers
     if ArrangementName.hybrid in cand.arrangement and no_hybrid:
         skipped[REASONS[-1]] = no_hybrid * levers
+    if sp_alone:
+        skipped[SP_WITHOUT_TENSOR] = sp_alone * cand.categorical
     shapes = {name: np.concatenate(values) for name, values in parts.items()}
     choices = Choices(arrangements, [RECOMPUTES.index(r) for r in cand.recompute], list(cand.offload_optimizer))
     return Space(shapes, choices, skipped, gpus_per_node, expert_tensor, tuple(refused_here))
