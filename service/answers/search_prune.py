@@ -133,6 +133,15 @@ def goal_for(case: Case, objective: SearchObjective, total_tokens: int | None, p
     return Goal(objective, tokens, total_tokens, price, resilience, case.gpus_per_node, host, saved)
 
 
+def _first_of_each(group: np.ndarray, *keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows sorted by ``group``, then by ``keys`` (the last the most significant, as np.lexsort reads them), and
+    whether each is the first of its group."""
+    order = np.lexsort((*keys, group))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = group[order][1:] != group[order][:-1]
+    return order, first
+
+
 @dataclass
 class Pool:
     """The fitting layouts kept so far (the best of each layout's levers): columns of equal length."""
@@ -542,15 +551,12 @@ class BranchAndBound:
         # (optimizer offload): the least key first there.
         group = shape_index * len(c.arrangement) + global_a
         n_all = self.shapes["world_size"][shape_index]
-        staged = None
-        order: tuple[np.ndarray, ...] = (enumeration, per_gpu, step)
+        staged = keys = None
         if async_saves:
             assert figures.staged_bytes is not None
             staged = figures.staged_bytes[shape, a, r, o]
-            order += self.goal.exact(step, n_all, np.array(c.arrangement)[global_a], staged)[::-1]
-        best = np.lexsort((*order, group))
-        head = np.ones(len(best), dtype=bool)
-        head[1:] = group[best][1:] != group[best][:-1]
+            keys = self.goal.exact(step, n_all, np.array(c.arrangement)[global_a], staged)
+        best, head = _first_of_each(group, enumeration, per_gpu, step, *(keys[::-1] if keys is not None else ()))
         keep = best[head]
         leader = np.repeat(np.flatnonzero(head), np.diff(np.append(np.flatnonzero(head), len(best))))
         lead_step, lead_bytes = step[best][leader], per_gpu[best][leader]
@@ -562,17 +568,16 @@ class BranchAndBound:
         lever_bits = 1 << (global_r * len(c.offload_optimizer) + global_o)
         equivalent = np.zeros(len(best), dtype=np.int64)
         np.add.at(equivalent, leader[same], lever_bits[best][same])
-        k1, k2 = self.goal.exact(
-            step[keep], n_all[keep], np.array(c.arrangement)[global_a[keep]], None if staged is None else staged[keep]
-        )
+        if keys is None:
+            k1, k2 = self.goal.exact(step[keep], n_all[keep], np.array(c.arrangement)[global_a[keep]])
+        else:
+            k1, k2 = keys[0][keep], keys[1][keep]
         ranks = np.ones(len(keep), dtype=bool)
         equivalent = equivalent[np.flatnonzero(head)]
-        if staged is not None:
+        if keys is not None:
             # Each layout's fastest levers stay in the pool for the front (the fastest of each world size), never
             # ranked, where the objective kept others.
-            fastest = np.lexsort((enumeration, per_gpu, step, group))
-            first = np.ones(len(fastest), dtype=bool)
-            first[1:] = group[fastest][1:] != group[fastest][:-1]
+            fastest, first = _first_of_each(group, enumeration, per_gpu, step)
             extra = np.setdiff1d(fastest[first], keep)
             keep = np.concatenate([keep, extra])
             k1, k2 = np.append(k1, np.full(len(extra), np.inf)), np.append(k2, np.full(len(extra), np.inf))
