@@ -21,10 +21,11 @@ class Dtype(StrEnum):
 
 
 class Mxfp8Recipe(StrEnum):
-    """How the MXFP8 lever is applied: the textbook model, or as Transformer Engine and torchao do it."""
+    """How the MXFP8 lever is applied: the textbook model, or as Transformer Engine or torchao do it."""
 
     seed = "seed"
     fp8_weights = "fp8_weights"
+    torchao = "torchao"
 
 
 class Fp8Recipe(StrEnum):

@@ -211,9 +211,15 @@ class Levers(Strict):
     mxfp8_recipe: Mxfp8Recipe = Field(
         default=Mxfp8Recipe.seed,
         description="seed: the textbook model, parameters and gradients stored and reduced in MXFP8 (no "
-        "collective library reduces MX data). fp8_weights: as Transformer Engine and torchao practise it: bf16/fp32 "
-        "state unchanged, cached MXFP8 weight copies (rowwise and columnwise), parameter all-gathers in 8 bits, "
-        "gradients reduced in their own dtype (bf16).",
+        "collective library reduces MX data); its GEMMs stay priced in bf16 (no library's casts to source). "
+        "fp8_weights: as Transformer Engine practises it (Megatron-Core's --fp8-recipe mxfp8 with fp8_param_gather): "
+        "bf16/fp32 state unchanged, cached MXFP8 weight copies (rowwise and columnwise), parameter all-gathers in 8 "
+        "bits, gradients reduced in their own dtype (bf16); each input and output gradient quantised once for both "
+        "layouts. torchao: torchao's MX linear (torchtitan's mx converter): bf16/fp32 state unchanged and gathered "
+        "in bf16, nothing cached; each input, weight and output gradient cast to MXFP8 along each dimension every "
+        "micro-batch. On a Blackwell-class card fp8_weights and torchao run the layers' GEMMs on the block-scaled "
+        "FP8 tensor cores, at 0.84 of the bf16 GEMMs' share of the card's FP8 peak as levers.fp8 does, with their "
+        "casts at HBM bandwidth; attention, the logits and the optimizer stay in 16/32 bits.",
     )
     fp8: Fp8Recipe = Field(
         default=Fp8Recipe.none,

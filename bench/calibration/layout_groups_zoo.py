@@ -190,10 +190,11 @@ def torchao_b200(scaling: str, line: int, tokens_per_s_per_gpu: float) -> Run:
         assumed["fp8"] = "torchao: torchtitan's float8 converter, tensorwise scaling, float8 all-gather"
         name = "Llama 3 8B FSDP8 float8 tensorwise"
     elif scaling == "mxfp8_cublas":
-        levers |= {"mxfp8": True, "mxfp8_recipe": "fp8_weights"}
+        levers |= {"mxfp8": True, "mxfp8_recipe": "torchao"}
         assumed["mxfp8"] = (
-            "fp8_weights: torchao's MXFP8 linear (cuBLAS kernels), bf16/fp32 state unchanged; torchtitan's mx "
-            "converter leaves the output layer in bf16 (the plan converts every linear layer)"
+            "torchao: torchao's MX linear (cuBLAS kernels), bf16/fp32 state unchanged and gathered in bf16, each "
+            "operand cast along both dimensions every micro-batch; torchtitan's mx converter leaves the output layer "
+            "in bf16, as the plan does"
         )
         name = "Llama 3 8B FSDP8 mxfp8"
     return Run(

@@ -44,7 +44,11 @@ def with_mxfp8(precision: PrecisionSpec, recipe: Mxfp8Recipe = Mxfp8Recipe.seed)
     ``WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather``, enabled by
     ``enable_fsdp_float8_all_gather``; one scale per tensor); gradients are reduced in their own
     dtype (bf16): no collective library reduces block-scaled data.
+    torchao (its MX linear): the state is unchanged and gathered in bf16; the casts are transient
+    (service/time/fp8.py).
     """
+    if recipe is Mxfp8Recipe.torchao:
+        return precision
     if recipe is Mxfp8Recipe.seed:
         return precision.model_copy(update={"parameter_dtype": Dtype.mxfp8, "gradient_dtype": Dtype.mxfp8})
     return precision.model_copy(

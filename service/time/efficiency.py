@@ -77,7 +77,11 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   quantisation runs at HBM bandwidth, bytes per operand element per micro-batch (fp8.Fp8Casts): Transformer
   Engine's cast-transposes, 4 per input (forward) and per output gradient (backward); torchao's abs-max and cast
   kernels, 6 each, and the weights' casts (5 forward and 3 backward a weight kept in bf16; the transposed copy of
-  the FP8-gathered weight under FSDP2, 2 backward).
+  the FP8-gathered weight under FSDP2, 2 backward). MXFP8 (levers.mxfp8, recipes fp8_weights and torchao) on a
+  Blackwell-class card is priced the same way on the block-scaled FP8 path: the same peak and share, operands of
+  1 + 1/32 bytes (the E8M0 scales), and the recipe's casts (fp8.mxfp8_casts): Transformer Engine's 2 + 2 x 33/32
+  per input and output gradient, torchao's MX linear 2 + 33/32 a cast, two casts of every input, output gradient
+  and weight each micro-batch. The textbook recipe (seed) keeps bf16 GEMMs.
 - **Ring attention as Transformer Engine runs it** (context parallelism, parallelism.context_attention
   "ring": AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/
   context_parallel.py @d0067d0d): the causal sequence is cut in 2c chunks, rank r holding chunks r and
@@ -213,7 +217,8 @@ class Device:
     multiprocessors: int = DEFAULT_MULTIPROCESSORS
     generation: GpuGeneration | None = None
     fp8_flops_per_s: float | None = None  # the dense FP8 tensor-core peak; None: no FP8 tensor cores (or unknown)
-    gemm_operand_bytes: int = BYTES_16BIT  # what a GEMM reads per operand element (1 in FP8: Efficiency.gemm_device)
+    # what a GEMM reads per operand element (1 in FP8, 1 + 1/32 in MXFP8: Efficiency.gemm_device)
+    gemm_operand_bytes: float = BYTES_16BIT
 
 
 @dataclass(frozen=True)
@@ -249,8 +254,11 @@ class Efficiency:
     device: Device
     kernels: KernelShape | None = None  # None: the architecture is unknown, GEMMs at the ceiling
     calibration: Calibration = FITTED
-    fp8: bool = False  # the layers' GEMMs in per-tensor scaled FP8 (levers.fp8), at the FP8 peak when the card has one
-    fp8_casts: Fp8Casts = TRANSFORMER_ENGINE_CASTS  # the recipe's quantisation bytes (service.time.fp8.fp8_casts)
+    # the layers' GEMMs in scaled FP8 (levers.fp8; levers.mxfp8 on a Blackwell-class card), at the FP8 peak when the
+    # card has one
+    fp8: bool = False
+    fp8_casts: Fp8Casts = TRANSFORMER_ENGINE_CASTS  # the recipe's quantisation bytes (service.time.fp8)
+    fp8_operand_bytes: float = FP8_OPERAND_BYTES  # what an FP8 GEMM reads per operand element (MXFP8: its scales too)
     dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
     permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
     attention_backend: AttentionBackend | None = None  # levers.attention_backend; None: the generation's default
@@ -274,12 +282,14 @@ class Efficiency:
 
     @property
     def gemm_device(self) -> Device:
-        """The device the layers' GEMMs run on: under FP8 its FP8 peak times FP8_GEMM_PEAK_SHARE, 1-byte operands
-        (module docstring), else as it is."""
+        """The device the layers' GEMMs run on: under FP8 its FP8 peak times FP8_GEMM_PEAK_SHARE, operands of
+        fp8_operand_bytes (module docstring), else as it is."""
         fp8 = self.device.fp8_flops_per_s
         if not self.fp8 or fp8 is None:
             return self.device
-        return replace(self.device, peak_flops_per_s=fp8 * FP8_GEMM_PEAK_SHARE, gemm_operand_bytes=FP8_OPERAND_BYTES)
+        return replace(
+            self.device, peak_flops_per_s=fp8 * FP8_GEMM_PEAK_SHARE, gemm_operand_bytes=self.fp8_operand_bytes
+        )
 
 
 def loss_bytes_per_vocab_token(cross_entropy: CrossEntropy) -> tuple[int, int]:

@@ -1,4 +1,5 @@
-"""Per-tensor scaled FP8 training (levers.fp8) as the frameworks run it: the GEMMs' speed and the quantisation work.
+"""Scaled FP8 training as the frameworks run it: per-tensor FP8 (levers.fp8) and MXFP8 (levers.mxfp8), the GEMMs'
+speed and the quantisation work.
 
 Which GEMMs: every linear of the layers runs its three GEMMs (forward, input gradient, weight gradient) in FP8;
 attention's batched products, the logits and the loss stay in 16 bits (torchtitan leaves the LM head out of its
@@ -37,27 +38,66 @@ The FP8 GEMM reads its operands in 1 byte and writes its output in 2 (torchao/te
   transpose once a step where the caller says which micro-batch is the first (transformer_engine/pytorch/module/
   linear.py @d0067d0d, update_workspace = is_first_microbatch is None or is_first_microbatch; Megatron-Core passes
   it), at most 4 B a weight a micro-batch otherwise: under 0.2% of a step in the published runs, left out.
+
+**MXFP8** (levers.mxfp8; OCP MX v1.0: E4M3 values, one E8M0 scale per 32 along one dimension, MXFP8_ELEMENT_BYTES =
+1 + 1/32 an element). On a Blackwell-class card the GEMMs run on the tensor cores' block-scaled path (cuBLASLt's
+block-scaled GEMM, torch._scaled_mm under torchao, Transformer Engine's general_gemm) at the card's dense FP8 peak:
+NVIDIA's HGX B200 datasheet gives one FP8 figure ("FP8/FP6 Tensor Core", 4.5 PFLOPS dense a GPU) and no other for
+block-scaled FP8, the PTX ISA's tcgen05.mma takes .kind::mxf8f6f4.block_scale beside .kind::f8f6f4 (the scales
+applied inside the MMA), and torchao's roofline prices an mxfp8 GEMM at the fp8 peak (roofline_utils.py @36027d82,
+get_individual_gemm_time_sympy: fp8_peak_tops for mxfp8_cublas) with its scales read beside the operands (num_reads +
+num_reads // 32): the operand bytes are MXFP8_ELEMENT_BYTES. The GEMM keeps FP8_GEMM_PEAK_SHARE of that peak: no
+MXFP8 linear has been published forward and backward against bf16 at a training shape (torchao's mx docs give the
+GEMM alone, "up to ~2x" bf16 on B200, docs/source/workflows/training.md @36027d82, section 'mxfp8 gemm', a best case
+over shapes, not a share at one), so per-tensor FP8 and MXFP8 on one card differ by their casts and scale reads
+alone. The scales' rearrangement into cuBLAS's blocked layout (a pass over 1/32 B an element) is left out. A recipe's
+casts (mxfp8_casts), every cast reading bf16 (2 B) and writing MXFP8_ELEMENT_BYTES for each layout it makes:
+- Transformer Engine's MXFP8BlockScaling (mxfp8_recipe fp8_weights; Megatron-Core's --fp8-recipe mxfp8,
+  Megatron-Bridge's bf16_with_mxfp8_mixed): the forward quantises each input once for both usages, rowwise for
+  its GEMM and columnwise for the weight gradient (module/linear.py @d0067d0d: input_quantizer.set_usage(rowwise=
+  True, columnwise=backward_needs_input)), and the backward each output gradient the same way (grad_output_quantizer
+  .set_usage(rowwise=True, columnwise=True): "dgrad GEMM requires row-wise usage, wgrad GEMM requires column-wise
+  usage"): 2 + 2 x 33/32 B each. The weight's two copies are made once a step, as for delayed scaling (with
+  fp8_param_gather, after the optimizer step on the shard): left out.
+- torchao's MX linear (mxfp8_recipe torchao; torchtitan's mx converter, recipe mxfp8_cublas): the autograd function
+  casts each operand once per layout, in the pass that uses it, from the 16-bit tensor it saved (pytorch/ao
+  torchao/prototype/mx_formats/mx_linear.py @e4e681be, mx_mm, the torchao of its B200 table; the same in
+  torchao/prototype/moe_training/mxfp8_linear.py @36027d82): forward the input and the weight along dim 0,
+  backward the output gradient along dim 0 and dim 1, the weight along dim 1 and the input along dim 1: 2 + 33/32 B
+  a cast, two casts of each operand (roofline_utils.py @36027d82, get_tensor_memory_traffic_ovhd_s, the mx case:
+  kernel 1 dim0 and kernel 2 dim1, "we can't profitably fuse kernel 1 and kernel 2"). FSDP2 gathers the weights in
+  the mixed-precision dtype (moe_training/tensor.py @36027d82, fsdp_pre_all_gather: self._data.to(mp_policy.
+  param_dtype); torchtitan's MXConverter @6fc499f6 adds no 8-bit gather), so the two weight casts run every
+  micro-batch on the whole gathered weight.
+- seed (the textbook model: parameters and gradients stored and reduced in MXFP8) names no library, so no cast
+  recipe can be sourced for it: its GEMMs are priced in bf16 as before (mxfp8_casts None), the lever buying
+  memory and wire bytes as the design's lever table prices it.
 """
 
 from dataclasses import dataclass
 
-from models.enums import Fp8Recipe
+from models.enums import Dtype, Fp8Recipe, Mxfp8Recipe
+from service.memory.dtypes import bytes_per_element
 from service.numeric import FloatLike, IntLike
 
 # Of the bf16 GEMM ceiling, the share an FP8 GEMM keeps of its own peak (module docstring: torchao's published
 # float8 linear at 4096 x 8192 x 16384 on a 2.4 TB/s H100, 1.39 x bf16, less its casts).
 FP8_GEMM_PEAK_SHARE = 0.84
 FP8_OPERAND_BYTES = 1  # an FP8 GEMM reads its operands in 1 byte (the output is written in 16 bits)
+# an MXFP8 element with its share of the block's E8M0 scale, 1 + 1/32 bytes: what an MXFP8 GEMM reads per operand
+# element and a cast writes per element and layout (module docstring)
+MXFP8_ELEMENT_BYTES = bytes_per_element(Dtype.mxfp8)
 
 
 @dataclass(frozen=True)
 class Fp8Casts:
     """HBM bytes per element that quantisation moves for one linear and micro-batch (module docstring)."""
 
-    input_forward: int  # per element of each GEMM input (M x K), in the forward
-    grad_output_backward: int  # per element of each output gradient (M x N), in the backward
-    weight_forward: int  # per weight element (K x N), in the forward
-    weight_backward: int  # per weight element, in the backward
+    input_forward: float  # per element of each GEMM input (M x K), in the forward
+    grad_output_backward: float  # per element of each output gradient (M x N), in the backward
+    weight_forward: float  # per weight element (K x N), in the forward
+    weight_backward: float  # per weight element, in the backward
+    input_backward: float = 0  # per input element, in the backward (torchao's MX linear casts its saved input again)
 
 
 # (input, output gradient, weight forward, weight backward): read 2, write 1 + 1 for a cast with both layouts;
@@ -65,6 +105,16 @@ class Fp8Casts:
 TRANSFORMER_ENGINE_CASTS = Fp8Casts(2 + 1 + 1, 2 + 1 + 1, 0, 0)
 TORCHAO_CASTS = Fp8Casts(2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 2 + (2 + 1), 2 + 1)
 TORCHAO_FP8_GATHER_CASTS = Fp8Casts(2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 0, 1 + 1)
+# MXFP8: read 2, write MXFP8_ELEMENT_BYTES a layout; Transformer Engine makes both layouts in one kernel, torchao one
+# kernel a layout, each in the pass that uses it
+TRANSFORMER_ENGINE_MXFP8_CASTS = Fp8Casts(2 + 2 * MXFP8_ELEMENT_BYTES, 2 + 2 * MXFP8_ELEMENT_BYTES, 0, 0)
+TORCHAO_MXFP8_CASTS = Fp8Casts(
+    2 + MXFP8_ELEMENT_BYTES,
+    2 * (2 + MXFP8_ELEMENT_BYTES),
+    2 + MXFP8_ELEMENT_BYTES,
+    2 + MXFP8_ELEMENT_BYTES,
+    input_backward=2 + MXFP8_ELEMENT_BYTES,
+)
 
 
 def fp8_casts(recipe: Fp8Recipe) -> Fp8Casts:
@@ -75,6 +125,16 @@ def fp8_casts(recipe: Fp8Recipe) -> Fp8Casts:
     if recipe is Fp8Recipe.torchao:
         return TORCHAO_FP8_GATHER_CASTS
     return TRANSFORMER_ENGINE_CASTS
+
+
+def mxfp8_casts(recipe: Mxfp8Recipe) -> Fp8Casts | None:
+    """The quantisation bytes of an MXFP8 recipe as its library runs it (module docstring); None for seed, whose
+    GEMMs stay priced in bf16."""
+    if recipe is Mxfp8Recipe.fp8_weights:
+        return TRANSFORMER_ENGINE_MXFP8_CASTS
+    if recipe is Mxfp8Recipe.torchao:
+        return TORCHAO_MXFP8_CASTS
+    return None
 
 
 def fp8_cast_seconds(
@@ -91,4 +151,6 @@ def fp8_cast_seconds(
     outputs = sum(n for _, n in matrices)
     forward = casts.input_forward * inputs * tokens + casts.weight_forward * weight_elements
     backward = casts.grad_output_backward * outputs * tokens + casts.weight_backward * weight_elements
+    if casts.input_backward:
+        backward = backward + casts.input_backward * inputs * tokens
     return forward / hbm_bytes_per_s, backward / hbm_bytes_per_s

@@ -119,6 +119,7 @@ def test_each_row_is_the_recipe_it_ran() -> None:
     bf16, float8, mxfp8 = TORCHAO.runs
     assert "fp8" not in bf16.levers and "mxfp8" not in bf16.levers
     assert float8.levers["fp8"] == "torchao" and mxfp8.levers["mxfp8"] is True
+    assert mxfp8.levers["mxfp8_recipe"] == "torchao"  # torchao's MX linear, gathered in bf16
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.name)

@@ -50,7 +50,7 @@ class Levers:
             (Megatron-Core's --moe-token-dispatcher-type).
         mxfp8 (bool | Unset): MXFP8, applied as mxfp8_recipe says. Default: False.
         mxfp8_recipe (Mxfp8Recipe | Unset): How the MXFP8 lever is applied: the textbook model, or as Transformer Engine
-            and torchao do it.
+            or torchao do it.
         offload_optimizer (bool | Unset): ZeRO-Offload: optimizer state in host memory. Default: False.
         offload_parameters (bool | Unset): Parameter shards in host memory (ZeRO-3 only). Default: False.
         overlap (bool | Unset): Overlap communication with compute, bucket by bucket: the switch over every overlap
