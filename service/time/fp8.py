@@ -69,6 +69,12 @@ casts (mxfp8_casts), every cast reading bf16 (2 B) and writing MXFP8_ELEMENT_BYT
   the mixed-precision dtype (moe_training/tensor.py @36027d82, fsdp_pre_all_gather: self._data.to(mp_policy.
   param_dtype); torchtitan's MXConverter @6fc499f6 adds no 8-bit gather), so the two weight casts run every
   micro-batch on the whole gathered weight.
+- Under sequence parallelism the layers' input all-gathers are priced in 8 bits, as for levers.fp8: Transformer
+  Engine quantises the local input before it gathers (module/linear.py @d0067d0d, with_input_all_gather_nccl:
+  gather_along_first_dim with the input quantizer). torchao's MX linear gathers its input in bf16 (torchtitan's
+  models/llama3/infra/parallelize.py @6fc499f6 takes the float8 tensor-parallel plan for the float8 converter only,
+  and its MXConverter refuses tensor parallelism with torch.compile); it is priced the same, short of the bf16
+  bytes.
 - seed (the textbook model: parameters and gradients stored and reduced in MXFP8) names no library, so no cast
   recipe can be sourced for it: its GEMMs are priced in bf16 as before (mxfp8_casts None), the lever buying
   memory and wire bytes as the design's lever table prices it.
