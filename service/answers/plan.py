@@ -76,7 +76,8 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
     if request.levers.mxfp8 and request.levers.mxfp8_recipe is Mxfp8Recipe.seed:
         warnings.append(
             "levers.mxfp8 with mxfp8_recipe seed is the textbook model: gradients stored and reduced in MXFP8, "
-            "which no collective library does; mxfp8_recipe fp8_weights follows Transformer Engine and torchao"
+            "which no collective library does, its GEMMs priced in bf16; mxfp8_recipe fp8_weights follows Transformer "
+            "Engine and mxfp8_recipe torchao torchao's MX linear"
         )
     estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
     memory = memory_report(p, n, g, scene, setup, result, estimate)
