@@ -1,0 +1,96 @@
+"""The groups of bench.calibration.layout_groups_h100 (Qwen3-30B-A3B on 16 H100 under Megatron-Bridge, with and
+without the expert-parallel overlap): the figures as printed, each row the harness's job, and the pairs ordered as
+measured."""
+
+import pytest
+
+from bench.calibration import layout_groups, layout_groups_h100, layout_groups_more, layout_groups_zoo
+from bench.calibration.corpus import Metric, measured_tokens_per_s_per_gpu
+from bench.calibration.layout_groups import evaluate
+from bench.calibration.layout_groups_h100 import BRIDGE_A2A, BRIDGE_HYBRIDEP, GROUPS
+from bench.calibration.model import plan_request, predicted_tokens_per_s_per_gpu
+
+A2A, HYBRIDEP = GROUPS
+
+
+def test_the_figures_are_copied_as_printed() -> None:
+    # skills/perf-expert-parallel-overlap/SKILL.md @750d0d32 lines 133-134: 'no EP overlap | 41.25s', 'EP overlap |
+    # 31.31s'; skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md @067f987d lines 111-112: 'overlap off |
+    # iterations 5-20 | 24.7138s', 'overlap on, search run | iterations 5-20 | 21.0725s'
+    assert tuple(run.measured for run in A2A.runs) == (41.25, 31.31)
+    assert tuple(run.measured for run in HYBRIDEP.runs) == (24.7138, 21.0725)
+    # the printed relative figure: 41.25 / 31.31 = 1.317x
+    assert round(41.25 / 31.31, 3) == 1.317
+    # the printed model TFLOP/s checks the HybridEP pair: both count the same FLOPs a step, so TFLOP/s x step time
+    # agree (244.039 x 24.7138 = 6,031.1; 286.208 x 21.0725 = 6,031.1)
+    assert 244.039 * 24.7138 == pytest.approx(286.208 * 21.0725, rel=1e-4)
+    for run in A2A.runs:
+        assert run.source == BRIDGE_A2A and run.metric is Metric.step_s
+    for run in HYBRIDEP.runs:
+        assert run.source == BRIDGE_HYBRIDEP and run.metric is Metric.step_s
+
+
+def test_a_step_time_is_tokens_per_second_per_gpu() -> None:
+    # 1,024 sequences x 4,096 tokens in 41.25 s on 16 GPUs: 4,194,304 / 41.25 / 16 = 6,355.0 tokens/s/GPU
+    assert measured_tokens_per_s_per_gpu(A2A.runs[0]) == pytest.approx(4_194_304 / 41.25 / 16)
+    assert measured_tokens_per_s_per_gpu(A2A.runs[0]) == pytest.approx(6355.0, abs=0.1)
+    # 4,194,304 / 24.7138 / 16 = 10,607.2
+    assert measured_tokens_per_s_per_gpu(HYBRIDEP.runs[0]) == pytest.approx(10607.2, abs=0.1)
+
+
+def test_every_row_is_the_harness_job() -> None:
+    # QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_BF16_V1: 16 GPUs, GBS 1,024, EP 16, ETP 1, TP = PP = CP = MBS = 1;
+    # set_qwen3_common_configs: sequence 4,096, no recomputation
+    for group in GROUPS:
+        for run in group.runs:
+            assert (run.world_size, run.global_batch_size, run.micro_batch_size, run.sequence_length) == (
+                16,
+                1024,
+                1,
+                4096,
+            )
+            assert (run.tensor, run.pipeline, run.context, run.expert) == (1, 1, 1, 16)
+            assert run.parallelism["expert_tensor"] == 1 and run.recompute == "none"
+            # 16 data-parallel ranks at micro-batch 1: 1,024 / 16 = 64 micro-batches a step
+            assert run.data_parallel == 16 and run.accumulation_steps == 64
+            # the distributed optimizer, gradients reduced in bf16 (grad_reduce_in_fp32 False)
+            assert run.arrangement == "zero1" and run.precision == "mixed_bf16_adam"
+            assert run.levers["overlap_grad_reduce"] is True and run.levers["overlap_param_gather"] is True
+            assert run.unpublished and run.assumed
+            request = plan_request(run)
+            assert request.parallelism is not None and request.parallelism.expert == 16
+            assert predicted_tokens_per_s_per_gpu(run) > 0.0
+
+
+def test_each_pair_differs_in_the_expert_parallel_overlap_alone() -> None:
+    for group in GROUPS:
+        off, on = group.runs
+        assert off.levers["overlap_moe_expert_parallel_comm"] is False
+        assert on.levers["overlap_moe_expert_parallel_comm"] is True
+        assert {k: v for k, v in off.levers.items() if k != "overlap_moe_expert_parallel_comm"} == {
+            k: v for k, v in on.levers.items() if k != "overlap_moe_expert_parallel_comm"
+        }
+    # --moe_flex_dispatcher_backend None: alltoall, moe_permute_fusion=false; the July recipe: HybridEP (planned as
+    # the flex dispatcher the plan names, deepep) with the 8-GPU recipe's moe_permute_fusion True
+    assert {run.levers["moe_token_dispatcher"] for run in A2A.runs} == {"alltoall"}
+    assert {run.levers["moe_permute_fusion"] for run in A2A.runs} == {False}
+    assert {run.levers["moe_token_dispatcher"] for run in HYBRIDEP.runs} == {"deepep"}
+    assert {run.levers["moe_permute_fusion"] for run in HYBRIDEP.runs} == {True}
+
+
+def test_the_pairs_are_ordered_as_measured() -> None:
+    # measured: the overlap faster in both (31.31 s < 41.25 s; 21.0725 s < 24.7138 s)
+    for group in GROUPS:
+        result = evaluate(group)
+        assert (result.pairs_in_order, result.pairs) == (1, 1), result.out_of_order
+
+
+def test_the_h100_share_as_measured() -> None:
+    # every H100 group of python -m bench.calibration --layout-groups: 35 of 39 pairs in order when these two
+    # groups joined (33 of 37 before; the four out of order are MPT-3B at 32K tokens and three of the Qwen3-235B
+    # group's nine pairs, all with its TP4 EP8 PP8 row)
+    groups = layout_groups.GROUPS + layout_groups_more.GROUPS + layout_groups_zoo.GROUPS + layout_groups_h100.GROUPS
+    results = [evaluate(group) for group in groups]
+    good, total = sum(r.pairs_in_order for r in results), sum(r.pairs for r in results)
+    assert (good, total) == (35, 39)
+    assert round(good / total, 4) == 0.8974  # 35 / 39: still under the 90% the issue asks
