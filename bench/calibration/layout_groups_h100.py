@@ -1,4 +1,4 @@
-"""Published H100 jobs measured with one lever changed: Megatron-Core mixture-of-experts steps on 16 H100.
+"""Published H100 jobs measured in several layouts or with one lever changed: Megatron-Bridge runs on 16 and 32 H100.
 
     python -m bench.calibration --layout-groups        # these groups with the others (H100)
     python -m bench.calibration.layout_groups_h100     # these groups alone, each layout's terms beside its figures
@@ -42,18 +42,36 @@ Sources
   iterations 41-50: the same setting measured again), and the later canonical recipe (20.14729 s, commit d398aaca),
   which also retunes HybridEP's SM count and combine chunks, levers the plan does not take.
 
-The two groups are the same job on the same 16 H100 two months apart: other containers, another dispatcher
+- BRIDGE_MEMORY: NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-tuning/SKILL.md @067f987d, section
+  'Measured Results', lines 176-188 (measured in Megatron-Bridge PR #3107, 'validated_on 2026-04-06' in the skill's
+  card.yaml): Llama 3 70B SFT on 32 H100 80GB, FP8 current scaling, sequence 4,096, MBS 1, GBS 32, in three layouts
+  with their model TFLOP/s per GPU: TP4 PP4 VPP5 DP2 ~704 (the baseline; 'Baseline + expandable_segments' the same
+  ~704), TP4 PP8 VPP5 DP1 668.0 and TP8 PP4 VPP5 DP1 508.7. The job is the performance harness's
+  llama3_70b_sft_config_h100 @ebca8936 (scripts/performance/configs/llama/llama3_llm_finetune.py: packed SQuAD
+  sequences of 4,096, tp_comm_overlap when TP > 1, defer_embedding_wgrad_compute; llama3_workload_base_configs.py
+  LLAMA3_70B_SFT_CONFIG_H100_FP8_CS_V1: TP4 PP4 VP5, MBS 1, GBS 32, Transformer Engine CUDA graphs over the MLP;
+  set_llama3_common_peft_configs: the distributed optimizer, grad_reduce_in_fp32 False; utils/precision.py fp8_cs:
+  bf16_with_fp8_current_scaling_mixed with first_last_layers_bf16 False and fp8_param_gather) over
+  src/megatron/bridge/recipes/llama/llama3.py llama3_70b_sft_config (overlap_grad_reduce and overlap_param_gather
+  off, TE's fused cross entropy). The three rows count the same model FLOPs a step (Bridge's flop_utils.py counts
+  Llama 3 70B on packed SQuAD from the packed sequences' own lengths, the same data in each row; the vocabulary padded
+  to 128 x TP adds 0.4% to the logit term at TP8, 0.006% of a step), so their printed TFLOP/s order is their
+  throughput order. Left out: the same PR's recomputation rows (skills/nemo-mbridge-perf-activation-recompute/
+  SKILL.md lines 211-219: mlp, mlp + core_attn, core_attn + layernorm), levers the plan does not take.
+
+The first two groups are the same job on the same 16 H100 two months apart: other containers, another dispatcher
 (alltoall against HybridEP), permutation fusion off against on, CUDA graphs off against on. They are scored apart;
 only the overlap changes inside each.
 
 Searched without a further H100 group this time: the Megatron-MoE-ModelZoo's DeepSeek-V3 and Mixtral pages (no H100
 table of several layouts), Megatron-Bridge's performance summaries (one H100 row a model a release; rows of one job
 across releases differ in software), its other skills' H100 tables (Moonlight 16B and Llama 3 70B recomputation
-modules: mla_up_proj, moe_act, mlp and layernorm recomputation are not plan levers, and core_attn under fused
-attention is planned as recomputing nothing), NeMo's and NeMo Automodel's performance pages (one row a job; the
-Llama 3 70B AsyncTP row replaces the earlier row), torchtitan's benchmarks (all H100 tables already used; its 2024
-A100 tables compare torchtitan's layer- and op-level checkpointing, which the plan cannot express) and llm-foundry's
-tables (each H100 job once per precision).
+modules: mla_up_proj, moe_act, mlp and layernorm recomputation are not plan levers, core_attn under fused attention
+is planned as recomputing nothing, and no preset is Moonlight; a 2026-05-17 alltoall smoke of the Qwen3-30B-A3B job,
+45.65 s, differs from the 41.25 s row in CUDA graphs over the router, not a plan lever), NeMo's and NeMo Automodel's
+performance pages (one row a job; the Llama 3 70B AsyncTP row replaces the earlier row), torchtitan's benchmarks
+(all H100 tables already used; its 2024 A100 tables compare torchtitan's layer- and op-level checkpointing, which
+the plan cannot express) and llm-foundry's tables (each H100 job once per precision).
 """
 
 from bench.calibration.corpus import Metric, Run
@@ -185,6 +203,74 @@ QWEN3_30B_HYBRIDEP = (
     ),
 )
 
+BRIDGE_MEMORY = "NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-tuning/SKILL.md @067f987d"
+LLAMA3_70B_PARAMETERS = 70_553_706_496  # meta-llama/Meta-Llama-3-70B
+LLAMA3_70B_SFT_UNPUBLISHED = (
+    "the FLOPs Bridge counted a step (flop_utils.py reads the packed SQuAD sequences' lengths)",
+    "the commands of the TP8 and PP8 rows (only the degrees are printed)",
+    "the hosts' network",
+)
+LLAMA3_70B_SFT_ASSUMED: dict[str, object] = {
+    "flops": "6N + 12 l h s a token (PaLM appendix B), N = 70,553,706,496: a stand-in for Bridge's count, the same "
+    "in the three rows, so the measured order is the printed one; the absolute tokens/s is not published",
+    "sequences": "4,096-token packed SQuAD sequences planned as 4,096-token sequences (the plan's attention is one "
+    "causal sequence, where packing attends within each document): the same in the three rows",
+    "links": "nvlink4_ib400: four nodes of 8 H100 80GB (not printed)",
+    "precision": "mixed_bf16_adam: bf16 parameters and gradients (grad_reduce_in_fp32 False), fp32 master weights "
+    "and Adam moments; fp8 transformer_engine: per-tensor current scaling ('tensorwise', hybrid), every layer in FP8",
+    "arrangement": "zero1: the distributed optimizer (set_llama3_common_peft_configs)",
+    "overlaps": "overlap_grad_reduce and overlap_param_gather off (llama3_70b_sft_config); tp_comm_overlap on (TP > 1) "
+    "with sequence parallelism (set_workload_base_configs: sequence_parallel = TP > 1)",
+    "recompute": "selective: the PR's baseline recomputed core_attn (activation-recompute SKILL.md line 215), which "
+    "the plan prices as nothing recomputed under fused attention; the harness's recipe sets none: the same time",
+    "pipeline": "interleaved, 5 virtual stages, 80 layers evenly: 4 a chunk at PP4, 2 at PP8",
+    "other_rows": "the TP8 and PP8 rows change the degrees alone (the table's columns), CUDA graphs and overlaps kept",
+    "not_planned": "Transformer Engine CUDA graphs over the MLP, the deferred embedding wgrad, TE's fused cross "
+    "entropy: the three rows alike",
+}
+
+
+def llama3_70b_sft(tensor: int, pipeline: int, line: int, tflops: float) -> Run:
+    """A row of the memory-tuning table: Llama 3 70B SFT on 32 H100, FP8 current scaling, 1 x 4,096 a micro-batch,
+    32 sequences a step, 5 virtual stages."""
+    return Run(
+        name=f"Llama 3 70B TP{tensor} PP{pipeline} VP5 DP{32 // (tensor * pipeline)}",
+        source=BRIDGE_MEMORY,
+        where=f"section 'Measured Results', line {line}",
+        gpu="h100-80gb",
+        world_size=32,
+        model={"preset": "llama-3-70b"},
+        sequence_length=4096,
+        global_batch_size=32,
+        micro_batch_size=1,
+        arrangement="zero1",
+        recompute="selective",
+        metric=Metric.palm_tflops_per_gpu,
+        measured=tflops,
+        tensor=tensor,
+        pipeline=pipeline,
+        sequence_parallel=True,
+        parallelism={"pipeline_schedule": "interleaved", "virtual_stages": 5},
+        levers={
+            "fp8": "transformer_engine",
+            "tp_comm_overlap": True,
+            "overlap_grad_reduce": False,
+            "overlap_param_gather": False,
+        },
+        precision="mixed_bf16_adam",
+        flop_parameters=LLAMA3_70B_PARAMETERS,
+        flop_layers_hidden=(80, 8192),
+        unpublished=LLAMA3_70B_SFT_UNPUBLISHED,
+        assumed=LLAMA3_70B_SFT_ASSUMED,
+    )
+
+
+LLAMA3_70B_SFT_LAYOUTS = (
+    llama3_70b_sft(4, 4, 185, 704),
+    llama3_70b_sft(4, 8, 186, 668.0),
+    llama3_70b_sft(8, 4, 187, 508.7),
+)
+
 GROUPS: list[Group] = [
     Group(
         "Qwen3-30B-A3B, 16 H100, batch 1024 x 4096, Megatron-Bridge EP16 alltoall: EP overlap",
@@ -197,6 +283,12 @@ GROUPS: list[Group] = [
         BRIDGE_HYBRIDEP,
         "section 'HybridEP Production-Shape Benchmark', lines 111 and 112",
         QWEN3_30B_HYBRIDEP,
+    ),
+    Group(
+        "Llama 3 70B SFT, 32 H100, batch 32 x 4096, Megatron-Bridge FP8-CS: TP4 PP4, TP4 PP8 or TP8 PP4",
+        BRIDGE_MEMORY,
+        "section 'Measured Results', lines 185-187",
+        LLAMA3_70B_SFT_LAYOUTS,
     ),
 ]
 

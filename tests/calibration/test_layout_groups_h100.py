@@ -1,16 +1,17 @@
 """The groups of bench.calibration.layout_groups_h100 (Qwen3-30B-A3B on 16 H100 under Megatron-Bridge, with and
-without the expert-parallel overlap): the figures as printed, each row the harness's job, and the pairs ordered as
-measured."""
+without the expert-parallel overlap; Llama 3 70B SFT on 32 H100 in three layouts): the figures as printed, each row
+the harness's job, and the pairs ordered as measured."""
 
 import pytest
 
 from bench.calibration import layout_groups, layout_groups_h100, layout_groups_more, layout_groups_zoo
 from bench.calibration.corpus import Metric, measured_tokens_per_s_per_gpu
 from bench.calibration.layout_groups import evaluate
-from bench.calibration.layout_groups_h100 import BRIDGE_A2A, BRIDGE_HYBRIDEP, GROUPS
+from bench.calibration.layout_groups_h100 import BRIDGE_A2A, BRIDGE_HYBRIDEP, BRIDGE_MEMORY, GROUPS
 from bench.calibration.model import plan_request, predicted_tokens_per_s_per_gpu
 
-A2A, HYBRIDEP = GROUPS
+A2A, HYBRIDEP, LLAMA = GROUPS
+QWEN = (A2A, HYBRIDEP)
 
 
 def test_the_figures_are_copied_as_printed() -> None:
@@ -41,7 +42,7 @@ def test_a_step_time_is_tokens_per_second_per_gpu() -> None:
 def test_every_row_is_the_harness_job() -> None:
     # QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_BF16_V1: 16 GPUs, GBS 1,024, EP 16, ETP 1, TP = PP = CP = MBS = 1;
     # set_qwen3_common_configs: sequence 4,096, no recomputation
-    for group in GROUPS:
+    for group in QWEN:
         for run in group.runs:
             assert (run.world_size, run.global_batch_size, run.micro_batch_size, run.sequence_length) == (
                 16,
@@ -63,7 +64,7 @@ def test_every_row_is_the_harness_job() -> None:
 
 
 def test_each_pair_differs_in_the_expert_parallel_overlap_alone() -> None:
-    for group in GROUPS:
+    for group in QWEN:
         off, on = group.runs
         assert off.levers["overlap_moe_expert_parallel_comm"] is False
         assert on.levers["overlap_moe_expert_parallel_comm"] is True
@@ -78,19 +79,54 @@ def test_each_pair_differs_in_the_expert_parallel_overlap_alone() -> None:
     assert {run.levers["moe_permute_fusion"] for run in HYBRIDEP.runs} == {True}
 
 
-def test_the_pairs_are_ordered_as_measured() -> None:
-    # measured: the overlap faster in both (31.31 s < 41.25 s; 21.0725 s < 24.7138 s)
-    for group in GROUPS:
+def test_the_llama_sft_table_is_copied_as_printed() -> None:
+    # skills/nemo-mbridge-perf-memory-tuning/SKILL.md @067f987d lines 185-187: 'Experiment | TP | PP | VPP | DP |
+    # TFLOP/s/GPU': Baseline 4 4 5 2 ~704, More PP 4 8 5 1 668.0, More TP 8 4 5 1 508.7
+    rows = [
+        (r.tensor, r.pipeline, int(str(r.parallelism["virtual_stages"])), r.data_parallel, r.measured)
+        for r in LLAMA.runs
+    ]
+    assert rows == [(4, 4, 5, 2, 704), (4, 8, 5, 1, 668.0), (8, 4, 5, 1, 508.7)]
+    # the printed 'vs Golden' column against the golden 709.93: -0.8%, -5.9%, -28.4% (508.7 / 709.93 = 0.7165, -28.3%:
+    # the table's percentage was taken before its TFLOP/s were rounded, or from another golden figure)
+    assert [round(100 * (r.measured / 709.93 - 1), 1) for r in LLAMA.runs] == [-0.8, -5.9, -28.3]
+    for run in LLAMA.runs:
+        assert run.source == BRIDGE_MEMORY and run.metric is Metric.palm_tflops_per_gpu
+        # 32 H100, MBS 1, GBS 32, sequence 4,096: 16 micro-batches at DP2, 32 at DP1
+        assert (run.world_size, run.global_batch_size, run.micro_batch_size, run.sequence_length) == (32, 32, 1, 4096)
+        assert run.accumulation_steps == 32 // run.data_parallel
+        # 80 layers over p x 5 chunks: 4 a chunk at PP4, 2 at PP8
+        assert 80 % (run.pipeline * 5) == 0
+        assert run.levers["fp8"] == "transformer_engine" and run.levers["tp_comm_overlap"] is True
+        assert run.levers["overlap_grad_reduce"] is False and run.arrangement == "zero1"
+        assert run.sequence_parallel and run.unpublished and run.assumed
+        assert plan_request(run).parallelism is not None
+
+
+def test_one_flop_count_keeps_the_printed_order() -> None:
+    # the same FLOPs a token in every row: tokens/s is TFLOP/s over one constant, so 704 : 668.0 : 508.7 holds
+    measured = [measured_tokens_per_s_per_gpu(r) for r in LLAMA.runs]
+    assert measured[0] / measured[2] == pytest.approx(704 / 508.7)
+    # 6N + 12 l h s = 6 x 70,553,706,496 + 12 x 80 x 8,192 x 4,096 = 455,534,280,704 FLOPs a token;
+    # 704e12 / 455,534,280,704 = 1,545.44 tokens/s/GPU
+    assert measured[0] == pytest.approx(704e12 / (6 * 70_553_706_496 + 12 * 80 * 8192 * 4096))
+    assert measured[0] == pytest.approx(1545.44, abs=0.01)
+
+
+def test_the_groups_are_ordered_as_measured() -> None:
+    # measured: the overlap faster in both (31.31 s < 41.25 s; 21.0725 s < 24.7138 s), and TP4 PP4 > TP4 PP8 >
+    # TP8 PP4 (704 > 668.0 > 508.7)
+    for group, pairs in zip(GROUPS, (1, 1, 3), strict=True):
         result = evaluate(group)
-        assert (result.pairs_in_order, result.pairs) == (1, 1), result.out_of_order
+        assert (result.pairs_in_order, result.pairs) == (pairs, pairs), result.out_of_order
 
 
 def test_the_h100_share_as_measured() -> None:
-    # every H100 group of python -m bench.calibration --layout-groups: 35 of 39 pairs in order when these two
+    # every H100 group of python -m bench.calibration --layout-groups: 38 of 42 pairs in order when these three
     # groups joined (33 of 37 before; the four out of order are MPT-3B at 32K tokens and three of the Qwen3-235B
     # group's nine pairs, all with its TP4 EP8 PP8 row)
     groups = layout_groups.GROUPS + layout_groups_more.GROUPS + layout_groups_zoo.GROUPS + layout_groups_h100.GROUPS
     results = [evaluate(group) for group in groups]
     good, total = sum(r.pairs_in_order for r in results), sum(r.pairs for r in results)
-    assert (good, total) == (35, 39)
-    assert round(good / total, 4) == 0.8974  # 35 / 39: still under the 90% the issue asks
+    assert (good, total) == (38, 42)
+    assert round(good / total, 4) == 0.9048  # 38 / 42
