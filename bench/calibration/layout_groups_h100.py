@@ -1,4 +1,5 @@
-"""Published H100 jobs measured in several layouts or with one lever changed: Megatron-Bridge runs on 16 and 32 H100.
+"""Published H100 jobs measured in several layouts or with one lever changed: Megatron-Bridge on 16 and 32 H100,
+torchtitan eager on 8.
 
     python -m bench.calibration --layout-groups        # these groups with the others (H100)
     python -m bench.calibration.layout_groups_h100     # these groups alone, each layout's terms beside its figures
@@ -59,6 +60,21 @@ Sources
   throughput order. Left out: the same PR's recomputation rows (skills/nemo-mbridge-perf-activation-recompute/
   SKILL.md lines 211-219: mlp, mlp + core_attn, core_attn + layernorm), levers the plan does not take.
 
+- TORCHAO_NOCOMPILE: pytorch/ao torchao/prototype/float8nocompile/README.md @36027d82 (last changed d99785c0),
+  section 'Performance Comparison of Different Configurations on 8 H100s': Llama 3 8B at 4,096 tokens on 8 H100
+  under torchtitan's experimental integration (pytorch/torchtitan PR #778, commits a4a1f748-8b297983, January 2025),
+  eager, 'No AC' (lines 39-45) and 'Full AC' (lines 59-65): bfloat16 eager 5,339.0 and 4,502.0 tokens/s, the
+  float8nocompile prototype (torchao's Float8Linear math with handwritten Triton casts, dynamic tensorwise scaling
+  of every matmul's operands, forward and backward) 5,871.4 and 4,773.4. The rest is the integration at
+  8b297983: train_configs/llama3_8b.toml (batch_size 1, FSDP over every rank: data_parallel_shard_degree -1,
+  compile false) and torchtitan/float8.py (the prototype converts every linear layer but the output, and under full
+  AC recomputes its casts in the backward: no_precompute_for_backward). Scored as two pairs, AC none against full at
+  one precision each. Left out: the pairs across precisions (the prototype's eager casts and its gather of weights,
+  in bf16 unless --float8.enable_fsdp_float8_all_gather was given, which the page does not say, are not the torchao
+  recipe the plan prices: compiled casts and FP8 gathers; priced as that recipe, bf16 without AC and float8 with
+  full AC come out level, 8,825 and 8,861 tokens/s, measured 5,339.0 and 4,773.4), the per-layer AC rows (every
+  second layer checkpointed, not a plan lever) and the 'float8 + torch.compile' rows (compilation is not a lever).
+
 The first two groups are the same job on the same 16 H100 two months apart: other containers, another dispatcher
 (alltoall against HybridEP), permutation fusion off against on, CUDA graphs off against on. They are scored apart;
 only the overlap changes inside each.
@@ -74,7 +90,7 @@ performance pages (one row a job; the Llama 3 70B AsyncTP row replaces the earli
 the plan cannot express) and llm-foundry's tables (each H100 job once per precision).
 """
 
-from bench.calibration.corpus import Metric, Run
+from bench.calibration.corpus import FLASH_ATTENTION_2, Metric, Run
 from bench.calibration.layout_groups import Group
 
 BRIDGE_A2A = "NVIDIA-NeMo/Megatron-Bridge skills/perf-expert-parallel-overlap/SKILL.md @750d0d32"
@@ -271,6 +287,57 @@ LLAMA3_70B_SFT_LAYOUTS = (
     llama3_70b_sft(8, 4, 187, 508.7),
 )
 
+TORCHAO_NOCOMPILE = "pytorch/ao torchao/prototype/float8nocompile/README.md @36027d82"
+NOCOMPILE_UNPUBLISHED = (
+    "the batch size (the integration's train config has batch_size 1)",
+    "the H100 variant (torchtitan's own runs use 96 GB HBM2e H100s at 500 W)",
+    "whether the prototype's weights were gathered in FP8",
+)
+NOCOMPILE_ASSUMED: dict[str, object] = {
+    "model": "llama-3-8b: torchtitan's llama3 8B (32 layers, hidden 4,096, 8 KV heads, vocabulary 128,256)",
+    "batch": "1 sequence of 4,096 a GPU, 8 a step: train_configs/llama3_8b.toml batch_size 1 (torchtitan 8b297983), "
+    "seq_len overridden to 4,096 as the page's headings say",
+    "gpu": "h100-80gb: the SXM preset (not printed)",
+    "arrangement": "full_shard: FSDP2 over the 8 GPUs (data_parallel_shard_degree -1)",
+    "precision": "fsdp2: bf16 parameters and gradients under FSDP2's mixed precision, fp32 master and optimizer",
+    "recompute": "none ('No AC') or full ('Full AC': activation_checkpoint.mode full)",
+    "attention_backend": "flash_attention_2: torchtitan's scaled_dot_product_attention",
+    "not_planned": "eager mode (compile false): both rows of a pair alike",
+}
+
+
+def nocompile_row(fp8: bool, full_ac: bool, line: int, tokens_per_s_per_gpu: float) -> Run:
+    """One row of the float8nocompile page: Llama 3 8B, FSDP2 on 8 H100, 1 x 4,096 tokens a GPU, eager."""
+    levers: dict[str, object] = dict(FLASH_ATTENTION_2)
+    assumed = dict(NOCOMPILE_ASSUMED)
+    if fp8:
+        levers["fp8"] = "torchao"
+        assumed["fp8"] = (
+            "torchao: dynamic tensorwise scaling of every linear layer but the output, as torchao's float8 recipe; "
+            "the plan's recipe gathers weights in FP8 and casts at compiled speed, the prototype casts eagerly: both "
+            "rows of the pair alike"
+        )
+    return Run(
+        name=f"8B FSDP8 {'float8nocompile' if fp8 else 'bf16'} {'full AC' if full_ac else 'no AC'}",
+        source=TORCHAO_NOCOMPILE,
+        where=f"section '{'Full AC' if full_ac else 'No AC'} (seq len 4096) - 8 H100s', line {line}",
+        gpu="h100-80gb",
+        world_size=8,
+        model={"preset": "llama-3-8b"},
+        sequence_length=4096,
+        global_batch_size=8,
+        micro_batch_size=1,
+        arrangement="full_shard",
+        recompute="full" if full_ac else "none",
+        metric=Metric.tokens_per_s_per_gpu,
+        measured=tokens_per_s_per_gpu,
+        levers=levers,
+        precision="fsdp2",
+        unpublished=NOCOMPILE_UNPUBLISHED,
+        assumed=assumed,
+    )
+
+
 GROUPS: list[Group] = [
     Group(
         "Qwen3-30B-A3B, 16 H100, batch 1024 x 4096, Megatron-Bridge EP16 alltoall: EP overlap",
@@ -289,6 +356,18 @@ GROUPS: list[Group] = [
         BRIDGE_MEMORY,
         "section 'Measured Results', lines 185-187",
         LLAMA3_70B_SFT_LAYOUTS,
+    ),
+    Group(
+        "Llama 3 8B, 8 H100, batch 8 x 4096, torchtitan eager FSDP2 bf16: AC none or full",
+        TORCHAO_NOCOMPILE,
+        "lines 43 and 63",
+        (nocompile_row(False, False, 43, 5339.0), nocompile_row(False, True, 63, 4502.0)),
+    ),
+    Group(
+        "Llama 3 8B, 8 H100, batch 8 x 4096, torchtitan eager FSDP2 float8nocompile: AC none or full",
+        TORCHAO_NOCOMPILE,
+        "lines 44 and 64",
+        (nocompile_row(True, False, 44, 5871.4), nocompile_row(True, True, 64, 4773.4)),
     ),
 ]
 

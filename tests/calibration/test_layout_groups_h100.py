@@ -1,16 +1,17 @@
 """The groups of bench.calibration.layout_groups_h100 (Qwen3-30B-A3B on 16 H100 under Megatron-Bridge, with and
-without the expert-parallel overlap; Llama 3 70B SFT on 32 H100 in three layouts): the figures as printed, each row
-the harness's job, and the pairs ordered as measured."""
+without the expert-parallel overlap; Llama 3 70B SFT on 32 H100 in three layouts; Llama 3 8B on 8 H100 with and
+without full activation checkpointing, eager): the figures as printed, each row the job its source ran, and the
+pairs ordered as measured."""
 
 import pytest
 
 from bench.calibration import layout_groups, layout_groups_h100, layout_groups_more, layout_groups_zoo
 from bench.calibration.corpus import Metric, measured_tokens_per_s_per_gpu
 from bench.calibration.layout_groups import evaluate
-from bench.calibration.layout_groups_h100 import BRIDGE_A2A, BRIDGE_HYBRIDEP, BRIDGE_MEMORY, GROUPS
+from bench.calibration.layout_groups_h100 import BRIDGE_A2A, BRIDGE_HYBRIDEP, BRIDGE_MEMORY, GROUPS, TORCHAO_NOCOMPILE
 from bench.calibration.model import plan_request, predicted_tokens_per_s_per_gpu
 
-A2A, HYBRIDEP, LLAMA = GROUPS
+A2A, HYBRIDEP, LLAMA, BF16_AC, FLOAT8_AC = GROUPS
 QWEN = (A2A, HYBRIDEP)
 
 
@@ -113,20 +114,41 @@ def test_one_flop_count_keeps_the_printed_order() -> None:
     assert measured[0] == pytest.approx(1545.44, abs=0.01)
 
 
+def test_the_float8nocompile_tables_are_copied_as_printed() -> None:
+    # torchao/prototype/float8nocompile/README.md @36027d82: 'No AC' lines 43-44 and 'Full AC' lines 63-64,
+    # 'Tokens/sec' of bfloat16 eager and the float8nocompile prototype, and their 'Tokens/sec Δ' column
+    assert tuple(r.measured for r in BF16_AC.runs) == (5339.0, 4502.0)
+    assert tuple(r.measured for r in FLOAT8_AC.runs) == (5871.4, 4773.4)
+    assert round(100 * (5871.4 / 5339.0 - 1), 2) == 9.97  # printed 9.97%
+    assert round(100 * (4773.4 / 4502.0 - 1), 2) == 6.03  # printed 6.03%
+    for group in (BF16_AC, FLOAT8_AC):
+        none, full = group.runs
+        assert (none.recompute, full.recompute) == ("none", "full")
+        assert none.levers == full.levers  # the pair differs in the checkpointing alone
+        for run in group.runs:
+            assert run.source == TORCHAO_NOCOMPILE and run.metric is Metric.tokens_per_s_per_gpu
+            # batch_size 1 a GPU at 4,096 tokens, FSDP over the 8 GPUs of one node, no accumulation
+            assert (run.world_size, run.global_batch_size, run.micro_batch_size) == (8, 8, 1)
+            assert run.sequence_length == 4096 and run.accumulation_steps == 1
+            assert run.arrangement == "full_shard" and run.unpublished and run.assumed
+    assert "fp8" not in BF16_AC.runs[0].levers
+    assert all(run.levers["fp8"] == "torchao" for run in FLOAT8_AC.runs)
+
+
 def test_the_groups_are_ordered_as_measured() -> None:
-    # measured: the overlap faster in both (31.31 s < 41.25 s; 21.0725 s < 24.7138 s), and TP4 PP4 > TP4 PP8 >
-    # TP8 PP4 (704 > 668.0 > 508.7)
-    for group, pairs in zip(GROUPS, (1, 1, 3), strict=True):
+    # measured: the overlap faster in both (31.31 s < 41.25 s; 21.0725 s < 24.7138 s), TP4 PP4 > TP4 PP8 > TP8 PP4
+    # (704 > 668.0 > 508.7), and no AC faster than full AC (5,339.0 > 4,502.0; 5,871.4 > 4,773.4)
+    for group, pairs in zip(GROUPS, (1, 1, 3, 1, 1), strict=True):
         result = evaluate(group)
         assert (result.pairs_in_order, result.pairs) == (pairs, pairs), result.out_of_order
 
 
 def test_the_h100_share_as_measured() -> None:
-    # every H100 group of python -m bench.calibration --layout-groups: 38 of 42 pairs in order when these three
+    # every H100 group of python -m bench.calibration --layout-groups: 40 of 44 pairs in order when these five
     # groups joined (33 of 37 before; the four out of order are MPT-3B at 32K tokens and three of the Qwen3-235B
     # group's nine pairs, all with its TP4 EP8 PP8 row)
     groups = layout_groups.GROUPS + layout_groups_more.GROUPS + layout_groups_zoo.GROUPS + layout_groups_h100.GROUPS
     results = [evaluate(group) for group in groups]
     good, total = sum(r.pairs_in_order for r in results), sum(r.pairs for r in results)
-    assert (good, total) == (38, 42)
-    assert round(good / total, 4) == 0.9048  # 38 / 42
+    assert (good, total) == (40, 44)
+    assert round(good / total, 4) == 0.9091  # 40 / 44
