@@ -42,7 +42,6 @@ Sources
   (_benchmark_common: HybridEP on 32 SMs). Left out: the 'independent validation' run of the overlap (20.9920 s over
   iterations 41-50: the same setting measured again), and the later canonical recipe (20.14729 s, commit d398aaca),
   which also retunes HybridEP's SM count and combine chunks, levers the plan does not take.
-
 - BRIDGE_MEMORY: NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-tuning/SKILL.md @067f987d, section
   'Measured Results', lines 176-188 (measured in Megatron-Bridge PR #3107, 'validated_on 2026-04-06' in the skill's
   card.yaml): Llama 3 70B SFT on 32 H100 80GB, FP8 current scaling, sequence 4,096, MBS 1, GBS 32, in three layouts
@@ -54,12 +53,12 @@ Sources
   set_llama3_common_peft_configs: the distributed optimizer, grad_reduce_in_fp32 False; utils/precision.py fp8_cs:
   bf16_with_fp8_current_scaling_mixed with first_last_layers_bf16 False and fp8_param_gather) over
   src/megatron/bridge/recipes/llama/llama3.py llama3_70b_sft_config (overlap_grad_reduce and overlap_param_gather
-  off, TE's fused cross entropy). The three rows count the same model FLOPs a step (Bridge's flop_utils.py counts
-  Llama 3 70B on packed SQuAD from the packed sequences' own lengths, the same data in each row; the vocabulary padded
-  to 128 x TP adds 0.4% to the logit term at TP8, 0.006% of a step), so their printed TFLOP/s order is their
-  throughput order. Left out: the same PR's recomputation rows (skills/nemo-mbridge-perf-activation-recompute/
-  SKILL.md lines 211-219: mlp, mlp + core_attn, core_attn + layernorm), levers the plan does not take.
-
+  off, TE's fused cross entropy). TFLOP/s are Bridge's model FLOPs (src/megatron/bridge/training/utils/flop_utils.py
+  @ebca8936, transformer_flops, corpus.bridge_flops_per_token): 32 sequences of 4,096 a step by the dense formula
+  (its packed-SQuAD averages, line 268, apply to LoRA only), 433.13 GFLOPs a token at TP4 and 433.15 at TP8 (the
+  vocabulary padded to 128 x TP: 128,512 and 129,024 entries), so the printed order is the throughput order. Left
+  out: the same PR's recomputation rows (skills/nemo-mbridge-perf-activation-recompute/SKILL.md lines 211-219: mlp,
+  mlp + core_attn, core_attn + layernorm), levers the plan does not take.
 - TORCHAO_NOCOMPILE: pytorch/ao torchao/prototype/float8nocompile/README.md @36027d82 (last changed d99785c0),
   section 'Performance Comparison of Different Configurations on 8 H100s': Llama 3 8B at 4,096 tokens on 8 H100
   under torchtitan's experimental integration (pytorch/torchtitan PR #778, commits a4a1f748-8b297983, January 2025),
@@ -220,15 +219,13 @@ QWEN3_30B_HYBRIDEP = (
 )
 
 BRIDGE_MEMORY = "NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-memory-tuning/SKILL.md @067f987d"
-LLAMA3_70B_PARAMETERS = 70_553_706_496  # meta-llama/Meta-Llama-3-70B
 LLAMA3_70B_SFT_UNPUBLISHED = (
-    "the FLOPs Bridge counted a step (flop_utils.py reads the packed SQuAD sequences' lengths)",
     "the commands of the TP8 and PP8 rows (only the degrees are printed)",
     "the hosts' network",
 )
 LLAMA3_70B_SFT_ASSUMED: dict[str, object] = {
-    "flops": "6N + 12 l h s a token (PaLM appendix B), N = 70,553,706,496: a stand-in for Bridge's count, the same "
-    "in the three rows, so the measured order is the printed one; the absolute tokens/s is not published",
+    "flops": "Bridge's count of a full SFT step (flop_utils.py transformer_flops at seq_length 4,096, the vocabulary "
+    "padded to 128 x TP): the printed TFLOP/s over it are the tokens/s",
     "sequences": "4,096-token packed SQuAD sequences planned as 4,096-token sequences (the plan's attention is one "
     "causal sequence, where packing attends within each document): the same in the three rows",
     "links": "nvlink4_ib400: four nodes of 8 H100 80GB (not printed)",
@@ -261,7 +258,7 @@ def llama3_70b_sft(tensor: int, pipeline: int, line: int, tflops: float) -> Run:
         micro_batch_size=1,
         arrangement="zero1",
         recompute="selective",
-        metric=Metric.palm_tflops_per_gpu,
+        metric=Metric.bridge_tflops_per_gpu,
         measured=tflops,
         tensor=tensor,
         pipeline=pipeline,
@@ -274,8 +271,6 @@ def llama3_70b_sft(tensor: int, pipeline: int, line: int, tflops: float) -> Run:
             "overlap_param_gather": False,
         },
         precision="mixed_bf16_adam",
-        flop_parameters=LLAMA3_70B_PARAMETERS,
-        flop_layers_hidden=(80, 8192),
         unpublished=LLAMA3_70B_SFT_UNPUBLISHED,
         assumed=LLAMA3_70B_SFT_ASSUMED,
     )

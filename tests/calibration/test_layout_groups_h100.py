@@ -6,7 +6,7 @@ pairs ordered as measured."""
 import pytest
 
 from bench.calibration import layout_groups, layout_groups_h100, layout_groups_more, layout_groups_zoo
-from bench.calibration.corpus import Metric, measured_tokens_per_s_per_gpu
+from bench.calibration.corpus import Metric, bridge_flops_per_token, measured_tokens_per_s_per_gpu
 from bench.calibration.layout_groups import evaluate
 from bench.calibration.layout_groups_h100 import BRIDGE_A2A, BRIDGE_HYBRIDEP, BRIDGE_MEMORY, GROUPS, TORCHAO_NOCOMPILE
 from bench.calibration.model import plan_request, predicted_tokens_per_s_per_gpu
@@ -92,7 +92,7 @@ def test_the_llama_sft_table_is_copied_as_printed() -> None:
     # the table's percentage was taken before its TFLOP/s were rounded, or from another golden figure)
     assert [round(100 * (r.measured / 709.93 - 1), 1) for r in LLAMA.runs] == [-0.8, -5.9, -28.3]
     for run in LLAMA.runs:
-        assert run.source == BRIDGE_MEMORY and run.metric is Metric.palm_tflops_per_gpu
+        assert run.source == BRIDGE_MEMORY and run.metric is Metric.bridge_tflops_per_gpu
         # 32 H100, MBS 1, GBS 32, sequence 4,096: 16 micro-batches at DP2, 32 at DP1
         assert (run.world_size, run.global_batch_size, run.micro_batch_size, run.sequence_length) == (32, 32, 1, 4096)
         assert run.accumulation_steps == 32 // run.data_parallel
@@ -104,14 +104,22 @@ def test_the_llama_sft_table_is_copied_as_printed() -> None:
         assert plan_request(run).parallelism is not None
 
 
-def test_one_flop_count_keeps_the_printed_order() -> None:
-    # the same FLOPs a token in every row: tokens/s is TFLOP/s over one constant, so 704 : 668.0 : 508.7 holds
+def test_the_tflops_are_bridges_count() -> None:
+    # flop_utils.py @ebca8936 transformer_flops for Llama 3 70B (h 8,192, 80 layers, 64 heads of 128, 8 KV heads,
+    # SwiGLU FFN 28,672, vocabulary 128,256 padded to 128 x TP), per token at 4,096:
+    mlp = 6 * 8192 * (3 * 28672) * 80  # 338,228,674,560
+    attention = 6 * 80 * (8192 * (8192 + 2 * 1024) + 8192 * 8192 + 8192 * 4096)  # 88,583,700,480
+    assert (mlp, attention) == (338_228_674_560, 88_583_700_480)
+    # TP4: 128,256 up to a multiple of 512 = 128,512; TP8: of 1,024 = 129,024
+    assert bridge_flops_per_token({"preset": "llama-3-70b"}, 4096, 4) == mlp + attention + 6 * 8192 * 128_512
+    assert bridge_flops_per_token({"preset": "llama-3-70b"}, 4096, 8) == mlp + attention + 6 * 8192 * 129_024
+    assert mlp + attention + 6 * 8192 * 128_512 == 433_128_996_864
+    # 704 TFLOP/s over 433,128,996,864 FLOPs a token: 1,625.39 tokens/s/GPU
     measured = [measured_tokens_per_s_per_gpu(r) for r in LLAMA.runs]
-    assert measured[0] / measured[2] == pytest.approx(704 / 508.7)
-    # 6N + 12 l h s = 6 x 70,553,706,496 + 12 x 80 x 8,192 x 4,096 = 455,534,280,704 FLOPs a token;
-    # 704e12 / 455,534,280,704 = 1,545.44 tokens/s/GPU
-    assert measured[0] == pytest.approx(704e12 / (6 * 70_553_706_496 + 12 * 80 * 8192 * 4096))
-    assert measured[0] == pytest.approx(1545.44, abs=0.01)
+    assert measured[0] == pytest.approx(704e12 / 433_128_996_864)
+    assert measured[0] == pytest.approx(1625.39, abs=0.01)
+    # the three rows count within 0.006% of the same FLOPs a token, so the printed order is the throughput order
+    assert measured[0] / measured[2] == pytest.approx(704 / 508.7, rel=1e-4)
 
 
 def test_the_float8nocompile_tables_are_copied_as_printed() -> None:
