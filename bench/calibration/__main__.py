@@ -20,7 +20,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import replace
 
-from bench.calibration import layout_groups, layout_groups_more, layout_groups_zoo
+from bench.calibration import layout_groups, layout_groups_h100, layout_groups_more, layout_groups_zoo
 from bench.calibration.corpus import RUNS, Run, measured_tokens_per_s_per_gpu
 from bench.calibration.model import predicted_tokens_per_s_per_gpu
 from service.time.efficiency import FITTED, Calibration
@@ -104,7 +104,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.layout_groups:
-        layout_groups.report(layout_groups.GROUPS + layout_groups_more.GROUPS + layout_groups_zoo.GROUPS)
+        layout_groups.report(
+            layout_groups.GROUPS + layout_groups_more.GROUPS + layout_groups_zoo.GROUPS + layout_groups_h100.GROUPS
+        )
         others = layout_groups_more.NEIGHBOUR_GROUPS + layout_groups_zoo.NEIGHBOUR_GROUPS
         layout_groups.report(others, "other cards: H800, A800, A100 and B200")
         return

@@ -42,6 +42,8 @@ Sources
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from models.model_presets import MODEL_PRESETS, ModelPresetName
+
 
 class Metric(StrEnum):
     tokens_per_s_per_gpu = "tokens_per_s_per_gpu"
@@ -51,6 +53,8 @@ class Metric(StrEnum):
     palm_tflops_per_gpu = "palm_tflops_per_gpu"
     # seconds per optimizer step as printed: global batch x sequence / step / world size tokens per second per GPU
     step_s = "step_s"
+    # Megatron-Bridge's model FLOPs of a dense model (flops_per_sequence), its "Model TFLOP/s/GPU" columns
+    bridge_tflops_per_gpu = "bridge_tflops_per_gpu"
 
 
 MOSAIC = "mosaicml/llm-foundry scripts/train/benchmarking/README.md @8c8dd48f"
@@ -392,9 +396,35 @@ RUNS += [
 ]
 
 
+def bridge_flops_per_token(model: dict[str, object], sequence: int, tensor: int) -> int:
+    """Megatron-Bridge's model FLOPs a token of a dense GQA model (src/megatron/bridge/training/utils/flop_utils.py
+    @ebca8936, num_floating_point_operations' transformer_flops): 6 h (3 f) L for a gated SiLU MLP (2 f otherwise),
+    6 L (h (q + 2 kv) + q h + q s) for attention (the causal core, q s / 2 x 2) and 6 h V for the logits, with
+    q = heads x head dim, kv = KV heads x head dim and V the vocabulary padded to a multiple of 128 x TP
+    (calculate_padded_vocab_size, make_vocab_size_divisible_by 128)."""
+    fields: dict[str, object] = dict(model)
+    gated = model.get("mlp") in ("swiglu", "geglu")
+    if "preset" in model:
+        preset = MODEL_PRESETS[ModelPresetName(str(model["preset"]))]
+        fields = preset.model_dump()
+        gated = True  # the presets given this metric are Llama-like (SwiGLU)
+    h, layers, heads = (int(str(fields[k])) for k in ("hidden_size", "layers", "attention_heads"))
+    ffn, vocab = int(str(fields["ffn_hidden_size"])), int(str(fields["vocab_size"]))
+    kv_heads = int(str(fields.get("kv_heads") or heads))
+    head_dim = h // heads
+    q, kv = heads * head_dim, kv_heads * head_dim
+    multiple = 128 * tensor
+    padded_vocab = -(-vocab // multiple) * multiple
+    mlp = 6 * h * ffn * (3 if gated else 2) * layers
+    attention = 6 * layers * (h * (q + 2 * kv) + q * h + q * sequence)
+    return mlp + attention + 6 * h * padded_vocab
+
+
 def flops_per_sequence(run: Run) -> float:
     """The FLOPs the source counts per sequence, for a metric given in FLOP/s."""
     s = run.sequence_length
+    if run.metric is Metric.bridge_tflops_per_gpu:
+        return s * bridge_flops_per_token(run.model, s, run.tensor)
     if run.metric is Metric.palm_tflops_per_gpu:
         # Chowdhery et al. 2022 (PaLM), appendix B: 6N + 12 l h s per token (attention without the causal half)
         layers, h = run.flop_layers_hidden
