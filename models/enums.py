@@ -33,7 +33,8 @@ class Fp8Recipe(StrEnum):
     runs it."""
 
     none = "none"
-    transformer_engine = "transformer_engine"
+    transformer_engine = "transformer_engine"  # delayed scaling: the scale from an amax history
+    transformer_engine_current_scaling = "transformer_engine_current_scaling"  # the scale from the tensor's own amax
     torchao = "torchao"
 
 

@@ -218,17 +218,21 @@ class Levers(Strict):
         "layouts. torchao: torchao's MX linear (torchtitan's mx converter): bf16/fp32 state unchanged and gathered "
         "in bf16, nothing cached; each input, weight and output gradient cast to MXFP8 along each dimension every "
         "micro-batch. On a Blackwell-class card fp8_weights and torchao run the layers' GEMMs on the block-scaled "
-        "FP8 tensor cores, at 0.84 of the bf16 GEMMs' share of the card's FP8 peak as levers.fp8 does, with their "
-        "casts at HBM bandwidth; attention, the logits and the optimizer stay in 16/32 bits.",
+        "FP8 tensor cores, at 0.80 of the bf16 GEMMs' share of the card's FP8 peak (levers.fp8's 0.84 times "
+        "6.812 / 7.161, Transformer Engine's per-layer GEMM times on B300 with per-tensor FP8 and MXFP8), with "
+        "their casts at HBM bandwidth; attention, the logits and the optimizer stay in 16/32 bits.",
     )
     fp8: Fp8Recipe = Field(
         default=Fp8Recipe.none,
         description="Per-tensor scaled FP8 GEMMs (Hopper and later), as a library runs them: the layers' matrix "
         "multiplications at 0.84 of the bf16 GEMMs' share of the card's FP8 peak (torchao's published float8 linear "
         "speedup less its casts), each input and output gradient cast to FP8 with its transpose; attention, the "
-        "logits and the optimizer stay in 16/32 bits. transformer_engine (Megatron-LM --fp8-format, delayed or "
-        "current scaling; both priced as delayed scaling's casts, current scaling's extra abs-max pass left out): an "
-        "FP8 copy of every weight and its transpose cached for the step. torchao (torchtitan's "
+        "logits and the optimizer stay in 16/32 bits. transformer_engine (Transformer Engine's delayed scaling, "
+        "Megatron-LM --fp8-recipe delayed): an FP8 copy of every weight and its transpose cached for the step (one "
+        "copy on Blackwell, whose FP8 GEMMs take any layout, and no transposed casts). "
+        "transformer_engine_current_scaling (Float8CurrentScaling, Megatron-LM --fp8-recipe tensorwise, "
+        "Megatron-Bridge's FP8-CS): the same, with an abs-max pass before each cast except where the norm fused "
+        "into the linear takes the amax. torchao (torchtitan's "
         "float8 converter, tensorwise): an abs-max pass before each cast, no cached copy, FSDP2 all-gathers the "
         "weights in FP8 (enable_fsdp_float8_all_gather) and the backward copies each transposed. Not with mxfp8.",
     )

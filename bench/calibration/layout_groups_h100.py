@@ -230,7 +230,8 @@ LLAMA3_70B_SFT_ASSUMED: dict[str, object] = {
     "causal sequence, where packing attends within each document): the same in the three rows",
     "links": "nvlink4_ib400: four nodes of 8 H100 80GB (not printed)",
     "precision": "mixed_bf16_adam: bf16 parameters and gradients (grad_reduce_in_fp32 False), fp32 master weights "
-    "and Adam moments; fp8 transformer_engine: per-tensor current scaling ('tensorwise', hybrid), every layer in FP8",
+    "and Adam moments; fp8 transformer_engine_current_scaling: per-tensor current scaling ('tensorwise', hybrid), "
+    "every layer in FP8",
     "arrangement": "zero1: the distributed optimizer (set_llama3_common_peft_configs)",
     "overlaps": "overlap_grad_reduce and overlap_param_gather off (llama3_70b_sft_config); tp_comm_overlap on (TP > 1) "
     "with sequence parallelism (set_workload_base_configs: sequence_parallel = TP > 1)",
@@ -265,7 +266,7 @@ def llama3_70b_sft(tensor: int, pipeline: int, line: int, tflops: float) -> Run:
         sequence_parallel=True,
         parallelism={"pipeline_schedule": "interleaved", "virtual_stages": 5},
         levers={
-            "fp8": "transformer_engine",
+            "fp8": "transformer_engine_current_scaling",
             "tp_comm_overlap": True,
             "overlap_grad_reduce": False,
             "overlap_param_gather": False,

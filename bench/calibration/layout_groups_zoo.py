@@ -234,8 +234,9 @@ BRIDGE_ASSUMED: dict[str, object] = {
     "alike",
 }
 FP8_CS_ASSUMED = (
-    "transformer_engine: bf16_with_fp8_current_scaling_mixed, per-tensor current scaling ('tensorwise', format "
-    "hybrid), fp8_param_gather; first_last_layers_bf16 False (utils/precision.py), so every layer in FP8"
+    "transformer_engine_current_scaling: bf16_with_fp8_current_scaling_mixed, per-tensor current scaling "
+    "('tensorwise', format hybrid), fp8_param_gather; first_last_layers_bf16 False (utils/precision.py), so every "
+    "layer in FP8"
 )
 FP8_MX_ASSUMED = (
     "mxfp8 with fp8_weights: bf16_with_mxfp8_mixed (recipe 'mxfp8', format e4m3), fp8_param_gather: MXFP8 weight "
@@ -264,7 +265,7 @@ def bridge_b200(
         levers |= {"mxfp8": True, "mxfp8_recipe": "fp8_weights"}
         assumed["mxfp8"] = FP8_MX_ASSUMED
     else:
-        levers["fp8"] = "transformer_engine"
+        levers["fp8"] = "transformer_engine_current_scaling"
         assumed["fp8"] = FP8_CS_ASSUMED
     # llama31_405b_pretrain_config_b200 turns overlap_param_gather off for fp8_mx only; the 8B keeps _llama3_common's on
     param_gather = not (mxfp8 and preset == "llama-3.1-405b")

@@ -54,7 +54,7 @@ from service.memory.working_set import Units, given_units, transformer_units
 from service.time.buckets import PYTORCH_DDP_BUCKET_BYTES as DEFAULT_BUCKET_BYTES
 from service.time.compute import FlopShape
 from service.time.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
-from service.time.fp8 import MXFP8_ELEMENT_BYTES, fp8_casts, mxfp8_casts
+from service.time.fp8 import MXFP8_ELEMENT_BYTES, MXFP8_GEMM_PEAK_SHARE, fp8_casts, mxfp8_casts
 from service.time.overlaps import Overlaps
 
 # Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
@@ -517,12 +517,21 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
     arrangement = with_zeropp(arrangement, chosen)
     efficiency = scene.efficiency
     if chosen.fp8 is not Fp8Recipe.none:
-        layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters)
-        efficiency = replace(efficiency, fp8=True, fp8_casts=fp8_casts(chosen.fp8)) if efficiency is not None else None
+        generation = efficiency.device.generation if efficiency is not None else None
+        layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters, generation)
+        if efficiency is not None:
+            casts = fp8_casts(chosen.fp8, efficiency.device.generation)
+            efficiency = replace(efficiency, fp8=True, fp8_casts=casts)
     mx_casts = mxfp8_casts(chosen.mxfp8_recipe) if chosen.mxfp8 and scene.blackwell_class else None
     if mx_casts is not None and efficiency is not None and efficiency.device.fp8_flops_per_s is not None:
         # MXFP8 GEMMs on the block-scaled FP8 tensor cores (service.time.fp8, "MXFP8")
-        efficiency = replace(efficiency, fp8=True, fp8_casts=mx_casts, fp8_operand_bytes=MXFP8_ELEMENT_BYTES)
+        efficiency = replace(
+            efficiency,
+            fp8=True,
+            fp8_casts=mx_casts,
+            fp8_operand_bytes=MXFP8_ELEMENT_BYTES,
+            fp8_peak_share=MXFP8_GEMM_PEAK_SHARE,
+        )
     if efficiency is not None and (
         chosen.moe_token_dispatcher,
         chosen.moe_permute_fusion,

@@ -1,10 +1,13 @@
 """Per-tensor scaled FP8 training as a precision (levers.fp8): what it keeps beside the 16/32-bit state.
 
-- Transformer Engine (transformer_engine/pytorch/module/linear.py: the weight is cast to FP8 once per step and
-  cached, ``is_first_microbatch``; on Hopper its FP8 GEMMs take both operands in the "TN" layout, so the backward's
-  input-gradient GEMM needs the weight's transpose, which Float8Tensor keeps beside it, ``_transpose``): two
-  1-byte copies of every weight the GPU computes with, for the step. The state, the gradient reduction and the
-  parameter all-gathers are unchanged (Megatron-LM gathers 16-bit parameters unless --fp8-param-gather).
+- Transformer Engine, delayed or current scaling alike (transformer_engine/pytorch/module/linear.py: the weight is
+  cast to FP8 once per step and cached, ``is_first_microbatch``; on Hopper its FP8 GEMMs take both operands in the
+  "TN" layout, so the backward's input-gradient GEMM needs the weight's transpose, which Float8Tensor keeps beside
+  it, ``_transpose``): two 1-byte copies of every weight the GPU computes with, for the step. On Blackwell cuBLAS
+  takes FP8 operands in any layout and the quantizers write no transpose (csrc/quantizer.cpp @d0067d0d,
+  create_tensor: with_transpose = columnwise_usage and not nvte_is_non_tn_fp8_gemm_supported; service.time.fp8):
+  one copy. The state, the gradient reduction and the parameter all-gathers are unchanged (Megatron-LM gathers
+  16-bit parameters unless --fp8-param-gather).
 - torchao's float8 (torchao/float8/float8_linear.py, tensorwise scaling, as torchtitan's float8 converter applies
   it): the casts are made per GEMM and freed, no copy is cached; with FSDP2 the weights are all-gathered in FP8
   (torchao/float8/fsdp_utils.py, WeightWithFloat8CastTensor.fsdp_pre_all_gather, torchtitan's
@@ -12,21 +15,24 @@
 The GEMMs' time at the FP8 peak is service.time.efficiency's.
 """
 
-from models.enums import Dtype, Fp8Recipe
+from models.enums import Dtype, Fp8Recipe, GpuGeneration
 from models.presets import PrecisionSpec
+from service.time.fp8 import transformer_engine_transpose_free
 
 TRANSFORMER_ENGINE_WEIGHT_COPIES = 2  # the FP8 weight and its transpose (Hopper's TN-only FP8 GEMMs)
+TRANSFORMER_ENGINE_RECIPES = (Fp8Recipe.transformer_engine, Fp8Recipe.transformer_engine_current_scaling)
 
 
-def with_fp8(precision: PrecisionSpec, recipe: Fp8Recipe, shards_parameters: bool = True) -> PrecisionSpec:
-    """The layout of state under ``recipe`` (module docstring); none leaves it as it is, and so does torchao where
-    the parameters are not sharded (nothing is gathered, nothing cached)."""
+def with_fp8(
+    precision: PrecisionSpec, recipe: Fp8Recipe, shards_parameters: bool = True, generation: GpuGeneration | None = None
+) -> PrecisionSpec:
+    """The layout of state under ``recipe`` on a card of ``generation`` (module docstring); none leaves it as it is,
+    and so does torchao where the parameters are not sharded (nothing is gathered, nothing cached)."""
     if recipe is Fp8Recipe.none:
         return precision
-    if recipe is Fp8Recipe.transformer_engine:
-        return precision.model_copy(
-            update={"compute_parameter_dtype": Dtype.fp8, "compute_parameter_copies": TRANSFORMER_ENGINE_WEIGHT_COPIES}
-        )
+    if recipe in TRANSFORMER_ENGINE_RECIPES:
+        copies = 1 if transformer_engine_transpose_free(generation) else TRANSFORMER_ENGINE_WEIGHT_COPIES
+        return precision.model_copy(update={"compute_parameter_dtype": Dtype.fp8, "compute_parameter_copies": copies})
     if not shards_parameters:
         return precision
     return precision.model_copy(update={"compute_parameter_dtype": Dtype.fp8, "parameter_gather_dtype": Dtype.fp8})

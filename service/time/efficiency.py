@@ -70,15 +70,18 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   own traffic when fused (levers.moe_permute_fusion: Transformer Engine's moe_permute/moe_unpermute,
   one gather or scatter pass); unfused PyTorch (index_select, scatter_add, the probabilities'
   product) runs them at the memory-bound work's passes.
-- **FP8** (levers.fp8: Transformer Engine's per-tensor delayed scaling, torchao's dynamic tensorwise float8;
-  service/time/fp8.py gives each term's source): the layers' GEMMs (the routed experts' included) run at the card's
-  dense FP8 peak times the ceiling times FP8_GEMM_PEAK_SHARE (0.84: torchao's published float8 linear speedup on
-  H100 less its casts), reading 1-byte operands; attention, the logits and the loss stay in 16 bits. The
+- **FP8** (levers.fp8: Transformer Engine's per-tensor delayed and current scaling, torchao's dynamic tensorwise
+  float8; service/time/fp8.py gives each term's source): the layers' GEMMs (the routed experts' included) run at the
+  card's dense FP8 peak times the ceiling times FP8_GEMM_PEAK_SHARE (0.84: torchao's published float8 linear speedup
+  on H100 less its casts), reading 1-byte operands; attention, the logits and the loss stay in 16 bits. The
   quantisation runs at HBM bandwidth, bytes per operand element per micro-batch (fp8.Fp8Casts): Transformer
-  Engine's cast-transposes, 4 per input (forward) and per output gradient (backward); torchao's abs-max and cast
+  Engine's cast-transposes, 4 per input (forward) and per output gradient (backward), current scaling's amax pass
+  2 more but behind a LayerNorm-fused linear (normed_input_elements), and on Blackwell 1 less (no transpose
+  written); torchao's abs-max and cast
   kernels, 6 each, and the weights' casts (5 forward and 3 backward a weight kept in bf16; the transposed copy of
   the FP8-gathered weight under FSDP2, 2 backward). MXFP8 (levers.mxfp8, recipes fp8_weights and torchao) on a
-  Blackwell-class card is priced the same way on the block-scaled FP8 path: the same peak and share, operands of
+  Blackwell-class card is priced the same way on the block-scaled FP8 path: the same peak, MXFP8_GEMM_PEAK_SHARE
+  (0.84 x 6.812 / 7.161, Transformer Engine's B300 GEMM benchmark), operands of
   1 + 1/32 bytes (the E8M0 scales), and the recipe's casts (fp8.mxfp8_casts): Transformer Engine's 2 + 2 x 33/32
   per input and output gradient, torchao's MX linear 2 + 33/32 a cast, two casts of every input, output gradient
   and weight each micro-batch. The textbook recipe (seed) keeps bf16 GEMMs.
@@ -259,6 +262,8 @@ class Efficiency:
     fp8: bool = False
     fp8_casts: Fp8Casts = TRANSFORMER_ENGINE_CASTS  # the recipe's quantisation bytes (service.time.fp8)
     fp8_operand_bytes: float = FP8_OPERAND_BYTES  # what an FP8 GEMM reads per operand element (MXFP8: its scales too)
+    # of the bf16 GEMMs' share, what an FP8 GEMM keeps of its peak (MXFP8_GEMM_PEAK_SHARE under MXFP8)
+    fp8_peak_share: float = FP8_GEMM_PEAK_SHARE
     dispatcher: MoeTokenDispatcher = MoeTokenDispatcher.alltoall  # levers.moe_token_dispatcher
     permute_fusion: bool = False  # levers.moe_permute_fusion: the permutation in one pass over its bytes
     attention_backend: AttentionBackend | None = None  # levers.attention_backend; None: the generation's default
@@ -282,13 +287,13 @@ class Efficiency:
 
     @property
     def gemm_device(self) -> Device:
-        """The device the layers' GEMMs run on: under FP8 its FP8 peak times FP8_GEMM_PEAK_SHARE, operands of
-        fp8_operand_bytes (module docstring), else as it is."""
+        """The device the layers' GEMMs run on: under FP8 its FP8 peak times fp8_peak_share (FP8_GEMM_PEAK_SHARE,
+        MXFP8_GEMM_PEAK_SHARE under MXFP8), operands of fp8_operand_bytes (module docstring), else as it is."""
         fp8 = self.device.fp8_flops_per_s
         if not self.fp8 or fp8 is None:
             return self.device
         return replace(
-            self.device, peak_flops_per_s=fp8 * FP8_GEMM_PEAK_SHARE, gemm_operand_bytes=self.fp8_operand_bytes
+            self.device, peak_flops_per_s=fp8 * self.fp8_peak_share, gemm_operand_bytes=self.fp8_operand_bytes
         )
 
 
@@ -368,6 +373,17 @@ def fp8_weight_elements(
     gate = 2 if shape.gated else 1
     per_expert = (gate + 1) * width * shape.expert_ffn_hidden_size // etp
     return weights + ceil_div(shape.experts, expert) * per_expert
+
+
+def normed_input_elements(shape: KernelShape) -> int:
+    """Per token, the inputs of one layer's LayerNorm-fused linears in Megatron-Core's Transformer Engine layer spec
+    (megatron/core/models/gpt/gpt_layer_specs.py @1e057005; service.time.fp8, current scaling): the q/k/v
+    projection's h (TELayerNormColumnParallelLinear) and a dense MLP's fc1's h (a mixture's follows its own TENorm);
+    with multi-head latent attention the q and kv up projections' q_lora and kv_lora ranks behind their norms (the
+    down projections share the layer's TENorm)."""
+    attention = shape.q_lora_rank + shape.kv_lora_rank if shape.kv_lora_rank else shape.hidden_size
+    dense_mlp = shape.hidden_size if shape.ffn_hidden_size and not shape.experts and not shape.latent_size else 0
+    return attention + dense_mlp
 
 
 def attention_matrices(shape: KernelShape, tensor: int = 1) -> list[tuple[int, int]]:
@@ -782,6 +798,7 @@ def _layer_seconds(
             fp8_weight_elements(shape, tensor, expert, expert_tensor),
             tokens,
             device.hbm_bytes_per_s,
+            normed_input_elements(shape),
         )
         forward, backward = forward + cast_f, backward + cast_b
     passes = cal.elementwise_passes

@@ -38,6 +38,28 @@ The FP8 GEMM reads its operands in 1 byte and writes its output in 2 (torchao/te
   transpose once a step where the caller says which micro-batch is the first (transformer_engine/pytorch/module/
   linear.py @d0067d0d, update_workspace = is_first_microbatch is None or is_first_microbatch; Megatron-Core passes
   it), at most 4 B a weight a micro-batch otherwise: under 0.2% of a step in the published runs, left out.
+- Transformer Engine's current scaling (levers.fp8 transformer_engine_current_scaling: the Float8CurrentScaling
+  recipe, Megatron-Core's --fp8-recipe tensorwise, Megatron-Bridge's bf16_with_fp8_current_scaling_mixed, the
+  'FP8-CS' of its performance tables): the scale comes from the tensor being cast, so each cast is two kernels
+  (transformer_engine/pytorch/csrc/quantizer.cpp @d0067d0d, Float8CurrentScalingQuantizer::quantize_impl:
+  nvte_compute_amax_with_config reads the tensor, nvte_compute_scale_from_amax, then nvte_quantize_v2 casts it):
+  the amax pass reads 2 B and the cast-transpose reads 2 and writes 1 + 1, 6 B an input and an output gradient.
+  A LayerNorm-fused linear takes its amax from the norm kernel (csrc/extensions/normalization.cpp @d0067d0d,
+  FUSED_NORM_AMAX_FP8: the norm writes its 16-bit output and its amax, then quantize_with_amax casts it), so its
+  input costs the cast alone, 4 B (normed_input_forward): in Megatron-Core's Transformer Engine layer spec
+  (megatron/core/models/gpt/gpt_layer_specs.py @1e057005) the q/k/v projection and a dense MLP's fc1 are
+  TELayerNormColumnParallelLinear, as are multi-head latent attention's q and kv up projections (behind their
+  q and kv norms); a mixture's fc1 follows a TENorm of its own (pre_mlp_layernorm) and the permutation, and the
+  output projection and fc2 take the attention's and the activation's outputs, each cast at 6 B
+  (normed_input_elements). Under sequence parallelism the input's amax is all-reduced over the tensor-parallel
+  group before the cast (with_amax_reduction), one 4-byte all-reduce a linear: left out. The weights are cast
+  once a step as under delayed scaling (with fp8_param_gather, after the optimizer step): left out.
+- On Blackwell (compute capability 10.x and 13 and later: transformer_engine/common/transformer_engine.cpp
+  @d0067d0d, nvte_is_non_tn_fp8_gemm_supported) cuBLAS takes per-tensor FP8 operands in any layout, and Transformer
+  Engine's per-tensor quantizers write one copy for both usages (csrc/quantizer.cpp @d0067d0d, Float8Quantizer
+  and Float8CurrentScalingQuantizer create_tensor: with_transpose = columnwise_usage and not
+  is_non_tn_fp8_gemm_supported): each cast writes 1 B, not 1 + 1 (delayed scaling 3 B, current scaling 5 and 3
+  behind a norm; TRANSFORMER_ENGINE_*_CASTS_BLACKWELL), and service.memory.fp8 keeps one FP8 weight copy.
 
 **MXFP8** (levers.mxfp8; OCP MX v1.0: E4M3 values, one E8M0 scale per 32 along one dimension, MXFP8_ELEMENT_BYTES =
 1 + 1/32 an element). On a Blackwell-class card the GEMMs run on the tensor cores' block-scaled path (cuBLASLt's
@@ -46,12 +68,15 @@ NVIDIA's HGX B200 datasheet gives one FP8 figure ("FP8/FP6 Tensor Core", 4.5 PFL
 block-scaled FP8, the PTX ISA's tcgen05.mma takes .kind::mxf8f6f4.block_scale beside .kind::f8f6f4 (the scales
 applied inside the MMA), and torchao's roofline prices an mxfp8 GEMM at the fp8 peak (roofline_utils.py @36027d82,
 get_individual_gemm_time_sympy: fp8_peak_tops for mxfp8_cublas) with its scales read beside the operands (num_reads +
-num_reads // 32): the operand bytes are MXFP8_ELEMENT_BYTES. The GEMM keeps FP8_GEMM_PEAK_SHARE of that peak: no
-MXFP8 linear has been published forward and backward against bf16 at a training shape (torchao's mx docs give the
-GEMM alone, "up to ~2x" bf16 on B200, docs/source/workflows/training.md @36027d82, section 'mxfp8 gemm', a best case
-over shapes, not a share at one), so per-tensor FP8 and MXFP8 on one card differ by their casts and scale reads
-alone. The scales' rearrangement into cuBLAS's blocked layout (a pass over 1/32 B an element) is left out. A recipe's
-casts (mxfp8_casts), every cast reading bf16 (2 B) and writing MXFP8_ELEMENT_BYTES for each layout it makes:
+num_reads // 32): the operand bytes are MXFP8_ELEMENT_BYTES. The block-scaled GEMM runs slower than the per-tensor
+one on the same card: Transformer Engine's GEMM benchmark (docs/examples/gemm_profiling/gemm_profiling.rst @d0067d0d,
+'Autocast vs Pre-quantized', NVIDIA B300, the twelve GEMMs of one layer of a 5B model, hidden 4,096, intermediate
+16,384, 15,872 tokens, operands quantised beforehand so only the kernels are timed) measures 6.812 ms a layer with
+per-tensor FP8 (FP8Current) and 7.161 ms with MXFP8, so an MXFP8 GEMM keeps MXFP8_GEMM_PEAK_SHARE = 0.84 x 6.812 /
+7.161 of the FP8 peak (torchao's mx docs give the GEMM alone against bf16, "up to ~2x" on B200, docs/source/workflows/
+training.md @36027d82, section 'mxfp8 gemm', a best case over shapes, not a share at one). The scales'
+rearrangement into cuBLAS's blocked layout (a pass over 1/32 B an element) is left out. A recipe's casts
+(mxfp8_casts), every cast reading bf16 (2 B) and writing MXFP8_ELEMENT_BYTES for each layout it makes:
 - Transformer Engine's MXFP8BlockScaling (mxfp8_recipe fp8_weights; Megatron-Core's --fp8-recipe mxfp8,
   Megatron-Bridge's bf16_with_mxfp8_mixed): the forward quantises each input once for both usages, rowwise for
   its GEMM and columnwise for the weight gradient (module/linear.py @d0067d0d: input_quantizer.set_usage(rowwise=
@@ -82,13 +107,16 @@ casts (mxfp8_casts), every cast reading bf16 (2 B) and writing MXFP8_ELEMENT_BYT
 
 from dataclasses import dataclass
 
-from models.enums import Dtype, Fp8Recipe, Mxfp8Recipe
+from models.enums import Dtype, Fp8Recipe, GpuGeneration, Mxfp8Recipe
 from service.memory.dtypes import bytes_per_element
 from service.numeric import FloatLike, IntLike
 
 # Of the bf16 GEMM ceiling, the share an FP8 GEMM keeps of its own peak (module docstring: torchao's published
 # float8 linear at 4096 x 8192 x 16384 on a 2.4 TB/s H100, 1.39 x bf16, less its casts).
 FP8_GEMM_PEAK_SHARE = 0.84
+# An MXFP8 GEMM's speed against a per-tensor FP8 one, the same twelve GEMMs pre-quantised on B300 (module docstring:
+# Transformer Engine's gemm_profiling.rst @d0067d0d, 6.812 ms FP8Current and 7.161 ms MXFP8 a layer)
+MXFP8_GEMM_PEAK_SHARE = FP8_GEMM_PEAK_SHARE * 6.812 / 7.161
 FP8_OPERAND_BYTES = 1  # an FP8 GEMM reads its operands in 1 byte (the output is written in 16 bits)
 # an MXFP8 element with its share of the block's E8M0 scale, 1 + 1/32 bytes: what an MXFP8 GEMM reads per operand
 # element and a cast writes per element and layout (module docstring)
@@ -104,11 +132,22 @@ class Fp8Casts:
     weight_forward: float  # per weight element (K x N), in the forward
     weight_backward: float  # per weight element, in the backward
     input_backward: float = 0  # per input element, in the backward (torchao's MX linear casts its saved input again)
+    # per element of an input a LayerNorm-fused linear reads (its amax from the norm kernel); None: input_forward
+    normed_input_forward: float | None = None
 
 
 # (input, output gradient, weight forward, weight backward): read 2, write 1 + 1 for a cast with both layouts;
 # torchao's abs-max reads 2 more, a weight cast to one layout reads 2 and writes 1, a transposed FP8 copy 1 + 1
 TRANSFORMER_ENGINE_CASTS = Fp8Casts(2 + 1 + 1, 2 + 1 + 1, 0, 0)
+# current scaling: an amax pass (read 2) before each cast-transpose, none behind a LayerNorm-fused linear's norm
+TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS = Fp8Casts(
+    2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 0, 0, normed_input_forward=2 + 1 + 1
+)
+# on Blackwell Transformer Engine's per-tensor casts write one FP8 copy, no transpose
+TRANSFORMER_ENGINE_CASTS_BLACKWELL = Fp8Casts(2 + 1, 2 + 1, 0, 0)
+TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS_BLACKWELL = Fp8Casts(
+    2 + (2 + 1), 2 + (2 + 1), 0, 0, normed_input_forward=2 + 1
+)
 TORCHAO_CASTS = Fp8Casts(2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 2 + (2 + 1), 2 + 1)
 TORCHAO_FP8_GATHER_CASTS = Fp8Casts(2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 0, 1 + 1)
 # MXFP8: read 2, write MXFP8_ELEMENT_BYTES a layout; Transformer Engine makes both layouts in one kernel, torchao one
@@ -123,14 +162,27 @@ TORCHAO_MXFP8_CASTS = Fp8Casts(
 )
 
 
-def fp8_casts(recipe: Fp8Recipe) -> Fp8Casts:
-    """The quantisation bytes of ``recipe`` (module docstring). torchao's are those of its weights gathered in FP8
-    under FSDP2, as torchtitan and OLMo-core run it: a layout's compute is one figure for every arrangement (a
-    search prices it once per layout), so the per-micro-batch casts of a weight kept whole in bf16 (TORCHAO_CASTS,
-    5 + 3 B a weight against 2, data parallelism without sharding) are not priced apart."""
+def transformer_engine_transpose_free(generation: GpuGeneration | None) -> bool:
+    """Whether Transformer Engine's per-tensor FP8 tensors on this generation hold one copy for both GEMM usages
+    (Blackwell: nvte_is_non_tn_fp8_gemm_supported, module docstring), not the data and its transpose."""
+    return generation in (GpuGeneration.blackwell, GpuGeneration.blackwell_ultra)
+
+
+def fp8_casts(recipe: Fp8Recipe, generation: GpuGeneration | None = None) -> Fp8Casts:
+    """The quantisation bytes of ``recipe`` on a card of ``generation`` (module docstring). torchao's are those of
+    its weights gathered in FP8 under FSDP2, as torchtitan and OLMo-core run it: a layout's compute is one figure for
+    every arrangement (a search prices it once per layout), so the per-micro-batch casts of a weight kept whole in
+    bf16 (TORCHAO_CASTS, 5 + 3 B a weight against 2, data parallelism without sharding) are not priced apart."""
     if recipe is Fp8Recipe.torchao:
         return TORCHAO_FP8_GATHER_CASTS
-    return TRANSFORMER_ENGINE_CASTS
+    blackwell = transformer_engine_transpose_free(generation)
+    if recipe is Fp8Recipe.transformer_engine_current_scaling:
+        return (
+            TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS_BLACKWELL
+            if blackwell
+            else TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS
+        )
+    return TRANSFORMER_ENGINE_CASTS_BLACKWELL if blackwell else TRANSFORMER_ENGINE_CASTS
 
 
 def mxfp8_casts(recipe: Mxfp8Recipe) -> Fp8Casts | None:
@@ -149,13 +201,18 @@ def fp8_cast_seconds(
     weight_elements: IntLike,
     tokens: IntLike,
     hbm_bytes_per_s: float,
+    normed_inputs: int = 0,
 ) -> tuple[FloatLike, FloatLike]:
     """(forward, backward) seconds of one layer's quantisation for a micro-batch of ``tokens`` on one GPU: each
     matrix (k, n) a token meets has its k inputs and n output gradients cast, and the layer's ``weight_elements``
-    (the weights the GPU computes with) theirs, at HBM bandwidth."""
+    (the weights the GPU computes with) theirs, at HBM bandwidth; of the inputs, ``normed_inputs`` a token are those
+    of LayerNorm-fused linears, cast at casts.normed_input_forward where the recipe has it."""
     inputs = sum(k for k, _ in matrices)
     outputs = sum(n for _, n in matrices)
-    forward = casts.input_forward * inputs * tokens + casts.weight_forward * weight_elements
+    input_bytes = casts.input_forward * inputs
+    if casts.normed_input_forward is not None:
+        input_bytes -= (casts.input_forward - casts.normed_input_forward) * normed_inputs
+    forward = input_bytes * tokens + casts.weight_forward * weight_elements
     backward = casts.grad_output_backward * outputs * tokens + casts.weight_backward * weight_elements
     if casts.input_backward:
         backward = backward + casts.input_backward * inputs * tokens

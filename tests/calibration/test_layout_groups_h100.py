@@ -98,7 +98,7 @@ def test_the_llama_sft_table_is_copied_as_printed() -> None:
         assert run.accumulation_steps == 32 // run.data_parallel
         # 80 layers over p x 5 chunks: 4 a chunk at PP4, 2 at PP8
         assert 80 % (run.pipeline * 5) == 0
-        assert run.levers["fp8"] == "transformer_engine" and run.levers["tp_comm_overlap"] is True
+        assert run.levers["fp8"] == "transformer_engine_current_scaling" and run.levers["tp_comm_overlap"] is True
         assert run.levers["overlap_grad_reduce"] is False and run.arrangement == "zero1"
         assert run.sequence_parallel and run.unpublished and run.assumed
         assert plan_request(run).parallelism is not None

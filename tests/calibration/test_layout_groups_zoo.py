@@ -107,7 +107,7 @@ def test_the_megatron_bridge_rows_are_the_table_layouts() -> None:
 def test_each_row_is_the_recipe_it_ran() -> None:
     for group in (BRIDGE_8B, BRIDGE_405B):
         cs, mx = group.runs
-        assert cs.levers["fp8"] == "transformer_engine" and "mxfp8" not in cs.levers
+        assert cs.levers["fp8"] == "transformer_engine_current_scaling" and "mxfp8" not in cs.levers
         assert mx.levers["mxfp8"] is True and mx.levers["mxfp8_recipe"] == "fp8_weights" and "fp8" not in mx.levers
         for run in group.runs:
             assert run.arrangement == "zero1" and run.recompute == "none" and run.precision == "mixed_bf16_adam"
