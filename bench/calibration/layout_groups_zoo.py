@@ -52,7 +52,9 @@ Sources
   with utils/precision.py (fp8_cs: bf16_with_fp8_current_scaling_mixed, fp8 'hybrid', recipe 'tensorwise', the
   first and last layers' bf16 switched off; fp8_mx: bf16_with_mxfp8_mixed, recipe 'mxfp8'; both with
   fp8_param_gather) and set_llama3(1)_common_configs (grad_reduce_in_fp32 False). The 405B's MXFP8 run turns
-  overlap_param_gather off ('keeping this enabled causes NaN grad norm'); its FP8-CS run keeps it on.
+  overlap_param_gather off ('keeping this enabled causes NaN grad norm'); its FP8-CS run keeps it on. The four runs
+  are also the corpus's B200 rows (bench.calibration.corpus_b200, which builds them), fitted for Blackwell's
+  constants.
 
 Searched without a further group: Megatron-MoE-ModelZoo's readmes and design docs at every commit, Megatron-LM's
 docs and MoE README history, Megatron-Bridge's and NeMo Automodel's performance summaries at every commit, NeMo's
@@ -67,6 +69,7 @@ domain), and a 256-GPU job is no whole number of 72-GPU domains.
 """
 
 from bench.calibration.corpus import FLASH_ATTENTION_2, Metric, Run
+from bench.calibration.corpus_b200 import BRIDGE_B200, DGX_B200_LINKS, bridge_b200
 from bench.calibration.layout_groups import Group
 from bench.calibration.layout_groups_more import print_terms
 
@@ -162,11 +165,6 @@ def olmo_pair(size: str, line: int, tokens: tuple[int, int]) -> Group:
 
 
 TORCHAO_B200 = "pytorch/ao docs/source/workflows/training.md @36027d82"
-BRIDGE_B200 = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987d"
-
-# DGX B200: NVLink 5 at 1.8 TB/s both directions (900 GB/s a direction) and 8 x 400 Gb/s ConnectX-7, one a GPU:
-# 400 Gb/s = 50 GB/s a GPU (the b200 preset's own datasheet figures; the generation's link preset assumes 800 Gb/s)
-DGX_B200_LINKS: dict[str, object] = {"link_spec": {"intra_node_bytes_per_s": 900e9, "inter_node_bytes_per_s": 50e9}}
 
 TORCHAO_B200_UNPUBLISHED = ("the B200s' power limit ('power limited', not given)", "the host's NICs")
 TORCHAO_B200_ASSUMED: dict[str, object] = {
@@ -214,106 +212,6 @@ def torchao_b200(scaling: str, line: int, tokens_per_s_per_gpu: float) -> Run:
         levers=levers,
         precision="fsdp2",
         unpublished=TORCHAO_B200_UNPUBLISHED,
-        assumed=assumed,
-        cluster=DGX_B200_LINKS,
-    )
-
-
-BRIDGE_UNPUBLISHED = ("the exact Megatron-Core and Transformer Engine kernels of the 25.11 container",)
-BRIDGE_ASSUMED: dict[str, object] = {
-    "gpu": "b200: DGX-B200 (HGX B200 peaks)",
-    "links": "link_spec: NVLink 5 900 GB/s a direction, 8 x 400 Gb/s ConnectX-7 (DGX B200)",
-    "arrangement": "zero1: the distributed optimizer (distributed_fused_adam_with_cosine_annealing)",
-    "precision": "mixed_bf16_adam: bf16 parameters and gradients (grad_reduce_in_fp32 False: the main-gradient "
-    "buffer and its reduction in bf16), fp32 master weights and Adam moments",
-    "recompute": "none: no recomputation in _llama3_common nor in the B200 workload configs",
-    "overlap_grad_reduce": "on (_llama3_common's DistributedDataParallelConfig)",
-    "attention_backend": "Transformer Engine's choice (the request's default)",
-    "not_planned": "CUDA graphs of the whole iteration (the 8B's cuda_graph_scope full_iteration), Transformer "
-    "Engine's fused cross entropy and RoPE fusion, manual garbage collection: no plan lever; both runs of a pair "
-    "alike",
-}
-FP8_CS_ASSUMED = (
-    "transformer_engine_current_scaling: bf16_with_fp8_current_scaling_mixed, per-tensor current scaling "
-    "('tensorwise', format hybrid), fp8_param_gather; first_last_layers_bf16 False (utils/precision.py), so every "
-    "layer in FP8"
-)
-FP8_MX_ASSUMED = (
-    "mxfp8 with fp8_weights: bf16_with_mxfp8_mixed (recipe 'mxfp8', format e4m3), fp8_param_gather: MXFP8 weight "
-    "copies and parameter all-gathers in 8 bits, bf16/fp32 state unchanged"
-)
-
-
-def bridge_b200(
-    label: str,
-    line: int,
-    preset: str,
-    gpus: int,
-    global_batch: int,
-    micro_batch: int,
-    tensor: int,
-    pipeline: int,
-    context: int,
-    virtual: int,
-    mxfp8: bool,
-    tokens_per_s_per_gpu: float,
-) -> Run:
-    """One run of a DGX-B200 row of Megatron-Bridge's 25.11 table: FP8-CS, or FP8-MX (the figure in parentheses)."""
-    levers: dict[str, object] = {"overlap_grad_reduce": True}
-    assumed = dict(BRIDGE_ASSUMED)
-    if mxfp8:
-        levers |= {"mxfp8": True, "mxfp8_recipe": "fp8_weights"}
-        assumed["mxfp8"] = FP8_MX_ASSUMED
-    else:
-        levers["fp8"] = "transformer_engine_current_scaling"
-        assumed["fp8"] = FP8_CS_ASSUMED
-    # llama31_405b_pretrain_config_b200 turns overlap_param_gather off for fp8_mx only; the 8B keeps _llama3_common's on
-    param_gather = not (mxfp8 and preset == "llama-3.1-405b")
-    levers["overlap_param_gather"] = param_gather
-    assumed["overlap_param_gather"] = (
-        "on (_llama3_common)" if param_gather else "off: llama31_405b_pretrain_config_b200 turns it off for fp8_mx"
-    )
-    parallelism: dict[str, object] = {}
-    if tensor > 1:
-        # CommOverlapConfig(tp_comm_overlap=True) with userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192
-        levers["tp_comm_overlap"] = True
-        assumed["tp_comm_overlap"] = "on: the 405B's userbuffers config (llama31_405b_pretrain_config_b200)"
-    if pipeline > 1:
-        parallelism |= {
-            "pipeline_schedule": "interleaved",
-            "virtual_stages": virtual,
-            "pipeline_embedding_layers": 1,
-            "pipeline_loss_layers": 1,
-        }
-        assumed["pipeline_layers"] = (
-            "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split (llama31_405b_pretrain_"
-            "config): 126 layers + 2 over 8 x 8 chunks, 2 a chunk"
-        )
-    if context > 1:
-        assumed["context_attention"] = "ring: Megatron-Core's default cp_comm_type p2p (the recipe sets none)"
-    return Run(
-        name=f"{label} {'MXFP8' if mxfp8 else 'FP8-CS'}",
-        source=BRIDGE_B200,
-        where=f"section '25.11 NeMo Container', 'System: DGX-B200', line {line} "
-        f"({'FP8-MX, the figure in parentheses' if mxfp8 else 'FP8-CS'})",
-        gpu="b200",
-        world_size=gpus,
-        model={"preset": preset},
-        sequence_length=8192,
-        global_batch_size=global_batch,
-        micro_batch_size=micro_batch,
-        arrangement="zero1",
-        recompute="none",
-        metric=Metric.tokens_per_s_per_gpu,
-        measured=tokens_per_s_per_gpu,
-        tensor=tensor,
-        pipeline=pipeline,
-        context=context,
-        sequence_parallel=tensor > 1,
-        parallelism=parallelism,
-        levers=levers,
-        precision="mixed_bf16_adam",
-        unpublished=BRIDGE_UNPUBLISHED,
         assumed=assumed,
         cluster=DGX_B200_LINKS,
     )
