@@ -54,7 +54,7 @@ The FP8 GEMM reads its operands in 1 byte and writes its output in 2 (torchao/te
   (normed_input_elements). Under sequence parallelism the input's amax is all-reduced over the tensor-parallel
   group before the cast (with_amax_reduction), one 4-byte all-reduce a linear: left out. The weights are cast
   once a step as under delayed scaling (with fp8_param_gather, after the optimizer step): left out.
-- On Blackwell (compute capability 10.x and 13 and later: transformer_engine/common/transformer_engine.cpp
+- On Blackwell (compute capability 10.x, 11.x and 13 and later: transformer_engine/common/transformer_engine.cpp
   @d0067d0d, nvte_is_non_tn_fp8_gemm_supported) cuBLAS takes per-tensor FP8 operands in any layout, and Transformer
   Engine's per-tensor quantizers write one copy for both usages (csrc/quantizer.cpp @d0067d0d, Float8Quantizer
   and Float8CurrentScalingQuantizer create_tensor: with_transpose = columnwise_usage and not
