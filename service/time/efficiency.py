@@ -187,11 +187,16 @@ DEFAULT_HBM_BYTES_PER_S = 3.35e12  # H100 SXM5 datasheet, for a card given by it
 @dataclass(frozen=True)
 class Calibration:
     """The fitted constants: ``python -m bench.calibration`` fits them on half the published corpus
-    (a fixed split) and prints every row; the values here are its output.
+    (a fixed split) and prints every row beside the committed values; the Ampere and Hopper values here are its
+    output of 2026-12-01.
 
     Fit of 2026-12-01 on the corpus of bench/calibration/corpus.py as of that date: 29 fit rows (MosaicML's MPT
     tables, Narayanan et al. 2021 table 1, Megatron-LM's H100 table, its tensor-parallel rows included; alternate
     rows within each source), fit rows median |error| 5.3%, max 14.7%; the 28 held-out rows 6.4%, max 22.6%.
+    With the rows added since (the B200 rows below among them) these constants give fit rows median
+    4.5% (max 18.8%) and held-out rows 4.5% (max 20.8%) on 34 and 33 rows. Refitted jointly on today's corpus they
+    would move (Ampere's ceiling 0.74, the attention scales 0.54 and 0.58, 1.5 memory-bound passes) with the
+    held-out rows no better (median 4.7%, max 21.9%), so the committed values stay.
 
     Blackwell, fit of 2026-12-02 (``python -m bench.calibration --blackwell``: the B200 rows of bench/calibration/
     corpus_b200.py, every other constant as above): Megatron-Bridge 25.11's DGX-B200 runs, the FP8 current-scaling
