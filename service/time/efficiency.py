@@ -76,8 +76,8 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   on H100 less its casts), reading 1-byte operands; attention, the logits and the loss stay in 16 bits. The
   quantisation runs at HBM bandwidth, bytes per operand element per micro-batch (fp8.Fp8Casts): Transformer
   Engine's cast-transposes, 4 per input (forward) and per output gradient (backward), current scaling's amax pass
-  2 more but behind a LayerNorm-fused linear (normed_input_elements), and on Blackwell 1 less (no transpose
-  written); torchao's abs-max and cast
+  2 more; behind a LayerNorm-fused linear (normed_input_elements) current scaling casts at 4 and delayed scaling
+  only transposes the norm's FP8 output, 2; on Blackwell 1 less (no transpose written); torchao's abs-max and cast
   kernels, 6 each, and the weights' casts (5 forward and 3 backward a weight kept in bf16; the transposed copy of
   the FP8-gathered weight under FSDP2, 2 backward). MXFP8 (levers.mxfp8, recipes fp8_weights and torchao) on a
   Blackwell-class card is priced the same way on the block-scaled FP8 path: the same peak, MXFP8_GEMM_PEAK_SHARE

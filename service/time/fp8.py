@@ -54,6 +54,11 @@ The FP8 GEMM reads its operands in 1 byte and writes its output in 2 (torchao/te
   (normed_input_elements). Under sequence parallelism the input's amax is all-reduced over the tensor-parallel
   group before the cast (with_amax_reduction), one 4-byte all-reduce a linear: left out. The weights are cast
   once a step as under delayed scaling (with fp8_param_gather, after the optimizer step): left out.
+  Under delayed scaling the same linears cast nothing apart: the norm kernel writes the FP8 output itself
+  (normalization.cpp @d0067d0d: a Float8Quantizer takes Impl::FULLY_FUSED, the kernel's output the quantizer's
+  FP8 tensor), and the transpose the weight gradient's GEMM needs is made from it in the backward
+  (module/layernorm_linear.py @d0067d0d: ln_out_total.update_usage(columnwise_usage=True)), read 1 and written 1:
+  2 B (normed_input_forward of TRANSFORMER_ENGINE_CASTS), none on Blackwell.
 - On Blackwell (compute capability 10.x, 11.x and 13 and later: transformer_engine/common/transformer_engine.cpp
   @d0067d0d, nvte_is_non_tn_fp8_gemm_supported) cuBLAS takes per-tensor FP8 operands in any layout, and Transformer
   Engine's per-tensor quantizers write one copy for both usages (csrc/quantizer.cpp @d0067d0d, Float8Quantizer
@@ -138,13 +143,15 @@ class Fp8Casts:
 
 # (input, output gradient, weight forward, weight backward): read 2, write 1 + 1 for a cast with both layouts;
 # torchao's abs-max reads 2 more, a weight cast to one layout reads 2 and writes 1, a transposed FP8 copy 1 + 1
-TRANSFORMER_ENGINE_CASTS = Fp8Casts(2 + 1 + 1, 2 + 1 + 1, 0, 0)
+# delayed scaling behind a LayerNorm-fused linear: the norm kernel writes the FP8 output itself, its transpose read 1
+# and written 1 (none on Blackwell)
+TRANSFORMER_ENGINE_CASTS = Fp8Casts(2 + 1 + 1, 2 + 1 + 1, 0, 0, normed_input_forward=1 + 1)
 # current scaling: an amax pass (read 2) before each cast-transpose, none behind a LayerNorm-fused linear's norm
 TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS = Fp8Casts(
     2 + (2 + 1 + 1), 2 + (2 + 1 + 1), 0, 0, normed_input_forward=2 + 1 + 1
 )
 # on Blackwell Transformer Engine's per-tensor casts write one FP8 copy, no transpose
-TRANSFORMER_ENGINE_CASTS_BLACKWELL = Fp8Casts(2 + 1, 2 + 1, 0, 0)
+TRANSFORMER_ENGINE_CASTS_BLACKWELL = Fp8Casts(2 + 1, 2 + 1, 0, 0, normed_input_forward=0)
 TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS_BLACKWELL = Fp8Casts(
     2 + (2 + 1), 2 + (2 + 1), 0, 0, normed_input_forward=2 + 1
 )

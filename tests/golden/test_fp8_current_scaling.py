@@ -43,9 +43,13 @@ def test_current_scalings_casts_are_an_amax_pass_and_a_cast():
     blackwell = fp8_casts(Fp8Recipe.transformer_engine_current_scaling, GpuGeneration.blackwell)
     assert blackwell == Fp8Casts(2 + 2 + 1, 2 + 2 + 1, 0, 0, normed_input_forward=2 + 1)
     assert fp8_casts(Fp8Recipe.transformer_engine_current_scaling, GpuGeneration.blackwell_ultra) == blackwell
-    # delayed scaling: unchanged on Hopper, no transpose on Blackwell
+    # delayed scaling: a cast-transpose; behind a LayerNorm-fused linear the norm writes FP8 and only the transpose
+    # (read 1, write 1) is made; on Blackwell no transpose
     assert fp8_casts(Fp8Recipe.transformer_engine, GpuGeneration.hopper) == TRANSFORMER_ENGINE_CASTS
-    assert fp8_casts(Fp8Recipe.transformer_engine, GpuGeneration.blackwell) == Fp8Casts(2 + 1, 2 + 1, 0, 0)
+    assert TRANSFORMER_ENGINE_CASTS == Fp8Casts(2 + 1 + 1, 2 + 1 + 1, 0, 0, normed_input_forward=1 + 1)
+    assert fp8_casts(Fp8Recipe.transformer_engine, GpuGeneration.blackwell) == Fp8Casts(
+        2 + 1, 2 + 1, 0, 0, normed_input_forward=0
+    )
 
 
 def test_a_llama_layers_casts_under_current_scaling():
@@ -58,9 +62,10 @@ def test_a_llama_layers_casts_under_current_scaling():
     forward_s, backward_s = fp8_cast_seconds(TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS, matrices, 0, tokens, HBM, normed)
     assert forward_s == pytest.approx((4 * normed + 6 * (inputs - normed)) * tokens / HBM, rel=1e-12)
     assert backward_s == pytest.approx(6 * outputs * tokens / HBM, rel=1e-12)
-    # against delayed scaling: 2 B more for each input the norm does not precede and each output gradient
+    # against delayed scaling: 2 B more for each input and output gradient (behind a norm 4 B against the transpose's 2)
     delayed_f, delayed_b = fp8_cast_seconds(TRANSFORMER_ENGINE_CASTS, matrices, 0, tokens, HBM, normed)
-    assert forward_s - delayed_f == pytest.approx(2 * (h + f) * tokens / HBM, rel=1e-9)
+    assert delayed_f == pytest.approx((2 * normed + 4 * (inputs - normed)) * tokens / HBM, rel=1e-12)
+    assert forward_s - delayed_f == pytest.approx(2 * inputs * tokens / HBM, rel=1e-9)
     assert backward_s - delayed_b == pytest.approx(2 * outputs * tokens / HBM, rel=1e-9)
 
 
@@ -84,7 +89,9 @@ def test_a_layer_under_current_scaling_is_delayed_scaling_and_the_amax_passes():
     current = Efficiency(device, shape, fp8=True, fp8_casts=TRANSFORMER_ENGINE_CURRENT_SCALING_CASTS)
     cs = micro_batch_compute(current, 1, tokens, Recompute.none, 0.0)
     outputs = (h + 2 * kv) + h + 2 * f + h
-    assert cs.forward_s - delayed.forward_s == pytest.approx(layers * 2 * (h + f) * tokens / HBM, rel=1e-9)
+    # each input 2 B more (behind the q/k/v and fc1 norms 4 B against delayed scaling's transpose, 2)
+    inputs = h + h + h + f
+    assert cs.forward_s - delayed.forward_s == pytest.approx(layers * 2 * inputs * tokens / HBM, rel=1e-9)
     assert cs.backward_s - delayed.backward_s == pytest.approx(layers * 2 * outputs * tokens / HBM, rel=1e-9)
 
 
