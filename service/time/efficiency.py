@@ -204,7 +204,8 @@ class Calibration:
     Hopper's constants they were -24.5% and -8.7%). Two rows fix two constants: the ceiling comes out at Hopper's
     0.60; the attention scale, 2.02, is on FlashAttention-2's Hopper fractions (no Blackwell kernel table is carried,
     service.time.attention_kernels), where the runs use Transformer Engine's cuDNN attention. Blackwell Ultra (B300)
-    and the other generations keep the defaults: no published run of theirs states every input."""
+    takes Blackwell's (FITTED_FAMILY) and the other generations the defaults: no published run of theirs states
+    every input."""
 
     gemm_ceiling: dict[str, float] = field(default_factory=lambda: {"ampere": 0.75, "hopper": 0.60, "blackwell": 0.60})
     default_gemm_ceiling: float = 0.60  # other generations: Hopper's, the most conservative fitted
@@ -217,10 +218,24 @@ class Calibration:
     elementwise_passes: float = 2.0  # unfused kernels: HBM passes per counted byte of memory-bound work
 
     def ceiling(self, generation: str | None) -> float:
-        return self.gemm_ceiling.get(generation or "", self.default_gemm_ceiling)
+        return _fitted(self.gemm_ceiling, generation, self.default_gemm_ceiling)
 
     def attention(self, generation: str | None) -> float:
-        return self.attention_scale.get(generation or "", self.default_attention_scale)
+        return _fitted(self.attention_scale, generation, self.default_attention_scale)
+
+
+# A generation without fitted constants that shares another's tensor cores and kernels takes that one's: Blackwell
+# Ultra (B300, sm_103) is Blackwell's architecture with the same dense bf16 and FP8 peaks in its presets and, by
+# NVIDIA's Blackwell Ultra announcement, faster attention (twice the exponentials a cycle), so Blackwell's constants
+# are the nearer bound, where Hopper's (the default) would price its attention at a third of a B200's.
+FITTED_FAMILY = {"blackwell_ultra": "blackwell"}
+
+
+def _fitted(values: dict[str, float], generation: str | None, default: float) -> float:
+    key = generation or ""
+    if key not in values:
+        key = FITTED_FAMILY.get(key, key)
+    return values.get(key, default)
 
 
 FITTED = Calibration()
