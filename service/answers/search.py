@@ -18,7 +18,7 @@ from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention
 from models.plan import PlanRequest
-from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
+from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse, SearchRestrict
 from models.training import MAX_GLOBAL_BATCH_SIZE, Levers, Training
 from service.answers.search_data import search_without_architecture
 from service.answers.search_prune import BranchAndBound, goal_for
@@ -32,7 +32,7 @@ from service.answers.search_rows import (
     ranked_rows,
     row,
 )
-from service.answers.search_space import Candidates, Space, candidates, lever_arrangements, space
+from service.answers.search_space import Candidates, Space, candidates, lever_arrangements, search_too_large, space
 from service.engine.layout_grid import (
     ARRANGEMENTS,
     RECOMPUTES,
@@ -43,7 +43,7 @@ from service.engine.layout_grid import (
     StructureTable,
     evaluate_grid,
 )
-from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
+from service.errors import InvalidLayout, MissingArchitecture
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
 from service.mesh.degrees import layer_chunks
@@ -251,15 +251,15 @@ def global_batch(request: SearchRequest) -> int:
     return batch
 
 
-def check_search_cost(cand: Candidates, max_layouts: int) -> None:
+def check_search_cost(cand: Candidates, max_layouts: int, restrict: SearchRestrict) -> None:
     """The combinations a search considers (before validity) are bounded up front; the valid ones are then
     bounded and pruned (service.answers.search_prune) rather than all evaluated."""
     if cand.combinations > max_layouts:
-        raise SearchTooLarge(
-            f"the search space holds up to {cand.combinations:,} combinations of layouts (world sizes x degrees x "
-            f"schedules x micro-batch sizes x arrangements x levers), more than the limit of {max_layouts:,} "
-            "(ZEROPLAN_MAX_SEARCH_LAYOUTS); restrict some axes with `restrict` or search fewer world sizes",
-            pointer="/restrict",
+        raise search_too_large(
+            f"up to {cand.combinations:,} combinations of layouts (world sizes x degrees x schedules x micro-batch "
+            "sizes x arrangements x levers)",
+            max_layouts,
+            restrict,
         )
 
 
@@ -422,7 +422,7 @@ def search(
     if resolve.model(planned[1].model).architecture is None:  # data parallelism is its only layout
         return search_without_architecture(request, planned[0], planned[2], max_layouts, budget)
     prepared = prepare(request, planned)
-    check_search_cost(prepared.candidates, max_layouts)
+    check_search_cost(prepared.candidates, max_layouts, request.restrict)
     case, cand = prepared.case, prepared.candidates
     found = prepared.space()
     if not len(found.shapes["world_size"]) and request.restrict.model_fields_set:

@@ -4,8 +4,16 @@ Without training.global_batch_size the search sizes the batch as the job's own, 
 gradient_accumulation_steps x the data-parallel degree, and every row's /v1/plan request states it as
 training.global_batch_size (at most 100,000,000 sequences). A body /v1/plan answers, whose derived batch passes that
 bound, was refused at /training/global_batch_size, a field the caller had not sent; so was a first world size the
-job's layout does not divide. The refusals now point at the fields that set the batch.
+job's layout does not divide. The refusals now point at the fields that set the batch. A space past
+ZEROPLAN_MAX_SEARCH_LAYOUTS was refused at /restrict whether the caller sent it or not; without it the refusal
+points at the world sizes searched.
 """
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
 
 
 def resolves(body: dict, pointer: str) -> bool:
@@ -59,3 +67,27 @@ def test_a_first_world_size_the_layout_does_not_divide_is_refused_at_the_world_s
     response = client.post("/v1/search", json=body)
     assert response.status_code == 422, response.text
     assert [error["pointer"] for error in response.json()["errors"]] == ["/cluster/world_size"]
+
+
+@pytest.mark.parametrize(
+    ("model", "restrict", "pointer"),
+    [
+        ({"preset": "llama-3-8b"}, None, "/cluster/world_size"),
+        ({"preset": "llama-3-8b"}, {"recompute": ["none", "full"]}, "/restrict"),
+        ({"parameter_count": 7_000_000_000}, None, "/cluster/world_size"),  # data parallelism alone
+        ({"parameter_count": 7_000_000_000}, {"recompute": ["none", "full"]}, "/restrict"),
+    ],
+)
+def test_a_space_past_the_limit_is_refused_at_a_field_the_caller_sent(model, restrict, pointer):
+    small = TestClient(create_app(Settings(max_search_layouts=10)), base_url="http://127.0.0.1")
+    body = {
+        "model": model,
+        "cluster": {"world_size": [8, 16], "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 64},
+    } | ({"restrict": restrict} if restrict else {})
+    response = small.post("/v1/search", json=body)
+    assert response.status_code == 422, response.text
+    problem = response.json()
+    assert problem["code"] == "search_too_large"
+    assert [error["pointer"] for error in problem["errors"]] == [pointer]
+    assert resolves(body, pointer)
