@@ -27,6 +27,7 @@ from models.plan import ACTIVATIONS_FIELD, EstimatorOptions, Memory, PlanRequest
 from models.presets import PrecisionSpec
 from models.resilience import Checkpoint
 from models.training import (
+    MAX_GLOBAL_BATCH_SIZE,
     MAX_MICRO_BATCH_SIZE,
     MIN_UTILISATION,
     Activations,
@@ -226,7 +227,7 @@ class SearchTraining(Strict):
     global_batch_size: int | None = Field(
         default=None,
         ge=1,
-        le=100_000_000,
+        le=MAX_GLOBAL_BATCH_SIZE,
         description="Sequences per optimizer step. Omitted: the request's own job's, micro_batch_size x "
         "gradient_accumulation_steps x its data-parallel degree (cluster.world_size / (tensor x pipeline x "
         "context) of its parallelism), as a /v1/plan body states it.",

@@ -18,6 +18,7 @@ from models.resilience import Checkpoint
 
 MIB_BYTES = 2**20
 MAX_MICRO_BATCH_SIZE = 100_000
+MAX_GLOBAL_BATCH_SIZE = 100_000_000  # sequences per optimizer step a request states
 MAX_SEQUENCE_LENGTH = 10_000_000
 MIN_UTILISATION = 0.001  # with the peak's lower bound, keeps compute time finite
 
@@ -53,7 +54,7 @@ class Training(Strict):
     global_batch_size: int | None = Field(
         default=None,
         ge=1,
-        le=100_000_000,
+        le=MAX_GLOBAL_BATCH_SIZE,
         description="Sequences per optimizer step, across the data-parallel group (POST /v1/plan only): the "
         "micro-batches per step are m = global_batch_size / (micro_batch_size x d), d the data-parallel degree, "
         "and must be whole. Instead of gradient_accumulation_steps.",

@@ -34,6 +34,7 @@ from models.plan import PlanRequest, PlanResponse
 from models.training import Training
 from service.answers.bisection import gpu_count_grid
 from service.answers.layout_plan import layout_of
+from service.answers.refusals import left_out_words, plan_refusals
 from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Setup
 from service.errors import InvalidLayout
@@ -93,6 +94,7 @@ class Case:
     setups: dict[ArrangementName, Setup]
     results: dict[ArrangementName, Evaluation]
     batch_note: str | None = None  # how the batch was read, when not as the request gives it (figure_training)
+    left_out_note: str | None = None  # the arrangements not drawn, /v1/plan refusing them the request's levers
 
     @property
     def p(self) -> int:
@@ -118,9 +120,27 @@ def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs
         request.cluster,
     )
     inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
-    setups = {name: resolve.setup_for(scene, COMPARED[name]) for name in DRAWN_ARRANGEMENTS}
-    results = {name: evaluate(inputs, setup) for name, setup in setups.items()}
-    return Case(request, scene, setups, results, batch_note)
+    drawn, left_out_note = drawn_arrangements(request)
+    setups = {arrangement: resolve.setup_for(scene, COMPARED[arrangement]) for arrangement in drawn}
+    results = {arrangement: evaluate(inputs, setup) for arrangement, setup in setups.items()}
+    if name in (FigureName.layout_memory, FigureName.layout_traffic):
+        left_out_note = None  # a layout figure draws the request's own arrangement
+    return Case(request, scene, setups, results, batch_note, left_out_note)
+
+
+def drawn_arrangements(request: FigureRequest) -> tuple[list[ArrangementName], str | None]:
+    """The arrangements the four arrangement figures draw, each the /v1/plan of the request's job over data
+    parallelism under it: those of DRAWN_ARRANGEMENTS the plan takes with the request's levers
+    (service.answers.refusals; ZeRO-3 takes every lever), and a note naming the others and why."""
+    drawn: list[ArrangementName] = []
+    left_out: dict[str, list[str]] = {}
+    for arrangement in DRAWN_ARRANGEMENTS:
+        refused = plan_refusals(arrangement, request.levers, request.precision, 1)
+        if refused:
+            left_out.setdefault(refused[0], []).append(arrangement.value)
+        else:
+            drawn.append(arrangement)
+    return drawn, "; ".join(left_out_words(left_out, "arrangements")) or None
 
 
 def card_label(case: Case) -> str:
@@ -309,7 +329,7 @@ def figure_training(request: FigureRequest, name: FigureName) -> tuple[Training 
 
 def _job(request: FigureRequest, parallelism: Parallelism) -> PlanRequest:
     """The figure's job as a /v1/plan request on ``parallelism``, built from its validated fields (not validated
-    again: a batch is all it is read for, and the four figures draw every arrangement whatever the levers)."""
+    again: a batch is all it is read for, whichever arrangements the levers leave the four figures to draw)."""
     fields = {name: getattr(request, name) for name in PlanRequest.model_fields if name in type(request).model_fields}
     arrangement = request.arrangement or request.layout_arrangement
     return PlanRequest.model_construct(**fields | {"arrangement": arrangement, "parallelism": parallelism})
@@ -443,7 +463,7 @@ def subtitle(case: Case) -> str:
     precision = case.request.precision
     precision_name = precision.value if isinstance(precision, str) else "custom precision"
     words = f"P = {case.p:,} weights, {precision_name}, N = {case.n} ({case.g} GPUs per node), card {card_label(case)}"
-    return words if case.batch_note is None else f"{words}; {case.batch_note}"
+    return "; ".join(note for note in (words, case.batch_note, case.left_out_note) if note is not None)
 
 
 def draw(name: FigureName, request: FigureRequest, fmt: FigureFormat) -> bytes:

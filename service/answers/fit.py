@@ -21,6 +21,7 @@ from service.answers.bisection import (
     valid_job,
 )
 from service.answers.layout_fit import layout_fits
+from service.answers.refusals import plan_refusals
 from service.engine.data_parallel import activation_bytes, floor_bytes, gpu_bytes
 from service.engine.setup import Setup
 from service.inputs import resolve
@@ -54,7 +55,9 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
             request.cluster,
         )
         fits = [
-            _arrangement_fit(scene, name, sharding, g, grid, asked, batch)
+            refused_fit(_arrangement_fit(scene, name, sharding, g, grid, asked, batch), refused[0])
+            if (refused := plan_refusals(name, request.levers, request.precision, 1))
+            else _arrangement_fit(scene, name, sharding, g, grid, asked, batch)
             for name, sharding in resolve.compared(request.arrangement)
         ]
         warnings = []
@@ -201,6 +204,23 @@ def _arrangement_fit(
         min_gpus_on_grid=on_grid,
         table=[fit_cell(c) for c in table],
         at_world_size=fit_cell(at) if at is not None else None,
+    )
+
+
+def refused_fit(entry: ArrangementFit, why: str) -> ArrangementFit:
+    """An arrangement /v1/plan refuses for this request (service.answers.refusals): its bytes per weight and
+    floor as counted, but no GPU count, for at none is it a job the plan takes."""
+    return entry.model_copy(
+        update={
+            "never_fits": True,
+            "reason": f"not a job /v1/plan takes: {why}",
+            "min_gpus": None,
+            "min_gpus_exact": None,
+            "min_gpus_whole_nodes": None,
+            "min_gpus_on_grid": None,
+            "table": [],
+            "at_world_size": None,
+        }
     )
 
 

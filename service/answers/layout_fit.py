@@ -25,13 +25,14 @@ from models.parallelism import Parallelism
 from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import echo
+from service.answers.refusals import plan_refusals
 from service.engine.layout import evaluate_layout, stage_memory
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
-from service.mesh.pipeline import ZEROPP_ON_A_MESH, deepspeed_convention, framework_pipeline_problems
+from service.mesh.pipeline import ZEROPP_ON_A_MESH
 from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
 
@@ -195,16 +196,9 @@ def layout_fits(
                 )
             ]
         )
-    deepspeed = deepspeed_convention(request.precision)  # DeepSpeed's convention
     fits = [
-        _refused_fit(scene, case, degrees, name, sharding, refused[0][0])
-        if (
-            refused := [
-                r
-                for r in framework_pipeline_problems(deepspeed, sharding.shard_gradients, case.parallelism.pipeline)
-                if r[2]
-            ]
-        )
+        _refused_fit(scene, case, degrees, name, sharding, refused[0])
+        if (refused := plan_refusals(name, request.levers, request.precision, case.parallelism.pipeline))
         else _arrangement_fit(scene, case, degrees, name, sharding, grid, budget, asked)
         for name, sharding in resolve.compared(request.arrangement)
     ]

@@ -34,6 +34,7 @@ from models.plan import PlanRequest
 from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH, Training
 from service.answers import plan as planner
 from service.answers.bisection import largest_fitting
+from service.answers.refusals import left_out_words, plan_refusals
 from service.engine.data_parallel import gpu_bytes
 from service.engine.setup import Setup
 from service.errors import DomainError
@@ -67,11 +68,7 @@ def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsRe
         request.levers,
         request.cluster,
     )
-    arrangements = (
-        {canonical_name(resolve.sharding(request.arrangement)): resolve.sharding(request.arrangement)}
-        if request.arrangement is not None
-        else dict(CANONICAL)
-    )
+    arrangements, left_out = _arrangements(request)
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
     if request.parallelism != Parallelism() or training.global_batch_size is not None:
         # the layout and the batch checked as /v1/plan checks them (degrees that multiply out, a batch of whole
@@ -90,8 +87,25 @@ def limits(request: LimitsRequest, budget: WorkBudget | None = None) -> LimitsRe
         micro_batch_size=training.micro_batch_size,
         sequence_length=training.sequence_length,
         arrangements=answers,
-        warnings=list(scene.warnings) if request.model is not None else [NO_MODEL_WARNING],
+        warnings=(list(scene.warnings) if request.model is not None else [NO_MODEL_WARNING])
+        + left_out_words(left_out, "arrangements"),
     )
+
+
+def _arrangements(request: LimitsRequest) -> tuple[dict[ArrangementName, Sharding], dict[str, list[str]]]:
+    """The arrangement asked for, else each canonical one /v1/plan takes for this request, and why the others were
+    left out (service.answers.refusals); when it takes none, every one, and the first plan names the problem."""
+    if request.arrangement is not None:
+        return {canonical_name(resolve.sharding(request.arrangement)): resolve.sharding(request.arrangement)}, {}
+    taken: dict[ArrangementName, Sharding] = {}
+    left_out: dict[str, list[str]] = {}
+    for name, sharding in CANONICAL.items():
+        refused = plan_refusals(name, request.levers, request.precision, request.parallelism.pipeline)
+        if refused:
+            left_out.setdefault(refused[0], []).append(name.value)
+        else:
+            taken[name] = sharding
+    return (taken, left_out) if taken else (dict(CANONICAL), {})
 
 
 def _arrangement_limits(

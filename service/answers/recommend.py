@@ -12,8 +12,8 @@ first step that fits. A given ``training.utilisation`` holds for the request's o
 recomputation step keeps its hardware efficiency (service.inputs.resolve.setup_for).
 
 A step /v1/plan would refuse is left out, and a warning says which and why: an arrangement that cannot take a
-lever of the request (levers.offload_parameters without sharded parameters, levers.zeropp outside ZeRO-3:
-models.plan.lever_refusals, the rule /v1/plan validates with), or one the job's framework cannot pipeline.
+lever of the request (levers.offload_parameters without sharded parameters, levers.zeropp outside ZeRO-3), or one
+the job's framework cannot pipeline (service.answers.refusals, the rules /v1/plan validates with).
 
 A lever that changes nothing the case needs is not a step: when its per-GPU bytes equal those of
 the same arrangement without it and its step is no shorter (selective recomputation with flash
@@ -27,7 +27,7 @@ from typing import Any
 from models.common import Card, Cluster
 from models.enums import ArrangementName, Dtype, Recompute
 from models.fit import ArrangementFit, FitCluster, FitRequest
-from models.plan import PlanRequest, PlanResponse, lever_refusals
+from models.plan import PlanRequest, PlanResponse
 from models.recommend import (
     OmittedStep,
     OpenQuestion,
@@ -42,10 +42,10 @@ from service.answers.bisection import valid_job
 from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
 from service.answers.plan import plan
+from service.answers.refusals import left_out_words, plan_refusals
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.memory.dtypes import bytes_per_element
-from service.mesh.pipeline import deepspeed_convention, framework_pipeline_problems
 from service.numeric import GIB_BYTES, gpus
 from service.work_budget import WorkBudget
 
@@ -105,8 +105,7 @@ def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> Re
         omitted=omitted,
         summary=_summary(recommendation, request.max_gpus, request.cluster.world_size),
         questions=_questions(steps, recommendation, request.cluster.gpus_per_node),
-        warnings=[w for w in first.warnings if "mxfp8" not in w]
-        + [f"{', '.join(names)} steps left out: {why}" for why, names in job.left_out.items()],
+        warnings=[w for w in first.warnings if "mxfp8" not in w] + left_out_words(job.left_out, "steps"),
     )
 
 
@@ -236,16 +235,11 @@ class Job:
             self.layout or (self.largest_job < self.g if asked is None else asked % self.g != 0)
         ):
             return None  # hybrid needs whole nodes, and is not modelled on a layout
-        # a lever of the request the step's arrangement cannot take (/v1/plan's rule): no job to plan
-        refused = lever_refusals(c.arrangement, self.request.levers)
-        if self.layout:
-            deepspeed = deepspeed_convention(self.request.precision)
-            sharded = resolve.sharding(c.arrangement).shard_gradients
-            refused += [
-                d
-                for d, _, no in framework_pipeline_problems(deepspeed, sharded, self.request.parallelism.pipeline)
-                if no
-            ]
+        # a lever of the request the step's arrangement cannot take, or a framework that cannot pipeline it
+        # (/v1/plan's rules): no job to plan
+        refused = plan_refusals(
+            c.arrangement, self.request.levers, self.request.precision, self.request.parallelism.pipeline
+        )
         if refused:
             names = self.left_out.setdefault(refused[0], [])
             if c.arrangement.value not in names:

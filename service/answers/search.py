@@ -18,8 +18,8 @@ from models.common import as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import ContextAttention
 from models.plan import PlanRequest
-from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse
-from models.training import Levers, Training
+from models.search import NEEDS, SearchLayout, SearchObjective, SearchRequest, SearchResponse, SearchRestrict
+from models.training import MAX_GLOBAL_BATCH_SIZE, Levers, Training
 from service.answers.search_data import search_without_architecture
 from service.answers.search_prune import BranchAndBound, goal_for
 from service.answers.search_rows import (
@@ -32,7 +32,7 @@ from service.answers.search_rows import (
     ranked_rows,
     row,
 )
-from service.answers.search_space import Candidates, Space, candidates, lever_arrangements, space
+from service.answers.search_space import Candidates, Space, candidates, lever_arrangements, search_too_large, space
 from service.engine.layout_grid import (
     ARRANGEMENTS,
     RECOMPUTES,
@@ -43,7 +43,7 @@ from service.engine.layout_grid import (
     StructureTable,
     evaluate_grid,
 )
-from service.errors import InvalidLayout, MissingArchitecture, SearchTooLarge
+from service.errors import InvalidLayout, MissingArchitecture
 from service.inputs import resolve
 from service.inputs.arrangements import sharding_for
 from service.mesh.degrees import layer_chunks
@@ -205,7 +205,8 @@ def own_split(request: SearchRequest, layers: int) -> LayerSplit | None:
 
 def global_batch(request: SearchRequest) -> int:
     """training.global_batch_size, or the job's own: micro-batch x accumulation x its data-parallel degree at its
-    (first) world size, as a /v1/plan body states it."""
+    (first) world size, as a /v1/plan body states it. Every row's request states the batch as
+    training.global_batch_size, so a derived batch past that field's bound is refused at the fields that set it."""
     training = request.training
     if training.global_batch_size is not None:
         return training.global_batch_size
@@ -218,22 +219,47 @@ def global_batch(request: SearchRequest) -> int:
                 (
                     f"training.global_batch_size is omitted and the job's layout does not size it: world_size {n:,} "
                     f"is not a multiple of tensor x pipeline x context = {replica}; give training.global_batch_size",
-                    "/training/global_batch_size",
+                    "/cluster/world_size",
                 )
             ]
         )
-    return (training.micro_batch_size or 1) * (training.gradient_accumulation_steps or 1) * (n // replica)
+    b, m, d = training.micro_batch_size or 1, training.gradient_accumulation_steps or 1, n // replica
+    batch = b * m * d
+    if batch > MAX_GLOBAL_BATCH_SIZE:
+        given = (
+            ("training.micro_batch_size", "/training/micro_batch_size", training.micro_batch_size),
+            (
+                "training.gradient_accumulation_steps",
+                "/training/gradient_accumulation_steps",
+                training.gradient_accumulation_steps,
+            ),
+            ("cluster.world_size", "/cluster/world_size", n),
+        )
+        sent = [(name, pointer, value) for name, pointer, value in given if value is not None]
+        whole = (
+            f"the job's global batch, micro_batch_size {b:,} x gradient_accumulation_steps {m:,} x data-parallel "
+            f"degree {d:,} = {group_digits(batch)} sequences, is more than the {group_digits(MAX_GLOBAL_BATCH_SIZE)} "
+            "a row's request can state as training.global_batch_size: give training.global_batch_size, or smaller "
+            "factors"
+        )
+        raise InvalidLayout(
+            [
+                (whole if i == 0 else f"{name} {value:,} is a factor of that batch", pointer)
+                for i, (name, pointer, value) in enumerate(sent)
+            ]
+        )
+    return batch
 
 
-def check_search_cost(cand: Candidates, max_layouts: int) -> None:
+def check_search_cost(cand: Candidates, max_layouts: int, restrict: SearchRestrict) -> None:
     """The combinations a search considers (before validity) are bounded up front; the valid ones are then
     bounded and pruned (service.answers.search_prune) rather than all evaluated."""
     if cand.combinations > max_layouts:
-        raise SearchTooLarge(
-            f"the search space holds up to {cand.combinations:,} combinations of layouts (world sizes x degrees x "
-            f"schedules x micro-batch sizes x arrangements x levers), more than the limit of {max_layouts:,} "
-            "(ZEROPLAN_MAX_SEARCH_LAYOUTS); restrict some axes with `restrict` or search fewer world sizes",
-            pointer="/restrict",
+        raise search_too_large(
+            f"up to {cand.combinations:,} combinations of layouts (world sizes x degrees x schedules x micro-batch "
+            "sizes x arrangements x levers)",
+            max_layouts,
+            restrict,
         )
 
 
@@ -396,7 +422,7 @@ def search(
     if resolve.model(planned[1].model).architecture is None:  # data parallelism is its only layout
         return search_without_architecture(request, planned[0], planned[2], max_layouts, budget)
     prepared = prepare(request, planned)
-    check_search_cost(prepared.candidates, max_layouts)
+    check_search_cost(prepared.candidates, max_layouts, request.restrict)
     case, cand = prepared.case, prepared.candidates
     found = prepared.space()
     if not len(found.shapes["world_size"]) and request.restrict.model_fields_set:

@@ -27,9 +27,15 @@ from service.answers.search_rows import (
     ranked_rows,
     row,
 )
-from service.answers.search_space import _axis, data_parallel_restrict, default_micro_batches, lever_arrangements
+from service.answers.search_space import (
+    _axis,
+    data_parallel_restrict,
+    default_micro_batches,
+    lever_arrangements,
+    search_too_large,
+)
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
-from service.errors import DomainError, MissingArchitecture, SearchTooLarge
+from service.errors import DomainError, MissingArchitecture
 from service.inputs.arrangements import canonical_name, sharding_for
 from service.work_budget import WorkBudget
 
@@ -107,11 +113,10 @@ def search_without_architecture(
     axes = data_parallel_space(request, batch)
     combinations = list(itertools.product(*axes.values()))
     if len(combinations) > max_layouts:
-        raise SearchTooLarge(
-            f"the search space holds {len(combinations):,} combinations (world sizes x arrangements x micro-batch "
-            f"sizes x levers), more than the limit of {max_layouts:,} (ZEROPLAN_MAX_SEARCH_LAYOUTS); restrict some "
-            "axes with `restrict` or search fewer world sizes",
-            pointer="/restrict",
+        raise search_too_large(
+            f"{len(combinations):,} combinations (world sizes x arrangements x micro-batch sizes x levers)",
+            max_layouts,
+            request.restrict,
         )
     base = base | {"parallelism": TRIVIAL_LAYOUT | base.get("parallelism", {})}
     skipped: Counter[str] = Counter()

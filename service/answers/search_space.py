@@ -37,7 +37,7 @@ from models.plan import lever_refusals
 from models.search import PipelineSplit, SearchRestrict
 from models.training import MAX_MICRO_BATCH_SIZE, Levers
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
-from service.errors import DomainError, InvalidLayout, OutOfRange
+from service.errors import DomainError, InvalidLayout, OutOfRange, SearchTooLarge
 from service.inputs.architecture import Architecture
 from service.inputs.arrangements import canonical_name, sharding_for
 from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layer_chunks, layout_problem_masks, trivial
@@ -230,6 +230,16 @@ def lever_arrangements(arrangements: list[ArrangementName], levers: Levers) -> l
             ]
         )
     return kept
+
+
+def search_too_large(holds: str, max_layouts: int, restrict: SearchRestrict) -> SearchTooLarge:
+    """A search space past ZEROPLAN_MAX_SEARCH_LAYOUTS (``holds``: its combinations, in words), refused at the
+    field the caller sent that sizes it: restrict when given, else the world sizes searched."""
+    return SearchTooLarge(
+        f"the search space holds {holds}, more than the limit of {max_layouts:,} (ZEROPLAN_MAX_SEARCH_LAYOUTS); "
+        "restrict some axes with `restrict` or search fewer world sizes",
+        pointer="/restrict" if restrict.model_fields_set else "/cluster/world_size",
+    )
 
 
 def data_parallel_restrict(

@@ -148,7 +148,8 @@ def test_a_space_over_the_limit_is_refused_before_any_work():
     assert answer.status_code == 422
     problem = answer.json()
     assert problem["code"] == "search_too_large"
-    assert problem["errors"][0]["pointer"] == "/restrict"
+    # the world sizes searched, a field the request sent (it was /restrict, which it did not send)
+    assert problem["errors"][0]["pointer"] == "/cluster/world_size"
     assert "ZEROPLAN_MAX_SEARCH_LAYOUTS" in problem["detail"]
 
 
