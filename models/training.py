@@ -148,6 +148,14 @@ class ZeroPlusPlus(Strict):
         return self.qwz or self.hpz or self.qgz
 
 
+def eight_bit_conflict(fp8: Fp8Recipe, mxfp8: bool) -> str | None:
+    """Why levers.fp8 and levers.mxfp8 cannot go together (None: they can): two 8-bit recipes for the same
+    matrices. The plan's validator and /v1/recommend's MXFP8 steps read it."""
+    if fp8 is not Fp8Recipe.none and mxfp8:
+        return f"levers.fp8 {fp8.value} and levers.mxfp8 are two 8-bit recipes for the same matrices; choose one"
+    return None
+
+
 class Levers(Strict):
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""
 
@@ -267,8 +275,7 @@ class Levers(Strict):
 
     @model_validator(mode="after")
     def _one_eight_bit_recipe(self) -> Self:
-        if self.fp8 is not Fp8Recipe.none and self.mxfp8:
-            raise ValueError(
-                f"levers.fp8 {self.fp8.value} and levers.mxfp8 are two 8-bit recipes for the same matrices; choose one"
-            )
+        conflict = eight_bit_conflict(self.fp8, self.mxfp8)
+        if conflict is not None:
+            raise ValueError(conflict)
         return self

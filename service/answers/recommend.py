@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.common import Card, Cluster
-from models.enums import ArrangementName, Dtype, Recompute
+from models.enums import ArrangementName, Dtype, Mxfp8Recipe, Recompute
 from models.fit import ArrangementFit, FitCluster, FitRequest
 from models.plan import PlanRequest, PlanResponse
 from models.recommend import (
@@ -37,7 +37,7 @@ from models.recommend import (
     StepCost,
     StepLevers,
 )
-from models.training import Levers, Training, ZeroPlusPlus
+from models.training import Levers, Training, ZeroPlusPlus, eight_bit_conflict
 from service.answers.bisection import valid_job
 from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
@@ -59,10 +59,15 @@ class Candidate:
     recompute: Recompute = R.none
     offload_optimizer: bool = False
     mxfp8: bool = False
+    mxfp8_recipe: Mxfp8Recipe = Mxfp8Recipe.seed  # the request's: what an MXFP8 step's words say
 
     @property
     def has_levers(self) -> bool:
         return self.recompute is not R.none or self.offload_optimizer or self.mxfp8
+
+    def arrangement_label(self) -> str:
+        """'ZeRO-2' of 'ZeRO-2 with ...'."""
+        return self.lever.split(" with ", 1)[0]
 
     @property
     def step_levers(self) -> StepLevers:
@@ -84,11 +89,30 @@ CANDIDATES = (
     Candidate("ZeRO-2 with MXFP8 parameters and gradients", A.zero2, mxfp8=True),
     Candidate("ZeRO-3 with MXFP8 parameters and gradients", A.zero3, mxfp8=True),
 )
+# What an MXFP8 step is under each recipe (models.training.Levers.mxfp8_recipe): seed stores and sends parameters
+# and gradients in MXFP8; Transformer Engine keeps the state and gradients in 16/32 bits and gathers the weights in
+# 8 bits; torchao's MX linear stores and sends nothing in 8 bits (service/time/fp8.py, "MXFP8").
+MXFP8_STEP_WORDS = {
+    Mxfp8Recipe.seed: "MXFP8 parameters and gradients",
+    Mxfp8Recipe.fp8_weights: "MXFP8 GEMMs and 8-bit parameter gathers (Transformer Engine)",
+    Mxfp8Recipe.torchao: "MXFP8 GEMMs (torchao's MX linear)",
+}
+
+
+def candidates(recipe: Mxfp8Recipe) -> tuple[Candidate, ...]:
+    """The steps, the MXFP8 ones named for the request's recipe."""
+    words = MXFP8_STEP_WORDS[recipe]
+    return tuple(
+        Candidate(f"{c.arrangement_label()} with {words}", c.arrangement, mxfp8=True, mxfp8_recipe=recipe)
+        if c.mxfp8
+        else c
+        for c in CANDIDATES
+    )
 
 
 def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> RecommendResponse:
     job = Job(request, budget)
-    evaluated = [e for c in CANDIDATES if (e := job.evaluate(c)) is not None]
+    evaluated = [e for c in candidates(request.levers.mxfp8_recipe) if (e := job.evaluate(c)) is not None]
     evaluated, omitted = _without_idle_levers(request, evaluated)
     evaluated.sort(key=_rank_key)
     steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
@@ -246,6 +270,11 @@ class Job:
                 names.append(c.arrangement.value)
             return None  # a step /v1/plan refuses, or the job's framework cannot pipeline
         levers = self.levers(c)
+        conflict = eight_bit_conflict(levers.fp8, levers.mxfp8)
+        if conflict is not None:  # the request's levers.fp8 with the step's MXFP8: /v1/plan refuses the pair
+            names = self.left_out.setdefault(conflict, [])
+            names.append(c.lever)
+            return None
         entry = self.fit_entry(c, levers)
         needs = entry.min_gpus
         # no count: the replicated floor alone is too much, or (with a global batch) no count it splits over fits
@@ -372,6 +401,19 @@ def _extra_traffic(planned: PlanResponse, baseline: PlanResponse) -> float:
     return planned.traffic.volume_in_p / baseline.traffic.volume_in_p - 1
 
 
+def _mxfp8_words(recipe: Mxfp8Recipe) -> str:
+    """What the MXFP8 step changes, as its recipe runs it (MXFP8_STEP_WORDS)."""
+    mx, bf = bytes_per_element(Dtype.mxfp8), bytes_per_element(Dtype.bf16)
+    if recipe is Mxfp8Recipe.seed:
+        return f"MXFP8 about halves the bytes on the wire ({mx:g} B instead of {bf:g} per value)"
+    if recipe is Mxfp8Recipe.fp8_weights:
+        return (
+            f"parameter all-gathers in MXFP8 ({mx:g} B instead of {bf:g} per value), gradients reduced in bf16; "
+            "the GEMMs on the FP8 tensor cores of Blackwell-class GPUs"
+        )
+    return "nothing stored or sent in 8 bits; the GEMMs on the FP8 tensor cores of Blackwell-class GPUs"
+
+
 def _why(e: Evaluated) -> str:
     c, cost = e.candidate, e.cost
     parts = []
@@ -380,8 +422,7 @@ def _why(e: Evaluated) -> str:
     else:
         parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's")
     if c.mxfp8:
-        mx, bf = bytes_per_element(Dtype.mxfp8), bytes_per_element(Dtype.bf16)
-        parts.append(f"MXFP8 about halves the bytes on the wire ({mx:g} B instead of {bf:g} per value)")
+        parts.append(_mxfp8_words(c.mxfp8_recipe))
     if cost.extra_compute_fraction:
         hardware, model = e.planned.time.compute_flops, e.planned.time.model_flops_per_step
         parts.append(
