@@ -84,7 +84,10 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   (0.84 x 6.812 / 7.161, Transformer Engine's B300 GEMM benchmark), operands of
   1 + 1/32 bytes (the E8M0 scales), and the recipe's casts (fp8.mxfp8_casts): Transformer Engine's 2 + 2 x 33/32
   per input and output gradient, torchao's MX linear 2 + 33/32 a cast, two casts of every input, output gradient
-  and weight each micro-batch. The textbook recipe (seed) keeps bf16 GEMMs.
+  and weight each micro-batch. The textbook recipe (seed) keeps bf16 GEMMs. A mixture's routed experts quantise
+  every routed copy (Transformer Engine's GroupedLinear casts each expert's split of the permuted input and of the
+  output gradient): fc1's w inputs and fc2's w output gradients are cast top_k times a token, on the copies a GPU
+  computes (fp8_layer_cast_seconds); the attention, shared experts and latent projections once a token.
 - **Ring attention as Transformer Engine runs it** (context parallelism, parallelism.context_attention
   "ring": AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/
   context_parallel.py @d0067d0d): the causal sequence is cut in 2c chunks, rank r holding chunks r and
@@ -405,6 +408,37 @@ def fp8_weight_elements(
     return weights + ceil_div(shape.experts, expert) * per_expert
 
 
+def fp8_layer_cast_seconds(
+    eff: Efficiency, tokens: IntLike, tensor: int = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> tuple[FloatLike, FloatLike]:
+    """(forward, backward) seconds of one layer's FP8 or MXFP8 quantisation on one GPU for a micro-batch of
+    ``tokens`` on the rank (service.time.fp8.fp8_cast_seconds, the recipe's eff.fp8_casts).
+
+    A dense layer's projections meet each token once (layer_matrices). A mixture's attention, shared experts, latent
+    projections (fc1_latent_proj, fc2_latent_proj: duplicated TELinear, applied to the token before the dispatch and
+    after the combine) meet it once too (layer_matrices with the routed experts left out, less the router, which
+    stays in 16 bits), but its routed experts quantise every routed copy: Megatron-Core's TEGroupedMLP
+    (megatron/core/transformer/moe/experts.py @d98e8a64) runs Transformer Engine's GroupedLinear on the permuted
+    copies the rank holds, whose forward splits the input by expert and quantises each split with that expert's
+    input quantizer (transformer_engine/pytorch/module/grouped_linear.py @d0067d0d, _split_quantize(inp_view,
+    m_splits, input_quantizers)) and whose backward does the same to the output gradient (_split_quantize
+    (grad_output_view, ctx.m_splits, ctx.grad_output_quantizers)); torchao's MoE float8 and MXFP8 grouped GEMMs
+    (torchao/prototype/moe_training) likewise cast the grouped GEMMs' operands. So fc1's w inputs and fc2's w output
+    gradients are cast once a copy, top_k x w a token (ETP x top_k x w of the tokens / t a tensor-parallel rank
+    routes: routed_rows, as routed_expert_seconds counts them), not w once a token as the folded MLP of
+    layer_matrices(shape, tensor) had them."""
+    shape = eff.kernels
+    assert shape is not None
+    weights = fp8_weight_elements(shape, tensor, expert, expert_tensor)
+    hbm, normed = eff.device.hbm_bytes_per_s, normed_input_elements(shape)
+    if not shape.experts:
+        return fp8_cast_seconds(eff.fp8_casts, layer_matrices(shape, tensor), weights, tokens, hbm, normed)
+    etp = tensor if expert_tensor is None else expert_tensor
+    once = layer_matrices(shape, tensor, routed=False)[:-1]  # less the router
+    rows = routed_rows(shape, tokens, tensor, expert, expert_tensor)
+    return fp8_cast_seconds(eff.fp8_casts, once, weights, tokens, hbm, normed, routed_expert_matrices(shape, etp), rows)
+
+
 def normed_input_elements(shape: KernelShape) -> int:
     """Per token, the inputs of one layer's LayerNorm-fused linears in Megatron-Core's Transformer Engine layer spec
     (megatron/core/models/gpt/gpt_layer_specs.py @1e057005; service.time.fp8, current scaling): the q/k/v
@@ -512,12 +546,29 @@ def routed_expert_seconds(
     etp = tensor if expert_tensor is None else expert_tensor
     local = ceil_div(shape.experts, expert)
     m = routed_tokens_per_expert(shape, tokens, tensor, expert, etp)
+    (width, up), (inner, _) = routed_expert_matrices(shape, etp)
+    up_f, up_b = grouped_gemm_seconds(m, width, up, device, ceiling, local, eff.wgrad_bytes)
+    down_f, down_b = grouped_gemm_seconds(m, inner, width, device, ceiling, local, eff.wgrad_bytes)
+    return up_f + down_f, up_b + down_b
+
+
+def routed_expert_matrices(shape: KernelShape, etp: IntLike) -> list[tuple[IntLike, IntLike]]:
+    """(k, n) of one routed expert's fc1 (w x gate f_e / ETP, column parallel over the expert-tensor group) and fc2
+    (f_e / ETP x w), w the routed width (the latent size, else h)."""
     width = shape.latent_size or shape.hidden_size
     inner = shape.expert_ffn_hidden_size // etp
     gate = 2 if shape.gated else 1
-    up_f, up_b = grouped_gemm_seconds(m, width, gate * inner, device, ceiling, local, eff.wgrad_bytes)
-    down_f, down_b = grouped_gemm_seconds(m, inner, width, device, ceiling, local, eff.wgrad_bytes)
-    return up_f + down_f, up_b + down_b
+    return [(width, gate * inner), (inner, width)]
+
+
+def routed_rows(
+    shape: KernelShape, tokens: IntLike, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> IntLike:
+    """Rows the routed experts' GEMMs on one GPU take for a micro-batch of ``tokens`` on the rank: each of its
+    experts / e local experts computes routed_tokens_per_expert copies (about ETP x top_k x tokens / t in all), as
+    routed_expert_seconds prices them."""
+    etp = tensor if expert_tensor is None else expert_tensor
+    return ceil_div(shape.experts, expert) * routed_tokens_per_expert(shape, tokens, tensor, expert, etp)
 
 
 def destination_ranks_per_token(experts: int, top_k: int, expert: IntLike) -> FloatLike:
@@ -822,14 +873,7 @@ def _layer_seconds(
         f, bw = trained_gemm_seconds(tokens, k, n, gemms, ceiling, BYTES_16BIT if router else eff.wgrad_bytes)
         forward, backward = forward + f, backward + bw
     if gemms is not device:  # FP8: the recipe's casts of the inputs, output gradients and weights (service.time.fp8)
-        cast_f, cast_b = fp8_cast_seconds(
-            eff.fp8_casts,
-            layer_matrices(shape, tensor),
-            fp8_weight_elements(shape, tensor, expert, expert_tensor),
-            tokens,
-            device.hbm_bytes_per_s,
-            normed_input_elements(shape),
-        )
+        cast_f, cast_b = fp8_layer_cast_seconds(eff, tokens, tensor, expert, expert_tensor)
         forward, backward = forward + cast_f, backward + cast_b
     passes = cal.elementwise_passes
     if shape.experts:

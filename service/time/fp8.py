@@ -21,7 +21,9 @@ TFLOP/s bf16, 1,978.9 FP8, 132 SMs, the Hopper ceiling 0.60), the three bf16 GEM
 The FP8 GEMM reads its operands in 1 byte and writes its output in 2 (torchao/testing/training/roofline_utils.py
 @36027d82, get_individual_gemm_time_sympy): FP8_OPERAND_BYTES.
 
-**The quantisation work**, HBM bytes per element of each GEMM operand, per micro-batch (Fp8Casts):
+**The quantisation work**, HBM bytes per element of each GEMM operand, per micro-batch (Fp8Casts). A mixture's
+routed experts cast each routed copy a GPU computes, not each token (service.time.efficiency.fp8_layer_cast_seconds:
+Transformer Engine's GroupedLinear quantises every expert's split of its input and output gradient):
 - torchao's dynamic tensorwise scaling (pytorch/ao torchao/testing/training/roofline_utils.py @36027d82,
   get_tensor_memory_traffic_ovhd_s, "tensorwise", the unfused case its float8_roofline.py models by default): an
   input (M x K) and an output gradient (M x N) each run an abs-max reduction (read 2 B) and one cast kernel that
@@ -209,11 +211,15 @@ def fp8_cast_seconds(
     tokens: IntLike,
     hbm_bytes_per_s: float,
     normed_inputs: int = 0,
+    routed_matrices: list[tuple[IntLike, IntLike]] | None = None,
+    routed_rows: IntLike = 0,
 ) -> tuple[FloatLike, FloatLike]:
     """(forward, backward) seconds of one layer's quantisation for a micro-batch of ``tokens`` on one GPU: each
-    matrix (k, n) a token meets has its k inputs and n output gradients cast, and the layer's ``weight_elements``
-    (the weights the GPU computes with) theirs, at HBM bandwidth; of the inputs, ``normed_inputs`` a token are those
-    of LayerNorm-fused linears, cast at casts.normed_input_forward where the recipe has it."""
+    matrix (k, n) a token meets has its k inputs and n output gradients cast, each of ``routed_matrices`` (a
+    mixture's routed experts: a grouped GEMM quantises every copy it takes) its k and n for each of the
+    ``routed_rows`` copies the GPU computes, and the layer's ``weight_elements`` (the weights the GPU computes with)
+    theirs, at HBM bandwidth; of the inputs, ``normed_inputs`` a token are those of LayerNorm-fused linears, cast at
+    casts.normed_input_forward where the recipe has it."""
     inputs = sum(k for k, _ in matrices)
     outputs = sum(n for _, n in matrices)
     input_bytes = casts.input_forward * inputs
@@ -223,4 +229,9 @@ def fp8_cast_seconds(
     backward = casts.grad_output_backward * outputs * tokens + casts.weight_backward * weight_elements
     if casts.input_backward:
         backward = backward + casts.input_backward * inputs * tokens
+    if routed_matrices:
+        routed_inputs = sum(k for k, _ in routed_matrices) * routed_rows
+        routed_outputs = sum(n for _, n in routed_matrices) * routed_rows
+        forward = forward + casts.input_forward * routed_inputs
+        backward = backward + casts.grad_output_backward * routed_outputs + casts.input_backward * routed_inputs
     return forward / hbm_bytes_per_s, backward / hbm_bytes_per_s
