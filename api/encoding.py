@@ -16,6 +16,8 @@ compares the two encoders on the planning operations' answers, and the spec's pr
 """
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -23,6 +25,7 @@ import orjson
 from pydantic import BaseModel
 
 from service.errors import AnswerOutOfRange
+from service.numeric import INT64_MAX, outside_int64
 
 # Dates and dataclasses go to _fields, which refuses them: pydantic then writes the body.
 OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -87,7 +90,6 @@ def _orjson_within_int64(value: Any) -> bytes:
 # before it: a point (a fraction's digits) is passed over, anything else is a long integer. Searching for
 # the run alone takes about 1 us for a 6 KB plan; a needle that starts with a space, 15 us (CPython's search
 # skips poorly on a byte that is everywhere); a regular expression's character class, 60.
-INT64_MAX = 2**63 - 1
 DIGITS_AS_ONES = bytes(0x31 if 0x30 <= byte <= 0x39 else byte if byte == 0x2E else 0x20 for byte in range(256))
 NINETEEN_ONES = b"1" * 19
 POINT, SPACE = 0x2E, b" "
@@ -97,7 +99,7 @@ def within_int64(body: bytes) -> bytes:
     """The body, or AnswerOutOfRange naming the first integer past the signed 64-bit range."""
     if not may_hold_a_long_integer(body.translate(DIGITS_AS_ONES)):
         return body
-    found = _outside_int64(json.loads(body), "")
+    found = outside_int64(json.loads(body))
     if found is None:
         return body
     pointer, value = found
@@ -105,6 +107,41 @@ def within_int64(body: bytes) -> bytes:
         f"the answer's {pointer or '/'} would be {value:,}, past what a 64-bit client reads ({INT64_MAX:,}): "
         "the request is too large to answer (a smaller model, sequence, batch or fewer micro-batches)"
     )
+
+
+# The sizes an answer's integers grow with, besides the model: bytes and FLOPs scale with the tokens of a step.
+TRAINING_SIZE_FIELDS = (
+    "micro_batch_size",
+    "sequence_length",
+    "gradient_accumulation_steps",
+    "global_batch_size",
+    "total_tokens",
+)
+
+
+def size_pointers(request: BaseModel) -> list[str]:
+    """The fields of a request an answer's size grows with: its model, and each training size the caller sent
+    (a sweep's under /base)."""
+    base = getattr(request, "base", None)
+    prefix, job = ("/base", base) if isinstance(base, BaseModel) else ("", request)
+    pointers = [f"{prefix}/model"] if getattr(job, "model", None) is not None else []
+    training = getattr(job, "training", None)
+    if isinstance(training, BaseModel):
+        sent = training.model_fields_set
+        pointers += [f"{prefix}/training/{name}" for name in TRAINING_SIZE_FIELDS if name in sent]
+    return pointers
+
+
+@contextmanager
+def sizes_named(request: BaseModel) -> Iterator[None]:
+    """An answer past the 64-bit range (within_int64) points at the request's size fields, which a 422's
+    ``errors`` must name: the body is valid, its job too large to answer."""
+    try:
+        yield
+    except AnswerOutOfRange as error:
+        if error.field_errors():
+            raise
+        raise AnswerOutOfRange(error.detail, size_pointers(request)) from None
 
 
 def may_hold_a_long_integer(ones: bytes) -> bool:
@@ -116,19 +153,6 @@ def may_hold_a_long_integer(ones: bytes) -> bool:
         end = ones.find(SPACE, start)  # the fraction's digits end at the next non-digit
         start = ones.find(NINETEEN_ONES, end) if end != -1 else -1
     return False
-
-
-def _outside_int64(value: Any, pointer: str) -> tuple[str, int] | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return (pointer, value) if not -INT64_MAX - 1 <= value <= INT64_MAX else None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        found = _outside_int64(item, f"{pointer}/{key}")
-        if found is not None:
-            return found
-    return None
 
 
 def _fields(value: Any) -> Any:

@@ -111,9 +111,17 @@ class InvalidLayout(DomainError):
 
 
 class AnswerOutOfRange(DomainError):
-    """An answer holding an integer past what a signed 64-bit client reads (2^63 - 1)."""
+    """An answer holding an integer past what a signed 64-bit client reads (2^63 - 1); ``pointers``: the request's
+    fields its size grows with (the transport names them: api.encoding.sizes_named)."""
 
     code = "answer_out_of_range"
+
+    def __init__(self, detail: str, pointers: list[str] | None = None) -> None:
+        super().__init__(detail, pointer=pointers[0] if pointers else None)
+        self.pointers = list(pointers or [])
+
+    def field_errors(self) -> list[tuple[str, str]]:
+        return [(self.detail, pointer) for pointer in self.pointers]
 
 
 class ResponseTooLarge(DomainError):

@@ -92,3 +92,22 @@ def maximum(a: IntLike, b: IntLike) -> IntLike:
 def gpus(count: object) -> str:
     """'1 GPU', '8 GPUs': a GPU count with its noun in agreement."""
     return f"{count} GPU" if count == 1 else f"{count} GPUs"
+
+
+# What a signed 64-bit client reads (JSON Schema's int64, Java's long, numpy's int64): an answer's integers stay within.
+INT64_MAX = 2**63 - 1
+
+
+def outside_int64(value: Any, pointer: str = "") -> tuple[str, int] | None:
+    """The JSON pointer and value of the first integer of a JSON-like value (dicts, lists, numbers) past the signed
+    64-bit range, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (pointer, value) if not -INT64_MAX - 1 <= value <= INT64_MAX else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = outside_int64(item, f"{pointer}/{key}")
+        if found is not None:
+            return found
+    return None

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from starlette.datastructures import State
 
 from api.answers import AnswerCache
-from api.encoding import fields_json, model_json
+from api.encoding import fields_json, model_json, sizes_named
 from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routing import v1_router
 from api.settings import Settings
@@ -44,7 +44,8 @@ router = v1_router(["planning"])
 )
 async def plan(request: PlanRequest, http: Request) -> Response:
     if light_plan(request):
-        return json_response(plan_answer(http.app.state, request))
+        with sizes_named(request):
+            return json_response(plan_answer(http.app.state, request))
     # Thousands of stages or layers on a mesh: heavy work, off the event loop, under its deadline.
     return json_response(await cached_heavy(http, "plan", request, lambda budget: planner.plan(request)))
 
@@ -90,7 +91,8 @@ async def cached_heavy(
     heavy: HeavyWork = http.app.state.heavy
     key, body = answers.lookup(operation, request)
     if body is None:
-        body = answers.store(key, await heavy.run(http, lambda budget: model_json(compute(budget))))
+        with sizes_named(request):
+            body = answers.store(key, await heavy.run(http, lambda budget: model_json(compute(budget))))
     return body
 
 

@@ -8,7 +8,7 @@ from functools import partial
 
 from fastapi import Request, Response
 
-from api.encoding import model_json
+from api.encoding import model_json, sizes_named
 from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routes.planning import json_response
 from api.routing import v1_router
@@ -42,9 +42,10 @@ async def search_layouts(body: SearchRequest, request: Request) -> Response:
     settings: Settings = request.app.state.settings
     heavy: HeavyWork = request.app.state.heavy
 
-    return json_response(
-        await heavy.run_in_process(request, partial(compute_search, body, settings.max_search_layouts))
-    )
+    with sizes_named(body):
+        return json_response(
+            await heavy.run_in_process(request, partial(compute_search, body, settings.max_search_layouts))
+        )
 
 
 def compute_search(body: SearchRequest, max_layouts: int, budget: WorkBudget) -> bytes:

@@ -71,15 +71,20 @@ def compute_sweep(
     check_response_bound(body, cost.cells, max_bytes)
     answer = sweep_answer(body, max_cells, max_evaluations, budget)
     encode = encode_csv if as_csv else encode_json
-    return answer["cells"], encode(answer, budget, max_bytes)
+    return answer["cells"], encode(answer, budget, max_bytes, too_large_pointer(body))
 
 
-def too_large(max_bytes: int, what: str) -> ResponseTooLarge:
+def too_large(max_bytes: int, what: str, pointer: str) -> ResponseTooLarge:
     return ResponseTooLarge(
         f"the answer {what} more than the limit of {max_bytes:,} bytes (ZEROPLAN_MAX_RESPONSE_BYTES); ask for "
         "fewer rows with `limit` and `offset`, `fits_only`, or fewer axis values",
-        pointer="/limit",
+        pointer=pointer,
     )
+
+
+def too_large_pointer(request: SweepRequest) -> str:
+    """The field a too large answer points at: the caller's `limit`, or the axes when no limit was sent."""
+    return "/limit" if request.limit is not None else "/axes"
 
 
 def check_response_bound(request: SweepRequest, cells: int, max_bytes: int) -> None:
@@ -90,14 +95,16 @@ def check_response_bound(request: SweepRequest, cells: int, max_bytes: int) -> N
     if request.limit is not None:
         rows = min(rows, request.limit)
     if rows * MIN_ROW_BYTES > max_bytes:
-        raise too_large(max_bytes, f"would hold up to {rows:,} rows of {len(COLUMNS)} columns, at least")
+        raise too_large(
+            max_bytes, f"would hold up to {rows:,} rows of {len(COLUMNS)} columns, at least", too_large_pointer(request)
+        )
 
 
 def _jsonable(column: np.ndarray) -> Any:
     return column.tolist() if column.dtype.kind in "OUS" else column
 
 
-def encode_json(answer: dict[str, Any], budget: WorkBudget, max_bytes: int) -> bytes:
+def encode_json(answer: dict[str, Any], budget: WorkBudget, max_bytes: int, pointer: str) -> bytes:
     head = orjson.dumps({name: value for name, value in answer.items() if name != "columns"})
     parts = [head[:-1], b',"columns":{']
     size = sum(len(p) for p in parts) + 2
@@ -107,7 +114,7 @@ def encode_json(answer: dict[str, Any], budget: WorkBudget, max_bytes: int) -> b
         piece = (b"," if i else b"") + orjson.dumps(name) + b":" + encoded
         size += len(piece)
         if size > max_bytes:
-            raise too_large(max_bytes, "passed")
+            raise too_large(max_bytes, "passed", pointer)
         parts.append(piece)
     parts.append(b"}}")
     return b"".join(parts)
@@ -129,7 +136,7 @@ def _csv_text(value: str) -> bytes:
     return value.encode()
 
 
-def encode_csv(answer: dict[str, Any], budget: WorkBudget, max_bytes: int) -> bytes:
+def encode_csv(answer: dict[str, Any], budget: WorkBudget, max_bytes: int, pointer: str) -> bytes:
     columns: dict[str, np.ndarray] = answer["columns"]
     parts = [",".join(columns).encode() + b"\n"]
     size = len(parts[0])
@@ -139,6 +146,6 @@ def encode_csv(answer: dict[str, Any], budget: WorkBudget, max_bytes: int) -> by
         block = b"\n".join(b",".join(row) for row in zip(*fields, strict=True)) + b"\n"
         size += len(block)
         if size > max_bytes:
-            raise too_large(max_bytes, "passed")
+            raise too_large(max_bytes, "passed", pointer)
         parts.append(block)
     return b"".join(parts)

@@ -46,7 +46,7 @@ from service.answers.refusals import left_out_words, plan_refusals
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.memory.dtypes import bytes_per_element
-from service.numeric import GIB_BYTES, gpus
+from service.numeric import GIB_BYTES, gpus, outside_int64
 from service.work_budget import WorkBudget
 
 A, R = ArrangementName, Recompute
@@ -88,6 +88,10 @@ CANDIDATES = (
     Candidate("ZeRO-3 with full recomputation", A.zero3, recompute=R.full),
     Candidate("ZeRO-2 with MXFP8 parameters and gradients", A.zero2, mxfp8=True),
     Candidate("ZeRO-3 with MXFP8 parameters and gradients", A.zero3, mxfp8=True),
+)
+PAST_INT64 = (
+    "its plan holds an integer past what a 64-bit client reads (2^63 - 1), which /v1/plan refuses as too large to "
+    "answer"
 )
 # What an MXFP8 step is under each recipe (models.training.Levers.mxfp8_recipe): seed stores and sends parameters
 # and gradients in MXFP8; Transformer Engine keeps the state and gradients in 16/32 bits and gathers the weights in
@@ -282,6 +286,9 @@ class Job:
         min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
         world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
         planned = self.plan_at(world_size, c.arrangement, levers)
+        if outside_int64(planned.model_dump()) is not None:  # /v1/plan answers it answer_out_of_range
+            self.left_out.setdefault(PAST_INT64, []).append(c.lever)
+            return None
         baseline = self.baseline(world_size)
         cost = StepCost(
             extra_traffic_fraction=_extra_traffic(planned, baseline),

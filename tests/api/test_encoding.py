@@ -201,7 +201,7 @@ def test_long_fractions_are_not_taken_for_large_integers(monkeypatch):
     import api.encoding
 
     parsed = []
-    monkeypatch.setattr(api.encoding, "_outside_int64", lambda value, pointer: parsed.append(value))
+    monkeypatch.setattr(api.encoding, "outside_int64", lambda value, pointer="": parsed.append(value))
     body = orjson.dumps({"seconds": 0.000031145864864864865, "bytes": 10**17})  # 18 digits: within int64
     assert b"0.000031145864864864865" in body
     assert api.encoding.within_int64(body) == body and parsed == []

@@ -66,8 +66,11 @@ def test_an_answer_over_the_byte_budget_is_refused_up_front():
     wide = {"base": PLAN_BODY, "axes": {"world_size": [8 * i for i in range(1, 33)], "arrangement": ["zero2", "zero3"]}}
     assert 64 * 2 * len(COLUMNS) > 4096
     body = assert_problem(client.post("/v1/sweep", json=wide), 422, "response_too_large")
-    assert body["errors"][0]["pointer"] == "/limit" and "4,096 bytes" in body["detail"]
+    # no `limit` was sent: the pointer names the axes (it named /limit, a field the caller did not send)
+    assert body["errors"][0]["pointer"] == "/axes" and "4,096 bytes" in body["detail"]
     assert "would hold up to 64 rows" in body["detail"]
+    limited = assert_problem(client.post("/v1/sweep", json=wide | {"limit": 40}), 422, "response_too_large")
+    assert limited["errors"][0]["pointer"] == "/limit"
     # The same sweep paged to one row fits.
     assert client.post("/v1/sweep", json=wide | {"limit": 1}).status_code == 200
 
