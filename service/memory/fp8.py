@@ -6,8 +6,10 @@
   it, ``_transpose``): two 1-byte copies of every weight the GPU computes with, for the step. On Blackwell cuBLAS
   takes FP8 operands in any layout and the quantizers write no transpose (csrc/quantizer.cpp @d0067d0d,
   create_tensor: with_transpose = columnwise_usage and not nvte_is_non_tn_fp8_gemm_supported; service.time.fp8):
-  one copy. The state, the gradient reduction and the parameter all-gathers are unchanged (Megatron-LM gathers
-  16-bit parameters unless --fp8-param-gather).
+  one copy. The state and the gradient reduction are unchanged; sharded parameters are gathered as that FP8 copy
+  (service.time.traffic.gather_dtype: the compute copy's dtype), as Megatron-LM runs it with --fp8-param-gather,
+  which Megatron-Bridge's FP8 recipes set (without it Megatron-LM gathers 16-bit parameters, which the lever does
+  not express).
 - torchao's float8 (torchao/float8/float8_linear.py, tensorwise scaling, as torchtitan's float8 converter applies
   it): the casts are made per GEMM and freed, no copy is cached; with FSDP2 the weights are all-gathered in FP8
   (torchao/float8/fsdp_utils.py, WeightWithFloat8CastTensor.fsdp_pre_all_gather, torchtitan's
