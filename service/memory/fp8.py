@@ -6,10 +6,11 @@
   it, ``_transpose``): two 1-byte copies of every weight the GPU computes with, for the step. On Blackwell cuBLAS
   takes FP8 operands in any layout and the quantizers write no transpose (csrc/quantizer.cpp @d0067d0d,
   create_tensor: with_transpose = columnwise_usage and not nvte_is_non_tn_fp8_gemm_supported; service.time.fp8):
-  one copy. The state and the gradient reduction are unchanged; sharded parameters are gathered as that FP8 copy
-  (service.time.traffic.gather_dtype: the compute copy's dtype), as Megatron-LM runs it with --fp8-param-gather,
-  which Megatron-Bridge's FP8 recipes set (without it Megatron-LM gathers 16-bit parameters, which the lever does
-  not express).
+  one copy. The state and the gradient reduction are unchanged; under ZeRO-3/FSDP the sharded parameters are
+  gathered as that FP8 copy (service.time.traffic.gather_dtype: the compute copy's dtype), as Megatron-LM runs it
+  with --fp8-param-gather. The ZeRO-1/2 distributed optimizer's all-gather of updated parameters stays in the
+  parameter dtype (service.time.traffic), which is Megatron-LM without --fp8-param-gather; Megatron-Bridge's FP8
+  recipes set it, so their ZeRO-1 runs gather half the bytes the plan prices.
 - torchao's float8 (torchao/float8/float8_linear.py, tensorwise scaling, as torchtitan's float8 converter applies
   it): the casts are made per GEMM and freed, no copy is cached; with FSDP2 the weights are all-gathered in FP8
   (torchao/float8/fsdp_utils.py, WeightWithFloat8CastTensor.fsdp_pre_all_gather, torchtitan's

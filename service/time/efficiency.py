@@ -77,7 +77,8 @@ Compute, per GPU and micro-batch of T = b x s tokens (every term a published cos
   quantisation runs at HBM bandwidth, bytes per operand element per micro-batch (fp8.Fp8Casts): Transformer
   Engine's cast-transposes, 4 per input (forward) and per output gradient (backward), current scaling's amax pass
   2 more; behind a LayerNorm-fused linear (normed_input_elements) current scaling casts at 4 and delayed scaling
-  only transposes the norm's FP8 output, 2; on Blackwell 1 less (no transpose written); torchao's abs-max and cast
+  only transposes the norm's FP8 output, 2; on Blackwell no transpose is written (1 less a cast, and nothing behind
+  a norm under delayed scaling); torchao's abs-max and cast
   kernels, 6 each, and the weights' casts (5 forward and 3 backward a weight kept in bf16; the transposed copy of
   the FP8-gathered weight under FSDP2, 2 backward). MXFP8 (levers.mxfp8, recipes fp8_weights and torchao) on a
   Blackwell-class card is priced the same way on the block-scaled FP8 path: the same peak, MXFP8_GEMM_PEAK_SHARE
@@ -401,11 +402,19 @@ def fp8_weight_elements(
     weights: FloatLike = sum(k * n for k, n in dense)
     if not shape.experts:
         return weights
+    return weights + routed_weight_elements(shape, tensor, expert, expert_tensor)
+
+
+def routed_weight_elements(
+    shape: KernelShape, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> FloatLike:
+    """Of fp8_weight_elements, a mixture's routed experts: the experts / e local ones, each (w x gate f_e + f_e x w)
+    / ETP."""
     etp = tensor if expert_tensor is None else expert_tensor
     width = shape.latent_size or shape.hidden_size
     gate = 2 if shape.gated else 1
     per_expert = (gate + 1) * width * shape.expert_ffn_hidden_size // etp
-    return weights + ceil_div(shape.experts, expert) * per_expert
+    return ceil_div(shape.experts, expert) * per_expert
 
 
 def fp8_layer_cast_seconds(
@@ -423,20 +432,37 @@ def fp8_layer_cast_seconds(
     input quantizer (transformer_engine/pytorch/module/grouped_linear.py @d0067d0d, _split_quantize(inp_view,
     m_splits, input_quantizers)) and whose backward does the same to the output gradient (_split_quantize
     (grad_output_view, ctx.m_splits, ctx.grad_output_quantizers)); torchao's MoE float8 and MXFP8 grouped GEMMs
-    (torchao/prototype/moe_training) likewise cast the grouped GEMMs' operands. So fc1's w inputs and fc2's w output
-    gradients are cast once a copy, top_k x w a token (ETP x top_k x w of the tokens / t a tensor-parallel rank
-    routes: routed_rows, as routed_expert_seconds counts them), not w once a token as the folded MLP of
-    layer_matrices(shape, tensor) had them."""
+    (torchao/prototype/moe_training) likewise cast the grouped GEMMs' operands. So every routed matrix's inputs and
+    output gradients are cast once a copy (fc1's w inputs and fc2's w output gradients top_k x w a token, fc2's
+    inputs and fc1's output gradients as wide as the copies' f_e), on ETP x top_k x the tokens / t a tensor-parallel
+    rank routes (routed_rows, as routed_expert_seconds counts them), not w once a token as the folded MLP of
+    layer_matrices(shape, tensor) had fc1's inputs and fc2's output gradients."""
     shape = eff.kernels
     assert shape is not None
     weights = fp8_weight_elements(shape, tensor, expert, expert_tensor)
     hbm, normed = eff.device.hbm_bytes_per_s, normed_input_elements(shape)
     if not shape.experts:
         return fp8_cast_seconds(eff.fp8_casts, layer_matrices(shape, tensor), weights, tokens, hbm, normed)
-    etp = tensor if expert_tensor is None else expert_tensor
     once = layer_matrices(shape, tensor, routed=False)[:-1]  # less the router
+    dense_weights = weights - routed_weight_elements(shape, tensor, expert, expert_tensor)
+    once_f, once_b = fp8_cast_seconds(eff.fp8_casts, once, dense_weights, tokens, hbm, normed)
+    routed_f, routed_b = routed_cast_seconds(eff, tokens, tensor, expert, expert_tensor)
+    return once_f + routed_f, once_b + routed_b
+
+
+def routed_cast_seconds(
+    eff: Efficiency, tokens: IntLike, tensor: IntLike = 1, expert: IntLike = 1, expert_tensor: IntLike | None = None
+) -> tuple[FloatLike, FloatLike]:
+    """Of fp8_layer_cast_seconds, a mixture's routed experts: every copy's casts and the local experts' weights', run
+    inside the experts' grouped GEMMs (Transformer Engine's GroupedLinear quantises in its own forward and
+    backward), so they belong to the experts piece of Megatron-Core's combined 1F1B (moe_layer_pieces)."""
+    shape = eff.kernels
+    assert shape is not None and shape.experts
+    etp = tensor if expert_tensor is None else expert_tensor
     rows = routed_rows(shape, tokens, tensor, expert, expert_tensor)
-    return fp8_cast_seconds(eff.fp8_casts, once, weights, tokens, hbm, normed, routed_expert_matrices(shape, etp), rows)
+    weights = routed_weight_elements(shape, tensor, expert, expert_tensor)
+    hbm = eff.device.hbm_bytes_per_s
+    return fp8_cast_seconds(eff.fp8_casts, [], weights, tokens, hbm, 0, routed_expert_matrices(shape, etp), rows)
 
 
 def normed_input_elements(shape: KernelShape) -> int:
@@ -906,13 +932,18 @@ def moe_layer_pieces(
 ) -> tuple[FloatLike, FloatLike, FloatLike, FloatLike]:
     """One MoE layer's compute for one micro-batch on one GPU in the two pieces Megatron-Core's combined 1F1B
     schedules apart (service.time.overlaps.COMBINED_PHASES): (attention forward, experts forward, attention backward,
-    experts backward), the experts piece the routed experts' grouped GEMMs (routed_expert_seconds) and the attention
-    piece the rest of the layer (_layer_seconds less them: attention, norms, router, permutation). Needs the
+    experts backward), the experts piece the routed experts' grouped GEMMs (routed_expert_seconds; under FP8 with
+    their copies' casts, routed_cast_seconds) and the attention piece the rest of the layer (_layer_seconds less
+    them: attention, norms, router, permutation). Needs the
     kernel shapes of a mixture."""
     shape = eff.kernels
     assert shape is not None and shape.experts, "the pieces of a MoE layer need a mixture's kernel shapes"
     forward, backward = _layer_seconds(eff, b, s, tensor, context, expert, expert_tensor, sequence, ring)
-    experts_f, experts_b = routed_expert_seconds(eff, b * s // context, tensor, expert, expert_tensor)
+    tokens = b * s // context
+    experts_f, experts_b = routed_expert_seconds(eff, tokens, tensor, expert, expert_tensor)
+    if eff.gemm_device is not eff.device:  # FP8: the copies' casts run in the experts' grouped GEMMs
+        cast_f, cast_b = routed_cast_seconds(eff, tokens, tensor, expert, expert_tensor)
+        experts_f, experts_b = experts_f + cast_f, experts_b + cast_b
     return forward - experts_f, experts_f, backward - experts_b, experts_b
 
 

@@ -60,7 +60,8 @@ Transformer Engine's GroupedLinear quantises every expert's split of its input a
   (normalization.cpp @d0067d0d: a Float8Quantizer takes Impl::FULLY_FUSED, the kernel's output the quantizer's
   FP8 tensor), and the transpose the weight gradient's GEMM needs is made from it in the backward
   (module/layernorm_linear.py @d0067d0d: ln_out_total.update_usage(columnwise_usage=True)), read 1 and written 1:
-  2 B (normed_input_forward of TRANSFORMER_ENGINE_CASTS), none on Blackwell.
+  2 B (normed_input_forward of TRANSFORMER_ENGINE_CASTS, priced with the forward's casts though it runs in the
+  backward: the step's total is the same), none on Blackwell.
 - On Blackwell (compute capability 10.x, 11.x and 13 and later: transformer_engine/common/transformer_engine.cpp
   @d0067d0d, nvte_is_non_tn_fp8_gemm_supported) cuBLAS takes per-tensor FP8 operands in any layout, and Transformer
   Engine's per-tensor quantizers write one copy for both usages (csrc/quantizer.cpp @d0067d0d, Float8Quantizer

@@ -124,3 +124,23 @@ def test_torchaos_mx_casts_of_a_mixture_cast_every_copy_again_in_the_backward():
     outputs = once_outputs * tokens + (2 * F_E + H) * copies
     assert forward_s == pytest.approx((mx * inputs + mx * weights) / HBM, rel=1e-12)
     assert backward_s == pytest.approx((2 * mx * outputs + mx * weights + mx * inputs) / HBM, rel=1e-12)
+
+
+def test_the_copies_casts_are_in_the_experts_piece_of_the_combined_1f1b():
+    """Megatron-Core's combined 1F1B overlaps the experts piece (the routed grouped GEMMs) with the dispatch and
+    combine: the copies' casts run inside GroupedLinear, so they belong to that piece, and the two pieces still
+    sum to the layer."""
+    from service.time.efficiency import _layer_seconds, moe_layer_pieces, routed_expert_seconds
+
+    b, s = 1, 4096
+    eff = Efficiency(HOPPER, MIXTRAL, fp8=True, fp8_casts=TRANSFORMER_ENGINE_CASTS)
+    attention_f, experts_f, attention_b, experts_b = moe_layer_pieces(eff, b, s, 1, 1, 2, 1)
+    gemm_f, gemm_b = routed_expert_seconds(eff, b * s, 1, 2, 1)
+    # e 2, ETP 1, t 1: the GPU computes top_k x tokens copies, each fc1 h -> 2 f_e and fc2 f_e -> h; 4 local experts'
+    # weights cast once a step under delayed scaling (0 B a micro-batch)
+    copies = TOP_K * b * s
+    assert experts_f - gemm_f == pytest.approx(4 * (H + F_E) * copies / HBM, rel=1e-9)
+    assert experts_b - gemm_b == pytest.approx(4 * (2 * F_E + H) * copies / HBM, rel=1e-9)
+    forward, backward = _layer_seconds(eff, b, s, 1, 1, 2, 1)
+    assert attention_f + experts_f == pytest.approx(forward, rel=1e-12)
+    assert attention_b + experts_b == pytest.approx(backward, rel=1e-12)
