@@ -4,23 +4,18 @@ and Qwen3 235B-A22B on 64, MXFP8. They stay outside the corpus, so the Blackwell
 rows' alone and reproduces its constants.
 
 Under the committed constants both are predicted far too fast: +244.5% (32,039 against 9,299 tokens/s/GPU) and
-+115.0% (7,030 against 3,269). Bounds: the recorded misses, rounded up (|error| <= 2.5 and 1.2), so the prediction may
-only move towards the measurement; the Llama rows' 5% target (test_blackwell_fit) is unchanged. The miss is the
-size of a cost paid per MoE layer pass that the plan does not price (docs/moe-host-overhead.md: host launches of
-the eager MoE layers and the alltoall dispatcher's wait on the host for the split sizes): the measured step less
-the predicted one, over the paced stage's layer passes, is 6.5 ms (30B: 64 micro-batches x 48 layers) and 7.0 ms
-(235B: 128 micro-batches x 12 layer slots a stage), one figure for two models whose GPU work a layer differs.
++115.0% (7,030 against 3,269), figures `python -m bench.calibration.corpus_b200` prints rather than a test asserts
+(they are the model's own output). The miss is the size of a cost paid per MoE layer pass that the plan does not
+price (docs/moe-host-overhead.md: host launches of the eager MoE layers and the alltoall dispatcher's wait on the
+host for the split sizes): the measured step less the predicted one, over the paced stage's layer passes, is 6.5 ms
+(30B: 64 micro-batches x 48 layers) and 7.0 ms (235B: 128 micro-batches x 12 layer slots a stage), one figure for
+two models whose GPU work a layer differs. Here: the rows as the source prints them, and that they stay held out.
 """
-
-import pytest
 
 from bench.calibration.__main__ import CORPUS
 from bench.calibration.corpus_b200 import B200_MOE_HELD_OUT
-from bench.calibration.model import predicted_tokens_per_s_per_gpu, relative_error
 
 QWEN3_30B, QWEN3_235B = B200_MOE_HELD_OUT
-# |error| bounds: the recorded +244.5% and +115.0%, rounded up
-BOUNDS = {QWEN3_30B.name: 2.5, QWEN3_235B.name: 1.2}
 
 
 def test_the_rows_as_printed_and_their_recipes():
@@ -58,22 +53,3 @@ def test_the_rows_as_printed_and_their_recipes():
 def test_the_moe_rows_are_held_out():
     names = {run.name for run in CORPUS}
     assert not names & {run.name for run in B200_MOE_HELD_OUT}
-
-
-@pytest.mark.parametrize("run", B200_MOE_HELD_OUT, ids=lambda run: run.name)
-def test_the_moe_rows_within_their_recorded_miss(run):
-    assert abs(relative_error(run)) <= BOUNDS[run.name]
-
-
-@pytest.mark.parametrize(
-    ("run", "layer_passes"),
-    # micro-batches x MoE layers of the paced stage: 48 layers; 94 layers + embedding + loss over 8 stages, 12 each
-    [(QWEN3_30B, 64 * 48), (QWEN3_235B, 128 * 12)],
-    ids=["30B", "235B"],
-)
-def test_the_unpriced_time_per_layer_pass(run, layer_passes):
-    tokens = run.global_batch_size * run.sequence_length
-    measured_step_s = tokens / (run.measured * run.world_size)  # 28.19 s and 20.05 s
-    predicted_step_s = tokens / (predicted_tokens_per_s_per_gpu(run) * run.world_size)
-    # 6.5 ms and 7.0 ms now; a host term, when priced, may only shrink it
-    assert (measured_step_s - predicted_step_s) / layer_passes <= 0.0075
