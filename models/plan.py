@@ -100,6 +100,12 @@ def shards_parameters(arrangement: ArrangementName | ShardingFlags) -> bool:
     return arrangement in (ArrangementName.zero3, ArrangementName.full_shard, ArrangementName.hybrid)
 
 
+def shards_optimizer(arrangement: ArrangementName | ShardingFlags) -> bool:
+    if isinstance(arrangement, ShardingFlags):
+        return arrangement.shard_optimizer
+    return arrangement not in (ArrangementName.ddp, ArrangementName.no_shard)
+
+
 def lever_refusals(arrangement: ArrangementName | ShardingFlags, levers: Levers) -> list[str]:
     """Why /v1/plan refuses levers under an arrangement, each lever it cannot take in words (none: it takes them
     all). Every answer that plans a job under an arrangement of its own choosing asks here."""
@@ -108,6 +114,11 @@ def lever_refusals(arrangement: ArrangementName | ShardingFlags, levers: Levers)
         refused.append(
             "levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
             "hybrid): a replicated parameter copy must stay on the GPU"
+        )
+    if levers.fp8_param_gather and not shards_optimizer(arrangement):
+        refused.append(
+            "levers.fp8_param_gather needs an arrangement that shards the optimizer (zero1, zero2, zero3, "
+            "full_shard, shard_grad_op, hybrid): Megatron-LM takes it only with the distributed optimizer or FSDP"
         )
     zeropp = levers.zeropp
     if zeropp.asked and not allows_zeropp(arrangement):
@@ -149,7 +160,8 @@ class PlanRequest(Strict):
     levers: Levers = Field(
         default_factory=Levers,
         description="levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
-        "hybrid or shard_parameters true); levers.zeropp needs zero3 or full_shard.",
+        "hybrid or shard_parameters true); levers.zeropp needs zero3 or full_shard; levers.fp8_param_gather an "
+        "arrangement that shards the optimizer.",
     )
     estimator: EstimatorOptions = Field(
         default_factory=EstimatorOptions,

@@ -148,6 +148,20 @@ class ZeroPlusPlus(Strict):
         return self.qwz or self.hpz or self.qgz
 
 
+TRANSFORMER_ENGINE_FP8 = (Fp8Recipe.transformer_engine, Fp8Recipe.transformer_engine_current_scaling)
+
+
+def fp8_parameters_conflict(fp8: Fp8Recipe, fp8_param_gather: bool) -> str | None:
+    """Why levers.fp8_param_gather cannot be asked (None: it can): Megatron-LM keeps Transformer Engine's FP8
+    weights only under an FP8 recipe (TransformerConfig.fp8_param: 'must be used together with fp8 mode')."""
+    if fp8_param_gather and fp8 not in TRANSFORMER_ENGINE_FP8:
+        return (
+            "levers.fp8_param_gather keeps Transformer Engine's FP8 weights: it needs levers.fp8 transformer_engine "
+            "or transformer_engine_current_scaling"
+        )
+    return None
+
+
 def eight_bit_conflict(fp8: Fp8Recipe, mxfp8: bool) -> str | None:
     """Why levers.fp8 and levers.mxfp8 cannot go together (None: they can): two 8-bit recipes for the same
     matrices. The plan's validator and /v1/recommend's MXFP8 steps read it."""
@@ -240,12 +254,22 @@ class Levers(Strict):
         "Megatron-LM --fp8-recipe delayed): an FP8 copy of every weight and its transpose cached for the step (one "
         "copy on Blackwell, whose FP8 GEMMs take any layout, and no transposed casts); under ZeRO-3/FSDP the sharded "
         "parameters gathered as that FP8 copy (--fp8-param-gather); the ZeRO-1/2 parameter all-gather stays in 16 "
-        "bits. "
+        "bits unless levers.fp8_param_gather. "
         "transformer_engine_current_scaling (Float8CurrentScaling, Megatron-LM --fp8-recipe tensorwise, "
         "Megatron-Bridge's FP8-CS): the same, with an abs-max pass before each cast except where the norm fused "
         "into the linear takes the amax. torchao (torchtitan's "
         "float8 converter, tensorwise): an abs-max pass before each cast, no cached copy, FSDP2 all-gathers the "
         "weights in FP8 (enable_fsdp_float8_all_gather) and the backward copies each transposed. Not with mxfp8.",
+    )
+    fp8_param_gather: StrictBool = Field(
+        default=False,
+        description="Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 recipes set it): with a "
+        "transformer_engine levers.fp8 recipe, the layers' weights are kept in FP8 alone, no 16-bit copy "
+        "(TransformerConfig.fp8_param; the optimizer's fp32 master weights, quantised into them after each step, "
+        "stay), on Hopper each beside its FP8 transpose; the ZeRO-1/2 distributed optimizer's all-gather of the "
+        "updated parameters then sends FP8 (ZeRO-3/FSDP gathers FP8 either way). Needs a transformer_engine "
+        "levers.fp8 recipe, a precision with master weights and an arrangement that shards the optimizer (Megatron-LM: "
+        "'only supported with distributed optimizer' or FSDP).",
     )
     moe_token_dispatcher: MoeTokenDispatcher = Field(
         default=MoeTokenDispatcher.alltoall,
@@ -277,7 +301,7 @@ class Levers(Strict):
 
     @model_validator(mode="after")
     def _one_eight_bit_recipe(self) -> Self:
-        conflict = eight_bit_conflict(self.fp8, self.mxfp8)
+        conflict = eight_bit_conflict(self.fp8, self.mxfp8) or fp8_parameters_conflict(self.fp8, self.fp8_param_gather)
         if conflict is not None:
             raise ValueError(conflict)
         return self

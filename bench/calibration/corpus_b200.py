@@ -80,7 +80,7 @@ def bridge_b200(
         levers |= {"mxfp8": True, "mxfp8_recipe": "fp8_weights"}
         assumed["mxfp8"] = FP8_MX_ASSUMED
     else:
-        levers["fp8"] = "transformer_engine_current_scaling"
+        levers |= {"fp8": "transformer_engine_current_scaling", "fp8_param_gather": True}
         assumed["fp8"] = FP8_CS_ASSUMED
     # llama31_405b_pretrain_config_b200 turns overlap_param_gather off for fp8_mx only; the 8B keeps _llama3_common's on
     param_gather = not (mxfp8 and preset == "llama-3.1-405b")

@@ -267,6 +267,7 @@ def llama3_70b_sft(tensor: int, pipeline: int, line: int, tflops: float) -> Run:
         parallelism={"pipeline_schedule": "interleaved", "virtual_stages": 5},
         levers={
             "fp8": "transformer_engine_current_scaling",
+            "fp8_param_gather": True,
             "tp_comm_overlap": True,
             "overlap_grad_reduce": False,
             "overlap_param_gather": False,

@@ -247,8 +247,9 @@ class Job:
     def baseline(self, world_size: int) -> PlanResponse:
         """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
         if world_size not in self._baselines:
+            # ZeRO++ and FP8 weights too: data parallel cannot take them
             off = {"offload_optimizer": False, "offload_parameters": False, "zeropp": ZeroPlusPlus()}
-            levers = self.request.levers.model_copy(update=off)  # ZeRO++ too: data parallel cannot take it
+            levers = self.request.levers.model_copy(update=off | {"fp8_param_gather": False})
             self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)
         return self._baselines[world_size]
 

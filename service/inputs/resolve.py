@@ -30,7 +30,7 @@ from models.presets import (
 from models.training import Activations, Levers, Training
 from service.engine.data_parallel import with_mxfp8
 from service.engine.setup import ActivationSetup, Inputs, Setup
-from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture
+from service.errors import InvalidClusterShape, InvalidLayout, InvalidModel, MissingArchitecture, OutOfRange
 from service.inputs import model_limits
 from service.inputs.architecture import (
     Architecture,
@@ -518,7 +518,13 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
     efficiency = scene.efficiency
     if chosen.fp8 is not Fp8Recipe.none:
         generation = efficiency.device.generation if efficiency is not None else None
-        layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters, generation)
+        if chosen.fp8_param_gather and layout.master_dtype is None:
+            raise OutOfRange(
+                "levers.fp8_param_gather keeps the weights in FP8 beside the optimizer's master weights; the "
+                "precision keeps none",
+                pointer="/levers/fp8_param_gather",
+            )
+        layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters, generation, chosen.fp8_param_gather)
         if efficiency is not None:
             casts = fp8_casts(chosen.fp8, efficiency.device.generation)
             efficiency = replace(efficiency, fp8=True, fp8_casts=casts)

@@ -9,8 +9,20 @@
   one copy. The state and the gradient reduction are unchanged; under ZeRO-3/FSDP the sharded parameters are
   gathered as that FP8 copy (service.time.traffic.gather_dtype: the compute copy's dtype), as Megatron-LM runs it
   with --fp8-param-gather. The ZeRO-1/2 distributed optimizer's all-gather of updated parameters stays in the
-  parameter dtype (service.time.traffic), which is Megatron-LM without --fp8-param-gather; Megatron-Bridge's FP8
-  recipes set it, so their ZeRO-1 runs gather half the bytes the plan prices.
+  parameter dtype (service.time.traffic), which is Megatron-LM without --fp8-param-gather.
+- Transformer Engine with FP8 weights (levers.fp8_param_gather: Megatron-LM's --fp8-param-gather, which
+  megatron/training/argument_utils.py @d98e8a64 passes on as TransformerConfig.fp8_param, "keep the parameters
+  in fp8 precision to save memory", and which the model provider builds under Transformer Engine's
+  fp8_model_init): the weights are FP8 tensors, no 16-bit copy; the distributed optimizer keeps its fp32 master
+  shard and quantises it into them after each step (megatron/core/optimizer/distrib_optimizer.py @d98e8a64,
+  quantize_param_shard under ddp_config.fp8_param_gather), so the parameters are stored, and all-gathered by
+  ZeRO-1/2 and ZeRO-3 alike, in FP8. On Hopper the weight's transpose stays beside it (one FP8 copy); on
+  Blackwell none. Megatron-LM takes the flag only with the distributed optimizer or FSDP
+  (megatron/training/arguments.py @d98e8a64: "--fp8-param-gather only supported with distributed optimizer,
+  torch fsdp2, megatron fsdp"; models.plan.lever_refusals), and its master weights are what is trained
+  (resolve refuses a precision without them). Every weight is counted in FP8 here, as every weight has its FP8
+  copy above: the embeddings and the output layer, which Megatron-Core keeps in 16 bits, are a few percent of a
+  model.
 - torchao's float8 (torchao/float8/float8_linear.py, tensorwise scaling, as torchtitan's float8 converter applies
   it): the casts are made per GEMM and freed, no copy is cached; with FSDP2 the weights are all-gathered in FP8
   (torchao/float8/fsdp_utils.py, WeightWithFloat8CastTensor.fsdp_pre_all_gather, torchtitan's
@@ -27,14 +39,24 @@ TRANSFORMER_ENGINE_RECIPES = (Fp8Recipe.transformer_engine, Fp8Recipe.transforme
 
 
 def with_fp8(
-    precision: PrecisionSpec, recipe: Fp8Recipe, shards_parameters: bool = True, generation: GpuGeneration | None = None
+    precision: PrecisionSpec,
+    recipe: Fp8Recipe,
+    shards_parameters: bool = True,
+    generation: GpuGeneration | None = None,
+    fp8_parameters: bool = False,
 ) -> PrecisionSpec:
     """The layout of state under ``recipe`` on a card of ``generation`` (module docstring); none leaves it as it is,
-    and so does torchao where the parameters are not sharded (nothing is gathered, nothing cached)."""
+    and so does torchao where the parameters are not sharded (nothing is gathered, nothing cached).
+    ``fp8_parameters``: Transformer Engine's weights kept in FP8 alone (levers.fp8_param_gather)."""
     if recipe is Fp8Recipe.none:
         return precision
     if recipe in TRANSFORMER_ENGINE_RECIPES:
-        copies = 1 if transformer_engine_transpose_free(generation) else TRANSFORMER_ENGINE_WEIGHT_COPIES
+        transpose_free = transformer_engine_transpose_free(generation)
+        if fp8_parameters:
+            transpose = None if transpose_free else Dtype.fp8  # Hopper: the transpose beside each FP8 weight
+            update = {"parameter_dtype": Dtype.fp8, "compute_parameter_dtype": transpose, "compute_parameter_copies": 1}
+            return precision.model_copy(update=update)
+        copies = 1 if transpose_free else TRANSFORMER_ENGINE_WEIGHT_COPIES
         return precision.model_copy(update={"compute_parameter_dtype": Dtype.fp8, "compute_parameter_copies": copies})
     if not shards_parameters:
         return precision

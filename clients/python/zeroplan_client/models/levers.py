@@ -39,6 +39,13 @@ class Levers:
         fp8 (Fp8Recipe | Unset): Per-tensor scaled FP8 training (Hopper and later; E4M3/E5M2, one scale per tensor), by
             the library that
             runs it.
+        fp8_param_gather (bool | Unset): Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 recipes set it): with a
+            transformer_engine levers.fp8 recipe, the layers' weights are kept in FP8 alone, no 16-bit copy
+            (TransformerConfig.fp8_param; the optimizer's fp32 master weights, quantised into them after each step, stay),
+            on Hopper each beside its FP8 transpose; the ZeRO-1/2 distributed optimizer's all-gather of the updated
+            parameters then sends FP8 (ZeRO-3/FSDP gathers FP8 either way). Needs a transformer_engine levers.fp8 recipe, a
+            precision with master weights and an arrangement that shards the optimizer (Megatron-LM: 'only supported with
+            distributed optimizer' or FSDP). Default: False.
         fsdp_prefetch (bool | Unset): FSDP's prefetch of the next unit's parameters (FSDP2's implicit forward and
             backward prefetch, FSDP1's backward_prefetch=BACKWARD_PRE; on by default) and DeepSpeed ZeRO-3's
             stage3_prefetch_bucket_size: off, every parameter all-gather is exposed. Default: True.
@@ -82,6 +89,7 @@ class Levers:
     attention_backend: AttentionBackend | None | Unset = UNSET
     bucket_bytes: int | None | Unset = UNSET
     fp8: Fp8Recipe | Unset = UNSET
+    fp8_param_gather: bool | Unset = False
     fsdp_prefetch: bool | Unset = True
     moe_permute_fusion: bool | Unset = False
     moe_token_dispatcher: MoeTokenDispatcher | Unset = UNSET
@@ -115,6 +123,8 @@ class Levers:
         fp8: str | Unset = UNSET
         if not isinstance(self.fp8, Unset):
             fp8 = self.fp8.value
+
+        fp8_param_gather = self.fp8_param_gather
 
         fsdp_prefetch = self.fsdp_prefetch
 
@@ -165,6 +175,8 @@ class Levers:
             field_dict["bucket_bytes"] = bucket_bytes
         if fp8 is not UNSET:
             field_dict["fp8"] = fp8
+        if fp8_param_gather is not UNSET:
+            field_dict["fp8_param_gather"] = fp8_param_gather
         if fsdp_prefetch is not UNSET:
             field_dict["fsdp_prefetch"] = fsdp_prefetch
         if moe_permute_fusion is not UNSET:
@@ -235,6 +247,8 @@ class Levers:
         else:
             fp8 = Fp8Recipe(_fp8)
 
+        fp8_param_gather = d.pop("fp8_param_gather", UNSET)
+
         fsdp_prefetch = d.pop("fsdp_prefetch", UNSET)
 
         moe_permute_fusion = d.pop("moe_permute_fusion", UNSET)
@@ -294,6 +308,7 @@ class Levers:
             attention_backend=attention_backend,
             bucket_bytes=bucket_bytes,
             fp8=fp8,
+            fp8_param_gather=fp8_param_gather,
             fsdp_prefetch=fsdp_prefetch,
             moe_permute_fusion=moe_permute_fusion,
             moe_token_dispatcher=moe_token_dispatcher,

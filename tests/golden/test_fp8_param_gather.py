@@ -1,0 +1,102 @@
+"""Transformer Engine's weights kept in FP8 alone (levers.fp8_param_gather, Megatron-LM's --fp8-param-gather), each
+expected value written out here.
+
+- Megatron-LM @d98e8a64: megatron/training/argument_utils.py passes --fp8-param-gather on as
+  TransformerConfig.fp8_param ("keep the parameters in fp8 precision to save memory"); the distributed optimizer
+  keeps its fp32 master shard and quantises it into the FP8 weights after each step
+  (megatron/core/optimizer/distrib_optimizer.py, quantize_param_shard); megatron/training/arguments.py takes the
+  flag only "with distributed optimizer, torch fsdp2, megatron fsdp".
+- Hopper's FP8 GEMMs are TN-only, so Transformer Engine keeps each FP8 weight's transpose beside it (1 B a weight);
+  Blackwell's take any layout and keep none.
+
+Without the lever a Transformer Engine recipe keeps the bf16 parameters (2 B) and an FP8 copy with its transpose
+(2 B on Hopper, 1 B on Blackwell): tests/golden/test_issue24_fp8.py.
+"""
+
+import pytest
+
+P = 8_030_261_248  # Llama 3 8B (tests/fit/test_limits.py)
+N = 8
+
+
+def _body(arrangement: str = "zero1", gpu: str = "h100-80gb", **levers: object) -> dict:
+    return {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": N, "gpus_per_node": 8, "gpu": gpu},
+        "arrangement": arrangement,
+        "precision": "mixed_bf16_adam",
+        "training": {"micro_batch_size": 1, "sequence_length": 8192},
+        "levers": {"fp8": "transformer_engine_current_scaling"} | levers,
+    }
+
+
+def _plan(client, body: dict) -> dict:  # type: ignore[no-untyped-def]
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _rows(answer: dict) -> dict[str, dict]:
+    return {row["state"]: row for row in answer["memory"]["breakdown"]}
+
+
+def _shard(elements: int, ranks: int) -> int:
+    return -(-elements // ranks)
+
+
+def test_the_weights_are_fp8_beside_their_transpose_on_hopper(client):
+    kept = _rows(_plan(client, _body(fp8_param_gather=True)))
+    assert (kept["parameters"]["dtype"], kept["parameters"]["bytes"]) == ("fp8", 1 * P)
+    assert (kept["compute_parameters"]["dtype"], kept["compute_parameters"]["bytes"]) == ("fp8", 1 * P)  # transpose
+    # mixed_bf16_adam (Megatron-Bridge's grad_reduce_in_fp32 off): bf16 gradients whole, fp32 master weights and
+    # both Adam moments over N
+    assert kept["gradients"]["bytes"] == 2 * P
+    assert [kept[s]["bytes"] for s in ("master_weights", "momentum", "variance")] == [4 * _shard(P, N)] * 3
+
+
+def test_the_lever_drops_the_16_bit_copy_and_one_fp8_copy_on_hopper(client):
+    plain = _plan(client, _body())
+    kept = _plan(client, _body(fp8_param_gather=True))
+    # bf16 parameters 2 B + FP8 weight and transpose 2 B  ->  FP8 weight 1 B + transpose 1 B
+    assert plain["memory"]["model_state_bytes"] - kept["memory"]["model_state_bytes"] == 2 * P
+
+
+def test_blackwell_keeps_no_transpose(client):
+    kept = _rows(_plan(client, _body(gpu="b200", fp8_param_gather=True)))
+    assert (kept["parameters"]["dtype"], kept["parameters"]["bytes"]) == ("fp8", 1 * P)
+    assert "compute_parameters" not in kept
+
+
+def test_zero1_gathers_the_updated_parameters_in_fp8(client):
+    def gathers(answer: dict) -> set[tuple[str, int]]:
+        calls = answer["traffic"]["collectives"]
+        return {(c["dtype"], c["buffer_bytes"]) for c in calls if c["name"] == "all_gather"}
+
+    assert gathers(_plan(client, _body())) == {("bf16", 2 * P)}
+    assert gathers(_plan(client, _body(fp8_param_gather=True))) == {("fp8", 1 * P)}
+    # the gradients' reduce-scatter is unchanged: bf16 over the whole model
+    reduces = _plan(client, _body(fp8_param_gather=True))["traffic"]["collectives"]
+    assert {(c["dtype"], c["buffer_bytes"]) for c in reduces if c["name"] == "reduce_scatter"} == {("bf16", 2 * P)}
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer", "words"),
+    [
+        (_body("ddp", fp8_param_gather=True), "/levers", "shards the optimizer"),
+        (_body(fp8="none", fp8_param_gather=True), "/levers", "needs levers.fp8 transformer_engine"),
+        (_body("full_shard", fp8="torchao", fp8_param_gather=True), "/levers", "needs levers.fp8 transformer_engine"),
+        (
+            _body(fp8_param_gather=True) | {"precision": None, "precision_spec": {"master_dtype": None}},
+            "/levers/fp8_param_gather",
+            "master weights",
+        ),
+    ],
+)
+def test_what_megatron_does_not_run_is_refused(client, body, pointer, words):
+    if body.get("precision") is None:
+        body.pop("precision")
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 422, response.text
+    problem = response.json()
+    assert words in response.text
+    assert any(error["pointer"].startswith(pointer) for error in problem["errors"]), problem
