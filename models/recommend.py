@@ -71,6 +71,9 @@ class StepLevers(BaseModel):
     recompute: Recompute
     offload_optimizer: bool
     mxfp8: bool
+    fp8_param_gather: bool = Field(
+        default=False, description="levers.fp8_param_gather: Transformer Engine's weights kept in FP8 alone."
+    )
 
 
 class StepCost(BaseModel):

@@ -1,6 +1,7 @@
 """The recommended order of levers for one case, cheapest first: free levers before costly ones.
 
-Every candidate (an arrangement with recomputation, optimizer offload or MXFP8) is the /v1/plan of the
+Every candidate (an arrangement with recomputation, optimizer offload or MXFP8; under a Transformer Engine FP8
+recipe that keeps a 16-bit copy, ZeRO-1 with the weights in FP8 alone) is the /v1/plan of the
 same job: its smallest GPU count is the one /v1/fit finds for it (service.answers.fit, on the request's layout
 when it gives one), and its figures are service.answers.plan.plan's at one count: the request's
 cluster.world_size when given, else that smallest count (or the largest job allowed when it does not fit
@@ -37,7 +38,7 @@ from models.recommend import (
     StepCost,
     StepLevers,
 )
-from models.training import Levers, Training, ZeroPlusPlus, eight_bit_conflict
+from models.training import TRANSFORMER_ENGINE_FP8, Levers, Training, ZeroPlusPlus, eight_bit_conflict
 from service.answers.bisection import valid_job
 from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
@@ -60,10 +61,11 @@ class Candidate:
     offload_optimizer: bool = False
     mxfp8: bool = False
     mxfp8_recipe: Mxfp8Recipe = Mxfp8Recipe.seed  # the request's: what an MXFP8 step's words say
+    fp8_param_gather: bool = False
 
     @property
     def has_levers(self) -> bool:
-        return self.recompute is not R.none or self.offload_optimizer or self.mxfp8
+        return self.recompute is not R.none or self.offload_optimizer or self.mxfp8 or self.fp8_param_gather
 
     def arrangement_label(self) -> str:
         """'ZeRO-2' of 'ZeRO-2 with ...'."""
@@ -71,7 +73,12 @@ class Candidate:
 
     @property
     def step_levers(self) -> StepLevers:
-        return StepLevers(recompute=self.recompute, offload_optimizer=self.offload_optimizer, mxfp8=self.mxfp8)
+        return StepLevers(
+            recompute=self.recompute,
+            offload_optimizer=self.offload_optimizer,
+            mxfp8=self.mxfp8,
+            fp8_param_gather=self.fp8_param_gather,
+        )
 
 
 CANDIDATES = (
@@ -103,20 +110,30 @@ MXFP8_STEP_WORDS = {
 }
 
 
-def candidates(recipe: Mxfp8Recipe) -> tuple[Candidate, ...]:
-    """The steps, the MXFP8 ones named for the request's recipe."""
-    words = MXFP8_STEP_WORDS[recipe]
-    return tuple(
-        Candidate(f"{c.arrangement_label()} with {words}", c.arrangement, mxfp8=True, mxfp8_recipe=recipe)
+# Under a Transformer Engine FP8 recipe that keeps a 16-bit copy of the weights: the distributed optimizer with the
+# weights in FP8 alone (levers.fp8_param_gather, Megatron-LM's --fp8-param-gather; service/memory/fp8.py).
+FP8_WEIGHTS_STEP = Candidate(
+    "ZeRO-1 with FP8 weights alone (Megatron-LM's --fp8-param-gather)", A.zero1, fp8_param_gather=True
+)
+
+
+def candidates(levers: Levers) -> tuple[Candidate, ...]:
+    """The steps, the MXFP8 ones named for the request's recipe; the FP8-weights step where the request's FP8 recipe
+    can take it and does not already."""
+    words = MXFP8_STEP_WORDS[levers.mxfp8_recipe]
+    steps = tuple(
+        Candidate(f"{c.arrangement_label()} with {words}", c.arrangement, mxfp8=True, mxfp8_recipe=levers.mxfp8_recipe)
         if c.mxfp8
         else c
         for c in CANDIDATES
     )
+    fp8_weights = levers.fp8 in TRANSFORMER_ENGINE_FP8 and not levers.fp8_param_gather
+    return (*steps, FP8_WEIGHTS_STEP) if fp8_weights else steps
 
 
 def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> RecommendResponse:
     job = Job(request, budget)
-    evaluated = [e for c in candidates(request.levers.mxfp8_recipe) if (e := job.evaluate(c)) is not None]
+    evaluated = [e for c in candidates(request.levers) if (e := job.evaluate(c)) is not None]
     evaluated, omitted = _without_idle_levers(request, evaluated)
     evaluated.sort(key=_rank_key)
     steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
@@ -208,8 +225,14 @@ class Job:
         return counts[-1]
 
     def levers(self, c: "Candidate") -> Levers:
-        return self.request.levers.model_copy(
-            update={"recompute": c.recompute, "offload_optimizer": c.offload_optimizer, "mxfp8": c.mxfp8}
+        asked = self.request.levers
+        return asked.model_copy(
+            update={
+                "recompute": c.recompute,
+                "offload_optimizer": c.offload_optimizer,
+                "mxfp8": c.mxfp8,
+                "fp8_param_gather": c.fp8_param_gather or asked.fp8_param_gather,
+            }
         )
 
     def _job_fields(self, arrangement: ArrangementName, levers: Levers) -> dict[str, Any]:
@@ -304,8 +327,13 @@ class Job:
         is_asked = (
             requested is not None
             and resolve.sharding(requested) == resolve.sharding(c.arrangement)
-            and (self.request.levers.recompute, self.request.levers.offload_optimizer, self.request.levers.mxfp8)
-            == (c.recompute, c.offload_optimizer, c.mxfp8)
+            and (
+                self.request.levers.recompute,
+                self.request.levers.offload_optimizer,
+                self.request.levers.mxfp8,
+                self.request.levers.fp8_param_gather,
+            )
+            == (c.recompute, c.offload_optimizer, c.mxfp8, c.fp8_param_gather or self.request.levers.fp8_param_gather)
         )
         return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked, no_count)
 
@@ -431,6 +459,11 @@ def _why(e: Evaluated) -> str:
         parts.append(f"{cost.extra_traffic_fraction:+.0%} wire volume over data parallel's")
     if c.mxfp8:
         parts.append(_mxfp8_words(c.mxfp8_recipe))
+    if c.fp8_param_gather:
+        parts.append(
+            "the weights kept in FP8 alone, no 16-bit copy (on Hopper beside their FP8 transpose), the updated "
+            "parameters all-gathered in FP8"
+        )
     if cost.extra_compute_fraction:
         hardware, model = e.planned.time.compute_flops, e.planned.time.model_flops_per_step
         parts.append(

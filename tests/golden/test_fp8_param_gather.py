@@ -100,3 +100,34 @@ def test_what_megatron_does_not_run_is_refused(client, body, pointer, words):
     problem = response.json()
     assert words in response.text
     assert any(error["pointer"].startswith(pointer) for error in problem["errors"]), problem
+
+
+FP8_WEIGHTS_STEP = "ZeRO-1 with FP8 weights alone (Megatron-LM's --fp8-param-gather)"
+
+
+def _recommend(client, **levers: object) -> dict:  # type: ignore[no-untyped-def]
+    body = _body() | {"levers": levers}
+    body.pop("arrangement")
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_recommend_offers_the_fp8_weights_under_a_transformer_engine_recipe(client):
+    answer = _recommend(client, fp8="transformer_engine_current_scaling")
+    steps = {step["lever"]: step for step in answer["steps"]}
+    kept, zero1 = steps[FP8_WEIGHTS_STEP], steps["ZeRO-1: shard optimizer state"]
+    assert kept["levers"]["fp8_param_gather"] and not zero1["levers"]["fp8_param_gather"]
+    # the same ZeRO-1 job on the same 8 GPUs less the bf16 copy and one FP8 copy: 2 B a weight
+    assert kept["world_size"] == zero1["world_size"] == N
+    assert zero1["per_gpu_bytes"] - kept["per_gpu_bytes"] == 2 * P
+    assert "FP8 alone" in kept["why"]
+    # the step is the plan of its job
+    planned = _plan(client, _body(fp8_param_gather=True))
+    assert planned["memory"]["per_gpu_bytes"] == kept["per_gpu_bytes"]
+
+
+@pytest.mark.parametrize("levers", [{}, {"fp8": "torchao"}, {"fp8": "transformer_engine", "fp8_param_gather": True}])
+def test_no_fp8_weights_step_where_the_recipe_cannot_take_it_or_already_does(client, levers):
+    answer = _recommend(client, **levers)
+    assert FP8_WEIGHTS_STEP not in {step["lever"] for step in answer["steps"] + answer["omitted"]}

@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.recompute import Recompute
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="StepLevers")
 
@@ -18,11 +19,14 @@ class StepLevers:
         mxfp8 (bool):
         offload_optimizer (bool):
         recompute (Recompute): Activation recomputation (Korthikanti et al. 2022).
+        fp8_param_gather (bool | Unset): levers.fp8_param_gather: Transformer Engine's weights kept in FP8 alone.
+            Default: False.
     """
 
     mxfp8: bool
     offload_optimizer: bool
     recompute: Recompute
+    fp8_param_gather: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -31,6 +35,8 @@ class StepLevers:
         offload_optimizer = self.offload_optimizer
 
         recompute = self.recompute.value
+
+        fp8_param_gather = self.fp8_param_gather
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -41,6 +47,8 @@ class StepLevers:
                 "recompute": recompute,
             }
         )
+        if fp8_param_gather is not UNSET:
+            field_dict["fp8_param_gather"] = fp8_param_gather
 
         return field_dict
 
@@ -53,10 +61,13 @@ class StepLevers:
 
         recompute = Recompute(d.pop("recompute"))
 
+        fp8_param_gather = d.pop("fp8_param_gather", UNSET)
+
         step_levers = cls(
             mxfp8=mxfp8,
             offload_optimizer=offload_optimizer,
             recompute=recompute,
+            fp8_param_gather=fp8_param_gather,
         )
 
         step_levers.additional_properties = d
