@@ -8,7 +8,7 @@
 - B200_MOE_HELD_OUT, held out and never fitted (outside bench.calibration's CORPUS, so its alternate split and
   the Blackwell fit are the Llama rows' alone): the same section's lines 582 and 583, Qwen3 30B-A3B on 8 B200 (EP8)
   and Qwen3 235B-A22B on 64 (PP8 VP2 EP8), MXFP8, force-balanced, token-dropless, the recipes at @97ad8cc6 (below,
-  with B200_MOE_HELD_OUT). Both are predicted far too fast (+244.5% and +115.0%): the measured step less the
+  with B200_MOE_HELD_OUT). Both are predicted far too fast (+247.2% and +114.0%): the measured step less the
   predicted is 6.5 and 7.0 ms per MoE layer pass of the paced stage, the per-layer-pass cost the plan does not
   price (docs/moe-host-overhead.md); the 30B's recipe CUDA-graphs the router and preprocessing alone.
 
