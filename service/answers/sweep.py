@@ -36,7 +36,7 @@ from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, STAGED_KEY, LayoutCells, data_only, unfit_reason
-from service.engine.data_parallel import Evaluation, evaluate, with_mxfp8
+from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Inputs, Setup
 from service.errors import DomainError, SweepOverflow, SweepTooLarge, UnknownSortKey
 from service.inputs import resolve
@@ -242,7 +242,7 @@ def sweep(
                         part["parameter_count"] = np.full(rows, scene.model.parameter_count, dtype=np.int64)
                         for axis in LAYOUT_AXES:
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)
-                    part |= _throughput(part, base)
+                    part |= _throughput(part, base, scene)
                     parts.append(part)
     if len(refused) == len(models):
         raise refused[0]  # no model the plan takes: the plan's own refusal, as for a base alone
@@ -252,7 +252,7 @@ def sweep(
     return SweepTable(columns, cost.cells, skipped)
 
 
-def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.ndarray]:
+def _throughput(part: dict[str, np.ndarray], base: PlanRequest, scene: resolve.Scenario) -> dict[str, np.ndarray]:
     tokens, step_s, n = part["tokens_per_step"], part["step_s"], part["world_size"]
     out = {
         "tokens_per_s": tokens_per_second(tokens, step_s),
@@ -260,7 +260,7 @@ def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.
     }
     training = base.training
     if training is not None and training.total_tokens is not None:
-        failures = _failures(part, base)
+        failures = _failures(part, base, scene)
         run = token_budget(training.total_tokens, tokens, step_s, n, base.cluster.gpu_hour_price, failures)
         out |= {
             "training_steps": run.steps,
@@ -275,16 +275,15 @@ def _throughput(part: dict[str, np.ndarray], base: PlanRequest) -> dict[str, np.
     return out
 
 
-def _failures(part: dict[str, np.ndarray], base: PlanRequest) -> Run:
+def _failures(part: dict[str, np.ndarray], base: PlanRequest, scene: resolve.Scenario) -> Run:
     """The part's checkpoints and interruptions, as the plan of each cell prices them (service.time.run_report):
-    the precision of the part's arrangement and MXFP8 lever, as resolve.setup_for picks it."""
+    the precision of the part's arrangement and levers, MXFP8 as the part has it (resolve.setup_precision)."""
     g = part["gpus_per_node"]
     training = base.training
     spec = resilience_of(training.checkpoint if training else None, base.cluster.failures, g)
-    precision = resolve.precision_spec(base.precision, resolve.sharding(ArrangementName(str(part["arrangement"][0]))))
-    if bool(part["mxfp8"][0]):
-        precision = with_mxfp8(precision, base.levers.mxfp8_recipe)
-    saved = checkpoint_bytes(part["parameter_count"], precision)
+    sharding = resolve.sharding(ArrangementName(str(part["arrangement"][0])))
+    levers = base.levers.model_copy(update={"mxfp8": bool(part["mxfp8"][0])})
+    saved = checkpoint_bytes(part["parameter_count"], resolve.setup_precision(scene, sharding, levers))
     if STAGED_KEY in part:  # a layout's cells: the stage that holds the most (service.engine.layout_grid)
         staged = part[STAGED_KEY]
     else:  # data parallelism's one stage

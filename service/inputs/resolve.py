@@ -506,6 +506,23 @@ def with_zeropp(arrangement: Sharding, levers: Levers) -> Sharding:
     return replace(arrangement, zeropp=zeropp) if zeropp.any and plain_zero3 else arrangement
 
 
+def setup_precision(scene: Scenario, arrangement: Sharding, levers: Levers) -> PrecisionSpec:
+    """What each state class is stored and sent as under the arrangement and the 8-bit levers: the precision's own
+    layout (precision_spec), Transformer Engine's or torchao's FP8 (service.memory.fp8), MXFP8 (with_mxfp8)."""
+    layout = precision_spec(scene.precision, arrangement)
+    if levers.fp8 is not Fp8Recipe.none:
+        efficiency = scene.efficiency
+        generation = efficiency.device.generation if efficiency is not None else None
+        if levers.fp8_param_gather and layout.master_dtype is None:
+            raise OutOfRange(
+                "levers.fp8_param_gather keeps the weights in FP8 beside the optimizer's master weights; the "
+                "precision keeps none",
+                pointer="/levers/fp8_param_gather",
+            )
+        layout = with_fp8(layout, levers.fp8, arrangement.shard_parameters, generation, levers.fp8_param_gather)
+    return with_mxfp8(layout, levers.mxfp8_recipe) if levers.mxfp8 else layout
+
+
 def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = None) -> Setup:
     """The evaluation setup of one arrangement (and optionally other levers) in a scenario.
 
@@ -513,21 +530,12 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
     else the levers' own; another recomputation keeps its hardware efficiency (service.engine.step).
     """
     chosen = levers or scene.levers
-    layout = precision_spec(scene.precision, arrangement)
+    precision = setup_precision(scene, arrangement, chosen)
     arrangement = with_zeropp(arrangement, chosen)
     efficiency = scene.efficiency
-    if chosen.fp8 is not Fp8Recipe.none:
-        generation = efficiency.device.generation if efficiency is not None else None
-        if chosen.fp8_param_gather and layout.master_dtype is None:
-            raise OutOfRange(
-                "levers.fp8_param_gather keeps the weights in FP8 beside the optimizer's master weights; the "
-                "precision keeps none",
-                pointer="/levers/fp8_param_gather",
-            )
-        layout = with_fp8(layout, chosen.fp8, arrangement.shard_parameters, generation, chosen.fp8_param_gather)
-        if efficiency is not None:
-            casts = fp8_casts(chosen.fp8, efficiency.device.generation)
-            efficiency = replace(efficiency, fp8=True, fp8_casts=casts)
+    if chosen.fp8 is not Fp8Recipe.none and efficiency is not None:
+        casts = fp8_casts(chosen.fp8, efficiency.device.generation)
+        efficiency = replace(efficiency, fp8=True, fp8_casts=casts)
     mx_casts = mxfp8_casts(chosen.mxfp8_recipe) if chosen.mxfp8 and scene.blackwell_class else None
     if mx_casts is not None and efficiency is not None and efficiency.device.fp8_flops_per_s is not None:
         # MXFP8 GEMMs on the block-scaled FP8 tensor cores (service.time.fp8, "MXFP8")
@@ -550,7 +558,7 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
             attention_backend=chosen.attention_backend,
         )
     return Setup(
-        precision=with_mxfp8(layout, chosen.mxfp8_recipe) if chosen.mxfp8 else layout,
+        precision=precision,
         sharding=arrangement,
         usable_bytes=scene.usable_bytes,
         links=scene.links,

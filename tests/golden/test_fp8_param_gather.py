@@ -131,3 +131,20 @@ def test_recommend_offers_the_fp8_weights_under_a_transformer_engine_recipe(clie
 def test_no_fp8_weights_step_where_the_recipe_cannot_take_it_or_already_does(client, levers):
     answer = _recommend(client, **levers)
     assert FP8_WEIGHTS_STEP not in {step["lever"] for step in answer["steps"] + answer["omitted"]}
+
+
+def test_a_sweep_row_checkpoints_the_fp8_weights_as_its_plan_does(client):
+    # a checkpoint holds the parameters as stored: 1 B a weight in FP8 with the lever, not the precision's 2 B; the
+    # sweep priced its rows' checkpoints from the precision alone (goodput, training days) where the plan did not
+    base = _body(fp8_param_gather=True)
+    base["cluster"] = base["cluster"] | {"failures": {}}
+    base["training"] = base["training"] | {"total_tokens": 10**11, "checkpoint": {"interval_steps": 100}}
+    response = client.post("/v1/sweep", json={"base": base, "axes": {"world_size": [8, 16]}})
+    assert response.status_code == 200, response.text
+    columns = response.json()["columns"]
+    for i, n in enumerate(columns["world_size"]):
+        planned = _plan(client, base | {"cluster": base["cluster"] | {"world_size": n}})
+        time = planned["time"]
+        assert time["checkpoint"]["bytes"] == 1 * P + 3 * 4 * P  # FP8 weights, fp32 master weights and both moments
+        assert columns["goodput"][i] == pytest.approx(time["goodput"], rel=1e-12)
+        assert columns["training_days"][i] == pytest.approx(time["training_days"], rel=1e-12)
