@@ -106,17 +106,20 @@ def sqlite_scenario(args: argparse.Namespace) -> dict[str, Any]:
         fleet = Fleet(_env(tmp, args, ZEROPLAN_SIM_DB_PATH=str(db), ZEROPLAN_SIM_RUNNER="api"))
         api = fleet.serve("api")
         started = time.monotonic()
-        ids = [_submit(api) for _ in range(args.jobs)]
-        cancelled = set(ids[-args.cancel :]) if args.cancel else set()
-        _wait_running(ids, 2)
-        fleet.kill9("api")
-        fleet.start("api")
-        for job_id in cancelled:
-            _cancel(api, job_id)
-        _wait_running(ids, 1)
-        fleet.kill9("api")
-        fleet.start("api")
-        return _settle("sqlite", fleet, api, f"sqlite:///{db}", ids, cancelled, Path(tmp), started)
+        try:
+            ids = [_submit(api) for _ in range(args.jobs)]
+            cancelled = set(ids[-args.cancel :]) if args.cancel else set()
+            _wait_running(api, ids, 2)
+            fleet.kill9("api")
+            fleet.start("api")
+            for job_id in cancelled:
+                _cancel(api, job_id)
+            _wait_running(api, ids, 1)
+            fleet.kill9("api")
+            fleet.start("api")
+            return _settle("sqlite", fleet, api, f"sqlite:///{db}", ids, cancelled, Path(tmp), started)
+        finally:
+            fleet.stop_all()  # a scenario that fails half-way leaves no service behind
 
 
 def postgresql_scenario(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -136,19 +139,22 @@ def postgresql_scenario(args: argparse.Namespace) -> dict[str, Any] | None:
             fleet.worker("worker-1")
             fleet.worker("worker-2")
             started = time.monotonic()
-            ids = [_submit(one if i % 2 else two) for i in range(args.jobs)]
-            cancelled = set(ids[-args.cancel :]) if args.cancel else set()
-            _wait_running(ids, 2)
-            fleet.kill9("worker-1")
-            fleet.start("worker-1")
-            fleet.kill9("replica-1")
-            fleet.start("replica-1")
-            for job_id in cancelled:
-                _cancel(two, job_id)
-            _wait_running(ids, 1)
-            fleet.term("worker-2")
-            fleet.start("worker-2")
-            return _settle("postgresql", fleet, one, url, ids, cancelled, Path(tmp), started)
+            try:
+                ids = [_submit(one if i % 2 else two) for i in range(args.jobs)]
+                cancelled = set(ids[-args.cancel :]) if args.cancel else set()
+                _wait_running(two, ids, 2)
+                fleet.kill9("worker-1")
+                fleet.start("worker-1")
+                fleet.kill9("replica-1")
+                fleet.start("replica-1")
+                for job_id in cancelled:
+                    _cancel(two, job_id)
+                _wait_running(two, ids, 1)
+                fleet.term("worker-2")
+                fleet.start("worker-2")
+                return _settle("postgresql", fleet, one, url, ids, cancelled, Path(tmp), started)
+            finally:
+                fleet.stop_all()
     finally:
         cluster.__exit__(None, None, None)
 
@@ -223,9 +229,14 @@ def _cancel(api: str, job_id: str) -> None:
     print(f"  DELETE {job_id[:8]}: {response.json()['status']}", flush=True)
 
 
-def _wait_running(ids: list[str], count: int) -> None:
-    """Until ``count`` jobs have their ranks running (launcher and two ranks each)."""
-    _wait(lambda: sum(len(job_processes(i)) >= 3 for i in ids) >= count, f"{count} jobs running", START_TIMEOUT_S)
+def _wait_running(api: str, ids: list[str], count: int) -> None:
+    """Until ``count`` jobs have their ranks running (launcher and two ranks each), or none is left to run (a
+    short scenario's jobs may all have ended before the next kill)."""
+
+    def running() -> bool:
+        return sum(len(job_processes(i)) >= 3 for i in ids) >= count or _all_final(api, ids) is not None
+
+    _wait(running, f"{count} jobs running", START_TIMEOUT_S)
 
 
 def _all_final(api: str, ids: list[str]) -> list[dict[str, Any]] | None:
