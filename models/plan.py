@@ -120,6 +120,11 @@ def lever_refusals(arrangement: ArrangementName | ShardingFlags, levers: Levers)
             "levers.fp8_param_gather needs an arrangement that shards the optimizer (zero1, zero2, zero3, "
             "full_shard, shard_grad_op, hybrid): Megatron-LM takes it only with the distributed optimizer or FSDP"
         )
+    if levers.fp8_param_gather and (levers.zeropp.asked or levers.offload_parameters):
+        refused.append(
+            "levers.fp8_param_gather is Megatron-LM's; ZeRO++ and parameter offload are DeepSpeed's and FSDP's, "
+            "which keep no Transformer Engine FP8 weights: choose one"
+        )
     zeropp = levers.zeropp
     if zeropp.asked and not allows_zeropp(arrangement):
         refused.append("levers.zeropp needs zero3 or full_shard: ZeRO++ changes ZeRO-3's collectives")

@@ -269,7 +269,8 @@ class Levers(Strict):
         "stay), on Hopper each beside its FP8 transpose; the ZeRO-1/2 distributed optimizer's all-gather of the "
         "updated parameters then sends FP8 (ZeRO-3/FSDP gathers FP8 either way). Needs a transformer_engine "
         "levers.fp8 recipe, a precision with master weights and an arrangement that shards the optimizer (Megatron-LM: "
-        "'only supported with distributed optimizer' or FSDP).",
+        "'only supported with distributed optimizer' or FSDP); not with zeropp or offload_parameters (DeepSpeed's "
+        "and FSDP's). Under sharded parameters the shard is FP8 and the gathered copy as without it.",
     )
     moe_token_dispatcher: MoeTokenDispatcher = Field(
         default=MoeTokenDispatcher.alltoall,

@@ -71,15 +71,6 @@ class Candidate:
         """'ZeRO-2' of 'ZeRO-2 with ...'."""
         return self.lever.split(" with ", 1)[0]
 
-    @property
-    def step_levers(self) -> StepLevers:
-        return StepLevers(
-            recompute=self.recompute,
-            offload_optimizer=self.offload_optimizer,
-            mxfp8=self.mxfp8,
-            fp8_param_gather=self.fp8_param_gather,
-        )
-
 
 CANDIDATES = (
     Candidate("data parallel", A.ddp),
@@ -117,9 +108,9 @@ FP8_WEIGHTS_STEP = Candidate(
 )
 
 
-def candidates(levers: Levers) -> tuple[Candidate, ...]:
+def candidates(levers: Levers, master_weights: bool) -> tuple[Candidate, ...]:
     """The steps, the MXFP8 ones named for the request's recipe; the FP8-weights step where the request's FP8 recipe
-    can take it and does not already."""
+    and precision (its master weights) can take it and the request does not already."""
     words = MXFP8_STEP_WORDS[levers.mxfp8_recipe]
     steps = tuple(
         Candidate(f"{c.arrangement_label()} with {words}", c.arrangement, mxfp8=True, mxfp8_recipe=levers.mxfp8_recipe)
@@ -127,13 +118,15 @@ def candidates(levers: Levers) -> tuple[Candidate, ...]:
         else c
         for c in CANDIDATES
     )
-    fp8_weights = levers.fp8 in TRANSFORMER_ENGINE_FP8 and not levers.fp8_param_gather
+    fp8_weights = levers.fp8 in TRANSFORMER_ENGINE_FP8 and not levers.fp8_param_gather and master_weights
     return (*steps, FP8_WEIGHTS_STEP) if fp8_weights else steps
 
 
 def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> RecommendResponse:
     job = Job(request, budget)
-    evaluated = [e for c in candidates(request.levers) if (e := job.evaluate(c)) is not None]
+    zero1 = resolve.precision_spec(request.precision, resolve.sharding(A.zero1))
+    offered = candidates(request.levers, zero1.master_dtype is not None)
+    evaluated = [e for c in offered if (e := job.evaluate(c)) is not None]
     evaluated, omitted = _without_idle_levers(request, evaluated)
     evaluated.sort(key=_rank_key)
     steps = [e.to_step(rank) for rank, e in enumerate(evaluated, start=1)]
@@ -335,7 +328,7 @@ class Job:
             )
             == (c.recompute, c.offload_optimizer, c.mxfp8, c.fp8_param_gather or self.request.levers.fp8_param_gather)
         )
-        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked, no_count)
+        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked, levers, no_count)
 
 
 def _without_idle_levers(
@@ -355,7 +348,7 @@ def _without_idle_levers(
             OmittedStep(
                 lever=e.candidate.lever,
                 arrangement=e.candidate.arrangement,
-                levers=e.candidate.step_levers,
+                levers=e.step_levers,
                 same_as=base.candidate.lever,
                 why=_idle_why(request, e, base),
             )
@@ -394,7 +387,18 @@ class Evaluated:
     planned: PlanResponse
     cost: StepCost
     asked: bool
+    levers: Levers  # as the step's job was planned: the candidate's on the request's own
     no_count_why: str = ""  # why no GPU count fits, when none does
+
+    @property
+    def step_levers(self) -> StepLevers:
+        levers = self.levers
+        return StepLevers(
+            recompute=levers.recompute,
+            offload_optimizer=levers.offload_optimizer,
+            mxfp8=levers.mxfp8,
+            fp8_param_gather=levers.fp8_param_gather,
+        )
 
     @property
     def per_gpu_bytes(self) -> int:
@@ -410,7 +414,7 @@ class Evaluated:
             rank=rank,
             lever=c.lever,
             arrangement=c.arrangement,
-            levers=c.step_levers,
+            levers=self.step_levers,
             per_gpu_bytes=self.per_gpu_bytes,
             fits=self.fits,
             min_gpus=self.min_gpus,

@@ -148,3 +148,43 @@ def test_a_sweep_row_checkpoints_the_fp8_weights_as_its_plan_does(client):
         assert time["checkpoint"]["bytes"] == 1 * P + 3 * 4 * P  # FP8 weights, fp32 master weights and both moments
         assert columns["goodput"][i] == pytest.approx(time["goodput"], rel=1e-12)
         assert columns["training_days"][i] == pytest.approx(time["training_days"], rel=1e-12)
+
+
+def test_shard_grad_op_gathers_the_fp8_weight_and_its_transpose_from_an_fp8_shard(client):
+    # SHARD_GRAD_OP holds the whole model gathered through forward and backward: on Hopper the FP8 weight and its
+    # transpose (2 B a weight), with or without the lever; the lever shards FP8 (1 B) where the bf16 shard took 2
+    n = 16
+    body = _body("shard_grad_op", fp8_param_gather=True) | {"cluster": {"world_size": n, "gpus_per_node": 8}}
+    body["cluster"]["gpu"] = "h100-80gb"
+    kept = _rows(_plan(client, body))
+    plain = _rows(_plan(client, body | {"levers": {"fp8": "transformer_engine_current_scaling"}}))
+    assert kept["compute_parameters"]["bytes"] == plain["compute_parameters"]["bytes"] == 2 * P
+    assert (kept["parameters"]["dtype"], kept["parameters"]["bytes"]) == ("fp8", 1 * _shard(P, n))
+    assert plain["parameters"]["bytes"] == 2 * _shard(P, n)
+
+
+@pytest.mark.parametrize("precision", ["bf16_adam", "fp32_adam"])
+def test_recommend_leaves_the_fp8_weights_out_for_a_precision_without_master_weights(client, precision):
+    # a bf16_adam or fp32_adam job under a Transformer Engine recipe is answered as before: no FP8-weights step
+    body = _body() | {"precision": precision}
+    body.pop("arrangement")
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    assert FP8_WEIGHTS_STEP not in {step["lever"] for step in response.json()["steps"]}
+
+
+def test_recommend_steps_say_the_lever_the_request_asked(client):
+    body = _body(fp8_param_gather=True)
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["steps"] and all(step["levers"]["fp8_param_gather"] for step in answer["steps"])
+    (asked,) = [step for step in answer["steps"] if step["asked"]]
+    assert asked["per_gpu_bytes"] == _plan(client, body)["memory"]["per_gpu_bytes"]
+
+
+@pytest.mark.parametrize("lever", [{"offload_parameters": True}, {"zeropp": {"hpz": True}}])
+def test_deepspeeds_levers_are_not_megatrons(client, lever):
+    response = client.post("/v1/plan", json=_body("zero3", fp8_param_gather=True, **lever))
+    assert response.status_code == 422, response.text
+    assert "levers.fp8_param_gather is Megatron-LM's" in response.text

@@ -45,7 +45,8 @@ class Levers:
             on Hopper each beside its FP8 transpose; the ZeRO-1/2 distributed optimizer's all-gather of the updated
             parameters then sends FP8 (ZeRO-3/FSDP gathers FP8 either way). Needs a transformer_engine levers.fp8 recipe, a
             precision with master weights and an arrangement that shards the optimizer (Megatron-LM: 'only supported with
-            distributed optimizer' or FSDP). Default: False.
+            distributed optimizer' or FSDP); not with zeropp or offload_parameters (DeepSpeed's and FSDP's). Under sharded
+            parameters the shard is FP8 and the gathered copy as without it. Default: False.
         fsdp_prefetch (bool | Unset): FSDP's prefetch of the next unit's parameters (FSDP2's implicit forward and
             backward prefetch, FSDP1's backward_prefetch=BACKWARD_PRE; on by default) and DeepSpeed ZeRO-3's
             stage3_prefetch_bucket_size: off, every parameter all-gather is exposed. Default: True.
