@@ -170,6 +170,12 @@ def eight_bit_conflict(fp8: Fp8Recipe, mxfp8: bool) -> str | None:
     return None
 
 
+def levers_conflict(levers: "Levers") -> str | None:
+    """Why the levers cannot go together (None: they can): the Levers validator's rules, for levers built without
+    it (a sweep's or a recommendation's cells, model_copy of the request's)."""
+    return eight_bit_conflict(levers.fp8, levers.mxfp8) or fp8_parameters_conflict(levers.fp8, levers.fp8_param_gather)
+
+
 class Levers(Strict):
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""
 
@@ -302,7 +308,7 @@ class Levers(Strict):
 
     @model_validator(mode="after")
     def _one_eight_bit_recipe(self) -> Self:
-        conflict = eight_bit_conflict(self.fp8, self.mxfp8) or fp8_parameters_conflict(self.fp8, self.fp8_param_gather)
+        conflict = levers_conflict(self)
         if conflict is not None:
             raise ValueError(conflict)
         return self

@@ -31,7 +31,7 @@ from models.common import ModelSpec
 from models.enums import ArrangementName, StateClass
 from models.plan import PlanRequest, lever_refusals
 from models.sweep import SweepRequest
-from models.training import Levers
+from models.training import Levers, levers_conflict
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
@@ -359,7 +359,9 @@ def _count_invalid(
     reasons = [("world_size is not part of one node nor a whole number of nodes", ~whole_nodes)]
     if sharding.hybrid:
         reasons.append(("hybrid needs world_size a multiple of gpus_per_node", whole_nodes & (n % g != 0)))
-    reasons += [(refusal, np.ones_like(n, bool)) for refusal in lever_refusals(arrangement, levers)]
+    refusals = lever_refusals(arrangement, levers)
+    conflict = levers_conflict(levers)  # the cell's MXFP8 beside the base's levers.fp8: /v1/plan refuses the pair
+    reasons += [(refusal, np.ones_like(n, bool)) for refusal in ([conflict] if conflict else []) + refusals]
     reasons += mesh_problems or []
     invalid = np.zeros_like(n, dtype=bool)
     for reason, mask in reasons:

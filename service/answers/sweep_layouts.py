@@ -33,7 +33,7 @@ from models.common import ModelSpec, as_request_json
 from models.enums import ActivationModel, ArrangementName
 from models.parallelism import Parallelism, PipelineSchedule
 from models.plan import PlanRequest
-from models.training import Training
+from models.training import Training, levers_conflict
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.engine.layout import LayoutEvaluation, evaluate_layout
@@ -440,6 +440,9 @@ class LayoutCells:
         li = self.index[tuple(layout.values())]
         a = self.arrangements.index(group["arrangement"])
         codes = self.codes[li, :, a]
+        conflict = levers_conflict(self.base.levers.model_copy(update={"mxfp8": group["mxfp8"]}))
+        if conflict is not None:  # the cell's MXFP8 beside the base's levers.fp8: /v1/plan refuses the pair
+            codes = np.where(codes == VALID, self.reasons.code(conflict), codes)
         bad = codes[codes != VALID]
         if len(bad):
             found, first, counts = np.unique(bad, return_index=True, return_counts=True)
