@@ -12,6 +12,7 @@ from fastapi import Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from api.encoding import sizes_named
 from api.problems import HEAVY, PROBLEM_RESPONSES
 from api.routing import v1_router
 from api.work import HeavyWork
@@ -71,7 +72,8 @@ async def figure_response(http: Request, name: FigureName, request: FigureReques
     lock the event loop needs, and one abandoned at its deadline ends with its worker at shutdown."""
     heavy: HeavyWork = http.app.state.heavy
     headers = {"Vary": "Accept", "Content-Disposition": f'inline; filename="{name.value}.{fmt.value}"'}
-    image = await heavy.run_in_process(http, partial(draw_task, name, request, fmt))
+    with sizes_named(request):  # a job too large to answer: at the request's size fields, as /v1/plan names them
+        image = await heavy.run_in_process(http, partial(draw_task, name, request, fmt))
     return Response(image, media_type=FIGURE_MEDIA_TYPES[fmt], headers=headers)
 
 

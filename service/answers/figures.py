@@ -37,10 +37,10 @@ from service.answers.layout_plan import layout_of
 from service.answers.refusals import left_out_words, plan_refusals
 from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Setup
-from service.errors import InvalidLayout
+from service.errors import AnswerOutOfRange, InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import COMPARED
-from service.numeric import GB_BYTES, GIB_BYTES
+from service.numeric import GB_BYTES, GIB_BYTES, INT64_MAX, outside_int64
 from service.time.traffic import bytes_sent_by_collective, volume_in_p
 
 DPI = 100
@@ -123,9 +123,32 @@ def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs
     drawn, left_out_note = drawn_arrangements(request)
     setups = {arrangement: resolve.setup_for(scene, COMPARED[arrangement]) for arrangement in drawn}
     results = {arrangement: evaluate(inputs, setup) for arrangement, setup in setups.items()}
+    for arrangement, result in results.items():
+        refuse_past_int64(arrangement, result)
     if name in (FigureName.layout_memory, FigureName.layout_traffic):
         left_out_note = None  # a layout figure draws the request's own arrangement
     return Case(request, scene, setups, results, batch_note, left_out_note)
+
+
+def refuse_past_int64(arrangement: ArrangementName, result: Evaluation) -> None:
+    """A job whose /v1/plan answer would hold an integer past the signed 64-bit range is refused as the plan refuses
+    it (answer_out_of_range; the transport names the request's size fields): its bytes and tokens are what the
+    figures draw, and the memory curve's arrays cannot hold them."""
+    counts = {
+        "per_gpu_bytes": result.per_gpu_bytes,
+        "model_state_bytes": result.model_state_bytes,
+        "activations_bytes": result.activations_bytes,
+        "host_bytes": result.host_bytes,
+        "tokens_per_step": result.tokens_per_step,
+    }
+    found = outside_int64({name: int(value) for name, value in counts.items()})
+    if found is not None:
+        pointer, value = found
+        raise AnswerOutOfRange(
+            f"{arrangement.value}'s {pointer.lstrip('/')} would be {value:,}, past what a 64-bit client reads "
+            f"({INT64_MAX:,}), as /v1/plan's answer would: the request is too large to draw (a smaller model, "
+            "sequence, batch or fewer micro-batches)"
+        )
 
 
 def drawn_arrangements(request: FigureRequest) -> tuple[list[ArrangementName], str | None]:
