@@ -341,7 +341,8 @@ def _without_idle_levers(
     omitted: list[OmittedStep] = []
     for e in evaluated:
         base = plain.get(e.candidate.arrangement)
-        if base is None or e is base or not _changes_nothing(e, base):
+        # the request's own job stays a step even when its lever changes nothing: the answer marks it (asked)
+        if base is None or e is base or e.asked or not _changes_nothing(e, base):
             kept.append(e)
             continue
         omitted.append(

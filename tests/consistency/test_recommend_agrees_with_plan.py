@@ -110,3 +110,23 @@ def test_a_step_the_batch_keeps_from_fitting_says_so(client):
     ]
     assert zero3["needs_gpus"] is None
     assert "no job the batch splits over fits" in zero3["why"] and "replicated floor alone" not in zero3["why"]
+
+
+def test_the_asked_step_stays_a_step_when_its_lever_changes_nothing(client):
+    """ZeRO-3 with selective recomputation under flash attention holds what plain ZeRO-3 holds (no attention scores
+    are stored to drop), so it is listed as the same as ZeRO-3; asked for, it is the request's own job and stays a
+    step marked asked (it went to the omitted steps, and no step said asked)."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "zero3",
+        "training": {"micro_batch_size": 1, "sequence_length": 4096},
+        "levers": {"recompute": "selective"},
+    }
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    (asked,) = [step for step in answer["steps"] if step["asked"]]
+    assert asked["lever"] == "ZeRO-3 with selective recomputation"
+    assert asked["per_gpu_bytes"] == client.post("/v1/plan", json=body).json()["memory"]["per_gpu_bytes"]
+    assert "ZeRO-3 with selective recomputation" not in {step["lever"] for step in answer["omitted"]}
