@@ -14,6 +14,7 @@ from service.answers.bisection import (
     estimate_min_gpus,
     first_fitting,
     fit_table,
+    fits,
     gpu_count_grid,
     min_gpus_exact,
     min_gpus_whole_nodes,
@@ -181,10 +182,12 @@ def _arrangement_fit(
     )
     floor = int(floor_bytes(p, setup, activations, g))
     usable = scene.usable_bytes
-    guesses = estimate_min_gpus(p, sharded, floor, usable)
-    exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=guesses)
     if sharding == HYBRID:
+        # the states sharded over one node's G GPUs whatever the count: every hybrid job holds what G GPUs hold
+        exact = g if fits(per_gpu_bytes_at(g), usable) else None
         grid = [n for n in grid if n % g == 0]
+    else:
+        exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=estimate_min_gpus(p, sharded, floor, usable))
     if batch is not None:
         grid = batch.allowed(grid)
     table = fit_table(per_gpu_bytes_at, usable, grid)
@@ -197,7 +200,9 @@ def _arrangement_fit(
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=floor,
         never_fits=exact is None,
-        reason=_fit_reason(sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g, batch),
+        reason=_fit_reason(
+            sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g, batch, per_gpu_bytes_at(g)
+        ),
         min_gpus=smallest,
         min_gpus_exact=exact,
         min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
@@ -262,7 +267,10 @@ def _fit_reason(
     grid: list[int],
     gpus_per_node: int,
     batch: DataBatch | None = None,
+    node_job_bytes: int = 0,
 ) -> str:
+    """Why the arrangement fits from where it does, or never; ``node_job_bytes``: the per-GPU bytes of a job of one
+    node (every hybrid job's)."""
     if exact is not None and smallest is None:  # the bytes fit from ``exact``, but no job there splits the batch
         assert batch is not None and batch.training is not None
         return (
@@ -275,6 +283,11 @@ def _fit_reason(
             return (
                 f"never, at any GPU count: data parallel replicates everything, "
                 f"{_bytes_words(floor)} on every GPU against {_card_words(card)}"
+            )
+        if sharding == HYBRID:
+            return (
+                f"never, at any GPU count: hybrid sharding shards the states over one node's {gpus_per_node} GPUs and "
+                f"replicates them across nodes, {_bytes_words(node_job_bytes)} on every GPU against {_card_words(card)}"
             )
         return (
             f"never: the replicated floor of {replicated:g} B/weight plus activations, {_bytes_words(floor)}, "
