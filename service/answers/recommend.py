@@ -299,7 +299,9 @@ class Job:
         entry = self.fit_entry(c, levers)
         needs = entry.min_gpus
         # no count: the replicated floor alone is too much, or (with a global batch) no count it splits over fits
-        no_count = "its replicated floor alone does not" if entry.never_fits else entry.reason
+        floor = "a node's job, which every hybrid job holds, does not" if c.arrangement is A.hybrid else None
+        floor = floor or "its replicated floor alone does not"
+        no_count = floor if entry.never_fits else entry.reason
         min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
         world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
         planned = self.plan_at(world_size, c.arrangement, levers)

@@ -40,3 +40,11 @@ def test_never_fitting_names_what_every_hybrid_job_holds(client):
     assert not held["fits"] and held["per_gpu_bytes"] == plan_bytes(client, "h100-80gb", 64)["per_gpu_bytes"]
     assert f"{held['per_gpu_bytes']:,} B" in entry["reason"]
     assert "replicated floor" not in entry["reason"]
+
+
+def test_recommend_says_why_the_hybrid_step_never_fits(client):
+    body = {"model": {"preset": "mixtral-8x7b"}, "cluster": {"gpus_per_node": 8, "gpu": "h100-80gb"}, "max_gpus": 64}
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    (hybrid,) = [step for step in response.json()["steps"] if step["arrangement"] == "hybrid"]
+    assert not hybrid["fits"] and "a node's job, which every hybrid job holds, does not" in hybrid["why"]
