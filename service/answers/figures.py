@@ -123,17 +123,26 @@ def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs
     drawn, left_out_note = drawn_arrangements(request)
     setups = {arrangement: resolve.setup_for(scene, COMPARED[arrangement]) for arrangement in drawn}
     results = {arrangement: evaluate(inputs, setup) for arrangement, setup in setups.items()}
-    for arrangement, result in results.items():
-        refuse_past_int64(arrangement, result)
     if name in (FigureName.layout_memory, FigureName.layout_traffic):
-        left_out_note = None  # a layout figure draws the request's own arrangement
+        # a layout figure draws the request's own job (layout_plan), refused where its plan is
+        return Case(request, scene, setups, results, batch_note, None)
+    past = {arrangement: found for arrangement, result in results.items() if (found := past_int64(result))}
+    if past and len(past) == len(results):  # no arrangement's plan answers: refused as /v1/plan refuses it
+        arrangement, (pointer, value) = next(iter(past.items()))
+        what = f"{arrangement.value}'s {pointer.lstrip('/')} (the job over data parallelism)"
+        raise AnswerOutOfRange(too_large_words(what, value))
+    if past:  # those arrangements' plans are too large to answer: drawn without them, as a refused lever's are
+        for arrangement in past:
+            del setups[arrangement], results[arrangement]
+        names = ", ".join(arrangement.value for arrangement in past)
+        note = f"{names} arrangements left out: their plans hold an integer past what a 64-bit client reads"
+        left_out_note = "; ".join(n for n in (left_out_note, note) if n)
     return Case(request, scene, setups, results, batch_note, left_out_note)
 
 
-def refuse_past_int64(arrangement: ArrangementName, result: Evaluation) -> None:
-    """A job whose /v1/plan answer would hold an integer past the signed 64-bit range is refused as the plan refuses
-    it (answer_out_of_range; the transport names the request's size fields): its bytes and tokens are what the
-    figures draw, and the memory curve's arrays cannot hold them."""
+def past_int64(result: Evaluation) -> tuple[str, int] | None:
+    """The first of an evaluation's drawn bytes and tokens past the signed 64-bit range (its /v1/plan answer would
+    hold it, and the memory curve's arrays cannot), with its name; None when all are within it."""
     counts = {
         "per_gpu_bytes": result.per_gpu_bytes,
         "model_state_bytes": result.model_state_bytes,
@@ -141,14 +150,14 @@ def refuse_past_int64(arrangement: ArrangementName, result: Evaluation) -> None:
         "host_bytes": result.host_bytes,
         "tokens_per_step": result.tokens_per_step,
     }
-    found = outside_int64({name: int(value) for name, value in counts.items()})
-    if found is not None:
-        pointer, value = found
-        raise AnswerOutOfRange(
-            f"{arrangement.value}'s {pointer.lstrip('/')} would be {value:,}, past what a 64-bit client reads "
-            f"({INT64_MAX:,}), as /v1/plan's answer would: the request is too large to draw (a smaller model, "
-            "sequence, batch or fewer micro-batches)"
-        )
+    return outside_int64({name: int(value) for name, value in counts.items()})
+
+
+def too_large_words(what: str, value: int) -> str:
+    return (
+        f"{what} would be {value:,}, past what a 64-bit client reads ({INT64_MAX:,}), as its /v1/plan answer would: "
+        "the request is too large to draw (a smaller model, sequence, batch or fewer micro-batches)"
+    )
 
 
 def drawn_arrangements(request: FigureRequest) -> tuple[list[ArrangementName], str | None]:
@@ -377,7 +386,11 @@ def layout_plan(request: FigureRequest) -> PlanResponse:
                 for error in refused.errors()
             ]
         ) from None
-    return plan(job)
+    answer = plan(job)
+    found = outside_int64(answer.model_dump(mode="json"))
+    if found is not None:  # /v1/plan refuses the job as too large to answer (api.encoding.within_int64)
+        raise AnswerOutOfRange(too_large_words(f"the plan's {found[0]}", found[1]))
+    return answer
 
 
 FIGURE_ONLY_FIELDS = {"max_gpus", "measured", "width_px", "height_px"}

@@ -267,7 +267,8 @@ class LayoutCells:
         # The request at a cell every world-size rule allows (N = G): what no cell's numbers change.
         cell = {axis: int(values[0]) for axis, values in numeric.items()}
         cell["world_size"] = cell["gpus_per_node"]
-        group = {axis: self.values[axis][0] for axis in ("recompute", "offload_optimizer", "mxfp8")}
+        # MXFP8 as off: its conflict with levers.fp8 is each MXFP8 group's own (part), not every group's
+        group = {axis: self.values[axis][0] for axis in ("recompute", "offload_optimizer")} | {"mxfp8": False}
         before = after = VALID
         try:
             PlanRequest.model_validate(cell_body(self.base, self.spec, group | {"arrangement": arrangement}, {}, cell))

@@ -23,3 +23,21 @@ def test_the_mxfp8_cells_are_skipped_as_the_plan_refuses_them(client, parallelis
     answer = response.json()
     assert answer["columns"]["mxfp8"] == [False]
     assert answer["skipped_reasons"] == [f"1 cells: {TWO_RECIPES}"]
+
+
+@pytest.mark.parametrize("parallelism", [{}, {"tensor": 2}])
+def test_the_mxfp8_axis_in_either_order(client, parallelism):
+    # the layout path validated every group's request with the axis's first value: [true, false] skipped the
+    # mxfp8-false cell too, which is the base /v1/plan answers
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "b200"},
+        "arrangement": "zero3",
+        "parallelism": parallelism,
+        "levers": {"fp8": "transformer_engine"},
+    }
+    response = client.post("/v1/sweep", json={"base": base, "axes": {"mxfp8": [True, False]}})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["columns"]["mxfp8"] == [False]
+    assert answer["skipped_reasons"] == [f"1 cells: {TWO_RECIPES}"]
