@@ -1,7 +1,7 @@
 """The answer to /v1/fit: the four arrangements against one card."""
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,7 @@ from service.answers.bisection import (
 )
 from service.answers.layout_fit import layout_fits
 from service.answers.refusals import plan_refusals
-from service.engine.data_parallel import activation_bytes, floor_bytes, gpu_bytes
+from service.engine.data_parallel import activation_bytes, evaluate, floor_bytes, gpu_bytes
 from service.engine.setup import Setup
 from service.inputs import resolve
 from service.inputs.arrangements import DDP, HYBRID, Sharding
@@ -182,18 +182,22 @@ def _arrangement_fit(
     )
     floor = int(floor_bytes(p, setup, activations, g))
     usable = scene.usable_bytes
+    host_fits_at = host_fits_function(scene, setup, g)
     if sharding == HYBRID:
         # the states sharded over one node's G GPUs whatever the count: every hybrid job holds what G GPUs hold
         exact = g if fits(per_gpu_bytes_at(g), usable) else None
         grid = [n for n in grid if n % g == 0]
     else:
         exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=estimate_min_gpus(p, sharded, floor, usable))
+    if exact is not None and host_fits_at is not None:  # and where the host holds the offloaded states, as plan's fits
+        host_exact = min_gpus_exact(lambda n: 0 if host_fits_at(n) else 1, 0, upper=p)
+        exact = None if host_exact is None else max(exact, host_exact)
     if batch is not None:
         grid = batch.allowed(grid)
-    table = fit_table(per_gpu_bytes_at, usable, grid)
+    table = with_host(fit_table(per_gpu_bytes_at, usable, grid), host_fits_at)
     on_grid = first_fitting(table)
     smallest = smallest_job(exact, sharding, g, batch)
-    at = fit_table(per_gpu_bytes_at, usable, [asked])[0] if asked is not None else None
+    at = with_host(fit_table(per_gpu_bytes_at, usable, [asked]), host_fits_at)[0] if asked is not None else None
     return ArrangementFit(
         arrangement=name,
         replicated_bytes_per_weight=replicated,
@@ -231,6 +235,26 @@ def refused_fit(entry: ArrangementFit, why: str) -> ArrangementFit:
 
 def fit_cell(cell: GridCell) -> FitCell:
     return FitCell(world_size=cell.gpus, per_gpu_bytes=cell.per_gpu_bytes, fits=cell.fits)
+
+
+def host_fits_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int) -> Callable[[int], bool] | None:
+    """Whether a node's host memory holds its GPUs' offloaded states at a GPU count, as /v1/plan's ``fits`` asks
+    (service.engine.data_parallel.evaluate's host_fits); None without cluster.host_memory_bytes (every count does).
+    The bytes a node holds never rise with N (its GPUs' shards shrink), so the counts that hold them are a tail."""
+    if setup.host_memory_bytes is None:
+        return None
+
+    def host_fits_at(world_size: int) -> bool:
+        return bool(evaluate(resolve.inputs_for(scene, world_size, gpus_per_node), setup).host_fits)
+
+    return host_fits_at
+
+
+def with_host(cells: list[GridCell], host_fits_at: Callable[[int], bool] | None) -> list[GridCell]:
+    """The cells, fitting only where the host holds the offloaded states too."""
+    if host_fits_at is None:
+        return cells
+    return [replace(cell, fits=cell.fits and host_fits_at(cell.gpus)) for cell in cells]
 
 
 def per_gpu_bytes_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int) -> Callable[[int], int]:

@@ -26,11 +26,12 @@ from models.training import Training
 from service.answers.bisection import valid_job
 from service.answers.layout_plan import echo
 from service.answers.refusals import plan_refusals
-from service.engine.layout import evaluate_layout, stage_memory
+from service.engine.layout import StageEvaluation, evaluate_layout, stage_memory
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
+from service.memory.offload import host_bytes_per_node
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
 from service.mesh.pipeline import ZEROPP_ON_A_MESH
 from service.numeric import GIB_BYTES, divisors, gpus, group_digits
@@ -221,15 +222,30 @@ def _arrangement_fit(
     counted = base.activations.model is not ActivationModel.none
     b, s, usable = case.micro_batch_size, case.sequence_length, scene.usable_bytes
 
-    def per_gpu_bytes_at(d: int) -> int:
-        if budget is not None:
-            budget.check()
-        m = case.micro_batches(d)
-        setup = replace(base, micro_batches=m)
-        return max(stage.per_gpu_bytes for stage in stage_memory(arch, case.mesh(d), setup, m, b, s, counted))
+    stages_of: dict[int, list[StageEvaluation]] = {}
 
-    found = first_fitting(degrees, lambda d: per_gpu_bytes_at(d) <= usable)
+    def stages_at(d: int) -> list[StageEvaluation]:
+        if d not in stages_of:
+            if budget is not None:
+                budget.check()
+            m = case.micro_batches(d)
+            setup = replace(base, micro_batches=m)
+            stages_of[d] = stage_memory(arch, case.mesh(d), setup, m, b, s, counted)
+        return stages_of[d]
+
+    def per_gpu_bytes_at(d: int) -> int:
+        return max(stage.per_gpu_bytes for stage in stages_at(d))
+
+    def host_fits_at(d: int) -> bool:
+        """Whether the node's host memory holds the offloaded states, as the plan asks it of its busiest stage
+        (service.engine.layout.evaluate_layout)."""
+        if base.host_memory_bytes is None:
+            return True
+        top = max(stages_at(d), key=lambda stage: stage.per_gpu_bytes)
+        return bool(host_bytes_per_node(top.host_bytes, case.mesh(d).world_size, g) <= base.host_memory_bytes)
+
     g, mp = case.gpus_per_node, case.model_parallel
+    found = first_fitting(degrees, lambda d: per_gpu_bytes_at(d) <= usable and host_fits_at(d))
     exact = mp * degrees[found] if found is not None else None
     whole = (
         next((mp * degrees[i] for i in range(found, len(degrees)) if mp * degrees[i] % g == 0), None)
@@ -239,7 +255,7 @@ def _arrangement_fit(
 
     def cell(n: int) -> FitCell:
         bytes_ = per_gpu_bytes_at(n // mp)
-        return FitCell(world_size=n, per_gpu_bytes=bytes_, fits=bytes_ <= usable)
+        return FitCell(world_size=n, per_gpu_bytes=bytes_, fits=bytes_ <= usable and host_fits_at(n // mp))
 
     table = [cell(n) for n in grid if n % mp == 0 and case.valid(n // mp)]
     on_grid = next((c.world_size for c in table if c.fits), None)

@@ -35,7 +35,7 @@ from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH, Training
 from service.answers import plan as planner
 from service.answers.bisection import largest_fitting
 from service.answers.refusals import left_out_words, plan_refusals
-from service.engine.data_parallel import gpu_bytes
+from service.engine.data_parallel import evaluate, gpu_bytes
 from service.engine.setup import Setup
 from service.errors import DomainError
 from service.inputs import resolve
@@ -43,7 +43,7 @@ from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
 from service.memory.model_states import model_state_bytes
 from service.mesh.degrees import ModelLimits, layout_problem_masks, requested_mesh, sequence_granule
 from service.mesh.pipeline import schedule_code
-from service.numeric import GIB_BYTES, divisors, group_digits
+from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
 
 STAND_IN_MODEL = ModelSpec(parameter_count=1)  # the scenario needs one; without a model only P is asked
@@ -255,6 +255,11 @@ def _shape_limit(
             f"none), so {axis} does not change the per-GPU bytes"
         )
     base = resolve.inputs_for(scene, n, g)
+    if not evaluate(base, setup).host_fits:  # the offloaded states do not change with the shape: no value fits
+        return None, (
+            f"none: the host memory of a node ({group_digits(setup.host_memory_bytes or 0)} B) does not hold its GPUs' "
+            f"offloaded states at {gpus(n)}, whatever the {axis}"
+        )
 
     def bytes_at(value: int) -> int:
         return int(gpu_bytes(replace(base, **{axis: value}), setup))
@@ -332,7 +337,8 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
             answer = planner.plan(_with_model(request, layers=k * step))
         except DomainError:  # a depth the model cannot take (fewer layers than its dense ones, ...): no fit
             return 0, usable + 1, 0
-        return answer.parameter_count, answer.memory.per_gpu_bytes, answer.memory.activations_bytes
+        held = answer.memory.per_gpu_bytes if answer.memory.host_fits else usable + 1  # the plan's fits: the host's too
+        return answer.parameter_count, held, answer.memory.activations_bytes
 
     if planned(1)[0] == planned(2)[0]:  # a preset that is a bare count (the seeds'): layers change nothing
         return None, None, "not answered: the model has no architecture whose layers could grow"
@@ -369,10 +375,17 @@ def _planned_limit(
             update={"training": type(resolve.DEFAULT_TRAINING).model_validate({**training, axis: value})}
         )
         try:
-            return planner.plan(changed).memory.per_gpu_bytes
+            memory = planner.plan(changed).memory
         except DomainError as refused:
             refusals[value] = str(refused)
             return usable + 1
+        if not memory.host_fits:  # the plan's fits: the host's too
+            refusals[value] = (
+                f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
+                f"offloaded states ({group_digits(memory.host_bytes)} B)"
+            )
+            return usable + 1
+        return memory.per_gpu_bytes
 
     def refused(value: int) -> str | None:
         bytes_at(value)

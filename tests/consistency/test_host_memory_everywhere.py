@@ -1,0 +1,66 @@
+"""cluster.host_memory_bytes under offload: /v1/plan fits only where the node's host memory holds its GPUs' offloaded
+states too (host_fits). /v1/fit's minimum, its table, /v1/limits' boundaries and /v1/recommend's needs_gpus weighed the
+GPU's bytes alone, and named counts and sizes the plan then found not fitting (Llama 3 8B, ZeRO-3 with the optimizer
+offloaded, 1 GB of host memory a node: 128.5 GB of Adam state a node at 8 GPUs; fit said 1 GPU).
+
+Arithmetic: the offloaded fp32 master weights and two moments are 12 B a weight sharded over N, so a node of 8 holds
+8 x 12 x P / N bytes: within 1e9 from N = 8 x 12 x 8,030,261,248 / 1e9 = 770.9, i.e. 771 GPUs, before the node's
+other offloaded bytes; the counts /v1/plan accepts are whole nodes from there."""
+
+import pytest
+
+P = 8_030_261_248  # Llama 3 8B
+HOST = 1_000_000_000
+
+
+def body(parallelism: dict) -> dict:
+    return {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb", "host_memory_bytes": HOST},
+        "arrangement": "zero3",
+        "parallelism": parallelism,
+        "levers": {"offload_optimizer": True},
+    }
+
+
+def plan_at(client, job: dict, n: int) -> dict:  # type: ignore[no-untyped-def]
+    response = client.post("/v1/plan", json=job | {"cluster": job["cluster"] | {"world_size": n}})
+    assert response.status_code == 200, response.text
+    return response.json()["memory"]
+
+
+@pytest.mark.parametrize("parallelism", [{}, {"tensor": 2}])
+def test_fits_minimum_is_where_the_plan_fits_host_included(client, parallelism):
+    job = body(parallelism)
+    assert not plan_at(client, job, 8)["host_fits"]
+    response = client.post("/v1/fit", json=job)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    least = entry["min_gpus"]
+    assert least is not None and least >= 8 * 12 * P // HOST  # 770: the host bound, not the GPU's
+    assert plan_at(client, job, least)["fits"]
+    assert not plan_at(client, job, least - 8)["fits"]  # the whole-node count before it
+    assert entry["at_world_size"]["fits"] is False
+    assert all(cell["fits"] == plan_at(client, job, cell["world_size"])["fits"] for cell in entry["table"][-3:])
+
+
+@pytest.mark.parametrize("parallelism", [{}, {"tensor": 2}])
+def test_limits_name_no_size_the_host_cannot_hold(client, parallelism):
+    response = client.post("/v1/limits", json=body(parallelism))
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    assert entry["largest_micro_batch_size"] is None and entry["longest_sequence_length"] is None
+    assert entry["largest_layers"] is None
+    assert "host memory" in entry["largest_micro_batch_size_arithmetic"]
+
+
+def test_recommends_needs_gpus_are_counts_the_plan_fits(client):
+    job = body({})
+    response = client.post("/v1/recommend", json=job | {"max_gpus": 64})
+    assert response.status_code == 200, response.text
+    offloaded = [step for step in response.json()["steps"] if step["levers"]["offload_optimizer"]]
+    assert offloaded
+    for step in offloaded:
+        assert not step["fits"] and step["needs_gpus"] is not None
+        needed = job | {"arrangement": step["arrangement"]}
+        assert plan_at(client, needed, step["needs_gpus"])["fits"]
