@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from models.common import MAX_WORLD_SIZE
 from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from models.training import Training
@@ -189,8 +190,10 @@ def _arrangement_fit(
         grid = [n for n in grid if n % g == 0]
     else:
         exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=estimate_min_gpus(p, sharded, floor, usable))
+    gpu_exact, host_exact = exact, None
     if exact is not None and host_fits_at is not None:  # and where the host holds the offloaded states, as plan's fits
-        host_exact = min_gpus_exact(lambda n: 0 if host_fits_at(n) else 1, 0, upper=p)
+        # up to the counts a plan takes (models.common.MAX_WORLD_SIZE): past it no count fits
+        host_exact = min_gpus_exact(lambda n: 0 if host_fits_at(n) else 1, 0, upper=min(p, MAX_WORLD_SIZE))
         exact = None if host_exact is None else max(exact, host_exact)
     if batch is not None:
         grid = batch.allowed(grid)
@@ -204,7 +207,8 @@ def _arrangement_fit(
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=floor,
         never_fits=exact is None,
-        reason=_fit_reason(
+        reason=_host_words(setup, gpu_exact, host_exact, smallest, host_fits_at)
+        or _fit_reason(
             sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g, batch, per_gpu_bytes_at(g)
         ),
         min_gpus=smallest,
@@ -248,6 +252,27 @@ def host_fits_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int
         return bool(evaluate(resolve.inputs_for(scene, world_size, gpus_per_node), setup).host_fits)
 
     return host_fits_at
+
+
+def _host_words(
+    setup: Setup,
+    gpu_exact: int | None,
+    host_exact: int | None,
+    smallest: int | None,
+    host_fits_at: Callable[[int], bool] | None,
+) -> str | None:
+    """The reason where the host's memory, not the GPU's, sets the count (None: the GPU's does)."""
+    if host_fits_at is None or gpu_exact is None:
+        return None
+    host = f"the host memory of a node ({group_digits(setup.host_memory_bytes or 0)} B)"
+    if host_exact is None:
+        return f"never: {host} does not hold its GPUs' offloaded states at any GPU count up to {MAX_WORLD_SIZE:,}"
+    if host_exact > gpu_exact and smallest is not None:
+        return (
+            f"the smallest job that fits is {gpus(smallest)}: {host} holds its GPUs' offloaded states from "
+            f"{gpus(host_exact)}; the GPU's bytes fit from {gpus(gpu_exact)}"
+        )
+    return None
 
 
 def with_host(cells: list[GridCell], host_fits_at: Callable[[int], bool] | None) -> list[GridCell]:

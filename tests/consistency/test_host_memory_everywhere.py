@@ -64,3 +64,20 @@ def test_recommends_needs_gpus_are_counts_the_plan_fits(client):
         assert not step["fits"] and step["needs_gpus"] is not None
         needed = job | {"arrangement": step["arrangement"]}
         assert plan_at(client, needed, step["needs_gpus"])["fits"]
+
+
+def test_a_host_too_small_at_every_count_a_plan_takes_never_fits(client):
+    # 1,000 bytes a node: the host would hold the offloaded states only past 10^9 GPUs, beyond the counts /v1/plan
+    # takes (models.common.MAX_WORLD_SIZE); fit answered such a count as its minimum
+    job = body({})
+    job["cluster"]["host_memory_bytes"] = 1000
+    response = client.post("/v1/fit", json=job)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    assert entry["never_fits"] and entry["min_gpus"] is None
+    assert entry["reason"].startswith("never: the host memory of a node (1,000 B)")
+
+
+def test_the_reason_names_the_host_where_it_sets_the_count(client):
+    (entry,) = client.post("/v1/fit", json=body({})).json()["arrangements"]
+    assert entry["reason"].startswith(f"the smallest job that fits is {entry['min_gpus']} GPUs: the host memory")
