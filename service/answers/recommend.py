@@ -38,7 +38,7 @@ from models.recommend import (
     StepCost,
     StepLevers,
 )
-from models.training import TRANSFORMER_ENGINE_FP8, Levers, Training, ZeroPlusPlus, eight_bit_conflict
+from models.training import TRANSFORMER_ENGINE_FP8, Levers, Training, ZeroPlusPlus, levers_conflict
 from service.answers.bisection import valid_job
 from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
@@ -291,7 +291,7 @@ class Job:
                 names.append(c.arrangement.value)
             return None  # a step /v1/plan refuses, or the job's framework cannot pipeline
         levers = self.levers(c)
-        conflict = eight_bit_conflict(levers.fp8, levers.mxfp8)
+        conflict = levers_conflict(levers)
         if conflict is not None:  # the request's levers.fp8 with the step's MXFP8: /v1/plan refuses the pair
             names = self.left_out.setdefault(conflict, [])
             names.append(c.lever)
