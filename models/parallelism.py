@@ -154,6 +154,13 @@ class Parallelism(Strict):
         "pipeline_parallel_last_stage_less_layers. Not with pipeline_layers.",
     )
 
+    @property
+    def model_parallel(self) -> bool:
+        """Some model-parallel degree above 1 (an expert tensor degree given above 1 included): a layout, not data
+        parallelism alone."""
+        degrees = (self.tensor, self.pipeline, self.context, self.expert)
+        return degrees != (1, 1, 1, 1) or self.expert_tensor not in (None, 1)
+
 
 class ParallelismEcho(BaseModel):
     """The layout as planned: the request's degrees with what follows from them."""

@@ -34,7 +34,7 @@ from models.plan import PlanRequest, PlanResponse
 from models.training import Training
 from service.answers.bisection import gpu_count_grid
 from service.answers.layout_plan import layout_of
-from service.answers.refusals import left_out_words, plan_refusals
+from service.answers.refusals import DATA_PARALLEL, left_out_words, plan_refusals
 from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Setup
 from service.errors import AnswerOutOfRange, InvalidLayout
@@ -167,7 +167,7 @@ def drawn_arrangements(request: FigureRequest) -> tuple[list[ArrangementName], s
     drawn: list[ArrangementName] = []
     left_out: dict[str, list[str]] = {}
     for arrangement in DRAWN_ARRANGEMENTS:
-        refused = plan_refusals(arrangement, request.levers, request.precision, 1)
+        refused = plan_refusals(arrangement, request.levers, request.precision, DATA_PARALLEL)
         if refused:
             left_out.setdefault(refused[0], []).append(arrangement.value)
         else:

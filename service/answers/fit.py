@@ -42,7 +42,7 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
     grid = gpu_count_grid(request.gpu_count_grid, g, request.max_gpus, max_points)
     par = request.parallelism
     asked = request.cluster.world_size
-    if (par.tensor, par.pipeline, par.context, par.expert) != (1, 1, 1, 1) or par.expert_tensor not in (None, 1):
+    if par.model_parallel:
         scene, fits, warnings = layout_fits(request, grid, budget)
     else:
         batch = DataBatch(request.training, g)
@@ -58,7 +58,7 @@ def fit(request: FitRequest, max_points: int, budget: WorkBudget | None = None) 
         )
         fits = [
             refused_fit(_arrangement_fit(scene, name, sharding, g, grid, asked, batch), refused[0])
-            if (refused := plan_refusals(name, request.levers, request.precision, 1))
+            if (refused := plan_refusals(name, request.levers, request.precision, par))
             else _arrangement_fit(scene, name, sharding, g, grid, asked, batch)
             for name, sharding in resolve.compared(request.arrangement)
         ]

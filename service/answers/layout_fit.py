@@ -199,7 +199,7 @@ def layout_fits(
         )
     fits = [
         _refused_fit(scene, case, degrees, name, sharding, refused[0])
-        if (refused := plan_refusals(name, request.levers, request.precision, case.parallelism.pipeline))
+        if (refused := plan_refusals(name, request.levers, request.precision, case.parallelism))
         else _arrangement_fit(scene, case, degrees, name, sharding, grid, budget, asked)
         for name, sharding in resolve.compared(request.arrangement)
     ]

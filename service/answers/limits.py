@@ -100,7 +100,7 @@ def _arrangements(request: LimitsRequest) -> tuple[dict[ArrangementName, Shardin
     taken: dict[ArrangementName, Sharding] = {}
     left_out: dict[str, list[str]] = {}
     for name, sharding in CANONICAL.items():
-        refused = plan_refusals(name, request.levers, request.precision, request.parallelism.pipeline)
+        refused = plan_refusals(name, request.levers, request.precision, request.parallelism)
         if refused:
             left_out.setdefault(refused[0], []).append(name.value)
         else:

@@ -170,9 +170,7 @@ class Job:
         self.request, self.budget = request, budget
         self.card = {name: getattr(request.cluster, name) for name in Card.model_fields}
         self.g = request.cluster.gpus_per_node
-        par = request.parallelism
-        degrees = (par.tensor, par.pipeline, par.context, par.expert)
-        self.layout = degrees != (1, 1, 1, 1) or par.expert_tensor not in (None, 1)
+        self.layout = request.parallelism.model_parallel
         self._training = measured_training(request.training, request.levers)
         self.largest_job = self._largest_job()
         self._baselines: dict[int, PlanResponse] = {}
@@ -277,14 +275,12 @@ class Job:
     def evaluate(self, c: "Candidate") -> "Evaluated | None":
         asked = self.request.cluster.world_size
         if resolve.sharding(c.arrangement).hybrid and (
-            self.layout or (self.largest_job < self.g if asked is None else asked % self.g != 0)
+            self.largest_job < self.g if asked is None else asked % self.g != 0
         ):
-            return None  # hybrid needs whole nodes, and is not modelled on a layout
-        # a lever of the request the step's arrangement cannot take, or a framework that cannot pipeline it
-        # (/v1/plan's rules): no job to plan
-        refused = plan_refusals(
-            c.arrangement, self.request.levers, self.request.precision, self.request.parallelism.pipeline
-        )
+            return None  # hybrid needs whole nodes
+        # a lever of the request the step's arrangement cannot take, an arrangement not modelled on the layout, or a
+        # framework that cannot pipeline it (/v1/plan's rules): no job to plan
+        refused = plan_refusals(c.arrangement, self.request.levers, self.request.precision, self.request.parallelism)
         if refused:
             names = self.left_out.setdefault(refused[0], [])
             if c.arrangement.value not in names:

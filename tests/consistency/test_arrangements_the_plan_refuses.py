@@ -91,3 +91,33 @@ def test_limits_take_a_deepspeed_pipeline_without_an_arrangement(client):
     assert [e["arrangement"] for e in answer["arrangements"]] == ["ddp", "zero1"]
     (left_out,) = [w for w in answer["warnings"] if "left out" in w]
     assert left_out.startswith("zero2, zero3 arrangements left out: DeepSpeed's pipeline engine supports ZeRO-1")
+
+
+HYBRID_ON_A_LAYOUT = "hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled"
+
+
+def test_hybrid_on_a_layout_has_no_count_and_no_step_as_the_plan_refuses_it(client):
+    """/v1/plan refuses hybrid sharding on a model-parallel layout (modelled over data parallelism alone). Before,
+    /v1/fit answered the same body with a table of per-GPU bytes over GPU counts (every one the plan refuses) and a
+    floor, and /v1/recommend dropped the asked hybrid step without a word."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "mixed_bf16_adam",
+        "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "parallelism": {"tensor": 2},
+        "arrangement": "hybrid",
+    }
+    planned = client.post("/v1/plan", json=body)
+    assert planned.status_code == 422 and planned.json()["detail"] == HYBRID_ON_A_LAYOUT
+    fitted = client.post("/v1/fit", json=body | {"max_gpus": 128})
+    assert fitted.status_code == 200, fitted.text
+    (entry,) = fitted.json()["arrangements"]
+    assert entry["arrangement"] == "hybrid" and entry["never_fits"]
+    assert entry["min_gpus"] is None and entry["min_gpus_exact"] is None and entry["min_gpus_on_grid"] is None
+    assert entry["table"] == [] and entry["at_world_size"] is None
+    assert entry["reason"] == f"not run on this layout: {HYBRID_ON_A_LAYOUT}"
+    recommended = client.post("/v1/recommend", json=body)
+    assert recommended.status_code == 200, recommended.text
+    answer = recommended.json()
+    assert f"hybrid steps left out: {HYBRID_ON_A_LAYOUT}" in answer["warnings"]
+    assert all(step["arrangement"] != "hybrid" for step in answer["steps"] + answer["omitted"])
