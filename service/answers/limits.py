@@ -332,13 +332,25 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
             update={"parallelism": request.parallelism.model_copy(update={"pipeline_layers": None})}
         )
 
-    def planned(k: int) -> tuple[int, int, int]:
+    def planned(k: int) -> tuple[int, int, int, str | None]:
+        """(parameter count, per-GPU bytes, activations, why the plan does not fit or take it): the bytes are
+        usable + 1 where the plan refuses the depth or its host does not hold the offloaded states."""
         try:
             answer = planner.plan(_with_model(request, layers=k * step))
-        except DomainError:  # a depth the model cannot take (fewer layers than its dense ones, ...): no fit
-            return 0, usable + 1, 0
-        held = answer.memory.per_gpu_bytes if answer.memory.host_fits else usable + 1  # the plan's fits: the host's too
-        return answer.parameter_count, held, answer.memory.activations_bytes
+        except DomainError as refused:  # a depth the model cannot take (fewer layers than its dense ones, ...)
+            return 0, usable + 1, 0, f"the plan refuses it: {refused}"
+        memory = answer.memory
+        if not memory.host_fits:  # the plan's fits: the host's too
+            why = (
+                f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
+                f"offloaded states ({group_digits(memory.host_bytes)} B)"
+            )
+            return answer.parameter_count, usable + 1, memory.activations_bytes, why
+        return answer.parameter_count, memory.per_gpu_bytes, memory.activations_bytes, None
+
+    def too_much(k: int, bytes_words: str) -> str:
+        _, per_gpu, _, why = planned(k)
+        return why or bytes_words.format(group_digits(per_gpu))
 
     if planned(1)[0] == planned(2)[0]:  # a preset that is a bare count (the seeds'): layers change nothing
         return None, None, "not answered: the model has no architecture whose layers could grow"
@@ -346,17 +358,15 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
     room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
     rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
     if largest_k is None:
-        p, per_gpu, _ = planned(1)
-        return None, None, f"{rule}; at L = {step}: {group_digits(per_gpu)} B per GPU > {room}: not even that fits"
-    p, per_gpu, activations = planned(largest_k)
+        return None, None, f"{rule}; at L = {step}: {too_much(1, '{} B per GPU > ' + room)}: not even that fits"
+    p, per_gpu, activations, _ = planned(largest_k)
     layers = largest_k * step
     words = (
         f"{rule}; at L = {group_digits(layers)}: P = {group_digits(p)}, per GPU {group_digits(per_gpu)} B "
         f"(activations {group_digits(activations)} B) <= {room}"
     )
     if largest_k < MAX_LAYERS // step:
-        _, above, _ = planned(largest_k + 1)
-        words += f"; at L = {group_digits(layers + step)}: {group_digits(above)} B > usable"
+        words += f"; at L = {group_digits(layers + step)}: {too_much(largest_k + 1, '{} B > usable')}"
     return layers, p, words
 
 

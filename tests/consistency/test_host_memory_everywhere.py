@@ -81,3 +81,24 @@ def test_a_host_too_small_at_every_count_a_plan_takes_never_fits(client):
 def test_the_reason_names_the_host_where_it_sets_the_count(client):
     (entry,) = client.post("/v1/fit", json=body({})).json()["arrangements"]
     assert entry["reason"].startswith(f"the smallest job that fits is {entry['min_gpus']} GPUs: the host memory")
+
+
+def test_the_layer_boundary_the_host_sets_says_so(client):
+    """At 200 GB of host memory a node the host, not the GPU, stops Llama 3 8B's layer family: a node's 8 GPUs offload
+    16 B a weight between them (fp32 master weights, two moments and the fp32 gradients: 128.5 GB at the 8B's 32
+    layers), so the family grows to about 200 / 16 = 12.5B parameters on the host, while each 80 GB card holds
+    0.5 B a weight of sharded bf16 weights and gradients. The arithmetic named the next depth's bytes as the usable
+    bytes + 1."""
+    job = body({}) | {"cluster": body({})["cluster"] | {"host_memory_bytes": 200 * HOST}}
+    response = client.post("/v1/limits", json=job)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    layers, words = entry["largest_layers"], entry["largest_parameter_count_arithmetic"]
+    assert layers is not None and 32 < layers < 80
+    at = {"model": {"preset": "llama-3-8b", "layers": layers}}
+    assert plan_at(client, job | at, 8)["fits"]
+    above = plan_at(client, job | {"model": {"preset": "llama-3-8b", "layers": layers + 1}}, 8)
+    assert not above["host_fits"] and above["per_gpu_bytes"] <= above["usable_bytes"]
+    host_words = "the host memory of a node (200,000,000,000 B) does not hold its GPUs' offloaded states"
+    assert f"; at L = {layers + 1}: {host_words}" in words
+    assert f"{above['usable_bytes'] + 1:,}" not in words

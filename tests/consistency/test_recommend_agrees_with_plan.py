@@ -85,9 +85,8 @@ def test_steps_the_framework_cannot_pipeline_are_left_out_and_said(client):
     # hybrid sharding is not modelled on a layout: its step is left out and said too (it was dropped without a word)
     framework, hybrid = [w for w in answer["warnings"] if "steps left out" in w]
     assert framework.startswith("zero2, zero3, shard_grad_op steps left out: DeepSpeed's pipeline engine")
-    assert hybrid == "hybrid steps left out: hybrid sharding with tensor, pipeline, context or expert parallelism is " + (
-        "not modelled"
-    )
+    not_modelled = "hybrid sharding with tensor, pipeline, context or expert parallelism is not modelled"
+    assert hybrid == f"hybrid steps left out: {not_modelled}"
     for step in answer["steps"]:
         plan = client.post("/v1/plan", json=body | {"arrangement": step["arrangement"]})
         assert plan.status_code == 200, plan.text
