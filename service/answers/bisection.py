@@ -136,3 +136,33 @@ def largest_fitting(bytes_at: Callable[[int], int], usable_bytes: int, low: int,
         else:
             hi = middle
     return lo
+
+
+def first_with_host(
+    size: int, start: int | None, within_node: Callable[[int], bool], host_fits: Callable[[int], bool]
+) -> int | None:
+    """The first index at or after ``start`` (the first at which the GPU's bytes fit; indices in increasing GPU
+    count, ``size`` of them) at which the node's host memory also holds its GPUs' offloaded states; None if none.
+
+    A node holds min(N, G) GPUs, each offloading r + s / N bytes (r replicated, s sharded over N:
+    service.memory.offload.host_bytes_per_node), so the node's host bytes, r N + s within one node, never fall as
+    N grows to a node, and G (r + s / N) never rise past it. Within a node the host may stop holding the states as
+    the count grows (each GPU offloading a replicated optimizer): those counts are tried one by one (at most G - 1);
+    from one node on, bisection."""
+    if start is None:
+        return None
+    i = start
+    while i < size and within_node(i):
+        if host_fits(i):
+            return i
+        i += 1
+    if i >= size or not host_fits(size - 1):
+        return None
+    low, high = i, size - 1  # invariant: host_fits(high)
+    while low < high:
+        middle = (low + high) // 2
+        if host_fits(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low

@@ -14,6 +14,7 @@ from service.answers.bisection import (
     GridCell,
     estimate_min_gpus,
     first_fitting,
+    first_with_host,
     fit_table,
     fits,
     gpu_count_grid,
@@ -191,15 +192,20 @@ def _arrangement_fit(
     else:
         exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=estimate_min_gpus(p, sharded, floor, usable))
     gpu_exact, host_exact = exact, None
-    if exact is not None and host_fits_at is not None:  # and where the host holds the offloaded states, as plan's fits
-        # up to the counts a plan takes (models.common.MAX_WORLD_SIZE): past it no count fits
-        host_exact = min_gpus_exact(lambda n: 0 if host_fits_at(n) else 1, 0, upper=min(p, MAX_WORLD_SIZE))
-        exact = None if host_exact is None else max(exact, host_exact)
+    if host_fits_at is not None:  # and where the host holds the offloaded states, as plan's fits
+        exact = host_exact = host_from(exact, host_fits_at, g, p)
     if batch is not None:
         grid = batch.allowed(grid)
     table = with_host(fit_table(per_gpu_bytes_at, usable, grid), host_fits_at)
     on_grid = first_fitting(table)
     smallest = smallest_job(exact, sharding, g, batch)
+    whole_nodes = min_gpus_whole_nodes(exact, g)
+    if host_fits_at is not None:
+        # within a node the host may hold the states at the exact count and not at a larger job: from one node on
+        # it holds them at every count past the first that does (bisection.first_with_host)
+        while smallest is not None and not host_fits_at(smallest):
+            smallest = smallest_job(host_from(smallest + 1, host_fits_at, g, p), sharding, g, batch)
+        whole_nodes = min_gpus_whole_nodes(host_from(whole_nodes, host_fits_at, g, p), g)
     at = with_host(fit_table(per_gpu_bytes_at, usable, [asked]), host_fits_at)[0] if asked is not None else None
     return ArrangementFit(
         arrangement=name,
@@ -213,7 +219,7 @@ def _arrangement_fit(
         ),
         min_gpus=smallest,
         min_gpus_exact=exact,
-        min_gpus_whole_nodes=min_gpus_whole_nodes(exact, g),
+        min_gpus_whole_nodes=whole_nodes,
         min_gpus_on_grid=on_grid,
         table=[fit_cell(c) for c in table],
         at_world_size=fit_cell(at) if at is not None else None,
@@ -254,6 +260,16 @@ def host_fits_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int
     return host_fits_at
 
 
+def host_from(start: int | None, host_fits_at: Callable[[int], bool], g: int, p: int) -> int | None:
+    """The first GPU count from ``start`` (where the GPU's bytes fit) at which the node's host holds the offloaded
+    states too, up to the counts a plan takes (models.common.MAX_WORLD_SIZE; past it no count fits) and P (every
+    shard one element)."""
+    if start is None:
+        return None
+    found = first_with_host(min(p, MAX_WORLD_SIZE), start - 1, lambda i: i + 1 < g, lambda i: host_fits_at(i + 1))
+    return None if found is None else found + 1
+
+
 def _host_words(
     setup: Setup,
     gpu_exact: int | None,
@@ -266,7 +282,10 @@ def _host_words(
         return None
     host = f"the host memory of a node ({group_digits(setup.host_memory_bytes or 0)} B)"
     if host_exact is None:
-        return f"never: {host} does not hold its GPUs' offloaded states at any GPU count up to {MAX_WORLD_SIZE:,}"
+        return (
+            f"never: {host} does not hold its GPUs' offloaded states at any GPU count from {gpus(gpu_exact)}, where "
+            f"the GPU's bytes fit, up to {MAX_WORLD_SIZE:,}"
+        )
     if host_exact > gpu_exact and smallest is not None:
         return (
             f"the smallest job that fits is {gpus(smallest)}: {host} holds its GPUs' offloaded states from "

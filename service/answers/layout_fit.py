@@ -23,7 +23,7 @@ from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest
 from models.parallelism import Parallelism
 from models.training import Training
-from service.answers.bisection import valid_job
+from service.answers.bisection import first_with_host, valid_job
 from service.answers.layout_plan import echo
 from service.answers.refusals import plan_refusals
 from service.engine.layout import StageEvaluation, evaluate_layout, stage_memory
@@ -119,7 +119,8 @@ def data_degrees(case: LayoutCase) -> DataDegrees:
 
 
 def first_fitting(degrees: Sequence[int], fits_at: Callable[[int], bool]) -> int | None:
-    """Index of the first d that fits, by bisection (fits_at never turns false as d grows); None if none."""
+    """Index of the first d whose GPU bytes fit, by bisection (fits_at never turns false as d grows); None if
+    none."""
     if not degrees or not fits_at(degrees[-1]):
         return None
     low, high = 0, len(degrees) - 1  # invariant: fits_at(degrees[high])
@@ -245,13 +246,16 @@ def _arrangement_fit(
         return bool(host_bytes_per_node(top.host_bytes, case.mesh(d).world_size, g) <= base.host_memory_bytes)
 
     g, mp = case.gpus_per_node, case.model_parallel
-    found = first_fitting(degrees, lambda d: per_gpu_bytes_at(d) <= usable and host_fits_at(d))
+    found = first_fitting(degrees, lambda d: per_gpu_bytes_at(d) <= usable)
+    if base.host_memory_bytes is not None:  # and where the host holds the offloaded states, as plan's fits
+        found = first_with_host(len(degrees), found, lambda i: mp * degrees[i] < g, lambda i: host_fits_at(degrees[i]))
     exact = mp * degrees[found] if found is not None else None
-    whole = (
-        next((mp * degrees[i] for i in range(found, len(degrees)) if mp * degrees[i] % g == 0), None)
-        if found is not None
-        else None
+    first_whole = (
+        next((i for i in range(found, len(degrees)) if mp * degrees[i] % g == 0), None) if found is not None else None
     )
+    if base.host_memory_bytes is not None:  # past one node every count is whole nodes, the host's fit monotone
+        first_whole = first_with_host(len(degrees), first_whole, lambda i: False, lambda i: host_fits_at(degrees[i]))
+    whole = mp * degrees[first_whole] if first_whole is not None else None
 
     def cell(n: int) -> FitCell:
         bytes_ = per_gpu_bytes_at(n // mp)

@@ -332,42 +332,88 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
             update={"parallelism": request.parallelism.model_copy(update={"pipeline_layers": None})}
         )
 
+    plans: dict[int, tuple[int, int, int, str | None]] = {}
+
     def planned(k: int) -> tuple[int, int, int, str | None]:
-        """(parameter count, per-GPU bytes, activations, why the plan does not fit or take it): the bytes are
-        usable + 1 where the plan refuses the depth or its host does not hold the offloaded states."""
-        try:
-            answer = planner.plan(_with_model(request, layers=k * step))
-        except DomainError as refused:  # a depth the model cannot take (fewer layers than its dense ones, ...)
-            return 0, usable + 1, 0, f"the plan refuses it: {refused}"
-        memory = answer.memory
-        if not memory.host_fits:  # the plan's fits: the host's too
-            why = (
-                f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
-                f"offloaded states ({group_digits(memory.host_bytes)} B)"
-            )
-            return answer.parameter_count, usable + 1, memory.activations_bytes, why
-        return answer.parameter_count, memory.per_gpu_bytes, memory.activations_bytes, None
+        """(parameter count, per-GPU bytes, activations, why the plan does not fit or take it) at L = k x step: the
+        bytes are usable + 1 where the plan refuses the depth or its host does not hold the offloaded states, the
+        parameter count 0 where it refuses the depth."""
+        if k not in plans:
+            plans[k] = _member(request, k * step, usable)
+        return plans[k]
 
     def too_much(k: int, bytes_words: str) -> str:
         _, per_gpu, _, why = planned(k)
         return why or bytes_words.format(group_digits(per_gpu))
 
-    if planned(1)[0] == planned(2)[0]:  # a preset that is a bare count (the seeds'): layers change nothing
-        return None, None, "not answered: the model has no architecture whose layers could grow"
-    largest_k = largest_fitting(lambda k: planned(k)[1], usable, 1, MAX_LAYERS // step)
-    room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
+    deepest = MAX_LAYERS // step
+    # The plan refuses the shallowest depths of some models (fewer layers than their dense ones, than the pipeline's
+    # chunks): the family starts at the first depth it takes.
+    first = _first_taken(lambda k: planned(k)[0] > 0, deepest)
     rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
+    if first is None:
+        return None, None, f"{rule}; at L = {step}: {planned(1)[3]}: no depth up to {MAX_LAYERS:,} layers is taken"
+    if (
+        first < deepest and planned(first)[0] == planned(first + 1)[0]
+    ):  # a bare count (the seeds'): layers change nothing
+        return None, None, "not answered: the model has no architecture whose layers could grow"
+    largest_k = largest_fitting(lambda k: planned(k)[1], usable, first, deepest)
+    room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
+    shallowest = f"at L = {group_digits(first * step)}"
+    if first > 1:
+        shallowest += (
+            f" (the fewest layers the plan takes: at L = {group_digits((first - 1) * step)} {planned(first - 1)[3]})"
+        )
     if largest_k is None:
-        return None, None, f"{rule}; at L = {step}: {too_much(1, '{} B per GPU > ' + room)}: not even that fits"
+        return None, None, f"{rule}; {shallowest}: {too_much(first, '{} B per GPU > ' + room)}: not even that fits"
     p, per_gpu, activations, _ = planned(largest_k)
     layers = largest_k * step
     words = (
         f"{rule}; at L = {group_digits(layers)}: P = {group_digits(p)}, per GPU {group_digits(per_gpu)} B "
         f"(activations {group_digits(activations)} B) <= {room}"
     )
-    if largest_k < MAX_LAYERS // step:
+    if largest_k < deepest:
         words += f"; at L = {group_digits(layers + step)}: {too_much(largest_k + 1, '{} B > usable')}"
     return layers, p, words
+
+
+def _member(request: PlanRequest, layers: int, usable: int) -> tuple[int, int, int, str | None]:
+    """The family member of ``layers`` layers as /v1/plan plans it: (parameter count, per-GPU bytes, activations,
+    why it does not fit or is not taken), its bytes usable + 1 where it does not fit for another reason than its
+    bytes, its parameter count 0 where the plan refuses it."""
+    try:
+        answer = planner.plan(_with_model(request, layers=layers))
+    except DomainError as refused:  # a depth the model cannot take (fewer layers than its dense ones, ...)
+        return 0, usable + 1, 0, f"the plan refuses it: {refused}"
+    memory = answer.memory
+    if not memory.host_fits:  # the plan's fits: the host's too
+        why = (
+            f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
+            f"offloaded states ({group_digits(memory.host_bytes)} B)"
+        )
+        return answer.parameter_count, usable + 1, memory.activations_bytes, why
+    return answer.parameter_count, memory.per_gpu_bytes, memory.activations_bytes, None
+
+
+def _first_taken(taken: Callable[[int], bool], deepest: int) -> int | None:
+    """The first k in [1, deepest] the plan takes, for refusals of the shallowest depths alone (a model's dense
+    layers, a pipeline's chunks: every depth past one it takes is taken): doubling, then bisection."""
+    if taken(1):
+        return 1
+    high = 2
+    while high < deepest and not taken(high):
+        high *= 2
+    high = min(high, deepest)
+    if not taken(high):
+        return None
+    low = high // 2  # invariant: not taken(low), taken(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if taken(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def _planned_limit(

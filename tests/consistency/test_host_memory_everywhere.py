@@ -102,3 +102,33 @@ def test_the_layer_boundary_the_host_sets_says_so(client):
     host_words = "the host memory of a node (200,000,000,000 B) does not hold its GPUs' offloaded states"
     assert f"; at L = {layers + 1}: {host_words}" in words
     assert f"{above['usable_bytes'] + 1:,}" not in words
+
+
+@pytest.mark.parametrize(
+    ("parallelism", "host_bytes", "fitting", "refused"),
+    [
+        # DDP offloads the whole optimizer from every GPU: 16 B x P = 128.5 GB each, so a node of n GPUs holds
+        # n x 128.5 GB: within 700 GB for n <= 5 (642.4 GB), not at 6 (770.9 GB) or any count of whole nodes
+        ({}, 700 * HOST, [1, 2, 4, 5], [6, 8, 16]),
+        # on tensor 2 each GPU offloads half of it, 64.2 GB: 128.5 GB a node at 2 GPUs, 257 GB at 4, against 200 GB
+        ({"tensor": 2}, 200 * HOST, [2], [4, 6, 8, 16]),
+    ],
+)
+def test_a_host_that_holds_a_replicated_optimizer_within_part_of_a_node_fits_there(
+    client, parallelism, host_bytes, fitting, refused
+):
+    """The node's host holds the offloaded states at small counts and not past them. /v1/fit bisected as if the host
+    held them more often as the count grows, and answered never fitting beside a table of counts that fit."""
+    job = body(parallelism) | {"arrangement": "ddp"}
+    job["cluster"] = job["cluster"] | {"host_memory_bytes": host_bytes, "world_size": fitting[0]}
+    for n in fitting:
+        assert plan_at(client, job, n)["fits"]
+    for n in refused:
+        assert not plan_at(client, job, n)["host_fits"]
+    response = client.post("/v1/fit", json=job)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    assert not entry["never_fits"]
+    assert entry["min_gpus"] == entry["min_gpus_exact"] == entry["min_gpus_on_grid"] == fitting[0]
+    assert entry["min_gpus_whole_nodes"] is None  # no count of whole nodes: 8 x the GPU's offload on every node
+    assert all(cell["fits"] == plan_at(client, job, cell["world_size"])["fits"] for cell in entry["table"])

@@ -2,6 +2,7 @@
 /v1/plan body is answered as fitting, and the next sequence length or micro-batch the layout and batch can take
 is not. A /v1/plan body is a valid /v1/limits body (it used to refuse a parallelism block, then a global batch)."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,3 +106,57 @@ def test_a_global_batch_keeps_its_size_at_the_largest_micro_batch(
     for x in larger:
         planned = client.post("/v1/plan", json=body | {"training": body["training"] | {"micro_batch_size": x}})
         assert planned.status_code == 422 or not planned.json()["memory"]["fits"], x
+
+
+def fits_with_layers(client, body: dict, layers: int) -> bool:
+    response = client.post("/v1/plan", json=body | {"model": body["model"] | {"layers": layers}})
+    assert response.status_code == 200, response.text
+    return response.json()["memory"]["fits"]
+
+
+LLAMA_3_8B_ON_ONE_NODE = {
+    "model": {"preset": "llama-3-8b"},
+    "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "arrangement": "zero1",
+    "training": {"gradient_accumulation_steps": 8},
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "step"),
+    [
+        # the plan takes no fewer layers than the pipeline's chunks (4 x 2 = 8, zb_v's 2 x 4 = 8), the family's
+        # shallowest members (4 layers) not at all
+        (
+            LLAMA_3_8B_ON_ONE_NODE
+            | {"parallelism": {"pipeline": 4, "pipeline_schedule": "interleaved", "virtual_stages": 2}},
+            4,
+        ),
+        (
+            LLAMA_3_8B_ON_ONE_NODE
+            | {"parallelism": {"pipeline": 2, "pipeline_schedule": "interleaved", "virtual_stages": 4}},
+            2,
+        ),
+        (LLAMA_3_8B_ON_ONE_NODE | {"parallelism": {"pipeline": 4, "pipeline_schedule": "zb_v"}}, 4),
+        # nor fewer than DeepSeek-V3's 3 dense layers
+        (
+            {
+                "model": {"preset": "deepseek-v3"},
+                "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "b200"},
+                "arrangement": "zero3",
+            },
+            1,
+        ),
+    ],
+)
+def test_the_layer_family_starts_at_the_fewest_layers_the_plan_takes(client, body, step):
+    """The family's largest member is a depth the plan fits, and the next depth does not fit. The shallowest depths,
+    which the plan refuses, were read as too large (no member fits) or as a bare count (no architecture)."""
+    response = client.post("/v1/limits", json=body)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    layers = entry["largest_layers"]
+    assert layers is not None, entry["largest_parameter_count_arithmetic"]
+    assert layers % step == 0
+    assert fits_with_layers(client, body, layers)
+    assert not fits_with_layers(client, body, layers + step)
