@@ -46,7 +46,8 @@ class RecommendRequest(Strict):
         default=None,
         validate_default=True,  # sharding flags alone fill it, as /v1/plan reads them
         description="The arrangement the job runs now (a /v1/plan body's own): the step with it and the request's "
-        "levers is marked `asked`. Every candidate is listed either way.",
+        "levers is marked `asked`; where no candidate is that job, it is a step of its own ('the job as asked: "
+        "...'). Every candidate is listed either way.",
         json_schema_extra=plain_name(nullable=True),
     )
     pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))

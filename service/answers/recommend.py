@@ -46,6 +46,7 @@ from service.answers.plan import plan
 from service.answers.refusals import left_out_words, plan_refusals
 from service.errors import InvalidLayout
 from service.inputs import resolve
+from service.inputs.arrangements import canonical_name
 from service.memory.dtypes import bytes_per_element
 from service.numeric import GIB_BYTES, gpus, outside_int64
 from service.work_budget import WorkBudget
@@ -122,10 +123,47 @@ def candidates(levers: Levers, master_weights: bool) -> tuple[Candidate, ...]:
     return (*steps, FP8_WEIGHTS_STEP) if fp8_weights else steps
 
 
+ARRANGEMENT_WORDS = {
+    A.ddp: "data parallel",
+    A.zero1: "ZeRO-1",
+    A.zero2: "ZeRO-2",
+    A.zero3: "ZeRO-3",
+    A.shard_grad_op: "FSDP SHARD_GRAD_OP",
+    A.hybrid: "hybrid sharding",
+}
+
+
+def asked_candidate(request: RecommendRequest) -> Candidate | None:
+    """The request's own job (its arrangement and levers) as a step, where it names an arrangement."""
+    if request.arrangement is None:
+        return None
+    levers = request.levers
+    arrangement = canonical_name(resolve.sharding(request.arrangement))
+    words = [
+        f"{levers.recompute.value} recomputation" if levers.recompute is not R.none else "",
+        "optimizer state offloaded to host memory" if levers.offload_optimizer else "",
+        MXFP8_STEP_WORDS[levers.mxfp8_recipe] if levers.mxfp8 else "",
+        "FP8 weights alone" if levers.fp8_param_gather else "",
+    ]
+    named = " and ".join(w for w in words if w)
+    return Candidate(
+        f"the job as asked: {ARRANGEMENT_WORDS[arrangement]}" + (f" with {named}" if named else ""),
+        arrangement,
+        recompute=levers.recompute,
+        offload_optimizer=levers.offload_optimizer,
+        mxfp8=levers.mxfp8,
+        mxfp8_recipe=levers.mxfp8_recipe,
+        fp8_param_gather=levers.fp8_param_gather,
+    )
+
+
 def recommend(request: RecommendRequest, budget: WorkBudget | None = None) -> RecommendResponse:
     job = Job(request, budget)
     zero1 = resolve.precision_spec(request.precision, resolve.sharding(A.zero1))
     offered = candidates(request.levers, zero1.master_dtype is not None)
+    own = asked_candidate(request)
+    if own is not None and not any(job.is_asked(c) for c in offered):  # the request's job is a step of its own
+        offered = (*offered, own)
     evaluated = [e for c in offered if (e := job.evaluate(c)) is not None]
     evaluated, omitted = _without_idle_levers(request, evaluated)
     evaluated.sort(key=_rank_key)
@@ -314,19 +352,17 @@ class Job:
             else None,
             added_step_s=planned.time.step_s - baseline.time.step_s,
         )
-        requested = self.request.arrangement
-        is_asked = (
+        return Evaluated(c, min_gpus, needs, world_size, planned, cost, self.is_asked(c), levers, no_count)
+
+    def is_asked(self, c: "Candidate") -> bool:
+        """Whether the step is the request's own job: its arrangement and levers."""
+        requested, asked = self.request.arrangement, self.request.levers
+        return (
             requested is not None
             and resolve.sharding(requested) == resolve.sharding(c.arrangement)
-            and (
-                self.request.levers.recompute,
-                self.request.levers.offload_optimizer,
-                self.request.levers.mxfp8,
-                self.request.levers.fp8_param_gather,
-            )
-            == (c.recompute, c.offload_optimizer, c.mxfp8, c.fp8_param_gather or self.request.levers.fp8_param_gather)
+            and (asked.recompute, asked.offload_optimizer, asked.mxfp8, asked.fp8_param_gather)
+            == (c.recompute, c.offload_optimizer, c.mxfp8, c.fp8_param_gather or asked.fp8_param_gather)
         )
-        return Evaluated(c, min_gpus, needs, world_size, planned, cost, is_asked, levers, no_count)
 
 
 def _without_idle_levers(

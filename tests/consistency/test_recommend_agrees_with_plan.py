@@ -7,6 +7,7 @@ with steps that do not fit first (Mixtral 8x7B, 16 A100: ZeRO-3, which fits from
 arrangements that do not fit).
 """
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -133,3 +134,38 @@ def test_the_asked_step_stays_a_step_when_its_lever_changes_nothing(client):
     assert asked["lever"] == "ZeRO-3 with selective recomputation"
     assert asked["per_gpu_bytes"] == client.post("/v1/plan", json=body).json()["memory"]["per_gpu_bytes"]
     assert "ZeRO-3 with selective recomputation" not in {step["lever"] for step in answer["omitted"]}
+
+
+@pytest.mark.parametrize(
+    ("arrangement", "levers", "lever"),
+    [
+        (
+            "ddp",
+            {"offload_optimizer": True},
+            "the job as asked: data parallel with optimizer state offloaded to host memory",
+        ),
+        (
+            "zero1",
+            {"offload_optimizer": True},
+            "the job as asked: ZeRO-1 with optimizer state offloaded to host memory",
+        ),
+        ("shard_grad_op", {"recompute": "full"}, "the job as asked: FSDP SHARD_GRAD_OP with full recomputation"),
+    ],
+)
+def test_the_requests_own_job_is_a_step_when_no_step_is_it(client, arrangement, levers, lever):
+    """The request's arrangement and levers are a step of their own (marked asked) where none of the offered steps
+    is that job; the answer had no step marked asked."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 16, "gpus_per_node": 8, "gpu": "a100-80gb"},
+        "training": {"sequence_length": 4096},
+        "arrangement": arrangement,
+        "levers": levers,
+    }
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    (own,) = [step for step in response.json()["steps"] if step["asked"]]
+    assert own["lever"] == lever and own["arrangement"] == arrangement and own["world_size"] == 16
+    planned = client.post("/v1/plan", json=body).json()
+    assert own["per_gpu_bytes"] == planned["memory"]["per_gpu_bytes"] and own["fits"] == planned["memory"]["fits"]
+    assert own["step_s"] == planned["time"]["step_s"]

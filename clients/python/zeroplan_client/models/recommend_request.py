@@ -40,7 +40,8 @@ class RecommendRequest:
             attention_heads, and attention_heads a multiple of kv_heads.
         activations (Activations | Unset): Activation memory: replicated on every GPU; sharding never touches it.
         arrangement (ArrangementName | None | Unset): The arrangement the job runs now (a /v1/plan body's own): the step
-            with it and the request's levers is marked `asked`. Every candidate is listed either way.
+            with it and the request's levers is marked `asked`; where no candidate is that job, it is a step of its own
+            ('the job as asked: ...'). Every candidate is listed either way.
         estimator (EstimatorOptions | Unset): Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan
             does not otherwise carry.
         levers (Levers | Unset): The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8.
