@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from models.enums import GpuCountGrid
 from service.errors import EmptyGrid, GridTooLarge
-from service.numeric import FloatLike, IntLike, ceil_div
+from service.numeric import FloatLike, IntLike, ceil_div, gpus, group_digits
 
 
 def fits(per_gpu_bytes: int, card_bytes: int) -> bool:
@@ -109,9 +109,9 @@ class GridCell:
 
 def fit_table(per_gpu_bytes_at: Callable[[int], int], card_bytes: int, grid: list[int]) -> list[GridCell]:
     cells = []
-    for gpus in grid:
-        per_gpu = per_gpu_bytes_at(gpus)
-        cells.append(GridCell(gpus, per_gpu, fits(per_gpu, card_bytes)))
+    for count in grid:
+        per_gpu = per_gpu_bytes_at(count)
+        cells.append(GridCell(count, per_gpu, fits(per_gpu, card_bytes)))
     return cells
 
 
@@ -166,3 +166,53 @@ def first_with_host(
         else:
             low = middle + 1
     return low
+
+
+@dataclass(frozen=True)
+class HostBounds:
+    """Where the node's host memory, beside the GPU's, sets a fit's counts (GPU counts, None: none)."""
+
+    host_memory_bytes: int
+    gpu_min: int | None  # the first count at which the GPU's bytes fit
+    host_min: int | None  # the first count from there at which the host holds the offloaded states too
+    last_in_node: int | None  # where the host stops holding them within a node: the last count that does
+    whole_nodes: int | None  # the first count of whole nodes at which both hold their share
+
+
+def host_words(bounds: HostBounds, smallest: int | None, upper: int, gpu_words: Callable[[], str]) -> str:
+    """The reason: where the host, not the GPU, sets the count, these words, else ``gpu_words``'; and where the host
+    stops holding the offloaded states as a node fills, that too."""
+    host = f"the host memory of a node ({group_digits(bounds.host_memory_bytes)} B)"
+    if bounds.gpu_min is not None and bounds.host_min is None:
+        return (
+            f"never: {host} does not hold its GPUs' offloaded states at any GPU count from {gpus(bounds.gpu_min)}, "
+            f"where the GPU's bytes fit, up to {upper:,}"
+        )
+    if bounds.gpu_min is not None and bounds.host_min is not None and bounds.host_min > bounds.gpu_min and smallest:
+        words = (
+            f"the smallest job that fits is {gpus(smallest)}: {host} holds its GPUs' offloaded states from "
+            f"{gpus(bounds.host_min)}; the GPU's bytes fit from {gpus(bounds.gpu_min)}"
+        )
+    else:
+        words = gpu_words()
+    if bounds.last_in_node is not None:
+        whole = f"from {gpus(bounds.whole_nodes)}" if bounds.whole_nodes is not None else "at no count"
+        words += (
+            f"; {host} holds its GPUs' offloaded states on part of a node up to {gpus(bounds.last_in_node)} (each "
+            f"GPU offloads a replicated share, so a node needs more the more GPUs it holds), and on whole nodes {whole}"
+        )
+    return words
+
+
+def last_in_node(
+    first: int, size: int, within_node: Callable[[int], bool], host_fits: Callable[[int], bool]
+) -> int | None:
+    """Where, from the index ``first`` (a count within a node that fits), the host stops holding the offloaded
+    states before the first count of whole nodes: the index of the last count that holds them (None: the host holds
+    them up to and at the first count of whole nodes). Indices in increasing GPU count, ``size`` of them."""
+    i = first
+    while i + 1 < size and host_fits(i + 1):
+        if not within_node(i + 1):
+            return None
+        i += 1
+    return i if i + 1 < size else None

@@ -12,12 +12,15 @@ from models.fit import ArrangementFit, FitCell, FitRequest, FitResponse
 from models.training import Training
 from service.answers.bisection import (
     GridCell,
+    HostBounds,
     estimate_min_gpus,
     first_fitting,
     first_with_host,
     fit_table,
     fits,
     gpu_count_grid,
+    host_words,
+    last_in_node,
     min_gpus_exact,
     min_gpus_whole_nodes,
     min_valid_job,
@@ -191,32 +194,41 @@ def _arrangement_fit(
         grid = [n for n in grid if n % g == 0]
     else:
         exact = min_gpus_exact(per_gpu_bytes_at, usable, upper=p, guesses=estimate_min_gpus(p, sharded, floor, usable))
-    gpu_exact, host_exact = exact, None
+    gpu_exact = exact
     if host_fits_at is not None:  # and where the host holds the offloaded states, as plan's fits
-        exact = host_exact = host_from(exact, host_fits_at, g, p)
+        exact = host_from(exact, host_fits_at, g)
     if batch is not None:
         grid = batch.allowed(grid)
     table = with_host(fit_table(per_gpu_bytes_at, usable, grid), host_fits_at)
     on_grid = first_fitting(table)
     smallest = smallest_job(exact, sharding, g, batch)
     whole_nodes = min_gpus_whole_nodes(exact, g)
-    if host_fits_at is not None:
+    bounds = None
+    if host_fits_at is not None and setup.host_memory_bytes is not None:
         # within a node the host may hold the states at the exact count and not at a larger job: from one node on
         # it holds them at every count past the first that does (bisection.first_with_host)
         while smallest is not None and not host_fits_at(smallest):
-            smallest = smallest_job(host_from(smallest + 1, host_fits_at, g, p), sharding, g, batch)
-        whole_nodes = min_gpus_whole_nodes(host_from(whole_nodes, host_fits_at, g, p), g)
+            smallest = smallest_job(host_from(smallest + 1, host_fits_at, g), sharding, g, batch)
+        whole_nodes = min_gpus_whole_nodes(host_from(whole_nodes, host_fits_at, g), g)
+        stops = None
+        if exact is not None and exact < g:
+            last = last_in_node(exact - 1, MAX_WORLD_SIZE, lambda i: i + 1 < g, lambda i: host_fits_at(i + 1))
+            stops = None if last is None else last + 1
+        bounds = HostBounds(setup.host_memory_bytes, gpu_exact, exact, stops, whole_nodes)
     at = with_host(fit_table(per_gpu_bytes_at, usable, [asked]), host_fits_at)[0] if asked is not None else None
+
+    def gpu_reason() -> str:
+        return _fit_reason(
+            sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g, batch, per_gpu_bytes_at(g)
+        )
+
     return ArrangementFit(
         arrangement=name,
         replicated_bytes_per_weight=replicated,
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=floor,
         never_fits=exact is None,
-        reason=_host_words(setup, gpu_exact, host_exact, smallest, host_fits_at)
-        or _fit_reason(
-            sharding, replicated, floor, scene.card, exact, smallest, on_grid, grid, g, batch, per_gpu_bytes_at(g)
-        ),
+        reason=host_words(bounds, smallest, MAX_WORLD_SIZE, gpu_reason) if bounds is not None else gpu_reason(),
         min_gpus=smallest,
         min_gpus_exact=exact,
         min_gpus_whole_nodes=whole_nodes,
@@ -260,38 +272,13 @@ def host_fits_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int
     return host_fits_at
 
 
-def host_from(start: int | None, host_fits_at: Callable[[int], bool], g: int, p: int) -> int | None:
+def host_from(start: int | None, host_fits_at: Callable[[int], bool], g: int) -> int | None:
     """The first GPU count from ``start`` (where the GPU's bytes fit) at which the node's host holds the offloaded
-    states too, up to the counts a plan takes (models.common.MAX_WORLD_SIZE; past it no count fits) and P (every
-    shard one element)."""
+    states too, up to the counts a plan takes (models.common.MAX_WORLD_SIZE; past it no count fits)."""
     if start is None:
         return None
-    found = first_with_host(min(p, MAX_WORLD_SIZE), start - 1, lambda i: i + 1 < g, lambda i: host_fits_at(i + 1))
+    found = first_with_host(MAX_WORLD_SIZE, start - 1, lambda i: i + 1 < g, lambda i: host_fits_at(i + 1))
     return None if found is None else found + 1
-
-
-def _host_words(
-    setup: Setup,
-    gpu_exact: int | None,
-    host_exact: int | None,
-    smallest: int | None,
-    host_fits_at: Callable[[int], bool] | None,
-) -> str | None:
-    """The reason where the host's memory, not the GPU's, sets the count (None: the GPU's does)."""
-    if host_fits_at is None or gpu_exact is None:
-        return None
-    host = f"the host memory of a node ({group_digits(setup.host_memory_bytes or 0)} B)"
-    if host_exact is None:
-        return (
-            f"never: {host} does not hold its GPUs' offloaded states at any GPU count from {gpus(gpu_exact)}, where "
-            f"the GPU's bytes fit, up to {MAX_WORLD_SIZE:,}"
-        )
-    if host_exact > gpu_exact and smallest is not None:
-        return (
-            f"the smallest job that fits is {gpus(smallest)}: {host} holds its GPUs' offloaded states from "
-            f"{gpus(host_exact)}; the GPU's bytes fit from {gpus(gpu_exact)}"
-        )
-    return None
 
 
 def with_host(cells: list[GridCell], host_fits_at: Callable[[int], bool] | None) -> list[GridCell]:

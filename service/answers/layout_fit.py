@@ -23,7 +23,7 @@ from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest
 from models.parallelism import Parallelism
 from models.training import Training
-from service.answers.bisection import first_with_host, valid_job
+from service.answers.bisection import HostBounds, first_with_host, host_words, last_in_node, valid_job
 from service.answers.layout_plan import echo
 from service.answers.refusals import plan_refusals
 from service.engine.layout import StageEvaluation, evaluate_layout, stage_memory
@@ -246,15 +246,33 @@ def _arrangement_fit(
         return bool(host_bytes_per_node(top.host_bytes, case.mesh(d).world_size, g) <= base.host_memory_bytes)
 
     g, mp = case.gpus_per_node, case.model_parallel
-    found = first_fitting(degrees, lambda d: per_gpu_bytes_at(d) <= usable)
+
+    def within_node(i: int) -> bool:
+        return mp * degrees[i] < g
+
+    def host_fits(i: int) -> bool:
+        return host_fits_at(degrees[i])
+
+    found = gpu_found = first_fitting(degrees, lambda d: per_gpu_bytes_at(d) <= usable)
     if base.host_memory_bytes is not None:  # and where the host holds the offloaded states, as plan's fits
-        found = first_with_host(len(degrees), found, lambda i: mp * degrees[i] < g, lambda i: host_fits_at(degrees[i]))
+        found = first_with_host(len(degrees), gpu_found, within_node, host_fits)
     exact = mp * degrees[found] if found is not None else None
     first_whole = (
         next((i for i in range(found, len(degrees)) if mp * degrees[i] % g == 0), None) if found is not None else None
     )
+    bounds = None
     if base.host_memory_bytes is not None:  # past one node every count is whole nodes, the host's fit monotone
-        first_whole = first_with_host(len(degrees), first_whole, lambda i: False, lambda i: host_fits_at(degrees[i]))
+        first_whole = first_with_host(len(degrees), first_whole, lambda i: False, host_fits)
+        stops = None
+        if found is not None and within_node(found):
+            stops = last_in_node(found, len(degrees), within_node, host_fits)
+        bounds = HostBounds(
+            base.host_memory_bytes,
+            mp * degrees[gpu_found] if gpu_found is not None else None,
+            exact,
+            mp * degrees[stops] if stops is not None else None,
+            mp * degrees[first_whole] if first_whole is not None else None,
+        )
     whole = mp * degrees[first_whole] if first_whole is not None else None
 
     def cell(n: int) -> FitCell:
@@ -268,13 +286,17 @@ def _arrangement_fit(
     setup = replace(base, micro_batches=m)
     floor = evaluate_layout(arch, case.mesh(at), setup, m, b, s, counted).replicated_floor_bytes
     replicated, sharded = bytes_per_weight_split(base.precision, sharding, base.offload)
+
+    def gpu_reason() -> str:
+        return _reason(case, exact, on_grid, grid, floor, usable, degrees)
+
     return ArrangementFit(
         arrangement=name,
         replicated_bytes_per_weight=replicated,
         sharded_bytes_per_weight=sharded,
         replicated_floor_bytes=floor,
         never_fits=exact is None,
-        reason=_reason(case, exact, on_grid, grid, floor, usable, degrees),
+        reason=host_words(bounds, exact, MAX_LAYOUT_WORLD_SIZE, gpu_reason) if bounds is not None else gpu_reason(),
         min_gpus=exact,
         min_gpus_exact=exact,
         min_gpus_whole_nodes=whole,

@@ -312,13 +312,12 @@ class Job:
 
     def evaluate(self, c: "Candidate") -> "Evaluated | None":
         asked = self.request.cluster.world_size
-        if resolve.sharding(c.arrangement).hybrid and (
-            self.largest_job < self.g if asked is None else asked % self.g != 0
-        ):
-            return None  # hybrid needs whole nodes
         # a lever of the request the step's arrangement cannot take, an arrangement not modelled on the layout, or a
-        # framework that cannot pipeline it (/v1/plan's rules): no job to plan
+        # framework that cannot pipeline it (/v1/plan's rules), or hybrid sharding on less than whole nodes: no job to
+        # plan
         refused = plan_refusals(c.arrangement, self.request.levers, self.request.precision, self.request.parallelism)
+        if not refused and resolve.sharding(c.arrangement).hybrid:
+            refused = self._hybrid_refusals(asked)
         if refused:
             names = self.left_out.setdefault(refused[0], [])
             if c.arrangement.value not in names:
@@ -353,6 +352,17 @@ class Job:
             added_step_s=planned.time.step_s - baseline.time.step_s,
         )
         return Evaluated(c, min_gpus, needs, world_size, planned, cost, self.is_asked(c), levers, no_count)
+
+    def _hybrid_refusals(self, asked: int | None) -> list[str]:
+        """Hybrid sharding replicates over whole nodes: no step where the job is less than whole nodes."""
+        if asked is not None and asked % self.g:
+            return [
+                f"hybrid sharding needs whole nodes: cluster.world_size {asked:,} is not a multiple of gpus_per_node "
+                f"{self.g}"
+            ]
+        if asked is None and self.largest_job < self.g:
+            return [f"hybrid sharding needs whole nodes: no job up to max_gpus is a node of {self.g} GPUs"]
+        return []
 
     def is_asked(self, c: "Candidate") -> bool:
         """Whether the step is the request's own job: its arrangement and levers."""

@@ -121,3 +121,15 @@ def test_hybrid_on_a_layout_has_no_count_and_no_step_as_the_plan_refuses_it(clie
     answer = recommended.json()
     assert f"hybrid steps left out: {HYBRID_ON_A_LAYOUT}" in answer["warnings"]
     assert all(step["arrangement"] != "hybrid" for step in answer["steps"] + answer["omitted"])
+
+
+def test_a_hybrid_step_on_less_than_a_node_is_left_out_and_said(client):
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 4, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "arrangement": "hybrid",
+    }
+    answer = client.post("/v1/recommend", json=body).json()
+    expected = "hybrid steps left out: hybrid sharding needs whole nodes: cluster.world_size 4 is not a multiple of "
+    assert f"{expected}gpus_per_node 8" in answer["warnings"]
+    assert client.post("/v1/plan", json=body).status_code == 422  # the plan refuses hybrid on part of a node too

@@ -132,3 +132,37 @@ def test_a_host_that_holds_a_replicated_optimizer_within_part_of_a_node_fits_the
     assert entry["min_gpus"] == entry["min_gpus_exact"] == entry["min_gpus_on_grid"] == fitting[0]
     assert entry["min_gpus_whole_nodes"] is None  # no count of whole nodes: 8 x the GPU's offload on every node
     assert all(cell["fits"] == plan_at(client, job, cell["world_size"])["fits"] for cell in entry["table"])
+    host = f"the host memory of a node ({host_bytes:,} B)"
+    last = f"{fitting[-1]} GPU" + ("s" if fitting[-1] > 1 else "")
+    assert entry["reason"].endswith(
+        f"; {host} holds its GPUs' offloaded states on part of a node up to {last} (each GPU offloads a replicated "
+        "share, so a node needs more the more GPUs it holds), and on whole nodes at no count"
+    )
+
+
+def test_on_a_layout_the_reason_names_the_host_where_it_sets_the_count(client):
+    """The layout path blamed the GPU ("the busiest GPU keeps at least 23.4 GB ... against 75.5 GB usable")."""
+    job = body({"tensor": 2})
+    (entry,) = client.post("/v1/fit", json=job).json()["arrangements"]
+    assert entry["reason"].startswith(f"the smallest job that fits is {entry['min_gpus']} GPUs: the host memory")
+    assert plan_at(client, job, entry["min_gpus"])["fits"]
+    ddp = job | {"arrangement": "ddp", "cluster": job["cluster"] | {"host_memory_bytes": 100 * HOST}}
+    (entry,) = client.post("/v1/fit", json=ddp).json()["arrangements"]
+    # 16 B x P / 2 = 64.2 GB offloaded by each GPU on tensor 2: 128.5 GB a node from 2 GPUs, over 100 GB
+    assert entry["never_fits"]
+    assert entry["reason"].startswith("never: the host memory of a node (100,000,000,000 B) does not hold")
+
+
+def test_a_model_smaller_than_a_node_fits_past_its_parameter_count(client):
+    """Four parameters fit any card and any host at every count; the host's search stopped at P = 4 GPUs, so a
+    hybrid job (whole nodes alone) never fitted, and ZeRO-1's count of whole nodes was null."""
+    job = {
+        "model": {"parameter_count": 4},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb", "host_memory_bytes": 1000 * HOST},
+        "levers": {"offload_optimizer": True},
+    }
+    for arrangement, least in (("hybrid", 8), ("zero1", 1)):
+        fit = job | {"arrangement": arrangement, "max_gpus": 64}
+        (entry,) = client.post("/v1/fit", json=fit).json()["arrangements"]
+        assert not entry["never_fits"] and entry["min_gpus"] == least and entry["min_gpus_whole_nodes"] == 8
+        assert plan_at(client, job | {"arrangement": arrangement}, 8)["fits"]
