@@ -31,7 +31,7 @@ from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.model_states import bytes_per_weight_split
-from service.memory.offload import host_bytes_per_node
+from service.memory.offload import stages_host_bytes_per_node
 from service.mesh.degrees import Mesh, ModelLimits, layout_problems, layout_warnings, micro_batches, requested_mesh
 from service.mesh.pipeline import ZEROPP_ON_A_MESH
 from service.numeric import GIB_BYTES, divisors, gpus, group_digits
@@ -242,8 +242,8 @@ def _arrangement_fit(
         (service.engine.layout.evaluate_layout)."""
         if base.host_memory_bytes is None:
             return True
-        top = max(stages_at(d), key=lambda stage: stage.per_gpu_bytes)
-        return bool(host_bytes_per_node(top.host_bytes, case.mesh(d).world_size, g) <= base.host_memory_bytes)
+        host = stages_host_bytes_per_node((stage.host_bytes for stage in stages_at(d)), case.mesh(d).world_size, g)
+        return bool(host <= base.host_memory_bytes)
 
     g, mp = case.gpus_per_node, case.model_parallel
 

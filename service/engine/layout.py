@@ -47,7 +47,7 @@ from service.inputs.architecture import (
 )
 from service.memory.activations import StageLayers, TensorSplit, stage_activation_components, transformer_shape
 from service.memory.model_states import StateBytes
-from service.memory.offload import host_bytes_per_node
+from service.memory.offload import stages_host_bytes_per_node
 from service.memory.working_set import Units, WorkingSetRow, working_set_rows
 from service.mesh.degrees import Group, Mesh, model_chunks, run_micro_batches, schedule_runs, tensor_sequence_split
 from service.mesh.pipeline import (
@@ -714,7 +714,7 @@ def evaluate_layout(
     ]
     data_total, data_exposed = float(step.data_s), float(step.data_exposed_s)
     host_link, totals = step.host, step.totals
-    host = int(host_bytes_per_node(top.host_bytes, n, g))
+    host = int(stages_host_bytes_per_node((stage.host_bytes for stage in stages), n, g))
     host_fits = setup.host_memory_bytes is None or host <= setup.host_memory_bytes
     optimizer_s = float(step.optimizer_s)
     offload_s = float(host_link.offload_s)

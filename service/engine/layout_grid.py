@@ -76,7 +76,7 @@ from service.memory.activations import (
     stage_pipelining_bytes,
     transformer_shape,
 )
-from service.memory.offload import host_bytes_per_node
+from service.memory.offload import stages_host_bytes_per_node
 from service.memory.working_set import working_set_rows
 from service.mesh.degrees import (
     CHUNKED,
@@ -743,7 +743,10 @@ def evaluate_grid(
     host_node: Any = None
     fits = top_bytes <= case.scene.usable_bytes
     if sized and (detail or case.scene.host_memory_bytes is not None):
-        host_node = host_bytes_per_node(top(host_u[:, spread]), n_world[:, None, None, None], g_node)
+        host = np.where(valid[:, :, None, None, None], host_u[:, spread], 0)  # a padded candidate offloads nothing
+        host_node = np.broadcast_to(
+            stages_host_bytes_per_node(host, n_world[:, None, None, None], g_node), busiest.shape[1:]
+        )
     if host_node is not None and case.scene.host_memory_bytes is not None:
         fits &= host_node <= case.scene.host_memory_bytes
     if not timed:

@@ -21,12 +21,15 @@ master weights and each moment read and written, the updated 16-bit parameters w
 every GPU of the node (they share its memory).
 """
 
+from collections.abc import Iterable
+from functools import reduce
+
 from models.enums import ShardGroup, StateClass, StateLocation
 from models.presets import PrecisionSpec
 from service.inputs.arrangements import Sharding
 from service.memory.dtypes import tensor_bytes
 from service.memory.model_states import Offload, StateBytes, held_elements
-from service.numeric import CountLike, FloatLike, IntLike, minimum
+from service.numeric import CountLike, FloatLike, IntLike, maximum, minimum
 from service.time.traffic import reduce_dtype
 
 
@@ -55,6 +58,21 @@ def pcie_bytes_per_gpu(
 def host_bytes_per_node(host_bytes_per_gpu: IntLike, world_size: IntLike, gpus_per_node: IntLike) -> IntLike:
     """Host memory one node needs: the offloaded state of each of its GPUs."""
     return host_bytes_per_gpu * minimum(world_size, gpus_per_node)
+
+
+def stages_host_bytes_per_node(
+    stage_host_bytes: Iterable[IntLike], world_size: IntLike, gpus_per_node: IntLike
+) -> IntLike:
+    """Host memory the busiest node needs on a pipeline: each GPU's offloaded state at the stage whose GPUs offload
+    the most (``stage_host_bytes``: each stage's bytes per GPU, ints for one plan or arrays for many layouts).
+
+    Megatron-Core orders ranks tensor, context, data, then pipeline outermost (parallel_state.RankGenerator), so
+    where a stage is whole nodes each node holds one stage's GPUs and this is exact; where a node holds GPUs of
+    several stages it is an upper bound. It is not the stage whose GPUs hold the most bytes: the first stage's
+    embedding and the last's logits move that with the micro-batch and the sequence, while the offloaded states
+    do not move."""
+    most: IntLike = reduce(maximum, stage_host_bytes)
+    return host_bytes_per_node(most, world_size, gpus_per_node)
 
 
 # Passes the CPU optimizer makes over each host state class: read the gradients; read and write the rest.

@@ -166,3 +166,26 @@ def test_a_model_smaller_than_a_node_fits_past_its_parameter_count(client):
         (entry,) = client.post("/v1/fit", json=fit).json()["arrangements"]
         assert not entry["never_fits"] and entry["min_gpus"] == least and entry["min_gpus_whole_nodes"] == 8
         assert plan_at(client, job | {"arrangement": arrangement}, 8)["fits"]
+
+
+def test_a_pipelines_host_holds_the_stage_that_offloads_the_most_at_every_shape(client):
+    """Qwen2.5-7B on 2 GPUs of one node, pipeline 2 with the loss counted as a layer (15 + 14 of 29 split, the
+    last stage 13 layers and the output layer), ZeRO-3 over d = 1 with the optimizer offloaded: 16 B a weight
+    (fp32 master weights, two moments and gradients). The first stage holds the embedding, 152,064 x 3,584, and
+    15 layers of 233,057,792 weights (q and o 3,584^2, k and v 3,584 x 512, their biases, 3 x 3,584 x 18,944 of MLP
+    and two norms); the node holds both GPUs. The host figure was the stage with the most GPU bytes, which moves
+    to the last stage (its logits) as the micro-batch grows: 114.4 GB instead of 129.3 GB, and fits flipped."""
+    layer = 2 * 3_584**2 + 3_584 + 2 * (3_584 * 512 + 512) + 3 * 3_584 * 18_944 + 2 * 3_584
+    first_stage = 152_064 * 3_584 + 15 * layer
+    expected = 2 * 16 * first_stage  # 129,307,656,192 B
+    job = {
+        "model": {"preset": "qwen2.5-7b"},
+        "cluster": {"world_size": 2, "gpus_per_node": 8, "gpu": "h200", "host_memory_bytes": 120 * HOST},
+        "arrangement": "zero3",
+        "levers": {"offload_optimizer": True},
+        "parallelism": {"pipeline": 2, "pipeline_loss_layers": 1},
+    }
+    for b, s in ((1, 1024), (20, 1024), (1, 16_384)):
+        shaped = job | {"training": {"micro_batch_size": b, "sequence_length": s, "gradient_accumulation_steps": 8}}
+        memory = plan_at(client, shaped, 2)
+        assert memory["host_bytes"] == expected and not memory["host_fits"] and not memory["fits"]
