@@ -211,9 +211,13 @@ def _arrangement_fit(
             smallest = smallest_job(host_from(smallest + 1, host_fits_at, g), sharding, g, batch)
         whole_nodes = min_gpus_whole_nodes(host_from(whole_nodes, host_fits_at, g), g)
         stops = None
-        if exact is not None and exact < g:
-            last = last_in_node(exact - 1, MAX_WORLD_SIZE, lambda i: i + 1 < g, lambda i: host_fits_at(i + 1))
-            stops = None if last is None else last + 1
+        if smallest is not None and smallest < g:
+            # from the smallest job, the counts within the node a plan takes (a global batch splits over some
+            # alone), then the node
+            within = list(range(smallest, g))
+            counts = [*(batch.allowed(within) if batch is not None else within), g]
+            last = last_in_node(0, len(counts), lambda i: counts[i] < g, lambda i: host_fits_at(counts[i]))
+            stops = None if last is None else counts[last]
         bounds = HostBounds(setup.host_memory_bytes, gpu_exact, exact, stops, whole_nodes)
     at = with_host(fit_table(per_gpu_bytes_at, usable, [asked]), host_fits_at)[0] if asked is not None else None
 

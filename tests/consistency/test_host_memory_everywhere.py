@@ -189,3 +189,16 @@ def test_a_pipelines_host_holds_the_stage_that_offloads_the_most_at_every_shape(
         shaped = job | {"training": {"micro_batch_size": b, "sequence_length": s, "gradient_accumulation_steps": 8}}
         memory = plan_at(client, shaped, 2)
         assert memory["host_bytes"] == expected and not memory["host_fits"] and not memory["fits"]
+
+
+def test_where_the_host_stops_is_a_count_the_batch_splits_over(client):
+    """700 GiB (751,619,276,800 B) holds 5 x 128.5 GB of DDP-offloaded optimizer (642.4 GB) and not 6 (770.9 GB),
+    but a global batch of 32 sequences splits over 1, 2, 4 and 8 GPUs alone: the host stops after 4 (the reason
+    said 5, a count the plan refuses)."""
+    job = body({}) | {"arrangement": "ddp", "training": {"micro_batch_size": 1, "global_batch_size": 32}}
+    job["cluster"] = job["cluster"] | {"host_memory_bytes": 700 * 2**30}
+    (entry,) = client.post("/v1/fit", json=job).json()["arrangements"]
+    assert "holds its GPUs' offloaded states on part of a node up to 4 GPUs" in entry["reason"]
+    assert plan_at(client, job, 4)["fits"] and not plan_at(client, job, 8)["host_fits"]
+    refused = client.post("/v1/plan", json=job | {"cluster": job["cluster"] | {"world_size": 5}})
+    assert refused.status_code == 422
