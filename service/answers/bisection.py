@@ -38,10 +38,15 @@ def min_gpus_exact(
 
     if not fits_at(upper):
         return None
-    low, high = 1, upper  # invariant: fits_at(high)
-    while low < high:
+    return first_true(fits_at, 1, upper)
+
+
+def first_true(holds: Callable[[int], bool], low: int, high: int) -> int:
+    """The smallest x in [low, high] at which ``holds``, by bisection: it holds at ``high`` and, once it holds,
+    at every larger x."""
+    while low < high:  # invariant: holds(high)
         middle = (low + high) // 2
-        if fits_at(middle):
+        if holds(middle):
             high = middle
         else:
             low = middle + 1
@@ -158,14 +163,7 @@ def first_with_host(
         i += 1
     if i >= size or not host_fits(size - 1):
         return None
-    low, high = i, size - 1  # invariant: host_fits(high)
-    while low < high:
-        middle = (low + high) // 2
-        if host_fits(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    return first_true(host_fits, i, size - 1)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from models.enums import ActivationModel, ArrangementName
 from models.fit import ArrangementFit, FitCell, FitRequest
 from models.parallelism import Parallelism
 from models.training import Training
-from service.answers.bisection import HostBounds, first_with_host, host_words, last_in_node, valid_job
+from service.answers.bisection import HostBounds, first_true, first_with_host, host_words, last_in_node, valid_job
 from service.answers.layout_plan import echo
 from service.answers.refusals import plan_refusals
 from service.engine.layout import StageEvaluation, evaluate_layout, stage_memory
@@ -123,14 +123,7 @@ def first_fitting(degrees: Sequence[int], fits_at: Callable[[int], bool]) -> int
     none."""
     if not degrees or not fits_at(degrees[-1]):
         return None
-    low, high = 0, len(degrees) - 1  # invariant: fits_at(degrees[high])
-    while low < high:
-        middle = (low + high) // 2
-        if fits_at(degrees[middle]):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    return first_true(lambda i: fits_at(degrees[i]), 0, len(degrees) - 1)
 
 
 def layout_case(request: FitRequest, training: Training) -> LayoutCase:
