@@ -278,7 +278,8 @@ def _boundary_words(
     what: str,
     refused: Callable[[int], str | None] = lambda _: None,
 ) -> str:
-    """The boundary's arithmetic: its bytes, and the next candidate's (or why the plan refuses it)."""
+    """The boundary's arithmetic: its bytes, and the next candidate's (or why it does not fit for another reason:
+    the plan refuses it, or the host does not hold its offloaded states)."""
     if isinstance(candidates, int):
         candidates = Candidates(candidates)
     room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
@@ -289,7 +290,7 @@ def _boundary_words(
     if largest is None:
         why = refused(smallest)
         if why is not None:
-            return f"{what} {symbol} = {group_digits(smallest)}{among}: the plan refuses it: {why}"
+            return f"{what} {symbol} = {group_digits(smallest)}{among}: {why}"
         first = f"{what} {symbol} = {group_digits(smallest)}{among}: {group_digits(bytes_at(smallest))} B > {room}"
         return f"{first}: not even the smallest fits"
     fit = f"{what} {symbol} = {group_digits(largest)}{among}: {group_digits(bytes_at(largest))} B <= {room}"
@@ -299,7 +300,7 @@ def _boundary_words(
         return f"{fit}; {group_digits(largest)} is {last}"
     why = refused(above)
     if why is not None:
-        return f"{fit}; at {symbol} = {group_digits(above)} the plan refuses it: {why}"
+        return f"{fit}; at {symbol} = {group_digits(above)}: {why}"
     return f"{fit}; at {symbol} = {group_digits(above)}: {group_digits(bytes_at(above))} B > usable"
 
 
@@ -433,7 +434,7 @@ def _planned_limit(
         try:
             memory = planner.plan(changed).memory
         except DomainError as refused:
-            refusals[value] = str(refused)
+            refusals[value] = f"the plan refuses it: {refused}"
             return usable + 1
         if not memory.host_fits:  # the plan's fits: the host's too
             refusals[value] = (

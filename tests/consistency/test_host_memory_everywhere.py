@@ -52,6 +52,8 @@ def test_limits_name_no_size_the_host_cannot_hold(client, parallelism):
     assert entry["largest_micro_batch_size"] is None and entry["longest_sequence_length"] is None
     assert entry["largest_layers"] is None
     assert "host memory" in entry["largest_micro_batch_size_arithmetic"]
+    # the plan answers such a job (fits false); it does not refuse it
+    assert "the plan refuses" not in entry["largest_micro_batch_size_arithmetic"]
 
 
 def test_recommends_needs_gpus_are_counts_the_plan_fits(client):
