@@ -266,7 +266,7 @@ def fit_cell(cell: GridCell) -> FitCell:
 def host_fits_function(scene: resolve.Scenario, setup: Setup, gpus_per_node: int) -> Callable[[int], bool] | None:
     """Whether a node's host memory holds its GPUs' offloaded states at a GPU count, as /v1/plan's ``fits`` asks
     (service.engine.data_parallel.evaluate's host_fits); None without cluster.host_memory_bytes (every count does).
-    The bytes a node holds never rise with N (its GPUs' shards shrink), so the counts that hold them are a tail."""
+    Where the counts that hold them lie: bisection.first_with_host."""
     if setup.host_memory_bytes is None:
         return None
 

@@ -231,8 +231,8 @@ def _arrangement_fit(
         return max(stage.per_gpu_bytes for stage in stages_at(d))
 
     def host_fits_at(d: int) -> bool:
-        """Whether the node's host memory holds the offloaded states, as the plan asks it of its busiest stage
-        (service.engine.layout.evaluate_layout)."""
+        """Whether the node's host memory holds the offloaded states of the stage that offloads the most, as the
+        plan asks it (service.engine.layout.evaluate_layout)."""
         if base.host_memory_bytes is None:
             return True
         host = stages_host_bytes_per_node((stage.host_bytes for stage in stages_at(d)), case.mesh(d).world_size, g)

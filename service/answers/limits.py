@@ -30,10 +30,10 @@ from models.common import MAX_PARAMETER_COUNT, ModelSpec
 from models.enums import ActivationModel, ArrangementName
 from models.limits import ArrangementLimits, LimitsRequest, LimitsResponse
 from models.parallelism import Parallelism
-from models.plan import PlanRequest
+from models.plan import Memory, PlanRequest
 from models.training import MAX_MICRO_BATCH_SIZE, MAX_SEQUENCE_LENGTH, Training
 from service.answers import plan as planner
-from service.answers.bisection import largest_fitting
+from service.answers.bisection import first_true, largest_fitting
 from service.answers.refusals import left_out_words, plan_refusals
 from service.engine.data_parallel import evaluate, gpu_bytes
 from service.engine.setup import Setup
@@ -354,9 +354,8 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
     rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
     if first is None:
         return None, None, f"{rule}; at L = {step}: {planned(1)[3]}: no depth up to {MAX_LAYERS:,} layers is taken"
-    if (
-        first < deepest and planned(first)[0] == planned(first + 1)[0]
-    ):  # a bare count (the seeds'): layers change nothing
+    bare_count = first < deepest and planned(first)[0] == planned(first + 1)[0]  # a seed preset: layers change nothing
+    if bare_count:
         return None, None, "not answered: the model has no architecture whose layers could grow"
     largest_k = largest_fitting(lambda k: planned(k)[1], usable, first, deepest)
     room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
@@ -388,12 +387,16 @@ def _member(request: PlanRequest, layers: int, usable: int) -> tuple[int, int, i
         return 0, usable + 1, 0, f"the plan refuses it: {refused}"
     memory = answer.memory
     if not memory.host_fits:  # the plan's fits: the host's too
-        why = (
-            f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
-            f"offloaded states ({group_digits(memory.host_bytes)} B)"
-        )
-        return answer.parameter_count, usable + 1, memory.activations_bytes, why
+        return answer.parameter_count, usable + 1, memory.activations_bytes, _host_overflow(memory)
     return answer.parameter_count, memory.per_gpu_bytes, memory.activations_bytes, None
+
+
+def _host_overflow(memory: Memory) -> str:
+    """Why a plan whose GPU bytes may fit does not: its node's host does not hold the offloaded states."""
+    return (
+        f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
+        f"offloaded states ({group_digits(memory.host_bytes)} B)"
+    )
 
 
 def _first_taken(taken: Callable[[int], bool], deepest: int) -> int | None:
@@ -407,14 +410,7 @@ def _first_taken(taken: Callable[[int], bool], deepest: int) -> int | None:
     high = min(high, deepest)
     if not taken(high):
         return None
-    low = high // 2  # invariant: not taken(low), taken(high)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if taken(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return first_true(taken, high // 2 + 1, high)  # not taken at high // 2: the doubling passed it
 
 
 def _planned_limit(
@@ -437,10 +433,7 @@ def _planned_limit(
             refusals[value] = f"the plan refuses it: {refused}"
             return usable + 1
         if not memory.host_fits:  # the plan's fits: the host's too
-            refusals[value] = (
-                f"the host memory of a node ({group_digits(memory.host_memory_bytes or 0)} B) does not hold its GPUs' "
-                f"offloaded states ({group_digits(memory.host_bytes)} B)"
-            )
+            refusals[value] = _host_overflow(memory)
             return usable + 1
         return memory.per_gpu_bytes
 
