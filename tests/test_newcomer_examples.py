@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,27 @@ def test_both_simulations_confirm(capsys, name):
     report = answer["report"]
     assert report["verdict"] == "confirmed", [c for c in report["checks"] if c["passed"] is False]
     assert report["checks"] and all(c["passed"] is not False for c in report["checks"])
+
+
+def test_the_readme_quotes_the_answers_as_the_commands_give_them(capsys):
+    """The worked examples' figures in the README are what the commands print today (they had gone stale)."""
+    mixtral = zeroplan(capsys, "plan", "-f", str(EXAMPLES / "newcomer-mixtral-fsdp.json"), "--components")
+    after = README.split("zeroplan plan -f examples/newcomer-mixtral-fsdp.json --components")[1]
+    table = after.split("```\n\n```\n")[1].split("```")[0]
+    assert "= per GPU" in table
+    for line in table.strip().splitlines():
+        assert line in mixtral, line
+    budget = zeroplan(capsys, "plan", "-f", str(EXAMPLES / "newcomer-llama3-70b-15t.yaml"))
+    quoted = re.search(r"`(15,000,000,000,000 tokens: [^`]*)`", README)
+    assert quoted is not None and quoted.group(1) in budget
+    limits = json.loads(zeroplan(capsys, "limits", "-f", str(EXAMPLES / "newcomer-largest-model.json"), "--json"))
+    (zero3,) = limits["arrangements"]
+    largest = re.search(r"`largest_parameter_count` \(([\d,]+) at (\d+) layers here\)", README)
+    assert largest is not None
+    assert (int(largest.group(1).replace(",", "")), int(largest.group(2))) == (
+        zero3["largest_parameter_count"],
+        zero3["largest_layers"],
+    )
+    states_only = re.search(r"`largest_parameter_count_model_states_only` \(([\d,]+)\)", README)
+    assert states_only is not None
+    assert int(states_only.group(1).replace(",", "")) == zero3["largest_parameter_count_model_states_only"]

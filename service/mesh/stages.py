@@ -9,7 +9,8 @@ megatron/training/theoretical_memory_usage.py):
   (column- and row-parallel), the column-parallel biases, and the vocabulary-parallel embedding and
   output layer (ceil(V / t) rows each, V padded to a multiple of t);
 - whole on every tensor rank: the norms, the row-parallel output biases (added after the
-  all-reduce), the per-head q/k norms, the router, the latent projections of a mixture of experts
+  all-reduce), the per-head q/k norms, multi-head latent attention's query and key/value down-projections
+  and their norms (``parallel_mode="duplicated"``), the router, the latent projections of a mixture of experts
   with a latent width (Megatron-LM's fc1_latent_proj and fc2_latent_proj, ``parallel_mode=
   "duplicated"``; "replicated" params in theoretical_memory_usage.py) and learned positions;
 - the routed experts over ETP x e: each rank holds experts / e of them, each divided by the expert
@@ -73,9 +74,17 @@ class Split:
 
 
 def _attention_replicated(arch: Architecture) -> int:
-    """Of the attention: the row-parallel output bias and the per-head q/k norms, kept whole."""
-    if arch.mla is not None:
-        return arch.mla.q_lora_rank + arch.mla.kv_lora_rank  # the two down-projection RMSNorms
+    """Of the attention: the row-parallel output bias and the per-head q/k norms, kept whole; of multi-head latent
+    attention, the query and key/value down-projections and their two RMSNorms (Megatron-Core's MLASelfAttention
+    builds both down-projections as TELinear with ``parallel_mode="duplicated"``: NVIDIA/Megatron-LM
+    megatron/core/transformer/multi_latent_attention.py@d98e8a64, lines 527 and 574; without a query LoRA rank the
+    query projection is column parallel)."""
+    mla = arch.mla
+    if mla is not None:
+        h = arch.hidden_size
+        q_down = h * mla.q_lora_rank  # 0 without a query down-projection
+        kv_down = h * (mla.kv_lora_rank + mla.qk_rope_head_dim)
+        return q_down + kv_down + mla.q_lora_rank + mla.kv_lora_rank
     output_bias = arch.hidden_size if has_linear_bias(arch) else 0
     return output_bias + (2 * head_dim(arch) if arch.qk_norm else 0)
 
