@@ -155,7 +155,15 @@ def request_pointer(loc: tuple[Any, ...], body: Any) -> str:
             parts.append(part)  # a missing field: named, and nothing below it is the body's
             present = False
         # else: a validator's name (a union member, a function, a tag) or a part below a missing field
-    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+    return "".join("/" + _echoed(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+POINTER_PART_CHARS = 64  # of a key the caller invented, what an error repeats (a field's own name is shorter)
+
+
+def _echoed(part: str) -> str:
+    """A key as an error names it: whole when short, else its start and its length (service.errors.echo)."""
+    return part if len(part) <= POINTER_PART_CHARS else echo(part, POINTER_PART_CHARS)
 
 
 def _field_name(pointer: str) -> str:

@@ -6,6 +6,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from models.fit import MAX_GRID_POINTS
+from service.sim.request_limits import SizeLimits
 
 LogLevel = Literal["critical", "error", "warning", "info", "debug"]
 
@@ -152,6 +153,10 @@ class Settings(BaseSettings):
     @property
     def job_store_url(self) -> str:
         return self.database_url or f"sqlite:///{self.sim_db_path}"
+
+    @property
+    def sim_size_limits(self) -> SizeLimits:
+        return SizeLimits(self.sim_max_world_size, self.sim_max_weights, self.sim_max_steps)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -34,18 +34,24 @@ def add_figure_parser(commands: Any) -> None:
 
 
 def _format(args: argparse.Namespace) -> FigureFormat:
+    """--format, else the output's suffix (.png or .svg), else PNG; another suffix is a ValueError."""
     if args.format:
         return FigureFormat(args.format)
     suffix = Path(args.output).suffix.lstrip(".") if args.output and args.output != "-" else ""
-    return FigureFormat(suffix) if suffix in {f.value for f in FigureFormat} else FigureFormat.png
+    if suffix and suffix.lower() not in {f.value for f in FigureFormat}:
+        raise ValueError(
+            f"{args.output}: the format follows the suffix, .png or .svg; give one of them or --format png|svg"
+        )
+    return FigureFormat(suffix.lower()) if suffix else FigureFormat.png
 
 
 def figure(args: argparse.Namespace) -> int:
-    from cli.transport import Answer, Unreachable, validation_problem
+    from cli.transport import Answer, Unreachable, domain_problem, validation_problem
+    from service.errors import DomainError
 
     flags = request_flags(FigureRequest)
-    fmt = _format(args)
     try:
+        fmt = _format(args)
         body = read_numbers(read_request_file(args.file) if args.file else {}, FigureRequest, "")
         body = overlay(body, args, flags)
     except (OSError, ValueError) as exc:
@@ -69,12 +75,21 @@ def figure(args: argparse.Namespace) -> int:
             return EXIT_BAD_REQUEST
         from service.answers.figures import draw
 
-        image = draw(FigureName(args.name), request, fmt)
+        try:
+            image = draw(FigureName(args.name), request, fmt)
+        except DomainError as exc:
+            problem = domain_problem(exc)
+            print(problem_text(problem, flags), file=sys.stderr)
+            return EXIT_BAD_REQUEST if problem.status < 500 else EXIT_FAILED
     output = args.output or f"{args.name}.{fmt.value}"
     if output == "-":
         sys.stdout.buffer.write(image)
     else:
-        Path(output).write_bytes(image)
+        try:
+            Path(output).write_bytes(image)
+        except OSError as exc:
+            print(f"error: cannot write {output}: {exc.strerror}", file=sys.stderr)
+            return EXIT_BAD_REQUEST
         print(f"wrote {output} ({len(image):,} bytes, {fmt.value})")
     return EXIT_OK
 

@@ -93,9 +93,14 @@ def parser_for(name: str, annotation: Any) -> tuple[Callable[[str], Any], str, b
     if typing.get_origin(annotation) is list:
         (item,) = typing.get_args(annotation) or (str,)
         item = unwrap(item)
-        if is_model(item) or is_union(item):
+        if is_model(item) and "preset" in item.model_fields:
+            # presets as a comma list (llama-3-8b,llama-3-70b), or JSON for the objects
+            return _json_or(lambda text: [{"preset": name} for name in _names(text)]), "PRESET,...|JSON", False
+        if is_model(item):
+            return _json_or(None), "JSON", False  # objects without a name of their own
+        if is_union(item):
             # names as a comma list (ddp,zero3), or JSON for items that are objects
-            return _json_or(lambda text: [p.strip() for p in text.split(",") if p.strip()]), "NAME,...|JSON", False
+            return _json_or(_names), "NAME,...|JSON", False
         parse_item, hint, numeric = parser_for(name, item)
         return _comma_list(parse_item), f"{hint},...", numeric
     if annotation is bool:
@@ -141,8 +146,16 @@ def _choice(values: list[Any]) -> Callable[[str], Any]:
     return choose
 
 
+def _names(text: str) -> list[str]:
+    """A comma list of names; an empty one (8,,16 or a trailing comma) is refused, not dropped."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(parts):
+        raise ValueError(f"{text!r}: a comma list without empty items")
+    return parts
+
+
 def _comma_list(parse_item: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    return lambda text: [parse_item(part.strip()) for part in text.split(",") if part.strip()]
+    return lambda text: [parse_item(part) for part in _names(text)]
 
 
 def _json_or(fallback: Callable[[str], Any] | None) -> Callable[[str], Any]:
@@ -157,6 +170,8 @@ def _json_or(fallback: Callable[[str], Any] | None) -> Callable[[str], Any]:
                 return json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"not valid JSON: {exc}") from None
+            except RecursionError:
+                raise ValueError("not valid JSON: nested too deeply") from None
         if fallback is None:
             raise ValueError(f"{text!r}: give a JSON value")
         return fallback(text)

@@ -13,16 +13,27 @@ from cli.numbers import NotANumber, parse_bytes, parse_count, parse_float
 
 
 def read_request_file(path: str) -> dict[str, Any]:
+    """The file's mapping; a file that does not parse is a ValueError naming it (the caller's one-line error)."""
     text = Path(path).read_text()
-    if path.endswith((".yaml", ".yml")):
-        import yaml
+    try:
+        if path.endswith((".yaml", ".yml")):
+            import yaml
 
-        data = yaml.safe_load(text)
-    else:
-        data = json.loads(text)
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise ValueError(f"{path}: not YAML a request can be read from: {_one_line(exc)}") from None
+        else:
+            data = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to be a request") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: the request must be a mapping, not {type(data).__name__}")
     return data
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
 
 
 def read_numbers(value: Any, annotation: Any, where: str, field: str = "") -> Any:

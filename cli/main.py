@@ -80,7 +80,8 @@ def show(operation: Operation, answer: Answer, args: argparse.Namespace, request
         print(operation.render(answer.body, request, args.components))
     else:
         print(operation.render(answer.body))
-    return EXIT_OK
+    # a job that ran and failed (a simulation whose ranks did not all finish, or whose checks did not pass)
+    return EXIT_FAILED if operation.poll and answer.body.get("status") == "failed" else EXIT_OK
 
 
 def run(argv: Sequence[str] | None = None) -> int:

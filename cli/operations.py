@@ -61,12 +61,18 @@ class Operation:
 
 def simulate_here(request: SimulationRequest, settings: Settings) -> dict[str, Any]:
     """Run the simulation in this process's children (needs the `sim` extra), as a finished job."""
+    from service.errors import InvalidSimulation
     from service.sim import require_sim
     from service.sim.request import sim_config
+    from service.sim.request_limits import simulation_problems
     from service.sim.run import simulate
 
+    config = sim_config(request, settings.sim_collective_timeout_s)
+    problems = simulation_problems(request, config, settings.sim_size_limits)
+    if problems:
+        raise InvalidSimulation(problems)
     require_sim()
-    report = simulate(sim_config(request, settings.sim_collective_timeout_s), settings.sim_timeout_s)
+    report = simulate(config, settings.sim_timeout_s)
     status = "succeeded" if report["succeeded"] else "failed"
     return {"id": "local", "status": status, "request": request.model_dump(mode="json"), "report": report}
 

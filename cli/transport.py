@@ -33,12 +33,17 @@ def run_local(operation: Operation, body: dict[str, Any] | None, settings: Setti
     try:
         answer = operation.core(request, settings)
     except DomainError as exc:
-        status, code = DOMAIN_STATUS.get(type(exc), (422, ProblemCode.validation_error))
-        errors = [{"detail": exc.detail, "pointer": exc.pointer}] if exc.pointer else []
-        return Answer(status, {"status": status, "code": code.value, "detail": exc.detail, "errors": errors})
+        return domain_problem(exc)
     if isinstance(answer, BaseModel):
         return Answer(200, answer.model_dump(mode="json"))
     return Answer(200, _plain(answer))
+
+
+def domain_problem(exc: DomainError) -> Answer:
+    """The problem the service answers for a refusal of the core (api.problems maps the classes alike)."""
+    status, code = DOMAIN_STATUS.get(type(exc), (422, ProblemCode.validation_error))
+    errors = [{"detail": detail, "pointer": pointer} for detail, pointer in exc.field_errors()]
+    return Answer(status, {"status": status, "code": code.value, "detail": exc.detail, "errors": errors})
 
 
 def _plain(value: Any) -> Any:

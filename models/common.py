@@ -63,6 +63,25 @@ OPTIONAL_ARCHITECTURE_FIELDS = (
     "mla",
 )
 MAX_HF_CONFIG_KEYS = 1_000
+# A config.json nests a few levels (rope_scaling, quantization_config, a multimodal model's text_config); deeper
+# is not a config, and would cost the answer cache's key and a worker's pickling their recursion.
+MAX_HF_CONFIG_DEPTH = 16
+
+
+def nesting_depth(value: object, limit: int) -> int:
+    """How many levels of objects and arrays ``value`` nests, counted up to ``limit + 1`` (iteratively)."""
+    deepest = 0
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if not isinstance(node, dict | list):
+            continue
+        deepest = max(deepest, depth)
+        if depth > limit:
+            return deepest
+        children = node.values() if isinstance(node, dict) else node
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
 
 
 class ModelSpec(Strict):
@@ -135,6 +154,16 @@ class ModelSpec(Strict):
         description="Parameters of the largest FSDP/ZeRO-3 unit (a transformer block, the embedding or the output "
         "layer), for the working set when the architecture is unknown; derived from an architecture otherwise.",
     )
+
+    @field_validator("hf_config")
+    @classmethod
+    def _config_shallow(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
+        if config is not None and nesting_depth(config, MAX_HF_CONFIG_DEPTH) > MAX_HF_CONFIG_DEPTH:
+            raise ValueError(
+                f"model.hf_config nests objects and arrays more than {MAX_HF_CONFIG_DEPTH} levels deep; a "
+                "config.json nests a few"
+            )
+        return config
 
     @field_validator("largest_unit_parameters")
     @classmethod

@@ -124,6 +124,7 @@ class Parallelism(Strict):
     )
     pipeline_layers: list[Annotated[int, Field(ge=0, le=MAX_PIPELINE_LAYERS)]] | None = Field(
         default=None,
+        min_length=1,
         max_length=MAX_PIPELINE_LAYERS + 2,
         description="Transformer layers of each pipeline stage, stage 0 first (p entries), or of each model chunk "
         "in the model's order (p x virtual_stages entries: chunk k runs on stage k mod p, Megatron-Core's "

@@ -100,11 +100,14 @@ def _choices(description: str, low: int = 1, high: int = MAX_DEGREE) -> Any:
 Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE)]
 
 
+MAX_BOUND = max(MAX_WORLD_SIZE, MAX_DEGREE)  # no searched axis takes a value past it
+
+
 class AxisBounds(Strict):
     """An inclusive range of an axis: its default candidates between min and max (either may be left out)."""
 
-    min: int | None = Field(default=None, ge=1, description="The least value allowed.")
-    max: int | None = Field(default=None, ge=1, description="The largest value allowed.")
+    min: int | None = Field(default=None, ge=1, le=MAX_BOUND, description="The least value allowed.")
+    max: int | None = Field(default=None, ge=1, le=MAX_BOUND, description="The largest value allowed.")
 
     @model_validator(mode="after")
     def _ordered(self) -> "AxisBounds":

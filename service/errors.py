@@ -1,5 +1,8 @@
 """Domain errors. They know no HTTP status: api/ maps each class to one."""
 
+import copy
+from collections.abc import Callable
+
 ECHO_CHARS = 200  # at most this much of a caller's own input is repeated in an error
 
 
@@ -29,6 +32,18 @@ class DomainError(Exception):
         # Pickled whole (heavy work runs in worker processes): Exception's default rebuilds the error
         # from its message alone, which the subclasses that take a list of problems cannot take.
         return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def repointed(error: DomainError, where: Callable[[str], str]) -> DomainError:
+    """The same error, each pointer moved by ``where``: a plan's refusal inside a request that holds the plan (a
+    sweep's ``/base``, one of its ``/axes/model/<i>``)."""
+    moved = copy.copy(error)
+    moved.pointer = where(error.pointer) if error.pointer else None
+    if isinstance(moved, InvalidHfConfig | InvalidLayout | InvalidSimulation):
+        moved.problems = [(detail, where(pointer)) for detail, pointer in moved.problems]
+    if isinstance(moved, AnswerOutOfRange):
+        moved.pointers = [where(pointer) for pointer in moved.pointers]
+    return moved
 
 
 def _rebuild(cls: type[DomainError], args: tuple[object, ...], state: dict[str, object]) -> DomainError:
@@ -99,6 +114,19 @@ class OutOfRange(DomainError):
 
 class InvalidLayout(DomainError):
     """Degrees of a mesh that do not fit the cluster, the model or the batch: every factor named."""
+
+    code = "validation_error"
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(detail for detail, _ in problems), pointer=problems[0][1] if problems else None)
+        self.problems = problems
+
+    def field_errors(self) -> list[tuple[str, str]]:
+        return list(self.problems)
+
+
+class InvalidSimulation(DomainError):
+    """A simulation past the service's sizes, or one its engine cannot run exactly: every problem named."""
 
     code = "validation_error"
 

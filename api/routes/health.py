@@ -31,7 +31,7 @@ class Readiness(BaseModel):
     status: Literal["ready", "not_ready"]
     simulation_available: bool = Field(
         description="Whether this service takes simulation jobs: torch is installed here, "
-        "or `zeroplan worker` processes run them."
+        "or `zeroplan worker` processes run them, and ZEROPLAN_SIM_MAX_CONCURRENT_JOBS is above 0."
     )
     job_store: Literal["ok", "unavailable", "not_used"] = Field(
         description="The simulation job store: read within the store timeout (`ok`), failing or too slow "
@@ -54,7 +54,7 @@ async def healthz() -> Health:
 )
 async def readyz(request: Request) -> Any:
     settings: Settings = request.app.state.settings
-    available = runs_here(settings) or settings.sim_runner == "worker"
+    available = (runs_here(settings) or settings.sim_runner == "worker") and settings.sim_max_concurrent_jobs > 0
     if not available:
         return Readiness(status="ready", simulation_available=False, job_store="not_used")
     app = request.app

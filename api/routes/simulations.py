@@ -17,14 +17,13 @@ from api.problems import PROBLEM_RESPONSES, problem_response
 from api.routing import v1_router
 from api.settings import Settings
 from models.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, ProblemCode
-from models.simulation import SimulationEngine, SimulationJob, SimulationRequest
-from service.inputs.resolve import sharding as resolve_sharding
+from models.simulation import SimulationJob, SimulationRequest
 from service.sim import require_sim
 from service.sim.db import DatabaseUnavailable
-from service.sim.engines.torch_config import TorchSimConfig, config_errors
 from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
 from service.sim.jobs import Jobs
-from service.sim.request import layout_request_errors, sim_config
+from service.sim.request import sim_config
+from service.sim.request_limits import simulation_problems
 
 router = v1_router(["simulations"])
 
@@ -38,7 +37,7 @@ TOO_MANY = {429: _problem_content("Too many simulations running; retry after `Re
 STORE_UNAVAILABLE = {
     503: _problem_content(
         "The simulation needs torch (install the `sim` extra, pip install 'zeroplan[sim]'), "
-        "or the job store does not answer."
+        "the job store does not answer, or this service runs no simulations (ZEROPLAN_SIM_MAX_CONCURRENT_JOBS 0)."
     )
 }
 POLL_AFTER_S = 2  # Retry-After on the 202: when a client may first ask for the job
@@ -55,49 +54,6 @@ ACCEPTED = {
 
 def get_jobs(request: Request) -> Jobs:
     return jobs_of(request.app)
-
-
-def _torch_errors(body: SimulationRequest, config: TorchSimConfig, settings: Settings) -> list[FieldError]:
-    from service.inputs.architecture import parameter_count
-
-    errors = [
-        FieldError(detail=f"{field}: {message}", pointer="/" + field.replace(".", "/"))
-        for field, message in layout_request_errors(body) + config_errors(config)
-    ]
-    weights = parameter_count(config.model.architecture())
-    if weights > settings.sim_max_weights:
-        errors.append(
-            FieldError(
-                detail=f"model: {weights:,} weights is over the limit of {settings.sim_max_weights:,} "
-                "(a setting of this service)",
-                pointer="/model",
-            )
-        )
-    return errors
-
-
-def _limit_errors(body: SimulationRequest, settings: Settings) -> list[FieldError]:
-    limits = (
-        ("world_size", body.world_size, settings.sim_max_world_size),
-        ("parameter_count", body.parameter_count, settings.sim_max_weights),
-        ("steps", body.steps, settings.sim_max_steps),
-    )
-    errors = [
-        FieldError(
-            detail=f"{name}: {value} is over the limit of {limit} (a setting of this service)", pointer=f"/{name}"
-        )
-        for name, value, limit in limits
-        if value > limit
-    ]
-    for i, arrangement in enumerate(body.arrangements):
-        if body.engine is SimulationEngine.rings and resolve_sharding(arrangement).hybrid:
-            errors.append(
-                FieldError(
-                    detail=f"arrangements.{i}: hybrid sharding needs nodes; the simulation runs one",
-                    pointer=f"/arrangements/{i}",
-                )
-            )
-    return errors
 
 
 def _job(job: dict[str, Any]) -> SimulationJob:
@@ -123,16 +79,10 @@ def _job(job: dict[str, Any]) -> SimulationJob:
 def create_simulation(
     body: SimulationRequest, request: Request, response: Response, settings: Settings = Depends(get_settings)
 ) -> Any:
-    errors = _limit_errors(body, settings)
+    config = sim_config(body, settings.sim_collective_timeout_s)
+    errors = [FieldError(detail=d, pointer=p) for d, p in simulation_problems(body, config, settings.sim_size_limits)]
     if errors:
         return problem_response(request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors)
-    config = sim_config(body, settings.sim_collective_timeout_s)
-    if isinstance(config, TorchSimConfig):
-        errors = _torch_errors(body, config, settings)
-        if errors:
-            return problem_response(
-                request, 422, ProblemCode.validation_error, "; ".join(e.detail for e in errors), errors
-            )
     try:
         if settings.sim_runner == "api":
             require_sim()  # before the job store is opened: without torch nothing is written

@@ -5,7 +5,8 @@ positive_data_acceptance is configured to accept a 422 besides 2xx: JSON Schema 
 every rule of the contract (world_size a whole number of nodes, an architecture's heads dividing
 its width), so a schema-valid body may break one and get its documented 422; 404 and 429 for a
 simulation id that does not exist and a limit reached. negative_data_rejection also takes a 413: an invalid
-body fuzzed past ZEROPLAN_MAX_BODY_BYTES is refused unread. Every other check runs as shipped.
+body fuzzed past ZEROPLAN_MAX_BODY_BYTES is refused unread. The server runs no simulations, so a valid
+createSimulation is its documented 503 simulation_unavailable. Every other check runs as shipped.
 """
 
 import argparse
@@ -28,6 +29,12 @@ expected-statuses = ["2xx", "404", "422", "429"]
 
 [checks.negative_data_rejection]
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]
+
+# the server runs no simulations (ZEROPLAN_SIM_MAX_CONCURRENT_JOBS 0): a valid start is its documented 503
+[[operations]]
+include-operation-id = "createSimulation"
+checks.not_a_server_error.expected-statuses = ["2xx", "4xx", "503"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "422", "503"]
 """
 
 

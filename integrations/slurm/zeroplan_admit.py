@@ -93,6 +93,11 @@ def load_plan(source: str, text: str, preset_dir: str) -> dict[str, Any]:
                 f"{source} is not a plan: its JSON does not parse ({error.msg} at character {error.pos}); write "
                 f"{PREFIX}{{...a /v1/plan request...}} or {PREFIX}<preset name>"
             ) from None
+        except (RecursionError, ValueError):  # nested past the parser's recursion, or a number of thousands of digits
+            raise Refusal(
+                f"{source} is not a plan: its JSON does not parse (nested too deeply, or a number too long); write "
+                f"{PREFIX}{{...a /v1/plan request...}} or {PREFIX}<preset name>"
+            ) from None
         if not isinstance(plan, dict):
             raise Refusal(f"{source} is not a plan: a /v1/plan request is a JSON object")
         return plan

@@ -102,6 +102,10 @@ def plan_body(text: Any, world: int, per_node: int) -> dict[str, Any]:
         body = json.loads(text)
     except json.JSONDecodeError as error:
         raise Denied(f"{PLAN_ANNOTATION} is not a plan: its JSON does not parse ({error.msg})", 422) from None
+    except (RecursionError, ValueError):  # nested past the parser's recursion, or an integer of thousands of digits
+        raise Denied(
+            f"{PLAN_ANNOTATION} is not a plan: its JSON does not parse (nested too deeply, or a number too long)", 422
+        ) from None
     if not isinstance(body, dict):
         raise Denied(f"{PLAN_ANNOTATION} is not a plan: a /v1/plan request is a JSON object", 422)
     cluster = body.setdefault("cluster", {})

@@ -427,13 +427,12 @@ def search(
     found = prepared.space()
     if not len(found.shapes["world_size"]) and request.restrict.model_fields_set:
         reasons = "; ".join(f"{reason}: {count:,}" for reason, count in found.skipped.items())
+        # the restrictions leave nothing together: each is named, none singled out
+        names = [name for name in type(request.restrict).model_fields if name in request.restrict.model_fields_set]
+        fields = ", ".join(f"restrict.{name}" for name in names)
         raise InvalidLayout(
-            [
-                (
-                    f"the restrictions leave no valid layout ({reasons})",
-                    "/restrict/" + sorted(request.restrict.model_fields_set)[0],
-                )
-            ]
+            [(f"the restrictions ({fields}) leave no valid layout ({reasons})", f"/restrict/{names[0]}")]
+            + [(f"restrict.{name} is one of them", f"/restrict/{name}") for name in names[1:]]
         )
     plan_request = PlanRequest.model_validate(prepared.base | {"arrangement": shared_arrangement(request.levers).value})
     run = (

@@ -19,6 +19,7 @@ monotone in each input, so its maximum lies at a corner) and refused if a count 
 """
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from math import prod
 from typing import Any
@@ -38,7 +39,7 @@ from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, STAGED_KEY, LayoutCells, data_only, unfit_reason
 from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Inputs, Setup
-from service.errors import DomainError, SweepOverflow, SweepTooLarge, UnknownSortKey
+from service.errors import DomainError, InvalidHfConfig, SweepOverflow, SweepTooLarge, UnknownSortKey, repointed
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
 from service.time.budget import token_budget, tokens_per_second_per_gpu
@@ -194,13 +195,44 @@ def with_resolved_batch(request: SweepRequest) -> SweepRequest:
     return request.model_copy(update={"base": base})
 
 
+def model_pointers(request: SweepRequest, index: int | None) -> Callable[[str], str]:
+    """Where a plan's pointer lies in the sweep: a model's fields under the axis that gave it (``index``: its place
+    there; None: the base's model), the rest under /base; the sweep's own (/axes, /base) as they are."""
+    if request.axes.model is not None and index is not None:
+        model = f"/axes/model/{index}"
+    elif request.axes.parameter_count is not None and index is not None:
+        model = f"/axes/parameter_count/{index}"
+    else:
+        model = "/base/model"
+
+    def where(pointer: str) -> str:
+        if pointer.startswith(("/axes", "/base")):
+            return pointer
+        if pointer == "/model" or pointer.startswith("/model/"):
+            rest = pointer.removeprefix("/model")
+            return model if model.startswith("/axes/parameter_count") else model + rest
+        return "/base" + pointer
+
+    return where
+
+
 def sweep(
     request: SweepRequest,
     max_cells: int,
     max_evaluations: int = DEFAULT_MAX_EVALUATIONS,
     budget: WorkBudget | None = None,
 ) -> SweepTable:
-    budget = budget or WorkBudget()
+    """The table; a refusal of the base or of a model comes back pointed within the sweep (model_pointers)."""
+    model: list[int | None] = [None]  # the model being swept, for the pointers of an error that stops the sweep
+    try:
+        return _sweep(request, max_cells, max_evaluations, budget or WorkBudget(), model)
+    except DomainError as error:
+        raise repointed(error, model_pointers(request, model[0])) from None
+
+
+def _sweep(
+    request: SweepRequest, max_cells: int, max_evaluations: int, budget: WorkBudget, model: list[int | None]
+) -> SweepTable:
     request = with_resolved_batch(request)
     cost = sweep_cost(request)
     check_cost(cost, max_cells, max_evaluations)
@@ -212,10 +244,13 @@ def sweep(
     skipped: dict[str, int] = {}
     models = models_of(request)
     refused: list[DomainError] = []
-    for spec in models:
+    for index, spec in enumerate(models):
         budget.check()
+        model[0] = index
         try:
             scene = resolve.scenario(spec, base.precision, base.training, base.activations, base.levers, base.cluster)
+        except InvalidHfConfig:
+            raise  # a config.json that does not read is the request's error, not a job the plan refuses
         except DomainError as error:  # a model /v1/plan refuses with the base's fields: its cells are no jobs
             refused.append(error)
             reason = unfit_reason({pointer for _, pointer in error.field_errors()} or {error.code})
@@ -243,8 +278,11 @@ def sweep(
                         for axis in LAYOUT_AXES:
                             part[axis] = np.full(rows, layout[axis], dtype=np.int64)
                     part |= _throughput(part, base, scene)
-                    parts.append(part)
+                    part = _finishing(part, skipped)
+                    if part is not None:
+                        parts.append(part)
     if len(refused) == len(models):
+        model[0] = 0
         raise refused[0]  # no model the plan takes: the plan's own refusal, as for a base alone
     budget.check()
     names = COLUMNS + budget_columns(request)
@@ -273,6 +311,26 @@ def _throughput(part: dict[str, np.ndarray], base: PlanRequest, scene: resolve.S
         if run.cost is not None:
             out[COST_COLUMN] = run.cost
     return out
+
+
+NEVER_FINISHES = (
+    "the run never finishes: interruptions come faster than a restart and a checkpoint interval absorb "
+    "(/cluster/failures)"
+)
+
+
+def _finishing(part: dict[str, np.ndarray], skipped: dict[str, int]) -> dict[str, np.ndarray] | None:
+    """The part's rows whose run ends (/v1/plan refuses the rest at /cluster/failures, service.time.run_report);
+    the others counted as skipped. None: no row left."""
+    if "training_days" not in part:
+        return part
+    finishes = (part["goodput"] > 0) & np.isfinite(part["training_days"])
+    if finishes.all():
+        return part
+    skipped[NEVER_FINISHES] = skipped.get(NEVER_FINISHES, 0) + int((~finishes).sum())
+    if not finishes.any():
+        return None
+    return {name: column[finishes] for name, column in part.items()}
 
 
 def _failures(part: dict[str, np.ndarray], base: PlanRequest, scene: resolve.Scenario) -> Run:

@@ -30,10 +30,20 @@ class _Reader:
         if value is None:
             self.problems.append((f"model.hf_config: missing key {key!r}", f"{self.pointer}/{key}"))
             return 1
-        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_VALUE:
+        if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_VALUE:
+            value = int(value)  # 32.0 or 3.2e1: the same number as 32, as everywhere in the contract
+        if isinstance(value, bool) or not isinstance(value, int):
             self.problems.append(
                 (
-                    f"model.hf_config: {key!r} must be an integer from {minimum} to {MAX_VALUE:,}",
+                    f"model.hf_config: {key!r} must be a whole number (a JSON number without a fraction)",
+                    f"{self.pointer}/{key}",
+                )
+            )
+            return 1
+        if not minimum <= value <= MAX_VALUE:
+            self.problems.append(
+                (
+                    f"model.hf_config: {key!r} must be from {minimum} to {MAX_VALUE:,}",
                     f"{self.pointer}/{key}",
                 )
             )

@@ -7,7 +7,7 @@ SIM_EXTRA_HINT = "pip install 'zeroplan[sim]'"
 
 
 class SimulationUnavailable(DomainError):
-    """torch is not installed: the `sim` extra is missing."""
+    """torch is not installed (the `sim` extra is missing), or the service is set to run no simulations."""
 
     code = "simulation_unavailable"
 

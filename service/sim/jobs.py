@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from service.errors import echo
 from service.sim.config import SimConfig
 from service.sim.engines.torch_config import TorchSimConfig
-from service.sim.errors import SimulationNotFound, TooManySimulations
+from service.sim.errors import SimulationNotFound, SimulationUnavailable, TooManySimulations
 from service.sim.job_limits import JobLimits
 from service.sim.store import JobStore, StoreFull
 
@@ -33,8 +33,8 @@ class Jobs:
 
     def submit(self, request: dict[str, Any], cfg: SimConfig | TorchSimConfig) -> dict[str, Any]:
         limits = self.limits
-        if limits.max_concurrent <= 0:
-            raise TooManySimulations("this service runs no simulations (its concurrency limit is 0)", RETRY_AFTER_S)
+        if limits.max_concurrent <= 0:  # set off, not busy: no retry would be taken
+            raise SimulationUnavailable("this service runs no simulations (ZEROPLAN_SIM_MAX_CONCURRENT_JOBS is 0)")
         try:
             row = self.store.insert(
                 uuid.uuid4().hex,

@@ -205,13 +205,14 @@ class Run:
     def totals(self, training_s: FloatLike) -> dict[str, FloatLike]:
         """For ideal seconds of steps: wall seconds, expected interruptions, and the hours of wall time
         spent saving, restarting (re-launch and read) and redoing lost work."""
-        wall = np.divide(training_s, self.goodput)
+        # a goodput of 0 (a run that never finishes) gives infinite wall time, which the callers refuse or skip
         with np.errstate(invalid="ignore", divide="ignore"):
+            wall = np.divide(training_s, self.goodput)
             interruptions = np.where(np.isfinite(self.mtbf_s), np.divide(wall, self.mtbf_s), 0.0)
             saves = np.where(np.isinf(self.interval_s), 0.0, np.divide(training_s, self.interval_s))
-        checkpoint = saves * np.asarray(self.stall_s)
-        restart = interruptions * np.asarray(self.restart_s)
-        lost = np.maximum(wall - training_s - checkpoint - restart, 0.0)
+            checkpoint = saves * np.asarray(self.stall_s)
+            restart = interruptions * np.asarray(self.restart_s)
+            lost = np.maximum(wall - training_s - checkpoint - restart, 0.0)
         return {
             "wall_s": _plain(wall),
             "expected_interruptions": _plain(interruptions),

@@ -140,4 +140,4 @@ def test_a_sweep_whose_every_model_the_plan_refuses_is_the_plans_422(client):
     }
     response = client.post("/v1/sweep", json={"base": base, "axes": {"world_size": [8, 16]}})
     assert response.status_code == 422
-    assert [e["pointer"] for e in response.json()["errors"]] == ["/activations/model"]
+    assert [e["pointer"] for e in response.json()["errors"]] == ["/base/activations/model"]  # the plan's, in /base

@@ -162,3 +162,15 @@ def test_a_review_that_is_not_one_is_a_problem(client):
     response = client.post("/v1/admission/kubernetes", json={"apiVersion": "v1", "kind": "Pod"})
     assert response.status_code == 422
     assert response.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    ["[" * 2000 + "]" * 2000, '{"model": {"parameter_count": ' + "9" * 5000 + "}}"],
+    ids=["nested 2,000 deep", "an integer of 5,000 digits"],
+)
+def test_an_annotation_the_parser_cannot_read_is_denied_not_a_500(client: TestClient, annotation: str):
+    """json.loads raised RecursionError, or ValueError past 4,300 digits (CPython's int limit): a 500."""
+    decision = answer(client, pytorchjob(annotation))
+    assert decision["allowed"] is False
+    assert "does not parse" in decision["status"]["message"]

@@ -223,3 +223,43 @@ def test_an_unreachable_server_is_one_line_and_exit_1(capsys):
         code, out, err = zeroplan(capsys, "plan", *PLAN_FLAGS, "--url", url)
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"error: cannot reach {url}: ") and "Traceback" not in err
+
+
+def test_a_request_file_that_does_not_parse_is_one_line_and_exit_2(capsys, tmp_path):
+    files = {
+        "broken.yaml": "model: {parameter_count: 7e9}\narrangement: [zero3\n",
+        "code.yaml": 'model: !!python/object/apply:os.system ["echo hi"]\n',
+        "deep.json": "[" * 5000 + "]" * 5000,
+    }
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text)
+        code, _, err = zeroplan(capsys, "plan", "-f", str(path))
+        assert code == 2, (name, err)
+        assert "Traceback" not in err and err.startswith(f"error: {path}"), err
+
+
+def test_a_figure_that_cannot_be_written_or_drawn_is_one_line_and_exit_2(capsys, tmp_path):
+    figure = ["figure", "traffic", "-f", str(Path(__file__).resolve().parents[2] / "examples" / "figure.json")]
+    code, _, err = zeroplan(capsys, *figure, "-o", str(tmp_path / "missing" / "t.svg"))
+    assert code == 2 and "cannot write" in err and "Traceback" not in err
+    code, _, err = zeroplan(capsys, *figure, "-o", str(tmp_path / "t.bmp"))  # PNG bytes were written into t.bmp
+    assert code == 2 and ".png or .svg" in err and not (tmp_path / "t.bmp").exists()
+    flags = ["--model.parameter-count", "7e9", "--cluster.world-size", "8", "--cluster.gpu", "h100-80gb"]
+    code, _, err = zeroplan(capsys, "figure", "layout-memory", *flags, "--parallelism.tensor", "2", "-o", "-")
+    assert code == 2 and "needs the model's architecture" in err and "Traceback" not in err
+
+
+def test_sweep_models_by_preset_names_and_no_empty_list_items(capsys):
+    sweep = ["sweep", "-f", str(Path(__file__).resolve().parents[2] / "examples" / "sweep-models.yaml"), "--json"]
+    code, out, err = zeroplan(capsys, *sweep, "--axes.model", "llama-2-7b,llama-3-8b")
+    assert code == 0, err
+    assert set(json.loads(out)["columns"]["model"]) == {"llama-2-7b", "llama-3-8b"}
+    with pytest.raises(SystemExit) as exit_info:
+        run([*sweep, "--axes.world-size", "8,,16"])
+    assert exit_info.value.code == 2 and "without empty items" in capsys.readouterr().err
+
+
+def test_a_simulation_past_the_services_sizes_is_refused_in_process_too(capsys):
+    code, _, err = zeroplan(capsys, "simulate", "--world-size", "1000", "--parameter-count", "1000")
+    assert code == 2 and "--world-size: 1000 is over the limit of 8" in err

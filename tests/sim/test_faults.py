@@ -106,3 +106,15 @@ def test_corrupt_shard_is_refused(tmp_path: object) -> None:
     with pytest.raises(IncompleteCheckpoint) as refused:
         checkpoint.verify(str(complete), 2)
     assert refused.value.missing == ["shard-1.pt (rank 1: checksum mismatch)"]
+
+
+def test_the_command_line_exits_1_when_the_simulation_fails(capsys):
+    """`zeroplan simulate` printed "job failed" and exited 0 (README: a run that fails exits 1)."""
+    from cli.main import run
+
+    fault = '[{"kind": "dropped_rank", "rank": 1, "step": 0}]'
+    argv = ["--world-size", "2", "--arrangements", "ddp", "--steps", "2", "--parameter-count", "1000"]
+    code = run(["simulate", *argv, "--faults", fault])
+    out = capsys.readouterr().out
+    assert code == 1 and "failed" in out
+    assert run(["simulate", *argv]) == 0

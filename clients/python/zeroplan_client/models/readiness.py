@@ -20,7 +20,7 @@ class Readiness:
         job_store (ReadinessJobStore): The simulation job store: read within the store timeout (`ok`), failing or too
             slow (`unavailable`, with `detail`), or not needed because simulations are unavailable (`not_used`).
         simulation_available (bool): Whether this service takes simulation jobs: torch is installed here, or `zeroplan
-            worker` processes run them.
+            worker` processes run them, and ZEROPLAN_SIM_MAX_CONCURRENT_JOBS is above 0.
         status (ReadinessStatus):
         detail (None | str | Unset): Why the service is not ready.
     """
