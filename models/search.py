@@ -151,7 +151,7 @@ class SearchRestrict(Strict):
     virtual_stages: Annotated[list[Annotated[int, Field(ge=1, le=MAX_VIRTUAL_STAGES)]], _LIST] | AxisBounds | None = (
         _axis(
             "Virtual stages of the interleaved schedule and of zb_h1 allowed. Default: 2 to 8 (interleaved with 1 "
-            "is 1F1B; zb_h1 is also offered without)."
+            "is 1F1B; zb_h1 is also offered without, unless a restriction here leaves out 1)."
         )
     )
     micro_batch_size: Annotated[list[Annotated[int, Field(ge=1, le=100_000)]], _LIST] | AxisBounds | None = _axis(

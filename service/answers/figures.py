@@ -33,14 +33,15 @@ from models.parallelism import Parallelism
 from models.plan import PlanRequest, PlanResponse
 from models.training import Training
 from service.answers.bisection import gpu_count_grid
+from service.answers.fit import DataBatch
 from service.answers.layout_plan import layout_of
 from service.answers.refusals import DATA_PARALLEL, left_out_words, plan_refusals
 from service.engine.data_parallel import Evaluation, evaluate
 from service.engine.setup import Setup
-from service.errors import AnswerOutOfRange, InvalidLayout
+from service.errors import AnswerOutOfRange, InvalidLayout, OutOfRange
 from service.inputs import resolve
 from service.inputs.arrangements import COMPARED
-from service.numeric import GB_BYTES, GIB_BYTES, INT64_MAX, outside_int64
+from service.numeric import GB_BYTES, GIB_BYTES, INT64_MAX, gpus, outside_int64
 from service.time.traffic import bytes_sent_by_collective, volume_in_p
 
 DPI = 100
@@ -95,6 +96,7 @@ class Case:
     results: dict[ArrangementName, Evaluation]
     batch_note: str | None = None  # how the batch was read, when not as the request gives it (figure_training)
     left_out_note: str | None = None  # the arrangements not drawn, /v1/plan refusing them the request's levers
+    curve_counts: tuple[int, ...] = ()  # the memory curve's GPU counts: those /v1/plan takes the batch over
 
     @property
     def p(self) -> int:
@@ -121,10 +123,12 @@ def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs
     )
     inputs = resolve.inputs_for(scene, request.cluster.world_size, request.cluster.gpus_per_node)
     drawn, left_out_note = drawn_arrangements(request)
+    layout_figure = name in (FigureName.layout_memory, FigureName.layout_traffic)
+    if not drawn and not layout_figure:  # every arrangement refuses the levers: nothing to draw, as /v1/plan refuses
+        raise OutOfRange(f"no arrangement the figure draws takes the request's levers: {left_out_note}", "/levers")
     setups = {arrangement: resolve.setup_for(scene, COMPARED[arrangement]) for arrangement in drawn}
     results = {arrangement: evaluate(inputs, setup) for arrangement, setup in setups.items()}
-    if name in (FigureName.layout_memory, FigureName.layout_traffic):
-        # a layout figure draws the request's own job (layout_plan), refused where its plan is
+    if layout_figure:  # a layout figure draws the request's own job (layout_plan), refused where its plan is
         return Case(request, scene, setups, results, batch_note, None)
     past = {arrangement: found for arrangement, result in results.items() if (found := past_int64(result))}
     if past and len(past) == len(results):  # no arrangement's plan answers: refused as /v1/plan refuses it
@@ -137,7 +141,28 @@ def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs
         names = ", ".join(arrangement.value for arrangement in past)
         note = f"{names} arrangements left out: their plans hold an integer past what a 64-bit client reads"
         left_out_note = "; ".join(n for n in (left_out_note, note) if n)
-    return Case(request, scene, setups, results, batch_note, left_out_note)
+    counts, counts_note = curve_counts(request) if name is FigureName.memory_vs_gpus else ((), None)
+    left_out_note = "; ".join(n for n in (left_out_note, counts_note) if n) or None
+    return Case(request, scene, setups, results, batch_note, left_out_note, counts)
+
+
+def curve_counts(request: FigureRequest) -> tuple[tuple[int, ...], str | None]:
+    """The memory curve's GPU counts, powers of two up to max_gpus, less those /v1/plan refuses the global batch
+    over (service.answers.fit.DataBatch: the counts /v1/fit tabulates), and a note naming the ones left out."""
+    g = request.cluster.gpus_per_node
+    counts = gpu_count_grid(GpuCountGrid.powers_of_two, g, request.max_gpus, MAX_CURVE_POINTS)
+    allowed = DataBatch(request.training, g).allowed(counts)
+    if not allowed:
+        assert request.training is not None and request.training.global_batch_size is not None
+        raise OutOfRange(
+            f"training.global_batch_size {request.training.global_batch_size:,} splits into micro-batches of "
+            f"{request.training.micro_batch_size} over none of the curve's GPU counts ({gpus(counts[0])} to "
+            f"{counts[-1]:,})",
+            "/training/global_batch_size",
+        )
+    left_out = [n for n in counts if n not in allowed]
+    note = f"GPU counts the global batch does not split over left out: {', '.join(map(str, left_out))}"
+    return tuple(allowed), note if left_out else None
 
 
 def past_int64(result: Evaluation) -> tuple[str, int] | None:
@@ -185,7 +210,7 @@ def card_label(case: Case) -> str:
 
 def draw_memory_vs_gpus(ax: Axes, case: Case) -> None:
     """Per-GPU bytes over powers of two, each arrangement's replicated floor dashed, the card solid."""
-    counts = gpu_count_grid(GpuCountGrid.powers_of_two, case.g, case.request.max_gpus, MAX_CURVE_POINTS)
+    counts = list(case.curve_counts)
     at_chosen_n = resolve.inputs_for(case.scene, case.n, case.g)
     inputs = replace(at_chosen_n, world_size=np.asarray(counts, dtype=np.int64))
     for name, setup in case.setups.items():

@@ -323,66 +323,113 @@ def _with_model(request: PlanRequest, **fields: int) -> PlanRequest:
     return request.model_copy(update={"model": model})
 
 
+@dataclass(frozen=True)
+class LayerFamily:
+    """The depths a model's layer family takes, member k = 1, 2, ... in order, and each member's request.
+
+    Without parallelism.pipeline_layers: k x p layers (a multiple of the stages), split as the plan splits them.
+    With a split: the split's own depth plus or minus whole steps, each step one layer more (or fewer) in every
+    chunk the split fills (v in every stage, for p entries of v chunks each), its empty chunks kept empty: the
+    request's own model is the member of its own split."""
+
+    request: PlanRequest
+    step: int
+    first_depth: int  # member 1's layers
+    split: tuple[int, ...] = ()  # the request's pipeline_layers; () without
+    per_step: int = 0  # layers a filled entry of the split gains a step
+    shift: int = 0  # steps from the request's own split to member 1 (0 or less)
+
+    @classmethod
+    def of(cls, request: PlanRequest) -> "LayerFamily":
+        par = request.parallelism
+        if par.pipeline_layers is None:
+            return cls(request, par.pipeline, par.pipeline)
+        split = tuple(par.pipeline_layers)
+        per_step = par.virtual_stages if len(split) == par.pipeline and par.virtual_stages > 1 else 1
+        filled = [x for x in split if x > 0]
+        shift = -((min(filled) - 1) // per_step)  # the shallowest member keeps every filled entry at a layer or more
+        step = per_step * len(filled)
+        return cls(request, step, sum(split) + shift * step, split, per_step, shift)
+
+    def depth(self, k: int) -> int:
+        return self.first_depth + (k - 1) * self.step
+
+    def member(self, k: int) -> PlanRequest:
+        """The request of member k: the model at that depth, and the split grown or shrunk to it."""
+        with_layers = _with_model(self.request, layers=self.depth(k))
+        if not self.split:
+            return with_layers
+        j = k - 1 + self.shift
+        split = [x + j * self.per_step if x > 0 else 0 for x in self.split]
+        parallelism = with_layers.parallelism.model_copy(update={"pipeline_layers": split})
+        return with_layers.model_copy(update={"parallelism": parallelism})
+
+    @property
+    def rule(self) -> str:
+        rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
+        if self.split:
+            rule += (
+                f" ({self.per_step} more in each filled entry of parallelism.pipeline_layers a step, its empty "
+                "entries kept empty)"
+            )
+        return rule
+
+
 def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int | None, str]:
     """(layers, parameter count, arithmetic) of the largest member of the model's layer family that fits."""
     if not _has_shape(request.model):
         return None, None, "not answered: the model is a bare parameter count, with no shape to grow or count"
-    step = request.parallelism.pipeline  # layers a multiple of the stages
-    if request.parallelism.pipeline_layers is not None:  # a split of the model's own layers: the family splits evenly
-        request = request.model_copy(
-            update={"parallelism": request.parallelism.model_copy(update={"pipeline_layers": None})}
-        )
-
+    family = LayerFamily.of(request)
     plans: dict[int, tuple[int, int, int, str | None]] = {}
 
     def planned(k: int) -> tuple[int, int, int, str | None]:
-        """(parameter count, per-GPU bytes, activations, why the plan does not fit or take it) at L = k x step: the
+        """(parameter count, per-GPU bytes, activations, why the plan does not fit or take it) of member k: the
         bytes are usable + 1 where the plan refuses the depth or its host does not hold the offloaded states, the
         parameter count 0 where it refuses the depth."""
         if k not in plans:
-            plans[k] = _member(request, k * step, usable)
+            plans[k] = _member(family.member(k), usable)
         return plans[k]
 
     def too_much(k: int, bytes_words: str) -> str:
         _, per_gpu, _, why = planned(k)
         return why or bytes_words.format(group_digits(per_gpu))
 
-    deepest = MAX_LAYERS // step
+    def at(k: int) -> str:
+        return f"at L = {group_digits(family.depth(k))}"
+
+    deepest = (MAX_LAYERS - family.first_depth) // family.step + 1
     # The plan refuses the shallowest depths of some models (fewer layers than their dense ones, than the pipeline's
     # chunks): the family starts at the first depth it takes.
     first = _first_taken(lambda k: planned(k)[0] > 0, deepest)
-    rule = "family: this model's width, heads, MLP and vocabulary, layers varied"
+    rule = family.rule
     if first is None:
-        return None, None, f"{rule}; at L = {step}: {planned(1)[3]}: no depth up to {MAX_LAYERS:,} layers is taken"
+        return None, None, f"{rule}; {at(1)}: {planned(1)[3]}: no depth up to {MAX_LAYERS:,} layers is taken"
     bare_count = first < deepest and planned(first)[0] == planned(first + 1)[0]  # a seed preset: layers change nothing
     if bare_count:
         return None, None, "not answered: the model has no architecture whose layers could grow"
     largest_k = largest_fitting(lambda k: planned(k)[1], usable, first, deepest)
     room = f"{group_digits(usable)} B usable ({usable / GIB_BYTES:.1f} GiB)"
-    shallowest = f"at L = {group_digits(first * step)}"
+    shallowest = at(first)
     if first > 1:
-        shallowest += (
-            f" (the fewest layers the plan takes: at L = {group_digits((first - 1) * step)} {planned(first - 1)[3]})"
-        )
+        shallowest += f" (the fewest layers the plan takes: {at(first - 1)} {planned(first - 1)[3]})"
     if largest_k is None:
         return None, None, f"{rule}; {shallowest}: {too_much(first, '{} B per GPU > ' + room)}: not even that fits"
     p, per_gpu, activations, _ = planned(largest_k)
-    layers = largest_k * step
     words = (
-        f"{rule}; at L = {group_digits(layers)}: P = {group_digits(p)}, per GPU {group_digits(per_gpu)} B "
+        f"{rule}; {at(largest_k)}: P = {group_digits(p)}, per GPU {group_digits(per_gpu)} B "
         f"(activations {group_digits(activations)} B) <= {room}"
     )
     if largest_k < deepest:
-        words += f"; at L = {group_digits(layers + step)}: {too_much(largest_k + 1, '{} B > usable')}"
-    return layers, p, words
+        words += f"; {at(largest_k + 1)}: {too_much(largest_k + 1, '{} B > usable')}"
+    return family.depth(largest_k), p, words
 
 
-def _member(request: PlanRequest, layers: int, usable: int) -> tuple[int, int, int, str | None]:
-    """The family member of ``layers`` layers as /v1/plan plans it: (parameter count, per-GPU bytes, activations,
-    why it does not fit or is not taken), its bytes usable + 1 where it does not fit for another reason than its
-    bytes, its parameter count 0 where the plan refuses it."""
+def _member(request: PlanRequest, usable: int) -> tuple[int, int, int, str | None]:
+    """A family member's request as /v1/plan plans it: (parameter count, per-GPU bytes, activations, why it does
+    not fit or is not taken), its bytes usable + 1 where it does not fit for another reason than its bytes, its
+    parameter count 0 where the plan refuses it."""
     try:
-        answer = planner.plan(_with_model(request, layers=layers))
+        answer = planner.plan(request)
     except DomainError as refused:  # a depth the model cannot take (fewer layers than its dense ones, ...)
         return 0, usable + 1, 0, f"the plan refuses it: {refused}"
     memory = answer.memory

@@ -34,7 +34,7 @@ import numpy as np
 from models.enums import ArrangementName, Recompute
 from models.parallelism import PipelineSchedule
 from models.plan import lever_refusals
-from models.search import PipelineSplit, SearchRestrict
+from models.search import AxisBounds, PipelineSplit, SearchRestrict
 from models.training import MAX_MICRO_BATCH_SIZE, Levers
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
 from service.errors import DomainError, InvalidLayout, OutOfRange, SearchTooLarge
@@ -242,6 +242,11 @@ def search_too_large(holds: str, max_layouts: int, restrict: SearchRestrict) -> 
     )
 
 
+def _admits(chosen: list[int] | AxisBounds, value: int) -> bool:
+    """Whether a restriction (a list of values or bounds) allows ``value``."""
+    return value in chosen if isinstance(chosen, list) else chosen.admits(value)
+
+
 def data_parallel_restrict(
     restrict: SearchRestrict, why: str, refusal: type[DomainError] = OutOfRange
 ) -> SearchRestrict:
@@ -250,7 +255,7 @@ def data_parallel_restrict(
     stays as given: it narrows the chunked schedules of a pipeline alone, and there is none."""
     for name in MODEL_PARALLEL_AXES:
         chosen = getattr(restrict, name)
-        if chosen is not None and not (1 in chosen if isinstance(chosen, list) else chosen.admits(1)):
+        if chosen is not None and not _admits(chosen, 1):
             raise refusal(f"restrict.{name} leaves out 1, and {why}", pointer=f"/restrict/{name}")
     return restrict.model_copy(update={name: [1] for name in MODEL_PARALLEL_AXES})
 
@@ -281,8 +286,9 @@ def candidates(
             continue
         if schedule is PipelineSchedule.interleaved:
             pairs += [(schedule, v) for v in sorted(virtual)]
-        elif schedule is PipelineSchedule.zero_bubble_h1:  # ZB-H1 alone and over v chunks per stage
-            pairs += [(schedule, 1)] + [(schedule, v) for v in sorted(virtual) if v > 1]
+        elif schedule is PipelineSchedule.zero_bubble_h1:  # ZB-H1 alone (unless restricted out) and over v chunks
+            alone = restrict.virtual_stages is None or _admits(restrict.virtual_stages, 1)
+            pairs += [(schedule, 1)] * alone + [(schedule, v) for v in sorted(virtual) if v > 1]
         else:
             pairs.append((schedule, 1))
     arrangements = lever_arrangements(

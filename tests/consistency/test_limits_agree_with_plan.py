@@ -160,3 +160,33 @@ def test_the_layer_family_starts_at_the_fewest_layers_the_plan_takes(client, bod
     assert layers % step == 0
     assert fits_with_layers(client, body, layers)
     assert not fits_with_layers(client, body, layers + step)
+
+
+def test_the_layer_family_keeps_the_requests_own_split(client):
+    """A split of the request's own layers was replaced by an even one: 32 layers split [6, 8, 9, 9] fit by /v1/plan,
+    yet limits answered 28 (the even split of 32 needs 54,696,869,888 B). The family keeps the split's shape, one layer
+    more in each stage a step: its request's own model fits, the next member [7, 9, 10, 10] does not."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {
+            "world_size": 4,
+            "gpus_per_node": 8,
+            "gpu_memory_bytes": 52_000_000_000,
+            "reserve_bytes": 0,
+            "fragmentation": 0.0,
+        },
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "gradient_accumulation_steps": 8},
+        "arrangement": "zero1",
+        "parallelism": {"pipeline": 4, "pipeline_layers": [6, 8, 9, 9]},
+    }
+    plan = client.post("/v1/plan", json=body).json()
+    assert plan["memory"]["fits"]
+    (entry,) = client.post("/v1/limits", json=body).json()["arrangements"]
+    assert (entry["largest_layers"], entry["largest_parameter_count"]) == (32, plan["parameter_count"])
+    deeper = body | {
+        "model": {"preset": "llama-3-8b", "layers": 36},
+        "parallelism": {"pipeline": 4, "pipeline_layers": [7, 9, 10, 10]},
+    }
+    response = client.post("/v1/plan", json=deeper)
+    assert response.status_code == 200 and not response.json()["memory"]["fits"]
+    assert "at L = 36" in entry["largest_parameter_count_arithmetic"]

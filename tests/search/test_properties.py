@@ -281,3 +281,28 @@ def test_the_first_failing_rule_is_the_first_problem_of_the_plan(drawn):
         return
     event(REASONS[problem])
     assert REASONS[problem].endswith(f"({problems[0][1]})"), (layout, problems)
+
+
+def test_a_virtual_stages_restriction_holds_for_zb_h1_too(client):
+    """restrict.virtual_stages [2] still offered ZB-H1 without chunks (v 1): every row keeps to the restriction."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 16, "sequence_length": 2048},
+        "top_k": 5,
+        "restrict": {
+            "tensor": [1],
+            "pipeline": [2],
+            "context": [1],
+            "virtual_stages": [2],
+            "micro_batch_size": [1],
+            "pipeline_schedule": ["zb_h1"],
+            "arrangement": ["zero1"],
+            "recompute": ["none"],
+            "offload_optimizer": [False],
+        },
+    }
+    response = client.post("/v1/search", json=body)
+    assert response.status_code == 200, response.text[:300]
+    rows = response.json()["layouts"]
+    assert rows and {row["parallelism"]["virtual_stages"] for row in rows} == {2}

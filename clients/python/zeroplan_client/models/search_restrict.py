@@ -56,8 +56,8 @@ class SearchRestrict:
         tensor (AxisBounds | list[int] | None | Unset): Tensor-parallel degrees allowed. Default: the powers of two up
             to gpus_per_node. A list fixes the values (each distinct); {min, max} bounds the default candidates.
         virtual_stages (AxisBounds | list[int] | None | Unset): Virtual stages of the interleaved schedule and of zb_h1
-            allowed. Default: 2 to 8 (interleaved with 1 is 1F1B; zb_h1 is also offered without). A list fixes the values
-            (each distinct); {min, max} bounds the default candidates.
+            allowed. Default: 2 to 8 (interleaved with 1 is 1F1B; zb_h1 is also offered without, unless a restriction here
+            leaves out 1). A list fixes the values (each distinct); {min, max} bounds the default candidates.
         world_size (AxisBounds | list[int] | None | Unset): World sizes allowed, of cluster.world_size's. A list fixes
             the values (each distinct); {min, max} bounds the default candidates.
     """
