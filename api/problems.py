@@ -170,13 +170,21 @@ def _field_name(pointer: str) -> str:
     return pointer.lstrip("/").replace("/", ".") or "body"
 
 
+def validation_message(error: Any) -> str:
+    """Pydantic's message for one error, in the contract's words: a model is "an object", never its class name
+    ("a valid dictionary or instance of ModelSpec")."""
+    if error.get("type") in ("model_type", "model_attributes_type", "dataclass_type"):
+        return "Input should be an object"
+    return str(error.get("msg", "invalid")).removeprefix("Value error, ")
+
+
 def _validation_errors(exc: RequestValidationError) -> tuple[list[FieldError], int]:
     """The first MAX_LISTED_ERRORS field errors, and how many there are in all."""
     all_errors = exc.errors()
     out = []
     for error in all_errors[:MAX_LISTED_ERRORS]:
         pointer = request_pointer(tuple(error.get("loc", ())), exc.body)
-        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        message = validation_message(error)
         out.append(FieldError(detail=f"{_field_name(pointer)}: {message}", pointer=pointer))
     return out, len(all_errors)
 

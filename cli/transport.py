@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from api.problems import DOMAIN_STATUS, json_pointer
+from api.problems import DOMAIN_STATUS, json_pointer, validation_message
 from api.settings import Settings
 from cli.operations import Operation
 from models.problem import ProblemCode
@@ -59,7 +59,7 @@ def validation_problem(exc: ValidationError) -> dict[str, Any]:
     errors = []
     for error in exc.errors():
         pointer = json_pointer(("body", *error["loc"]))
-        message = str(error["msg"]).removeprefix("Value error, ")
+        message = validation_message(error)
         errors.append({"detail": f"{pointer.lstrip('/').replace('/', '.') or 'body'}: {message}", "pointer": pointer})
     detail = "; ".join(e["detail"] for e in errors)
     return {"status": 422, "code": ProblemCode.validation_error.value, "detail": detail, "errors": errors}

@@ -38,9 +38,16 @@ def _numeric(text: str) -> bool:
     return text == "-" or text.replace(",", "").replace(".", "").lstrip("-").isdigit()
 
 
+VERDICT_MEANING = {  # models.simulation's verdict, in the words of its field
+    "confirmed": "every rank finished and every check passed",
+    "refuted": "every rank finished, a check failed",
+    "incomplete": "a rank failed, was dropped or the job ran out of time",
+}
+
+
 def checks_table(report: dict[str, Any]) -> str:
     verdict = report.get("verdict", "incomplete")
-    head = f"verdict: {verdict} (confirmed: every rank finished and every check passed)"
+    head = f"verdict: {verdict} ({VERDICT_MEANING.get(verdict, 'a verdict of another version')})"
     rows = [[c["arrangement"], c["check"], c["passed"], c["detail"]] for c in report.get("checks", [])]
     return head + ("\n\n" + table(["arrangement", "check", "passed", "what was compared"], rows) if rows else "")
 

@@ -148,3 +148,17 @@ def test_a_service_set_to_run_no_simulations_says_so_and_asks_for_no_retry(monke
         response = off.post("/v1/simulations", json={"world_size": 2, "parameter_count": 1000, "steps": 1})
         assert response.status_code == 503, response.text[:300]
         assert response.json()["code"] == "simulation_unavailable" and "Retry-After" not in response.headers
+
+
+def test_an_error_names_an_object_as_an_object_not_a_class(client: TestClient):
+    """'Input should be a valid dictionary or instance of ModelSpec' named the service's own classes."""
+    base = {**PLAN, "model": {"preset": "llama-3-8b"}}
+    for path, body in [
+        ("/v1/sweep", {"base": base, "axes": {"model": ["llama-3-8b"]}}),
+        ("/v1/search", {"model": {"preset": "llama-3-8b"}, "cluster": CLUSTER, "restrict": {"world_size": "x"}}),
+        ("/v1/plan", {**PLAN, "model": "llama-3-8b"}),
+    ]:
+        response = client.post(path, json=body)
+        assert response.status_code == 422
+        detail = response.json()["detail"]
+        assert "Input should be an object" in detail and "instance of" not in detail, detail

@@ -117,4 +117,5 @@ def test_the_command_line_exits_1_when_the_simulation_fails(capsys):
     code = run(["simulate", *argv, "--faults", fault])
     out = capsys.readouterr().out
     assert code == 1 and "failed" in out
+    assert "verdict: incomplete (a rank failed, was dropped or the job ran out of time)" in out  # said "confirmed: ..."
     assert run(["simulate", *argv]) == 0
