@@ -125,6 +125,11 @@ def size_pointers(request: BaseModel) -> list[str]:
     base = getattr(request, "base", None)
     prefix, job = ("/base", base) if isinstance(base, BaseModel) else ("", request)
     pointers = [f"{prefix}/model"] if getattr(job, "model", None) is not None else []
+    axes = getattr(request, "axes", None)
+    for axis in ("model", "parameter_count"):  # a sweep's models come from its axes when it gives them
+        if getattr(axes, axis, None) is not None:
+            pointers = [f"/axes/{axis}"]
+            break
     training = getattr(job, "training", None)
     if isinstance(training, BaseModel):
         sent = training.model_fields_set

@@ -6,7 +6,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from models.fit import MAX_GRID_POINTS
-from service.sim.request_limits import SizeLimits
+from service.sim.job_limits import SizeLimits
 
 LogLevel = Literal["critical", "error", "warning", "info", "debug"]
 

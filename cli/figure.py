@@ -34,15 +34,14 @@ def add_figure_parser(commands: Any) -> None:
 
 
 def _format(args: argparse.Namespace) -> FigureFormat:
-    """--format, else the output's suffix (.png or .svg), else PNG; another suffix is a ValueError."""
-    if args.format:
-        return FigureFormat(args.format)
-    suffix = Path(args.output).suffix.lstrip(".") if args.output and args.output != "-" else ""
-    if suffix and suffix.lower() not in {f.value for f in FigureFormat}:
-        raise ValueError(
-            f"{args.output}: the format follows the suffix, .png or .svg; give one of them or --format png|svg"
-        )
-    return FigureFormat(suffix.lower()) if suffix else FigureFormat.png
+    """The output's suffix (.png or .svg), else --format, else PNG; another suffix, or one --format contradicts, is
+    a ValueError (the file would hold bytes its name does not say)."""
+    suffix = Path(args.output).suffix.lstrip(".").lower() if args.output and args.output != "-" else ""
+    if suffix and suffix not in {f.value for f in FigureFormat}:
+        raise ValueError(f"{args.output}: the format follows the suffix, .png or .svg")
+    if suffix and args.format and args.format != suffix:
+        raise ValueError(f"{args.output}: --format {args.format} and the suffix .{suffix} disagree")
+    return FigureFormat(suffix or args.format or FigureFormat.png.value)
 
 
 def figure(args: argparse.Namespace) -> int:

@@ -24,7 +24,12 @@ def read_request_file(path: str) -> dict[str, Any]:
             except yaml.YAMLError as exc:
                 raise ValueError(f"{path}: not YAML a request can be read from: {_one_line(exc)}") from None
         else:
-            data = json.loads(text)
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}: not JSON a request can be read from: {exc}") from None
+            except ValueError:  # an integer of thousands of digits, past CPython's limit on converting one
+                raise ValueError(f"{path}: holds a number too long to be a request's") from None
     except RecursionError:
         raise ValueError(f"{path}: nested too deeply to be a request") from None
     if not isinstance(data, dict):

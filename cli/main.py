@@ -80,8 +80,15 @@ def show(operation: Operation, answer: Answer, args: argparse.Namespace, request
         print(operation.render(answer.body, request, args.components))
     else:
         print(operation.render(answer.body))
-    # a job that ran and failed (a simulation whose ranks did not all finish, or whose checks did not pass)
-    return EXIT_FAILED if operation.poll and answer.body.get("status") == "failed" else EXIT_OK
+    return EXIT_FAILED if operation.poll and not confirmed(answer.body) else EXIT_OK
+
+
+def confirmed(job: dict[str, Any]) -> bool:
+    """Whether a simulation job confirmed the formulas: it succeeded and its verdict is confirmed (a failed or
+    cancelled job, ranks that did not all finish, or a check that failed, is not; a report from before verdicts is
+    judged by its status alone)."""
+    report = job.get("report") or {}
+    return job.get("status") == "succeeded" and report.get("verdict") in (None, "confirmed")
 
 
 def run(argv: Sequence[str] | None = None) -> int:

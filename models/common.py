@@ -160,8 +160,7 @@ class ModelSpec(Strict):
     def _config_shallow(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
         if config is not None and nesting_depth(config, MAX_HF_CONFIG_DEPTH) > MAX_HF_CONFIG_DEPTH:
             raise ValueError(
-                f"model.hf_config nests objects and arrays more than {MAX_HF_CONFIG_DEPTH} levels deep; a "
-                "config.json nests a few"
+                f"nests objects and arrays more than {MAX_HF_CONFIG_DEPTH} levels deep; a config.json nests a few"
             )
         return config
 

@@ -39,10 +39,12 @@ def repointed(error: DomainError, where: Callable[[str], str]) -> DomainError:
     sweep's ``/base``, one of its ``/axes/model/<i>``)."""
     moved = copy.copy(error)
     moved.pointer = where(error.pointer) if error.pointer else None
-    if isinstance(moved, InvalidHfConfig | InvalidLayout | InvalidSimulation):
-        moved.problems = [(detail, where(pointer)) for detail, pointer in moved.problems]
-    if isinstance(moved, AnswerOutOfRange):
-        moved.pointers = [where(pointer) for pointer in moved.pointers]
+    problems = getattr(moved, "problems", None)  # the classes that name several fields, each with its detail
+    if problems is not None:
+        moved.__dict__["problems"] = [(detail, where(pointer)) for detail, pointer in problems]
+    pointers = getattr(moved, "pointers", None)  # AnswerOutOfRange's fields, under one detail
+    if pointers is not None:
+        moved.__dict__["pointers"] = [where(pointer) for pointer in pointers]
     return moved
 
 

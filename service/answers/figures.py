@@ -41,7 +41,7 @@ from service.engine.setup import Setup
 from service.errors import AnswerOutOfRange, InvalidLayout, OutOfRange
 from service.inputs import resolve
 from service.inputs.arrangements import COMPARED
-from service.numeric import GB_BYTES, GIB_BYTES, INT64_MAX, gpus, outside_int64
+from service.numeric import GB_BYTES, GIB_BYTES, INT64_MAX, outside_int64
 from service.time.traffic import bytes_sent_by_collective, volume_in_p
 
 DPI = 100
@@ -141,25 +141,23 @@ def resolve_case(request: FigureRequest, name: FigureName = FigureName.memory_vs
         names = ", ".join(arrangement.value for arrangement in past)
         note = f"{names} arrangements left out: their plans hold an integer past what a 64-bit client reads"
         left_out_note = "; ".join(n for n in (left_out_note, note) if n)
-    counts, counts_note = curve_counts(request) if name is FigureName.memory_vs_gpus else ((), None)
+    counts, counts_note = curve_counts(request, batch_note is None) if name is FigureName.memory_vs_gpus else ((), None)
     left_out_note = "; ".join(n for n in (left_out_note, counts_note) if n) or None
     return Case(request, scene, setups, results, batch_note, left_out_note, counts)
 
 
-def curve_counts(request: FigureRequest) -> tuple[tuple[int, ...], str | None]:
+def curve_counts(request: FigureRequest, batch_splits: bool = True) -> tuple[tuple[int, ...], str | None]:
     """The memory curve's GPU counts, powers of two up to max_gpus, less those /v1/plan refuses the global batch
-    over (service.answers.fit.DataBatch: the counts /v1/fit tabulates), and a note naming the ones left out."""
+    over (service.answers.fit.DataBatch: the counts /v1/fit tabulates), and a note naming the ones left out.
+    ``batch_splits`` False: the batch does not split at the chosen N either, and every replica runs the job's own
+    micro-batches (figure_training's note): every count is drawn so."""
     g = request.cluster.gpus_per_node
     counts = gpu_count_grid(GpuCountGrid.powers_of_two, g, request.max_gpus, MAX_CURVE_POINTS)
+    if not batch_splits:
+        return tuple(counts), None
     allowed = DataBatch(request.training, g).allowed(counts)
-    if not allowed:
-        assert request.training is not None and request.training.global_batch_size is not None
-        raise OutOfRange(
-            f"training.global_batch_size {request.training.global_batch_size:,} splits into micro-batches of "
-            f"{request.training.micro_batch_size} over none of the curve's GPU counts ({gpus(counts[0])} to "
-            f"{counts[-1]:,})",
-            "/training/global_batch_size",
-        )
+    # one GPU always takes the batch here: figure_training refuses a micro-batch that does not divide it
+    assert allowed, counts
     left_out = [n for n in counts if n not in allowed]
     note = f"GPU counts the global batch does not split over left out: {', '.join(map(str, left_out))}"
     return tuple(allowed), note if left_out else None

@@ -41,7 +41,7 @@ from service.errors import DomainError
 from service.inputs import resolve
 from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
 from service.memory.model_states import model_state_bytes
-from service.mesh.degrees import ModelLimits, layout_problem_masks, requested_mesh, sequence_granule
+from service.mesh.degrees import ModelLimits, layout_problem_masks, model_chunks, requested_mesh, sequence_granule
 from service.mesh.pipeline import schedule_code
 from service.numeric import GIB_BYTES, divisors, gpus, group_digits
 from service.work_budget import WorkBudget
@@ -329,8 +329,8 @@ class LayerFamily:
 
     Without parallelism.pipeline_layers: k x p layers (a multiple of the stages), split as the plan splits them.
     With a split: the split's own depth plus or minus whole steps, each step one layer more (or fewer) in every
-    chunk the split fills (v in every stage, for p entries of v chunks each), its empty chunks kept empty: the
-    request's own model is the member of its own split."""
+    chunk the split fills (a stage's chunks' worth in every stage, for p entries: v, or ZB-V's 2), its empty chunks
+    kept empty: the request's own model is the member of its own split."""
 
     request: PlanRequest
     step: int
@@ -345,7 +345,8 @@ class LayerFamily:
         if par.pipeline_layers is None:
             return cls(request, par.pipeline, par.pipeline)
         split = tuple(par.pipeline_layers)
-        per_step = par.virtual_stages if len(split) == par.pipeline and par.virtual_stages > 1 else 1
+        chunks = int(model_chunks(par.pipeline_schedule, par.virtual_stages))
+        per_step = chunks if len(split) == par.pipeline else 1  # a stage's layers split evenly over its chunks
         filled = [x for x in split if x > 0]
         shift = -((min(filled) - 1) // per_step)  # the shallowest member keeps every filled entry at a layer or more
         step = per_step * len(filled)

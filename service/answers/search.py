@@ -425,10 +425,11 @@ def search(
     check_search_cost(prepared.candidates, max_layouts, request.restrict)
     case, cand = prepared.case, prepared.candidates
     found = prepared.space()
-    if not len(found.shapes["world_size"]) and request.restrict.model_fields_set:
+    restrict = request.restrict
+    names = [name for name in type(restrict).model_fields if getattr(restrict, name) is not None]  # those given
+    if not len(found.shapes["world_size"]) and names:
         reasons = "; ".join(f"{reason}: {count:,}" for reason, count in found.skipped.items())
         # the restrictions leave nothing together: each is named, none singled out
-        names = [name for name in type(request.restrict).model_fields if name in request.restrict.model_fields_set]
         fields = ", ".join(f"restrict.{name}" for name in names)
         raise InvalidLayout(
             [(f"the restrictions ({fields}) leave no valid layout ({reasons})", f"/restrict/{names[0]}")]

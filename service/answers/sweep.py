@@ -44,7 +44,7 @@ from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
 from service.time.budget import token_budget, tokens_per_second_per_gpu
 from service.time.compute import tokens_per_second
-from service.time.goodput import CHECKPOINT_STATES, Run, checkpoint_bytes, resilience_of, run_of
+from service.time.goodput import CHECKPOINT_STATES, Run, checkpoint_bytes, resilience_of, run_finishes, run_of
 from service.work_budget import WorkBudget
 
 # Fields of Inputs; then k, which the evaluation takes through its setup.
@@ -324,7 +324,7 @@ def _finishing(part: dict[str, np.ndarray], skipped: dict[str, int]) -> dict[str
     the others counted as skipped. None: no row left."""
     if "training_days" not in part:
         return part
-    finishes = (part["goodput"] > 0) & np.isfinite(part["training_days"])
+    finishes = run_finishes(part["goodput"], part["training_days"])
     if finishes.all():
         return part
     skipped[NEVER_FINISHES] = skipped.get(NEVER_FINISHES, 0) + int((~finishes).sum())

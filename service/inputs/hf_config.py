@@ -30,8 +30,8 @@ class _Reader:
         if value is None:
             self.problems.append((f"model.hf_config: missing key {key!r}", f"{self.pointer}/{key}"))
             return 1
-        if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_VALUE:
-            value = int(value)  # 32.0 or 3.2e1: the same number as 32, as everywhere in the contract
+        if isinstance(value, float) and value.is_integer():  # 32.0 or 3.2e1: the number 32, as in the contract
+            value = int(value) if abs(value) <= MAX_VALUE else MAX_VALUE + 1  # 1e20: past the range, said so below
         if isinstance(value, bool) or not isinstance(value, int):
             self.problems.append(
                 (

@@ -1,4 +1,5 @@
-"""The limits a job runs under, read by the API's admission (jobs.py) and by the runner (runner.py)."""
+"""The limits a job runs under, read by the API's admission (jobs.py) and by the runner (runner.py), and the sizes a
+request may ask for (service.sim.request_limits)."""
 
 from dataclasses import dataclass
 
@@ -17,3 +18,12 @@ class JobLimits:
     @property
     def hard_limit_s(self) -> float:
         return self.timeout_s + START_MARGIN_S
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """ZEROPLAN_SIM_MAX_WORLD_SIZE, ZEROPLAN_SIM_MAX_WEIGHTS and ZEROPLAN_SIM_MAX_STEPS."""
+
+    world_size: int
+    weights: int
+    steps: int

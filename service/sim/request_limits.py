@@ -1,24 +1,14 @@
 """The sizes a simulation may run at (the service's settings), checked before any rank starts: one rule for the
 API's POST /v1/simulations and the command line's `zeroplan simulate` in process (no torch here)."""
 
-from dataclasses import dataclass
-
 from models.simulation import SimulationEngine, SimulationRequest
 from service.inputs.resolve import sharding as resolve_sharding
 from service.sim.config import SimConfig
 from service.sim.engines.torch_config import TorchSimConfig, config_errors
+from service.sim.job_limits import SizeLimits
 from service.sim.request import layout_request_errors
 
 Problem = tuple[str, str]  # (detail, JSON pointer)
-
-
-@dataclass(frozen=True)
-class SizeLimits:
-    """ZEROPLAN_SIM_MAX_WORLD_SIZE, ZEROPLAN_SIM_MAX_WEIGHTS and ZEROPLAN_SIM_MAX_STEPS."""
-
-    world_size: int
-    weights: int
-    steps: int
 
 
 def simulation_problems(

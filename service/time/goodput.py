@@ -74,6 +74,12 @@ def staged_rows(rows: Iterable[StateBytes]) -> IntLike:
     )
 
 
+def run_finishes(goodput: FloatLike, training_days: FloatLike) -> FloatLike:
+    """Whether the run ends: some of its wall time trains (goodput above 0) and its days are finite; otherwise
+    interruptions come faster than a restart and a checkpoint interval absorb (numbers, or arrays of cells)."""
+    return (np.asarray(goodput) > 0) & np.isfinite(training_days)
+
+
 def job_mtbf_s(interruptions_per_gpu_hour: float, world_size: IntLike) -> FloatLike:
     """Mean time between the job's interruptions, seconds: infinite without failures."""
     if _scalars(interruptions_per_gpu_hour, world_size):  # one plan: plain floats are many times faster

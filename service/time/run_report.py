@@ -2,7 +2,6 @@
 restarts (service.time.goodput) on top, for the data-parallel plan (service.answers.plan) and the layout plan
 (service.answers.layout_plan) alike."""
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +9,7 @@ from models.presets import PrecisionSpec
 from service.errors import OutOfRange
 from service.numeric import IntLike, ceil_div
 from service.time.budget import TokenBudget, token_budget
-from service.time.goodput import Resilience, checkpoint_bytes, run_of
+from service.time.goodput import Resilience, checkpoint_bytes, run_finishes, run_of
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ def run_fields(
         if budget is not None
         else None
     )
-    if whole is not None and not (run.goodput > 0 and math.isfinite(float(whole.training_days))):
+    if whole is not None and not run_finishes(run.goodput, float(whole.training_days)):
         raise OutOfRange(
             f"the run never finishes: at {spec.interruptions_per_gpu_hour:g} interruptions per GPU-hour the job of "
             f"{world_size:,} GPUs is interrupted every {float(run.mtbf_s):.3g} s, less than a restart of "

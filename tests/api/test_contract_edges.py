@@ -112,7 +112,7 @@ def test_a_sweeps_refusals_point_within_the_sweep(client: TestClient):
 
 def test_restrictions_that_leave_nothing_together_are_each_named(client: TestClient):
     body = json.loads((EXAMPLES / "search.json").read_text())
-    body["restrict"] = {"tensor": [3], "arrangement": ["zero1", "zero3"]}
+    body["restrict"] = {"tensor": [3], "arrangement": ["zero1", "zero3"], "micro_batch_size": None}  # null: not one
     response = client.post("/v1/search", json=body)
     assert response.status_code == 422, response.text[:300]
     assert pointers(response) == ["/restrict/tensor", "/restrict/arrangement"]  # the model's order, none singled out
@@ -137,6 +137,8 @@ def test_an_hf_config_count_may_be_written_as_any_json_number(client: TestClient
     fraction = client.post("/v1/plan", json={**PLAN, "model": {"hf_config": {**HF_CONFIG, "num_hidden_layers": 32.5}}})
     assert fraction.status_code == 422 and pointers(fraction) == ["/model/hf_config/num_hidden_layers"]
     assert "whole number" in fraction.json()["detail"]
+    huge = client.post("/v1/plan", json={**PLAN, "model": {"hf_config": {**HF_CONFIG, "num_hidden_layers": 1e20}}})
+    assert huge.status_code == 422 and "must be from 1 to" in huge.json()["detail"]  # a whole number, out of range
 
 
 def test_a_service_set_to_run_no_simulations_says_so_and_asks_for_no_retry(monkeypatch: pytest.MonkeyPatch):
@@ -162,3 +164,19 @@ def test_an_error_names_an_object_as_an_object_not_a_class(client: TestClient):
         assert response.status_code == 422
         detail = response.json()["detail"]
         assert "Input should be an object" in detail and "instance of" not in detail, detail
+
+
+def test_a_sweeps_size_fields_are_those_of_its_models_axis():
+    """An answer past 64 bits names the fields its size grows with: a sweep's models are its axis's when it has one
+    (it named /base/model whatever the axes said)."""
+    from api.encoding import size_pointers
+    from models.sweep import SweepRequest
+
+    base = {**PLAN, "model": {"preset": "llama-3-8b"}, "training": {"micro_batch_size": 2}}
+    for axes, model in [
+        ({"world_size": [8]}, "/base/model"),
+        ({"model": [{"preset": "llama-3-8b"}]}, "/axes/model"),
+        ({"parameter_count": [10**9]}, "/axes/parameter_count"),
+    ]:
+        request = SweepRequest.model_validate({"base": base, "axes": axes})
+        assert size_pointers(request) == [model, "/base/training/micro_batch_size"]

@@ -190,3 +190,28 @@ def test_the_layer_family_keeps_the_requests_own_split(client):
     response = client.post("/v1/plan", json=deeper)
     assert response.status_code == 200 and not response.json()["memory"]["fits"]
     assert "at L = 36" in entry["largest_parameter_count_arithmetic"]
+
+
+def test_a_zb_v_split_per_stage_grows_by_its_two_chunks(client):
+    """ZB-V runs 2 chunks a stage: a split of one entry a stage grows by 2 layers a stage (by 1 it reached
+    [9, 9], which the plan refuses, and limits answered 16 layers for a fitting model of 32). Written per stage or
+    per chunk, the same job has the same largest model."""
+    base = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 16},
+        "arrangement": "zero1",
+    }
+    answers = []
+    for split in ([16, 16], [8, 8, 8, 8]):
+        body = base | {"parallelism": {"pipeline": 2, "pipeline_schedule": "zb_v", "pipeline_layers": split}}
+        assert client.post("/v1/plan", json=body).json()["memory"]["fits"]
+        (entry,) = client.post("/v1/limits", json=body).json()["arrangements"]
+        answers.append((entry["largest_layers"], entry["largest_parameter_count"]))
+    assert answers[0] == answers[1] and answers[0][0] >= 32
+    layers = answers[0][0]
+    for depth, fits in ((layers, True), (layers + 4, False)):
+        parallelism = {"pipeline": 2, "pipeline_schedule": "zb_v", "pipeline_layers": [depth // 2] * 2}
+        body = base | {"model": {"preset": "llama-3-8b", "layers": depth}, "parallelism": parallelism}
+        response = client.post("/v1/plan", json=body)
+        assert response.status_code == 200 and response.json()["memory"]["fits"] is fits, depth

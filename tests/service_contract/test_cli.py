@@ -230,6 +230,8 @@ def test_a_request_file_that_does_not_parse_is_one_line_and_exit_2(capsys, tmp_p
         "broken.yaml": "model: {parameter_count: 7e9}\narrangement: [zero3\n",
         "code.yaml": 'model: !!python/object/apply:os.system ["echo hi"]\n',
         "deep.json": "[" * 5000 + "]" * 5000,
+        "broken.json": '{"model": {"parameter_count": 7e9}, "cluster": ',
+        "long.json": '{"model": {"parameter_count": ' + "9" * 5000 + "}}",
     }
     for name, text in files.items():
         path = tmp_path / name
@@ -245,6 +247,8 @@ def test_a_figure_that_cannot_be_written_or_drawn_is_one_line_and_exit_2(capsys,
     assert code == 2 and "cannot write" in err and "Traceback" not in err
     code, _, err = zeroplan(capsys, *figure, "-o", str(tmp_path / "t.bmp"))  # PNG bytes were written into t.bmp
     assert code == 2 and ".png or .svg" in err and not (tmp_path / "t.bmp").exists()
+    code, _, err = zeroplan(capsys, *figure, "--format", "png", "-o", str(tmp_path / "t.svg"))
+    assert code == 2 and "disagree" in err and not (tmp_path / "t.svg").exists()
     flags = ["--model.parameter-count", "7e9", "--cluster.world-size", "8", "--cluster.gpu", "h100-80gb"]
     code, _, err = zeroplan(capsys, "figure", "layout-memory", *flags, "--parallelism.tensor", "2", "-o", "-")
     assert code == 2 and "needs the model's architecture" in err and "Traceback" not in err
