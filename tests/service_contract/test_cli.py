@@ -267,3 +267,15 @@ def test_sweep_models_by_preset_names_and_no_empty_list_items(capsys):
 def test_a_simulation_past_the_services_sizes_is_refused_in_process_too(capsys):
     code, _, err = zeroplan(capsys, "simulate", "--world-size", "1000", "--parameter-count", "1000")
     assert code == 2 and "--world-size: 1000 is over the limit of 8" in err
+
+
+def test_a_simulation_confirms_only_with_a_confirmed_verdict():
+    """simulate's exit status: 0 for a job that succeeded with the verdict confirmed (or a report older than
+    verdicts), 1 for a failed or cancelled job or a refuted or incomplete verdict."""
+    from cli.main import confirmed
+
+    assert confirmed({"status": "succeeded", "report": {"verdict": "confirmed"}})
+    assert confirmed({"status": "succeeded", "report": {}})
+    assert not confirmed({"status": "succeeded", "report": {"verdict": "refuted"}})
+    assert not confirmed({"status": "failed", "report": {"verdict": "incomplete"}})
+    assert not confirmed({"status": "cancelled", "report": None})
