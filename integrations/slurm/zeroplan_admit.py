@@ -132,9 +132,15 @@ def gpus_in(tres: str) -> int | None:
 
 def allocation(fields: dict[str, str]) -> tuple[int, int]:
     """(world size, GPUs per node) from the job's own request."""
-    nodes = _count(fields.get("min_nodes", "")) or 1
+    given_nodes = _count(fields.get("min_nodes", ""))
+    nodes = given_nodes or 1
     per_node = gpus_in(fields.get("tres_per_node", ""))
     per_job = gpus_in(fields.get("tres_per_job", ""))
+    if per_node is None and per_job is not None and not given_nodes:
+        # Slurm places --gpus=N over the nodes it picks: the GPUs of a node, which the plan needs, are unknown
+        raise Refusal(
+            f"--gpus={per_job} without --nodes: give --nodes (or --gpus-per-node) so the plan knows the nodes"
+        )
     if per_node is None and per_job is not None:
         if per_job % nodes:
             raise Refusal(f"--gpus={per_job} does not split evenly over {nodes} nodes; use --gpus-per-node")
@@ -203,15 +209,30 @@ def _token(path: str) -> str:
 
 
 def problem_words(problem: dict[str, Any]) -> str:
-    errors = problem.get("errors") or []
-    named = "; ".join(
-        f"{e.get('pointer', '').lstrip('/').replace('/', '.') or 'body'}: {e.get('detail')}" for e in errors
-    )
-    return named or str(problem.get("detail") or problem.get("title") or "refused")
+    """Each field error once, by its field: the service's details already start with the field's name."""
+    words = []
+    for error in problem.get("errors") or []:
+        field = error.get("pointer", "").lstrip("/").replace("/", ".") or "body"
+        detail = str(error.get("detail"))
+        words.append(detail if detail.startswith(field) else f"{field}: {detail}")
+    return "; ".join(words) or str(problem.get("detail") or problem.get("title") or "refused")
 
 
 def gib(n: float) -> str:
     return f"{n / 2**30:.1f} GiB"
+
+
+def shortfall(memory: dict[str, Any], arrangement: str, world: int) -> str:
+    """What does not fit: the GPU's bytes, or a node's host memory for the offloaded states."""
+    if memory["per_gpu_bytes"] <= memory["usable_bytes"] and memory.get("host_fits") is False:
+        return (
+            f"a node's host memory holds {gib(memory['host_memory_bytes'])}, its GPUs offload "
+            f"{gib(memory['host_bytes'])} ({arrangement}, {world} GPUs)"
+        )
+    return (
+        f"{gib(memory['per_gpu_bytes'])} per GPU needed ({arrangement}, {world} GPUs), "
+        f"{gib(memory['usable_bytes'])} usable"
+    )
 
 
 def smallest_fit(planner: Planner, plan: dict[str, Any], answer: dict[str, Any], max_gpus: int) -> str:
@@ -257,11 +278,11 @@ def decide(fields: dict[str, str], config: dict[str, Any]) -> dict[str, str]:
     memory, timing = answer["memory"], answer["time"]
     arrangement = answer.get("arrangement", {}).get("name", "")
     if not memory["fits"]:
-        hint = smallest_fit(planner, plan, answer, int(config["max_gpus"]))
-        raise Refusal(
-            f"the job does not fit: {gib(memory['per_gpu_bytes'])} per GPU needed ({arrangement}, {world} GPUs), "
-            f"{gib(memory['usable_bytes'])} usable" + (f"; {hint}" if hint else "")
-        )
+        try:
+            hint = smallest_fit(planner, plan, answer, int(config["max_gpus"]))
+        except Unavailable:  # the plan has judged the job: a hint the planner cannot give now is left out
+            hint = ""
+        raise Refusal(f"the job does not fit: {shortfall(memory, arrangement, world)}" + (f"; {hint}" if hint else ""))
     words = (
         f"fits {gib(memory['per_gpu_bytes'])} of {gib(memory['usable_bytes'])} per GPU, step {timing['step_s']:.3g} s"
     )
@@ -272,7 +293,9 @@ def decide(fields: dict[str, str], config: dict[str, Any]) -> dict[str, str]:
         words += f", predicted {days * 24:.4g} h at goodput {timing['goodput']:.3f}"
         raw = fields.get("time_limit", "").strip()
         limit = _count(raw)
-        if raw in ("", str(NO_VAL)):  # the job set no limit of its own
+        if raw in ("", str(NO_VAL)) and minutes >= NO_VAL:  # past a uint32 of minutes below NO_VAL and INFINITE
+            words += ", no time limit set (the prediction is past the largest Slurm takes)"
+        elif raw in ("", str(NO_VAL)):  # the job set no limit of its own
             out["time_limit"] = str(minutes)
             words += f", time limit {minutes} min (x{float(config['margin']):g} margin)"
         elif limit is not None and limit < days * 1440:

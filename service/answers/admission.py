@@ -11,6 +11,7 @@ parallelism x its pod's limit. One pod per node: GPUs per node is the pod's limi
 import base64
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,9 +23,9 @@ from models.admission import (
     AdmissionResponse,
     AdmissionStatus,
 )
-from models.plan import PlanRequest
+from models.plan import PlanRequest, PlanResponse
 from service.answers.plan import plan
-from service.errors import DomainError
+from service.errors import DeadlineExceeded, DomainError, WorkCancelled, WorkOutOfMemory
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
@@ -35,36 +36,50 @@ class Denied(Exception):
         self.code = code
 
 
-def review(request: AdmissionRequest) -> AdmissionResponse:
+Planner = Callable[[PlanRequest], PlanResponse]
+
+
+def review(request: AdmissionRequest, planner: Planner = plan) -> AdmissionResponse:
+    """The decision; ``planner`` answers the job's /v1/plan (the API's sends a heavy plan off the event loop under
+    its deadline, as /v1/plan does)."""
     try:
-        return _review(request)
+        return _review(request, planner)
     except Denied as denied:
         reason = "Forbidden" if denied.code == 403 else "Invalid"
         status = AdmissionStatus(code=denied.code, reason=reason, message=f"zeroplan: {denied}")
         return AdmissionResponse(uid=request.uid, allowed=False, status=status)
 
 
-def _review(request: AdmissionRequest) -> AdmissionResponse:
+def _review(request: AdmissionRequest, planner: Planner) -> AdmissionResponse:
     job = request.object or {}
-    annotations = (job.get("metadata") or {}).get("annotations") or {}
-    text = annotations.get(PLAN_ANNOTATION)
+    metadata = job.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    text = annotations.get(PLAN_ANNOTATION) if isinstance(annotations, dict) else None
     if text is None or request.operation not in ("CREATE", "UPDATE"):
         return AdmissionResponse(uid=request.uid, allowed=True)
     world, per_node = allocation(job)
     body = plan_body(text, world, per_node)
     try:
-        answer = plan(PlanRequest.model_validate(body))
+        answer = planner(PlanRequest.model_validate(body))
     except ValidationError as error:
         raise Denied(f"the plan in {PLAN_ANNOTATION} is not valid: {_errors(error)}", 422) from None
+    except (DeadlineExceeded, WorkOutOfMemory, WorkCancelled):
+        raise  # the service did not answer in time or memory: not the job's fault, the webhook's failure policy
     except DomainError as error:
         raise Denied(f"the plan in {PLAN_ANNOTATION} is refused: {error}", 422) from None
     memory, time = answer.memory, answer.time
     if not memory.fits:
-        raise Denied(
-            f"the job does not fit: {memory.per_gpu_bytes / 2**30:.1f} GiB per GPU needed "
-            f"({answer.arrangement.name}, {world} GPUs), {memory.usable_bytes / 2**30:.1f} GiB usable; "
-            "POST /v1/fit gives the smallest GPU count that fits"
-        )
+        if memory.per_gpu_bytes <= memory.usable_bytes and not memory.host_fits:
+            short = (
+                f"a node's host memory holds {(memory.host_memory_bytes or 0) / 2**30:.1f} GiB, its GPUs offload "
+                f"{memory.host_bytes / 2**30:.1f} GiB ({answer.arrangement.name}, {world} GPUs)"
+            )
+        else:
+            short = (
+                f"{memory.per_gpu_bytes / 2**30:.1f} GiB per GPU needed ({answer.arrangement.name}, {world} GPUs), "
+                f"{memory.usable_bytes / 2**30:.1f} GiB usable"
+            )
+        raise Denied(f"the job does not fit: {short}; POST /v1/fit gives the smallest GPU count that fits")
     words = (
         f"zeroplan: fits {memory.per_gpu_bytes / 2**30:.1f} of {memory.usable_bytes / 2**30:.1f} GiB per GPU, "
         f"step {time.step_s:.3g} s, goodput {time.goodput:.3f}"
@@ -127,34 +142,70 @@ def _errors(error: ValidationError) -> str:
     return "; ".join(".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in error.errors())
 
 
+def _object(value: Any, where: str) -> dict[str, Any]:
+    """A field the object schema makes an object (absent: empty); anything else is denied naming it (a mutating
+    webhook runs before a custom resource's schema is checked)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Denied(f"{where} must be an object, not {type(value).__name__}", 422)
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Denied(f"{where} must be a list, not {type(value).__name__}", 422)
+    return value
+
+
+def _whole(value: Any, where: str) -> int:
+    """A count of the object: a whole number of at least 0, as a number or (a resource quantity) its digits."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    raise Denied(f"{where} {value!r} is not a whole number", 422)
+
+
 def _pod_gpus(template: Any, where: str) -> int:
-    containers = ((template or {}).get("spec") or {}).get("containers") or []
+    spec = _object(_object(template, f"{where}.template").get("spec"), f"{where}.template.spec")
     total = 0
-    for container in containers:
-        limits = (container.get("resources") or {}).get("limits") or {}
-        value = limits.get(GPU_RESOURCE, 0)
-        try:
-            total += int(value)
-        except (TypeError, ValueError):
-            raise Denied(f"{where}: {GPU_RESOURCE} limit {value!r} is not a whole number", 422) from None
+    for i, container in enumerate(_list(spec.get("containers"), f"{where}.template.spec.containers")):
+        at = f"{where}.template.spec.containers[{i}]"
+        resources = _object(_object(container, at).get("resources"), f"{at}.resources")
+        limits = _object(resources.get("limits"), f"{at}.resources.limits")
+        total += _whole(limits.get(GPU_RESOURCE, 0), f"{at}.resources.limits[{GPU_RESOURCE}]")
     return total
 
 
 def allocation(job: dict[str, Any]) -> tuple[int, int]:
     """(world size, GPUs per node) from the PyTorchJob's or JobSet's pods."""
     kind = job.get("kind")
-    spec = job.get("spec") or {}
+    spec = _object(job.get("spec"), "spec")
     pods: list[tuple[int, int]] = []  # (pods, GPUs per pod)
     if kind == "PyTorchJob":
-        for role, replica in (spec.get("pytorchReplicaSpecs") or {}).items():
+        replicas = _object(spec.get("pytorchReplicaSpecs"), "spec.pytorchReplicaSpecs")
+        for role, replica in replicas.items():
             where = f"spec.pytorchReplicaSpecs.{role}"
-            pods.append((int(replica.get("replicas", 1)), _pod_gpus(replica.get("template"), where)))
+            replica = _object(replica, where)
+            pods.append(
+                (_whole(replica.get("replicas", 1), f"{where}.replicas"), _pod_gpus(replica.get("template"), where))
+            )
     elif kind == "JobSet":
-        for i, replicated in enumerate(spec.get("replicatedJobs") or []):
-            job_spec = ((replicated.get("template") or {}).get("spec")) or {}
+        for i, replicated in enumerate(_list(spec.get("replicatedJobs"), "spec.replicatedJobs")):
             where = f"spec.replicatedJobs[{i}]"
-            count = int(replicated.get("replicas", 1)) * int(job_spec.get("parallelism", 1))
-            pods.append((count, _pod_gpus(job_spec.get("template"), where)))
+            replicated = _object(replicated, where)
+            job_spec = _object(
+                _object(replicated.get("template"), f"{where}.template").get("spec"), f"{where}.template.spec"
+            )
+            count = _whole(replicated.get("replicas", 1), f"{where}.replicas") * _whole(
+                job_spec.get("parallelism", 1), f"{where}.template.spec.parallelism"
+            )
+            pods.append((count, _pod_gpus(job_spec.get("template"), f"{where}.template.spec")))
     else:
         raise Denied(f"{PLAN_ANNOTATION} is read on a PyTorchJob or a JobSet, not a {kind}", 422)
     with_gpus = [(n, g) for n, g in pods if g > 0 and n > 0]

@@ -174,3 +174,60 @@ def test_an_annotation_the_parser_cannot_read_is_denied_not_a_500(client: TestCl
     decision = answer(client, pytorchjob(annotation))
     assert decision["allowed"] is False
     assert "does not parse" in decision["status"]["message"]
+
+
+@pytest.mark.parametrize(
+    "path, value, words",
+    [
+        (("spec", "pytorchReplicaSpecs", "Worker", "replicas"), "two", "Worker.replicas 'two' is not a whole number"),
+        (("spec", "pytorchReplicaSpecs", "Worker", "replicas"), None, "Worker.replicas None is not a whole number"),
+        (("spec", "pytorchReplicaSpecs", "Worker", "template"), "pod", "Worker.template must be an object"),
+        (("spec", "pytorchReplicaSpecs"), [], "spec.pytorchReplicaSpecs must be an object"),
+        (("spec",), "spec", "spec must be an object"),
+    ],
+)
+def test_an_object_of_the_wrong_shape_is_denied_naming_the_field(client, path, value, words):
+    """A mutating webhook runs before a custom resource's schema is checked: these were 500s (int() and .get on
+    whatever came), and a failurePolicy of Ignore admits the job unchecked on a 500."""
+    obj = pytorchjob(json.dumps(PLAN), workers=1)
+    node = obj
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    decision = answer(client, obj)
+    assert decision["allowed"] is False and decision["status"]["code"] == 422
+    assert words in decision["status"]["message"]
+
+
+def test_a_host_that_does_not_hold_the_offload_is_named(client):
+    """A plan whose GPUs fit and whose node's host does not hold the offloaded states was denied quoting the GPU's
+    bytes alone, which read as fitting."""
+    plan = PLAN | {"levers": {"offload_optimizer": True}, "cluster": {"gpu": "h100-80gb", "host_memory_bytes": 10**9}}
+    reference = client.post(
+        "/v1/plan", json=plan | {"cluster": plan["cluster"] | {"world_size": 16, "gpus_per_node": 8}}
+    )
+    memory = reference.json()["memory"]
+    assert memory["per_gpu_bytes"] <= memory["usable_bytes"] and not memory["host_fits"]
+    decision = answer(client, pytorchjob(json.dumps(plan), workers=1))
+    assert decision["allowed"] is False and "a node's host memory holds 0.9 GiB" in decision["status"]["message"]
+
+
+def test_a_heavy_plan_is_reviewed_as_v1_plan_answers_it():
+    """A plan of 128 pipeline stages is heavy work at /v1/plan (off the event loop, under its deadline); the review
+    planned it on the event loop, stalling every other request. It now goes through the same heavy work (from the
+    review's thread, anyio.from_thread), and its decision is /v1/plan's."""
+    plan = {
+        "model": {"layers": 128, "hidden_size": 256, "attention_heads": 4, "ffn_hidden_size": 1024, "vocab_size": 1000},
+        "cluster": {"gpu": "h100-80gb"},
+        "arrangement": "zero1",
+        "parallelism": {"pipeline": 128},
+        "training": {"gradient_accumulation_steps": 128},
+    }
+    obj = jobset(json.dumps(plan), replicas=16, parallelism=1)
+    with TestClient(create_app()) as served:
+        reference = served.post(
+            "/v1/plan", json=plan | {"cluster": plan["cluster"] | {"world_size": 128, "gpus_per_node": 8}}
+        )
+        assert reference.status_code == 200, reference.text[:300]
+        decision = answer(served, obj)
+    assert decision["allowed"] is reference.json()["memory"]["fits"] is True
