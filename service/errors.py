@@ -114,30 +114,25 @@ class OutOfRange(DomainError):
     code = "validation_error"
 
 
-class InvalidLayout(DomainError):
+class ProblemList(DomainError):
+    """A refusal of several fields, each (detail, pointer): the detail is theirs joined."""
+
+    code = "validation_error"
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(detail for detail, _ in problems), pointer=problems[0][1] if problems else None)
+        self.problems = problems
+
+    def field_errors(self) -> list[tuple[str, str]]:
+        return list(self.problems)
+
+
+class InvalidLayout(ProblemList):
     """Degrees of a mesh that do not fit the cluster, the model or the batch: every factor named."""
 
-    code = "validation_error"
 
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        super().__init__("; ".join(detail for detail, _ in problems), pointer=problems[0][1] if problems else None)
-        self.problems = problems
-
-    def field_errors(self) -> list[tuple[str, str]]:
-        return list(self.problems)
-
-
-class InvalidSimulation(DomainError):
+class InvalidSimulation(ProblemList):
     """A simulation past the service's sizes, or one its engine cannot run exactly: every problem named."""
-
-    code = "validation_error"
-
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        super().__init__("; ".join(detail for detail, _ in problems), pointer=problems[0][1] if problems else None)
-        self.problems = problems
-
-    def field_errors(self) -> list[tuple[str, str]]:
-        return list(self.problems)
 
 
 class AnswerOutOfRange(DomainError):
