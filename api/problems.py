@@ -1,7 +1,6 @@
 """Errors as RFC 9457 problem details: one table maps every error to a status and a code."""
 
 import logging
-import re
 from http import HTTPStatus
 from typing import Any
 
@@ -12,12 +11,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from models.problem import PROBLEM_MEDIA_TYPE, PROBLEM_TYPE_BASE, FieldError, Problem, ProblemCode
 from service import errors as domain
-from service.errors import echo
+from service.errors import body_pointer, echo, field_name, validation_message
 
 log = logging.getLogger("zeroplan.api")
 
 CLIENT_CLOSED = 499
-FIELD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # the contract's field names (snake case)
 TITLES = {CLIENT_CLOSED: "Client Closed Request"}
 
 # The one place that knows which HTTP status each domain error becomes.
@@ -133,49 +131,11 @@ def json_pointer(loc: tuple[Any, ...]) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-# Names a JSON body's key may have that pydantic also gives its validators in an error's location (a
-# union member, a function validator, a constrained type): where the body has no such key, the part is the
-# validator's, not the request's.
 def request_pointer(loc: tuple[Any, ...], body: Any) -> str:
-    """The JSON pointer of an error's location in the request's own body: the parts of ``loc`` that are keys
-    and indices of the body as sent, and a missing key's name, never a validator's internal name
-    (``list[function-before[whole_float_as_int(), constrained-int]]``)."""
+    """The JSON pointer of an error's location in the request's own body (service.errors.body_pointer)."""
     if not loc or loc[0] != "body":
         return json_pointer(loc)
-    parts: list[str] = []
-    node, present = body, True
-    for part in loc[1:]:
-        if present and isinstance(node, dict) and isinstance(part, str) and part in node:
-            parts.append(part)
-            node = node[part]
-        elif present and isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            parts.append(str(part))
-            node = node[part]
-        elif present and isinstance(node, dict) and isinstance(part, str) and FIELD_NAME.fullmatch(part):
-            parts.append(part)  # a missing field: named, and nothing below it is the body's
-            present = False
-        # else: a validator's name (a union member, a function, a tag) or a part below a missing field
-    return "".join("/" + _echoed(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-POINTER_PART_CHARS = 64  # of a key the caller invented, what an error repeats (a field's own name is shorter)
-
-
-def _echoed(part: str) -> str:
-    """A key as an error names it: whole when short, else its start and its length (service.errors.echo)."""
-    return part if len(part) <= POINTER_PART_CHARS else echo(part, POINTER_PART_CHARS)
-
-
-def _field_name(pointer: str) -> str:
-    return pointer.lstrip("/").replace("/", ".") or "body"
-
-
-def validation_message(error: Any) -> str:
-    """Pydantic's message for one error, in the contract's words: a model is "an object", never its class name
-    ("a valid dictionary or instance of ModelSpec")."""
-    if error.get("type") in ("model_type", "model_attributes_type", "dataclass_type"):
-        return "Input should be an object"
-    return str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return body_pointer(loc[1:], body)
 
 
 def _validation_errors(exc: RequestValidationError) -> tuple[list[FieldError], int]:
@@ -184,8 +144,7 @@ def _validation_errors(exc: RequestValidationError) -> tuple[list[FieldError], i
     out = []
     for error in all_errors[:MAX_LISTED_ERRORS]:
         pointer = request_pointer(tuple(error.get("loc", ())), exc.body)
-        message = validation_message(error)
-        out.append(FieldError(detail=f"{_field_name(pointer)}: {message}", pointer=pointer))
+        out.append(FieldError(detail=f"{field_name(pointer)}: {validation_message(error)}", pointer=pointer))
     return out, len(all_errors)
 
 

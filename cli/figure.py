@@ -70,7 +70,7 @@ def figure(args: argparse.Namespace) -> int:
         try:
             request = FigureRequest.model_validate(body)
         except ValidationError as exc:
-            print(problem_text(Answer(422, validation_problem(exc)), flags), file=sys.stderr)
+            print(problem_text(Answer(422, validation_problem(exc, body)), flags), file=sys.stderr)
             return EXIT_BAD_REQUEST
         from service.answers.figures import draw
 

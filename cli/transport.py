@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from api.problems import DOMAIN_STATUS, json_pointer, validation_message
+from api.problems import DOMAIN_STATUS
 from api.settings import Settings
 from cli.operations import Operation
 from models.problem import ProblemCode
-from service.errors import DomainError
+from service.errors import DomainError, validation_field_errors
 
 TIMEOUT_S = 30.0
 
@@ -29,7 +29,7 @@ def run_local(operation: Operation, body: dict[str, Any] | None, settings: Setti
     try:
         request = operation.request_model.model_validate(body) if operation.request_model else None
     except ValidationError as exc:
-        return Answer(422, validation_problem(exc))
+        return Answer(422, validation_problem(exc, body))
     try:
         answer = operation.core(request, settings)
     except DomainError as exc:
@@ -55,12 +55,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def validation_problem(exc: ValidationError) -> dict[str, Any]:
-    errors = []
-    for error in exc.errors():
-        pointer = json_pointer(("body", *error["loc"]))
-        message = validation_message(error)
-        errors.append({"detail": f"{pointer.lstrip('/').replace('/', '.') or 'body'}: {message}", "pointer": pointer})
+def validation_problem(exc: ValidationError, body: Any) -> dict[str, Any]:
+    """The service's 422 for a body that does not validate: each error located in ``body`` as sent."""
+    errors = [{"detail": detail, "pointer": pointer} for pointer, detail in validation_field_errors(exc.errors(), body)]
     detail = "; ".join(e["detail"] for e in errors)
     return {"status": 422, "code": ProblemCode.validation_error.value, "detail": detail, "errors": errors}
 

@@ -1,9 +1,13 @@
 """Domain errors. They know no HTTP status: api/ maps each class to one."""
 
 import copy
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 ECHO_CHARS = 200  # at most this much of a caller's own input is repeated in an error
+FIELD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # the contract's field names (snake case)
+POINTER_PART_CHARS = 64  # of a key the caller invented, what an error repeats (a field's own name is shorter)
 
 
 def echo(value: object, limit: int = ECHO_CHARS) -> str:
@@ -12,6 +16,52 @@ def echo(value: object, limit: int = ECHO_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def body_pointer(loc: Sequence[Any], body: Any) -> str:
+    """The JSON pointer of a validation error's location (pydantic's ``loc``) in the body as sent: the parts that are
+    keys and indices of the body, and a missing key's name, never a validator's internal name
+    (``list[function-before[whole_float_as_int(), constrained-int]]``); a long invented key by its start."""
+    parts: list[str] = []
+    node, present = body, True
+    for part in loc:
+        if present and isinstance(node, dict) and isinstance(part, str) and part in node:
+            parts.append(part)
+            node = node[part]
+        elif present and isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            parts.append(str(part))
+            node = node[part]
+        elif present and isinstance(node, dict) and isinstance(part, str) and FIELD_NAME.fullmatch(part):
+            parts.append(part)  # a missing field: named, and nothing below it is the body's
+            present = False
+        # else: a validator's name (a union member, a function, a tag) or a part below a missing field
+    return "".join("/" + _pointer_part(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _pointer_part(part: str) -> str:
+    return part if len(part) <= POINTER_PART_CHARS else echo(part, POINTER_PART_CHARS)
+
+
+def validation_message(error: Mapping[str, Any]) -> str:
+    """Pydantic's message for one error, in the contract's words: a model is "an object", never its class name
+    ("a valid dictionary or instance of ModelSpec")."""
+    if error.get("type") in ("model_type", "model_attributes_type", "dataclass_type"):
+        return "Input should be an object"
+    return str(error.get("msg", "invalid")).removeprefix("Value error, ")
+
+
+def field_name(pointer: str) -> str:
+    """'/cluster/world_size' -> 'cluster.world_size' (the body itself: 'body')."""
+    return pointer.lstrip("/").replace("/", ".") or "body"
+
+
+def validation_field_errors(errors: Sequence[Mapping[str, Any]], body: Any) -> list[tuple[str, str]]:
+    """(pointer, "field.name: message") of each of pydantic's errors, located in ``body`` (body_pointer)."""
+    out = []
+    for error in errors:
+        pointer = body_pointer(tuple(error.get("loc", ())), body)
+        out.append((pointer, f"{field_name(pointer)}: {validation_message(error)}"))
+    return out
 
 
 class DomainError(Exception):

@@ -121,13 +121,21 @@ def _count(value: str) -> int | None:
 
 
 def gpus_in(tres: str) -> int | None:
-    """GPUs in a TRES string as Slurm 22.05 keeps it: 'gres:gpu:8', 'gres/gpu:h100:8', 'gpu:8', lists."""
-    for item in tres.split(","):
-        parts = re.split(r"[:/]", item.strip())
-        if "gpu" in parts:
-            last = parts[-1]
-            return int(last) if last.isdigit() else 1
-    return None
+    """GPUs in a TRES string as Slurm 22.05 keeps it: 'gres:gpu:8', 'gres/gpu:h100:8', 'gpu:8', lists. A type
+    without a count is one GPU (Slurm's default count); a plan is for one kind of card, so a job asking GPUs
+    twice (two types) is refused, as is a count written other than in digits ('1k')."""
+    found = [item.strip() for item in tres.split(",") if "gpu" in re.split(r"[:/]", item.strip())]
+    if not found:
+        return None
+    if len(found) > 1:
+        asked = ", ".join(found)
+        raise Refusal(f"the job asks for GPUs {len(found)} times ({asked}); a zeroplan plan is for one GPU type")
+    last = re.split(r"[:/]", found[0])[-1]
+    if last.isdigit():
+        return int(last)
+    if last[:1].isdigit():
+        raise Refusal(f"GPU count {last!r} in {found[0]!r}: give the count in digits for a zeroplan plan")
+    return 1
 
 
 def allocation(fields: dict[str, str]) -> tuple[int, int]:
@@ -150,6 +158,17 @@ def allocation(fields: dict[str, str]) -> tuple[int, int]:
     return nodes * per_node, per_node
 
 
+def same_count(given: Any, value: int) -> bool:
+    """Whether a plan's count is the allocation's, written as the service reads a count: a whole number, also as
+    a float (16.0) or a string of digits ("16")."""
+    if isinstance(given, bool):
+        return False
+    if isinstance(given, str):
+        given = given.strip()
+        return given.isdigit() and int(given) == value
+    return isinstance(given, (int, float)) and given == value
+
+
 def with_allocation(plan: dict[str, Any], world: int, per_node: int) -> dict[str, Any]:
     cluster = plan.get("cluster")
     if cluster is None:
@@ -159,9 +178,9 @@ def with_allocation(plan: dict[str, Any], world: int, per_node: int) -> dict[str
     nodes = world // per_node
     for name, value in (("world_size", world), ("gpus_per_node", per_node)):
         given = cluster.get(name)
-        if given is not None and given != value:
+        if given is not None and not same_count(given, value):
             raise Refusal(
-                f"cluster.{name} {given} in the plan disagrees with the job's allocation: {nodes} node(s) x "
+                f"cluster.{name} {given!r} in the plan disagrees with the job's allocation: {nodes} node(s) x "
                 f"{per_node} GPUs = {world} GPUs; drop it from the plan or change --nodes/--gres"
             )
         cluster[name] = value

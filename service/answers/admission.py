@@ -25,7 +25,7 @@ from models.admission import (
 )
 from models.plan import PlanRequest, PlanResponse
 from service.answers.plan import plan
-from service.errors import DeadlineExceeded, DomainError, WorkCancelled, WorkOutOfMemory
+from service.errors import DeadlineExceeded, DomainError, WorkCancelled, WorkOutOfMemory, validation_field_errors
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
@@ -62,7 +62,7 @@ def _review(request: AdmissionRequest, planner: Planner) -> AdmissionResponse:
     try:
         answer = planner(PlanRequest.model_validate(body))
     except ValidationError as error:
-        raise Denied(f"the plan in {PLAN_ANNOTATION} is not valid: {_errors(error)}", 422) from None
+        raise Denied(f"the plan in {PLAN_ANNOTATION} is not valid: {_errors(error, body)}", 422) from None
     except (DeadlineExceeded, WorkOutOfMemory, WorkCancelled):
         raise  # the service did not answer in time or memory: not the job's fault, the webhook's failure policy
     except DomainError as error:
@@ -128,9 +128,9 @@ def plan_body(text: Any, world: int, per_node: int) -> dict[str, Any]:
         raise Denied(f"cluster in {PLAN_ANNOTATION} must be an object", 422)
     for name, value in (("world_size", world), ("gpus_per_node", per_node)):
         given = cluster.get(name)
-        if given is not None and given != value:
+        if given is not None and not same_count(given, value):
             raise Denied(
-                f"cluster.{name} {given} in {PLAN_ANNOTATION} disagrees with the job's pods: {world // per_node} "
+                f"cluster.{name} {given!r} in {PLAN_ANNOTATION} disagrees with the job's pods: {world // per_node} "
                 f"pods x {per_node} GPUs = {world} GPUs",
                 422,
             )
@@ -138,8 +138,19 @@ def plan_body(text: Any, world: int, per_node: int) -> dict[str, Any]:
     return body
 
 
-def _errors(error: ValidationError) -> str:
-    return "; ".join(".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in error.errors())
+def same_count(given: Any, value: int) -> bool:
+    """Whether a plan's count is the pods', written as /v1/plan reads a count: a whole number, also as a float
+    (16.0) or a string of digits ("16")."""
+    if isinstance(given, bool):
+        return False
+    if isinstance(given, str):
+        given = given.strip()
+        return given.isdigit() and int(given) == value
+    return isinstance(given, (int, float)) and given == value
+
+
+def _errors(error: ValidationError, body: dict[str, Any]) -> str:
+    return "; ".join(detail for _, detail in validation_field_errors(error.errors(), body))
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:

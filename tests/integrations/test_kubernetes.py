@@ -231,3 +231,27 @@ def test_a_heavy_plan_is_reviewed_as_v1_plan_answers_it():
         assert reference.status_code == 200, reference.text[:300]
         decision = answer(served, obj)
     assert decision["allowed"] is reference.json()["memory"]["fits"] is True
+
+
+@pytest.mark.parametrize("world_size", ["16", 16.0, " 16 "])
+def test_a_count_written_as_the_plan_reads_it_agrees_with_the_pods(client, world_size):
+    """A count of "16" or 16.0 is 16 to /v1/plan; the review read it as disagreeing with the pods' 16 GPUs."""
+    plan = {**PLAN, "cluster": {"gpu": "h100-80gb", "world_size": world_size}}
+    assert answer(client, pytorchjob(json.dumps(plan)))["allowed"] is True  # master + 1 worker x 8 GPUs
+
+
+@pytest.mark.parametrize(("world_size", "shown"), [("17", "'17'"), (True, "True"), ([16], "[16]")])
+def test_a_count_that_is_not_the_pods_is_denied_as_written(client, world_size, shown):
+    out = answer(client, pytorchjob(json.dumps({**PLAN, "cluster": {"gpu": "h100-80gb", "world_size": world_size}})))
+    assert (
+        out["allowed"] is False
+        and f"cluster.world_size {shown} in zeroplan.dev/plan disagrees" in out["status"]["message"]
+    )
+
+
+def test_an_invalid_plan_is_denied_in_the_contracts_words(client):
+    """The denial spoke pydantic's words: "Value error, ..." and "instance of ModelSpec"."""
+    plan = {**PLAN, "model": "llama", "precision": {"parameter_dtype": "bf16"}}
+    message = answer(client, pytorchjob(json.dumps(plan)))["status"]["message"]
+    assert "model: Input should be an object" in message and "precision: precision takes a name" in message
+    assert "Value error" not in message and "ModelSpec" not in message

@@ -80,3 +80,33 @@ def test_a_host_that_does_not_hold_the_offload_is_named():
     }
     words = admit.shortfall(memory, "zero3", 16)
     assert "host memory holds 512.0 GiB" in words and "900.0 GiB" in words
+
+
+@pytest.mark.parametrize(
+    ("tres", "gpus"), [("gres/gpu:8", 8), ("gres/gpu:h100:4", 4), ("gres/gpu:h100", 1), ("", None)]
+)
+def test_gpus_are_read_from_the_tres_as_slurm_keeps_them(tres, gpus):
+    assert admit.gpus_in(tres) == gpus
+
+
+@pytest.mark.parametrize(
+    ("tres", "words"),
+    [
+        ("gres/gpu:1k", "give the count in digits"),  # was read as 1 GPU
+        ("gres/gpu:a100:4,gres/gpu:h100:4", "asks for GPUs 2 times"),  # was the first type's 4 alone
+    ],
+)
+def test_gpu_requests_a_plan_cannot_read_are_refused(tres, words):
+    with pytest.raises(admit.Refusal, match=words):
+        admit.gpus_in(tres)
+
+
+@pytest.mark.parametrize(("given", "same"), [(16, True), (16.0, True), ("16", True), ("17", False), (True, False)])
+def test_a_plans_count_agrees_with_the_allocation_as_the_service_reads_it(given, same):
+    """ "16" in the plan's cluster was refused as disagreeing with an allocation of 16 GPUs."""
+    plan = {"cluster": {"world_size": given}}
+    if same:
+        assert admit.with_allocation(plan, 16, 8)["cluster"]["world_size"] == 16
+    else:
+        with pytest.raises(admit.Refusal, match=f"cluster.world_size {given!r} in the plan disagrees"):
+            admit.with_allocation(plan, 16, 8)
