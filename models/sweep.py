@@ -140,17 +140,14 @@ SWEEP_EXAMPLE: dict[str, JsonValue] = {
 }
 
 
-# The axes that set the micro-batches per step of a global batch: m = B / (b x d), d = N / (t x p x c).
-BATCH_AXES = ("world_size", "micro_batch_size", "gradient_accumulation_steps", "tensor", "pipeline", "context")
-
-
 class SweepRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [SWEEP_EXAMPLE]})
 
     base: PlanRequest = Field(
         description="A /v1/plan request: every field an axis does not override. With training.global_batch_size "
-        "the micro-batches per step are the base job's own (as /v1/plan resolves them), and the axes may not vary "
-        "world_size, micro_batch_size, gradient_accumulation_steps, tensor, pipeline or context."
+        "every cell keeps that global batch, its micro-batches per step m = B / (micro_batch_size x d) at the cell's "
+        "own data degree d, as /v1/plan resolves them (a cell whose batch they do not divide is skipped with the "
+        "plan's reason); the axes may then not vary gradient_accumulation_steps."
     )
     axes: SweepAxes
     fits_only: bool = Field(default=False, description="Keep only the rows that fit the card.")
@@ -161,17 +158,16 @@ class SweepRequest(Strict):
 
     @field_validator("axes")
     @classmethod
-    def _a_global_batch_fixes_its_micro_batches(cls, axes: SweepAxes, info: ValidationInfo) -> SweepAxes:
-        """A global batch is the base job's: its micro-batches per step are the base's own, m = B / (b x d), so
-        the axes may not vary what sets them."""
+    def _a_global_batch_sets_the_micro_batches(cls, axes: SweepAxes, info: ValidationInfo) -> SweepAxes:
+        """A global batch B sets each cell's micro-batches per step, m = B / (b x d): they are not an axis then."""
         base = info.data.get("base")
         if base is None or base.training is None or base.training.global_batch_size is None:
             return axes
-        varied = [name for name in BATCH_AXES if getattr(axes, name) is not None]
-        if varied:
+        if axes.gradient_accumulation_steps is not None:
             raise ValueError(
-                f"base.training.global_batch_size fixes the micro-batches per step of the base's own job, which "
-                f"{', '.join(varied)} would change: give base.training.gradient_accumulation_steps to sweep them"
+                "base.training.global_batch_size sets each cell's micro-batches per step (global batch / (micro-batch "
+                "size x data degree)): sweep gradient_accumulation_steps with a base that gives "
+                "training.gradient_accumulation_steps instead of a global batch"
             )
         return axes
 

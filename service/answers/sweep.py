@@ -34,7 +34,6 @@ from models.plan import PlanRequest, lever_refusals
 from models.sweep import SweepRequest
 from models.training import Levers, levers_conflict
 from service.answers.bisection import valid_job
-from service.answers.layout_plan import layout_of
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, STAGED_KEY, LayoutCells, data_only, unfit_reason
 from service.engine.data_parallel import Evaluation, evaluate
@@ -185,14 +184,17 @@ def check_cost(cost: SweepCost, max_cells: int, max_evaluations: int) -> None:
         )
 
 
-def with_resolved_batch(request: SweepRequest) -> SweepRequest:
-    """A base with a global batch as /v1/plan resolves it: its own micro-batches per step, m = B / (b x d) (the
-    request's validation keeps the axes that set m fixed)."""
+def without_global_batch(request: SweepRequest) -> tuple[SweepRequest, int | None]:
+    """The request with its base's global batch taken out, and that batch: each cell keeps it, its micro-batches per
+    step m = B / (b x d) at the cell's own micro-batch size and data degree, as /v1/plan resolves them
+    (service.mesh.degrees.micro_batches; sweep_layouts.LayoutCells.micro_batches_of), and a cell whose batch they do
+    not divide is skipped with the plan's reason. The request's validation keeps the accumulation steps unswept."""
     training = request.base.training
     if training is None or training.global_batch_size is None:
-        return request
-    base = request.base.model_copy(update={"training": layout_of(request.base).training})
-    return request.model_copy(update={"base": base})
+        return request, None
+    batchless = training.model_copy(update={"global_batch_size": None, "gradient_accumulation_steps": 1})
+    base = request.base.model_copy(update={"training": batchless})
+    return request.model_copy(update={"base": base}), training.global_batch_size
 
 
 def model_pointers(request: SweepRequest, index: int | None) -> Callable[[str], str]:
@@ -233,7 +235,7 @@ def sweep(
 def _sweep(
     request: SweepRequest, max_cells: int, max_evaluations: int, budget: WorkBudget, model: list[int | None]
 ) -> SweepTable:
-    request = with_resolved_batch(request)
+    request, global_batch = without_global_batch(request)
     cost = sweep_cost(request)
     check_cost(cost, max_cells, max_evaluations)
     values = axis_values(request)
@@ -256,7 +258,7 @@ def _sweep(
             reason = unfit_reason({pointer for _, pointer in error.field_errors()} or {error.code})
             skipped[reason] = skipped.get(reason, 0) + cost.cells // len(models)
             continue
-        layouts = LayoutCells(base, spec, values, numeric, budget)
+        layouts = LayoutCells(base, spec, values, numeric, budget, global_batch)
         architecture = scene.model.architecture is not None
         data_problems: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}  # by data-only layout
         for combo in itertools.product(*(values[a] for a in GROUP_AXES)):
@@ -267,7 +269,8 @@ def _sweep(
                     key = tuple(layout.values())
                     if key not in data_problems:
                         data_problems[key] = layouts.data_cell_problems(layout)
-                    part = _evaluate_group(scene, base, group, numeric, values, skipped, data_problems[key])
+                    cells = layouts.numeric_of(layout)
+                    part = _evaluate_group(scene, base, group, cells, skipped, data_problems[key])
                 else:
                     part = layouts.part(group, layout, skipped)
                 if part is not None:
@@ -355,7 +358,6 @@ def _evaluate_group(
     base: PlanRequest,
     group: dict[str, Any],
     numeric: dict[str, np.ndarray],
-    values: dict[str, list[Any]],
     skipped: dict[str, int],
     mesh_problems: list[tuple[str, np.ndarray]],
 ) -> dict[str, np.ndarray] | None:
@@ -375,9 +377,9 @@ def _evaluate_group(
     valid = _count_invalid(n, g, sharding, group["arrangement"], levers, skipped, mesh_problems)
     if not valid.any():
         return None
-    _check_overflow(scene, values, setup)
     every = bool(valid.all())
     cells = {a: numeric[a] if every else numeric[a][valid] for a in NUMERIC_AXES}
+    _check_overflow(scene, cells, setup)
     result = evaluate(cell_inputs(scene, cells), replace(setup, micro_batches=cells["gradient_accumulation_steps"]))
     rows = len(cells["world_size"])
     part = dict(cells)
@@ -439,8 +441,9 @@ def cell_inputs(scene: resolve.Scenario, cells: dict[str, Any]) -> Inputs:
     )
 
 
-def _check_overflow(scene: resolve.Scenario, values: dict[str, list[Any]], setup: Setup) -> None:
-    ends = (sorted({min(values[a]), max(values[a])}) for a in NUMERIC_AXES)
+def _check_overflow(scene: resolve.Scenario, cells: dict[str, np.ndarray], setup: Setup) -> None:
+    """The valid cells' box, evaluated in exact integers at each corner (its counts are largest there)."""
+    ends = (sorted({int(cells[a].min()), int(cells[a].max())}) for a in NUMERIC_AXES)
     for corner in itertools.product(*ends):
         point = dict(zip(NUMERIC_AXES, corner, strict=True))
         result = evaluate(cell_inputs(scene, point), replace(setup, micro_batches=point["gradient_accumulation_steps"]))

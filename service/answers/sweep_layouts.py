@@ -50,7 +50,7 @@ from service.engine.layout_grid import (
 from service.errors import DomainError, SweepOverflow
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
-from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks, trivial
+from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks, micro_batches, trivial
 from service.mesh.pipeline import deepspeed_convention, mesh_plan_problems
 from service.time.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
@@ -145,14 +145,19 @@ def mesh_problem_pointers(
     micro_batches: np.ndarray,
     split: dict[str, Any] | None = None,
     runs: int = 1,
+    micro_batch_size: np.ndarray | int = 1,
+    global_batch: int | None = None,
 ) -> list[tuple[str, np.ndarray]]:
-    """service.mesh.degrees.layout_problems over arrays of cells of one layout, for micro-batches given (no global
-    batch): each pointer it would report (service.mesh.degrees.layout_problem_masks), with the cells it reports it
-    for. ``split``: the base's split of the layers (Mesh's pipeline_layers, embedding_layers, loss_layers)."""
+    """service.mesh.degrees.layout_problems over arrays of cells of one layout, for the micro-batches given or, with
+    a global batch, those it makes of each cell's micro-batch size: each pointer it would report
+    (service.mesh.degrees.layout_problem_masks), with the cells it reports it for. ``split``: the base's split of
+    the layers (Mesh's pipeline_layers, embedding_layers, loss_layers)."""
     t, p, c, e, v = (layout[axis] for axis in LAYOUT_AXES)
     mesh = Mesh(world_size, 1, t, p, c, e, expert_tensor, virtual_stages=v, runs=runs, **(split or {}))  # type: ignore[arg-type]
     code = SCHEDULES.index(schedule)
-    rules = layout_problem_masks(limits, mesh, code, sequence_parallel, 1, sequence_length, None, micro_batches)
+    rules = layout_problem_masks(
+        limits, mesh, code, sequence_parallel, micro_batch_size, sequence_length, global_batch, micro_batches
+    )
     return [(rule.pointer, rule.failing) for rule in rules]
 
 
@@ -196,8 +201,10 @@ class LayoutCells:
         values: dict[str, list[Any]],
         numeric: dict[str, np.ndarray],
         budget: WorkBudget,
+        global_batch: int | None = None,
     ) -> None:
         self.base, self.spec, self.values, self.numeric = request, spec, values, numeric
+        self.global_batch = global_batch
         self.resolved = resolve.model(spec)
         architecture = self.resolved.architecture is not None
         self.layouts = [
@@ -206,6 +213,10 @@ class LayoutCells:
             if not data_only(layout, request, architecture)
         ]
         self.index = {tuple(layout.values()): i for i, layout in enumerate(self.layouts)}
+        # each (layout, cell)'s micro-batches per step: the accumulation steps, or m = B / (b x d) of a global batch
+        self.micro_batches = np.array(
+            [self.micro_batches_of(layout) for layout in self.layouts], dtype=np.int64
+        ).reshape(len(self.layouts), len(numeric["world_size"]))
         self.arrangements = list(values["arrangement"])
         self.reasons = Reasons([])
         self.codes = self._validity()  # (layouts, cells, arrangements)
@@ -215,6 +226,24 @@ class LayoutCells:
             for mxfp8 in values["mxfp8"]:
                 budget.check()
                 self.tables[mxfp8] = self._evaluate(mxfp8, budget)
+
+    def micro_batches_of(self, layout: dict[str, int]) -> np.ndarray:
+        """The micro-batches per step of each cell under a layout: the accumulation steps, or with the base's
+        global batch B the plan's m = B / (b x d) (service.mesh.degrees.micro_batches), d the cell's data degree;
+        where b x d does not divide B the mesh's batch rule skips the cell (``mesh_masks``)."""
+        numeric = self.numeric
+        k = numeric["gradient_accumulation_steps"]
+        if self.global_batch is None:
+            return k
+        model_parallel = layout["tensor"] * layout["pipeline"] * layout["context"]
+        data = np.maximum(numeric["world_size"] // model_parallel, 1)  # a degree that does not fill: its own rule
+        return np.asarray(micro_batches(self.global_batch, k, numeric["micro_batch_size"], data), dtype=np.int64)
+
+    def numeric_of(self, layout: dict[str, int]) -> dict[str, np.ndarray]:
+        """The numeric cells under a layout, their micro-batches per step as ``micro_batches_of`` gives them."""
+        if self.global_batch is None:
+            return self.numeric
+        return self.numeric | {"gradient_accumulation_steps": self.micro_batches_of(layout)}
 
     # Validity -------------------------------------------------------------------------------------------------
 
@@ -300,6 +329,8 @@ class LayoutCells:
             numeric["gradient_accumulation_steps"],
             split_of_parallelism(par),
             par.pipeline_runs,
+            numeric["micro_batch_size"],
+            self.global_batch,
         )
 
     def data_cell_problems(self, layout: dict[str, int]) -> list[tuple[str, np.ndarray]]:
@@ -380,7 +411,7 @@ class LayoutCells:
                 columns |= {
                     "world_size": numeric["world_size"][cell_of[where]],
                     "micro_batch_size": numeric["micro_batch_size"][cell_of[where]],
-                    "micro_batches": numeric["gradient_accumulation_steps"][cell_of[where]],
+                    "micro_batches": self.micro_batches[layout_of[where], cell_of[where]],
                     "schedule": np.full(len(where), SCHEDULES.index(par.pipeline_schedule)),
                     "sequence_parallel": np.full(len(where), par.sequence_parallel),
                 }
@@ -402,7 +433,7 @@ class LayoutCells:
             layout = self.layouts[li]
             mine = cells[layouts == li]
             b = int(numeric["micro_batch_size"][mine].max())
-            k = int(numeric["gradient_accumulation_steps"][mine].max())
+            k = int(self.micro_batches[li, mine].max())
             sizes = numeric["world_size"][mine]
             for n in sorted({int(sizes.min()), int(sizes.max())}):
                 mesh = Mesh(
@@ -459,6 +490,7 @@ class LayoutCells:
         r = self.values["recompute"].index(group["recompute"])
         o = self.values["offload_optimizer"].index(group["offload_optimizer"])
         part = {axis: values[cells] for axis, values in self.numeric.items()}
+        part["gradient_accumulation_steps"] = self.micro_batches[li, cells]
         for name, values in columns.items():
             part[name] = values[rows, a, r, o]
         count = len(cells)

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from models.parallelism import ContextAttention, ParallelGroup, Parallelism, Pip
 from service.errors import InvalidLayout
 from service.mesh.pipeline import SCHEDULES as SCHEDULES  # the schedule arrays' codes, re-exported
 from service.mesh.pipeline import chunk_layers, schedule_code, schedule_in, v_shaped
-from service.numeric import lcm, maximum, minimum, select
+from service.numeric import IntLike, lcm, maximum, minimum, select
 
 if TYPE_CHECKING:
     from service.inputs.architecture import Architecture
@@ -241,9 +241,21 @@ def sequence_granule(tensor: Any, context: Any, sequence_parallel: Any) -> Any:
     return select(context > 1, lcm(split, 2 * context), split)
 
 
+@overload
 def micro_batches(
     global_batch_size: int | None, gradient_accumulation_steps: int, micro_batch_size: int, data: int
-) -> int:
+) -> int: ...
+
+
+@overload
+def micro_batches(
+    global_batch_size: int | None, gradient_accumulation_steps: IntLike, micro_batch_size: IntLike, data: IntLike
+) -> IntLike: ...
+
+
+def micro_batches(
+    global_batch_size: int | None, gradient_accumulation_steps: IntLike, micro_batch_size: IntLike, data: IntLike
+) -> IntLike:
     """m = global / (b x d) when a global batch is given, else the accumulation steps (numbers, or arrays of the
     micro-batch size and d: service.engine.layout_grid)."""
     if global_batch_size is None:

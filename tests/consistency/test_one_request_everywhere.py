@@ -29,8 +29,40 @@ def row(client) -> dict:
     return response.json()["layouts"][0]
 
 
-def test_a_global_batch_fixes_the_axes_a_sweep_may_vary(client, row):
-    body = {"base": row["request"], "axes": {"world_size": [64, 128]}}
+def test_a_global_batch_is_kept_by_every_cell_of_a_sweep(client, row):
+    """A search row's request (it carries the job's global batch) swept over world sizes: each cell keeps the
+    global batch B = 128, its micro-batches per step m = B / (b x d) with d = N / (t x p), as /v1/plan resolves
+    them, and every row is that cell's plan. A world size whose b x d does not divide B is skipped, as /v1/plan
+    refuses it at /training/global_batch_size. (The sweep used to refuse any world_size axis with a global batch:
+    a /v1/plan body was not a base to ask "how does this job scale?" with.)"""
+    request = row["request"]
+    t, p = request["parallelism"]["tensor"], request["parallelism"]["pipeline"]
+    b = request["training"]["micro_batch_size"]
+    assert (t, p, request["training"]["global_batch_size"]) == (2, 2, 128)
+    sizes = [32, 64, 96, 128]
+    response = client.post("/v1/sweep", json={"base": request, "axes": {"world_size": sizes}})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    columns = answer["columns"]
+    dividing = [n for n in sizes if 128 % (b * (n // (t * p))) == 0]
+    assert columns["world_size"] == dividing and 96 not in dividing  # 96 / 4 = 24 data ranks: 24 b does not divide 128
+    for i, n in enumerate(columns["world_size"]):
+        assert columns["gradient_accumulation_steps"][i] == 128 // (b * (n // (t * p)))
+        planned = client.post("/v1/plan", json=request | {"cluster": request["cluster"] | {"world_size": n}})
+        assert planned.status_code == 200, planned.text
+        plan = planned.json()
+        assert plan["parallelism"]["micro_batches"] == columns["gradient_accumulation_steps"][i]
+        assert columns["per_gpu_bytes"][i] == plan["memory"]["per_gpu_bytes"]
+        assert columns["step_s"][i] == plan["time"]["step_s"]
+    assert answer["skipped_cells"] == len(sizes) - len(dividing)
+    assert any("/training/global_batch_size" in reason for reason in answer["skipped_reasons"])
+    refused = client.post("/v1/plan", json=request | {"cluster": request["cluster"] | {"world_size": 96}})
+    assert refused.status_code == 422
+    assert [e["pointer"] for e in refused.json()["errors"]] == ["/training/global_batch_size"]
+
+
+def test_a_global_batch_sets_the_micro_batches_a_sweep_cannot_vary(client, row):
+    body = {"base": row["request"], "axes": {"gradient_accumulation_steps": [1, 2]}}
     response = client.post("/v1/sweep", json=body)
     assert response.status_code == 422
     (error,) = response.json()["errors"]
