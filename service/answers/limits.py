@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from models.common import MAX_PARAMETER_COUNT, ModelSpec
 from models.enums import ActivationModel, ArrangementName
@@ -37,7 +38,7 @@ from service.answers.bisection import first_true, largest_fitting
 from service.answers.refusals import left_out_words, plan_refusals
 from service.engine.data_parallel import evaluate, gpu_bytes
 from service.engine.setup import Setup
-from service.errors import DomainError
+from service.errors import DomainError, validation_message
 from service.inputs import resolve
 from service.inputs.arrangements import CANONICAL, Sharding, canonical_name
 from service.memory.model_states import model_state_bytes
@@ -388,7 +389,13 @@ def _largest_member(request: PlanRequest, usable: int) -> tuple[int | None, int 
         bytes are usable + 1 where the plan refuses the depth or its host does not hold the offloaded states, the
         parameter count 0 where it refuses the depth."""
         if k not in plans:
-            plans[k] = _member(family.member(k), usable)
+            try:
+                member = family.member(k)
+            except ValidationError as error:  # a depth the model's own fields refuse (fewer than its dense layers)
+                words = "; ".join(validation_message(e) for e in error.errors())
+                plans[k] = (0, usable + 1, 0, f"the model refuses it: {words}")
+            else:
+                plans[k] = _member(member, usable)
         return plans[k]
 
     def too_much(k: int, bytes_words: str) -> str:

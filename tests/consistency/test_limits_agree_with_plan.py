@@ -215,3 +215,39 @@ def test_a_zb_v_split_per_stage_grows_by_its_two_chunks(client):
         body = base | {"model": {"preset": "llama-3-8b", "layers": depth}, "parallelism": parallelism}
         response = client.post("/v1/plan", json=body)
         assert response.status_code == 200 and response.json()["memory"]["fits"] is fits, depth
+
+
+def test_a_depth_the_model_refuses_is_not_a_500(client):
+    """A mixture with 2 dense layers: the layer family's shallowest member (1 layer) is a model its own fields refuse
+    (model.moe.dense_layers 2 exceeds model.layers 1). /v1/limits answered 500; it starts the family at the first
+    depth the model takes, and its largest depth plans as fitting while one more layer does not."""
+    model = {
+        "layers": 41,
+        "hidden_size": 1536,
+        "attention_heads": 24,
+        "kv_heads": 3,
+        "ffn_hidden_size": 4608,
+        "vocab_size": 32768,
+        "moe": {"experts": 4, "top_k": 1, "expert_ffn_hidden_size": 256, "dense_layers": 2},
+    }
+    body = {
+        "model": model,
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "a100-40gb"},
+        "arrangement": "zero1",
+        "parallelism": {"expert": 4},
+        "training": {"sequence_length": 4096, "micro_batch_size": 1},
+    }
+    response = client.post("/v1/limits", json=body)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    layers = entry["largest_layers"]
+    assert layers is not None and layers >= 2
+    refused = client.post("/v1/plan", json=body | {"model": model | {"layers": 1}})
+    assert refused.status_code == 422 and "dense_layers" in refused.text
+
+    def fits(depth: int) -> bool:
+        planned = client.post("/v1/plan", json=body | {"model": model | {"layers": depth}})
+        assert planned.status_code == 200, planned.text
+        return planned.json()["memory"]["fits"]
+
+    assert fits(layers) and not fits(layers + 1)
