@@ -59,7 +59,7 @@ class LimitsRequest(PlanRequest):
     family: FamilyRule = Field(
         default=FamilyRule.layers,
         description="The shape family the largest model is sought in. layers: the model's own width, heads, "
-        "MLP, experts and vocabulary, with as many layers as fit (a multiple of parallelism.pipeline; with "
+        "MLP, experts and vocabulary, with as many layers as fit (split over the stages as /v1/plan splits them; with "
         "parallelism.pipeline_layers, the split's depth plus or minus whole steps of one layer more in each filled "
         "chunk (a stage's chunks' worth for p entries), its empty entries kept empty); every "
         "member is planned as /v1/plan would plan it, at the request's sequence, micro-batch, recompute, levers "

@@ -328,7 +328,9 @@ def _with_model(request: PlanRequest, **fields: int) -> PlanRequest:
 class LayerFamily:
     """The depths a model's layer family takes, member k = 1, 2, ... in order, and each member's request.
 
-    Without parallelism.pipeline_layers: k x p layers (a multiple of the stages), split as the plan splits them.
+    Without parallelism.pipeline_layers: k layers, split over the stages as the plan splits them (the last L mod p
+    stages a layer more: every stage's layers, so the busiest stage's bytes, never fall as L grows); the shallowest
+    depths the pipeline cannot take (fewer layers than its stages or chunks) are refused by the plan.
     With a split: the split's own depth plus or minus whole steps, each step one layer more (or fewer) in every
     chunk the split fills (a stage's chunks' worth in every stage, for p entries: v, or ZB-V's 2), its empty chunks
     kept empty: the request's own model is the member of its own split."""
@@ -343,8 +345,8 @@ class LayerFamily:
     @classmethod
     def of(cls, request: PlanRequest) -> "LayerFamily":
         par = request.parallelism
-        if par.pipeline_layers is None:
-            return cls(request, par.pipeline, par.pipeline)
+        if par.pipeline_layers is None:  # any depth the pipeline takes, split as the plan splits it
+            return cls(request, 1, 1)
         split = tuple(par.pipeline_layers)
         chunks = int(model_chunks(par.pipeline_schedule, par.virtual_stages))
         per_step = chunks if len(split) == par.pipeline else 1  # a stage's layers split evenly over its chunks

@@ -123,33 +123,28 @@ LLAMA_3_8B_ON_ONE_NODE = {
 
 
 @pytest.mark.parametrize(
-    ("body", "step"),
+    "body",
     [
         # the plan takes no fewer layers than the pipeline's chunks (4 x 2 = 8, zb_v's 2 x 4 = 8), the family's
         # shallowest members (4 layers) not at all
         (
             LLAMA_3_8B_ON_ONE_NODE
-            | {"parallelism": {"pipeline": 4, "pipeline_schedule": "interleaved", "virtual_stages": 2}},
-            4,
+            | {"parallelism": {"pipeline": 4, "pipeline_schedule": "interleaved", "virtual_stages": 2}}
         ),
         (
             LLAMA_3_8B_ON_ONE_NODE
-            | {"parallelism": {"pipeline": 2, "pipeline_schedule": "interleaved", "virtual_stages": 4}},
-            2,
+            | {"parallelism": {"pipeline": 2, "pipeline_schedule": "interleaved", "virtual_stages": 4}}
         ),
-        (LLAMA_3_8B_ON_ONE_NODE | {"parallelism": {"pipeline": 4, "pipeline_schedule": "zb_v"}}, 4),
+        LLAMA_3_8B_ON_ONE_NODE | {"parallelism": {"pipeline": 4, "pipeline_schedule": "zb_v"}},
         # nor fewer than DeepSeek-V3's 3 dense layers
-        (
-            {
-                "model": {"preset": "deepseek-v3"},
-                "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "b200"},
-                "arrangement": "zero3",
-            },
-            1,
-        ),
+        {
+            "model": {"preset": "deepseek-v3"},
+            "cluster": {"world_size": 64, "gpus_per_node": 8, "gpu": "b200"},
+            "arrangement": "zero3",
+        },
     ],
 )
-def test_the_layer_family_starts_at_the_fewest_layers_the_plan_takes(client, body, step):
+def test_the_layer_family_starts_at_the_fewest_layers_the_plan_takes(client, body):
     """The family's largest member is a depth the plan fits, and the next depth does not fit. The shallowest depths,
     which the plan refuses, were read as too large (no member fits) or as a bare count (no architecture)."""
     response = client.post("/v1/limits", json=body)
@@ -157,9 +152,25 @@ def test_the_layer_family_starts_at_the_fewest_layers_the_plan_takes(client, bod
     (entry,) = response.json()["arrangements"]
     layers = entry["largest_layers"]
     assert layers is not None, entry["largest_parameter_count_arithmetic"]
-    assert layers % step == 0
     assert fits_with_layers(client, body, layers)
-    assert not fits_with_layers(client, body, layers + step)
+    assert not fits_with_layers(client, body, layers + 1)
+
+
+@pytest.mark.parametrize("pipeline", [2, 4, 8])
+def test_the_layer_family_takes_every_depth_the_pipeline_takes(client, pipeline):
+    """/v1/plan splits any depth over the stages (the last L mod p stages a layer more), so the largest model is the
+    deepest the plan fits, not the deepest multiple of the stages: Llama 3 8B on 4 stages fits 63 layers under
+    /v1/plan, yet /v1/limits answered 60 (the family stepped 4 layers at a time: 64 did not fit)."""
+    body = LLAMA_3_8B_ON_ONE_NODE | {
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "gradient_accumulation_steps": 8},
+        "parallelism": {"pipeline": pipeline},
+    }
+    response = client.post("/v1/limits", json=body)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["arrangements"]
+    layers = entry["largest_layers"]
+    assert fits_with_layers(client, body, layers)
+    assert not fits_with_layers(client, body, layers + 1)
 
 
 def test_the_layer_family_keeps_the_requests_own_split(client):
