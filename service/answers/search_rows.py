@@ -85,8 +85,9 @@ def choice_fields(body: dict[str, Any]) -> dict[str, Any]:
     fields = {"world_size": body["cluster"]["world_size"]}
     for name in ("tensor", "pipeline", "context", "expert", "virtual_stages", "pipeline_schedule", "sequence_parallel"):
         fields[name] = par[name]
-    for name in ("pipeline_layers", "pipeline_embedding_layers", "pipeline_loss_layers"):
-        fields[name] = par.get(name)
+    fields["pipeline_layers"] = par.get("pipeline_layers")  # null: the plan's own split
+    for name in ("pipeline_embedding_layers", "pipeline_loss_layers"):
+        fields[name] = par.get(name, 0)  # a body leaves out a default; an equivalent names its value
     return fields | {
         "arrangement": body["arrangement"],
         "micro_batch_size": body["training"]["micro_batch_size"],
