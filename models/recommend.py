@@ -102,7 +102,11 @@ class RecommendStep(BaseModel):
         "when given; else min_gpus, or the largest valid job up to max_gpus when it does not fit there."
     )
     asked: bool = Field(description="The request's own arrangement and levers (a /v1/plan body's job).")
-    step_s: float
+    step_s: float = Field(
+        description="The step's /v1/plan step time at world_size. With training.utilisation, the utilisation is "
+        "read as measured with the request's own recomputation (training.utilisation_recompute, unless the request "
+        "gives it): the /v1/plan body of a step that changes levers.recompute carries that field."
+    )
     cost: StepCost
     why: str
 

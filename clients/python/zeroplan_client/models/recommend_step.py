@@ -34,7 +34,9 @@ class RecommendStep:
             step that does not fit would need); null when it fits at no count.
         per_gpu_bytes (int): Per-GPU bytes at world_size.
         rank (int): Steps that fit come first (cheapest first), then those that do not.
-        step_s (float):
+        step_s (float): The step's /v1/plan step time at world_size. With training.utilisation, the utilisation is read
+            as measured with the request's own recomputation (training.utilisation_recompute, unless the request gives it):
+            the /v1/plan body of a step that changes levers.recompute carries that field.
         why (str):
         world_size (int): GPU count the figures are for, each the /v1/plan of this step at that count:
             cluster.world_size when given; else min_gpus, or the largest valid job up to max_gpus when it does not fit
