@@ -136,6 +136,13 @@ def _count_and_architecture(spec: ModelSpec) -> ResolvedModel:
     warnings: list[str] = []
     if architecture is None:
         count = spec.parameter_count if spec.parameter_count is not None else preset.parameter_count  # type: ignore[union-attr]
+        given = [f"model.{name}" for name in FIELD_NAMES if getattr(spec, name) is not None]
+        if given:  # fields that would shape an architecture, with none to shape: said, not silently dropped
+            warnings.append(
+                f"{', '.join(given)} not used: the model is a parameter count alone ({count:,}), with no architecture "
+                f"to apply {'it' if len(given) == 1 else 'them'} to; give all of "
+                f"{', '.join(f'model.{name}' for name in ARCHITECTURE_FIELDS)} (or a preset or config that has them)"
+            )
         return ResolvedModel(count, None, warnings)
     derived = architecture_parameters(architecture)
     model_limits.check_parameter_count(derived, spec.hf_config if preset is None else None)

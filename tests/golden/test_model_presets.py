@@ -252,3 +252,23 @@ def test_dense_layers_beyond_the_depth_leave_a_dense_model():
 
     shallow = replace(arch, layers=2)
     assert active_parameter_count(shallow) == parameter_count(shallow)
+
+
+def test_architecture_fields_on_a_count_alone_are_said_not_used(client):
+    """seed-30b is a parameter count (30,000,000,000) without an architecture: a model.layers given beside it cannot
+    shape one, so the plan keeps the count, and says the field is not used (it was dropped without a word: 30e9
+    parameters at any depth)."""
+    for extra, named in (({"layers": 1}, "model.layers"), ({"hidden_size": 1024, "kv_heads": 8}, "model.hidden_size")):
+        body = {
+            "model": {"preset": "seed-30b"} | extra,
+            "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "h100-80gb"},
+            "arrangement": "zero3",
+        }
+        response = client.post("/v1/plan", json=body)
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        assert answer["parameter_count"] == 30_000_000_000
+        (warning,) = [w for w in answer["warnings"] if "not used" in w]
+        assert warning.startswith(named) and "parameter count alone" in warning
+    plain = {"model": {"preset": "seed-30b"}, "cluster": body["cluster"], "arrangement": "zero3"}
+    assert not [w for w in client.post("/v1/plan", json=plain).json()["warnings"] if "not used" in w]
