@@ -1,6 +1,6 @@
 """POST /v1/recommend: the ordered steps a team should take, cheapest first."""
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer, field_validator
 
 from models.common import (
     MAX_WORLD_SIZE,
@@ -11,6 +11,7 @@ from models.common import (
     Precision,
     ShardingFlags,
     Strict,
+    as_request_json,
     name_or_spec,
     plain_name,
     precision_validator,
@@ -18,7 +19,7 @@ from models.common import (
 from models.enums import ArrangementName, Recompute
 from models.fit import FitCluster
 from models.parallelism import Parallelism
-from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD, EstimatorOptions
+from models.plan import ACTIVATIONS_FIELD, TRAINING_FIELD, EstimatorOptions, PlanRequest
 from models.presets import PrecisionSpec
 from models.training import Activations, Levers, Training
 
@@ -109,6 +110,17 @@ class RecommendStep(BaseModel):
     )
     cost: StepCost
     why: str
+    request: PlanRequest = Field(
+        description="The step's /v1/plan request, as a client writes it (nulls left out): the request's own fields "
+        "with cluster.world_size, arrangement and the step's levers, and a given training.utilisation with "
+        "training.utilisation_recompute; its /v1/plan answer holds this step's per_gpu_bytes, fits and step_s. "
+        "Send it to any planning endpoint, or submit the job it names."
+    )
+
+    # No return annotation on purpose: the spec then shows PlanRequest's own schema for `request`.
+    @field_serializer("request")
+    def _as_client_writes_it(self, request: PlanRequest):  # type: ignore[no-untyped-def]
+        return as_request_json(request, exclude_unset=True)
 
 
 class OmittedStep(BaseModel):

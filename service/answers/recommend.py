@@ -10,7 +10,9 @@ bytes, and the step time they add. Steps that fit come first; among them those n
 lacks go last, the rest by the GPU-seconds each token costs (world size x step time / tokens per step),
 then by GPU count; steps that do not fit follow, each saying what it would need. The recommendation is the
 first step that fits. A given ``training.utilisation`` holds for the request's own recomputation: a
-recomputation step keeps its hardware efficiency (service.inputs.resolve.setup_for).
+recomputation step keeps its hardware efficiency (service.inputs.resolve.setup_for). Each step is planned from its
+own /v1/plan body (``Job.request_at``: the request as its client wrote it, at the step's count, arrangement and
+levers), which the step carries as ``request``.
 
 A step /v1/plan would refuse is left out, and a warning says which and why: an arrangement that cannot take a
 lever of the request (levers.offload_parameters without sharded parameters, levers.zeropp outside ZeRO-3), or one
@@ -25,9 +27,9 @@ counted), it is listed under ``omitted`` with the reason.
 from dataclasses import dataclass
 from typing import Any
 
-from models.common import Card, Cluster
+from models.common import as_request_json
 from models.enums import ArrangementName, Dtype, Mxfp8Recipe, Recompute
-from models.fit import ArrangementFit, FitCluster, FitRequest
+from models.fit import ArrangementFit, FitRequest
 from models.plan import PlanRequest, PlanResponse
 from models.recommend import (
     OmittedStep,
@@ -206,10 +208,13 @@ class Job:
 
     def __init__(self, request: RecommendRequest, budget: WorkBudget | None) -> None:
         self.request, self.budget = request, budget
-        self.card = {name: getattr(request.cluster, name) for name in Card.model_fields}
         self.g = request.cluster.gpus_per_node
         self.layout = request.parallelism.model_parallel
         self._training = measured_training(request.training, request.levers)
+        # the request as its client wrote it, less what only /v1/recommend reads: each step's /v1/plan body starts here
+        self._body = as_request_json(request, exclude={"max_gpus"}, exclude_unset=True)
+        for asked in ("arrangement", "sharding"):  # each step names its own
+            self._body.pop(asked, None)
         self.largest_job = self._largest_job()
         self._baselines: dict[int, PlanResponse] = {}
         self.left_out: dict[str, list[str]] = {}  # why steps the job's framework cannot take were left out: whose
@@ -264,37 +269,37 @@ class Job:
             }
         )
 
-    def _job_fields(self, arrangement: ArrangementName, levers: Levers) -> dict[str, Any]:
-        """The fields a /v1/plan body and a /v1/fit body of this job under an arrangement and levers share."""
-        r = self.request
-        return {
-            "model": r.model,
-            "precision_spec": None,
-            "precision": r.precision,
-            "training": self._training,
-            "activations": r.activations,
-            "sharding": None,
-            "arrangement": arrangement,
-            "parallelism": r.parallelism,
-            "levers": levers,
-            "estimator": r.estimator,
+    def _job_body(self, arrangement: ArrangementName, levers: Levers) -> dict[str, Any]:
+        """The body of this job under an arrangement and levers, as a client writes it, that a /v1/plan body and a
+        /v1/fit body share: the request's own fields, the arrangement, the levers the step sets beside the
+        request's, and a given utilisation with the recomputation it was measured with (measured_training)."""
+        body = self._body | {
+            "cluster": {k: v for k, v in self._body["cluster"].items() if k != "world_size"},
+            "arrangement": arrangement.value,
+            "levers": self._body.get("levers", {}) | levers.model_dump(mode="json", exclude_unset=True),
         }
+        if self._training is not None:
+            body["training"] = self._training.model_dump(mode="json", exclude_unset=True)
+        return body
 
     def _fit_request(self, arrangement: ArrangementName, levers: Levers) -> FitRequest:
-        return FitRequest.model_construct(
-            **self._job_fields(arrangement, levers),
-            cluster=FitCluster.model_construct(**self.card, world_size=None),
-            gpu_count_grid=[1],
-            max_gpus=self.request.max_gpus,
+        return FitRequest.model_validate(
+            self._job_body(arrangement, levers) | {"gpu_count_grid": [1], "max_gpus": self.request.max_gpus}
         )
 
-    def plan_at(self, world_size: int, arrangement: ArrangementName, levers: Levers) -> PlanResponse:
+    def request_at(self, world_size: int, arrangement: ArrangementName, levers: Levers) -> PlanRequest:
+        """The /v1/plan body of this job under an arrangement and levers at a GPU count."""
+        body = self._job_body(arrangement, levers)
+        return PlanRequest.model_validate(body | {"cluster": body["cluster"] | {"world_size": world_size}})
+
+    def plan_at(
+        self, world_size: int, arrangement: ArrangementName, levers: Levers
+    ) -> tuple[PlanRequest, PlanResponse]:
+        """The step's /v1/plan body and its answer."""
         if self.budget is not None:
             self.budget.check()
-        body = PlanRequest.model_construct(
-            **self._job_fields(arrangement, levers), cluster=Cluster.model_construct(**self.card, world_size=world_size)
-        )
-        return plan(body)
+        body = self.request_at(world_size, arrangement, levers)
+        return body, plan(body)
 
     def baseline(self, world_size: int) -> PlanResponse:
         """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
@@ -302,7 +307,7 @@ class Job:
             # ZeRO++ and FP8 weights too: data parallel cannot take them
             off = {"offload_optimizer": False, "offload_parameters": False, "zeropp": ZeroPlusPlus()}
             levers = self.request.levers.model_copy(update=off | {"fp8_param_gather": False})
-            self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)
+            self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)[1]
         return self._baselines[world_size]
 
     def fit_entry(self, c: "Candidate", levers: Levers) -> ArrangementFit:
@@ -337,7 +342,7 @@ class Job:
         no_count = floor if entry.never_fits else entry.reason
         min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
         world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
-        planned = self.plan_at(world_size, c.arrangement, levers)
+        body, planned = self.plan_at(world_size, c.arrangement, levers)
         if outside_int64(planned.model_dump()) is not None:  # /v1/plan answers it answer_out_of_range
             self.left_out.setdefault(PAST_INT64, []).append(c.lever)
             return None
@@ -351,7 +356,7 @@ class Job:
             else None,
             added_step_s=planned.time.step_s - baseline.time.step_s,
         )
-        return Evaluated(c, min_gpus, needs, world_size, planned, cost, self.is_asked(c), levers, no_count)
+        return Evaluated(c, min_gpus, needs, world_size, body, planned, cost, self.is_asked(c), levers, no_count)
 
     def _hybrid_refusals(self, asked: int | None) -> list[str]:
         """Hybrid sharding replicates over whole nodes: no step where the job is less than whole nodes."""
@@ -429,6 +434,7 @@ class Evaluated:
     min_gpus: int | None
     needs_gpus: int | None
     world_size: int
+    request: PlanRequest  # the step's /v1/plan body
     planned: PlanResponse
     cost: StepCost
     asked: bool
@@ -469,6 +475,7 @@ class Evaluated:
             step_s=self.planned.time.step_s,
             cost=self.cost,
             why=_why(self),
+            request=self.request,
         )
 
 

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..models.arrangement_name import ArrangementName
 
 if TYPE_CHECKING:
+    from ..models.plan_request import PlanRequest
     from ..models.step_cost import StepCost
     from ..models.step_levers import StepLevers
 
@@ -34,6 +35,7 @@ class RecommendStep:
             step that does not fit would need); null when it fits at no count.
         per_gpu_bytes (int): Per-GPU bytes at world_size.
         rank (int): Steps that fit come first (cheapest first), then those that do not.
+        request (PlanRequest):
         step_s (float): The step's /v1/plan step time at world_size. With training.utilisation, the utilisation is read
             as measured with the request's own recomputation (training.utilisation_recompute, unless the request gives it):
             the /v1/plan body of a step that changes levers.recompute carries that field.
@@ -53,6 +55,7 @@ class RecommendStep:
     needs_gpus: int | None
     per_gpu_bytes: int
     rank: int
+    request: PlanRequest
     step_s: float
     why: str
     world_size: int
@@ -81,6 +84,8 @@ class RecommendStep:
 
         rank = self.rank
 
+        request = self.request.to_dict()
+
         step_s = self.step_s
 
         why = self.why
@@ -101,6 +106,7 @@ class RecommendStep:
                 "needs_gpus": needs_gpus,
                 "per_gpu_bytes": per_gpu_bytes,
                 "rank": rank,
+                "request": request,
                 "step_s": step_s,
                 "why": why,
                 "world_size": world_size,
@@ -111,6 +117,7 @@ class RecommendStep:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.plan_request import PlanRequest  # noqa: PLC0415
         from ..models.step_cost import StepCost  # noqa: PLC0415
         from ..models.step_levers import StepLevers  # noqa: PLC0415
 
@@ -145,6 +152,8 @@ class RecommendStep:
 
         rank = d.pop("rank")
 
+        request = PlanRequest.from_dict(d.pop("request"))
+
         step_s = d.pop("step_s")
 
         why = d.pop("why")
@@ -162,6 +171,7 @@ class RecommendStep:
             needs_gpus=needs_gpus,
             per_gpu_bytes=per_gpu_bytes,
             rank=rank,
+            request=request,
             step_s=step_s,
             why=why,
             world_size=world_size,
