@@ -15,8 +15,10 @@ own /v1/plan body (``Job.request_at``: the request as its client wrote it, at th
 levers), which the step carries as ``request``.
 
 A step /v1/plan would refuse is left out, and a warning says which and why: an arrangement that cannot take a
-lever of the request (levers.offload_parameters without sharded parameters, levers.zeropp outside ZeRO-3), or one
-the job's framework cannot pipeline (service.answers.refusals, the rules /v1/plan validates with).
+lever of the request (levers.offload_parameters without sharded parameters, levers.zeropp outside ZeRO-3), one
+the job's framework cannot pipeline (service.answers.refusals, the rules /v1/plan validates with), or one whose plan
+/v1/plan refuses (a run that never finishes under the cluster's failures). Data parallel, the steps' baseline, is
+planned without the token budget: the costs are per step.
 
 A lever that changes nothing the case needs is not a step: when its per-GPU bytes equal those of
 the same arrangement without it and its step is no shorter (selective recomputation with flash
@@ -46,7 +48,7 @@ from service.answers.fit import DataBatch, fit
 from service.answers.layout_fit import largest_layout_job
 from service.answers.plan import plan
 from service.answers.refusals import left_out_words, plan_refusals
-from service.errors import InvalidLayout
+from service.errors import InvalidLayout, OutOfRange
 from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
 from service.memory.dtypes import bytes_per_element
@@ -307,7 +309,15 @@ class Job:
             # ZeRO++ and FP8 weights too: data parallel cannot take them
             off = {"offload_optimizer": False, "offload_parameters": False, "zeropp": ZeroPlusPlus()}
             levers = self.request.levers.model_copy(update=off | {"fp8_param_gather": False})
-            self._baselines[world_size] = self.plan_at(world_size, ArrangementName.ddp, levers)[1]
+            request = self.request_at(world_size, ArrangementName.ddp, levers)
+            if request.training is not None and request.training.total_tokens is not None:
+                # a step's costs are per step: without the budget, whose run figures they never read, data parallel
+                # is a baseline even where its run would never finish
+                training = request.training.model_copy(update={"total_tokens": None})
+                request = request.model_copy(update={"training": training})
+            if self.budget is not None:
+                self.budget.check()
+            self._baselines[world_size] = plan(request)
         return self._baselines[world_size]
 
     def fit_entry(self, c: "Candidate", levers: Levers) -> ArrangementFit:
@@ -342,7 +352,11 @@ class Job:
         no_count = floor if entry.never_fits else entry.reason
         min_gpus = needs if needs is not None and needs <= self.request.max_gpus else None
         world_size = asked if asked is not None else (min_gpus if min_gpus is not None else self.largest_job)
-        body, planned = self.plan_at(world_size, c.arrangement, levers)
+        try:
+            body, planned = self.plan_at(world_size, c.arrangement, levers)
+        except OutOfRange as never:  # /v1/plan refuses the step's job (a run at this count that never finishes)
+            self.left_out.setdefault(f"/v1/plan refuses its job: {never.detail}", []).append(c.lever)
+            return None
         if outside_int64(planned.model_dump()) is not None:  # /v1/plan answers it answer_out_of_range
             self.left_out.setdefault(PAST_INT64, []).append(c.lever)
             return None

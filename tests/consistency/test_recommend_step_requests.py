@@ -88,3 +88,30 @@ def test_a_steps_request_is_taken_by_the_other_planning_endpoints(client):
     assert entry["at_world_size"]["per_gpu_bytes"] == recommendation["per_gpu_bytes"]
     assert client.post("/v1/limits", json=request).status_code == 200
     assert client.post("/v1/recommend", json=request).status_code == 200
+
+
+def test_a_step_whose_run_never_finishes_is_left_out_not_the_answer_refused(client):
+    """Llama 3 8B at 750,000 tokens a sequence on 1,024 H100 with one interruption a GPU-hour: ZeRO-3 as asked plans
+    (its run ends, 1e280 days away), ZeRO-3 with full recomputation, a longer step, never finishes, and /v1/plan
+    refuses it at /cluster/failures. /v1/recommend answered the whole request with that 422; the step is left out
+    now, a warning says why, and every step listed is its plan."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "training": {"sequence_length": 750_000, "total_tokens": 10**12},
+        "cluster": {"gpu": "h100-80gb", "world_size": 1024, "failures": {"interruptions_per_gpu_hour": 1}},
+        "arrangement": "zero3",
+    }
+    assert client.post("/v1/plan", json=body).status_code == 200
+    refused = client.post("/v1/plan", json=body | {"levers": {"recompute": "full"}})
+    assert refused.status_code == 422 and refused.json()["errors"][0]["pointer"] == "/cluster/failures"
+
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert "ZeRO-3 with full recomputation" not in {step["lever"] for step in answer["steps"]}
+    (warning,) = [w for w in answer["warnings"] if "/v1/plan refuses its job" in w]
+    assert warning.startswith("ZeRO-3 with full recomputation steps left out: /v1/plan refuses its job: the run never")
+    for step in answer["steps"]:
+        planned = client.post("/v1/plan", json=step["request"])
+        assert planned.status_code == 200, planned.text
+        assert planned.json()["time"]["step_s"] == step["step_s"]
