@@ -45,8 +45,11 @@ slurm:
 		|| [ ! -x /usr/sbin/munged ]; } && [ "$$(id -u)" = 0 ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y slurmctld slurmd slurm-client munge; fi
 
+# The suite in TEST_WORKERS processes, each test file whole in one of them (its module fixtures, such as the Slurm
+# cluster, started once); TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev chromium postgresql slurm
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
