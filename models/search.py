@@ -404,6 +404,12 @@ class SearchResponse(BaseModel):
     )
     evaluated: int = Field(description="Valid layouts evaluated.")
     fitting: int = Field(description="Of those, the layouts that fit the card.")
+    never_finishing: int = Field(
+        default=0,
+        description="Of the fitting layouts, those whose run never finishes training.total_tokens under "
+        "cluster.failures (interruptions come faster than a restart and a checkpoint interval absorb): /v1/plan "
+        "refuses them at /cluster/failures, so they are not ranked. 0 without training.total_tokens.",
+    )
     dominated: int = Field(
         description="Fitting layouts left out of the ranking: the same layout and arrangement with other levers "
         "(recompute, offload) is as fast or faster with no more bytes (under asynchronous checkpoint saves with a "

@@ -472,7 +472,13 @@ def search(
     out = ranked_rows(request.objective, ordered, request.top_k, asked)
     front = _front(request, prepared, found, rows, {i: p + 1 for p, (i, _) in enumerate(shown[: request.top_k])})
     note = None
-    if not out:
+    if not out and outcome.never_finishing:
+        note = (
+            f"no layout's run finishes: {outcome.never_finishing:,} fit the card, but each is interrupted faster "
+            "than a restart and a checkpoint interval absorb (/cluster/failures); try fewer GPUs, faster restarts or "
+            "more frequent checkpoints"
+        )
+    elif not out:
         note = (
             f"no layout fits: of {outcome.considered:,} valid layouts none fits the card's "
             f"{group_digits(case.scene.usable_bytes)} usable bytes per GPU"
@@ -490,6 +496,7 @@ def search(
         pruned=outcome.pruned,
         evaluated=outcome.evaluated,
         fitting=outcome.fitting,
+        never_finishing=outcome.never_finishing,
         dominated=outcome.dominated,
         skipped=found.skipped,
         candidates=cand.as_json(),

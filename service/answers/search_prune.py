@@ -37,7 +37,7 @@ from models.search import SearchObjective
 from service.answers.search_space import Space
 from service.engine.layout_grid import STRUCTURE_COLUMN, Case, Choices, Layouts, StructureTable, evaluate_grid
 from service.time.budget import token_budget, training_steps
-from service.time.goodput import Resilience, checkpoint_bytes, run_of
+from service.time.goodput import Resilience, checkpoint_bytes, run_finishes, run_of
 from service.work_budget import WorkBudget
 
 STATES_EXCEED = "model states and working set alone exceed the card (every arrangement and offload allowed)"
@@ -76,6 +76,25 @@ class Goal:
         copies its checkpointed states to the host (service.time.goodput.run_of), the stage holding the most last."""
         return self.whole_run and self.resilience is not None and self.resilience.asynchronous
 
+    @property
+    def checks_finishing(self) -> bool:
+        """Whether a layout's run may never finish: with training.total_tokens /v1/plan refuses a run that
+        interruptions outpace (service.time.run_report), whatever the objective."""
+        return self.total_tokens is not None and self.resilience is not None
+
+    @property
+    def finishing_reads_staged_bytes(self) -> bool:
+        return self.checks_finishing and self.resilience is not None and self.resilience.asynchronous
+
+    def finishes(
+        self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Whether each layout's run ends (service.time.goodput.run_finishes, as /v1/plan checks it)."""
+        if not self.checks_finishing:
+            return np.ones(len(n), dtype=bool)
+        goodput, days = self._run(step_s, n, arrangement, staged)[:2]
+        return np.asarray(run_finishes(goodput, days), dtype=bool)
+
     def exact(
         self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -110,20 +129,27 @@ class Goal:
         the ideal steps over the goodput of the run's checkpoints and interruptions. A synchronous save's stall is
         the checkpoint's write, the same for every layout of an arrangement; an asynchronous one's reads
         ``staged``."""
-        assert self.total_tokens is not None and self.resilience is not None
         assert staged is not None or not self.reads_staged_bytes
+        _, days, hours, cost = self._run(step_s, n, arrangement, staged)
+        return days, hours, cost
+
+    def _run(
+        self, step_s: np.ndarray, n: np.ndarray, arrangement: np.ndarray, staged: np.ndarray | None
+    ) -> tuple[Any, Any, Any, Any]:
+        """The goodput, training_days, gpu_hours and cost of each layout's run."""
+        assert self.total_tokens is not None and self.resilience is not None
         saved = np.array(self.checkpoint_bytes, dtype=np.int64)[arrangement]
         staged = np.zeros(len(n), np.int64) if staged is None else staged
         run = run_of(self.resilience, step_s, n, self.gpus_per_node, saved, staged, self.host_bytes_per_s)
         budget = token_budget(self.total_tokens, self.tokens_per_step, step_s, n, self.gpu_hour_price, run)
         cost = budget.cost if budget.cost is not None else np.full(len(n), np.nan)
-        return budget.training_days, budget.gpu_hours, cost
+        return run.goodput, budget.training_days, budget.gpu_hours, cost
 
 
 def goal_for(case: Case, objective: SearchObjective, total_tokens: int | None, price: float | None, run: Any) -> Goal:
     """The objective's key for this case; ``run``: (Resilience, host bytes/s) of the request's cluster."""
     tokens = case.global_batch_size * case.sequence_length
-    if objective not in (SearchObjective.training_days, SearchObjective.gpu_hours, SearchObjective.cost):
+    if total_tokens is None:  # neither a whole-run objective (check_objective) nor a run /v1/plan checks
         return Goal(objective, tokens)
     resilience, host = run
     saved = tuple(
@@ -182,6 +208,7 @@ class Outcome:
     fitting: int
     dominated: int
     pruned: dict[str, int]
+    never_finishing: int = 0  # fitting layouts whose run never finishes, left out of the ranking
 
 
 def _structure_keys(shapes: dict[str, np.ndarray]) -> np.ndarray:
@@ -215,6 +242,7 @@ class BranchAndBound:
         self.evaluated = 0
         self.fitting = 0
         self.dominated = 0
+        self.never_finishing = 0
         self.pool = Pool()
         self.front: dict[int, tuple[float, int]] = {}  # world size -> (fastest step, its enumeration index)
 
@@ -520,7 +548,8 @@ class BranchAndBound:
             [c.arrangement[a] for a in a_pos], [c.recompute[r] for r in r_pos], [c.offload_optimizer[o] for o in o_pos]
         )
         async_saves = self.goal.reads_staged_bytes
-        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub, async_saves=async_saves)
+        staged_needed = async_saves or self.goal.finishing_reads_staged_bytes
+        figures = evaluate_grid(self.case, self.table, self._layouts(index), sub, async_saves=staged_needed)
         valid_all = self._valid(index)
         at_a, at_r, at_o = np.array(a_pos), np.array(r_pos), np.array(o_pos)
         valid = valid_all[np.ix_(np.arange(len(index)), at_a, at_r, at_o)]
@@ -534,6 +563,8 @@ class BranchAndBound:
         self.evaluated += int(evaluated.sum())
         fit = figures.fits & evaluated
         self.fitting += int(fit.sum())
+        if self.goal.checks_finishing:
+            fit = self._finishing(fit, figures, index, a_pos)
         shape, a, r, o = np.nonzero(fit)
         if not len(shape):
             return
@@ -607,6 +638,25 @@ class BranchAndBound:
             if size not in self.front or candidate < self.front[size]:
                 self.front[size] = candidate
 
+    def _finishing(self, fit: np.ndarray, figures: Any, index: np.ndarray, a_pos: list[int]) -> np.ndarray:
+        """The fitting cells whose run ends: /v1/plan refuses the others (the run never finishes, at
+        /cluster/failures), which are counted and never ranked."""
+        shape, a, r, o = np.nonzero(fit)
+        if not len(shape):
+            return fit
+        staged = figures.staged_bytes[shape, a, r, o] if self.goal.finishing_reads_staged_bytes else None
+        arrangement = np.array(self.choices.arrangement)[np.array(a_pos)[a]]
+        n = self.shapes["world_size"][index[shape]]
+        ends = self.goal.finishes(figures.step_s[shape, a, r, o], n, arrangement, staged)
+        if ends.all():
+            return fit
+        self.never_finishing += int((~ends).sum())
+        kept = fit.copy()
+        kept[shape[~ends], a[~ends], r[~ends], o[~ends]] = False
+        return kept
+
     def _outcome(self, considered: int) -> Outcome:
         rows = self.pool.merged() if self.pool.columns else {}
-        return Outcome(rows, considered, self.evaluated, self.fitting, self.dominated, self.pruned)
+        return Outcome(
+            rows, considered, self.evaluated, self.fitting, self.dominated, self.pruned, self.never_finishing
+        )

@@ -41,6 +41,9 @@ class SearchResponse:
         asked (None | SearchLayout | Unset): The job as the request states it (its arrangement, layout, micro-batch and
             levers at its first world size), answered as /v1/plan answers it, to compare with the best; null without an
             arrangement.
+        never_finishing (int | Unset): Of the fitting layouts, those whose run never finishes training.total_tokens
+            under cluster.failures (interruptions come faster than a restart and a checkpoint interval absorb): /v1/plan
+            refuses them at /cluster/failures, so they are not ranked. 0 without training.total_tokens. Default: 0.
     """
 
     candidates: SearchResponseCandidates
@@ -55,6 +58,7 @@ class SearchResponse:
     pruned: SearchResponsePruned
     skipped: SearchResponseSkipped
     asked: None | SearchLayout | Unset = UNSET
+    never_finishing: int | Unset = 0
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,6 +101,8 @@ class SearchResponse:
         else:
             asked = self.asked
 
+        never_finishing = self.never_finishing
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -116,6 +122,8 @@ class SearchResponse:
         )
         if asked is not UNSET:
             field_dict["asked"] = asked
+        if never_finishing is not UNSET:
+            field_dict["never_finishing"] = never_finishing
 
         return field_dict
 
@@ -181,6 +189,8 @@ class SearchResponse:
 
         asked = _parse_asked(d.pop("asked", UNSET))
 
+        never_finishing = d.pop("never_finishing", UNSET)
+
         search_response = cls(
             candidates=candidates,
             considered=considered,
@@ -194,6 +204,7 @@ class SearchResponse:
             pruned=pruned,
             skipped=skipped,
             asked=asked,
+            never_finishing=never_finishing,
         )
 
         search_response.additional_properties = d
