@@ -298,10 +298,13 @@ class Job:
         self, world_size: int, arrangement: ArrangementName, levers: Levers
     ) -> tuple[PlanRequest, PlanResponse]:
         """The step's /v1/plan body and its answer."""
+        body = self.request_at(world_size, arrangement, levers)
+        return body, self._plan(body)
+
+    def _plan(self, request: PlanRequest) -> PlanResponse:
         if self.budget is not None:
             self.budget.check()
-        body = self.request_at(world_size, arrangement, levers)
-        return body, plan(body)
+        return plan(request)
 
     def baseline(self, world_size: int) -> PlanResponse:
         """Data parallel (the request's own levers, none of a step's) at ``world_size``."""
@@ -315,9 +318,7 @@ class Job:
                 # is a baseline even where its run would never finish
                 training = request.training.model_copy(update={"total_tokens": None})
                 request = request.model_copy(update={"training": training})
-            if self.budget is not None:
-                self.budget.check()
-            self._baselines[world_size] = plan(request)
+            self._baselines[world_size] = self._plan(request)
         return self._baselines[world_size]
 
     def fit_entry(self, c: "Candidate", levers: Levers) -> ArrangementFit:
