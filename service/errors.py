@@ -164,6 +164,11 @@ class OutOfRange(DomainError):
     code = "validation_error"
 
 
+class NeverFinishes(OutOfRange):
+    """A run of training.total_tokens that never ends: interruptions under cluster.failures come faster than a
+    restart and a checkpoint interval absorb (service.time.run_report); a search counts such a job, not skips it."""
+
+
 class ProblemList(DomainError):
     """A refusal of several fields, each (detail, pointer): the detail is theirs joined."""
 

@@ -7,7 +7,10 @@ data parallelism. Its space is the world sizes, the arrangements, the micro-batc
 data-parallel evaluation, the one a plan, a fit and a sweep read) and ranked by the objective as the layout search
 ranks its rows. A combination /v1/plan refuses (a global batch that does not split into whole micro-batches,
 hybrid sharding off whole nodes) is skipped with its reason; a lever that changes no byte and no second is
-dominated (recompute without activations counted only adds a forward pass).
+dominated (recompute without activations counted only adds a forward pass). A combination whose run never finishes
+training.total_tokens under cluster.failures (/v1/plan refuses it at /cluster/failures) is counted, as the layout
+search counts it: planned without the token budget for its bytes, in ``fitting`` and ``never_finishing`` when it
+fits, and never ranked.
 """
 
 import itertools
@@ -35,7 +38,7 @@ from service.answers.search_space import (
     search_too_large,
 )
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
-from service.errors import DomainError, MissingArchitecture
+from service.errors import DomainError, MissingArchitecture, NeverFinishes
 from service.inputs.arrangements import canonical_name, sharding_for
 from service.work_budget import WorkBudget
 
@@ -99,6 +102,11 @@ def combination_body(
     }
 
 
+def without_token_budget(body: dict[str, Any]) -> dict[str, Any]:
+    """The body less training.total_tokens: the same job's bytes and step, with no run to finish."""
+    return body | {"training": {k: v for k, v in body["training"].items() if k != "total_tokens"}}
+
+
 def refusal(error: DomainError) -> str:
     """A skipped combination's reason: the field /v1/plan names, without the job's own numbers."""
     return f"/v1/plan refuses it ({error.pointer or '/'})"
@@ -123,6 +131,7 @@ def search_without_architecture(
     pruned: Counter[str] = Counter()
     outcome: dict[tuple[Any, ...], str | None] = {}  # each combination without recomputation: None, or its refusal
     planned: list[tuple[dict[str, Any], PlanResponse]] = []
+    unfinished: list[PlanResponse] = []  # planned without the token budget: their runs never finish it
     for i, (n, arrangement, b, recompute, offload) in enumerate(combinations):
         if i % 64 == 0:
             budget.check()
@@ -131,21 +140,24 @@ def search_without_architecture(
             # no activations are counted without an architecture: recomputation saves no byte and full adds a
             # forward pass, so the same combination without it (planned just before) is as fast with the same bytes
             refused = outcome[plain]
-            if refused is None:
+            if refused is None:  # its run, if it never finishes, never finishes with a step as long or longer
                 pruned[RECOMPUTE_DOMINATED] += 1
             else:
                 skipped[refused] += 1  # what /v1/plan refuses it refuses at any recomputation
             continue
         body = combination_body(base, n, arrangement, b, recompute, offload)
+        reason = None
         try:
             planned.append((body, plan_of(body)))
-            reason = None
+        except NeverFinishes:
+            unfinished.append(plan_of(without_token_budget(body)))
         except DomainError as error:
             reason = refusal(error)
             skipped[reason] += 1
         if recompute is Recompute.none:
             outcome[plain] = reason
     fitting = [(body, answer) for body, answer in planned if answer.memory.fits]
+    never_finishing = sum(answer.memory.fits for answer in unfinished)
     kept, dominated = undominated(fitting)
     kept.sort(key=lambda row: objective_key(request.objective, row[1]))
     shown: list[tuple[dict[str, Any], PlanResponse, list[dict[str, Any]]]] = []
@@ -164,11 +176,17 @@ def search_without_architecture(
     asked = (asked_body_, plan_asked(asked_body_)) if asked_body_ is not None else None
     rows = ranked_rows(request.objective, shown, request.top_k, asked)
     note = None
-    if not rows:
+    if not rows and never_finishing:
         note = (
-            f"no layout fits: of {len(planned):,} data-parallel combinations none fits the card's usable bytes per "
-            "GPU; try more GPUs, a larger card, or allow optimizer offload"
-            if planned
+            f"no layout's run finishes: {never_finishing:,} fit the card, but each is interrupted faster than a "
+            "restart and a checkpoint interval absorb (/cluster/failures); try fewer GPUs, faster restarts or more "
+            "frequent checkpoints"
+        )
+    elif not rows:
+        note = (
+            f"no layout fits: of {len(planned) + len(unfinished):,} data-parallel combinations none fits the card's "
+            "usable bytes per GPU; try more GPUs, a larger card, or allow optimizer offload"
+            if planned or unfinished
             else "no layout fits: no combination of the candidates is one /v1/plan takes (see skipped)"
         )
     ranks = {id(body): position + 1 for position, (body, _, _) in enumerate(shown[: request.top_k])}
@@ -177,10 +195,11 @@ def search_without_architecture(
         asked=asked_row(request.objective, asked, (shown[0][0], shown[0][1]) if shown else None) if asked else None,
         layouts=rows,
         pareto=front(request.objective, kept, ranks),
-        considered=len(planned) + sum(pruned.values()),
+        considered=len(planned) + len(unfinished) + sum(pruned.values()),
         pruned=dict(pruned),
-        evaluated=len(planned),
-        fitting=len(fitting),
+        evaluated=len(planned) + len(unfinished),
+        fitting=len(fitting) + never_finishing,
+        never_finishing=never_finishing,
         dominated=dominated,
         skipped=dict(skipped),
         candidates={name: [getattr(v, "value", v) for v in values] for name, values in axes.items()},

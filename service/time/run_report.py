@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.presets import PrecisionSpec
-from service.errors import OutOfRange
+from service.errors import NeverFinishes
 from service.numeric import IntLike, ceil_div
 from service.time.budget import TokenBudget, token_budget
 from service.time.goodput import Resilience, checkpoint_bytes, run_finishes, run_of
@@ -42,7 +42,7 @@ def run_fields(
         else None
     )
     if whole is not None and not run_finishes(run.goodput, float(whole.training_days)):
-        raise OutOfRange(
+        raise NeverFinishes(
             f"the run never finishes: at {spec.interruptions_per_gpu_hour:g} interruptions per GPU-hour the job of "
             f"{world_size:,} GPUs is interrupted every {float(run.mtbf_s):.3g} s, less than a restart of "
             f"{float(run.restart_s):.3g} s and a checkpoint interval can absorb",

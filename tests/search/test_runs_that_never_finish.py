@@ -71,3 +71,46 @@ def test_a_search_none_of_whose_runs_finishes_says_so(client):
     assert answer["layouts"] == [] and answer["pareto"] == []
     assert answer["never_finishing"] == answer["fitting"] > 0
     assert answer["note"].startswith("no layout's run finishes")
+
+
+COUNT_ONLY = {
+    "model": {"parameter_count": 8_000_000_000},
+    "training": {"sequence_length": 4096, "total_tokens": 10**12, "global_batch_size": 8192},
+    "cluster": {"gpu": "h100-80gb", "world_size": [8192], "failures": FAILURES},
+    "objective": "step_s",
+    "top_k": 3,
+}
+
+
+def test_a_model_without_an_architecture_counts_runs_that_never_finish(client):
+    """A bare parameter count is searched over data parallelism, each combination planned by /v1/plan: one whose
+    run never finishes was filed under skipped ("/v1/plan refuses it (/cluster/failures)") and the note said no
+    combination was one /v1/plan takes. It is counted as the layout search counts it: every combination that fits
+    on 8,192 GPUs without failures is one whose run never finishes with them."""
+    free = COUNT_ONLY | {"cluster": {k: v for k, v in COUNT_ONLY["cluster"].items() if k != "failures"}}
+    unfailing = client.post("/v1/search", json=free).json()
+    assert unfailing["fitting"] > 0 and unfailing["layouts"]
+    for row in unfailing["layouts"]:
+        request = row["request"] | {"cluster": row["request"]["cluster"] | {"failures": FAILURES}}
+        refused = client.post("/v1/plan", json=request)
+        assert refused.status_code == 422 and refused.json()["errors"][0]["pointer"] == "/cluster/failures"
+    response = client.post("/v1/search", json=COUNT_ONLY)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["layouts"] == [] and answer["pareto"] == []
+    assert answer["never_finishing"] == answer["fitting"] == unfailing["fitting"]
+    assert answer["evaluated"] == unfailing["evaluated"] and answer["considered"] == unfailing["considered"]
+    assert not any("/cluster/failures" in reason for reason in answer["skipped"])
+    assert answer["note"].startswith("no layout's run finishes")
+
+
+def test_a_model_without_an_architecture_ranks_the_runs_that_finish(client):
+    body = COUNT_ONLY | {"cluster": COUNT_ONLY["cluster"] | {"world_size": [1024, 2048, 4096, 8192]}}
+    answer = client.post("/v1/search", json=body).json()
+    assert 0 < answer["never_finishing"] < answer["fitting"]
+    rows = answer["layouts"] + answer["pareto"]
+    assert rows and 8192 not in {row["world_size"] for row in rows}
+    for row in rows:
+        planned = client.post("/v1/plan", json=row["request"])
+        assert planned.status_code == 200, planned.text
+        assert planned.json()["time"]["step_s"] == row["step_s"]
