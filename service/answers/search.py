@@ -412,6 +412,16 @@ def _lever_equivalents(found: Space, bits: int, recompute: int, offload: int) ->
     return out
 
 
+def nothing_left(names: list[str], skipped: dict[str, int]) -> InvalidLayout:
+    """The 422 of restrictions that leave no valid layout together: each is named, none singled out."""
+    reasons = "; ".join(f"{reason}: {count:,}" for reason, count in skipped.items())
+    fields = ", ".join(f"restrict.{name}" for name in names)
+    return InvalidLayout(
+        [(f"the restrictions ({fields}) leave no valid layout ({reasons})", f"/restrict/{names[0]}")]
+        + [(f"restrict.{name} is one of them", f"/restrict/{name}") for name in names[1:]]
+    )
+
+
 def search(
     request: SearchRequest, max_layouts: int, budget: WorkBudget | None = None, prune: bool = True
 ) -> SearchResponse:
@@ -428,13 +438,7 @@ def search(
     restrict = request.restrict
     names = [name for name in type(restrict).model_fields if getattr(restrict, name) is not None]  # those given
     if not len(found.shapes["world_size"]) and names:
-        reasons = "; ".join(f"{reason}: {count:,}" for reason, count in found.skipped.items())
-        # the restrictions leave nothing together: each is named, none singled out
-        fields = ", ".join(f"restrict.{name}" for name in names)
-        raise InvalidLayout(
-            [(f"the restrictions ({fields}) leave no valid layout ({reasons})", f"/restrict/{names[0]}")]
-            + [(f"restrict.{name} is one of them", f"/restrict/{name}") for name in names[1:]]
-        )
+        raise nothing_left(names, found.skipped)
     plan_request = PlanRequest.model_validate(prepared.base | {"arrangement": shared_arrangement(request.levers).value})
     run = (
         resilience_of(request.training.checkpoint, plan_request.cluster.failures, case.gpus_per_node),
@@ -442,6 +446,8 @@ def search(
     )
     goal = goal_for(case, request.objective, request.training.total_tokens, request.cluster.gpu_hour_price, run)
     outcome = BranchAndBound(case, found, goal, request.top_k, budget, prune).run()
+    if not outcome.considered and names:  # valid shapes, but a rule of the arrangement refuses each of them
+        raise nothing_left(names, found.skipped)
     rows, bodies_of = outcome.rows, {}
     shown: list[tuple[int, list[dict[str, Any]]]] = []  # (pool index, equivalents)
     if rows:

@@ -35,11 +35,11 @@ from service.answers.search_space import (
     data_parallel_restrict,
     default_micro_batches,
     lever_arrangements,
+    restricted_arrangements,
     search_too_large,
 )
-from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES
+from service.engine.layout_grid import RECOMPUTES
 from service.errors import DomainError, MissingArchitecture, NeverFinishes
-from service.inputs.arrangements import canonical_name, sharding_for
 from service.work_budget import WorkBudget
 
 # A /v1/plan body's layout over data parallelism alone, as every row of the layout search states its own.
@@ -78,10 +78,7 @@ def data_parallel_space(request: SearchRequest, batch: int) -> dict[str, list[An
         "a model without an architecture runs over data parallelism alone (no layers, heads or experts to split)",
         MissingArchitecture,
     )
-    arrangements = lever_arrangements(
-        list(dict.fromkeys(canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS))),
-        request.levers,
-    )
+    arrangements = lever_arrangements(restricted_arrangements(restrict), request.levers)
     return {
         "world_size": _axis("world_size", restrict.world_size, request.cluster.world_sizes),
         "arrangement": arrangements,

@@ -2,6 +2,8 @@
 (its why, in the row's own terms), and the framework that runs it; read by the layout search
 (service.answers.search) and by the search of a model without an architecture (service.answers.search_data)."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -158,9 +160,55 @@ def time_terms(time: Time) -> dict[str, float]:
     return terms
 
 
-def contrast(mine: PlanResponse, other: PlanResponse) -> str:
+@dataclass(frozen=True)
+class RankedFigure:
+    """What an objective other than the step ranks by: the figure, its unit and format, and whether more is better."""
+
+    of: Callable[[PlanResponse], float | None]
+    unit: str
+    digits: str
+    more_is_better: bool = False
+
+
+OBJECTIVE_FIGURES = {
+    SearchObjective.gpus: RankedFigure(lambda a: float(a.world_size), "GPUs", ",.0f"),
+    SearchObjective.tokens_per_s_per_gpu: RankedFigure(
+        lambda a: a.time.tokens_per_s_per_gpu, "tokens/s per GPU", ",.1f", more_is_better=True
+    ),
+    SearchObjective.training_days: RankedFigure(lambda a: a.time.training_days, "days", ",.2f"),
+    SearchObjective.gpu_hours: RankedFigure(lambda a: a.time.gpu_hours, "GPU-hours", ",.0f"),
+    SearchObjective.cost: RankedFigure(lambda a: a.time.cost, "cost", ",.2f"),
+}
+
+
+def objective_gap(objective: SearchObjective, mine: PlanResponse, other: PlanResponse) -> str | None:
+    """'1,066 GPU-hours fewer (0.247%, better by gpu_hours)': this row's figure of the objective against
+    another's, when the objective is not the step (the step's gap opens every contrast)."""
+    ranked = OBJECTIVE_FIGURES.get(objective)
+    a, b = (ranked.of(mine), ranked.of(other)) if ranked is not None else (None, None)
+    if ranked is None or a is None or b is None:
+        return None
+    if abs(a - b) <= 1e-12 * max(abs(b), 1.0):
+        return f"the same {ranked.unit} ({objective.value})"
+    amount = f"{abs(a - b):{ranked.digits}}"
+    if objective is SearchObjective.cost:  # '1,234.00 USD less in cost'
+        gap = " ".join(filter(None, [amount, mine.time.currency, "more" if a > b else "less", "in cost"]))
+    else:
+        gap = f"{amount} {ranked.unit} {'more' if a > b else 'fewer'}"
+    verdict = "better" if (a > b) == ranked.more_is_better else "worse"
+    share = percent(abs(a - b) / abs(b)) if b else "against 0"
+    return f"{gap} ({share}, {verdict} by {objective.value})"
+
+
+def contrast(mine: PlanResponse, other: PlanResponse, objective: SearchObjective = SearchObjective.step_s) -> str:
     """'0.120 s shorter: pipeline bubble 0.200 s less, tensor-parallel 0.080 s more; 3.1 GiB more: activations
-    +3.1 GiB': this row's step and bytes against another's, by term, this row's sign."""
+    +3.1 GiB': this row's step and bytes against another's, by term, this row's sign; by an objective other than
+    the step, its own gap first ('1,066 GPU-hours fewer (0.247%, better by gpu_hours); step 25.1 s longer ...')."""
+    ranked = objective_gap(objective, mine, other)
+    return (f"{ranked}; step " if ranked else "") + _step_and_bytes(mine, other)
+
+
+def _step_and_bytes(mine: PlanResponse, other: PlanResponse) -> str:
     gap = mine.time.step_s - other.time.step_s
     a, b = time_terms(mine.time), time_terms(other.time)
     moved = sorted(
@@ -246,10 +294,12 @@ def why(
         parts.append("no other distinct layout fits" if rank == 1 else "the last row asked for")
     else:
         other_body, other = runner_up
-        parts.append(f"against the next row ({differences(body, other_body)}): {contrast(answer, other)}")
+        parts.append(f"against the next row ({differences(body, other_body)}): {contrast(answer, other, objective)}")
     if best is not None and rank > 1:
         best_body, best_answer = best
-        parts.append(f"against the best row ({differences(body, best_body)}): {contrast(answer, best_answer)}")
+        parts.append(
+            f"against the best row ({differences(body, best_body)}): {contrast(answer, best_answer, objective)}"
+        )
     return ". ".join(parts)
 
 
@@ -327,7 +377,9 @@ def ranked_rows(
         runner = (shown[position + 1][0], shown[position + 1][1]) if position + 1 < len(shown) else None
         reason = why(objective, position + 1, answer, body, runner, best)
         if position == 0 and asked is not None:
-            reason += f". against the job as asked ({differences(body, asked[0])}): {contrast(answer, asked[1])}"
+            reason += (
+                f". against the job as asked ({differences(body, asked[0])}): {contrast(answer, asked[1], objective)}"
+            )
         out.append(row(objective, position + 1, body, answer, reason, equivalents))
     return out
 
@@ -341,7 +393,7 @@ def asked_row(
     body, answer = asked
     reason = "the job as the request states it" + ("" if answer.memory.fits else " (it does not fit)")
     if best is not None:
-        reason += f"; against the best row ({differences(body, best[0])}): {contrast(answer, best[1])}"
+        reason += f"; against the best row ({differences(body, best[0])}): {contrast(answer, best[1], objective)}"
     return row(objective, 0, body, answer, reason)
 
 

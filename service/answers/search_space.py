@@ -213,6 +213,22 @@ def default_micro_batches(global_batch_size: int) -> list[int]:
 MODEL_PARALLEL_AXES = ("tensor", "pipeline", "context", "expert")
 
 
+def restricted_arrangements(restrict: SearchRestrict) -> list[ArrangementName]:
+    """The arrangements restrict.arrangement allows (every one when not given), by their canonical names in order;
+    two names of one arrangement (FSDP's full_shard is zero3, no_shard ddp) are that arrangement named twice, a 422
+    as any value named twice."""
+    given = restrict.arrangement or ARRANGEMENTS
+    canonical = [canonical_name(sharding_for(a)) for a in given]
+    twice = [
+        f"{a.value} ({' and '.join(b.value for b, c in zip(given, canonical, strict=True) if c is a)})"
+        for a in dict.fromkeys(canonical)
+        if canonical.count(a) > 1
+    ]
+    if twice:
+        raise InvalidLayout([(f"restrict.arrangement names {', '.join(twice)} twice", "/restrict/arrangement")])
+    return list(dict.fromkeys(canonical))
+
+
 def lever_arrangements(arrangements: list[ArrangementName], levers: Levers) -> list[ArrangementName]:
     """The arrangements (canonical names, in order) that take the request's levers, by the rule /v1/plan validates
     with (models.plan.lever_refusals: parameter offload needs sharded parameters, ZeRO++ ZeRO-3); none left is a
@@ -291,9 +307,7 @@ def candidates(
             pairs += [(schedule, 1)] * alone + [(schedule, v) for v in sorted(virtual) if v > 1]
         else:
             pairs.append((schedule, 1))
-    arrangements = lever_arrangements(
-        list(dict.fromkeys(canonical_name(sharding_for(a)) for a in (restrict.arrangement or ARRANGEMENTS))), levers
-    )
+    arrangements = lever_arrangements(restricted_arrangements(restrict), levers)
     sizes = restrict.world_size
     if isinstance(sizes, list):
         outside = [n for n in sizes if n not in world_sizes]

@@ -177,3 +177,79 @@ def test_an_expert_tensor_degree_needs_experts(client):
     answer = client.post("/v1/search", json=SMALL | {"expert_tensor": 2})
     assert answer.status_code == 422
     assert [e["pointer"] for e in answer.json()["errors"]] == ["/expert_tensor"]
+
+
+@pytest.mark.parametrize("names", [["zero3", "full_shard"], ["no_shard", "zero1", "ddp"]])
+def test_one_arrangement_under_two_names_is_named_twice(client, names):
+    """FSDP's full_shard is zero3 and no_shard ddp (models.enums.ArrangementName): the pair was merged silently."""
+    answer = client.post("/v1/search", json=SMALL | {"restrict": {"arrangement": names}})
+    assert answer.status_code == 422, answer.text
+    (error,) = answer.json()["errors"]
+    assert error["pointer"] == "/restrict/arrangement"
+    assert "twice" in error["detail"] and all(name in error["detail"] for name in (names[0], names[-1]))
+
+
+LLAMA_3_8B_ON_NODES = {
+    "model": {"preset": "llama-3-8b"},
+    "cluster": {"world_size": [16, 32], "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "training": {"global_batch_size": 128, "sequence_length": 8192},
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "restricted"),
+    [
+        # hybrid sharding is modelled without model parallelism only (its /v1/plan rule at /arrangement)
+        ({"restrict": {"arrangement": ["hybrid"], "tensor": [8]}}, {"arrangement", "tensor"}),
+        ({"restrict": {"arrangement": ["hybrid"], "pipeline": [2]}}, {"arrangement", "pipeline"}),
+        # DeepSpeed's pipeline engine runs ZeRO-1 at most
+        (
+            {"precision": "deepspeed", "restrict": {"arrangement": ["zero3"], "pipeline": [4]}},
+            {"arrangement", "pipeline"},
+        ),
+    ],
+)
+def test_restrictions_leaving_nothing_by_a_rule_of_the_arrangement_are_422s(client, extra, restricted):
+    """The shapes alone were checked: restrictions whose shapes are valid but whose arrangement refuses each of them
+    answered 200 with no rows and considered 0."""
+    answer = client.post("/v1/search", json=LLAMA_3_8B_ON_NODES | extra)
+    assert answer.status_code == 422, answer.text
+    errors = answer.json()["errors"]
+    assert {e["pointer"] for e in errors} == {f"/restrict/{name}" for name in restricted}
+    assert "leave no valid layout" in errors[0]["detail"] and "/arrangement" in errors[0]["detail"]
+
+
+@pytest.mark.parametrize(
+    ("objective", "figure", "words"),
+    [
+        ("gpu_hours", lambda r: r["time"]["gpu_hours"], lambda gap: f"{abs(gap):,.0f} GPU-hours"),
+        ("training_days", lambda r: r["time"]["training_days"], lambda gap: f"{abs(gap):,.2f} days"),
+        ("cost", lambda r: r["time"]["cost"], lambda gap: f"{abs(gap):,.2f} USD"),
+        (
+            "tokens_per_s_per_gpu",
+            lambda r: r["time"]["tokens_per_s_per_gpu"],
+            lambda gap: f"{abs(gap):,.1f} tokens/s per GPU",
+        ),
+    ],
+)
+def test_a_why_states_the_gap_in_the_objective_it_ranks_by(client, objective, figure, words):
+    """By gpu_hours the first row's why said only that its step was 25.1 s longer than the next row's (it runs on
+    half the GPUs), never that it uses fewer GPU-hours, which is why it ranks first: it read backwards."""
+    body = {
+        "model": {"preset": "qwen2.5-72b"},
+        "cluster": {"world_size": [128, 256, 512], "gpus_per_node": 8, "gpu": "mi300x", "gpu_hour_price": 2.5},
+        "training": {"global_batch_size": 1024, "sequence_length": 8192, "total_tokens": 2 * 10**12},
+        "top_k": 3,
+        "objective": objective,
+    }
+    rows = client.post("/v1/search", json=body).json()["layouts"]
+    assert len(rows) == 3
+    for first, second in zip(rows, rows[1:], strict=False):
+        gap = figure(first) - figure(second)
+        against_next = first["why"].split("against the next row")[1]
+        direction = ("more" if gap > 0 else "less") if objective == "cost" else ("more" if gap > 0 else "fewer")
+        assert f"{words(gap)} {direction}" in against_next
+        assert f"better by {objective}" in against_next.split("against the best row")[0]
+    gap = figure(rows[1]) - figure(rows[0])
+    assert words(gap) in rows[1]["why"].split("against the best row")[1]
+    assert f"worse by {objective}" in rows[1]["why"].split("against the best row")[1]
