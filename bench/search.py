@@ -134,7 +134,8 @@ def describe(row: dict[str, Any]) -> str:
     par = row["parallelism"]
     return (
         f"N {row['world_size']:>5}  t {par['tensor']} p {par['pipeline']:>2} {par['pipeline_schedule']:<11} "
-        f"d {par['data']:>4} c {par['context']} m {par['micro_batches']:>3} "
+        f"v {par['virtual_stages']} d {par['data']:>4} c {par['context']} e {par['expert']:>2} "
+        f"m {par['micro_batches']:>3} "
         f"b {row['micro_batch_size']:>2} {row['arrangement']:<13} recompute {row['recompute']:<9} "
         f"step {row['step_s']:8.3f} s  {row['per_gpu_bytes'] / 2**30:6.1f} GiB"
     )
