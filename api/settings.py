@@ -75,8 +75,8 @@ class Settings(BaseSettings):
         default=100_000_000,
         ge=1,
         description="Most combinations of layouts one /v1/search may consider (world sizes x degrees x schedules x "
-        "micro-batch sizes x arrangements x levers, before validity; the valid ones are bounded and pruned, not all "
-        "evaluated); more is a 422.",
+        "micro-batch sizes x arrangements x levers whose tensor, pipeline and context degrees divide the world size, "
+        "before the other rules; the valid ones are bounded and pruned, not all evaluated); more is a 422.",
     )
     max_response_bytes: int = Field(
         default=128 * MIB_BYTES, ge=1024, description="Largest answer a sweep may encode; larger ones get a 422."

@@ -256,8 +256,8 @@ def check_search_cost(cand: Candidates, max_layouts: int, restrict: SearchRestri
     bounded and pruned (service.answers.search_prune) rather than all evaluated."""
     if cand.combinations > max_layouts:
         raise search_too_large(
-            f"up to {cand.combinations:,} combinations of layouts (world sizes x degrees x schedules x micro-batch "
-            "sizes x arrangements x levers)",
+            f"up to {cand.combinations:,} combinations of layouts (world sizes x degrees that divide them x "
+            "schedules x micro-batch sizes x arrangements x levers)",
             max_layouts,
             restrict,
         )

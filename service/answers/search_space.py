@@ -73,6 +73,7 @@ REASONS = (
     "(/arrangement)",
     "hybrid sharding with model parallelism, or on part of a node, is not modelled (/arrangement)",  # last
 )
+NOT_DIVIDING = 0  # REASONS' index of the degrees that do not divide the world size
 SP_WITHOUT_TENSOR = (
     "sequence parallelism without tensor parallelism: restrict.sequence_parallel allows only true "
     "(/restrict/sequence_parallel)"
@@ -168,15 +169,14 @@ class Candidates:
 
     @property
     def combinations(self) -> int:
-        """The size of the space before validity: the cost a request is refused on up front."""
-        mesh = len(self.world_size) * len(self.tensor) * len(self.pipeline) * len(self.context) * len(self.expert)
-        return (
-            mesh
-            * (1 + len(self.schedules) * len(self.splits))
-            * len(self.sequence_parallel)
-            * len(self.micro_batch_size)
-            * (self.categorical)
-        )
+        """The size of the space before validity, the cost a request is refused on up front: every combination
+        whose tensor, pipeline and context degrees divide its world size (the others form no layout: that rule is
+        reported alone, service.mesh.degrees.layout_problem_masks, and ``space`` counts them without evaluating
+        another rule), a pipelined one under each schedule and split."""
+        t, p, c = np.meshgrid(self.tensor, self.pipeline, self.context, indexing="ij")
+        schedules = np.where(p == 1, 1, len(self.schedules) * len(self.splits))
+        formed = sum(int(schedules[size % (t * p * c) == 0].sum()) for size in self.world_size)
+        return formed * len(self.expert) * len(self.sequence_parallel) * len(self.micro_batch_size) * (self.categorical)
 
 
 def _axis(name: str, chosen: Any, defaults: list[int]) -> list[int]:
@@ -476,26 +476,28 @@ def space(
             t, p, c, e, split, sp, b, schedule, v, by_split, alone = combinations(tensor)
             sp_alone += alone
             n = np.full(len(p), world_size)
-            problem = np.full(len(p), -1, dtype=np.int64)
+            # degrees that do not divide the world size are that problem alone: no other rule is evaluated for them
+            problem = np.where(world_size % (t * p * c) == 0, -1, NOT_DIVIDING)
             for code, rows, (t_r, p_r, c_r, e_r, schedule_r, v_r, sp_r, b_r) in by_split:
+                dividing = world_size % (t_r * p_r * c_r) == 0
                 found = _first_problem(
                     arch,
-                    n[rows],
-                    t_r,
-                    p_r,
-                    c_r,
-                    e_r,
-                    schedule_r,
-                    v_r,
-                    sp_r,
-                    b_r,
+                    n[rows][dividing],
+                    t_r[dividing],
+                    p_r[dividing],
+                    c_r[dividing],
+                    e_r[dividing],
+                    schedule_r[dividing],
+                    v_r[dividing],
+                    sp_r[dividing],
+                    b_r[dividing],
                     sequence_length,
                     global_batch_size,
                     expert_tensor,
                     layer_splits[code],
                     runs,
                 )
-                problem[rows] = found
+                problem[np.flatnonzero(rows)[dividing]] = found
             problems.append(problem[problem >= 0])
             valid = problem < 0
             trivial = _trivial(tensor, p, c, e, expert_tensor) & (world_size % gpus_per_node == 0)

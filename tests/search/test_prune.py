@@ -256,3 +256,32 @@ def test_the_best_row_and_the_job_as_asked_name_what_separates_them():
     assert gap > 0
     assert f"{gap:.3g} s shorter" in best.why.split("against the job as asked")[1]
     assert f"{gap:.3g} s longer" in asked.why.split("against the best row")[1]
+
+
+def test_the_space_bounded_up_front_holds_only_degrees_that_divide_the_world_size():
+    """Degrees whose product does not divide the world size form no layout (service.mesh.degrees reports that rule
+    alone), so the bound a request is refused on counts the others: DeepSeek-V3 over nine world sizes from 1,024 to
+    16,384 (1,536, 3,072... beside the powers of two) was 130.6M combinations, over ZEROPLAN_MAX_SEARCH_LAYOUTS'
+    100M, though its layouts are those of the five powers of two."""
+    from models.enums import ArrangementName, Recompute
+    from models.parallelism import PipelineSchedule
+    from service.answers.search_space import Candidates
+
+    candidates = Candidates(
+        world_size=[8, 12],
+        tensor=[1, 2, 4],
+        pipeline=[1, 2],
+        context=[1, 3],
+        expert=[1],
+        schedules=[(PipelineSchedule.one_f_one_b, 1), (PipelineSchedule.gpipe, 1)],
+        sequence_parallel=[False, True],
+        micro_batch_size=[1, 2],
+        arrangement=[ArrangementName.zero1],
+        recompute=[Recompute.none],
+        offload_optimizer=[False, True],
+    )
+    # (t, p, c) dividing 8: c 1 only; t 1, 2, 4 at p 1 (3) and at p 2 (3).
+    # Dividing 12: c 1: p 1 t 1, 2, 4 (3), p 2 t 1, 2 (2; 4 x 2 = 8 does not divide 12); c 3: p 1 (3), p 2 (2).
+    unpipelined, pipelined = 3 + 3 + 3, 3 + 2 + 2
+    formed = unpipelined + pipelined * 2  # each pipelined one under both schedules, one split
+    assert candidates.combinations == formed * 1 * 2 * 2 * (1 * 1 * 2)  # x expert x SP x micro-batch x levers
