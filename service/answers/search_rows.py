@@ -166,31 +166,36 @@ class RankedFigure:
 
     of: Callable[[PlanResponse], float | None]
     unit: str
-    digits: str
     more_is_better: bool = False
 
 
 OBJECTIVE_FIGURES = {
-    SearchObjective.gpus: RankedFigure(lambda a: float(a.world_size), "GPUs", ",.0f"),
+    SearchObjective.gpus: RankedFigure(lambda a: float(a.world_size), "GPUs"),
     SearchObjective.tokens_per_s_per_gpu: RankedFigure(
-        lambda a: a.time.tokens_per_s_per_gpu, "tokens/s per GPU", ",.1f", more_is_better=True
+        lambda a: a.time.tokens_per_s_per_gpu, "tokens/s per GPU", more_is_better=True
     ),
-    SearchObjective.training_days: RankedFigure(lambda a: a.time.training_days, "days", ",.2f"),
-    SearchObjective.gpu_hours: RankedFigure(lambda a: a.time.gpu_hours, "GPU-hours", ",.0f"),
-    SearchObjective.cost: RankedFigure(lambda a: a.time.cost, "cost", ",.2f"),
+    SearchObjective.training_days: RankedFigure(lambda a: a.time.training_days, "days"),
+    SearchObjective.gpu_hours: RankedFigure(lambda a: a.time.gpu_hours, "GPU-hours"),
+    SearchObjective.cost: RankedFigure(lambda a: a.time.cost, "cost"),
 }
 
 
+def amount_words(amount: float) -> str:
+    """A gap's size: whole units from 100 up ('1,066'), else three significant digits ('2.6', '0.0213'), so a small
+    gap never reads as 0."""
+    return f"{amount:,.0f}" if amount >= 100 else f"{amount:.3g}"
+
+
 def objective_gap(objective: SearchObjective, mine: PlanResponse, other: PlanResponse) -> str | None:
-    """'1,066 GPU-hours fewer (0.247%, better by gpu_hours)': this row's figure of the objective against
+    """'1,066 GPU-hours fewer (0.25%, better by gpu_hours)': this row's figure of the objective against
     another's, when the objective is not the step (the step's gap opens every contrast)."""
     ranked = OBJECTIVE_FIGURES.get(objective)
     a, b = (ranked.of(mine), ranked.of(other)) if ranked is not None else (None, None)
     if ranked is None or a is None or b is None:
         return None
     if abs(a - b) <= 1e-12 * max(abs(b), 1.0):
-        return f"the same {ranked.unit} ({objective.value})"
-    amount = f"{abs(a - b):{ranked.digits}}"
+        return f"level by {objective.value}"
+    amount = amount_words(abs(a - b))
     if objective is SearchObjective.cost:  # '1,234.00 USD less in cost'
         gap = " ".join(filter(None, [amount, mine.time.currency, "more" if a > b else "less", "in cost"]))
     else:
@@ -203,7 +208,7 @@ def objective_gap(objective: SearchObjective, mine: PlanResponse, other: PlanRes
 def contrast(mine: PlanResponse, other: PlanResponse, objective: SearchObjective = SearchObjective.step_s) -> str:
     """'0.120 s shorter: pipeline bubble 0.200 s less, tensor-parallel 0.080 s more; 3.1 GiB more: activations
     +3.1 GiB': this row's step and bytes against another's, by term, this row's sign; by an objective other than
-    the step, its own gap first ('1,066 GPU-hours fewer (0.247%, better by gpu_hours); step 25.1 s longer ...')."""
+    the step, its own gap first ('1,066 GPU-hours fewer (0.25%, better by gpu_hours); step 25.1 s longer ...')."""
     ranked = objective_gap(objective, mine, other)
     return (f"{ranked}; step " if ranked else "") + _step_and_bytes(mine, other)
 

@@ -451,6 +451,7 @@ def space(
     of_tensor: dict[int, Any] = {}  # each tensor degree's distinct combinations, whatever the world size
     sp_only = False not in cand.sequence_parallel
     sp_alone = 0  # combinations dropped for sequence parallelism without tensor parallelism when only it is allowed
+    not_dividing = 0  # combinations whose degrees do not divide their world size
 
     def combinations(tensor: int) -> Any:
         if tensor not in of_tensor:
@@ -464,52 +465,62 @@ def space(
             p, c, e, pair, split, sp, b = (x[distinct] for x in (p, c, e, pair, split, sp, b))
             t = np.full(len(p), tensor)
             schedule, v = schedule_codes[pair], virtual[pair]
-            by_split = []
-            for code in np.unique(split).tolist():
-                rows = split == code
-                by_split.append((code, rows, tuple(x[rows] for x in (t, p, c, e, schedule, v, sp, b))))
-            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, by_split, int(lone.sum()) if sp_only else 0)
+            # the rows of each (pipeline, context) pair: a world size reads those whose degrees divide it, only them
+            pairs_of = {
+                (int(pv), int(cv)): np.flatnonzero((p == pv) & (c == cv))
+                for pv, cv in {(int(x), int(y)) for x, y in zip(p.tolist(), c.tolist(), strict=True)}
+            }
+            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, pairs_of, int(lone.sum()) if sp_only else 0)
         return of_tensor[tensor]
 
     for world_size in cand.world_size:
         for tensor in cand.tensor:
-            t, p, c, e, split, sp, b, schedule, v, by_split, alone = combinations(tensor)
+            t, p, c, e, split, sp, b, schedule, v, pairs_of, alone = combinations(tensor)
             sp_alone += alone
-            n = np.full(len(p), world_size)
-            # degrees that do not divide the world size are that problem alone: no other rule is evaluated for them
-            problem = np.where(world_size % (t * p * c) == 0, -1, NOT_DIVIDING)
-            for code, rows, (t_r, p_r, c_r, e_r, schedule_r, v_r, sp_r, b_r) in by_split:
-                dividing = world_size % (t_r * p_r * c_r) == 0
-                found = _first_problem(
+            # degrees that do not divide the world size are that problem alone (layout_problem_masks): they are
+            # counted, never formed, so the work is the dividing rows' (what Candidates.combinations bounds)
+            dividing = [rows for (pv, cv), rows in pairs_of.items() if world_size % (tensor * pv * cv) == 0]
+            index = np.sort(np.concatenate(dividing)) if dividing else np.zeros(0, dtype=np.int64)
+            not_dividing += len(p) - len(index)
+            t_i, p_i, c_i, e_i, split_i, sp_i, b_i, schedule_i, v_i = (
+                x[index] for x in (t, p, c, e, split, sp, b, schedule, v)
+            )
+            n = np.full(len(index), world_size)
+            problem = np.full(len(index), -1, dtype=np.int64)
+            for code in np.unique(split_i).tolist():
+                rows = split_i == code
+                problem[rows] = _first_problem(
                     arch,
-                    n[rows][dividing],
-                    t_r[dividing],
-                    p_r[dividing],
-                    c_r[dividing],
-                    e_r[dividing],
-                    schedule_r[dividing],
-                    v_r[dividing],
-                    sp_r[dividing],
-                    b_r[dividing],
+                    n[rows],
+                    t_i[rows],
+                    p_i[rows],
+                    c_i[rows],
+                    e_i[rows],
+                    schedule_i[rows],
+                    v_i[rows],
+                    sp_i[rows],
+                    b_i[rows],
                     sequence_length,
                     global_batch_size,
                     expert_tensor,
                     layer_splits[code],
                     runs,
                 )
-                problem[np.flatnonzero(rows)[dividing]] = found
             problems.append(problem[problem >= 0])
             valid = problem < 0
-            trivial = _trivial(tensor, p, c, e, expert_tensor) & (world_size % gpus_per_node == 0)
+            trivial = _trivial(tensor, p_i, c_i, e_i, expert_tensor) & (world_size % gpus_per_node == 0)
             no_hybrid += int((valid & ~trivial).sum())
-            refused_pipelined += int((valid & (p > 1)).sum()) * len(refused_here)
-            for name, values in zip(names, (n, t, p, c, e, v, schedule, split), strict=True):
+            refused_pipelined += int((valid & (p_i > 1)).sum()) * len(refused_here)
+            for name, values in zip(names, (n, t_i, p_i, c_i, e_i, v_i, schedule_i, split_i), strict=True):
                 parts[name].append(values[valid])
-            parts["sequence_parallel"].append(sp[valid])
-            parts["micro_batch_size"].append(b[valid])
+            parts["sequence_parallel"].append(sp_i[valid])
+            parts["micro_batch_size"].append(b_i[valid])
     skipped: dict[str, int] = {}
     found_codes = np.concatenate(problems) if problems else np.zeros(0, dtype=np.int64)
-    for code, count in zip(*np.unique(found_codes, return_counts=True), strict=True):
+    counts = {int(code): int(count) for code, count in zip(*np.unique(found_codes, return_counts=True), strict=True)}
+    if not_dividing:
+        counts[NOT_DIVIDING] = not_dividing  # never among found_codes: those rows are not formed
+    for code, count in sorted(counts.items()):
         skipped[REASONS[int(code)]] = int(count) * cand.categorical
     levers = len(cand.recompute) * len(cand.offload_optimizer)
     if refused_pipelined:

@@ -219,20 +219,21 @@ def test_restrictions_leaving_nothing_by_a_rule_of_the_arrangement_are_422s(clie
     assert "leave no valid layout" in errors[0]["detail"] and "/arrangement" in errors[0]["detail"]
 
 
+def gap_words(gap: float) -> str:
+    """A gap as a why writes it: whole units from 100 up, else three significant digits."""
+    return f"{abs(gap):,.0f}" if abs(gap) >= 100 else f"{abs(gap):.3g}"
+
+
 @pytest.mark.parametrize(
-    ("objective", "figure", "words"),
+    ("objective", "figure", "unit"),
     [
-        ("gpu_hours", lambda r: r["time"]["gpu_hours"], lambda gap: f"{abs(gap):,.0f} GPU-hours"),
-        ("training_days", lambda r: r["time"]["training_days"], lambda gap: f"{abs(gap):,.2f} days"),
-        ("cost", lambda r: r["time"]["cost"], lambda gap: f"{abs(gap):,.2f} USD"),
-        (
-            "tokens_per_s_per_gpu",
-            lambda r: r["time"]["tokens_per_s_per_gpu"],
-            lambda gap: f"{abs(gap):,.1f} tokens/s per GPU",
-        ),
+        ("gpu_hours", lambda r: r["time"]["gpu_hours"], "GPU-hours"),
+        ("training_days", lambda r: r["time"]["training_days"], "days"),
+        ("cost", lambda r: r["time"]["cost"], "USD"),
+        ("tokens_per_s_per_gpu", lambda r: r["time"]["tokens_per_s_per_gpu"], "tokens/s per GPU"),
     ],
 )
-def test_a_why_states_the_gap_in_the_objective_it_ranks_by(client, objective, figure, words):
+def test_a_why_states_the_gap_in_the_objective_it_ranks_by(client, objective, figure, unit):
     """By gpu_hours the first row's why said only that its step was 25.1 s longer than the next row's (it runs on
     half the GPUs), never that it uses fewer GPU-hours, which is why it ranks first: it read backwards."""
     body = {
@@ -248,8 +249,23 @@ def test_a_why_states_the_gap_in_the_objective_it_ranks_by(client, objective, fi
         gap = figure(first) - figure(second)
         against_next = first["why"].split("against the next row")[1]
         direction = ("more" if gap > 0 else "less") if objective == "cost" else ("more" if gap > 0 else "fewer")
-        assert f"{words(gap)} {direction}" in against_next
+        assert f"{gap_words(gap)} {unit} {direction}" in against_next
         assert f"better by {objective}" in against_next.split("against the best row")[0]
     gap = figure(rows[1]) - figure(rows[0])
-    assert words(gap) in rows[1]["why"].split("against the best row")[1]
+    assert f"{gap_words(gap)} {unit}" in rows[1]["why"].split("against the best row")[1]
     assert f"worse by {objective}" in rows[1]["why"].split("against the best row")[1]
+
+
+def test_a_small_gap_in_the_objective_is_not_written_as_zero(client):
+    """Whole GPU-hours wrote a gap of 0.3 as '0 GPU-hours fewer'."""
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "cluster": {"world_size": [16, 32], "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 128, "sequence_length": 8192, "total_tokens": 10**11},
+        "objective": "gpu_hours",
+        "top_k": 2,
+    }
+    first, second = client.post("/v1/search", json=body).json()["layouts"][:2]
+    gap = first["time"]["gpu_hours"] - second["time"]["gpu_hours"]
+    assert 0 < abs(gap) < 100
+    assert f"{gap_words(gap)} GPU-hours" in first["why"] and float(gap_words(gap)) > 0
