@@ -162,7 +162,7 @@ def time_terms(time: Time) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class RankedFigure:
-    """What an objective other than the step ranks by: the figure, its unit and format, and whether more is better."""
+    """What an objective other than the step ranks by: the figure, its unit, and whether more is better."""
 
     of: Callable[[PlanResponse], float | None]
     unit: str
@@ -196,7 +196,7 @@ def objective_gap(objective: SearchObjective, mine: PlanResponse, other: PlanRes
     if abs(a - b) <= 1e-12 * max(abs(b), 1.0):
         return f"level by {objective.value}"
     amount = amount_words(abs(a - b))
-    if objective is SearchObjective.cost:  # '1,234.00 USD less in cost'
+    if objective is SearchObjective.cost:  # '1,234 USD less in cost'
         gap = " ".join(filter(None, [amount, mine.time.currency, "more" if a > b else "less", "in cost"]))
     else:
         gap = f"{amount} {ranked.unit} {'more' if a > b else 'fewer'}"
@@ -210,7 +210,10 @@ def contrast(mine: PlanResponse, other: PlanResponse, objective: SearchObjective
     +3.1 GiB': this row's step and bytes against another's, by term, this row's sign; by an objective other than
     the step, its own gap first ('1,066 GPU-hours fewer (0.25%, better by gpu_hours); step 25.1 s longer ...')."""
     ranked = objective_gap(objective, mine, other)
-    return (f"{ranked}; step " if ranked else "") + _step_and_bytes(mine, other)
+    step = _step_and_bytes(mine, other)
+    if ranked is None:
+        return step
+    return f"{ranked}; " + (step if step.startswith("the same step") else f"step {step}")
 
 
 def _step_and_bytes(mine: PlanResponse, other: PlanResponse) -> str:
