@@ -211,6 +211,7 @@ def default_micro_batches(global_batch_size: int) -> list[int]:
 
 
 MODEL_PARALLEL_AXES = ("tensor", "pipeline", "context", "expert")
+PIPELINED_ONLY = ("pipeline_schedule", "virtual_stages", "pipeline_split")  # restrictions of pipelined layouts alone
 
 
 def restricted_arrangements(restrict: SearchRestrict) -> list[ArrangementName]:
@@ -321,10 +322,19 @@ def candidates(
                     )
                 ]
             )
+    pipeline = _axis("pipeline", restrict.pipeline, sorted(set(_powers_of_two(arch.layers)) | set(divisors)))
+    moot = [name for name in PIPELINED_ONLY if getattr(restrict, name) is not None] if pipeline == [1] else []
+    if moot:
+        raise InvalidLayout(
+            [
+                (f"restrict.{name} applies to pipelined layouts; restrict.pipeline allows only 1", f"/restrict/{name}")
+                for name in moot
+            ]
+        )
     return Candidates(
         world_size=_axis("world_size", sizes, world_sizes),
         tensor=_axis("tensor", restrict.tensor, _powers_of_two(gpus_per_node)),
-        pipeline=_axis("pipeline", restrict.pipeline, sorted(set(_powers_of_two(arch.layers)) | set(divisors))),
+        pipeline=pipeline,
         context=_axis("context", restrict.context, list(DEFAULT_CONTEXT)),
         expert=_axis("expert", restrict.expert, [e for e in _powers_of_two(experts) if experts % e == 0]),
         schedules=pairs,

@@ -269,3 +269,20 @@ def test_a_small_gap_in_the_objective_is_not_written_as_zero(client):
     gap = first["time"]["gpu_hours"] - second["time"]["gpu_hours"]
     assert 0 < abs(gap) < 100
     assert f"{gap_words(gap)} GPU-hours" in first["why"] and float(gap_words(gap)) > 0
+
+
+@pytest.mark.parametrize(
+    "restrict",
+    [
+        {"pipeline": [1], "pipeline_split": ["embedding_loss"]},
+        {"pipeline": [1], "pipeline_schedule": ["interleaved"]},
+        {"pipeline": {"max": 1}, "virtual_stages": [2, 4]},
+    ],
+)
+def test_a_restriction_of_pipelined_layouts_without_any_is_a_422(client, restrict):
+    """With restrict.pipeline allowing only 1 a split, schedule or virtual-stage restriction has nothing to act on;
+    it was accepted and had no effect."""
+    answer = client.post("/v1/search", json=LLAMA_3_8B_ON_NODES | {"restrict": restrict})
+    assert answer.status_code == 422, answer.text
+    (name,) = [name for name in restrict if name != "pipeline"]
+    assert [e["pointer"] for e in answer.json()["errors"]] == [f"/restrict/{name}"]
