@@ -12,6 +12,7 @@ from models.common import as_request_json
 from models.enums import ArrangementName
 from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest, PlanResponse, Time
+from models.presets import PrecisionPresetName
 from models.search import SearchLayout, SearchObjective, SearchRequest
 from service.errors import DomainError, InvalidLayout
 from service.inputs import resolve
@@ -150,6 +151,38 @@ FRAMEWORKS = {
     ArrangementName.hybrid.value: "PyTorch FSDP HYBRID_SHARD",
 }
 FSDP2_FULL_SHARD = "PyTorch FSDP2 FULL_SHARD as torchtitan runs it"
+# Conventions whose tensor, context and expert groups Megatron-Core forms (Megatron-FSDP's, Megatron-DeepSpeed's)
+MEGATRON_GROUPS = (PrecisionPresetName.megatron.value, PrecisionPresetName.deepspeed.value)
+# A precision preset that names a framework (its convention) names that framework's form of each arrangement; an
+# arrangement the framework has no form of keeps the generic words above. DeepSpeed: the zero_optimization stages
+# (deepspeed.readthedocs.io, "ZeRO"), and MiCS (mics_shard_size) for sharding within a node and replicating across
+# nodes. Megatron-LM: --use-distributed-optimizer, and Megatron-FSDP's --data-parallel-sharding-strategy
+# (docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/features/megatron_fsdp.html). PyTorch FSDP2:
+# fully_shard's reshard_after_forward, and HSDP over a 2-D device mesh.
+CONVENTION_FRAMEWORKS: dict[str, dict[str, str]] = {
+    PrecisionPresetName.deepspeed.value: {
+        ArrangementName.ddp.value: "DeepSpeed without ZeRO (stage 0)",
+        ArrangementName.zero1.value: "DeepSpeed ZeRO-1",
+        ArrangementName.zero2.value: "DeepSpeed ZeRO-2",
+        ArrangementName.shard_grad_op.value: "DeepSpeed ZeRO-2",
+        ArrangementName.zero3.value: "DeepSpeed ZeRO-3",
+        ArrangementName.hybrid.value: "DeepSpeed ZeRO-3 with MiCS (mics_shard_size: the GPUs of a node)",
+    },
+    PrecisionPresetName.megatron.value: {
+        ArrangementName.ddp.value: "Megatron-LM without the distributed optimizer",
+        ArrangementName.zero1.value: "Megatron-LM's distributed optimizer",
+        ArrangementName.zero2.value: "Megatron-FSDP, --data-parallel-sharding-strategy optim_grads",
+        ArrangementName.shard_grad_op.value: "Megatron-FSDP, --data-parallel-sharding-strategy optim_grads",
+        ArrangementName.zero3.value: "Megatron-FSDP, --data-parallel-sharding-strategy optim_grads_params",
+    },
+    PrecisionPresetName.fsdp2.value: {
+        ArrangementName.ddp.value: "PyTorch DDP",
+        ArrangementName.zero2.value: "PyTorch FSDP2 with reshard_after_forward=False",
+        ArrangementName.shard_grad_op.value: "PyTorch FSDP2 with reshard_after_forward=False",
+        ArrangementName.zero3.value: "PyTorch FSDP2 FULL_SHARD",
+        ArrangementName.hybrid.value: "PyTorch FSDP2 HSDP (replicated across nodes, sharded within one)",
+    },
+}
 
 
 def time_terms(time: Time) -> dict[str, float]:
@@ -248,7 +281,7 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     # Parameters sharded beside model parallelism are priced as torchtitan runs FSDP2 (service.engine.layout's
     # torch_native); DeepSpeed's ZeRO-3 is not what the figures describe there.
     fsdp2 = model_parallel and body["arrangement"] == ArrangementName.zero3.value
-    words = [FSDP2_FULL_SHARD if fsdp2 else FRAMEWORKS.get(body["arrangement"], body["arrangement"])]
+    words = [FSDP2_FULL_SHARD if fsdp2 else sharding_framework(body["arrangement"], body.get("precision"))]
     if answer.time.schedule_source:
         words.insert(0, answer.time.schedule_source)
     if par["pipeline"] > 1 and (par.get("pipeline_embedding_layers") or par.get("pipeline_loss_layers")):
@@ -259,12 +292,20 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     elif par["pipeline"] > 1 and par.get("pipeline_layers") is not None:
         words.append("layers per model chunk as Megatron-Core's --pipeline-model-parallel-layout places them")
     if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
-        fsdp = fsdp2 or body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
+        fsdp_arrangement = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
+        fsdp = fsdp2 or (fsdp_arrangement and body.get("precision") not in MEGATRON_GROUPS)
         words.append(
             "tensor/context/expert groups as "
             + ("torchtitan forms them around FSDP2" if fsdp else "Megatron-Core forms them")
         )
     return "; ".join(words)
+
+
+def sharding_framework(arrangement: str, precision: object) -> str:
+    """The framework that runs the arrangement: the precision preset's own where it names one (its convention), else
+    the frameworks the arrangement's figures describe."""
+    convention = CONVENTION_FRAMEWORKS.get(precision, {}) if isinstance(precision, str) else {}
+    return convention.get(arrangement) or FRAMEWORKS.get(arrangement, arrangement)
 
 
 def objective_figure(objective: SearchObjective, answer: PlanResponse) -> str:
