@@ -151,10 +151,10 @@ FRAMEWORKS = {
     ArrangementName.hybrid.value: "PyTorch FSDP HYBRID_SHARD",
 }
 FSDP2_FULL_SHARD = "PyTorch FSDP2 FULL_SHARD as torchtitan runs it"
-# Conventions whose tensor, context and expert groups Megatron-Core forms (Megatron-FSDP's, Megatron-DeepSpeed's)
-MEGATRON_GROUPS = (PrecisionPresetName.megatron.value, PrecisionPresetName.deepspeed.value)
 # A precision preset that names a framework (its convention) names that framework's form of each arrangement; an
-# arrangement the framework has no form of keeps the generic words above. DeepSpeed: the zero_optimization stages
+# arrangement the framework has no form of keeps the generic words above (shard_grad_op, whose parameters are
+# resharded after each backward and gathered again, is FSDP's alone: ZeRO-2 and Megatron-FSDP's optim_grads keep them
+# whole; FSDP2 has no form that never shards the parameters, zero2). DeepSpeed: the zero_optimization stages
 # (deepspeed.readthedocs.io, "ZeRO"), and MiCS (mics_shard_size) for sharding within a node and replicating across
 # nodes. Megatron-LM: --use-distributed-optimizer, and Megatron-FSDP's --data-parallel-sharding-strategy
 # (docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/features/megatron_fsdp.html). PyTorch FSDP2:
@@ -164,7 +164,6 @@ CONVENTION_FRAMEWORKS: dict[str, dict[str, str]] = {
         ArrangementName.ddp.value: "DeepSpeed without ZeRO (stage 0)",
         ArrangementName.zero1.value: "DeepSpeed ZeRO-1",
         ArrangementName.zero2.value: "DeepSpeed ZeRO-2",
-        ArrangementName.shard_grad_op.value: "DeepSpeed ZeRO-2",
         ArrangementName.zero3.value: "DeepSpeed ZeRO-3",
         ArrangementName.hybrid.value: "DeepSpeed ZeRO-3 with MiCS (mics_shard_size: the GPUs of a node)",
     },
@@ -172,12 +171,10 @@ CONVENTION_FRAMEWORKS: dict[str, dict[str, str]] = {
         ArrangementName.ddp.value: "Megatron-LM without the distributed optimizer",
         ArrangementName.zero1.value: "Megatron-LM's distributed optimizer",
         ArrangementName.zero2.value: "Megatron-FSDP, --data-parallel-sharding-strategy optim_grads",
-        ArrangementName.shard_grad_op.value: "Megatron-FSDP, --data-parallel-sharding-strategy optim_grads",
         ArrangementName.zero3.value: "Megatron-FSDP, --data-parallel-sharding-strategy optim_grads_params",
     },
     PrecisionPresetName.fsdp2.value: {
         ArrangementName.ddp.value: "PyTorch DDP",
-        ArrangementName.zero2.value: "PyTorch FSDP2 with reshard_after_forward=False",
         ArrangementName.shard_grad_op.value: "PyTorch FSDP2 with reshard_after_forward=False",
         ArrangementName.zero3.value: "PyTorch FSDP2 FULL_SHARD",
         ArrangementName.hybrid.value: "PyTorch FSDP2 HSDP (replicated across nodes, sharded within one)",
@@ -292,8 +289,7 @@ def framework(answer: PlanResponse, body: dict[str, Any]) -> str:
     elif par["pipeline"] > 1 and par.get("pipeline_layers") is not None:
         words.append("layers per model chunk as Megatron-Core's --pipeline-model-parallel-layout places them")
     if par["tensor"] > 1 or par["context"] > 1 or par["expert"] > 1:
-        fsdp_arrangement = body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
-        fsdp = fsdp2 or (fsdp_arrangement and body.get("precision") not in MEGATRON_GROUPS)
+        fsdp = fsdp2 or body["arrangement"] in (ArrangementName.shard_grad_op.value, ArrangementName.hybrid.value)
         words.append(
             "tensor/context/expert groups as "
             + ("torchtitan forms them around FSDP2" if fsdp else "Megatron-Core forms them")
