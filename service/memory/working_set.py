@@ -30,6 +30,7 @@ from service.inputs.architecture import (
 from service.inputs.arrangements import Sharding
 from service.memory.dtypes import tensor_bytes
 from service.numeric import group_digits
+from service.time.traffic import reduce_dtype
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,9 @@ def pipelined_rows(
     params = precision.compute_parameter_dtype or precision.parameter_dtype
     until = "the step's one reduce-scatter" if runs == 1 else f"each run's reduce-scatter ({runs} runs of the schedule)"
     kept = "the whole step" if runs == 1 else f"each of the {runs} runs of the schedule"
-    accumulated = precision.gradient_reduce_dtype or params
+    # the dtype the stage's reduce-scatter sends (service.time.traffic.reduce_dtype): FSDP2's reduce_dtype, else the
+    # gradients' own (Megatron-FSDP accumulates into its fp32 main_grad buffer, the megatron preset's gradients)
+    accumulated = reduce_dtype(precision)
     grad_bytes = int(tensor_bytes(parameter_count, accumulated))
     gradient_row = WorkingSetRow(
         StateClass.unit_gradients,

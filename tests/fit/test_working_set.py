@@ -138,3 +138,43 @@ def test_fsdp2_gathers_units_in_its_compute_dtype(client):
     breakdown = rows(response.json())
     assert breakdown["gathered_parameters"]["bytes"] == 2 * (BLOCK + OUTPUT)
     assert breakdown["unit_gradients"]["bytes"] == 4 * OUTPUT
+
+
+# Llama 3 70B (h 8,192, 80 layers, 64 heads, 8 KV heads, SwiGLU 28,672, vocabulary 128,256 untied) on t4 p4 with
+# sequence parallelism, 256 H100: the README's examples/fit-layout.json at zero3.
+PIPELINED_BODY = {
+    "model": {"preset": "llama-3-70b"},
+    "training": {"micro_batch_size": 1, "sequence_length": 8192, "global_batch_size": 512},
+    "cluster": {"world_size": 256, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "parallelism": {"tensor": 4, "pipeline": 4, "sequence_parallel": True},
+    "arrangement": "zero3",
+}
+
+
+@pytest.mark.parametrize(
+    ("precision", "dtype", "value_bytes"),
+    [
+        # Megatron-FSDP accumulates into its fp32 main_grad buffer, the dtype its reduce-scatter sends
+        ("megatron", "fp32", 4),
+        # FSDP2: the unsharded gradients in param_dtype bf16, reduced in reduce_dtype bf16
+        ("fsdp2", "bf16", 2),
+        # bf16 parameters reduced in fp32: accumulated in the reduce dtype
+        ("bf16_adam", "fp32", 4),
+    ],
+)
+def test_a_pipelined_stage_holds_its_gradients_in_the_dtype_its_reduce_scatter_sends(
+    client, precision, dtype, value_bytes
+):
+    """FSDP on a pipeline stage keeps the stage's gradients unsharded until its one reduce-scatter: as many bytes
+    as that reduce-scatter's buffer, value_bytes per weight of the stage. Before, the megatron preset counted them
+    in bf16 (2 B) while the same answer reduce-scattered them in fp32: 9,082,372,096 B under-counted here."""
+    answer = client.post("/v1/plan", json=PIPELINED_BODY | {"precision": precision})
+    assert answer.status_code == 200, answer.text
+    answer = answer.json()
+    grads = rows(answer)["unit_gradients"]
+    (scatter,) = [c for c in answer["traffic"]["collectives"] if c["name"] == "reduce_scatter" and c["group"] == "data"]
+    # the breakdown is the busiest stage's: value_bytes per weight of one of the stages
+    per_stage = {value_bytes * stage["parameters_per_gpu"] for stage in answer["memory"]["stages"]}
+    assert grads["dtype"] == scatter["dtype"] == dtype
+    assert grads["bytes"] == scatter["buffer_bytes"]
+    assert grads["bytes"] in per_stage
