@@ -101,12 +101,15 @@ def working_set_rows(
     if pipelined and sharding.shard_parameters and not sharding.hybrid:
         return pipelined_rows(parameter_count, precision, sharding, runs)
     if sharding.shard_parameters:
-        unit_grads = int(tensor_bytes(units.largest, grads))
+        # the unit's gradients as its reduce-scatter takes them (torch/distributed/fsdp/_fully_shard/
+        # _fsdp_collectives.py, foreach_reduce: the input in reduce_dtype), the dtype service.time.traffic sends
+        unit_dtype = reduce_dtype(precision)
+        unit_grads = int(tensor_bytes(units.largest, unit_dtype))
         gradient_row = WorkingSetRow(
             StateClass.unit_gradients,
-            grads,
+            unit_dtype,
             unit_grads,
-            f"{grads.value} x {group_digits(units.largest)} gradients of the largest unit, unsharded until "
+            f"{unit_dtype.value} x {group_digits(units.largest)} gradients of the largest unit, unsharded until "
             f"its reduce-scatter = {group_digits(unit_grads)} B on every GPU",
         )
         if sharding.gathers_whole_model:
