@@ -145,8 +145,8 @@ def pipelined_rows(
     """FSDP on a pipeline stage as torchtitan runs it (service.time.traffic.pipelined_collectives): the stage's
     parameters gathered in the compute dtype for the whole step (torchtitan/distributed/fsdp.py @b5bcd76c:
     ``reshard_after_forward = not pp_enabled``; no reshard after each micro-batch's backward), and its gradients
-    unsharded until the one reduce-scatter after the last micro-batch, accumulated in the reduce dtype where it
-    differs from the compute dtype (torch 2.13 torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+    unsharded until the one reduce-scatter after the last micro-batch, accumulated in the dtype that reduce-scatter
+    sends (torch 2.13 torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
     to_accumulated_grad_if_needed and accumulate_unsharded_grad_if_needed). With ``runs`` runs of the schedule a step
     (parallelism.pipeline_runs) the same bytes are held through each run, from its gather to its reduce-scatter."""
     params = precision.compute_parameter_dtype or precision.parameter_dtype

@@ -143,6 +143,21 @@ def test_fsdp2_gathers_units_in_its_compute_dtype(client):
     assert breakdown["unit_gradients"]["bytes"] == 2 * OUTPUT
 
 
+def test_bf16_adam_holds_unit_gradients_in_the_fp32_its_reduce_scatter_takes(client):
+    # bf16 parameters and gradients reduced in fp32 (gradient_reduce_dtype): the unit's reduce-scatter input is fp32,
+    # 4 B per weight of the largest unit (the output layer with the final norm); this read 2 x OUTPUT (bf16) before
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "precision": "bf16_adam",
+        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
+        "arrangement": "zero3",
+    }
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    gradients = rows(response.json())["unit_gradients"]
+    assert (gradients["dtype"], gradients["bytes"]) == ("fp32", 4 * OUTPUT)
+
+
 # Llama 3 70B (h 8,192, 80 layers, 64 heads, 8 KV heads, SwiGLU 28,672, vocabulary 128,256 untied) on t4 p4 with
 # sequence parallelism, 256 H100: the README's examples/fit-layout.json at zero3.
 PIPELINED_BODY = {
