@@ -9,6 +9,8 @@ Default candidates (a request's ``restrict`` replaces any of them):
 - schedules: every one a framework runs (service.mesh.pipeline.SCHEDULE_SOURCES): 1F1B, GPipe, ZB-H2
   (zero_bubble), ZB-V, and interleaved and ZB-H1 with 2 to 8 virtual stages (ZB-H1 also without), for
   p > 1 (a layout without pipeline parallelism has no schedule: 1F1B, the default, in its request);
+- the split of the layers: the request's own, else each pipelined layout's most balanced of the four
+  (balanced_split);
 - sequence parallelism off and on for t > 1 (off for t = 1, where it does nothing);
 - micro-batch sizes: the powers of two up to 64 and the global batch;
 - arrangements ddp, zero1, zero2, zero3, shard_grad_op and hybrid; recompute none, selective,
@@ -27,6 +29,7 @@ arrays of combinations (layout sweeps read them too).
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,12 +39,13 @@ from models.parallelism import PipelineSchedule
 from models.plan import lever_refusals
 from models.search import AxisBounds, PipelineSplit, SearchRestrict
 from models.training import MAX_MICRO_BATCH_SIZE, Levers
+from service.engine.layout import slowest_stage
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
 from service.errors import DomainError, InvalidLayout, OutOfRange, SearchTooLarge
 from service.inputs.architecture import Architecture
 from service.inputs.arrangements import canonical_name, sharding_for
 from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layer_chunks, layout_problem_masks, trivial
-from service.mesh.pipeline import lighter_ends_fit
+from service.mesh.pipeline import lighter_ends_fit, stage_chunks, v_shaped
 
 DEFAULT_CONTEXT = (1, 2, 4, 8, 16)
 DEFAULT_VIRTUAL_STAGES = tuple(range(2, 9))
@@ -140,6 +144,9 @@ class Candidates:
     offload_optimizer: list[bool]
     # (name, split) tried on every layout with p > 1: restrict.pipeline_split's, or the request's own
     splits: tuple[tuple[str, LayerSplit], ...] = (("even", LayerSplit()),)
+    # Without restrict.pipeline_split: each pipelined layout takes, of ``splits``, the one its stages balance best
+    # (balanced_split), not every one of them
+    balanced: bool = False
 
     @property
     def layer_splits(self) -> tuple[LayerSplit, ...]:
@@ -174,7 +181,7 @@ class Candidates:
         reported alone, service.mesh.degrees.layout_problem_masks, and ``space`` counts them without evaluating
         another rule), a pipelined one under each schedule and split."""
         t, p, c = np.meshgrid(self.tensor, self.pipeline, self.context, indexing="ij")
-        schedules = np.where(p == 1, 1, len(self.schedules) * len(self.splits))
+        schedules = np.where(p == 1, 1, len(self.schedules) * (1 if self.balanced else len(self.splits)))
         formed = sum(int(schedules[size % (t * p * c) == 0].sum()) for size in self.world_size)
         return formed * len(self.expert) * len(self.sequence_parallel) * len(self.micro_batch_size) * (self.categorical)
 
@@ -344,16 +351,49 @@ def candidates(
         recompute=list(dict.fromkeys(restrict.recompute or RECOMPUTES)),
         offload_optimizer=sorted(set(restrict.offload_optimizer or [False, True])),
         splits=split_candidates(restrict, own_split),
+        balanced=not restrict.pipeline_split and (own_split is None or own_split == LayerSplit()),
     )
 
 
 def split_candidates(restrict: SearchRestrict, own: LayerSplit | None) -> tuple[tuple[str, LayerSplit], ...]:
-    """restrict.pipeline_split's splits in the contract's order, else the request's own split, else the even one."""
+    """restrict.pipeline_split's splits in the contract's order, else the request's own split, else every kind
+    (of which each pipelined layout takes its most balanced: balanced_split)."""
     if restrict.pipeline_split:
         return tuple((kind.value, SPLITS[kind]) for kind in PipelineSplit if kind in restrict.pipeline_split)
     if own is not None and own != LayerSplit():
         return (("asked", own),)
-    return (("even", LayerSplit()),)
+    return tuple((kind.value, SPLITS[kind]) for kind in PipelineSplit)
+
+
+@lru_cache(maxsize=4096)  # a pure function of frozen values: each (p, schedule, v) of a search asks once
+def balanced_split(
+    arch: Architecture,
+    pipeline: int,
+    schedule: PipelineSchedule,
+    virtual_stages: int,
+    sequence_length: int,
+    splits: tuple[LayerSplit, ...],
+) -> int:
+    """Of ``splits``, the position of the one whose slowest stage does the least of the model's FLOPs a token (the
+    stage that paces the pipeline: service.engine.layout.slowest_stage, the output layer's FLOPs on its stage), the
+    first of equals; a split that leaves a stage without layers or cannot lighten the ends is not taken. This is
+    how the uneven splits are chosen in practice: Megatron-LM's --account-for-embedding-in-pipeline-split and
+    --account-for-loss-in-pipeline-split, torchtitan's pipeline_parallel_first_stage_less_layers and
+    last_stage_less_layers, and Dubey et al. 2024 (section 3.3.2: one layer less on the first and the last stage)
+    each move layers off the stages that also hold the embedding or the output layer to balance the stages."""
+    v_shape = bool(v_shaped(schedule, pipeline))
+    chunks = int(stage_chunks(v_shape, virtual_stages))
+    best, least = 0, None
+    for position, split in enumerate(splits):
+        given = split.of(arch.layers, pipeline * chunks)
+        if split.lighter_ends and given["pipeline_layers"] is None:
+            continue
+        _, indices, share = slowest_stage(arch, pipeline, virtual_stages, sequence_length, **given, v_shape=v_shape)
+        if any(not layers for layers in indices):
+            continue
+        if least is None or share < least:
+            best, least = position, share
+    return best
 
 
 @dataclass(frozen=True)
@@ -458,6 +498,10 @@ def space(
         np.array(cand.micro_batch_size),
     ]
     grid = [g.reshape(-1) for g in np.meshgrid(*rest, indexing="ij")]  # the same for every (world size, t)
+    if cand.balanced:  # a pipelined layout under its most balanced split alone
+        p_grid, pair_grid, split_grid = grid[0], grid[3], grid[4]
+        chosen = _balanced_codes(arch, p_grid, pair_grid, pairs, layer_splits, sequence_length)
+        grid = [g[(p_grid == 1) | (split_grid == chosen)] for g in grid]
     of_tensor: dict[int, Any] = {}  # each tensor degree's distinct combinations, whatever the world size
     sp_only = False not in cand.sequence_parallel
     sp_alone = 0  # combinations dropped for sequence parallelism without tensor parallelism when only it is allowed
@@ -475,22 +519,20 @@ def space(
             p, c, e, pair, split, sp, b = (x[distinct] for x in (p, c, e, pair, split, sp, b))
             t = np.full(len(p), tensor)
             schedule, v = schedule_codes[pair], virtual[pair]
-            # the rows of each (pipeline, context) pair: a world size reads those whose degrees divide it, only them
-            pairs_of = {
-                (int(pv), int(cv)): np.flatnonzero((p == pv) & (c == cv))
-                for pv, cv in {(int(x), int(y)) for x, y in zip(p.tolist(), c.tolist(), strict=True)}
-            }
-            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, pairs_of, int(lone.sum()) if sp_only else 0)
+            # each row's (pipeline, context) pair: a world size reads the rows whose degrees divide it, only them
+            pair_code = p * (int(c.max(initial=0)) + 1) + c
+            _, first, pair_of_row = np.unique(pair_code, return_index=True, return_inverse=True)
+            products = (p[first] * c[first], pair_of_row.reshape(-1))  # each pair's p x c, each row's pair
+            of_tensor[tensor] = (t, p, c, e, split, sp, b, schedule, v, products, int(lone.sum()) if sp_only else 0)
         return of_tensor[tensor]
 
     for world_size in cand.world_size:
         for tensor in cand.tensor:
-            t, p, c, e, split, sp, b, schedule, v, pairs_of, alone = combinations(tensor)
+            t, p, c, e, split, sp, b, schedule, v, (products, pair_of_row), alone = combinations(tensor)
             sp_alone += alone
             # degrees that do not divide the world size are that problem alone (layout_problem_masks): they are
             # counted, never formed, so the work is the dividing rows' (what Candidates.combinations bounds)
-            dividing = [rows for (pv, cv), rows in pairs_of.items() if world_size % (tensor * pv * cv) == 0]
-            index = np.sort(np.concatenate(dividing)) if dividing else np.zeros(0, dtype=np.int64)
+            index = np.flatnonzero((world_size % (tensor * products) == 0)[pair_of_row])
             not_dividing += len(p) - len(index)
             t_i, p_i, c_i, e_i, split_i, sp_i, b_i, schedule_i, v_i = (
                 x[index] for x in (t, p, c, e, split, sp, b, schedule, v)
@@ -527,7 +569,7 @@ def space(
             parts["micro_batch_size"].append(b_i[valid])
     skipped: dict[str, int] = {}
     found_codes = np.concatenate(problems) if problems else np.zeros(0, dtype=np.int64)
-    counts = {int(code): int(count) for code, count in zip(*np.unique(found_codes, return_counts=True), strict=True)}
+    counts = {code: count for code, count in enumerate(np.bincount(found_codes).tolist()) if count}
     if not_dividing:
         counts[NOT_DIVIDING] = not_dividing  # never among found_codes: those rows are not formed
     for code, count in sorted(counts.items()):
@@ -542,6 +584,29 @@ def space(
     shapes = {name: np.concatenate(values) for name, values in parts.items()}
     choices = Choices(arrangements, [RECOMPUTES.index(r) for r in cand.recompute], list(cand.offload_optimizer))
     return Space(shapes, choices, skipped, gpus_per_node, expert_tensor, tuple(refused_here))
+
+
+def _balanced_codes(
+    arch: Architecture,
+    p: np.ndarray,
+    pair: np.ndarray,
+    pairs: list[tuple[PipelineSchedule, int]],
+    layer_splits: tuple[LayerSplit, ...],
+    sequence_length: int,
+) -> np.ndarray:
+    """Each combination's split code under balanced_split (0 without a pipeline; ``pair`` indexes the "no
+    schedule" entry, then ``pairs``)."""
+    codes = np.zeros(len(p), dtype=np.int64)
+    key = p * (len(pairs) + 1) + pair
+    found, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    chosen = np.zeros(len(found), dtype=np.int64)
+    for i, row in enumerate(first.tolist()):
+        pipeline, at = int(p[row]), int(pair[row])
+        if pipeline > 1 and at > 0:
+            schedule, v = pairs[at - 1]
+            chosen[i] = 1 + balanced_split(arch, pipeline, schedule, v, sequence_length, layer_splits[1:])
+    codes[:] = chosen[inverse.reshape(-1)]
+    return codes
 
 
 def _first_problem(

@@ -53,5 +53,5 @@ def grid_cells(body: dict[str, Any]) -> Iterator[Cell]:
                         "recompute": np.array([recompute]),
                         "offload_optimizer": np.array([found.choices.offload_optimizer[0]]),
                     }
-                    request = layout_body(prepared.base, Layouts(columns), 0)
+                    request = layout_body(prepared.base, Layouts(columns), 0, case)
                     yield Cell(grid, i, a, r, request, plan(PlanRequest.model_validate(request)))

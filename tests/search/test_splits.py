@@ -5,11 +5,14 @@ applies it; bad splits and restrictions are 422s naming the field."""
 import numpy as np
 import pytest
 
+from models.common import ModelSpec
+from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest
-from models.search import SearchRequest
+from models.search import PipelineSplit, SearchRequest
 from service.answers.plan import plan
 from service.answers.search import prepare, search
-from service.answers.search_space import REASONS
+from service.answers.search_space import REASONS, SPLITS, balanced_split
+from service.inputs import resolve
 from service.mesh.pipeline import lighter_ends_layers
 
 # Llama 3 8B: 32 layers, 8 key/value heads.
@@ -197,3 +200,49 @@ def test_llama_405b_as_meta_ran_it_is_near_the_search_best(gpus):
         if row.request.parallelism.pipeline > 1:
             assert row.request.parallelism.pipeline_embedding_layers == 1
     assert np.isfinite(best.step_s)
+
+
+SPLIT_KINDS = tuple(SPLITS[kind] for kind in PipelineSplit)
+
+
+def _balanced(preset: str, pipeline: int, sequence_length: int) -> PipelineSplit:
+    arch = resolve.model(ModelSpec(preset=preset)).architecture
+    assert arch is not None
+    at = balanced_split(arch, pipeline, PipelineSchedule.one_f_one_b, 1, sequence_length, SPLIT_KINDS)
+    return list(PipelineSplit)[at]
+
+
+def test_the_balanced_split_of_llama_405b_on_16_stages_counts_the_embedding_and_loss():
+    # 126 layers over 16 stages. even: 126 = 16 x 7 + 14, the last 14 stages 8 layers, the last one the output layer
+    # too (8 layers + output). embedding_loss: 128 units, 8 a stage: the first 7 layers (the embedding: no GEMM FLOPs),
+    # the last 7 + output, the middle 8 -> slowest 8 layers, as the output layer (2 h V = 2 x 16,384 x 128,256 =
+    # 4.2 GFLOP a token) is less than a layer (2 x (405.9e9 - 2 x 16,384 x 128,256) / 126 = 6.4 GFLOP). The lighter
+    # ends put 9 layers on some middle stages: (6, 8 x 12, 9, 9, 6) and, two lighter, ends 5 and 116 = 14 x 8 + 4.
+    # Dubey et al. 2024 (arXiv 2407.21783, section 3.3.2) ran 405B so: one layer fewer on the first and last stage.
+    assert _balanced("llama-3.1-405b", 16, 8192) is PipelineSplit.embedding_loss
+
+
+def test_the_balanced_split_of_gpt3_on_8_stages_is_the_even_one():
+    # 96 layers over 8 stages. even: 12 a stage, the last 12 + output (2 x 12,288 x 50,257 = 1.2 GFLOP a token, less
+    # than a layer's 2 x 12 h^2 = 3.6 GFLOP). embedding_loss: 98 = 8 x 12 + 2 units, the last two stages 13: the
+    # seventh 13 layers. lighter_ends_1: ends 11, the middle 74 = 6 x 12 + 2 (13 on two); lighter_ends_2: ends 10,
+    # 76 = 6 x 12 + 4. Each puts 13 layers on a stage: the even split's 12 + output is the least.
+    assert _balanced("gpt-3-175b", 8, 2048) is PipelineSplit.even
+
+
+def test_an_unrestricted_search_writes_each_pipelined_rows_balanced_split_into_its_request():
+    body = {
+        "model": {"preset": "llama-3.1-405b"},
+        "cluster": {"world_size": [8192], "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 2048, "sequence_length": 8192},
+        "restrict": {"tensor": [8], "pipeline": [16], "context": [1], "pipeline_schedule": ["1f1b"]},
+        "top_k": 5,
+    }
+    answer = search(SearchRequest.model_validate(body), 10**9)
+    assert answer.candidates["pipeline_split"] == ["even", "embedding_loss", "lighter_ends_1", "lighter_ends_2"]
+    assert answer.layouts
+    for row in answer.layouts:
+        par = row.request.parallelism
+        assert (par.pipeline_embedding_layers, par.pipeline_loss_layers, par.pipeline_layers) == (1, 1, None)
+        again = plan(row.request)
+        assert again.time.step_s == row.step_s

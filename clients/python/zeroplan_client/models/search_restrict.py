@@ -49,7 +49,9 @@ class SearchRestrict:
             per chunk, as Megatron-Core's --pipeline-model-parallel-layout places them; without model chunks and with the
             middle stages even, Megatron-LM's --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers).
             Default: the request's own split (parallelism.pipeline_layers, or its pipeline_embedding_layers and
-            pipeline_loss_layers, kept by every pipelined layout), else even.
+            pipeline_loss_layers, kept by every pipelined layout), else each pipelined layout under the one of the four
+            whose slowest stage does the least of the model's FLOPs a token (the output layer's FLOPs on its stage; the
+            first of equals, in this order).
         recompute (list[Recompute] | None | Unset): Recomputation modes allowed. Default: none, selective, full.
         sequence_parallel (list[bool] | None | Unset): Sequence parallelism off/on for layouts with tensor parallelism.
             Default: both.
