@@ -369,8 +369,8 @@ def split_candidates(restrict: SearchRestrict, own: LayerSplit | None) -> tuple[
 def balanced_split(
     arch: Architecture,
     pipeline: int,
-    schedule: PipelineSchedule,
     virtual_stages: int,
+    v_shape: bool,
     sequence_length: int,
     splits: tuple[LayerSplit, ...],
 ) -> int:
@@ -380,8 +380,8 @@ def balanced_split(
     how the uneven splits are chosen in practice: Megatron-LM's --account-for-embedding-in-pipeline-split and
     --account-for-loss-in-pipeline-split, torchtitan's pipeline_parallel_first_stage_less_layers and
     last_stage_less_layers, and Dubey et al. 2024 (section 3.3.2: one layer less on the first and the last stage)
-    each move layers off the stages that also hold the embedding or the output layer to balance the stages."""
-    v_shape = bool(v_shaped(schedule, pipeline))
+    each move layers off the stages that also hold the embedding or the output layer to balance the stages.
+    ``v_shape``: the chunks in ZB-V's V (service.mesh.pipeline.v_shaped), two a stage whatever ``virtual_stages``."""
     chunks = int(stage_chunks(v_shape, virtual_stages))
     best, least = 0, None
     for position, split in enumerate(splits):
@@ -596,7 +596,6 @@ def _balanced_codes(
 ) -> np.ndarray:
     """Each combination's split code under balanced_split (0 without a pipeline; ``pair`` indexes the "no
     schedule" entry, then ``pairs``)."""
-    codes = np.zeros(len(p), dtype=np.int64)
     key = p * (len(pairs) + 1) + pair
     found, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     chosen = np.zeros(len(found), dtype=np.int64)
@@ -604,8 +603,9 @@ def _balanced_codes(
         pipeline, at = int(p[row]), int(pair[row])
         if pipeline > 1 and at > 0:
             schedule, v = pairs[at - 1]
-            chosen[i] = 1 + balanced_split(arch, pipeline, schedule, v, sequence_length, layer_splits[1:])
-    codes[:] = chosen[inverse.reshape(-1)]
+            v_shape = bool(v_shaped(schedule, pipeline))
+            chosen[i] = 1 + balanced_split(arch, pipeline, v, v_shape, sequence_length, layer_splits[1:])
+    codes: np.ndarray = chosen[inverse.reshape(-1)]
     return codes
 
 

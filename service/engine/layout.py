@@ -17,6 +17,7 @@ GPUs at the requested utilisation. Each step is service.engine.step's, the one t
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -191,15 +192,20 @@ def active_layer_parameters(arch: Architecture, index: int) -> int:
     return moe_layer_parameters(arch) - (moe.experts - moe.top_k) * routed_expert_parameters(arch)
 
 
+@lru_cache(maxsize=256)  # a pure function of a frozen architecture, read for every stage of every split
+def dense_layer_parameters(arch: Architecture) -> int:
+    return layer_parameters(arch)
+
+
 def stage_flops_per_token(arch: Architecture, indices: list[int], last: bool, sequence_length: int) -> int:
     """6 x (the stage's active matmul parameters) + 12 x its layers x width x s (PaLM appendix B), exact.
 
     The output layer's matmul (and the final norm) belongs to the last stage; the input embedding is
     a lookup. Summed over the stages this is compute.model_flops_per_token of the whole model.
     """
-    moe_layers = sum(1 for i in indices if is_moe_layer(arch, i))
+    moe_layers = 0 if arch.moe is None else sum(1 for i in indices if is_moe_layer(arch, i))
     # every dense layer has the same active parameters, every MoE layer too: two values, not one per layer
-    weights = (len(indices) - moe_layers) * layer_parameters(arch)
+    weights = (len(indices) - moe_layers) * dense_layer_parameters(arch)
     if moe_layers:
         weights += moe_layers * active_layer_parameters(arch, next(i for i in indices if is_moe_layer(arch, i)))
     if last:

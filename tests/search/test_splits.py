@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from models.common import ModelSpec
-from models.parallelism import PipelineSchedule
 from models.plan import PlanRequest
 from models.search import PipelineSplit, SearchRequest
 from service.answers.plan import plan
@@ -208,7 +207,7 @@ SPLIT_KINDS = tuple(SPLITS[kind] for kind in PipelineSplit)
 def _balanced(preset: str, pipeline: int, sequence_length: int) -> PipelineSplit:
     arch = resolve.model(ModelSpec(preset=preset)).architecture
     assert arch is not None
-    at = balanced_split(arch, pipeline, PipelineSchedule.one_f_one_b, 1, sequence_length, SPLIT_KINDS)
+    at = balanced_split(arch, pipeline, 1, False, sequence_length, SPLIT_KINDS)
     return list(PipelineSplit)[at]
 
 
