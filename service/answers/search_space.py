@@ -365,7 +365,7 @@ def split_candidates(restrict: SearchRestrict, own: LayerSplit | None) -> tuple[
     return tuple((kind.value, SPLITS[kind]) for kind in PipelineSplit)
 
 
-@lru_cache(maxsize=4096)  # a pure function of frozen values: each (p, schedule, v) of a search asks once
+@lru_cache(maxsize=4096)  # a pure function of frozen values: each (p, v, V placement) of a search asks once
 def balanced_split(
     arch: Architecture,
     pipeline: int,
