@@ -1,5 +1,5 @@
-"""`zeroplan search`: the ranked layouts as a table (degrees, MFU, memory, fits, step, days, GPU-hours), the
-Pareto front, what was pruned, and why each row ranks where it does."""
+"""`zeroplan search`: the ranked layouts as a table (degrees, split of the layers, MFU, memory, fits, step, days,
+GPU-hours), the Pareto front, what was pruned, and why each row ranks where it does."""
 
 from typing import Any
 
@@ -17,6 +17,7 @@ HEADERS = [
     "e",
     "d",
     "schedule",
+    "split",
     "SP",
     "b",
     "m",
@@ -39,6 +40,22 @@ def _schedule(par: dict[str, Any]) -> str:
     return par["pipeline_schedule"] + (f" v{v}" if v > 1 else "")
 
 
+def _split(row: dict[str, Any]) -> str:
+    """The split of the layers as the row's request states it, by restrict.pipeline_split's names: even,
+    embedding_loss, lighter_ends_k, or asked (the request's own split, of another shape)."""
+    par = row["request"]["parallelism"]
+    if par.get("pipeline", 1) == 1:
+        return "-"
+    embedding, loss = par.get("pipeline_embedding_layers") or 0, par.get("pipeline_loss_layers") or 0
+    if embedding or loss:
+        return "embedding_loss" if (embedding, loss) == (1, 1) else "asked"
+    given = par.get("pipeline_layers")
+    if not given:
+        return "even"
+    lighter = sum(given) // len(given) - given[0]
+    return f"lighter_ends_{lighter}" if lighter in (1, 2) and given[0] == given[-1] else "asked"
+
+
 def _cells(row: dict[str, Any]) -> list[Any]:
     par, time = row["parallelism"], row["time"]
     days, hours = time.get("training_days"), time.get("gpu_hours")
@@ -51,6 +68,7 @@ def _cells(row: dict[str, Any]) -> list[Any]:
         par["expert"],
         par["data"],
         _schedule(par),
+        _split(row),
         "on" if par["sequence_parallel"] else "off",
         row["micro_batch_size"],
         par["micro_batches"],
@@ -123,6 +141,7 @@ def search_rows(answer: dict[str, Any]) -> Rows:
         "training_days",
         "gpu_hours",
         "cost",
+        "pipeline_split",
     ]
     rows = []
     for row in answer["layouts"]:
@@ -133,5 +152,6 @@ def search_rows(answer: dict[str, Any]) -> Rows:
             + [par["virtual_stages"], par["sequence_parallel"], row["micro_batch_size"], par["micro_batches"]]
             + [row["arrangement"], row["recompute"], row["offload_optimizer"], row["mfu"], row["per_gpu_bytes"]]
             + [row["fits"], row["step_s"], time.get("training_days"), time.get("gpu_hours"), time.get("cost")]
+            + [_split(row)]
         )
     return headers, rows

@@ -84,3 +84,24 @@ def test_the_jobs_short_flags_are_the_plans_on_search_too():
     assert "--pipeline-split" in names(SearchRequest, ("restrict", "pipeline_split"))
     short = [arg if arg != "--cluster.world-size" else "--world-size" for arg in FLAGS]
     assert run([*short, "--json"]) == 0
+
+
+def test_the_table_and_csv_name_each_rows_split_of_the_layers(capsys):
+    """Llama 3.1 405B on 16 stages: its balanced split counts the embedding and loss as layers (tests/search/
+    test_splits.py), and a restriction to the lighter ends gives rows whose first and last chunk are one lighter."""
+    flags = ["search", "--model", "llama-3.1-405b", "--world-size", "8192", "--gpu", "h100-80gb"]
+    flags += ["--global-batch-size", "2048", "--sequence-length", "8192", "--top-k", "2"]
+    flags += ["--restrict.tensor", "8", "--restrict.pipeline", "16", "--restrict.context", "1"]
+    flags += ["--restrict.pipeline-schedule", "1f1b"]
+    code, out, _ = zeroplan(capsys, *flags)
+    assert code == 0
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("rank")).split()
+    at = header.index("split")
+    rows = [line.split() for line in lines if line.split()[:2] == ["1", "8,192"] or line.split()[:2] == ["2", "8,192"]]
+    assert rows and all(row[at] == "embedding_loss" for row in rows)
+    code, out, _ = zeroplan(capsys, *flags, "--restrict.pipeline-split", "lighter_ends_1", "--csv")
+    assert code == 0
+    head, *body = out.strip().splitlines()
+    column = head.split(",").index("pipeline_split")
+    assert body and all(line.split(",")[column] == "lighter_ends_1" for line in body)
