@@ -483,7 +483,8 @@ def _time(
     notes = [
         f"layout: tensor {mesh.tensor} x context {mesh.context} x data {mesh.data} x pipeline {mesh.pipeline} "
         f"({mesh.schedule.value}, {result.micro_batches} micro-batches); compute is the slowest stage's "
-        f"(stage {result.slowest}), the model's FLOPs split over the stages by their layers",
+        f"(stage {result.slowest}), the model's FLOPs split over the stages by their layers and the longest "
+        "compute of the stage with the most FLOPs, the output layer's and the one with the most layers",
         "tensor-parallel collectives, pipeline sends and expert all-to-alls are on the critical path; a "
         "context group's ring step hides its K/V transfer only behind that step's attention core",
     ]

@@ -329,6 +329,49 @@ def split_of(mesh: Mesh) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class PacingStage:
+    """A stage that may set a pipeline's pace: its index, layers, whether it holds the output layer, and its share
+    of the model's FLOPs."""
+
+    index: int
+    layers: int
+    last: bool
+    share: Fraction
+
+
+def pacing_stages(
+    arch: Architecture,
+    pipeline: int,
+    virtual_stages: int,
+    s: int,
+    *,
+    pipeline_layers: tuple[int, ...] | None = None,
+    embedding_layers: int = 0,
+    loss_layers: int = 0,
+    v_shape: bool = False,
+) -> list[PacingStage]:
+    """The stages one of which is the slowest, the one with the most FLOPs first (slowest_stage's), then the one with
+    the output layer and, of the others, the one with the most layers (the most FLOPs among equals). A stage's
+    compute is its share of the FLOPs at a given utilisation, else its layers and the output layer timed by the
+    efficiency model (service.engine.step.stage_compute): both grow with the layers, and the output layer's time
+    need not be a layer's, so these three hold the slowest stage by either measure. The pipeline runs at the pace of
+    its slowest stage (Narayanan et al. 2021, section 2.2), which the caller takes by that compute."""
+    indices = stage_layer_indices(
+        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
+    )
+    output = output_stage(v_shape, pipeline)
+    per_stage = [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
+    total = sum(per_stage)
+    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
+    others = [i for i in range(len(indices)) if i != output]
+    widest = max(others, key=lambda i: (len(indices[i]), per_stage[i])) if others else output
+    return [
+        PacingStage(i, len(indices[i]), i == output, Fraction(per_stage[i], total))
+        for i in dict.fromkeys((slowest, output, widest))
+    ]
+
+
 def slowest_stage(
     arch: Architecture,
     pipeline: int,
@@ -610,33 +653,37 @@ def evaluate_layout(
     top = stages[busiest]
 
     # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
-    slowest, indices, share = slowest_stage(arch, mesh.pipeline, mesh.virtual_stages, s, **split_of(mesh))
     active = active_parameter_count(arch)
     tokens = int(tokens_per_step(mesh.data, b, s, m))
     model_per_token, hardware_per_token = flops_per_token(setup, active, s)
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
-    output = output_stage(v_shaped(mesh.schedule, p), p)  # the stage that holds the output layer (ZB-V's V: 0)
-    stage_gpus, layers, last = t * c * mesh.data, len(indices[slowest]), slowest == output
-    paced = stage_compute(
-        setup,
-        model_per_token,
-        active,
-        m,
-        b,
-        s,
-        tokens,
-        float(share),
-        stage_gpus,
-        layers,
-        t,
-        c,
-        last,
-        mesh.expert,
-        mesh.etp,
-        tensor_sequence_split(t, mesh.sequence_parallel),
-        mesh.context_attention is ContextAttention.ring,
-    )
+    stage_gpus = t * c * mesh.data
+    paced: tuple[Any, Any] | None = None
+    slowest = 0
+    for stage in pacing_stages(arch, p, v, s, **split_of(mesh)):  # the first of equals: the most FLOPs
+        timed = stage_compute(
+            setup,
+            model_per_token,
+            active,
+            m,
+            b,
+            s,
+            tokens,
+            float(stage.share),
+            stage_gpus,
+            stage.layers,
+            t,
+            c,
+            stage.last,
+            mesh.expert,
+            mesh.etp,
+            tensor_sequence_split(t, mesh.sequence_parallel),
+            mesh.context_attention is ContextAttention.ring,
+        )
+        if paced is None or float(timed[0]) > float(paced[0]):
+            paced, slowest = timed, stage.index
+    assert paced is not None
     compute_s, forward_s = float(paced[0]), float(paced[1])
     backward_s = compute_s - forward_s
     bubble_s = float(stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs))

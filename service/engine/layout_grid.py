@@ -7,7 +7,8 @@ evaluates one (and /v1/plan answers it), in two parts:
 
 - What depends only on the structure (t, p, e, v) -- each stage's layers, its parameter share
   (service.mesh.stages), the FSDP units (service.engine.layout.layout_units), the working set per arrangement,
-  the slowest stage by its FLOPs -- is computed once per structure by the scalar functions.
+  the stages that may pace the pipeline (service.engine.layout.pacing_stages) -- is computed once per structure
+  by the scalar functions.
 - Everything else is numpy over the layouts: each formula of the core (model states, activations,
   micro-batches in flight, the compute, the bubble, the model-parallel and data-parallel
   collectives, offload, the optimizer step) is called once per value of the categorical choices it
@@ -43,9 +44,9 @@ from service.engine.layout import (
     group_seconds,
     hidden_lever_s,
     layout_units,
+    pacing_stages,
     ring_step_backward_core_s,
     ring_step_core_s,
-    slowest_stage,
     torch_native,
 )
 from service.engine.setup import Setup
@@ -94,7 +95,6 @@ from service.mesh.pipeline import (
     end_chunk_in_flight,
     in_flight_ratio,
     lighter_ends_layers,
-    output_stage,
     split_chunks,
     stage_chunks,
     v_shaped,
@@ -243,6 +243,8 @@ class Structure:
     slowest_last: bool
     slowest_share: float  # the slowest stage's share of the model's FLOPs
     working_states: list[list[dict[StateClass, int]]]  # [arrangement][candidate]: the working set by state class
+    # the stages one of which sets the pace (service.engine.layout.pacing_stages): (layers, output layer, FLOPs share)
+    pacing: tuple[tuple[int, bool, float], ...] = ()
 
 
 def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
@@ -325,19 +327,20 @@ def structure(
     slowest_key = (pipeline, virtual_stages, v_shape, split)
     found = None if slowest_of is None else slowest_of.get(slowest_key)
     if found is None:
-        found = slowest_stage(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
+        found = pacing_stages(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
         if slowest_of is not None:
             slowest_of[slowest_key] = found
-    slowest, indices, share = found
+    slowest = found[0]  # the most FLOPs
     return Structure(
         candidates,
         working,
         max(share.layers for share in shares),
         max(share.moe_layers for share in shares),
-        len(indices[slowest]),
-        slowest == output_stage(v_shape, pipeline),  # the stage with the output layer
-        float(share),
+        slowest.layers,
+        slowest.last,
+        float(slowest.share),
         working_states,
+        tuple((stage.layers, stage.last, float(stage.share)) for stage in found),
     )
 
 
@@ -522,6 +525,10 @@ def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarra
         "slowest_layers": np.array([item.slowest_layers for item in items], dtype=np.int64),
         "slowest_last": np.array([item.slowest_last for item in items], dtype=bool),
         "slowest_share": np.array([item.slowest_share for item in items], dtype=np.float64),
+        # each structure's pacing stages, the first repeated past its own: (structures, PACING_STAGES)
+        "pace_layers": np.array([_paced(item, 0) for item in items], dtype=np.int64),
+        "pace_last": np.array([_paced(item, 1) for item in items], dtype=bool),
+        "pace_share": np.array([_paced(item, 2) for item in items], dtype=np.float64),
     }
     working = np.zeros((count, arrangements, width), dtype=np.int64)
     states = np.zeros((len(StateClass), count, arrangements, width), dtype=np.int64)
@@ -540,6 +547,15 @@ def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarra
     arrays["working"] = working
     arrays["working_states"] = states
     return arrays
+
+
+PACING_STAGES = 3  # pacing_stages' most: the most FLOPs, the output layer's, the most layers of the others
+
+
+def _paced(item: Structure, field: int) -> list[Any]:
+    """One field of a structure's pacing stages, the first repeated to PACING_STAGES."""
+    pacing = item.pacing or ((item.slowest_layers, item.slowest_last, item.slowest_share),)
+    return [stage[field] for stage in pacing] + [pacing[0][field]] * (PACING_STAGES - len(pacing))
 
 
 def _combos(*columns: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
@@ -760,28 +776,41 @@ def evaluate_grid(
     tokens: Any = tokens_per_step(d, b, s, m)
     per_token, _ = flops_per_token(first_setup, active, s)
     model_flops = per_token * tokens
-    compute_s = np.zeros((count, sizes[1]))
+    compute_s = np.full((count, sizes[1]), -np.inf)
     forward_s = np.zeros((count, sizes[1]))
-    share, stage_gpus = st["slowest_share"][sid], t * c * d
-    slowest_layers, slowest_last = st["slowest_layers"][sid], st["slowest_last"][sid]
-    # a given utilisation reads no stage's layers: every shape at once
-    paced: list[tuple[tuple[int, ...], Any]] = [((1,), np.arange(count))] if given else _combos(slowest_last)
-    # The paced stage's compute reads m, b, d, t, c, e, sequence parallelism and the stage's layers and share alone:
-    # each distinct combination of them is computed once (many shapes differ only by their schedule or split).
-    share_code = np.unique(st["slowest_share"], return_inverse=True)[1].reshape(-1)[sid]
-    for (last,), paced_rows in paced:
-        paced_inputs = (m, b, d, t, c, e, sp, slowest_layers, share_code)
-        distinct, spread_to = _distinct_rows([column[paced_rows] for column in paced_inputs])
-        rows = paced_rows[distinct]
-        for j, r in enumerate(recomputes):
-            setup = case.setup(arrangements[0], r)
-            step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
-            sequence = tensor_sequence_split(t[rows], sp[rows])  # the norms and residuals split along the sequence
-            model_parallel = (slowest_layers[rows], t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
-            ring = case.context_attention is ContextAttention.ring
-            paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
-            compute_s[paced_rows, j] = _spread(paced_s, len(rows), spread_to)
-            forward_s[paced_rows, j] = _spread(paced_forward_s, len(rows), spread_to)
+    stage_gpus = t * c * d
+    # every pacing stage of a structure at once: an id per distinct (layers, output layer, share) of its stages
+    share_codes = np.unique(st["pace_share"], return_inverse=True)[1].reshape(st["pace_share"].shape)
+    pace_code = _distinct_rows(
+        [st["pace_layers"][:, k] for k in range(PACING_STAGES)]
+        + [st["pace_last"][:, k] for k in range(PACING_STAGES)]
+        + [share_codes[:, k] for k in range(PACING_STAGES)]
+    )[1][sid]
+    # Each pacing stage's compute, the slowest kept (service.engine.layout: the first of equals, the most FLOPs)
+    for k in range(PACING_STAGES):
+        share = st["pace_share"][sid, k]
+        pace_layers, pace_last = st["pace_layers"][sid, k], st["pace_last"][sid, k]
+        # a given utilisation reads no stage's layers: every shape at once
+        paced: list[tuple[tuple[int, ...], Any]] = [((1,), np.arange(count))] if given else _combos(pace_last)
+        # The paced stage's compute reads m, b, d, t, c, e, sequence parallelism and the stage's layers and share
+        # alone: each distinct combination of them is computed once (many shapes differ only by schedule or split).
+        for (last,), paced_rows in paced:
+            paced_inputs = (m, b, d, t, c, e, sp, pace_code)
+            distinct, spread_to = _distinct_rows([column[paced_rows] for column in paced_inputs])
+            rows = paced_rows[distinct]
+            for j, r in enumerate(recomputes):
+                setup = case.setup(arrangements[0], r)
+                step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
+                sequence = tensor_sequence_split(t[rows], sp[rows])  # the norms and residuals split along the sequence
+                groups = (t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
+                model_parallel = (pace_layers[rows], *groups)
+                ring = case.context_attention is ContextAttention.ring
+                paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
+                stage_s = _spread(paced_s, len(rows), spread_to)
+                slower = stage_s > compute_s[paced_rows, j]
+                compute_s[paced_rows, j] = np.where(slower, stage_s, compute_s[paced_rows, j])
+                stage_forward_s = _spread(paced_forward_s, len(rows), spread_to)
+                forward_s[paced_rows, j] = np.where(slower, stage_forward_s, forward_s[paced_rows, j])
     backward_s = compute_s - forward_s
     bubble_s = np.zeros((count, sizes[1]))
     for (sched,), rows in _combos(schedule):
@@ -852,9 +881,7 @@ def evaluate_grid(
             t,
             c,
             e,
-            slowest_layers,
-            share_code,
-            slowest_last,
+            pace_code,
             max_layers,
             max_moe_layers,
         )

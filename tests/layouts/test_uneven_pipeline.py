@@ -368,3 +368,33 @@ def test_qwen3_235b_and_deepseek_v3_can_be_asked(client):
     assert answer["parallelism"]["pipeline_layers"] == [1] * 3 + [2] * 29
     # stage i holds chunks i and 16 + i: 1 + 2 layers on the first three, 2 + 2 on the others
     assert [s["layers"] for s in answer["memory"]["stages"]] == [3] * 3 + [4] * 13
+
+
+DEEPSEEK_V3_ZB_V = {
+    "model": {"preset": "deepseek-v3"},
+    "cluster": {"world_size": 16384, "gpus_per_node": 8, "gpu": "h100-80gb"},
+    "training": {"global_batch_size": 4096, "sequence_length": 4096, "micro_batch_size": 1},
+    "arrangement": "zero3",
+    "parallelism": {"tensor": 1, "pipeline": 16, "context": 4, "expert": 16, "pipeline_schedule": "zb_v"},
+}
+
+
+def test_the_stage_with_the_longest_compute_paces_the_pipeline(client):
+    """DeepSeek-V3's 61 layers over ZB-V's 32 chunks on 16 stages, the even split: 61 = 32 + 29, chunks 0-2 one
+    layer and chunks 3-31 two; stage s holds chunks s and 31 - s, so stage 0 holds 1 + 2 layers and the output layer
+    (the most FLOPs: the output layer, 2 x 7,168 x 129,280 = 1.85 GFLOP a token, outweighs a layer's), stages 1 and 2
+    three layers and stages 3-15 four. With the embedding and the loss counted (63 units: chunk 0 the embedding and
+    one layer, chunk 31 the loss alone, the rest two layers), stage 0 holds one layer and the output layer and
+    stages 1-15 four. The efficiency model times a stage by its layers and the output layer (service.engine.step.
+    stage_compute), so a four-layer stage without the output layer is the one that takes longest in both: the two
+    plans' compute is the same, and the first plan's note names stage 3, its first four-layer stage."""
+    even = client.post("/v1/plan", json=DEEPSEEK_V3_ZB_V).json()
+    par = DEEPSEEK_V3_ZB_V["parallelism"] | {"pipeline_embedding_layers": 1, "pipeline_loss_layers": 1}
+    counted = client.post("/v1/plan", json=DEEPSEEK_V3_ZB_V | {"parallelism": par}).json()
+    chunks = even["parallelism"]["pipeline_layers"]
+    assert chunks == [1, 1, 1] + [2] * 29
+    stage_layers = [chunks[s] + chunks[31 - s] for s in range(16)]
+    assert stage_layers == [3, 3, 3] + [4] * 13
+    assert counted["parallelism"]["pipeline_layers"] == [1] + [2] * 30 + [0]
+    assert even["time"]["compute_s"] == counted["time"]["compute_s"]
+    assert any("compute is the slowest stage's (stage 3)" in note for note in even["time"]["assumptions"])
