@@ -245,3 +245,19 @@ def test_an_unrestricted_search_writes_each_pipelined_rows_balanced_split_into_i
         assert (par.pipeline_embedding_layers, par.pipeline_loss_layers, par.pipeline_layers) == (1, 1, None)
         again = plan(row.request)
         assert again.time.step_s == row.step_s
+
+
+def test_the_balanced_default_finds_the_best_row_of_all_four_splits():
+    """Llama 3.1 405B over 1,024-16,384 H100 at 8K tokens: searched under each layout's balanced split, and over all
+    four splits of every pipelined layout, the best row is the same layout with the same step."""
+    body = {
+        "model": {"preset": "llama-3.1-405b"},
+        "cluster": {"world_size": [1024, 2048, 4096, 8192, 16384], "gpus_per_node": 8, "gpu": "h100-80gb"},
+        "training": {"global_batch_size": 2048, "sequence_length": 8192},
+        "top_k": 1,
+    }
+    balanced = search(SearchRequest.model_validate(body), 10**12).layouts[0]
+    every = {"pipeline_split": ["even", "embedding_loss", "lighter_ends_1", "lighter_ends_2"]}
+    exhaustive = search(SearchRequest.model_validate(body | {"restrict": every}), 10**12).layouts[0]
+    assert balanced.request == exhaustive.request
+    assert balanced.step_s == exhaustive.step_s
