@@ -374,13 +374,13 @@ def balanced_split(
     sequence_length: int,
     splits: tuple[LayerSplit, ...],
 ) -> int:
-    """Of ``splits``, the position of the one whose slowest stage does the least of the model's FLOPs a token (the
-    stage that paces the pipeline: service.engine.layout.slowest_stage, the output layer's FLOPs on its stage), the
-    first of equals; a split that leaves a stage without layers or cannot lighten the ends is not taken. This is
-    how the uneven splits are chosen in practice: Megatron-LM's --account-for-embedding-in-pipeline-split and
-    --account-for-loss-in-pipeline-split, torchtitan's pipeline_parallel_first_stage_less_layers and
-    last_stage_less_layers, and Dubey et al. 2024 (section 3.3.2: one layer less on the first and the last stage)
-    each move layers off the stages that also hold the embedding or the output layer to balance the stages.
+    """Of ``splits``, the position of the one whose busiest stage does the least of the model's FLOPs a token
+    (service.engine.layout.slowest_stage, the output layer's FLOPs on its stage), the first of equals; a split that
+    leaves a stage without layers or cannot lighten the ends is not taken. This is how the uneven splits are chosen
+    in practice: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split,
+    torchtitan's pipeline_parallel_first_stage_less_layers and last_stage_less_layers, and Dubey et al. 2024
+    (section 3.3.2: one layer less on the first and the last stage) each move layers off the stages that also hold
+    the embedding or the output layer to balance the stages.
     ``v_shape``: the chunks in ZB-V's V (service.mesh.pipeline.v_shaped), two a stage whatever ``virtual_stages``."""
     chunks = int(stage_chunks(v_shape, virtual_stages))
     best, least = 0, None

@@ -357,11 +357,8 @@ def pacing_stages(
     efficiency model (service.engine.step.stage_compute): both grow with the layers, and the output layer's time
     need not be a layer's, so these three hold the slowest stage by either measure. The pipeline runs at the pace of
     its slowest stage (Narayanan et al. 2021, section 2.2), which the caller takes by that compute."""
-    indices = stage_layer_indices(
-        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
-    )
-    output = output_stage(v_shape, pipeline)
-    per_stage = [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
+    split = (pipeline_layers, embedding_layers, loss_layers, v_shape)
+    indices, output, per_stage = _stage_flops(arch, pipeline, virtual_stages, s, *split)
     total = sum(per_stage)
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     others = [i for i in range(len(indices)) if i != output]
@@ -384,15 +381,30 @@ def slowest_stage(
     v_shape: bool = False,
 ) -> tuple[int, list[list[int]], Fraction]:
     """(index of the stage with the most FLOPs, each stage's layer indices, its share of the model's FLOPs):
-    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the slowest sets the pace.
+    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the first of pacing_stages.
     The output layer is on the last stage, or on stage 0 in ZB-V's V (``v_shape``)."""
+    split = (pipeline_layers, embedding_layers, loss_layers, v_shape)
+    indices, _, per_stage = _stage_flops(arch, pipeline, virtual_stages, s, *split)
+    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
+    return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
+
+
+def _stage_flops(
+    arch: Architecture,
+    pipeline: int,
+    virtual_stages: int,
+    s: int,
+    pipeline_layers: tuple[int, ...] | None,
+    embedding_layers: int,
+    loss_layers: int,
+    v_shape: bool,
+) -> tuple[list[list[int]], int, list[int]]:
+    """(each stage's layer indices, the stage with the output layer, each stage's FLOPs a token)."""
     indices = stage_layer_indices(
         arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
     )
     output = output_stage(v_shape, pipeline)
-    per_stage = [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
-    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
-    return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
+    return indices, output, [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
 
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:

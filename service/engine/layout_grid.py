@@ -233,18 +233,15 @@ class Case:
 
 @dataclass(frozen=True)
 class Structure:
-    """The facts of one (t, p, e, v): candidate stages, working sets per arrangement, the slowest stage."""
+    """The facts of one (t, p, e, v): candidate stages, working sets per arrangement, the stages that may pace it."""
 
     candidates: list[StageShare]
     working_set_bytes: list[list[int]]  # [arrangement][candidate]
     max_layers: int
     max_moe_layers: int
-    slowest_layers: int
-    slowest_last: bool
-    slowest_share: float  # the slowest stage's share of the model's FLOPs
     working_states: list[list[dict[StateClass, int]]]  # [arrangement][candidate]: the working set by state class
     # the stages one of which sets the pace (service.engine.layout.pacing_stages): (layers, output layer, FLOPs share)
-    pacing: tuple[tuple[int, bool, float], ...] = ()
+    pacing: tuple[tuple[int, bool, float], ...]
 
 
 def candidate_stages(shares: list[StageShare]) -> list[StageShare]:
@@ -279,7 +276,7 @@ def structure(
     memo: dict[tuple[Any, ...], Any] | None = None,
 ) -> Structure:
     """The facts of one (t, p, e, v), with ZB-V's V placement of the chunks (``v_shape``) or without, its layers
-    split as the case's split ``split`` says (Case.split_at). ``slowest_of``: slowest_stage's answers by (p, v,
+    split as the case's split ``split`` says (Case.split_at). ``slowest_of``: pacing_stages' answers by (p, v,
     V placement, split), which neither t nor e changes, kept across structures. ``memo``: what other structures
     share, kept across them: the FSDP units by (t, p, e) and the working set's rows by what they read (the
     arrangement, the stage's parameters, the units, whether it pipelines)."""
@@ -330,15 +327,11 @@ def structure(
         found = pacing_stages(arch, pipeline, virtual_stages, s, **layer_split, v_shape=v_shape)
         if slowest_of is not None:
             slowest_of[slowest_key] = found
-    slowest = found[0]  # the most FLOPs
     return Structure(
         candidates,
         working,
         max(share.layers for share in shares),
         max(share.moe_layers for share in shares),
-        slowest.layers,
-        slowest.last,
-        float(slowest.share),
         working_states,
         tuple((stage.layers, stage.last, float(stage.share)) for stage in found),
     )
@@ -439,7 +432,7 @@ class StructureTable:
         self.ids: dict[tuple[int, int, int, int, bool, int], int] = {}
         self.items: list[Structure] = []
         self.arrays: dict[str, np.ndarray] = {}
-        self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's slowest_stage answers
+        self.slowest_of: dict[tuple[int, int, bool, int], Any] = {}  # structure's pacing_stages answers
         self.memo: dict[tuple[Any, ...], Any] = {}  # what structures share (structure's memo)
         self.transposed: dict[str, np.ndarray] = {}  # by_candidate's tables, until the table grows
 
@@ -522,9 +515,6 @@ def _tabulated(items: list[Structure], arrangements: int) -> dict[str, np.ndarra
         "uneven": table(lambda sh: len(set(sh.chunk_layers)) > 1 and sh.layers > 0).astype(bool),
         "max_layers": np.array([item.max_layers for item in items], dtype=np.int64),
         "max_moe_layers": np.array([item.max_moe_layers for item in items], dtype=np.int64),
-        "slowest_layers": np.array([item.slowest_layers for item in items], dtype=np.int64),
-        "slowest_last": np.array([item.slowest_last for item in items], dtype=bool),
-        "slowest_share": np.array([item.slowest_share for item in items], dtype=np.float64),
         # each structure's pacing stages, the first repeated past its own: (structures, PACING_STAGES)
         "pace_layers": np.array([_paced(item, 0) for item in items], dtype=np.int64),
         "pace_last": np.array([_paced(item, 1) for item in items], dtype=bool),
@@ -554,7 +544,7 @@ PACING_STAGES = 3  # pacing_stages' most: the most FLOPs, the output layer's, th
 
 def _paced(item: Structure, field: int) -> list[Any]:
     """One field of a structure's pacing stages, the first repeated to PACING_STAGES."""
-    pacing = item.pacing or ((item.slowest_layers, item.slowest_last, item.slowest_share),)
+    pacing = item.pacing
     return [stage[field] for stage in pacing] + [pacing[0][field]] * (PACING_STAGES - len(pacing))
 
 
