@@ -29,6 +29,7 @@ arrays of combinations (layout sweeps read them too).
 """
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -39,7 +40,7 @@ from models.parallelism import PipelineSchedule
 from models.plan import lever_refusals
 from models.search import AxisBounds, PipelineSplit, SearchRestrict
 from models.training import MAX_MICRO_BATCH_SIZE, Levers
-from service.engine.layout import slowest_stage
+from service.engine.layout import stage_flops
 from service.engine.layout_grid import ARRANGEMENTS, RECOMPUTES, Choices, LayerSplit, Layouts
 from service.errors import DomainError, InvalidLayout, OutOfRange, SearchTooLarge
 from service.inputs.architecture import Architecture
@@ -375,7 +376,7 @@ def balanced_split(
     splits: tuple[LayerSplit, ...],
 ) -> int:
     """Of ``splits``, the position of the one whose busiest stage does the least of the model's FLOPs a token
-    (service.engine.layout.slowest_stage, the output layer's FLOPs on its stage), the first of equals; a split that
+    (service.engine.layout.stage_flops, the output layer's FLOPs on its stage), the first of equals; a split that
     leaves a stage without layers or cannot lighten the ends is not taken. This is how the uneven splits are chosen
     in practice: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split,
     torchtitan's pipeline_parallel_first_stage_less_layers and last_stage_less_layers, and Dubey et al. 2024
@@ -388,9 +389,10 @@ def balanced_split(
         given = split.of(arch.layers, pipeline * chunks)
         if split.lighter_ends and given["pipeline_layers"] is None:
             continue
-        _, indices, share = slowest_stage(arch, pipeline, virtual_stages, sequence_length, **given, v_shape=v_shape)
+        indices, _, per_stage = stage_flops(arch, pipeline, virtual_stages, sequence_length, **given, v_shape=v_shape)
         if any(not layers for layers in indices):
             continue
+        share = Fraction(max(per_stage), sum(per_stage))
         if least is None or share < least:
             best, least = position, share
     return best

@@ -320,7 +320,7 @@ def _stage(
 
 
 def split_of(mesh: Mesh) -> dict[str, Any]:
-    """The mesh's split of the layers, as stage_shares and slowest_stage take it (pipeline.chunk_layers)."""
+    """The mesh's split of the layers, as stage_shares and stage_flops take it (pipeline.chunk_layers)."""
     return {
         "pipeline_layers": mesh.pipeline_layers,
         "embedding_layers": mesh.embedding_layers,
@@ -340,7 +340,7 @@ class PacingStage:
     share: Fraction
 
 
-def pacing_stages(
+def stage_flops(
     arch: Architecture,
     pipeline: int,
     virtual_stages: int,
@@ -350,15 +350,26 @@ def pacing_stages(
     embedding_layers: int = 0,
     loss_layers: int = 0,
     v_shape: bool = False,
-) -> list[PacingStage]:
-    """The stages one of which is the slowest, the one with the most FLOPs first (slowest_stage's), then the one with
-    the output layer and, of the others, the one with the most layers (the most FLOPs among equals). A stage's
-    compute is its share of the FLOPs at a given utilisation, else its layers and the output layer timed by the
-    efficiency model (service.engine.step.stage_compute): both grow with the layers, and the output layer's time
-    need not be a layer's, so these three hold the slowest stage by either measure. The pipeline runs at the pace of
-    its slowest stage (Narayanan et al. 2021, section 2.2), which the caller takes by that compute."""
-    split = (pipeline_layers, embedding_layers, loss_layers, v_shape)
-    indices, output, per_stage = _stage_flops(arch, pipeline, virtual_stages, s, *split)
+) -> tuple[list[list[int]], int, list[int]]:
+    """(each stage's layer indices, the stage with the output layer, each stage's FLOPs a token): the model's FLOPs
+    split over the stages by their layers (stage_flops_per_token). The output layer is on the last stage, or on
+    stage 0 in ZB-V's V (``v_shape``)."""
+    indices = stage_layer_indices(
+        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
+    )
+    output = output_stage(v_shape, pipeline)
+    return indices, output, [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
+
+
+def pacing_stages(arch: Architecture, pipeline: int, virtual_stages: int, s: int, **split: Any) -> list[PacingStage]:
+    """The stages one of which is the slowest, the one with the most FLOPs first, then the one with the output layer
+    and, of the others, the one with the most layers (the most FLOPs among equals); ``split``: stage_flops' split of
+    the layers. A stage's compute is its share of the FLOPs at a given utilisation, else its layers and the output
+    layer timed by the efficiency model (service.engine.step.stage_compute): both grow with the layers, and the
+    output layer's time need not be a layer's, so these three hold the slowest stage by either measure. The
+    pipeline runs at the pace of its slowest stage (Narayanan et al. 2021, section 2.2), which the caller takes by
+    that compute."""
+    indices, output, per_stage = stage_flops(arch, pipeline, virtual_stages, s, **split)
     total = sum(per_stage)
     slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
     others = [i for i in range(len(indices)) if i != output]
@@ -367,44 +378,6 @@ def pacing_stages(
         PacingStage(i, len(indices[i]), i == output, Fraction(per_stage[i], total))
         for i in dict.fromkeys((slowest, output, widest))
     ]
-
-
-def slowest_stage(
-    arch: Architecture,
-    pipeline: int,
-    virtual_stages: int,
-    s: int,
-    *,
-    pipeline_layers: tuple[int, ...] | None = None,
-    embedding_layers: int = 0,
-    loss_layers: int = 0,
-    v_shape: bool = False,
-) -> tuple[int, list[list[int]], Fraction]:
-    """(index of the stage with the most FLOPs, each stage's layer indices, its share of the model's FLOPs):
-    the model's FLOPs split over the stages by their layers (stage_flops_per_token); the first of pacing_stages.
-    The output layer is on the last stage, or on stage 0 in ZB-V's V (``v_shape``)."""
-    split = (pipeline_layers, embedding_layers, loss_layers, v_shape)
-    indices, _, per_stage = _stage_flops(arch, pipeline, virtual_stages, s, *split)
-    slowest = max(range(len(per_stage)), key=lambda i: per_stage[i])
-    return slowest, indices, Fraction(per_stage[slowest], sum(per_stage))
-
-
-def _stage_flops(
-    arch: Architecture,
-    pipeline: int,
-    virtual_stages: int,
-    s: int,
-    pipeline_layers: tuple[int, ...] | None,
-    embedding_layers: int,
-    loss_layers: int,
-    v_shape: bool,
-) -> tuple[list[list[int]], int, list[int]]:
-    """(each stage's layer indices, the stage with the output layer, each stage's FLOPs a token)."""
-    indices = stage_layer_indices(
-        arch.layers, pipeline, virtual_stages, pipeline_layers, embedding_layers, loss_layers, v_shape
-    )
-    output = output_stage(v_shape, pipeline)
-    return indices, output, [stage_flops_per_token(arch, idx, i == output, s) for i, idx in enumerate(indices)]
 
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
