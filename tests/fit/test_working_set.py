@@ -125,20 +125,25 @@ def test_shard_grad_op_holds_the_gathered_model_and_only_unit_gradients_in_fligh
     assert answer["memory"]["working_set_bytes"] == 2 * OUTPUT
 
 
-def test_fsdp2_gathers_units_in_its_compute_dtype(client):
-    # FSDP2's MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=bf16): fp32 shards, units gathered in bf16; a
-    # unit's unsharded gradients are bf16 (autograd's, of bf16 parameters) and reduce-scattered in bf16
-    # (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, foreach_reduce), only the shard kept in fp32.
-    # This read 4 x OUTPUT (fp32) before, the sharded gradient's dtype, which no unsharded unit holds.
+def llama_8b_zero3_rows(client, precision: str) -> dict:
+    """The working set's rows of Llama 3 8B under ZeRO-3 on 8 GPUs, by state class."""
     body = {
         "model": {"preset": "llama-3-8b"},
-        "precision": "fsdp2",
+        "precision": precision,
         "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
         "arrangement": "zero3",
     }
     response = client.post("/v1/plan", json=body)
     assert response.status_code == 200, response.text
-    breakdown = rows(response.json())
+    return rows(response.json())
+
+
+def test_fsdp2_gathers_units_in_its_compute_dtype(client):
+    # FSDP2's MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=bf16): fp32 shards, units gathered in bf16; a
+    # unit's unsharded gradients are bf16 (autograd's, of bf16 parameters) and reduce-scattered in bf16
+    # (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, foreach_reduce), only the shard kept in fp32.
+    # This read 4 x OUTPUT (fp32) before, the sharded gradient's dtype, which no unsharded unit holds.
+    breakdown = llama_8b_zero3_rows(client, "fsdp2")
     assert breakdown["gathered_parameters"]["bytes"] == 2 * (BLOCK + OUTPUT)
     assert breakdown["unit_gradients"]["bytes"] == 2 * OUTPUT
 
@@ -146,15 +151,7 @@ def test_fsdp2_gathers_units_in_its_compute_dtype(client):
 def test_bf16_adam_holds_unit_gradients_in_the_fp32_its_reduce_scatter_takes(client):
     # bf16 parameters and gradients reduced in fp32 (gradient_reduce_dtype): the unit's reduce-scatter input is fp32,
     # 4 B per weight of the largest unit (the output layer with the final norm); this read 2 x OUTPUT (bf16) before
-    body = {
-        "model": {"preset": "llama-3-8b"},
-        "precision": "bf16_adam",
-        "cluster": {"world_size": 8, "gpus_per_node": 8, "gpu": "seed-80gb"},
-        "arrangement": "zero3",
-    }
-    response = client.post("/v1/plan", json=body)
-    assert response.status_code == 200, response.text
-    gradients = rows(response.json())["unit_gradients"]
+    gradients = llama_8b_zero3_rows(client, "bf16_adam")["unit_gradients"]
     assert (gradients["dtype"], gradients["bytes"]) == ("fp32", 4 * OUTPUT)
 
 
