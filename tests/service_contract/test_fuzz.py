@@ -26,6 +26,10 @@ MIN_REQUESTS = 1_000
 # The suite's guard; the full fuzz, every check and phase over about 11,000 cases, is `python -m bench.chaos --only
 # schema`. At 150 a run takes about a minute of the suite's time on two cores (300 took two).
 EXAMPLES_PER_OPERATION_AND_MODE = 150
+# A call may wait past schemathesis' 10 s default on a loaded machine: the first heavy request starts the
+# worker processes (api.pool), each importing the core. Past the service's own deadline (work_deadline_s, 30 s)
+# the service answers a 503 itself, which the checks see.
+CALL_TIMEOUT_S = 60
 SEED = 6
 
 
@@ -59,7 +63,7 @@ def fuzz(operation, mode: GenerationMode, statuses: Counter) -> int:
     def check(case):
         nonlocal sent
         sent += 1
-        response = case.call()
+        response = case.call(timeout=CALL_TIMEOUT_S)
         excluded = [positive_data_acceptance]
         if REFUSED_BY_SETTINGS.get(operation.label) == response.status_code == 503:
             assert response.json()["code"] == "simulation_unavailable", response.text
