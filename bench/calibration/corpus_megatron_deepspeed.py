@@ -29,6 +29,8 @@ give 0.206 s a micro-batch and 10.6 s a step beside them; the plan's, 0.179 s an
 pipeline the plan does not price, and no published configuration says which.
 """
 
+from typing import Any
+
 from bench.calibration.corpus import Metric, Run, measured_tokens_per_s_per_gpu
 from bench.calibration.model import predicted_tokens_per_s_per_gpu
 
@@ -77,56 +79,59 @@ JEAN_ZAY_LINKS: dict[str, object] = {
 }
 
 
-def bloom() -> Run:
-    """BLOOM 176B on 384 A100 80GB: t4 p12 d8, ZeRO-1, micro-batch 2, full recomputation, 156 teraFLOP/s."""
+def megatron_deepspeed(name: str, tensor: int, pipeline: int, **run: Any) -> Run:
+    """A Megatron-DeepSpeed A100 run: ZeRO-1 over the replicas, full recomputation, DeepSpeed's 1F1B pipeline,
+    Megatron's mixed precision, no flash attention, 2,048-token sequences, teraFLOP/s by section 5.1's count;
+    ``run``: the rest of its Run fields."""
+    run = {"unpublished": MEGATRON_DEEPSPEED_UNPUBLISHED, "assumed": MEGATRON_DEEPSPEED_ASSUMED} | run
     return Run(
-        name="BLOOM-176B t4 p12 x384 (Megatron-DeepSpeed)",
-        source=BLOOM_SOURCE,
-        where="section 3.4: 156 TFLOPs in the fastest configuration",
+        name=f"{name} t{tensor} p{pipeline} x{run['world_size']} (Megatron-DeepSpeed)",
         gpu="a100-80gb",
-        world_size=384,
-        model=BLOOM_176B,
         sequence_length=2048,
-        global_batch_size=2048,
-        micro_batch_size=2,
         arrangement="zero1",
         recompute="full",
         metric=Metric.narayanan_tflops_per_gpu,
-        measured=156,
-        tensor=4,
-        pipeline=12,
-        unpublished=MEGATRON_DEEPSPEED_UNPUBLISHED,
-        assumed=MEGATRON_DEEPSPEED_ASSUMED,
+        tensor=tensor,
+        pipeline=pipeline,
         flash_attention=False,
         parallelism={"pipeline_schedule": "1f1b"},
         precision="megatron",
+        **run,
+    )
+
+
+def bloom() -> Run:
+    """BLOOM 176B on 384 A100 80GB: t4 p12 d8, micro-batch 2, 156 teraFLOP/s, on Jean Zay's links."""
+    return megatron_deepspeed(
+        "BLOOM-176B",
+        4,
+        12,
+        source=BLOOM_SOURCE,
+        where="section 3.4: 156 TFLOPs in the fastest configuration",
+        world_size=384,
+        model=BLOOM_176B,
+        global_batch_size=2048,
+        micro_batch_size=2,
+        measured=156,
         cluster=JEAN_ZAY_LINKS,
     )
 
 
 def mt_nlg(nodes: int, tflops: int) -> Run:
-    """MT-NLG 530B on Selene: t8 p35 over ``nodes`` DGX A100, batch 1,920, micro-batch 1, full recomputation."""
-    return Run(
-        name=f"MT-NLG-530B t8 p35 x{8 * nodes} (Megatron-DeepSpeed)",
+    """MT-NLG 530B on Selene: t8 p35 over ``nodes`` DGX A100, batch 1,920, micro-batch 1."""
+    return megatron_deepspeed(
+        "MT-NLG-530B",
+        8,
+        35,
         source=MT_NLG_SOURCE,
         where=f"section 2.4: {nodes} nodes, {tflops} teraFLOP/s per GPU",
-        gpu="a100-80gb",
         world_size=8 * nodes,
         model=MT_NLG_530B,
-        sequence_length=2048,
         global_batch_size=1920,
         micro_batch_size=1,
-        arrangement="zero1",
-        recompute="full",
-        metric=Metric.narayanan_tflops_per_gpu,
         measured=tflops,
-        tensor=8,
-        pipeline=35,
         unpublished=MEGATRON_DEEPSPEED_UNPUBLISHED + ("micro-batch size",),
         assumed=MEGATRON_DEEPSPEED_ASSUMED | {"micro_batch_size": "1, as Megatron-LM's 530B (Narayanan et al.)"},
-        flash_attention=False,
-        parallelism={"pipeline_schedule": "1f1b"},
-        precision="megatron",
     )
 
 
