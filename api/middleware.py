@@ -6,7 +6,7 @@ Outermost first: RequestContext (id, log, metrics, last-resort 500) -> BearerAut
 
 import hmac
 import logging
-import os
+import random
 import re
 import time
 from collections.abc import Callable
@@ -42,12 +42,15 @@ def header_value(scope: Scope, name: bytes) -> bytes | None:
 
 
 def request_id_of(scope: Scope) -> str:
+    """The client's X-Request-ID when short and plain, else 128 random bits in hex. An id needs to be unique,
+    not secret: the random module's generator (seeded from the OS at start and again in every forked child)
+    makes one without the system call ``os.urandom`` costs each request."""
     incoming = header_value(scope, REQUEST_ID_HEADER)
     if incoming is not None:
         text = incoming.decode("latin-1")
         if SAFE_REQUEST_ID.fullmatch(text):
             return text
-    return os.urandom(16).hex()
+    return f"{random.getrandbits(128):032x}"
 
 
 class RouteTemplates:

@@ -17,7 +17,8 @@ The models' own ``ConfigDict(strict=True)`` cannot do this: it makes enums refus
 So the scalars are made strict in the model's core schema, once, when the class is built.
 """
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic_core import CoreSchema
@@ -66,6 +67,25 @@ class Strict(BaseModel):
     def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
         schema: CoreSchema = strict_scalars(handler(source))
         return schema
+
+
+class StrictValue(Strict):
+    """A request block that is a value: frozen (setting a field raises), so equal blocks are equal keys of a
+    memo, and one instance can stand for the block in every request that leaves it out (``shared_default``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+
+Frozen = TypeVar("Frozen", bound=BaseModel)
+
+
+def shared_default(model: type[Frozen]) -> Callable[[], Frozen]:
+    """A ``default_factory`` giving every request that leaves the block out one instance of it, built once: the
+    omitted block costs no validation and is the same object in every request (a frozen model cannot change)."""
+    if not model.model_config.get("frozen"):
+        raise TypeError(f"{model.__name__} is not frozen: one instance of it cannot be shared")
+    instance = model()
+    return lambda: instance
 
 
 def non_strict_scalars(schema: Any) -> list[str]:

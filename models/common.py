@@ -9,6 +9,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from models.architecture import MlaSpec, MoeSpec
 from models.base import Strict as Strict  # re-exported: request models take their base from here
+from models.base import StrictValue as StrictValue
+from models.base import shared_default as shared_default
 from models.enums import ArrangementName, MlpKind, Normalization
 from models.presets import (
     GpuPresetName,
@@ -203,7 +205,7 @@ class ModelSpec(Strict):
         return self
 
 
-class ShardingFlags(Strict):
+class ShardingFlags(StrictValue):
     """The three flags that describe every arrangement. They are monotone: shard_parameters needs
     shard_gradients, and shard_gradients needs shard_optimizer (the schema says so with if/then)."""
 
@@ -367,7 +369,7 @@ def precision_validator() -> Any:
     )
 
 
-class Card(Strict):
+class Card(StrictValue):
     """The card and the node: exactly one of a GPU preset (gpu) and an explicit memory size
     (gpu_memory_bytes), and GPUs per node."""
 

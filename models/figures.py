@@ -28,6 +28,7 @@ from models.common import (
     name_or_spec,
     plain_name,
     precision_validator,
+    shared_default,
 )
 from models.enums import ArrangementName, CollectiveName
 from models.parallelism import Parallelism
@@ -125,7 +126,7 @@ class FigureRequest(Strict):
     activations: Activations = ACTIVATIONS_FIELD
     cluster: Cluster = Field(description="The card, GPUs per node and the chosen world size N of the bar figures.")
     levers: Levers = Field(
-        default_factory=Levers,
+        default_factory=shared_default(Levers),
         description="Levers applied to every arrangement drawn; offload_parameters applies to ZeRO-3 only.",
     )
     sharding: ShardingFlags | None = Field(
@@ -145,10 +146,11 @@ class FigureRequest(Strict):
         "not given, over the data-parallel group; the four others draw every arrangement side by side.",
     )
     estimator: EstimatorOptions = Field(
-        default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
+        default_factory=shared_default(EstimatorOptions),
+        description="Options of DeepSpeed's estimators, as /v1/plan takes them.",
     )
     parallelism: Parallelism = Field(
-        default_factory=Parallelism,
+        default_factory=shared_default(Parallelism),
         description="The layout the layout figures draw, as in /v1/plan; the four others draw data parallelism.",
     )
     max_gpus: int = MAX_GPUS_FIELD

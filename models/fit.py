@@ -20,6 +20,7 @@ from models.common import (
     name_or_spec,
     plain_name,
     precision_validator,
+    shared_default,
 )
 from models.enums import ArrangementName, GpuCountGrid
 from models.parallelism import Parallelism, ParallelismEcho
@@ -138,7 +139,7 @@ class FitRequest(Strict):
         return arrangement
 
     estimator: EstimatorOptions = Field(
-        default_factory=EstimatorOptions,
+        default_factory=shared_default(EstimatorOptions),
         description="Options of DeepSpeed's estimators, as /v1/plan takes them (a fit compares the service's own "
         "byte counts).",
     )
@@ -149,11 +150,11 @@ class FitRequest(Strict):
     )
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="Largest GPU count tabulated.")
     levers: Levers = Field(
-        default_factory=Levers,
+        default_factory=shared_default(Levers),
         description="Levers applied to every arrangement; offload_parameters applies to ZeRO-3 only.",
     )
     parallelism: Parallelism = Field(
-        default_factory=Parallelism,
+        default_factory=shared_default(Parallelism),
         description="A layout (tensor, pipeline, context, expert degrees, schedule) each arrangement shards the "
         "data-parallel group of. Given, the GPU counts are those the layout can run on: t x p x c x d, part of a "
         "node or whole nodes, expert dividing d x c, and with training.global_batch_size a whole number m = "

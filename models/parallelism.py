@@ -5,7 +5,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StrictBool
 
-from models.base import Strict
+from models.base import StrictValue
 
 MAX_DEGREE = 1_000_000
 MAX_VIRTUAL_STAGES = 1_000
@@ -41,7 +41,7 @@ class ParallelGroup(StrEnum):
     expert = "expert"
 
 
-class Parallelism(Strict):
+class Parallelism(StrictValue):
     """Degrees of the mesh beside data parallelism (torchtitan's ParallelDims, Megatron-LM's PTD-P).
 
     The data-parallel degree is what is left: d = cluster.world_size / (tensor x pipeline x context).

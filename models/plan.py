@@ -14,9 +14,11 @@ from models.common import (
     Precision,
     ShardingFlags,
     Strict,
+    StrictValue,
     name_or_spec,
     plain_name,
     precision_validator,
+    shared_default,
 )
 from models.enums import (
     ActivationModel,
@@ -68,10 +70,10 @@ TRAINING_FIELD = Field(
     default=None,
     description="Training shape; default 1 x 2048 tokens, one micro-batch, the efficiency model's compute time.",
 )
-ACTIVATIONS_FIELD = Field(default_factory=Activations)
+ACTIVATIONS_FIELD = Field(default_factory=shared_default(Activations))
 
 
-class EstimatorOptions(Strict):
+class EstimatorOptions(StrictValue):
     """Inputs of DeepSpeed's estimators (memory.framework_estimate) that a plan does not otherwise carry."""
 
     largest_layer_parameters: int | None = Field(
@@ -158,18 +160,18 @@ class PlanRequest(Strict):
     pick_precision = precision_validator()  # type: ignore[pydantic-field]
     pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding", required=True))
     parallelism: Parallelism = Field(
-        default_factory=Parallelism,
+        default_factory=shared_default(Parallelism),
         description="Tensor, pipeline, context and expert parallelism beside data parallelism; all 1 by default. "
         "The data-parallel degree is cluster.world_size / (tensor x pipeline x context).",
     )
     levers: Levers = Field(
-        default_factory=Levers,
+        default_factory=shared_default(Levers),
         description="levers.offload_parameters needs an arrangement that shards parameters (zero3, full_shard, "
         "hybrid or shard_parameters true); levers.zeropp needs zero3 or full_shard; levers.fp8_param_gather an "
         "arrangement that shards the optimizer.",
     )
     estimator: EstimatorOptions = Field(
-        default_factory=EstimatorOptions,
+        default_factory=shared_default(EstimatorOptions),
         description="Options of DeepSpeed's estimators, used with precision deepspeed under zero2 or zero3.",
     )
 

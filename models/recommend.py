@@ -15,6 +15,7 @@ from models.common import (
     name_or_spec,
     plain_name,
     precision_validator,
+    shared_default,
 )
 from models.enums import ArrangementName, Recompute
 from models.fit import FitCluster
@@ -54,18 +55,19 @@ class RecommendRequest(Strict):
     pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
     max_gpus: int = Field(default=1024, ge=1, le=MAX_WORLD_SIZE, description="The most GPUs the team can have.")
     levers: Levers = Field(
-        default_factory=Levers,
+        default_factory=shared_default(Levers),
         description="The job's levers, as /v1/plan takes them. Each step keeps overlap, bucket_bytes and ZeRO++ "
         "from here and sets recompute, offload_optimizer and mxfp8 itself.",
     )
     parallelism: Parallelism = Field(
-        default_factory=Parallelism,
+        default_factory=shared_default(Parallelism),
         description="The layout every step keeps (tensor, pipeline, context, expert degrees, schedule): the steps "
         "are arrangements and levers over its data-parallel group, each found and priced as /v1/fit and /v1/plan "
         "find and price it. Omitted: data parallelism alone.",
     )
     estimator: EstimatorOptions = Field(
-        default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
+        default_factory=shared_default(EstimatorOptions),
+        description="Options of DeepSpeed's estimators, as /v1/plan takes them.",
     )
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, model_validator
 
-from models.base import Strict
+from models.base import StrictValue
 
 # Dubey et al. 2024, section 3.3.4: 466 interruptions in 54 days on 16,384 GPUs.
 LLAMA3_INTERRUPTIONS = 466
@@ -54,7 +54,7 @@ class CheckpointSave(StrEnum):
     asynchronous = "asynchronous"
 
 
-class Checkpoint(Strict):
+class Checkpoint(StrictValue):
     """How often the run saves, where and how; the bytes come from the model states the plan counts."""
 
     interval_steps: Annotated[int, Field(ge=1, le=MAX_INTERVAL_STEPS)] | Literal["auto"] = Field(
@@ -97,7 +97,7 @@ class Checkpoint(Strict):
         return STORAGE_PRESETS[self.storage or StoragePresetName.llama3_tectonic]
 
 
-class Failures(Strict):
+class Failures(StrictValue):
     """How often the job is interrupted and what a restart costs besides the checkpoint it reloads."""
 
     interruptions_per_gpu_hour: float | None = Field(

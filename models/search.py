@@ -20,6 +20,7 @@ from models.common import (
     name_or_spec,
     plain_name,
     precision_validator,
+    shared_default,
 )
 from models.enums import ArrangementName, Recompute
 from models.parallelism import MAX_DEGREE, MAX_VIRTUAL_STAGES, Parallelism, ParallelismEcho, PipelineSchedule
@@ -310,19 +311,20 @@ class SearchRequest(Strict):
     )
     pick_arrangement = field_validator("arrangement", mode="before")(name_or_spec("sharding"))
     parallelism: Parallelism = Field(
-        default_factory=Parallelism,
+        default_factory=shared_default(Parallelism),
         description="The job's layout now (a /v1/plan body's own): the starting point, answered as `asked`; the "
         "search tries every layout. Its expert_tensor is kept by every layout (as the top-level expert_tensor).",
     )
     levers: Levers = Field(
-        default_factory=Levers,
+        default_factory=shared_default(Levers),
         description="The levers, as /v1/plan takes them. Every layout keeps overlap, bucket_bytes, ZeRO++, "
         "offload_parameters and MXFP8 from here; recompute and offload_optimizer are searched (restrict fixes "
         "them). offload_parameters keeps the search to the arrangements that shard parameters (zero3, hybrid), "
         "ZeRO++ to zero3 over data parallelism alone, as /v1/plan takes them.",
     )
     estimator: EstimatorOptions = Field(
-        default_factory=EstimatorOptions, description="Options of DeepSpeed's estimators, as /v1/plan takes them."
+        default_factory=shared_default(EstimatorOptions),
+        description="Options of DeepSpeed's estimators, as /v1/plan takes them.",
     )
     objective: SearchObjective = Field(
         default=SearchObjective.step_s,

@@ -4,7 +4,7 @@ from typing import Self
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
 
-from models.common import Strict
+from models.common import StrictValue, shared_default
 from models.enums import (
     ActivationModel,
     AttentionBackend,
@@ -38,7 +38,7 @@ UTILISATION_RECOMPUTE_DESCRIPTION = (
 )
 
 
-class Training(Strict):
+class Training(StrictValue):
     """The training shape. Tokens per optimizer step = N x micro_batch_size x sequence_length x steps."""
 
     micro_batch_size: int = Field(
@@ -93,7 +93,7 @@ class Training(Strict):
         return self
 
 
-class Activations(Strict):
+class Activations(StrictValue):
     """Activation memory: replicated on every GPU; sharding never touches it."""
 
     model: ActivationModel | None = Field(
@@ -125,7 +125,7 @@ class Activations(Strict):
     )
 
 
-class ZeroPlusPlus(Strict):
+class ZeroPlusPlus(StrictValue):
     """ZeRO++ (Wang et al. 2023) on ZeRO-3; DeepSpeed's zero_quantized_weights, zero_hpz_partition_size and
     zero_quantized_gradients."""
 
@@ -176,7 +176,7 @@ def levers_conflict(levers: "Levers") -> str | None:
     return eight_bit_conflict(levers.fp8, levers.mxfp8) or fp8_parameters_conflict(levers.fp8, levers.fp8_param_gather)
 
 
-class Levers(Strict):
+class Levers(StrictValue):
     """The levers: offload (ZeRO-Offload), overlap, recomputation, MXFP8."""
 
     recompute: Recompute = Recompute.none
@@ -234,7 +234,7 @@ class Levers(Strict):
         "stage3_prefetch_bucket_size: off, every parameter all-gather is exposed.",
     )
     zeropp: ZeroPlusPlus = Field(
-        default_factory=ZeroPlusPlus, description="ZeRO++ levers; zero3/full_shard only (not hybrid)."
+        default_factory=shared_default(ZeroPlusPlus), description="ZeRO++ levers; zero3/full_shard only (not hybrid)."
     )
     mxfp8: StrictBool = Field(default=False, description="MXFP8, applied as mxfp8_recipe says.")
     mxfp8_recipe: Mxfp8Recipe = Field(

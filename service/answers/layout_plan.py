@@ -6,9 +6,12 @@ plan of service.answers.plan, with one stage; otherwise service.engine.layout ev
 module reports the busiest GPU's memory, every group's collectives and the step's time.
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
 from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
@@ -97,12 +100,13 @@ class Layout:
     model: resolve.ResolvedModel  # read once here, handed to resolve.scenario
 
 
-def layout_of(request: PlanRequest) -> Layout:
-    """The request's mesh, validated (every problem a 422 naming its field), and its micro-batches."""
+def layout_of(request: PlanRequest, resolved_model: resolve.ResolvedModel | None = None) -> Layout:
+    """The request's mesh, validated (every problem a 422 naming its field), and its micro-batches
+    (``resolved_model``: the request's model, when the caller has resolved it)."""
     par, cluster = request.parallelism, request.cluster
     mesh = requested_mesh(par, cluster.world_size, cluster.gpus_per_node)
     training = request.training or resolve.DEFAULT_TRAINING
-    resolved_model = resolve.model(request.model)
+    resolved_model = resolved_model or resolve.model(request.model)
     arch = resolved_model.architecture
     limits = ModelLimits.of(arch)
     problems: list[tuple[str, str]] = []
@@ -179,9 +183,95 @@ def resolved_request(request: PlanRequest, layout: Layout) -> tuple[resolve.Scen
     return scene, sharding, resolve.setup_for(scene, sharding)
 
 
-def layout_plan(request: PlanRequest, layout: Layout) -> PlanResponse:
+@dataclass(frozen=True)
+class Resolution:
+    """A plan request resolved: its layout (service.mesh), scenario, arrangement and evaluation setup."""
+
+    layout: Layout
+    scene: resolve.Scenario
+    sharding: Sharding
+    setup: Setup
+
+
+# What a request's settings resolve to (mesh, card, links, precision, levers, activations, the efficiency model's
+# device) depends on its model through the architecture, units and warnings alone, never on the parameter counts:
+# schedulers ask about many models on one cluster with one set of settings, so the resolution is kept per
+# settings (at most RESOLUTIONS_KEPT, the least recently used out first) and a request with the same settings
+# puts its own model in. What is kept is shared between requests and threads: read, never written.
+RESOLUTIONS_KEPT = 256
+# keyed by the settings' hash, each entry holding the settings too: a look-up hashes them once (a tuple's hash is
+# not kept, and the request blocks' are computed field by field)
+_resolutions: OrderedDict[int, tuple[tuple[object, ...], Resolution]] = OrderedDict()
+_resolutions_lock = threading.Lock()
+
+
+def resolution(request: PlanRequest) -> Resolution:
+    """``layout_of`` and ``resolved_request`` of the request, their settings' part resolved once (above)."""
+    model = resolve.model(request.model)
+    key = settings_key(request, model)
+    kept = _kept_resolution(key)
+    if kept is not None:
+        return Resolution(_with_model(kept.layout, model), _with_model(kept.scene, model), kept.sharding, kept.setup)
+    layout = layout_of(request, model)
+    found = Resolution(layout, *resolved_request(request, layout))
+    if key is not None:
+        with _resolutions_lock:
+            _resolutions[key[0]] = (key[1], found)
+            if len(_resolutions) > RESOLUTIONS_KEPT:
+                _resolutions.popitem(last=False)
+    return found
+
+
+SettingsKey = tuple[int, tuple[object, ...]]  # the settings' hash, and the settings
+
+
+def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> SettingsKey | None:
+    """Everything ``layout_of`` and ``resolved_request`` read of a request but its model's counts, with its hash;
+    None when some part is not hashable (a layout's list of pipeline layers): such a request is resolved afresh."""
+    settings = (
+        model.architecture,
+        model.units,
+        tuple(model.warnings),
+        request.precision,
+        request.arrangement,
+        request.training,
+        request.activations,
+        request.cluster,
+        request.parallelism,
+        request.levers,
+    )
+    try:
+        return hash(settings), settings
+    except TypeError:
+        return None
+
+
+def _kept_resolution(key: SettingsKey | None) -> Resolution | None:
+    if key is None:
+        return None
+    hashed, settings = key
+    with _resolutions_lock:
+        kept = _resolutions.get(hashed)
+        if kept is None or kept[0] != settings:  # none, or other settings of the same hash
+            return None
+        _resolutions.move_to_end(hashed)
+    return kept[1]
+
+
+Resolved = TypeVar("Resolved", Layout, resolve.Scenario)
+
+
+def _with_model(kept: Resolved, model: resolve.ResolvedModel) -> Resolved:
+    """A copy of a kept layout or scenario holding this request's model (``dataclasses.replace`` runs the class's
+    ``__init__`` over every field: four times as long)."""
+    copied = object.__new__(type(kept))
+    copied.__dict__.update(kept.__dict__, model=model)
+    return copied
+
+
+def layout_plan(request: PlanRequest, resolved: Resolution) -> PlanResponse:
     """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
-    scene, sharding, setup = resolved_request(request, layout)
+    layout, scene, sharding, setup = resolved.layout, resolved.scene, resolved.sharding, resolved.setup
     arch = scene.model.architecture
     assert arch is not None
     mesh, m = layout.mesh, layout.micro_batches

@@ -27,7 +27,7 @@ from models.presets import (
     PrecisionPresetInfo,
     PresetsResponse,
 )
-from service.answers.layout_plan import echo, layout_of, layout_plan, resolved_request
+from service.answers.layout_plan import echo, layout_plan, resolution
 from service.answers.plan_report import (
     memory_report,
     resolved_arrangement,
@@ -59,10 +59,10 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
     each nested answer a dict of its own fields or a model, every value of its field's type, in the order
     the models declare them. ``plan`` validates them into the model; the API writes them as they are, which
     is byte for byte the model's JSON (api.encoding; tests/api/test_encoding.py compares the two)."""
-    layout = layout_of(request)
+    resolved = resolution(request)
+    layout, scene, sharding, setup = resolved.layout, resolved.scene, resolved.sharding, resolved.setup
     if not layout.mesh.trivial:
-        return layout_plan(request, layout)
-    scene, sharding, setup = resolved_request(request, layout)
+        return layout_plan(request, resolved)
     n, g = request.cluster.world_size, request.cluster.gpus_per_node
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)

@@ -23,3 +23,20 @@ def test_a_stated_checkpoint_or_failure_rate_is_not_the_default():
     assert stated.interval_steps == 100
     per_node = resilience_of(None, Failures(node_mtbf_hours=1000.0), 8)
     assert per_node.interruptions_per_gpu_hour == pytest.approx(1 / (1000.0 * 8), rel=1e-12)
+
+
+def test_an_omitted_request_block_is_one_shared_frozen_value():
+    import pydantic
+
+    from models.base import shared_default
+    from models.plan import PlanRequest
+    from models.training import Levers
+
+    body = {"model": {"parameter_count": 10**9}, "cluster": {"world_size": 8, "gpu": "h100-80gb"}, "arrangement": "ddp"}
+    first, second = PlanRequest.model_validate(body), PlanRequest.model_validate(body)
+    assert first.levers is second.levers and first.parallelism is second.parallelism
+    assert first.levers == Levers() and first.levers.model_fields_set == set()  # as if built afresh
+    with pytest.raises(pydantic.ValidationError):
+        first.levers.recompute = "full"  # frozen: no request can change what the others share
+    with pytest.raises(TypeError):
+        shared_default(PlanRequest)  # not frozen: one instance cannot be shared
