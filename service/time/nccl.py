@@ -311,14 +311,14 @@ def _array_call_time(
     nvlink: FloatLike,
 ) -> NcclCall:
     """_call_time over arrays (many layouts), the last answers kept (service.recent): shared, never changed."""
-    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink)
+    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink, _any_array(n_bytes, ranks, nodes, bus))
 
 
 @lru_cache(maxsize=4096)
 def _one_call(
     name: CollectiveName, n_bytes: int, ranks: int, nodes: int, bus: float, system: NcclSystem, nvlink: float
 ) -> NcclCall:
-    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink)
+    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink, False)
 
 
 def _call_time(
@@ -329,16 +329,17 @@ def _call_time(
     bus_bytes_per_s: FloatLike,
     system: NcclSystem,
     nvlink_bytes_per_s: FloatLike,
+    several: bool,
 ) -> NcclCall:
     """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
     GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
-    pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs)."""
+    pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs); ``several``: some of the sizes,
+    ranks, nodes and speeds are arrays (many layouts)."""
     log_size = log2i(n_bytes // 64)
     best_s: FloatLike = float("inf")
     best_latency_s: FloatLike = 0.0
     best_algorithm: IntLike = RING
     best_protocol: IntLike = SIMPLE
-    several = _any_array(n_bytes, ranks, nodes, bus_bytes_per_s)
     if not several and ranks <= 1:  # a group of one rank makes no call
         return NcclCall(0.0, 0.0, RING, SIMPLE)
     taken: list[

@@ -320,8 +320,13 @@ def collective_hops(world_size: IntLike, collective: StepCollective, gpus_per_no
 def calls_bytes_sent(
     parameter_count: IntLike, world_size: IntLike, calls: list[StepCollective], gpus_per_node: IntLike = 1
 ) -> list[IntLike]:
-    """Bytes each GPU sends for one call of each collective, in the order of ``calls``."""
-    return [collective_bytes_sent(parameter_count, world_size, c, gpus_per_node) for c in calls]
+    """Bytes each GPU sends for one call of each collective, in the order of ``calls``; collectives of one cost_key
+    (ZeRO-3's forward and backward gathers) send the same, counted once."""
+    sent: dict[tuple[object, ...], IntLike] = {}
+    for c in calls:
+        if c.cost_key not in sent:
+            sent[c.cost_key] = collective_bytes_sent(parameter_count, world_size, c, gpus_per_node)
+    return [sent[c.cost_key] for c in calls]
 
 
 def per_step(calls: list[StepCollective], per_call: list[IntLike]) -> IntLike:
