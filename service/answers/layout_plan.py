@@ -121,12 +121,15 @@ def layout_of(request: PlanRequest, resolved_model: resolve.ResolvedModel | None
     gbs, k, b = training.global_batch_size, training.gradient_accumulation_steps, training.micro_batch_size
     validated_mesh(mesh, limits, b, training.sequence_length, gbs, k)
     m = micro_batches(gbs, k, b, mesh.data)
-    resolved_training = request.training
-    if resolved_training is not None and (gbs is not None or k != m):
-        resolved_training = resolved_training.model_copy(
-            update={"global_batch_size": None, "gradient_accumulation_steps": m}
-        )
-    return Layout(mesh, m, resolved_training, layout_warnings(mesh), resolved_model)
+    return Layout(mesh, m, layout_training(request.training, m), layout_warnings(mesh), resolved_model)
+
+
+def layout_training(training: Training | None, m: int) -> Training | None:
+    """The request's training with the layout's m micro-batches as its accumulation steps (a global batch is
+    resolved into them)."""
+    if training is not None and (training.global_batch_size is not None or training.gradient_accumulation_steps != m):
+        return training.model_copy(update={"global_batch_size": None, "gradient_accumulation_steps": m})
+    return training
 
 
 # A pure function of hashable values; a response only reads the echo it is given.
@@ -194,14 +197,25 @@ class Resolution:
 
 
 # What a request's settings resolve to (mesh, card, links, precision, levers, activations, the efficiency model's
-# device) depends on its model through the architecture, units and warnings alone, never on the parameter counts:
-# schedulers ask about many models on one cluster with one set of settings, so the resolution is kept per
-# settings (at most RESOLUTIONS_KEPT, the least recently used out first) and a request with the same settings
-# puts its own model in. What is kept is shared between requests and threads: read, never written.
+# device) depends on its model through the architecture, units and warnings alone, never on the parameter counts,
+# and on its training through the shape and utilisation alone, never on the run's length or checkpoints (the time's
+# report reads those from the request): schedulers ask about many models and runs on one cluster with one set of
+# settings, so the resolution is kept per settings (at most RESOLUTIONS_KEPT, the least recently used out first)
+# and a request with the same settings puts its own model and training in. What is kept is shared between requests
+# and threads: read, never written.
 RESOLUTIONS_KEPT = 256
+
+
+@dataclass(frozen=True)
+class Kept:
+    settings: tuple[object, ...]
+    resolution: Resolution
+    training: Training | None  # the request's, which the resolution's layout and scenario resolved
+
+
 # keyed by the settings' hash, each entry holding the settings too: a look-up hashes them once (a tuple's hash is
 # not kept, and the request blocks' are computed field by field)
-_resolutions: OrderedDict[int, tuple[tuple[object, ...], Resolution]] = OrderedDict()
+_resolutions: OrderedDict[int, Kept] = OrderedDict()
 _resolutions_lock = threading.Lock()
 
 
@@ -209,14 +223,23 @@ def resolution(request: PlanRequest) -> Resolution:
     """``layout_of`` and ``resolved_request`` of the request, their settings' part resolved once (above)."""
     model = resolve.model(request.model)
     key = settings_key(request, model)
-    kept = _kept_resolution(key)
+    kept = _kept(key)
     if kept is not None:
-        return Resolution(_with_model(kept.layout, model), _with_model(kept.scene, model), kept.sharding, kept.setup)
+        layout, scene = kept.resolution.layout, kept.resolution.scene
+        training = layout.training
+        if request.training is not kept.training:  # the same shape, maybe another run's length or checkpoints
+            training = layout_training(request.training, layout.micro_batches)
+        return Resolution(
+            _with(layout, model, training),
+            _with(scene, model, training or resolve.DEFAULT_TRAINING),
+            kept.resolution.sharding,
+            kept.resolution.setup,
+        )
     layout = layout_of(request, model)
     found = Resolution(layout, *resolved_request(request, layout))
     if key is not None:
         with _resolutions_lock:
-            _resolutions[key[0]] = (key[1], found)
+            _resolutions[key[0]] = Kept(key[1], found, request.training)
             if len(_resolutions) > RESOLUTIONS_KEPT:
                 _resolutions.popitem(last=False)
     return found
@@ -234,7 +257,7 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
         tuple(model.warnings),
         request.precision,
         request.arrangement,
-        request.training,
+        training_settings(request.training),
         request.activations,
         request.cluster,
         request.parallelism,
@@ -246,26 +269,40 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
         return None
 
 
-def _kept_resolution(key: SettingsKey | None) -> Resolution | None:
+def training_settings(training: Training | None) -> tuple[object, ...] | None:
+    """What resolution reads of a training block: all but the run's length and checkpoints."""
+    if training is None:
+        return None
+    return (
+        training.micro_batch_size,
+        training.sequence_length,
+        training.gradient_accumulation_steps,
+        training.global_batch_size,
+        training.utilisation,
+        training.utilisation_recompute,
+    )
+
+
+def _kept(key: SettingsKey | None) -> Kept | None:
     if key is None:
         return None
     hashed, settings = key
     with _resolutions_lock:
         kept = _resolutions.get(hashed)
-        if kept is None or kept[0] != settings:  # none, or other settings of the same hash
+        if kept is None or kept.settings != settings:  # none, or other settings of the same hash
             return None
         _resolutions.move_to_end(hashed)
-    return kept[1]
+    return kept
 
 
 Resolved = TypeVar("Resolved", Layout, resolve.Scenario)
 
 
-def _with_model(kept: Resolved, model: resolve.ResolvedModel) -> Resolved:
-    """A copy of a kept layout or scenario holding this request's model (``dataclasses.replace`` runs the class's
-    ``__init__`` over every field: four times as long)."""
+def _with(kept: Resolved, model: resolve.ResolvedModel, training: Training | None) -> Resolved:
+    """A copy of a kept layout or scenario holding this request's model and training (``dataclasses.replace`` runs
+    the class's ``__init__`` over every field: four times as long)."""
     copied = object.__new__(type(kept))
-    copied.__dict__.update(kept.__dict__, model=model)
+    copied.__dict__.update(kept.__dict__, model=model, training=training)
     return copied
 
 

@@ -31,7 +31,7 @@ def fresh(request: PlanRequest) -> bytes | None:
 
 
 def kept(request: PlanRequest) -> bool:
-    return layout_plan._kept_resolution(settings_key(request, resolve.model(request.model))) is not None
+    return layout_plan._kept(settings_key(request, resolve.model(request.model))) is not None
 
 
 def with_count(body: dict, count: int) -> dict:
@@ -86,6 +86,33 @@ VARIANTS = [
     {"parallelism": {"tensor": 2}},
     {"levers": {"recompute": "full"}},
     {"levers": {"offload_optimizer": True}},
+    {"training": {"micro_batch_size": 2, "sequence_length": 4096, "utilisation": 0.4}},
+    {"training": {"micro_batch_size": 2, "sequence_length": 4096, "gradient_accumulation_steps": 4}},
+]
+
+
+# each changes the run alone (its length, checkpoints), which the time's report reads from the request
+RUNS = [
+    {"training": {"micro_batch_size": 2, "sequence_length": 4096, "total_tokens": 10**12}},
+    {"training": {"micro_batch_size": 2, "sequence_length": 4096, "total_tokens": 2 * 10**12}},
+    {"training": {"micro_batch_size": 2, "sequence_length": 4096, "checkpoint": {"interval_steps": 100}}},
+    {
+        "training": {
+            "micro_batch_size": 2,
+            "sequence_length": 4096,
+            "gradient_accumulation_steps": 4,
+            "total_tokens": 10**12,
+        },
+        "parallelism": {"tensor": 2, "pipeline": 2},
+    },
+    {
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 64, "total_tokens": 10**12},
+        "parallelism": {"tensor": 2, "pipeline": 2},
+    },
+    {
+        "training": {"micro_batch_size": 1, "sequence_length": 4096, "global_batch_size": 64, "total_tokens": 10**13},
+        "parallelism": {"tensor": 2, "pipeline": 2},
+    },
 ]
 
 
@@ -97,3 +124,16 @@ def test_settings_that_differ_in_any_block_are_resolved_apart():
         plan(request)
     assert len(layout_plan._resolutions) == len(requests)
     assert [plan(request).model_dump_json().encode() for request in requests] == expected
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_settings_that_differ_in_the_run_alone_share_one_resolution_and_keep_their_own_run(run):
+    request = PlanRequest.model_validate(BASE | run)
+    expected = fresh(request)
+    assert expected is not None
+    shape = {key: value for key, value in run["training"].items() if key not in ("total_tokens", "checkpoint")}
+    plan(PlanRequest.model_validate(BASE | run | {"training": shape}))  # the same settings, no run stated
+    assert kept(request)
+    resolved = layout_plan.resolution(request).scene.training  # the request's own run, not the kept request's
+    assert (resolved.total_tokens, resolved.checkpoint) == (request.training.total_tokens, request.training.checkpoint)
+    assert plan(request).model_dump_json().encode() == expected
