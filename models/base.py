@@ -77,6 +77,7 @@ class StrictValue(Strict):
 
 
 Frozen = TypeVar("Frozen", bound=BaseModel)
+SHARED_DEFAULTS: dict[type[BaseModel], BaseModel] = {}  # each shared default's one instance, by its model
 
 
 def shared_default(model: type[Frozen]) -> Callable[[], Frozen]:
@@ -84,8 +85,8 @@ def shared_default(model: type[Frozen]) -> Callable[[], Frozen]:
     omitted block costs no validation and is the same object in every request (a frozen model cannot change)."""
     if not model.model_config.get("frozen"):
         raise TypeError(f"{model.__name__} is not frozen: one instance of it cannot be shared")
-    instance = model()
-    return lambda: instance
+    instance = SHARED_DEFAULTS.setdefault(model, model())
+    return lambda: instance  # type: ignore[return-value]
 
 
 def non_strict_scalars(schema: Any) -> list[str]:

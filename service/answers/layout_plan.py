@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
+from pydantic import BaseModel
+
+from models.base import SHARED_DEFAULTS
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
 from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
 from models.plan import (
@@ -258,15 +261,22 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
         request.precision,
         request.arrangement,
         training_settings(request.training),
-        request.activations,
+        block_key(request.activations),
         request.cluster,
-        request.parallelism,
-        request.levers,
+        block_key(request.parallelism),
+        block_key(request.levers),
     )
     try:
         return hash(settings), settings
     except TypeError:
         return None
+
+
+def block_key(block: BaseModel) -> object:
+    """A request block as part of a key: its model when the request left it out (the shared default: hashed as a
+    class, not field by field), else the block."""
+    model = type(block)
+    return model if SHARED_DEFAULTS.get(model) is block else block
 
 
 def training_settings(training: Training | None) -> tuple[object, ...] | None:

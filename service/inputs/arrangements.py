@@ -62,6 +62,24 @@ class Sharding:
                 "sharding flags must be monotone: shard_parameters implies shard_gradients implies shard_optimizer"
             )
 
+    def __hash__(self) -> int:
+        # Kept once computed: a plan's memoised steps hash its arrangement half a dozen times. Its fields are
+        # booleans, whose hash is the same in every process, so a pickled copy's kept hash holds there too.
+        kept: int | None = self.__dict__.get("_hash")
+        if kept is None:
+            kept = hash(
+                (
+                    self.shard_optimizer,
+                    self.shard_gradients,
+                    self.shard_parameters,
+                    self.hybrid,
+                    self.reshard_after_forward,
+                    self.zeropp,
+                )
+            )
+            self.__dict__["_hash"] = kept
+        return kept
+
     @property
     def gathers_whole_model(self) -> bool:
         """Parameters sharded at rest but held gathered through forward and backward (SHARD_GRAD_OP)."""

@@ -42,8 +42,19 @@ DTYPE_FORMATS: dict[Dtype, DtypeFormat] = {
 }
 
 
+# Whole bytes per value and no shared scale (fp32, bf16, fp8, ...): the formats most tensors are in, looked up first.
+WHOLE_BYTES: dict[Dtype, int] = {
+    dtype: fmt.element_bits // 8
+    for dtype, fmt in DTYPE_FORMATS.items()
+    if not fmt.element_bits % 8 and not fmt.block_elements
+}
+
+
 def tensor_bytes(elements: IntLike, dtype: Dtype) -> IntLike:
     """Exact bytes of ``elements`` values of ``dtype``; works on ints and numpy int64 arrays."""
+    whole = WHOLE_BYTES.get(dtype)
+    if whole is not None:
+        return elements * whole
     fmt = DTYPE_FORMATS[dtype]
     if fmt.element_bits % 8:
         value_bytes = ceil_div(elements * fmt.element_bits, 8)  # packed sub-byte values

@@ -40,3 +40,16 @@ def test_an_omitted_request_block_is_one_shared_frozen_value():
         first.levers.recompute = "full"  # frozen: no request can change what the others share
     with pytest.raises(TypeError):
         shared_default(PlanRequest)  # not frozen: one instance cannot be shared
+
+
+def test_an_arrangement_keeps_the_hash_of_its_own_flags():
+    import pickle
+    from dataclasses import replace
+
+    from service.inputs.arrangements import Sharding, ZeroPlusPlus
+
+    zero3 = Sharding(True, True, True)
+    assert hash(zero3) == hash((True, True, True, False, True, ZeroPlusPlus()))  # the flags', computed once
+    assert hash(zero3) == hash(Sharding(True, True, True)) == hash(pickle.loads(pickle.dumps(zero3)))
+    hybrid = replace(zero3, hybrid=True)  # a new arrangement: its own flags' hash, not the kept one
+    assert hybrid != zero3 and hash(hybrid) == hash((True, True, True, True, True, ZeroPlusPlus()))
