@@ -10,7 +10,7 @@ import random
 import re
 import time
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import anyio.to_thread
@@ -34,11 +34,17 @@ SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 error_log = logging.getLogger(ROOT_LOGGER + ".errors")
 
 
+HEADERS_BY_NAME = "zeroplan.headers"  # the scope's key of its headers by name, built once per request
+
+
 def header_value(scope: Scope, name: bytes) -> bytes | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return bytes(value)
-    return None
+    """The first value of a header (names are lower case in ASGI), or None. The layers ask half a dozen of them a
+    request: the headers are put in a dict once (the first of a repeated name kept) and kept in the scope."""
+    by_name = scope.get(HEADERS_BY_NAME)
+    if by_name is None:
+        by_name = scope[HEADERS_BY_NAME] = dict(reversed(scope["headers"]))
+    value = by_name.get(name)
+    return None if value is None else bytes(value)
 
 
 def request_id_of(scope: Scope) -> str:
@@ -167,6 +173,7 @@ def allowed_hosts(configured: str | None, bound_host: str) -> frozenset[str] | N
     return LOOPBACK_NAMES | ({bound} if bound not in WILDCARD_ADDRESSES else set())
 
 
+@lru_cache(maxsize=64)  # a pure function of the header; clients send the same Host request after request
 def host_name(header: bytes) -> str:
     """``example.org:8000`` -> ``example.org``; ``[::1]:8000`` -> ``::1``."""
     text = header.decode("latin-1").strip().lower()

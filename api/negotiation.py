@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api.middleware import header_value
 from api.problems import problem_response
 from models.problem import ProblemCode
 from service.errors import echo
@@ -128,7 +129,4 @@ class AcceptMiddleware:
 
 
 def _header(scope: Scope) -> bytes | None:
-    for key, value in scope.get("headers", ()):
-        if key == ACCEPT_HEADER:
-            return bytes(value)
-    return None
+    return header_value(scope, ACCEPT_HEADER) if "headers" in scope else None

@@ -34,10 +34,9 @@ from service.memory.dtypes import bytes_per_element, tensor_bytes
 from service.memory.state_classes import StateSpec, state_specs
 from service.numeric import IntLike, ceil_div, gpus, group_digits, minimum
 
-
-def shard_elements(parameter_count: IntLike, world_size: IntLike) -> IntLike:
-    """Elements of one shard of a P-element buffer padded to a multiple of N: ceil(P / N)."""
-    return ceil_div(parameter_count, world_size)
+# Elements of one shard of a P-element buffer padded to a multiple of N: ceil(P / N). Bound to ceil_div, not
+# wrapped in a function of its own: a plan asks it a dozen times, each a call the wrapper would double.
+shard_elements = ceil_div
 
 
 def shard_degree(world_size: IntLike, gpus_per_node: IntLike | None, sharding: Sharding) -> IntLike:
