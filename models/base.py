@@ -77,7 +77,7 @@ class StrictValue(Strict):
 
 
 Frozen = TypeVar("Frozen", bound=BaseModel)
-SHARED_DEFAULTS: dict[type[BaseModel], BaseModel] = {}  # each shared default's one instance, by its model
+SHARED_DEFAULTS: dict[type, BaseModel] = {}  # each shared default's one instance, by its model
 
 
 def shared_default(model: type[Frozen]) -> Callable[[], Frozen]:

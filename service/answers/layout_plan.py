@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
-from pydantic import BaseModel
-
 from models.base import SHARED_DEFAULTS
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
 from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
@@ -252,19 +250,16 @@ SettingsKey = tuple[int, tuple[object, ...]]  # the settings' hash, and the sett
 
 
 def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> SettingsKey | None:
-    """Everything ``layout_of`` and ``resolved_request`` read of a request but its model's counts, with its hash;
-    None when some part is not hashable (a layout's list of pipeline layers): such a request is resolved afresh."""
+    """Every field of the request but its model (its architecture, units and warnings stand in) and its training's
+    run, with the hash: derived from the request's fields, so a field added to it is part of the key. None when
+    some part is not hashable (a layout's list of pipeline layers): such a request is resolved afresh."""
+    fields = request.__dict__
     settings = (
         model.architecture,
         model.units,
         tuple(model.warnings),
-        request.precision,
-        request.arrangement,
         training_settings(request.training),
-        block_key(request.activations),
-        request.cluster,
-        block_key(request.parallelism),
-        block_key(request.levers),
+        *[block_key(fields[name]) for name in BLOCK_FIELDS],
     )
     try:
         return hash(settings), settings
@@ -272,25 +267,26 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
         return None
 
 
-def block_key(block: BaseModel) -> object:
-    """A request block as part of a key: its model when the request left it out (the shared default: hashed as a
-    class, not field by field), else the block."""
-    model = type(block)
-    return model if SHARED_DEFAULTS.get(model) is block else block
+# The request's fields in the key as they are (or as their block's model, ``block_key``): all but the model and the
+# training, which stand in the key by what resolution reads of them.
+BLOCK_FIELDS = tuple(name for name in PlanRequest.model_fields if name not in ("model", "training"))
+
+
+def block_key(block: object) -> object:
+    """A request field as part of a key: a block's model when the request left the block out (the shared default:
+    hashed as a class, not field by field), else the value."""
+    kind = type(block)
+    return kind if SHARED_DEFAULTS.get(kind) is block else block
+
+
+RUN_FIELDS = frozenset({"total_tokens", "checkpoint"})  # the run, which the time's report reads from the request
 
 
 def training_settings(training: Training | None) -> tuple[object, ...] | None:
-    """What resolution reads of a training block: all but the run's length and checkpoints."""
+    """What resolution reads of a training block: every field but the run's (RUN_FIELDS)."""
     if training is None:
         return None
-    return (
-        training.micro_batch_size,
-        training.sequence_length,
-        training.gradient_accumulation_steps,
-        training.global_batch_size,
-        training.utilisation,
-        training.utilisation_recompute,
-    )
+    return tuple(value for name, value in training.__dict__.items() if name not in RUN_FIELDS)
 
 
 def _kept(key: SettingsKey | None) -> Kept | None:
