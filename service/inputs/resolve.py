@@ -55,7 +55,7 @@ from service.time.buckets import PYTORCH_DDP_BUCKET_BYTES as DEFAULT_BUCKET_BYTE
 from service.time.compute import FlopShape
 from service.time.efficiency import MULTIPROCESSORS, Device, Efficiency, KernelShape
 from service.time.fp8 import MXFP8_ELEMENT_BYTES, MXFP8_GEMM_PEAK_SHARE, fp8_casts, mxfp8_casts
-from service.time.overlaps import Overlaps
+from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps
 
 # Peak assumed for a card given only by its memory (H100 SXM dense bf16, NVIDIA datasheet).
 DEFAULT_PEAK_FLOPS_PER_S = 989.4e12
@@ -594,13 +594,14 @@ def setup_for(scene: Scenario, arrangement: Sharding, levers: Levers | None = No
 def overlaps_of(levers: Levers) -> Overlaps:
     """The overlap levers, each at its framework's default where not given (service.time.overlaps)."""
     grad = levers.overlap_grad_reduce
-    return Overlaps(
+    found = Overlaps(
         grad_reduce=True if grad is None else grad,
         param_gather=levers.overlap_param_gather,
         fsdp_prefetch=levers.fsdp_prefetch,
         tp_comm=levers.tp_comm_overlap,
         expert_comm=levers.overlap_moe_expert_parallel_comm,
     )
+    return DEFAULT_OVERLAPS if found == DEFAULT_OVERLAPS else found  # the defaults' one instance, known by identity
 
 
 def inputs_for(scene: Scenario, world_size: int, gpus_per_node: int) -> Inputs:

@@ -48,7 +48,7 @@ DEFAULT_OVERLAPS = Overlaps()
 
 def overlapped_calls(calls: list[StepCollective], overlaps: Overlaps) -> list[StepCollective]:
     """The data group's collectives with the windows the overlaps give them (the same list when the defaults)."""
-    if overlaps == DEFAULT_OVERLAPS:
+    if overlaps is DEFAULT_OVERLAPS or overlaps == DEFAULT_OVERLAPS:  # most plans keep the defaults' instance
         return calls
     changed = []
     for c in calls:
