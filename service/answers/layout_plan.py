@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from models.base import SHARED_DEFAULTS
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
@@ -187,8 +187,7 @@ def resolved_request(request: PlanRequest, layout: Layout) -> tuple[resolve.Scen
     return scene, sharding, resolve.setup_for(scene, sharding)
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):  # a named tuple: built for every plan, and a frozen dataclass's __init__ costs more
     """A plan request resolved: its layout (service.mesh), scenario, arrangement and evaluation setup."""
 
     layout: Layout
@@ -253,30 +252,23 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
     """Every field of the request but its model (its architecture, units and warnings stand in) and its training's
     run, with the hash: derived from the request's fields, so a field added to it is part of the key. None when
     some part is not hashable (a layout's list of pipeline layers): such a request is resolved afresh."""
-    fields = request.__dict__
-    settings = (
-        model.architecture,
-        model.units,
-        tuple(model.warnings),
-        training_settings(request.training),
-        *[block_key(fields[name]) for name in BLOCK_FIELDS],
-    )
+    fields, shared = request.__dict__, SHARED_DEFAULTS
+    blocks = []
+    for name in BLOCK_FIELDS:
+        # a block the request left out (the shared default) stands as its model: hashed as a class, not field by field
+        block = fields[name]
+        kind = type(block)
+        blocks.append(kind if shared.get(kind) is block else block)
+    settings = (model.architecture, model.units, tuple(model.warnings), training_settings(request.training), *blocks)
     try:
         return hash(settings), settings
     except TypeError:
         return None
 
 
-# The request's fields in the key as they are (or as their block's model, ``block_key``): all but the model and the
+# The request's fields in the key as they are (or as their block's model, when left out): all but the model and the
 # training, which stand in the key by what resolution reads of them.
 BLOCK_FIELDS = tuple(name for name in PlanRequest.model_fields if name not in ("model", "training"))
-
-
-def block_key(block: object) -> object:
-    """A request field as part of a key: a block's model when the request left the block out (the shared default:
-    hashed as a class, not field by field), else the value."""
-    kind = type(block)
-    return kind if SHARED_DEFAULTS.get(kind) is block else block
 
 
 RUN_FIELDS = frozenset({"total_tokens", "checkpoint"})  # the run, which the time's report reads from the request

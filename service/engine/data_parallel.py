@@ -177,8 +177,10 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     rows = states.rows[0]
     state_bytes = {row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in rows}
     transient = working_set(int(p), setup)
-    state_bytes |= {row.state: row.bytes for row in transient}
-    working = sum(row.bytes for row in transient)
+    working = 0  # none without the model's units
+    if transient:
+        state_bytes |= {row.state: row.bytes for row in transient}
+        working = sum(row.bytes for row in transient)
     model_state = states.gpu_bytes
     activations = micro_batch_activation_bytes(inputs, setup)
     per_gpu = model_state + working + activations

@@ -63,7 +63,8 @@ MISMATCH_TOLERANCE = 0.01
 DEFAULT_TRAINING = Training()
 
 
-@dataclass(frozen=True)
+# Not frozen: one or two are built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass(slots=True)
 class ResolvedModel:
     parameter_count: int
     architecture: Architecture | None
