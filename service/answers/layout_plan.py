@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from models.base import SHARED_DEFAULTS
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
@@ -131,6 +131,14 @@ def layout_training(training: Training | None, m: int) -> Training | None:
     if training is not None and (training.global_batch_size is not None or training.gradient_accumulation_steps != m):
         return training.model_copy(update={"global_batch_size": None, "gradient_accumulation_steps": m})
     return training
+
+
+# A pure function of hashable values; an answer's fields only read the dict they are given (never written).
+@lru_cache(maxsize=1024)
+def echo_fields(mesh: Mesh, m: int, micro_batch_size: int) -> dict[str, Any]:
+    """``echo`` as an answer's fields (service.answers.plan.plan_fields): its values, groups included, in a
+    plain dict, which the JSON writer takes as it is (api.encoding)."""
+    return echo(mesh, m, micro_batch_size).model_dump()
 
 
 # A pure function of hashable values; a response only reads the echo it is given.

@@ -27,7 +27,7 @@ from models.presets import (
     PrecisionPresetInfo,
     PresetsResponse,
 )
-from service.answers.layout_plan import echo, layout_plan, resolution
+from service.answers.layout_plan import echo_fields, layout_plan, resolution
 from service.answers.plan_report import (
     memory_report,
     resolved_arrangement,
@@ -87,7 +87,7 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
         "world_size": n,
         "gpus_per_node": g,
         "arrangement": resolved_arrangement(sharding),
-        "parallelism": echo(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
+        "parallelism": echo_fields(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
         "memory": memory,
         "traffic": traffic_report(p, n, g, setup, result),
         "time": time_report(setup, result, n, g, p, token_budget_of(request)),
