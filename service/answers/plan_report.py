@@ -2,7 +2,6 @@
 working set, activations), traffic and time, written once for the data-parallel plan (service.answers.plan)
 and the plan on a mesh (service.answers.layout_plan)."""
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -62,18 +61,21 @@ def memory_report(
     card = scene.card
     rows = result.state_rows
     per_gpu = int(result.per_gpu_bytes)
+    model_states = int(result.model_state_bytes)
+    working_set = int(result.working_set_bytes)
+    activations = int(result.activations_bytes)
     replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
     return {
         "per_gpu_bytes": per_gpu,
-        "model_state_bytes": int(result.model_state_bytes),
-        "working_set_bytes": int(result.working_set_bytes),
-        "activations_bytes": int(result.activations_bytes),
+        "model_state_bytes": model_states,
+        "working_set_bytes": working_set,
+        "activations_bytes": activations,
         "host_bytes": int(result.host_bytes),
         "host_memory_bytes": setup.host_memory_bytes,
         "host_fits": bool(result.host_fits),
         "per_gpu_gib": per_gpu / GIB_BYTES,
         "per_gpu_gb": per_gpu / GB_BYTES,
-        "bytes_per_weight": int(result.model_state_bytes) / p,
+        "bytes_per_weight": model_states / p,
         "replicated_bytes_per_weight": float(replicated),
         "sharded_bytes_per_weight": float(sharded),
         "replicated_floor_bytes": int(result.replicated_floor_bytes),
@@ -104,9 +106,9 @@ def memory_report(
                 "stage": 0,
                 "layers": scene.model.architecture.layers if scene.model.architecture is not None else 0,
                 "parameters_per_gpu": p,
-                "model_state_bytes": int(result.model_state_bytes),
-                "working_set_bytes": int(result.working_set_bytes),
-                "activations_bytes": int(result.activations_bytes),
+                "model_state_bytes": model_states,
+                "working_set_bytes": working_set,
+                "activations_bytes": activations,
                 "in_flight_micro_batches": 1.0,
                 "per_gpu_bytes": per_gpu,
                 "fits": per_gpu <= card.usable_bytes,
@@ -122,10 +124,11 @@ def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
     words: dict[tuple[object, ...], str] = {}
     report = []
     for row in rows:
-        degree, spec = int(row.degree), row.spec
-        key = (degree, spec.dtype, row.sharded, spec.copies)
-        if key not in words:
-            words[key] = state_arithmetic(p, degree, spec.dtype, row.sharded, spec.copies)
+        spec = row.spec
+        key = (row.degree, spec.dtype, row.sharded, spec.copies)
+        arithmetic = words.get(key)
+        if arithmetic is None:
+            arithmetic = words[key] = state_arithmetic(p, int(row.degree), spec.dtype, row.sharded, spec.copies)
         report.append(
             {
                 "state": spec.state,
@@ -133,12 +136,13 @@ def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
                 "bytes": int(row.bytes),
                 "sharded": row.sharded,
                 "location": row.location,
-                "arithmetic": words[key] + where_words(spec.state, row.location),
+                "arithmetic": arithmetic + where_words(spec.state, row.location),
             }
         )
     return report
 
 
+@lru_cache(maxsize=256)  # a pure function of two closed enums, asked for every row of every breakdown
 def where_words(state: StateClass, location: StateLocation) -> str:
     if location is StateLocation.host:
         return " in host memory"
@@ -223,34 +227,40 @@ def component_words(
     )
 
 
-@dataclass  # not frozen: built per collective of every plan, and a frozen __init__ costs more
-class CallFigures:
-    """What the report shows of one call of a collective, beside what the evaluation summed."""
-
-    buffer_bytes: int
-    hops: int
-    ranks: int
-    intra_node_bytes: int  # on the hierarchical schedule
-    inter_node_bytes: int
-    link: Link | None
-    arithmetic: str
-
-
-def call_figures(c: StepCollective, sent: int, p: int, n: int, g: int) -> CallFigures:
+def call_record(
+    c: StepCollective, sent: int, p: int, n: int, g: int, price: CollectivePrice | None
+) -> tuple[dict[str, Any], int, int, str, str]:
+    """What the records of one cost_key's collectives share (price_collectives prices them alike): the record's
+    fields of one call, in the order Collective declares them, those of each collective left None for traffic_report
+    to set; the call's intra- and inter-node bytes on the hierarchical schedule; and its arithmetic's words before
+    and after the collective's count per step."""
     hops, ranks, link = ring_figures(c, n, g)
     chunk = sent // hops if hops else 0
-    elements = collective_buffer_elements(c, p, g)
-    intra, inter = hierarchical_link_bytes(c, elements, n, g)
-    return CallFigures(
-        buffer_bytes=int(collective_buffer_bytes(p, c, g)),
-        hops=hops,
-        ranks=ranks,
-        intra_node_bytes=int(intra),
-        inter_node_bytes=int(inter),
-        link=link,
-        arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
-        f"= {group_digits(sent)} B per call",
+    intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
+    nccl = price_fields(price) if price is not None else {}
+    record = {
+        "name": None,
+        "purpose": None,
+        "dtype": None,
+        "buffer_bytes": int(collective_buffer_bytes(p, c, g)),
+        "bytes_sent_per_gpu": sent,
+        "hops": hops,
+        "ranks": ranks,
+        "count_per_step": None,
+        "link": link,
+        "seconds": None,
+        "overlaps_with": None,
+        "group": ParallelGroup.data,
+        "arithmetic": None,
+        "calls": nccl.get("calls"),
+        "algorithm": nccl.get("algorithm"),
+        "latency_s": nccl.get("latency_s"),
+    }
+    before = (
+        f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
+        f"= {group_digits(sent)} B per call, x "
     )
+    return record, int(intra), int(inter), before, f" per step{nccl.get('words', '')}"
 
 
 @lru_cache(maxsize=4096)  # a pure function of frozen values: what a ring is depends on the GPUs, not the model
@@ -262,48 +272,34 @@ def ring_figures(c: StepCollective, n: int, g: int) -> tuple[int, int, Link | No
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> dict[str, Any]:
     """Traffic's fields: each collective of the evaluation with its arithmetic; bytes and seconds as the
     evaluation summed them."""
-    k = setup.micro_batches
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
-    # collectives of one cost_key show the same figures, and are priced alike (price_collectives)
-    figures: dict[tuple[object, ...], tuple[CallFigures, dict[str, Any]]] = {}
+    shared: dict[tuple[object, ...], tuple[dict[str, Any], int, int, str, str]] = {}  # call_record's, by cost_key
     prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.calls)
-    for c, sent_bytes, seconds, price in zip(
-        result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
-    ):
-        sent = int(sent_bytes)
-        if c.cost_key not in figures:
-            figures[c.cost_key] = (
-                call_figures(c, sent, p, n, g),
-                price_fields(price) if price is not None else {"words": ""},
-            )
-        one, nccl = figures[c.cost_key]
-        intra_total += c.count_per_step * one.intra_node_bytes
-        inter_total += c.count_per_step * one.inter_node_bytes
+    for c, sent, seconds, price in zip(result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True):
+        figures = shared.get(c.cost_key)
+        if figures is None:
+            figures = shared[c.cost_key] = call_record(c, int(sent), p, n, g, price)
+        record, intra, inter, before, after = figures
+        count = c.count_per_step
+        intra_total += count * intra
+        inter_total += count * inter
         collectives.append(
-            {
-                "name": c.name,
-                "purpose": c.purpose,
-                "dtype": c.dtype,
-                "buffer_bytes": one.buffer_bytes,
-                "bytes_sent_per_gpu": sent,
-                "hops": one.hops,
-                "ranks": one.ranks,
-                "count_per_step": c.count_per_step,
-                "link": one.link,
-                "seconds": float(seconds),
-                "overlaps_with": c.window.value,
-                "group": ParallelGroup.data,
-                "arithmetic": f"{one.arithmetic}, x {c.count_per_step} per step{nccl['words']}",
-                "calls": nccl.get("calls"),
-                "algorithm": nccl.get("algorithm"),
-                "latency_s": nccl.get("latency_s"),
-            }
+            dict(
+                record,
+                name=c.name,
+                purpose=c.purpose,
+                dtype=c.dtype,
+                count_per_step=count,
+                seconds=float(seconds),
+                overlaps_with=str(c.window),  # Window is a StrEnum: its value, without the enum's property
+                arithmetic=f"{before}{count}{after}",
+            )
         )
     return {
         "collectives": collectives,
         "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
-        "volume_in_p": float(volume_in_p(setup.precision, setup.sharding, k)),
+        "volume_in_p": float(volume_in_p(setup.precision, setup.sharding, setup.micro_batches)),
         "intra_node_bytes_per_gpu": intra_total,
         "inter_node_bytes_per_gpu": inter_total,
         "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
@@ -417,8 +413,9 @@ def time_report(
 ) -> dict[str, Any]:
     """Time's fields."""
     assumptions = time_assumptions(setup)
+    tokens_per_step, step_s = int(result.tokens_per_step), float(result.step_s)
     return {
-        "tokens_per_step": int(result.tokens_per_step),
+        "tokens_per_step": tokens_per_step,
         "model_flops_per_step": float(result.model_flops),
         "hardware_flops_per_step": float(result.compute_flops),
         "compute_flops": float(result.compute_flops),
@@ -440,7 +437,7 @@ def time_report(
         "expert_parallel_s": 0.0,
         "optimizer_s": float(result.optimizer_s),
         "overlap_slowdown_s": float(result.overlap_slowdown_s),
-        "step_s": float(result.step_s),
+        "step_s": step_s,
         "tokens_per_s_per_gpu": float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
         **run_fields(
             run,
@@ -448,8 +445,8 @@ def time_report(
             parameter_count,
             staged_bytes(result.state_bytes),
             setup.links.host_bytes_per_s,
-            float(result.step_s),
-            int(result.tokens_per_step),
+            step_s,
+            tokens_per_step,
             world_size,
             gpus_per_node,
         ),

@@ -155,11 +155,17 @@ def model_state_breakdown(
 ) -> list[StateBytes]:
     """Bytes of every state class held for each GPU, and where each lives."""
     degree = shard_degree(world_size, gpus_per_node, sharding)
+    # one copy's bytes of classes alike in GPUs, sharding and dtype (the fp32 master weights and both Adam moments)
+    alike: dict[tuple[bool, bool, Dtype], IntLike] = {}
     rows = []
     for r in _resident_states(precision, sharding, offload):
         held_by = node_degree(world_size, gpus_per_node) if r.node_sharded else degree
-        held = r.spec.copies * state_class_bytes(parameter_count, held_by, r.spec.dtype, r.sharded)
-        rows.append(StateBytes(r.spec, r.sharded, r.location, held, held_by))
+        spec = r.spec
+        key = (r.node_sharded, r.sharded, spec.dtype)
+        one = alike.get(key)
+        if one is None:
+            one = alike[key] = state_class_bytes(parameter_count, held_by, spec.dtype, r.sharded)
+        rows.append(StateBytes(spec, r.sharded, r.location, spec.copies * one, held_by))
     return rows
 
 
@@ -170,7 +176,11 @@ def node_degree(world_size: IntLike, gpus_per_node: IntLike | None) -> IntLike:
 
 def bytes_at(rows: list[StateBytes], location: StateLocation) -> IntLike:
     """Sum of the breakdown's rows that live at ``location`` (gpu or host)."""
-    return sum_bytes(row.bytes for row in rows if row.location is location)
+    total: IntLike = 0
+    for row in rows:  # a loop, not a generator: asked twice by every plan
+        if row.location is location:
+            total = total + row.bytes
+    return total
 
 
 def model_state_bytes(
@@ -196,14 +206,23 @@ def replicated_floor_bytes(
     """Bytes of the replicated state classes on the GPU: what no GPU count lowers (with G known, a
     class sharded over a node's GPUs too: it stops shrinking at G)."""
     total: IntLike = 0
-    for r in _resident_states(precision, sharding, offload):
-        if r.location is not StateLocation.gpu:
-            continue
+    for r in _floor_states(precision, sharding, offload):
         if not r.sharded:
             total = total + r.spec.copies * tensor_bytes(parameter_count, r.spec.dtype)
-        elif r.node_sharded and gpus_per_node is not None:
+        elif gpus_per_node is not None:
             total = total + r.spec.copies * state_class_bytes(parameter_count, gpus_per_node, r.spec.dtype, True)
     return total
+
+
+@lru_cache(maxsize=1024)  # a pure function of frozen values, asked by every plan
+def _floor_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload) -> tuple[Resident, ...]:
+    """The resident states on the GPU that the replicated floor counts: the replicated ones, and those sharded over
+    a node's GPUs (no GPU count shrinks them below a node's share)."""
+    return tuple(
+        r
+        for r in _resident_states(precision, sharding, offload)
+        if r.location is StateLocation.gpu and (not r.sharded or r.node_sharded)
+    )
 
 
 @lru_cache(maxsize=1024)  # a pure function of frozen values, asked by every plan
@@ -220,13 +239,6 @@ def bytes_per_weight_split(
         else:
             replicated += r.spec.copies * bytes_per_element(r.spec.dtype)
     return replicated, sharded
-
-
-def sum_bytes(values: object) -> IntLike:
-    total: IntLike = 0
-    for value in values:  # type: ignore[attr-defined]
-        total = total + value
-    return total
 
 
 def state_arithmetic(parameter_count: int, world_size: int, dtype: Dtype, sharded: bool, copies: int = 1) -> str:

@@ -32,13 +32,14 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 
 import numpy as np
 
 from models.enums import Dtype, StateClass, StateLocation
 from models.presets import PrecisionSpec
 from models.resilience import Checkpoint, CheckpointSave, Failures
-from service.memory.dtypes import tensor_bytes
+from service.memory.dtypes import WHOLE_BYTES, tensor_bytes
 from service.memory.model_states import StateBytes
 from service.memory.state_classes import state_specs
 from service.numeric import FloatLike, IntLike, ceil_div
@@ -52,7 +53,21 @@ CHECKPOINT_STATES = frozenset(
 
 def checkpoint_bytes(parameter_count: IntLike, precision: PrecisionSpec) -> IntLike:
     """Bytes of one checkpoint: every checkpointed state class of every weight, once."""
+    per_weight = whole_checkpoint_bytes_per_weight(precision)
+    if per_weight is not None:
+        return parameter_count * per_weight
     return sum((tensor_bytes(parameter_count, dtype) for dtype in checkpoint_dtypes(precision)), start=0)
+
+
+@lru_cache(maxsize=256)  # a pure function of a frozen precision, read by every plan
+def whole_checkpoint_bytes_per_weight(precision: PrecisionSpec) -> int | None:
+    """Checkpoint bytes per weight when every checkpointed dtype stores whole bytes a value without a shared scale:
+    the bytes of P weights are then exactly P times this, in integers. None when a dtype is packed or block-scaled
+    (its bytes are rounded per tensor)."""
+    dtypes = checkpoint_dtypes(precision)
+    if not all(dtype in WHOLE_BYTES for dtype in dtypes):
+        return None
+    return sum(int(tensor_bytes(1, dtype)) for dtype in dtypes)
 
 
 @lru_cache(maxsize=256)  # a pure function of a frozen precision, read by every plan
@@ -63,7 +78,8 @@ def checkpoint_dtypes(precision: PrecisionSpec) -> tuple[Dtype, ...]:
 
 def staged_bytes(state_bytes: Mapping[StateClass, IntLike]) -> IntLike:
     """Bytes one GPU copies to the host for an asynchronous save: its checkpointed states on the GPU."""
-    return sum((v for k, v in state_bytes.items() if k in CHECKPOINT_STATES), start=0)
+    # each checkpointed class's bytes (0 when absent), looked up and summed in C
+    return sum(map(state_bytes.get, CHECKPOINT_STATES, repeat(0)), start=0)
 
 
 def staged_rows(rows: Iterable[StateBytes]) -> IntLike:
@@ -307,10 +323,8 @@ def run_of(
 
 
 def _scalars(*values: object) -> bool:
-    for value in values:  # a loop, not any() over a generator: called several times by every plan
-        if isinstance(value, np.ndarray):
-            return False
-    return True
+    # isinstance mapped in C, not any() over a generator: called several times by every plan
+    return not any(map(isinstance, values, repeat(np.ndarray)))
 
 
 def _sqrt(value: float) -> float:
