@@ -128,7 +128,9 @@ def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
         key = (row.degree, spec.dtype, row.sharded, spec.copies)
         arithmetic = words.get(key)
         if arithmetic is None:
-            arithmetic = words[key] = state_arithmetic(p, int(row.degree), spec.dtype, row.sharded, spec.copies)
+            arithmetic = words[key] = state_arithmetic(
+                p, int(row.degree), spec.dtype, row.sharded, spec.copies, int(row.bytes)
+            )
         report.append(
             {
                 "state": spec.state,
@@ -227,6 +229,10 @@ def component_words(
     )
 
 
+# What a collective's record shows of its price without one (price_fields' keys).
+UNPRICED: dict[str, Any] = {"calls": None, "algorithm": None, "latency_s": None, "words": ""}
+
+
 def call_record(
     c: StepCollective, sent: int, p: int, n: int, g: int, price: CollectivePrice | None
 ) -> tuple[dict[str, Any], int, int, str, str]:
@@ -237,7 +243,7 @@ def call_record(
     hops, ranks, link = ring_figures(c, n, g)
     chunk = sent // hops if hops else 0
     intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
-    nccl = price_fields(price) if price is not None else {}
+    nccl = price_fields(price) if price is not None else UNPRICED
     record = {
         "name": None,
         "purpose": None,
@@ -252,15 +258,15 @@ def call_record(
         "overlaps_with": None,
         "group": ParallelGroup.data,
         "arithmetic": None,
-        "calls": nccl.get("calls"),
-        "algorithm": nccl.get("algorithm"),
-        "latency_s": nccl.get("latency_s"),
+        "calls": nccl["calls"],
+        "algorithm": nccl["algorithm"],
+        "latency_s": nccl["latency_s"],
     }
     before = (
         f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
         f"= {group_digits(sent)} B per call, x "
     )
-    return record, int(intra), int(inter), before, f" per step{nccl.get('words', '')}"
+    return record, int(intra), int(inter), before, f" per step{nccl['words']}"
 
 
 @lru_cache(maxsize=4096)  # a pure function of frozen values: what a ring is depends on the GPUs, not the model

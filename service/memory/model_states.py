@@ -241,15 +241,19 @@ def bytes_per_weight_split(
     return replicated, sharded
 
 
-def state_arithmetic(parameter_count: int, world_size: int, dtype: Dtype, sharded: bool, copies: int = 1) -> str:
-    """'4 B x 30,000,000,000 weights / 8 GPUs = 15,000,000,000 B' for one state class."""
+def state_arithmetic(
+    parameter_count: int, world_size: int, dtype: Dtype, sharded: bool, copies: int = 1, held_bytes: int | None = None
+) -> str:
+    """'4 B x 30,000,000,000 weights / 8 GPUs = 15,000,000,000 B' for one state class; ``held_bytes``: its bytes on
+    each GPU, every copy (a breakdown row's), when the caller has them."""
+    if held_bytes is None:
+        held_bytes = copies * int(state_class_bytes(parameter_count, world_size, dtype, sharded))
     if copies > 1:
-        one = state_arithmetic(parameter_count, world_size, dtype, sharded)
-        total = copies * int(state_class_bytes(parameter_count, world_size, dtype, sharded))
-        return f"{copies} copies x ({one}) = {group_digits(total)} B"
+        one = state_arithmetic(parameter_count, world_size, dtype, sharded, 1, held_bytes // copies)
+        return f"{copies} copies x ({one}) = {group_digits(held_bytes)} B"
     per_value = _per_value_words(dtype)
     weights = f"{group_digits(parameter_count)} weights"
-    result = group_digits(int(state_class_bytes(parameter_count, world_size, dtype, sharded)))
+    result = group_digits(held_bytes)
     if not sharded:
         return f"{per_value} x {weights} = {result} B (replicated on every GPU)"
     elements = int(shard_elements(parameter_count, world_size))
