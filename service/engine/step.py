@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from models.enums import Recompute, StateLocation
+from models.enums import GpuGeneration, Recompute, StateLocation
 from models.parallelism import PipelineSchedule
 from models.presets import LinkSpec
 from service.engine.setup import Setup
@@ -268,11 +268,11 @@ def fsdp_units(setup: Setup, layers: int | None) -> int | None:
 def nccl_system_of(setup: Setup) -> NcclSystem:
     """What NCCL's tuning reads of the machine: the GPU's generation and whether NVLink joins a node."""
     generation = setup.efficiency.device.generation if setup.efficiency is not None else None
-    return _nccl_system(generation.value if generation is not None else None, setup.links.intra_node_bytes_per_s)
+    return _nccl_system(generation, setup.links.intra_node_bytes_per_s)
 
 
-@lru_cache(maxsize=64)
-def _nccl_system(generation: str | None, intra_node_bytes_per_s: float) -> NcclSystem:
+@lru_cache(maxsize=64)  # keyed by the generation itself: a string enum, hashed in C as its value is
+def _nccl_system(generation: GpuGeneration | None, intra_node_bytes_per_s: float) -> NcclSystem:
     return nccl_system(generation, intra_node_bytes_per_s)
 
 

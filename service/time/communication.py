@@ -290,26 +290,36 @@ def communication_time(
 ) -> CommunicationTime:
     """Total and exposed communication per step of ``calls``, each as NCCL runs it (``prices``, price_collectives:
     its buckets or units, each at NCCL's tuning model); forward_s and backward_s are per micro-batch."""
-    times = [price.seconds for price in prices]
+    times: list[FloatLike] = []
     total: FloatLike = 0.0
-    for c, t in zip(calls, times, strict=True):
-        total = total + c.count_per_step * t
+    exposed: FloatLike = 0.0  # with overlap: the calls outside any window, then what each window exposes
+    # per window, in the order of ``calls``: each collective's (collective, seconds, price)
+    forward: list[tuple[StepCollective, FloatLike, CollectivePrice]] = []
+    backward: list[tuple[StepCollective, FloatLike, CollectivePrice]] = []
+    for c, price in zip(calls, prices, strict=True):
+        t = price.seconds
+        times.append(t)
+        step_s = c.count_per_step * t
+        total = total + step_s
+        if c.window is Window.none:
+            exposed = exposed + step_s
+        elif c.window is Window.forward:
+            forward.append((c, t, price))
+        else:
+            backward.append((c, t, price))
     if not overlap:
         return CommunicationTime(total, total, times, prices)
-    exposed: FloatLike = 0.0
-    for c, t in zip(calls, times, strict=True):
-        if c.window is Window.none:
-            exposed = exposed + c.count_per_step * t
-    for window, compute_s in ((Window.forward, forward_s), (Window.backward, backward_s)):
-        in_window = [(c, t) for c, t in zip(calls, times, strict=True) if c.window is window]
+    # The k - 1 earlier micro-batches expose what their own window cannot hide (none when k = 1;
+    # k may be an array in a sweep, where k - 1 = 0 zeroes the term cell by cell).
+    earlier_micro_batches = isinstance(micro_batches, np.ndarray) or micro_batches > 1
+    for in_window, compute_s in ((forward, forward_s), (backward, backward_s)):
         if not in_window:
             continue
-        first = in_window[0][0]
-        bucket_s = prices[calls.index(first)].call.seconds  # one call of the window's first collective: its last
+        bucket_s = in_window[0][2].call.seconds  # one call of the window's first collective: its last
         last: FloatLike = 0.0
         every: FloatLike = 0.0
         repeated: FloatLike = 0.0
-        for c, t in in_window:
+        for c, t, _ in in_window:
             last = last + t
             if c.per_micro_batch:
                 every = every + t
@@ -318,9 +328,7 @@ def communication_time(
                 # as the last one is, before its own run's window
                 repeated = repeated + (c.count_per_step - 1) * exposed_in_window(t, minimum(bucket_s, t), compute_s)
         exposed = exposed + exposed_in_window(last, bucket_s, compute_s) + repeated
-        # The k - 1 earlier micro-batches expose what their own window cannot hide (none when k = 1;
-        # k may be an array in a sweep, where k - 1 = 0 zeroes the term cell by cell).
-        if isinstance(micro_batches, np.ndarray) or micro_batches > 1:
+        if earlier_micro_batches:
             earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
     return CommunicationTime(total, exposed, times, prices)

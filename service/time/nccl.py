@@ -39,7 +39,7 @@ Every formula takes Python numbers or numpy arrays (ranks, nodes, bytes, bus ban
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -100,9 +100,9 @@ SM100_INTER = (
 RING_PLATEAU = 1.4  # compCap >= 80 (1.9 before): a multi-node ring's Simple all-reduce latency past 64 B per channel
 
 
-@dataclass(frozen=True)
-class NcclSystem:
-    """What NCCL's tuning reads of the machine beyond sizes and speeds (module docstring)."""
+class NcclSystem(NamedTuple):
+    """What NCCL's tuning reads of the machine beyond sizes and speeds (module docstring). A named tuple: immutable,
+    and hashed in C, which the memoised pricing does for every call of every plan."""
 
     generation: int = HOPPER  # compCapIndex
     amd_cpu: bool = False
@@ -280,6 +280,10 @@ def candidates(
     return pairs
 
 
+# (algorithm, protocol, enabled, size_correction, latency in us, algorithm bandwidth in GB/s) of each pair
+PairTerms = list[tuple[int, int, FloatLike, int, FloatLike, FloatLike]]
+
+
 def call_time(
     name: CollectiveName,
     n_bytes: IntLike,
@@ -311,69 +315,95 @@ def _array_call_time(
     nvlink: FloatLike,
 ) -> NcclCall:
     """_call_time over arrays (many layouts), the last answers kept (service.recent): shared, never changed."""
-    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink, _any_array(n_bytes, ranks, nodes, bus))
+    if not _any_array(n_bytes, ranks, nodes, bus):  # NVLink's bandwidth alone an array: one group of numbers
+        return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus), system, float(nvlink))
+    return _call_time(name, n_bytes, ranks, nodes, _array_pair_terms(name, ranks, nodes, bus, system, nvlink), True)
 
 
 @lru_cache(maxsize=4096)
 def _one_call(
     name: CollectiveName, n_bytes: int, ranks: int, nodes: int, bus: float, system: NcclSystem, nvlink: float
 ) -> NcclCall:
-    return _call_time(name, n_bytes, ranks, nodes, bus, system, nvlink, False)
+    if ranks <= 1:  # a group of one rank makes no call
+        return NcclCall(0.0, 0.0, RING, SIMPLE)
+    terms = _one_group_pair_terms(name, ranks, nodes, bus, system, nvlink)
+    return _call_time(name, n_bytes, ranks, nodes, terms, False)
 
 
 def _call_time(
-    name: CollectiveName,
-    n_bytes: IntLike,
-    ranks: IntLike,
-    nodes: IntLike,
-    bus_bytes_per_s: FloatLike,
-    system: NcclSystem,
-    nvlink_bytes_per_s: FloatLike,
-    several: bool,
+    name: CollectiveName, n_bytes: IntLike, ranks: IntLike, nodes: IntLike, terms: PairTerms, several: bool
 ) -> NcclCall:
     """One call of ``n_bytes`` (the whole buffer: an all-gather's output, a reduce-scatter's input) over ``ranks``
-    GPUs on ``nodes`` nodes, the ring's Simple bus bandwidth ``bus_bytes_per_s``: what NCCL predicts for the
-    pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs); ``several``: some of the sizes,
-    ranks, nodes and speeds are arrays (many layouts)."""
-    log_size = log2i(n_bytes // 64)
+    GPUs on ``nodes`` nodes, its group's pairs ``terms`` (_pair_terms) refined by the buffer's size: what NCCL
+    predicts for the pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs); ``several``: some
+    of the sizes, ranks, nodes and speeds are arrays (many layouts), else they are Python numbers of a group of
+    more than one rank."""
+    # log2(bytes / 64) indexes the tree's size corrections, which an all-reduce alone takes (size_correction)
+    log_size = log2i(n_bytes // 64) if name is CollectiveName.all_reduce else 0
     best_s: FloatLike = float("inf")
     best_latency_s: FloatLike = 0.0
     best_algorithm: IntLike = RING
     best_protocol: IntLike = SIMPLE
-    if not several and ranks <= 1:  # a group of one rank makes no call
-        return NcclCall(0.0, 0.0, RING, SIMPLE)
     taken: list[
         tuple[Any, FloatLike, int, int]
     ] = []  # many layouts: each pair's (better, latency, algorithm, protocol)
-    for algorithm, protocol, enabled, latency_us, bandwidth in pair_terms(
-        name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, several
-    ):
-        if algorithm == TREE:
-            factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 22))
-            bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 23), factor, 1.0)
-        if algorithm == NVLS_TREE and name is CollectiveName.all_reduce and system.generation >= BLACKWELL:
-            # ncclTopoGetAlgoTime: NVLS-tree's all-reduce corrected by size from compute capability 10 on x86 hosts
-            factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), 23))
-            bandwidth = bandwidth * select((n_bytes >= 64) & (log_size < 24), factor, 1.0)
-        if algorithm == RING and protocol == SIMPLE and name is CollectiveName.all_reduce:
-            plateau = (nodes > 1) & (n_bytes / (channels(ranks / nodes) * ranks) >= 64)
-            latency_us = latency_us * select(plateau, RING_PLATEAU, 1.0)
-        if several:  # a pair some layouts cannot run has no bandwidth there: masked out by ``enabled`` below
-            with np.errstate(divide="ignore", invalid="ignore"):
-                seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
-        else:
-            seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
+    for algorithm, protocol, enabled, correction, latency_us, bandwidth in terms:
+        if correction:
+            latency_us, bandwidth = size_corrected(
+                correction, protocol, latency_us, bandwidth, n_bytes, log_size, ranks, nodes
+            )
         if not several:  # one plan: numbers, the faster pair taken as it is
+            seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
             if seconds < best_s:
                 best_s, best_latency_s, best_algorithm, best_protocol = seconds, latency_us * 1e-6, algorithm, protocol
             continue
-        better = enabled & (seconds < best_s)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a pair some layouts cannot run has no bandwidth there
+            seconds = (latency_us + n_bytes / (1000.0 * bandwidth)) * 1e-6
+        better = enabled & (seconds < best_s)  # masked out by ``enabled`` where it cannot run
         best_s = select(better, seconds, best_s)
         taken.append((better, latency_us, algorithm, protocol))
-    if not several:
-        return NcclCall(float(best_s), float(best_latency_s), int(best_algorithm), int(best_protocol))
+    if not several:  # Python numbers throughout (_one_call)
+        return NcclCall(best_s, best_latency_s, best_algorithm, best_protocol)
     alone = ranks <= 1
     return _PickedCall(select(alone, 0.0, best_s), alone, taken)
+
+
+# ncclTopoGetAlgoTime's corrections of a pair by the buffer's size, resolved per pair with its terms (size_correction)
+NO_CORRECTION, TREE_SIZE, NVLS_TREE_SIZE, RING_PLATEAU_LATENCY = range(4)
+TREE_CORRECTION_ENTRIES = {TREE_SIZE: 23, NVLS_TREE_SIZE: 24}  # of treeCorrectionFactor's 24 (module docstring)
+
+
+def size_correction(name: CollectiveName, algorithm: int, protocol: int, system: NcclSystem) -> int:
+    """Which of ncclTopoGetAlgoTime's corrections by size a pair takes (size_corrected): the tree's all-reduce,
+    NVLS-tree's all-reduce from compute capability 10 on x86 hosts, a ring's Simple all-reduce."""
+    if algorithm == TREE:
+        return TREE_SIZE
+    if algorithm == NVLS_TREE and name is CollectiveName.all_reduce and system.generation >= BLACKWELL:
+        return NVLS_TREE_SIZE
+    if algorithm == RING and protocol == SIMPLE and name is CollectiveName.all_reduce:
+        return RING_PLATEAU_LATENCY
+    return NO_CORRECTION
+
+
+def size_corrected(
+    correction: int,
+    protocol: int,
+    latency_us: FloatLike,
+    bandwidth: FloatLike,
+    n_bytes: IntLike,
+    log_size: IntLike,
+    ranks: IntLike,
+    nodes: IntLike,
+) -> tuple[FloatLike, FloatLike]:
+    """(latency in us, bandwidth in GB/s) of a pair corrected for a buffer of ``n_bytes`` (log_size: log2(bytes /
+    64)): the tree's and NVLS-tree's bandwidth by treeCorrectionFactor, 64 B up to their last entry; a multi-node
+    ring's Simple latency x RING_PLATEAU past 64 bytes per channel and rank."""
+    if correction == RING_PLATEAU_LATENCY:
+        plateau = (nodes > 1) & (n_bytes / (channels(ranks / nodes) * ranks) >= 64)
+        return latency_us * select(plateau, RING_PLATEAU, 1.0), bandwidth
+    entries = TREE_CORRECTION_ENTRIES[correction]
+    factor = _pick(TREE_CORRECTION[protocol], lesser(greater(log_size, 0), entries - 1))
+    return latency_us, bandwidth * select((n_bytes >= 64) & (log_size < entries), factor, 1.0)
 
 
 class _PickedCall(NcclCall):
@@ -413,29 +443,6 @@ class _PickedCall(NcclCall):
         return self._picks()[2]
 
 
-PairTerms = list[tuple[int, int, FloatLike, FloatLike, FloatLike]]
-
-
-def pair_terms(
-    name: CollectiveName,
-    ranks: IntLike,
-    nodes: IntLike,
-    bus_bytes_per_s: FloatLike,
-    system: NcclSystem,
-    nvlink_bytes_per_s: FloatLike,
-    several: bool,
-) -> PairTerms:
-    """(algorithm, protocol, enabled, latency in us, algorithm bandwidth in GB/s) of every pair NCCL may run, before
-    the buffer's size refines them (_call_time); ``several``: arrays for many layouts, else numbers, whose pairs
-    are the enabled ones alone and depend on the group and its links, not on the bytes (memoised: every plan on
-    the same GPUs asks for them again)."""
-    if several:
-        return _array_pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s)
-    return _one_group_pair_terms(
-        name, int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink_bytes_per_s)
-    )
-
-
 @recent(4)  # a grid prices several calls of one group (buffers of other sizes on the same ranks, nodes, links)
 def _array_pair_terms(
     name: CollectiveName,
@@ -450,7 +457,7 @@ def _array_pair_terms(
     return _pair_terms(name, ranks, nodes, bus_bytes_per_s, system, nvlink_bytes_per_s, True)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024)  # every plan on the same GPUs asks for them again
 def _one_group_pair_terms(
     name: CollectiveName, ranks: int, nodes: int, bus: float, system: NcclSystem, nvlink: float
 ) -> PairTerms:
@@ -466,14 +473,18 @@ def _pair_terms(
     nvlink_bytes_per_s: FloatLike,
     several: bool,
 ) -> PairTerms:
+    """(algorithm, protocol, enabled, size correction, latency in us, algorithm bandwidth in GB/s) of every pair
+    NCCL may run, before the buffer's size refines them (_call_time); ``several``: arrays for many layouts, else
+    numbers, whose pairs are the enabled ones alone and depend on the group and its links, not on the bytes."""
     bus_gbps, nvlink_gbps = bus_bytes_per_s / 1e9, nvlink_bytes_per_s / 1e9
     terms: PairTerms = []
     for algorithm, protocol, enabled in candidates(name, ranks, nodes, system):
         if not several and not enabled:
             continue
+        correction = size_correction(name, algorithm, protocol, system)
         latency_us = _latency_us(name, algorithm, protocol, ranks, nodes, system)
         bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
-        terms.append((algorithm, protocol, enabled, latency_us, bandwidth))
+        terms.append((algorithm, protocol, enabled, correction, latency_us, bandwidth))
     return terms
 
 

@@ -65,6 +65,30 @@ class StepCollective:
     per_micro_batch: bool = False  # runs every micro-batch (count_per_step is k), not once per step
     per_run: bool = False  # once per run of the pipeline schedule (count_per_step the runs: pipelined_collectives)
 
+    def __hash__(self) -> int:
+        # Kept once computed: a plan's memoised report figures hash its collectives. Its strings and string enums
+        # hash differently in every process, so the kept hash does not travel with a pickled copy (__getstate__).
+        kept: int | None = self.__dict__.get("_hash")
+        if kept is None:
+            kept = hash(
+                (
+                    self.name,
+                    self.purpose,
+                    self.dtype,
+                    self.count_per_step,
+                    self.group,
+                    self.node_shard_buffer,
+                    self.window,
+                    self.per_micro_batch,
+                    self.per_run,
+                )
+            )
+            self.__dict__["_hash"] = kept
+        return kept
+
+    def __getstate__(self) -> dict[str, object]:
+        return {key: value for key, value in self.__dict__.items() if key != "_hash"}
+
     @cached_property  # the step's collectives are memoised (step_collectives): their keys are built once
     def cost_key(self) -> tuple[CollectiveName, Dtype, RankGroup, bool]:
         """What one call's bytes and seconds depend on: collectives equal here (ZeRO-3's forward and backward
