@@ -20,6 +20,7 @@ cover. ZeRO-3's forward gathers are prefetched under the forward pass except the
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -188,15 +189,38 @@ def price_collective(
     """One collective: its buffer cut into the framework's buckets (or FSDP units), each call priced by NCCL's
     model over the group's ranks and nodes at the ring's bus bandwidth (inside a node, or across)."""
     buffer = collective_buffer_bytes(p, c, g)
-    ranks = collective_ranks(c, n, g)
-    calls = call_count(buffer, data_bucket_bytes(sharding, c.dtype, n, model_parallel, given_bucket_bytes), units)
+    ranks, nodes, bucket = collective_group(c, n, g, sharding, model_parallel, given_bucket_bytes)
+    calls = call_count(buffer, bucket, units)
     per_call = ceil_div(buffer, calls)
-    nodes = group_nodes(c, n, g)
     bus = select(nodes == 1, links.intra_node_bytes_per_s, links.inter_node_bytes_per_s)
-    if c.name not in (AR, RS, AG):
-        raise KeyError(c.name)  # the data group runs all-reduces, reduce-scatters and all-gathers only
     call = call_time(c.name, per_call, ranks, nodes, bus, system, links.intra_node_bytes_per_s)
     return CollectivePrice(select(ranks > 1, calls, 0 * calls), call, per_call)
+
+
+def collective_group(
+    c: StepCollective, n: IntLike, g: IntLike, sharding: Sharding, model_parallel: Any, given_bucket_bytes: int | None
+) -> tuple[IntLike, IntLike, IntLike]:
+    """(ranks, nodes, bucket bytes) of a data-group collective, whatever its buffer: numbers for one plan (a pure
+    function of hashable values, asked again by every plan on the same GPUs), or arrays for many cells."""
+    if type(n) is int and type(g) is int and type(model_parallel) is bool:
+        return _one_collective_group(c, n, g, sharding, model_parallel, given_bucket_bytes)
+    return _collective_group(c, n, g, sharding, model_parallel, given_bucket_bytes)
+
+
+@lru_cache(maxsize=1024)
+def _one_collective_group(
+    c: StepCollective, n: int, g: int, sharding: Sharding, model_parallel: bool, given_bucket_bytes: int | None
+) -> tuple[IntLike, IntLike, IntLike]:
+    return _collective_group(c, n, g, sharding, model_parallel, given_bucket_bytes)
+
+
+def _collective_group(
+    c: StepCollective, n: IntLike, g: IntLike, sharding: Sharding, model_parallel: Any, given_bucket_bytes: int | None
+) -> tuple[IntLike, IntLike, IntLike]:
+    if c.name not in (AR, RS, AG):
+        raise KeyError(c.name)  # the data group runs all-reduces, reduce-scatters and all-gathers only
+    bucket = data_bucket_bytes(sharding, c.dtype, n, model_parallel, given_bucket_bytes)
+    return collective_ranks(c, n, g), group_nodes(c, n, g), bucket
 
 
 def price_collectives(
