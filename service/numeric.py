@@ -1,6 +1,7 @@
 """Integer helpers that work the same on Python ints and numpy integer arrays."""
 
 import math
+from itertools import repeat
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -58,6 +59,12 @@ def divisors(n: int) -> list[int]:
 def group_digits(value: int) -> str:
     """30000000000 -> '30,000,000,000'."""
     return f"{value:,}"
+
+
+def any_array(*values: object) -> bool:
+    """Whether any of the values is a numpy array (a sweep's), not a Python number (one plan)."""
+    # isinstance mapped in C, not any() over a generator: asked for several figures of every plan
+    return any(map(isinstance, values, repeat(np.ndarray)))
 
 
 def select(condition: FloatLike, if_true: FloatLike, if_false: FloatLike) -> FloatLike:

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple, TypeVar
 
 from models.base import SHARED_DEFAULTS
@@ -260,14 +261,10 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
     """Every field of the request but its model (its architecture, units and warnings stand in) and its training's
     run, with the hash: derived from the request's fields, so a field added to it is part of the key. None when
     some part is not hashable (a layout's list of pipeline layers): such a request is resolved afresh."""
-    fields, shared = request.__dict__, SHARED_DEFAULTS
-    blocks = []
-    for name in BLOCK_FIELDS:
-        # a block the request left out (the shared default) stands as its model: hashed as a class, not field by field
-        block = fields[name]
-        kind = type(block)
-        blocks.append(kind if shared.get(kind) is block else block)
-    settings = (model.architecture, model.units, tuple(model.warnings), training_settings(request.training), *blocks)
+    blocks = request_blocks(request.__dict__)
+    # a block the request left out (the shared default) stands as its model: hashed as a class, not field by field
+    stand_ins = map(DEFAULT_BLOCK_MODELS.get, map(id, blocks), blocks)
+    settings = (model.architecture, model.units, tuple(model.warnings), training_settings(request.training), *stand_ins)
     try:
         return hash(settings), settings
     except TypeError:
@@ -277,6 +274,10 @@ def settings_key(request: PlanRequest, model: resolve.ResolvedModel) -> Settings
 # The request's fields in the key as they are (or as their block's model, when left out): all but the model and the
 # training, which stand in the key by what resolution reads of them.
 BLOCK_FIELDS = tuple(name for name in PlanRequest.model_fields if name not in ("model", "training"))
+request_blocks = itemgetter(*BLOCK_FIELDS)  # of a request's __dict__, in C
+# Each shared default's model by the default's identity: a block is looked up by its id, in C (every default the
+# request's fields take was made when PlanRequest was, before this module; each lives as long as the process).
+DEFAULT_BLOCK_MODELS: dict[int, type] = {id(instance): kind for kind, instance in SHARED_DEFAULTS.items()}
 
 
 RUN_FIELDS = frozenset({"total_tokens", "checkpoint"})  # the run, which the time's report reads from the request
@@ -483,7 +484,7 @@ def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective],
         sent = int(collective_bytes_sent(p, n, c, g))
         hops = int(collective_hops(n, c, g))
         ranks = int(collective_ranks(c, n, g))
-        intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
+        intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g, sent)
         total += c.count_per_step * sent
         intra_total += c.count_per_step * int(intra)
         inter_total += c.count_per_step * int(inter)
@@ -518,7 +519,8 @@ def _group_collective(
     per_value = 2 if call.dtype is Dtype.bf16 else 1
     seconds = group_call_seconds(call, setup)
     price = group_call_price(call, time_links(setup, 1), nccl_system_of(setup))
-    nccl = price_fields(CollectivePrice(1, price, tensor_bytes(call.elements, call.dtype))) if price else {"words": ""}
+    call_bytes = tensor_bytes(call.elements, call.dtype)
+    nccl = price_fields(CollectivePrice(1, price, call_bytes, call_bytes)) if price else {"words": ""}
     hidden = ""
     if call.ring_step:  # ring attention: each transfer hidden only behind one step's attention core
         window_s = ring_transfer_window_s(call, step_core_s, step_backward_core_s)

@@ -23,7 +23,7 @@ from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
 from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
 from service.time.compute import FlopShape
-from service.time.goodput import resilience_of, staged_bytes
+from service.time.goodput import resilience_of, staged_rows
 from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
     StepCollective,
@@ -242,13 +242,16 @@ def call_record(
     and after the collective's count per step."""
     hops, ranks, link = ring_figures(c, n, g)
     chunk = sent // hops if hops else 0
-    intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g)
-    nccl = price_fields(price) if price is not None else UNPRICED
+    intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g, sent)
+    if price is None:
+        nccl, buffer = UNPRICED, collective_buffer_bytes(p, c, g)
+    else:
+        nccl, buffer = price_fields(price), price.buffer_bytes
     record = {
         "name": None,
         "purpose": None,
         "dtype": None,
-        "buffer_bytes": int(collective_buffer_bytes(p, c, g)),
+        "buffer_bytes": int(buffer),
         "bytes_sent_per_gpu": sent,
         "hops": hops,
         "ranks": ranks,
@@ -449,7 +452,7 @@ def time_report(
             run,
             setup.precision,
             parameter_count,
-            staged_bytes(result.state_bytes),
+            staged_rows(result.state_rows),
             setup.links.host_bytes_per_s,
             step_s,
             tokens_per_step,

@@ -8,6 +8,7 @@ layout's stages do. No formula is written here.
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import PrecisionSpec
@@ -63,7 +64,6 @@ def with_mxfp8(precision: PrecisionSpec, recipe: Mxfp8Recipe = Mxfp8Recipe.seed)
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
 @dataclass
 class Evaluation:
-    state_bytes: dict[StateClass, IntLike]  # on the GPU, per state class (0 when offloaded)
     model_state_bytes: IntLike
     working_set_bytes: int
     activations_bytes: IntLike
@@ -105,6 +105,14 @@ class Evaluation:
     call_flat_s: list[FloatLike] = field(default_factory=list)
     # per collective: its calls (buckets or units), algorithm and latency as NCCL's model prices them
     call_prices: list[CollectivePrice] = field(default_factory=list)
+
+    @cached_property  # read by a sweep's columns and figures, not by a plan's answer
+    def state_bytes(self) -> dict[StateClass, IntLike]:
+        """On the GPU, per state class (0 when offloaded): the breakdown's rows, then the working set's."""
+        state_bytes = {
+            row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in self.state_rows
+        }
+        return state_bytes | {row.state: row.bytes for row in self.working_rows}
 
 
 def activation_bytes(
@@ -175,12 +183,8 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     parts = [Part(p, n, g)]
     states = held(parts, setup)
     rows = states.rows[0]
-    state_bytes = {row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in rows}
     transient = working_set(int(p), setup)
-    working = 0  # none without the model's units
-    if transient:
-        state_bytes |= {row.state: row.bytes for row in transient}
-        working = sum(row.bytes for row in transient)
+    working = sum(row.bytes for row in transient) if transient else 0  # none without the model's units
     model_state = states.gpu_bytes
     activations = micro_batch_activation_bytes(inputs, setup)
     per_gpu = model_state + working + activations
@@ -224,7 +228,6 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
     floor = replicated_bytes(parts, setup) + working + activations
     return Evaluation(
-        state_bytes=state_bytes,
         model_state_bytes=model_state,
         working_set_bytes=working,
         activations_bytes=activations,

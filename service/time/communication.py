@@ -112,15 +112,20 @@ def hierarchical_phases(c: StepCollective, elements: IntLike, n: IntLike, g: Int
     raise KeyError(c.name)
 
 
-def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g: IntLike) -> tuple[IntLike, IntLike]:
-    """(intra-node, inter-node) bytes each GPU sends for one call on the hierarchical schedule."""
+def hierarchical_link_bytes(
+    c: StepCollective, elements: IntLike, n: IntLike, g: IntLike, flat_bytes: IntLike | None = None
+) -> tuple[IntLike, IntLike]:
+    """(intra-node, inter-node) bytes each GPU sends for one call on the hierarchical schedule; ``flat_bytes``: what
+    one call sends on the flat ring (service.time.traffic.collective_bytes_sent), when the caller has them."""
     if c.group is RankGroup.node:
         return ring_bytes_sent(c.name, elements, g, c.dtype), 0
     if c.group is RankGroup.replicas:
         return 0, ring_bytes_sent(c.name, elements, node_count(n, g), c.dtype)
+    if flat_bytes is None:  # the data group's collective over all N GPUs: collective_bytes_sent's ring
+        flat_bytes = ring_bytes_sent(c.name, elements, n, c.dtype)
     inside = one_node(n, g)
     if inside is True:  # one plan inside a node: the flat ring is the schedule
-        return ring_bytes_sent(c.name, elements, n, c.dtype), 0
+        return flat_bytes, 0
     intra: IntLike = 0
     inter: IntLike = 0
     for phase in hierarchical_phases(c, elements, n, g):
@@ -130,8 +135,7 @@ def hierarchical_link_bytes(c: StepCollective, elements: IntLike, n: IntLike, g:
             inter = inter + phase_bytes(phase, c.dtype)
     if inside is False:  # one plan across nodes
         return intra, inter
-    flat = ring_bytes_sent(c.name, elements, n, c.dtype)
-    return select(n <= g, flat, intra), select(n <= g, 0, inter)
+    return select(n <= g, flat_bytes, intra), select(n <= g, 0, inter)
 
 
 @dataclass
@@ -142,6 +146,7 @@ class CollectivePrice:
     calls: IntLike
     call: NcclCall
     bucket_bytes: IntLike  # bytes of one call's buffer
+    buffer_bytes: IntLike  # bytes of the collective's whole buffer, cut into its calls
 
     @property
     def seconds(self) -> FloatLike:
@@ -194,7 +199,7 @@ def price_collective(
     per_call = ceil_div(buffer, calls)
     bus = select(nodes == 1, links.intra_node_bytes_per_s, links.inter_node_bytes_per_s)
     call = call_time(c.name, per_call, ranks, nodes, bus, system, links.intra_node_bytes_per_s)
-    return CollectivePrice(select(ranks > 1, calls, 0 * calls), call, per_call)
+    return CollectivePrice(select(ranks > 1, calls, 0 * calls), call, per_call, buffer)
 
 
 def collective_group(

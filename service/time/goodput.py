@@ -29,10 +29,9 @@ Every function takes Python numbers or numpy arrays, so a sweep and a single pla
 """
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
 
 import numpy as np
 
@@ -42,7 +41,7 @@ from models.resilience import Checkpoint, CheckpointSave, Failures
 from service.memory.dtypes import WHOLE_BYTES, tensor_bytes
 from service.memory.model_states import StateBytes
 from service.memory.state_classes import state_specs
-from service.numeric import FloatLike, IntLike, ceil_div
+from service.numeric import FloatLike, IntLike, any_array, ceil_div
 
 SECONDS_PER_HOUR = 3600
 # What a checkpoint keeps of the state classes a plan counts.
@@ -76,18 +75,14 @@ def checkpoint_dtypes(precision: PrecisionSpec) -> tuple[Dtype, ...]:
     return tuple(s.dtype for s in state_specs(precision) if s.state in CHECKPOINT_STATES)
 
 
-def staged_bytes(state_bytes: Mapping[StateClass, IntLike]) -> IntLike:
-    """Bytes one GPU copies to the host for an asynchronous save: its checkpointed states on the GPU."""
-    # each checkpointed class's bytes (0 when absent), looked up and summed in C
-    return sum(map(state_bytes.get, CHECKPOINT_STATES, repeat(0)), start=0)
-
-
 def staged_rows(rows: Iterable[StateBytes]) -> IntLike:
-    """``staged_bytes`` from a breakdown's rows (numbers, or arrays for many layouts): the checkpointed classes
-    that live on the GPU."""
-    return sum(
-        (r.bytes for r in rows if r.spec.state in CHECKPOINT_STATES and r.location is StateLocation.gpu), start=0
-    )
+    """Bytes one GPU copies to the host for an asynchronous save, from a breakdown's rows (numbers, or arrays for
+    many layouts): its checkpointed states on the GPU."""
+    staged: IntLike = 0
+    for r in rows:  # a loop, not a generator: read by every plan
+        if r.location is StateLocation.gpu and r.spec.state in CHECKPOINT_STATES:
+            staged = staged + r.bytes
+    return staged
 
 
 def run_finishes(goodput: FloatLike, training_days: FloatLike) -> FloatLike:
@@ -98,7 +93,7 @@ def run_finishes(goodput: FloatLike, training_days: FloatLike) -> FloatLike:
 
 def job_mtbf_s(interruptions_per_gpu_hour: float, world_size: IntLike) -> FloatLike:
     """Mean time between the job's interruptions, seconds: infinite without failures."""
-    if _scalars(interruptions_per_gpu_hour, world_size):  # one plan: plain floats are many times faster
+    if not any_array(interruptions_per_gpu_hour, world_size):  # one plan: plain floats are many times faster
         per_job = float(interruptions_per_gpu_hour) * float(world_size)
         return SECONDS_PER_HOUR / per_job if per_job else math.inf
     rate = np.multiply(interruptions_per_gpu_hour, world_size, dtype=np.float64)
@@ -117,7 +112,7 @@ def write_s(
 
 def young_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """Young 1974: sqrt(2 delta M)."""
-    if _scalars(stall_s, mtbf_s):
+    if not any_array(stall_s, mtbf_s):
         return _young(float(stall_s), float(mtbf_s))
     return np.sqrt(2 * stall_s * mtbf_s)
 
@@ -129,7 +124,7 @@ def _young(d: float, mm: float) -> float:
 def daly_interval_s(stall_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """Daly 2006's higher-order estimate of the optimum interval of work between checkpoints, seconds (infinite
     without failures; M when the stall is 2M or more)."""
-    if _scalars(stall_s, mtbf_s):
+    if not any_array(stall_s, mtbf_s):
         return _daly(float(stall_s), float(mtbf_s))
     delta, m = np.asarray(stall_s, dtype=np.float64), np.asarray(mtbf_s, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -148,7 +143,7 @@ def _daly(d: float, mm: float) -> float:
 
 def wall_factor(interval_s: FloatLike, stall_s: FloatLike, restart_s: FloatLike, mtbf_s: FloatLike) -> FloatLike:
     """T_w / T_s by Daly's complete model; tau / (tau + delta) inverted without failures."""
-    if _scalars(interval_s, stall_s, restart_s, mtbf_s):
+    if not any_array(interval_s, stall_s, restart_s, mtbf_s):
         return _wall_factor(float(interval_s), float(stall_s), float(restart_s), float(mtbf_s))
     tau, delta, r, m = (np.asarray(v, dtype=np.float64) for v in (interval_s, stall_s, restart_s, mtbf_s))
     finite = np.isfinite(m)
@@ -181,7 +176,7 @@ class Run:
         write_s: FloatLike = 0.0,
     ) -> None:
         """interval_steps None: auto, Daly's optimum rounded to whole steps (at least one)."""
-        if _scalars(step_s, interval_steps, stall_s, restart_s, mtbf_s, write_s):
+        if not any_array(step_s, interval_steps, stall_s, restart_s, mtbf_s, write_s):
             self._scalar(float(step_s), interval_steps, stall_s, restart_s, mtbf_s, write_s)
             return
         self.optimal_interval_s = daly_interval_s(stall_s, mtbf_s)
@@ -320,11 +315,6 @@ def run_of(
     copy = stall_s(True, write, staged, host_bytes_per_s)
     first = Run(step_s, spec.interval_steps, copy, restart, mtbf, write)
     return Run(step_s, first.interval_steps, async_stall_s(copy, write, first.interval_s), restart, mtbf, write)
-
-
-def _scalars(*values: object) -> bool:
-    # isinstance mapped in C, not any() over a generator: called several times by every plan
-    return not any(map(isinstance, values, repeat(np.ndarray)))
 
 
 def _sqrt(value: float) -> float:

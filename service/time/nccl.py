@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from models.enums import CollectiveName
-from service.numeric import FloatLike, IntLike, maximum, minimum, select
+from service.numeric import FloatLike, IntLike, any_array, maximum, minimum, select
 from service.recent import recent
 
 SOURCE = "NVIDIA/nccl src/graph/tuning.cc@5067397c2676d5aed50042fc39e5c8ee96eb0027"
@@ -298,7 +298,7 @@ def call_time(
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs). ``nvlink_bytes_per_s``: the bus
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
-    if _any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
+    if any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
         return _array_call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
     return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus_bytes_per_s), system, float(nvlink))
@@ -315,7 +315,7 @@ def _array_call_time(
     nvlink: FloatLike,
 ) -> NcclCall:
     """_call_time over arrays (many layouts), the last answers kept (service.recent): shared, never changed."""
-    if not _any_array(n_bytes, ranks, nodes, bus):  # NVLink's bandwidth alone an array: one group of numbers
+    if not any_array(n_bytes, ranks, nodes, bus):  # NVLink's bandwidth alone an array: one group of numbers
         return _one_call(name, int(n_bytes), int(ranks), int(nodes), float(bus), system, float(nvlink))
     return _call_time(name, n_bytes, ranks, nodes, _array_pair_terms(name, ranks, nodes, bus, system, nvlink), True)
 
@@ -486,13 +486,6 @@ def _pair_terms(
         bandwidth = _bandwidth_gbps(name, algorithm, protocol, ranks, nodes, bus_gbps, system, nvlink_gbps)
         terms.append((algorithm, protocol, enabled, correction, latency_us, bandwidth))
     return terms
-
-
-def _any_array(*values: object) -> bool:
-    for value in values:  # a loop, not any() over a generator: called for every collective of every plan
-        if isinstance(value, np.ndarray):
-            return True
-    return False
 
 
 def algorithm_name(algorithm: int, protocol: int) -> str:
