@@ -7,7 +7,7 @@ one stage of every parameter over the N ranks of its data group, taking service.
 layout's stages do. No formula is written here.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
@@ -29,8 +29,7 @@ from service.memory.working_set import WorkingSetRow, working_set_rows
 from service.numeric import FloatLike, IntLike
 from service.time.communication import CollectivePrice
 from service.time.compute import tokens_per_step
-from service.time.overlaps import overlapped_calls
-from service.time.traffic import StepCollective, calls_bytes_sent, per_step, step_collectives
+from service.time.traffic import StepCollective, calls_bytes_sent, per_step
 
 
 def with_mxfp8(precision: PrecisionSpec, recipe: Mxfp8Recipe = Mxfp8Recipe.seed) -> PrecisionSpec:
@@ -92,19 +91,17 @@ class Evaluation:
     tokens_per_s: FloatLike
     mfu: FloatLike
     hfu: FloatLike
-    # per collective of step_collectives: the latency part of its seconds, all its buckets or FSDP units
-    call_overhead_s: list[FloatLike] | None = None
     # model_state_breakdown's rows the figures above were summed from, for a report to show them
-    state_rows: list[StateBytes] = field(default_factory=list)
+    state_rows: list[StateBytes]
     # the working set's rows, summed into working_set_bytes
-    working_rows: list[WorkingSetRow] = field(default_factory=list)
+    working_rows: list[WorkingSetRow]
     # the step's collectives (step_collectives), and per collective what one call sends and takes on a flat
-    # ring (call_overhead_s included): what bytes_sent_per_gpu and communication_flat_s were summed from
-    calls: list[StepCollective] = field(default_factory=list)
-    call_bytes_sent: list[IntLike] = field(default_factory=list)
-    call_flat_s: list[FloatLike] = field(default_factory=list)
+    # ring (its further calls' latency included): what bytes_sent_per_gpu and communication_flat_s were summed from
+    calls: list[StepCollective]
+    call_bytes_sent: list[IntLike]
+    call_flat_s: list[FloatLike]
     # per collective: its calls (buckets or units), algorithm and latency as NCCL's model prices them
-    call_prices: list[CollectivePrice] = field(default_factory=list)
+    call_prices: list[CollectivePrice]
 
     @cached_property  # read by a sweep's columns and figures, not by a plan's answer
     def state_bytes(self) -> dict[StateClass, IntLike]:
@@ -179,7 +176,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     """A data-parallel plan: the mesh whose model-parallel degrees are 1, its one stage holding every parameter,
     sharded over the N ranks of its data group; each step is service.engine.step's, as a layout's stages take it."""
     p, n, g = inputs.parameter_count, inputs.world_size, inputs.gpus_per_node
-    precision, sharding, k = setup.precision, setup.sharding, setup.micro_batches
+    k = setup.micro_batches
     parts = [Part(p, n, g)]
     states = held(parts, setup)
     rows = states.rows[0]
@@ -196,7 +193,7 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
     tokens = tokens_per_step(n, b, s, k)
     model_per_token, hardware_per_token = flops_per_token(setup, active, s)
     model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
-    calls = overlapped_calls(step_collectives(precision, sharding, k), setup.overlaps)
+    calls = setup.data_calls
     sent = calls_bytes_sent(p, n, calls, g)
     # the one stage: every layer, on one rank of its tensor and context groups, the whole step's FLOPs over N
     compute_s, forward_total_s = stage_compute(setup, model_per_token, active, k, b, s, tokens, 1, n)
@@ -256,7 +253,6 @@ def evaluate(inputs: Inputs, setup: Setup) -> Evaluation:
         tokens_per_s=totals.tokens_per_s,
         mfu=totals.mfu,
         hfu=totals.hfu,
-        call_overhead_s=step.overheads[0],
         state_rows=rows,
         working_rows=transient,
         calls=calls,

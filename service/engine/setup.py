@@ -4,6 +4,7 @@ data-parallel evaluation (service.engine.data_parallel), the steps it shares wit
 (service.engine.step) and the layout engines alike."""
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from models.common import DEFAULT_HOST_MEMORY_BYTES_PER_S
 from models.enums import ActivationModel, CrossEntropy, Recompute
@@ -15,7 +16,8 @@ from service.memory.working_set import Units
 from service.numeric import CountLike, IntLike
 from service.time.compute import FlopShape
 from service.time.efficiency import Efficiency
-from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps
+from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps, overlapped_calls
+from service.time.traffic import StepCollective, step_collectives
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,15 @@ class Setup:
     flop_shape: FlopShape = field(default_factory=FlopShape)
     units: Units | None = None  # the model's FSDP units; the working set is not counted without them
     measured_recompute: Recompute | None = None  # what `utilisation` (MFU) was given for; None: `recompute`
+
+    # What the settings alone decide, asked by every plan of a kept resolution (service.answers.layout_plan): worked
+    # out once per setup, which is never changed once built, and shared by its plans (read, never written).
+
+    @cached_property
+    def data_calls(self) -> list[StepCollective]:
+        """The data group's collectives of one step (service.time.traffic.step_collectives), with the windows the
+        overlap levers give them (service.time.overlaps)."""
+        return overlapped_calls(step_collectives(self.precision, self.sharding, self.micro_batches), self.overlaps)
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.

@@ -388,9 +388,8 @@ def bare_efficiency(peak_flops_per_s: float) -> Efficiency:
 @dataclass(slots=True)
 class RankStep:
     """The step of the rank that sets the pace, once its compute is known: each part's data group (its
-    collectives' latency beyond one call, and their time), the host link, the optimizer step, the totals."""
+    collectives' prices, and their time), the host link, the optimizer step, the totals."""
 
-    overheads: list[list[Any]]  # per part, per collective: the latency part of its seconds
     prices: list[list[CollectivePrice]]  # per part, per collective: data_call_prices
     groups: list[CommunicationTime]  # per part (a group of one rank takes no time)
     data_s: Any
@@ -430,7 +429,6 @@ def rank_step(
     alone (service.time.mesh_traffic.beside_data_seconds); a data group whose ring leaves the node hides behind
     the first as behind compute, one inside a node behind the second (service.time.communication.data_windows).
     Numbers for one plan; arrays that broadcast for many cells."""
-    overheads: list[list[Any]] = []
     prices: list[list[CollectivePrice]] = []
     groups: list[CommunicationTime] = []
     data_s: Any = 0.0
@@ -442,7 +440,6 @@ def rank_step(
         window_f, window_b = part_windows(part, forward_s, backward_s, m, beside_s)
         timed = data_group_time(calls, part, setup, m, window_f, window_b, layers, priced, links)
         prices.append(priced)
-        overheads.append([price.latency_s for price in priced])
         groups.append(timed)
         data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
         hidden = timed.total_s - timed.exposed_s
@@ -454,4 +451,4 @@ def rank_step(
     totals = step_totals(
         setup, compute_s, bubble_s, exposed_s, hidden_s, host.offload_s, optimizer_s, tokens, model_flops, flops, n
     )
-    return RankStep(overheads, prices, groups, data_s, data_exposed_s, host, optimizer_s, totals)
+    return RankStep(prices, groups, data_s, data_exposed_s, host, optimizer_s, totals)
