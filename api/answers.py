@@ -17,11 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-from prometheus_client import Counter
 from pydantic import BaseModel
 
 from api.encoding import model_json
-from api.metrics import ANSWER_CACHE
+from api.metrics import ANSWER_CACHE, counting_by_one
 
 Key = tuple[str, str, str]  # (operation, "model" or "body", canonical JSON): the two forms never share an entry
 LARGEST_SHARE = 16  # an entry may take at most 1/16 of the budget
@@ -34,7 +33,7 @@ class AnswerCache:
         self.bytes = 0
         self._entries: OrderedDict[Key, bytes] = OrderedDict()
         self._lock = threading.Lock()
-        self._counters: dict[tuple[str, bool], Counter] = {}
+        self._counters: dict[tuple[str, bool], Callable[[float], None]] = {}
 
     def answer(self, operation: str, request: BaseModel, compute: Callable[[], BaseModel]) -> bytes:
         """The cached answer, or compute it here (for work short enough for the event loop)."""
@@ -56,12 +55,14 @@ class AnswerCache:
         return self._get((operation, "body", orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode()))
 
     def _get(self, key: Key) -> tuple[Key, bytes | None]:
-        operation = key[0]
         with self._lock:
             body = self._entries.get(key)
             if body is not None:
                 self._entries.move_to_end(key)
-        self._count(operation, body is not None)
+        count = self._counters.get((key[0], body is not None))
+        if count is None:
+            count = self._counter(key[0], body is not None)
+        count(1)
         return key, body
 
     def store(self, key: Key | None, body: bytes) -> bytes:
@@ -82,12 +83,11 @@ class AnswerCache:
                 self.bytes -= _size(old_key, old_body)
         return body
 
-    def _count(self, operation: str, hit: bool) -> None:
-        # Children bound once per (operation, result): labels() locks and builds a key on every call.
-        child = self._counters.get((operation, hit))
-        if child is None:
-            child = self._counters[(operation, hit)] = ANSWER_CACHE.labels(operation, "hit" if hit else "miss")
-        child.inc()
+    def _counter(self, operation: str, hit: bool) -> Callable[[float], None]:
+        """The look-ups' counter of (operation, result), bound once: labels() locks and builds a key on every call."""
+        count = counting_by_one(ANSWER_CACHE.labels(operation, "hit" if hit else "miss"))
+        self._counters[(operation, hit)] = count
+        return count
 
     def __len__(self) -> int:
         return len(self._entries)

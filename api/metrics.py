@@ -8,6 +8,8 @@ With several uvicorn workers each process keeps its own counters unless
 
 import os
 import platform
+from bisect import bisect_left
+from collections.abc import Callable
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -68,20 +70,47 @@ def record_build(version: str) -> None:
     BUILD_INFO.labels(version, platform.python_version()).set(1)
 
 
-# Label children by (method, route, status): labels() takes a lock and builds a key on every call.
-_children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+# What one request updates, by (method, route, status), bound once: labels() takes a lock and builds a key on
+# every call, and a child's inc/observe check their arguments and walk the buckets in Python each time.
+_recorders: dict[tuple[str, str, int], "RequestRecorder"] = {}
+
+
+class RequestRecorder:
+    """The request counter and the duration histogram of one (method, route, status), updated as the children's
+    ``inc()`` and ``observe(duration_s)`` update them: the same values, under the same locks (the values' own,
+    of either the in-process or the multiprocess kind), without the checks those methods make of arguments that
+    are known good here (a count of one, a child with its labels, no exemplar)."""
+
+    def __init__(self, counter: Counter, histogram: Histogram) -> None:
+        self.count = counter._value.inc
+        self.add_to_sum = histogram._sum.inc
+        self.upper_bounds = list(histogram._upper_bounds)
+        self.bucket_counts = [bucket.inc for bucket in histogram._buckets]
+
+    def record(self, duration_s: float) -> None:
+        self.count(1)
+        self.add_to_sum(duration_s)
+        # The first bucket whose bound is at least the duration, as Histogram.observe finds it (the last is +Inf).
+        self.bucket_counts[bisect_left(self.upper_bounds, duration_s)](1)
 
 
 def observe_request(method: str, route: str, status: int, duration_s: float) -> None:
     if method not in KNOWN_METHODS:
         method = "OTHER"
     key = (method, route, status)
-    children = _children.get(key)
-    if children is None:
-        children = (HTTP_REQUESTS.labels(method, route, str(status)), HTTP_REQUEST_DURATION.labels(method, route))
-        _children[key] = children
-    children[0].inc()
-    children[1].observe(duration_s)
+    recorder = _recorders.get(key)
+    if recorder is None:
+        recorder = _recorders[key] = RequestRecorder(
+            HTTP_REQUESTS.labels(method, route, str(status)), HTTP_REQUEST_DURATION.labels(method, route)
+        )
+    recorder.record(duration_s)
+
+
+def counting_by_one(counter: Counter) -> Callable[[float], None]:
+    """A labelled counter's ``inc`` by a count known good: call it with 1 (what ``counter.inc()`` does, without
+    its checks of the amount, the labels and an exemplar)."""
+    increment: Callable[[float], None] = counter._value.inc
+    return increment
 
 
 def exposition() -> tuple[bytes, str]:

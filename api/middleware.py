@@ -2,6 +2,10 @@
 
 Pure ASGI (not BaseHTTPMiddleware): each layer is one function call and one closure per request.
 Outermost first: RequestContext (id, log, metrics, last-resort 500) -> BearerAuth -> BodyLimit.
+
+A layer that only checks a request (hosts, auth, the body's limit and type, Accept) is a plain function that
+hands back the awaitable of whatever answers: the next layer's, or its own refusal's. Its caller awaits that
+at once, as it would the layer's own coroutine, and a request passing through costs no coroutine of the layer.
 """
 
 import hmac
@@ -9,7 +13,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -44,7 +48,7 @@ def header_value(scope: Scope, name: bytes) -> bytes | None:
     if by_name is None:
         by_name = scope[HEADERS_BY_NAME] = dict(reversed(scope["headers"]))
     value = by_name.get(name)
-    return None if value is None else bytes(value)
+    return value if value is None or type(value) is bytes else bytes(value)
 
 
 def request_id_of(scope: Scope) -> str:
@@ -191,26 +195,23 @@ class AllowedHostsMiddleware:
         self.hosts = hosts
         self.any_local_address = any_local_address  # bound to a wildcard: the connection's own address is served
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if self.hosts is None or scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         header = header_value(scope, b"host")
         if header is None:
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         name = host_name(header)
+        if name in self.hosts:
+            return self.app(scope, receive, send)
         server = scope.get("server")
-        local = self.any_local_address and server is not None and name == str(server[0]).lower()
-        if name in self.hosts or local:
-            await self.app(scope, receive, send)
-            return
+        if self.any_local_address and server is not None and name == str(server[0]).lower():
+            return self.app(scope, receive, send)
         detail = (
             f"Host {echo(header.decode('latin-1'))} is not served here; allowed: {', '.join(sorted(self.hosts))} "
             "(ZEROPLAN_ALLOWED_HOSTS)"
         )
-        response = problem_response(Request(scope), 400, ProblemCode.host_not_allowed, detail)
-        await response(scope, receive, send)
+        return problem_response(Request(scope), 400, ProblemCode.host_not_allowed, detail)(scope, receive, send)
 
 
 class BearerAuthMiddleware:
@@ -221,19 +222,17 @@ class BearerAuthMiddleware:
         self.expected = token.encode() if token else None
         self.prefix = prefix
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if self.expected is None or scope["type"] != "http" or not _under(scope["path"], self.prefix):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         presented = _bearer_token(header_value(scope, b"authorization"))
         if presented is not None and hmac.compare_digest(presented, self.expected):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         detail = "this route needs `Authorization: Bearer <token>`" if presented is None else "the token is not valid"
         response = problem_response(Request(scope), 401, ProblemCode.unauthorized, detail)
         challenge = 'Bearer realm="zeroplan"' if presented is None else 'Bearer realm="zeroplan", error="invalid_token"'
         response.headers["WWW-Authenticate"] = challenge
-        await response(scope, receive, send)
+        return response(scope, receive, send)
 
 
 def _under(path: str, prefix: str) -> bool:
@@ -255,16 +254,14 @@ class BodyLimitMiddleware:
         self.app = app
         self.max_body_bytes = max_body_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         declared = header_value(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             response = problem_response(Request(scope), 413, ProblemCode.payload_too_large, self._detail())
-            await response(scope, receive, send)
-            return
-        await self.app(scope, self._counting(receive), send)
+            return response(scope, receive, send)
+        return self.app(scope, self._counting(receive), send)
 
     def _detail(self) -> str:
         return f"the body is larger than the limit of {self.max_body_bytes} bytes (ZEROPLAN_MAX_BODY_BYTES)"
@@ -294,6 +291,13 @@ BODY_METHODS = ("POST", "PUT", "PATCH")
 LARGE_BODY_BYTES = 64 * 1024
 # No object of the contract has more keys than this (a config.json's are bounded by MAX_HF_CONFIG_KEYS).
 MAX_OBJECT_KEYS = MAX_HF_CONFIG_KEYS
+
+
+def _media_type(content_type: bytes) -> bytes:
+    """``Application/JSON; charset=utf-8`` -> ``application/json``."""
+    if content_type == JSON_MEDIA_TYPE:  # what clients send, already in its plain form
+        return content_type
+    return content_type.split(b";", 1)[0].strip().lower()
 
 
 def _declared_length(scope: Scope) -> int:
@@ -337,26 +341,24 @@ class JsonBodyMiddleware:
         self.templates = templates
         self.prefix = prefix
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if (
             scope["type"] != "http"
             or scope["method"] not in BODY_METHODS
             or not _under(scope["path"], self.prefix)
             or scope["method"] not in self.templates.allowed(scope["path"])
         ):
-            await self.app(scope, receive, send)
-            return
-        media_type = (header_value(scope, b"content-type") or b"").split(b";", 1)[0].strip().lower()
+            return self.app(scope, receive, send)
+        content_type = header_value(scope, b"content-type")
+        media_type = b"" if content_type is None else _media_type(content_type)
         if media_type == JSON_MEDIA_TYPE or media_type.endswith(b"+json"):
             if _declared_length(scope) <= LARGE_BODY_BYTES:
-                await self.app(scope, receive, send)
-                return
-            await self._large(scope, receive, send)
-            return
+                return self.app(scope, receive, send)
+            return self._large(scope, receive, send)
         shown = echo(media_type.decode("latin-1")) or "no Content-Type"
         detail = f"the body must be application/json, not {shown}"
         response = problem_response(Request(scope), 415, ProblemCode.unsupported_media_type, detail)
-        await response(scope, receive, send)
+        return response(scope, receive, send)
 
     async def _large(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Read the body, check its shape in a thread, then hand it on (replayed) or answer 422."""

@@ -8,7 +8,7 @@ application/problem+json. An absent header, `*/*` or a matching `type/*` range i
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import cached_property
 from typing import Any
 
@@ -95,11 +95,11 @@ class AcceptMiddleware:
     def _offers(self) -> list[tuple[re.Pattern[str], dict[str, tuple[str, ...]]]]:
         return offered_types(self.spec())
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The next layer's awaitable, or the 406's (a plain function: see api.middleware's docstring)."""
         accept = _header(scope)
         if scope["type"] != "http" or accept is None or not scope["path"].startswith(self.prefix):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         key = (scope["method"], scope["path"], accept)
         verdict = self._verdicts.get(key)
         if verdict is None:
@@ -107,15 +107,14 @@ class AcceptMiddleware:
             if len(self._verdicts) < MAX_REMEMBERED:
                 self._verdicts[key] = verdict
         if verdict:
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         offered = self._offered(scope["method"], scope["path"]) or ()
         detail = (
             f"Accept: {echo(accept.decode('latin-1'))} names none of the types this operation answers: "
             + ", ".join(offered)
         )
         response = problem_response(Request(scope), 406, ProblemCode.not_acceptable, detail)
-        await response(scope, receive, send)
+        return response(scope, receive, send)
 
     def _offered(self, method: str, path: str) -> tuple[str, ...] | None:
         for pattern, by_method in self._offers:

@@ -1,6 +1,7 @@
 """Request parts shared by every planning operation: model, precision, cluster, arrangement."""
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
@@ -50,6 +51,7 @@ def _name_or_object(value: Any) -> str | None:
 
 ARCHITECTURE_FIELDS = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
 # Fields that refine an architecture; each overrides the preset's or the config's value when given.
+_architecture_values = attrgetter(*ARCHITECTURE_FIELDS)
 OPTIONAL_ARCHITECTURE_FIELDS = (
     "kv_heads",
     "mlp",
@@ -178,16 +180,16 @@ class ModelSpec(Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> Self:
-        given = [name for name in ARCHITECTURE_FIELDS if getattr(self, name) is not None]
+        absent = _architecture_values(self).count(None)  # of ARCHITECTURE_FIELDS, read in C
         base = self.preset is not None or self.hf_config is not None
         if self.preset is not None and self.hf_config is not None:
             raise ValueError("give model.preset or model.hf_config, not both")
-        if not base and given and len(given) < len(ARCHITECTURE_FIELDS):
-            missing = ", ".join(f"model.{n}" for n in ARCHITECTURE_FIELDS if n not in given)
+        if not base and 0 < absent < len(ARCHITECTURE_FIELDS):
+            missing = ", ".join(f"model.{n}" for n in ARCHITECTURE_FIELDS if getattr(self, n) is None)
             raise ValueError(
                 f"an architecture needs {missing} too (or a model.preset or model.hf_config to complete it)"
             )
-        if not base and self.parameter_count is None and not given:
+        if not base and self.parameter_count is None and absent == len(ARCHITECTURE_FIELDS):
             raise ValueError("give model.parameter_count, model.preset, model.hf_config or an architecture")
         if self.hidden_size is not None and self.attention_heads is not None and self.head_dim is None:
             if self.mla is None and self.hidden_size % self.attention_heads:
