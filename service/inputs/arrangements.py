@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from models.enums import ArrangementName, ShardGroup
 from service.errors import NonMonotoneSharding
+from service.kept_hash import keeps_hash
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class ZeroPlusPlus:
 NO_ZEROPP = ZeroPlusPlus()
 
 
+@keeps_hash
 @dataclass(frozen=True)
 class Sharding:
     shard_optimizer: bool
@@ -61,24 +63,6 @@ class Sharding:
             raise NonMonotoneSharding(
                 "sharding flags must be monotone: shard_parameters implies shard_gradients implies shard_optimizer"
             )
-
-    def __hash__(self) -> int:
-        # Kept once computed: a plan's memoised steps hash its arrangement half a dozen times. Its fields are
-        # booleans, whose hash is the same in every process, so a pickled copy's kept hash holds there too.
-        kept: int | None = self.__dict__.get("_hash")
-        if kept is None:
-            kept = hash(
-                (
-                    self.shard_optimizer,
-                    self.shard_gradients,
-                    self.shard_parameters,
-                    self.hybrid,
-                    self.reshard_after_forward,
-                    self.zeropp,
-                )
-            )
-            self.__dict__["_hash"] = kept
-        return kept
 
     @property
     def gathers_whole_model(self) -> bool:

@@ -31,6 +31,7 @@ from functools import cached_property, lru_cache
 from models.enums import CollectiveName, Dtype
 from models.presets import PrecisionSpec
 from service.inputs.arrangements import Sharding
+from service.kept_hash import keeps_hash
 from service.memory.dtypes import tensor_bytes
 from service.memory.model_states import shard_elements
 from service.numeric import CountLike, IntLike, maximum, minimum
@@ -53,6 +54,7 @@ class Window(StrEnum):
     none = "none"
 
 
+@keeps_hash
 @dataclass(frozen=True)
 class StepCollective:
     name: CollectiveName
@@ -64,30 +66,6 @@ class StepCollective:
     window: Window = Window.none
     per_micro_batch: bool = False  # runs every micro-batch (count_per_step is k), not once per step
     per_run: bool = False  # once per run of the pipeline schedule (count_per_step the runs: pipelined_collectives)
-
-    def __hash__(self) -> int:
-        # Kept once computed: a plan's memoised report figures hash its collectives. Its strings and string enums
-        # hash differently in every process, so the kept hash does not travel with a pickled copy (__getstate__).
-        kept: int | None = self.__dict__.get("_hash")
-        if kept is None:
-            kept = hash(
-                (
-                    self.name,
-                    self.purpose,
-                    self.dtype,
-                    self.count_per_step,
-                    self.group,
-                    self.node_shard_buffer,
-                    self.window,
-                    self.per_micro_batch,
-                    self.per_run,
-                )
-            )
-            self.__dict__["_hash"] = kept
-        return kept
-
-    def __getstate__(self) -> dict[str, object]:
-        return {key: value for key, value in self.__dict__.items() if key != "_hash"}
 
     @cached_property  # the step's collectives are memoised (step_collectives): their keys are built once
     def cost_key(self) -> tuple[CollectiveName, Dtype, RankGroup, bool]:

@@ -53,3 +53,16 @@ def test_an_arrangement_keeps_the_hash_of_its_own_flags():
     assert hash(zero3) == hash(Sharding(True, True, True)) == hash(pickle.loads(pickle.dumps(zero3)))
     hybrid = replace(zero3, hybrid=True)  # a new arrangement: its own flags' hash, not the kept one
     assert hybrid != zero3 and hash(hybrid) == hash((True, True, True, True, True, ZeroPlusPlus()))
+
+
+def test_a_collective_keeps_its_hash_but_not_across_a_pickle():
+    import pickle
+
+    from models.enums import CollectiveName, Dtype
+    from service.time.traffic import StepCollective
+
+    gather = StepCollective(CollectiveName.all_gather, "parameters", Dtype.bf16, 1)
+    fields = (CollectiveName.all_gather, "parameters", Dtype.bf16, 1, "all", False, "none", False, False)
+    assert hash(gather) == hash(fields) and gather.__dict__["_hash"] == hash(fields)  # the fields', kept
+    copied = pickle.loads(pickle.dumps(gather))  # another process hashes strings otherwise: nothing kept travels
+    assert "_hash" not in copied.__dict__ and copied == gather and hash(copied) == hash(fields)
