@@ -1,10 +1,11 @@
 """Closed-loop HTTP/1.1 keep-alive load over loopback: N connections, each sends its next request
 when the previous answer has arrived. Bounded by time and by count.
 
-python -m bench.client PORT PATH BODY_JSON CLIENTS SECONDS MAX_REQUESTS  -> one JSON line
+python -m bench.client PORT PATH BODY_JSON CLIENTS SECONDS MAX_REQUESTS [FIRST_N]  -> one JSON line
 
 A body holding the string "__N__" is sent with a different number there each time (a running
-count), so no two requests are the same and no answer comes from a cache.
+count from FIRST_N + 1, 1 by default), so no two requests are the same and no answer comes from a
+cache; runs against one server that must not repeat each other's bodies start from counts far apart.
 """
 
 import asyncio
@@ -49,11 +50,11 @@ class Tally:
 class Payloads:
     """The same request each time, or (with "__N__" in the body) a different one each time."""
 
-    def __init__(self, path: str, body: bytes) -> None:
+    def __init__(self, path: str, body: bytes, first_n: int = 0) -> None:
         self.path, self.body = path, body
         self.distinct = DISTINCT in body
         self.fixed = request_bytes(path, body)
-        self.count = 0
+        self.count = first_n
 
     def next(self) -> bytes:
         if not self.distinct:
@@ -111,7 +112,8 @@ async def drive(port: int, payloads: Payloads, clients: int, seconds: float, max
 def main() -> None:
     port, path, body = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
     clients, seconds, max_requests = int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-    work = drive(port, Payloads(path, body), clients, seconds, max_requests)
+    first_n = int(sys.argv[7]) if len(sys.argv) > 7 else 0
+    work = drive(port, Payloads(path, body, first_n), clients, seconds, max_requests)
     try:
         import uvloop
 
