@@ -8,7 +8,6 @@ layout's stages do. No formula is written here.
 """
 
 from dataclasses import dataclass
-from functools import cached_property
 
 from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute, StateClass, StateLocation
 from models.presets import PrecisionSpec
@@ -60,8 +59,10 @@ def with_mxfp8(precision: PrecisionSpec, recipe: Mxfp8Recipe = Mxfp8Recipe.seed)
     )
 
 
-# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
-@dataclass
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more. Slots: an
+# instance's __dict__ shares its keys with the class's others up to 30 attributes only, and past them builds a dict of
+# its own, which costs more than the rest of the construction.
+@dataclass(slots=True)
 class Evaluation:
     model_state_bytes: IntLike
     working_set_bytes: int
@@ -103,7 +104,7 @@ class Evaluation:
     # per collective: its calls (buckets or units), algorithm and latency as NCCL's model prices them
     call_prices: list[CollectivePrice]
 
-    @cached_property  # read by a sweep's columns and figures, not by a plan's answer
+    @property  # read by a sweep's columns and figures, not by a plan's answer
     def state_bytes(self) -> dict[StateClass, IntLike]:
         """On the GPU, per state class (0 when offloaded): the breakdown's rows, then the working set's."""
         state_bytes = {

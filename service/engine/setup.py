@@ -11,7 +11,7 @@ from models.enums import ActivationModel, CrossEntropy, Recompute
 from models.presets import LinkSpec, PrecisionSpec
 from service.inputs.arrangements import Sharding
 from service.memory.activations import TransformerShape
-from service.memory.model_states import NO_OFFLOAD, Offload
+from service.memory.model_states import NO_OFFLOAD, Offload, Resident, floor_states, resident_states
 from service.memory.working_set import Units
 from service.numeric import CountLike, IntLike
 from service.time.compute import FlopShape
@@ -64,6 +64,16 @@ class Setup:
         """The data group's collectives of one step (service.time.traffic.step_collectives), with the windows the
         overlap levers give them (service.time.overlaps)."""
         return overlapped_calls(step_collectives(self.precision, self.sharding, self.micro_batches), self.overlaps)
+
+    @cached_property
+    def residents(self) -> tuple[Resident, ...]:
+        """The state classes each GPU holds (service.memory.model_states.resident_states)."""
+        return resident_states(self.precision, self.sharding, self.offload)
+
+    @cached_property
+    def floor_residents(self) -> tuple[Resident, ...]:
+        """Those of them the replicated floor counts (service.memory.model_states.floor_states)."""
+        return floor_states(self.precision, self.sharding, self.offload)
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.

@@ -13,15 +13,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from models.enums import GpuGeneration, Recompute, StateLocation
+from models.enums import GpuGeneration, Recompute
 from models.parallelism import PipelineSchedule
 from models.presets import LinkSpec
 from service.engine.setup import Setup
 from service.memory.model_states import (
     StateBytes,
-    bytes_at,
+    floor_states_bytes,
+    gpu_and_host_bytes,
     model_state_breakdown,
-    replicated_floor_bytes,
+    resident_rows,
     shard_degree,
     shard_elements,
 )
@@ -89,16 +90,17 @@ class Held:
 
 def held(parts: list[Part], setup: Setup) -> Held:
     """The model states of a rank's parts, and what the CPU optimizer streams for them."""
-    precision, sharding, offload = setup.precision, setup.sharding, setup.offload
+    precision, sharding, offload, residents = setup.precision, setup.sharding, setup.offload, setup.residents
     found: list[list[StateBytes]] = []
     gpu: Any = 0
     host: Any = 0
     cpu: Any = 0
     for part in parts:
-        rows = model_state_breakdown(part.parameters, part.ranks, precision, sharding, part.per_node, offload)
+        rows = resident_rows(residents, part.parameters, part.ranks, sharding, part.per_node)
         found.append(rows)
-        gpu = gpu + bytes_at(rows, StateLocation.gpu)
-        host = host + bytes_at(rows, StateLocation.host)
+        on_gpu, on_host = gpu_and_host_bytes(rows)
+        gpu = gpu + on_gpu
+        host = host + on_host
         degree = shard_degree(part.ranks, part.per_node, sharding)
         cpu = cpu + cpu_optimizer_bytes_per_gpu(rows, part.parameters, degree, precision, sharding, offload)
     return Held(found, gpu, host, cpu)
@@ -108,8 +110,7 @@ def replicated_bytes(parts: list[Part], setup: Setup) -> Any:
     """The parts' replicated states on the GPU: what no GPU count lowers (service.memory.model_states)."""
     total: Any = 0
     for part in parts:
-        floor = replicated_floor_bytes(part.parameters, setup.precision, setup.sharding, setup.offload, part.per_node)
-        total = total + floor
+        total = total + floor_states_bytes(setup.floor_residents, part.parameters, part.per_node)
     return total
 
 

@@ -78,14 +78,12 @@ class Resident:
     node_sharded: bool = False  # sharded over the GPUs of a node, not all N (ZeRO++ hpZ)
 
 
-def resident_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD) -> list[Resident]:
-    """Every state class held for each GPU, in breakdown order (see the module docstring)."""
-    return list(_resident_states(precision, sharding, offload))
-
-
 # A pure function of three frozen (hashable) values, asked several times by every plan and sweep group.
 @lru_cache(maxsize=1024)
-def _resident_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload) -> tuple[Resident, ...]:
+def resident_states(
+    precision: PrecisionSpec, sharding: Sharding, offload: Offload = NO_OFFLOAD
+) -> tuple[Resident, ...]:
+    """Every state class held for each GPU, in breakdown order (see the module docstring)."""
     on_host = StateLocation.host if offload.optimizer else StateLocation.gpu
     rows = []
     for spec in state_specs(precision):
@@ -136,7 +134,7 @@ def state_class_bytes(parameter_count: IntLike, world_size: IntLike, dtype: Dtyp
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
-@dataclass
+@dataclass(slots=True)
 class StateBytes:
     spec: StateSpec
     sharded: bool
@@ -154,11 +152,25 @@ def model_state_breakdown(
     offload: Offload = NO_OFFLOAD,
 ) -> list[StateBytes]:
     """Bytes of every state class held for each GPU, and where each lives."""
+    return resident_rows(
+        resident_states(precision, sharding, offload), parameter_count, world_size, sharding, gpus_per_node
+    )
+
+
+def resident_rows(
+    residents: tuple[Resident, ...],
+    parameter_count: IntLike,
+    world_size: IntLike,
+    sharding: Sharding,
+    gpus_per_node: IntLike | None = None,
+) -> list[StateBytes]:
+    """model_state_breakdown's rows of the resident states ``residents`` (resident_states of its precision, sharding
+    and offload, when the caller holds them)."""
     degree = shard_degree(world_size, gpus_per_node, sharding)
     # one copy's bytes of classes alike in GPUs, sharding and dtype (the fp32 master weights and both Adam moments)
     alike: dict[tuple[bool, bool, Dtype], IntLike] = {}
     rows = []
-    for r in _resident_states(precision, sharding, offload):
+    for r in residents:
         held_by = node_degree(world_size, gpus_per_node) if r.node_sharded else degree
         spec = r.spec
         key = (r.node_sharded, r.sharded, spec.dtype)
@@ -183,6 +195,18 @@ def bytes_at(rows: list[StateBytes], location: StateLocation) -> IntLike:
     return total
 
 
+def gpu_and_host_bytes(rows: list[StateBytes]) -> tuple[IntLike, IntLike]:
+    """bytes_at the GPU and at the host, in one pass over the breakdown's rows."""
+    gpu: IntLike = 0
+    host: IntLike = 0
+    for row in rows:
+        if row.location is StateLocation.gpu:
+            gpu = gpu + row.bytes
+        else:
+            host = host + row.bytes
+    return gpu, host
+
+
 def model_state_bytes(
     parameter_count: IntLike,
     world_size: IntLike,
@@ -205,8 +229,15 @@ def replicated_floor_bytes(
 ) -> IntLike:
     """Bytes of the replicated state classes on the GPU: what no GPU count lowers (with G known, a
     class sharded over a node's GPUs too: it stops shrinking at G)."""
+    return floor_states_bytes(floor_states(precision, sharding, offload), parameter_count, gpus_per_node)
+
+
+def floor_states_bytes(
+    floor: tuple[Resident, ...], parameter_count: IntLike, gpus_per_node: IntLike | None = None
+) -> IntLike:
+    """replicated_floor_bytes of its resident states ``floor`` (floor_states, when the caller holds them)."""
     total: IntLike = 0
-    for r in _floor_states(precision, sharding, offload):
+    for r in floor:
         if not r.sharded:
             total = total + r.spec.copies * tensor_bytes(parameter_count, r.spec.dtype)
         elif gpus_per_node is not None:
@@ -215,12 +246,12 @@ def replicated_floor_bytes(
 
 
 @lru_cache(maxsize=1024)  # a pure function of frozen values, asked by every plan
-def _floor_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload) -> tuple[Resident, ...]:
+def floor_states(precision: PrecisionSpec, sharding: Sharding, offload: Offload) -> tuple[Resident, ...]:
     """The resident states on the GPU that the replicated floor counts: the replicated ones, and those sharded over
     a node's GPUs (no GPU count shrinks them below a node's share)."""
     return tuple(
         r
-        for r in _resident_states(precision, sharding, offload)
+        for r in resident_states(precision, sharding, offload)
         if r.location is StateLocation.gpu and (not r.sharded or r.node_sharded)
     )
 
@@ -231,7 +262,7 @@ def bytes_per_weight_split(
 ) -> tuple[float, float]:
     """(r, s): replicated and sharded GPU bytes per weight, so that per-weight bytes at N = r + s/N."""
     replicated = sharded = 0.0
-    for r in _resident_states(precision, sharding, offload):
+    for r in resident_states(precision, sharding, offload):
         if r.location is StateLocation.host or r.node_sharded:  # a node-sharded class is neither r nor s/N
             continue
         if r.sharded:

@@ -138,7 +138,7 @@ def hierarchical_link_bytes(
     return select(n <= g, flat_bytes, intra), select(n <= g, 0, inter)
 
 
-@dataclass
+@dataclass(slots=True)
 class CollectivePrice:
     """A collective of the step as NCCL runs it: ``calls`` calls (its buckets or FSDP units) of ``call`` each,
     priced by NCCL's tuning model (service.time.nccl); numbers, or arrays for many layouts."""
@@ -300,7 +300,7 @@ def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s:
     return exposed if isinstance(exposed, np.ndarray) else float(exposed)
 
 
-@dataclass  # not frozen: built for every schedule of every plan, and a frozen __init__ costs more
+@dataclass(slots=True)  # not frozen: built for every schedule of every plan, and a frozen __init__ costs more
 class CommunicationTime:
     total_s: FloatLike
     exposed_s: FloatLike

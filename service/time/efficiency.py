@@ -680,7 +680,7 @@ def score_bytes_per_token(shape: KernelShape, s: IntLike, tensor: int = 1) -> In
     return BYTES_16BIT * 4 * (shape.attention_heads // tensor) * s
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one is built for every plan, and a frozen __init__ costs more
 class ComputeTime:
     """Per GPU and micro-batch."""
 

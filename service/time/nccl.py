@@ -123,7 +123,7 @@ def nccl_system(generation: str | None, intra_node_bytes_per_s: float) -> NcclSy
     return NcclSystem(index, amd, nvlink, nvlink and switch)
 
 
-@dataclass
+@dataclass(slots=True)
 class NcclCall:
     """One call: its predicted seconds, the latency part of them, and the algorithm and protocol NCCL picks
     (indices into ALGORITHMS and PROTOCOLS; numbers, or arrays for many layouts). One plan's are memoised and
@@ -411,12 +411,13 @@ class _PickedCall(NcclCall):
     (a grid reads the seconds alone): each taken pair by pair where it was better, as _call_time takes the
     seconds, then 0 latency where the group has one rank (``alone``)."""
 
-    _alone: Any
-    _taken: list[tuple[Any, FloatLike, int, int]]
-    _read: tuple[FloatLike, IntLike, IntLike] | None
+    __slots__ = ("_alone", "_taken", "_read")
 
     def __init__(self, seconds: FloatLike, alone: Any, taken: list[tuple[Any, FloatLike, int, int]]) -> None:
-        self.__dict__.update(seconds=seconds, _alone=alone, _taken=taken, _read=None)
+        self.seconds = seconds
+        self._alone: Any = alone
+        self._taken = taken
+        self._read: tuple[FloatLike, IntLike, IntLike] | None = None
 
     def _picks(self) -> tuple[FloatLike, IntLike, IntLike]:
         if self._read is None:
