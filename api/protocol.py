@@ -36,6 +36,7 @@ import logging
 import resource
 import time
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -197,13 +198,14 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         if HeaderLimitedHttpToolsProtocol.limits is None:
             HeaderLimitedHttpToolsProtocol.limits = ConnectionLimits.from_settings(Settings())
         self._limits: ConnectionLimits = HeaderLimitedHttpToolsProtocol.limits
-        self._head_bytes = 0  # request line and headers parsed so far
+        self._limit = self._limits.max_header_bytes  # of a request's head
         self._raw_bytes = 0  # bytes received, in chunks after the one the head began in, while it is incomplete
         self._head_done = True  # no request begun: the bytes of a finished request's body are not a head's
         self._began_here = False  # the current head began within the chunk being parsed
         self._head_too_large = False
-        self._idle_since = time.monotonic()
-        # Deadlines on the loop's clock, checked by one sweep per server (no timer per request to arm and cancel).
+        self._idle_since = self.loop.time()
+        # The idle time and the deadlines on the loop's clock; the deadlines are checked by one sweep per server
+        # (no timer per request to arm and cancel).
         self._head_deadline: float | None = None
         self._body_deadline: float | None = None
 
@@ -211,8 +213,8 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
-        self._idle_since = time.monotonic()
-        self._head_deadline = self.loop.time() + self._limits.head_timeout_s
+        self._idle_since = self.loop.time()
+        self._head_deadline = self._idle_since + self._limits.head_timeout_s
         _watch(self.loop, self.connections)
         cap = self._limits.max_connections
         if len(self.connections) <= cap:
@@ -250,8 +252,8 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if not self.transport.is_closing() and not self.pipeline:
-            self._idle_since = time.monotonic()
-            self._head_deadline = self.loop.time() + self._limits.head_timeout_s
+            self._idle_since = self.loop.time()
+            self._head_deadline = self._idle_since + self._limits.head_timeout_s
 
     def on_message_complete(self) -> None:
         self._body_deadline = None
@@ -259,28 +261,21 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
 
     # --- the head's size ---
 
-    @property
-    def _limit(self) -> int:
-        return self._limits.max_header_bytes
-
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self._head_bytes = 0
         self._raw_bytes = 0
         self._head_done = False
         self._began_here = True
 
-    def on_url(self, url: bytes) -> None:
-        self._head_bytes += len(url)
-        super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._head_bytes += len(name) + len(value) + 4  # "name: value\r\n"
-        super().on_header(name, value)
+    def _head_bytes(self) -> int:
+        """The request target and the headers parsed so far, each header counted as ``name: value`` and its CRLF,
+        from what uvicorn's own ``on_url`` and ``on_header`` kept (``url``, ``headers``, a value without its
+        trailing whitespace): a request costs no call of this class per header."""
+        return len(self.url) + sum(map(len, chain.from_iterable(self.headers))) + 4 * len(self.headers)
 
     def on_headers_complete(self) -> None:
         self._head_done = True
-        if self._head_bytes > self._limit:
+        if self._head_bytes() > self._limit:
             self._head_too_large = True
             raise HeadTooLarge  # httptools stops; uvicorn answers through send_400_response
         self._head_deadline = None
@@ -302,7 +297,7 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
         # known to be its (the rest may be an earlier request's body); later chunks are its own.
         if not self._began_here:
             self._raw_bytes += len(data)
-        if max(self._raw_bytes, self._head_bytes) > self._limit:
+        if max(self._raw_bytes, self._head_bytes()) > self._limit:
             self._head_too_large = True
             self.send_400_response("")
 
