@@ -141,7 +141,7 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
     # Every path the app serves labels metrics; the documented ones also carry their methods.
     templates = RouteTemplates(lambda: {path: {} for path in route_templates(app)} | app.openapi()["paths"])
     app.state.route_templates = templates
-    app.add_middleware(DirectPathMiddleware, operations=direct_operations)
+    app.add_middleware(DirectPathMiddleware, operations=direct_operations, answers=app.state.answers)
     app.add_middleware(JsonBodyMiddleware, templates=templates)
     app.add_middleware(AcceptMiddleware, spec=lambda: app.openapi())
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)

@@ -45,8 +45,11 @@ class DirectOperation:
 class DirectPathMiddleware:
     """Answers POSTs to the registered paths directly when their body is valid JSON of the route's model."""
 
-    def __init__(self, app: ASGIApp, operations: Callable[[], dict[str, DirectOperation]]) -> None:
+    def __init__(
+        self, app: ASGIApp, operations: Callable[[], dict[str, DirectOperation]], answers: AnswerCache
+    ) -> None:
         self.app = app
+        self.answers = answers  # the app's (app.state.answers), held here: a State's attributes are read in Python
         self._operations_of = operations
         self._operations: dict[str, DirectOperation] | None = None
 
@@ -60,7 +63,7 @@ class DirectPathMiddleware:
             await self.app(scope, receive, send)
             return
         messages, body, failure = await _read_body(receive)
-        answer = None if body is None else _answer(operation, scope, body)
+        answer = None if body is None else _answer(operation, self.answers, body)
         if answer is None:
             await self.app(scope, _replaying(messages, failure, receive), send)
             return
@@ -96,11 +99,10 @@ def body_validation(field: Any) -> Callable[[Any], Any]:
     return validated
 
 
-def _answer(operation: DirectOperation, scope: Scope, body: bytes) -> bytes | None:
+def _answer(operation: DirectOperation, answers: AnswerCache, body: bytes) -> bytes | None:
     """The answer, or None when the framework must answer (invalid input or any error)."""
     try:
         parsed = orjson.loads(body)
-        answers: AnswerCache = scope["app"].state.answers
         key, cached = answers.lookup_parsed(operation.name, parsed)
         if cached is not None:
             return cached

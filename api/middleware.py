@@ -258,9 +258,14 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             return self.app(scope, receive, send)
         declared = header_value(scope, b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            response = problem_response(Request(scope), 413, ProblemCode.payload_too_large, self._detail())
-            return response(scope, receive, send)
+        if declared is not None and declared.isdigit():
+            if int(declared) > self.max_body_bytes:
+                response = problem_response(Request(scope), 413, ProblemCode.payload_too_large, self._detail())
+                return response(scope, receive, send)
+            if header_value(scope, b"transfer-encoding") is None:
+                # The server frames the body by its Content-Length (RFC 9112, section 6.3) and hands the app no
+                # byte past it: a body within the limit has nothing left to count.
+                return self.app(scope, receive, send)
         return self.app(scope, self._counting(receive), send)
 
     def _detail(self) -> str:

@@ -97,7 +97,7 @@ class AcceptMiddleware:
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         """The next layer's awaitable, or the 406's (a plain function: see api.middleware's docstring)."""
-        accept = _header(scope)
+        accept = header_value(scope, ACCEPT_HEADER) if "headers" in scope else None
         if scope["type"] != "http" or accept is None or not scope["path"].startswith(self.prefix):
             return self.app(scope, receive, send)
         key = (scope["method"], scope["path"], accept)
@@ -125,7 +125,3 @@ class AcceptMiddleware:
     def _verdict(self, method: str, path: str, accept: str) -> bool:
         offered = self._offered(method, path)
         return offered is None or acceptable(accept, offered)
-
-
-def _header(scope: Scope) -> bytes | None:
-    return header_value(scope, ACCEPT_HEADER) if "headers" in scope else None

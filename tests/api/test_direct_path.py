@@ -47,8 +47,8 @@ def direct_answers(monkeypatch):
     answered = []
     real = api.fast._answer
 
-    def spy(operation, scope, body):
-        answer = real(operation, scope, body)
+    def spy(operation, answers, body):
+        answer = real(operation, answers, body)
         if answer is not None:
             answered.append(body)
         return answer
