@@ -75,6 +75,14 @@ class StrictValue(Strict):
 
     model_config = ConfigDict(frozen=True)
 
+    def __eq__(self, other: object) -> bool:
+        """pydantic's equality, its common case in C: two blocks of one model whose ``__dict__`` are equal are equal
+        (a value block has no private attributes and no extras, the other things pydantic compares). A memo's
+        look-up compares the request's blocks with the kept ones."""
+        if type(other) is type(self) and self.__dict__ == other.__dict__:
+            return True
+        return super().__eq__(other)
+
 
 Frozen = TypeVar("Frozen", bound=BaseModel)
 SHARED_DEFAULTS: dict[type, BaseModel] = {}  # each shared default's one instance, by its model

@@ -1,7 +1,7 @@
 """Request parts shared by every planning operation: model, precision, cluster, arrangement."""
 
 from collections.abc import Callable
-from operator import attrgetter
+from operator import itemgetter
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
@@ -50,8 +50,9 @@ def _name_or_object(value: Any) -> str | None:
 
 
 ARCHITECTURE_FIELDS = ("layers", "hidden_size", "attention_heads", "ffn_hidden_size", "vocab_size")
+_architecture_values = itemgetter(*ARCHITECTURE_FIELDS)  # of a model's __dict__, in C
+_source_values = itemgetter("preset", "hf_config", "parameter_count", "head_dim", "kv_heads")  # the same
 # Fields that refine an architecture; each overrides the preset's or the config's value when given.
-_architecture_values = attrgetter(*ARCHITECTURE_FIELDS)
 OPTIONAL_ARCHITECTURE_FIELDS = (
     "kv_heads",
     "mlp",
@@ -180,30 +181,37 @@ class ModelSpec(Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> Self:
-        absent = _architecture_values(self).count(None)  # of ARCHITECTURE_FIELDS, read in C
-        base = self.preset is not None or self.hf_config is not None
-        if self.preset is not None and self.hf_config is not None:
+        fields = self.__dict__  # read in C: a field read through the model passes the model's __getattr__ hook
+        architecture = _architecture_values(fields)
+        layers, hidden_size, attention_heads = architecture[:3]
+        preset, hf_config, parameter_count, head_dim, kv_heads = _source_values(fields)
+        absent = architecture.count(None)
+        base = preset is not None or hf_config is not None
+        if preset is not None and hf_config is not None:
             raise ValueError("give model.preset or model.hf_config, not both")
         if not base and 0 < absent < len(ARCHITECTURE_FIELDS):
-            missing = ", ".join(f"model.{n}" for n in ARCHITECTURE_FIELDS if getattr(self, n) is None)
+            missing = ", ".join(
+                f"model.{n}" for n, v in zip(ARCHITECTURE_FIELDS, architecture, strict=True) if v is None
+            )
             raise ValueError(
                 f"an architecture needs {missing} too (or a model.preset or model.hf_config to complete it)"
             )
-        if not base and self.parameter_count is None and absent == len(ARCHITECTURE_FIELDS):
+        if not base and parameter_count is None and absent == len(ARCHITECTURE_FIELDS):
             raise ValueError("give model.parameter_count, model.preset, model.hf_config or an architecture")
-        if self.hidden_size is not None and self.attention_heads is not None and self.head_dim is None:
-            if self.mla is None and self.hidden_size % self.attention_heads:
+        if hidden_size is not None and attention_heads is not None and head_dim is None:
+            if fields["mla"] is None and hidden_size % attention_heads:
                 raise ValueError(
-                    f"model.hidden_size {self.hidden_size} is not a multiple of model.attention_heads "
-                    f"{self.attention_heads}; give model.head_dim"
+                    f"model.hidden_size {hidden_size} is not a multiple of model.attention_heads "
+                    f"{attention_heads}; give model.head_dim"
                 )
-        if self.attention_heads is not None and self.kv_heads is not None:
-            if self.attention_heads % self.kv_heads:
+        if attention_heads is not None and kv_heads is not None:
+            if attention_heads % kv_heads:
                 raise ValueError(
-                    f"model.attention_heads {self.attention_heads} is not a multiple of model.kv_heads {self.kv_heads}"
+                    f"model.attention_heads {attention_heads} is not a multiple of model.kv_heads {kv_heads}"
                 )
-        if self.moe is not None and self.layers is not None and self.moe.dense_layers > self.layers:
-            raise ValueError(f"model.moe.dense_layers {self.moe.dense_layers} exceeds model.layers {self.layers}")
+        moe = fields["moe"]
+        if moe is not None and layers is not None and moe.dense_layers > layers:
+            raise ValueError(f"model.moe.dense_layers {moe.dense_layers} exceeds model.layers {layers}")
         return self
 
 

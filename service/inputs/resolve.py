@@ -79,15 +79,23 @@ class ResolvedModel:
 
 
 FIELD_NAMES = ARCHITECTURE_FIELDS + OPTIONAL_ARCHITECTURE_FIELDS
+UNITS_UNKNOWN = (
+    "the working set (ZeRO-3/FSDP's gathered units and unsharded unit gradients, DDP and ZeRO-1/2's "
+    "gradient buckets) is not counted: the model's units are unknown; give model.largest_unit_parameters, "
+    "an architecture or a model.preset that has one"
+)
 
 
 def model(spec: ModelSpec) -> ResolvedModel:
     """The model with its units: given, derived from the architecture, or unknown (then said in a warning)."""
-    if spec.preset is not None and spec.model_fields_set == {"preset"}:
+    given = spec.model_fields_set
+    if spec.preset is not None and given == {"preset"}:
         found = bare_preset(spec.preset)
         return ResolvedModel(
             found.parameter_count, found.architecture, list(found.warnings), found.active_parameter_count, found.units
         )
+    if spec.parameter_count is not None and given == {"parameter_count"}:
+        return ResolvedModel(spec.parameter_count, None, [UNITS_UNKNOWN])  # a bare count: no architecture, no units
     return _model(spec)
 
 
@@ -112,18 +120,12 @@ def _model(spec: ModelSpec) -> ResolvedModel:
         units = transformer_units(arch) if arch is not None else None
     warnings = list(resolved.warnings)
     if units is None:
-        warnings.append(
-            "the working set (ZeRO-3/FSDP's gathered units and unsharded unit gradients, DDP and ZeRO-1/2's "
-            "gradient buckets) is not counted: the model's units are unknown; give model.largest_unit_parameters, "
-            "an architecture or a model.preset that has one"
-        )
+        warnings.append(UNITS_UNKNOWN)
     return ResolvedModel(count, arch, warnings, resolved.active_parameter_count, units)
 
 
 def _count_and_architecture(spec: ModelSpec) -> ResolvedModel:
     """Parameter counts and, where known, architecture; a given count that disagrees is a warning."""
-    if spec.parameter_count is not None and spec.model_fields_set == {"parameter_count"}:
-        return ResolvedModel(spec.parameter_count, None, [])  # a bare count: no architecture to look for
     preset = MODEL_PRESETS[spec.preset] if spec.preset is not None else None
     base: dict[str, Any] = {}
     if preset is not None:
