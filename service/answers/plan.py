@@ -68,12 +68,13 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
     result = evaluate(inputs, setup)
     p = scene.model.parameter_count
     warnings = list(scene.warnings) + layout.warnings
-    if request.levers.mxfp8 and not scene.blackwell_class:
+    levers = request.levers
+    if levers.mxfp8 and not scene.blackwell_class:
         warnings.append(
             "levers.mxfp8 needs Blackwell-class hardware (native MXFP8 tensor cores); the card is not, "
             "and care is needed around softmax"
         )
-    if request.levers.mxfp8 and request.levers.mxfp8_recipe is Mxfp8Recipe.seed:
+    if levers.mxfp8 and levers.mxfp8_recipe is Mxfp8Recipe.seed:
         warnings.append(
             "levers.mxfp8 with mxfp8_recipe seed is the textbook model: gradients stored and reduced in MXFP8, "
             "which no collective library does, its GEMMs priced in bf16; mxfp8_recipe fp8_weights follows Transformer "

@@ -232,14 +232,16 @@ def component_words(
 # What a collective's record shows of its price without one (price_fields' keys).
 UNPRICED: dict[str, Any] = {"calls": None, "algorithm": None, "latency_s": None, "words": ""}
 
+# call_record's figures: buffer bytes, bytes sent, hops, ranks, link, NCCL's calls, algorithm and latency seconds,
+# intra- and inter-node bytes, and the arithmetic's words before and after the count per step.
+CallFigures = tuple[int, int, int, int, Link | None, Any, Any, Any, int, int, str, str]
 
-def call_record(
-    c: StepCollective, sent: int, p: int, n: int, g: int, price: CollectivePrice | None
-) -> tuple[dict[str, Any], int, int, str, str]:
-    """What the records of one cost_key's collectives share (price_collectives prices them alike): the record's
-    fields of one call, in the order Collective declares them, those of each collective left None for traffic_report
-    to set; the call's intra- and inter-node bytes on the hierarchical schedule; and its arithmetic's words before
-    and after the collective's count per step."""
+
+def call_record(c: StepCollective, sent: int, p: int, n: int, g: int, price: CollectivePrice | None) -> CallFigures:
+    """What the records of one cost_key's collectives share (price_collectives prices them alike): the fields of
+    one call (buffer and bytes sent, the ring's hops, ranks and link, the price's calls, algorithm and latency);
+    the call's intra- and inter-node bytes on the hierarchical schedule; and its arithmetic's words before and
+    after the collective's count per step."""
     hops, ranks, link = ring_figures(c, n, g)
     chunk = sent // hops if hops else 0
     intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g, sent)
@@ -247,29 +249,24 @@ def call_record(
         nccl, buffer = UNPRICED, collective_buffer_bytes(p, c, g)
     else:
         nccl, buffer = price_fields(price), price.buffer_bytes
-    record = {
-        "name": None,
-        "purpose": None,
-        "dtype": None,
-        "buffer_bytes": int(buffer),
-        "bytes_sent_per_gpu": sent,
-        "hops": hops,
-        "ranks": ranks,
-        "count_per_step": None,
-        "link": link,
-        "seconds": None,
-        "overlaps_with": None,
-        "group": ParallelGroup.data,
-        "arithmetic": None,
-        "calls": nccl["calls"],
-        "algorithm": nccl["algorithm"],
-        "latency_s": nccl["latency_s"],
-    }
     before = (
         f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
         f"= {group_digits(sent)} B per call, x "
     )
-    return record, int(intra), int(inter), before, f" per step{nccl['words']}"
+    return (
+        int(buffer),
+        sent,
+        hops,
+        ranks,
+        link,
+        nccl["calls"],
+        nccl["algorithm"],
+        nccl["latency_s"],
+        int(intra),
+        int(inter),
+        before,
+        f" per step{nccl['words']}",
+    )
 
 
 @lru_cache(maxsize=4096)  # a pure function of frozen values: what a ring is depends on the GPUs, not the model
@@ -279,31 +276,41 @@ def ring_figures(c: StepCollective, n: int, g: int) -> tuple[int, int, Link | No
 
 
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> dict[str, Any]:
-    """Traffic's fields: each collective of the evaluation with its arithmetic; bytes and seconds as the
-    evaluation summed them."""
+    """Traffic's fields: each collective of the evaluation with its arithmetic (a record in the order Collective
+    declares its fields); bytes and seconds as the evaluation summed them."""
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
-    shared: dict[tuple[object, ...], tuple[dict[str, Any], int, int, str, str]] = {}  # call_record's, by cost_key
+    shared: dict[tuple[object, ...], CallFigures] = {}  # call_record's, by cost_key
     prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.calls)
-    for c, sent, seconds, price in zip(result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True):
+    for c, call_sent, seconds, price in zip(
+        result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
+    ):
         figures = shared.get(c.cost_key)
         if figures is None:
-            figures = shared[c.cost_key] = call_record(c, int(sent), p, n, g, price)
-        record, intra, inter, before, after = figures
+            figures = shared[c.cost_key] = call_record(c, int(call_sent), p, n, g, price)
+        buffer, sent, hops, ranks, link, calls, algorithm, latency_s, intra, inter, before, after = figures
         count = c.count_per_step
         intra_total += count * intra
         inter_total += count * inter
         collectives.append(
-            dict(
-                record,
-                name=c.name,
-                purpose=c.purpose,
-                dtype=c.dtype,
-                count_per_step=count,
-                seconds=float(seconds),
-                overlaps_with=str(c.window),  # Window is a StrEnum: its value, without the enum's property
-                arithmetic=f"{before}{count}{after}",
-            )
+            {
+                "name": c.name,
+                "purpose": c.purpose,
+                "dtype": c.dtype,
+                "buffer_bytes": buffer,
+                "bytes_sent_per_gpu": sent,
+                "hops": hops,
+                "ranks": ranks,
+                "count_per_step": count,
+                "link": link,
+                "seconds": float(seconds),
+                "overlaps_with": str(c.window),  # Window is a StrEnum: its value, without the enum's property
+                "group": ParallelGroup.data,
+                "arithmetic": f"{before}{count}{after}",
+                "calls": calls,
+                "algorithm": algorithm,
+                "latency_s": latency_s,
+            }
         )
     return {
         "collectives": collectives,

@@ -8,7 +8,7 @@ from typing import Any
 from models.presets import PrecisionSpec
 from service.errors import NeverFinishes
 from service.numeric import IntLike, ceil_div
-from service.time.budget import TokenBudget, token_budget
+from service.time.budget import Budget, TokenBudget, token_budget
 from service.time.goodput import Resilience, checkpoint_bytes, run_finishes, run_of
 
 
@@ -52,19 +52,9 @@ def run_fields(
     failing = spec.interruptions_per_gpu_hour > 0
     checkpoints = run.interval_steps != float("inf")
     return {
-        "total_tokens": budget.total_tokens if budget is not None else None,
-        "training_steps": int(whole.steps) if whole is not None else None,
-        "training_days": float(whole.training_days) if whole is not None else None,
-        "gpu_hours": float(whole.gpu_hours) if whole is not None else None,
-        "cost": float(whole.cost) if whole is not None and whole.cost is not None else None,
-        "currency": budget.currency if budget is not None and whole is not None and whole.cost is not None else None,
-        "ideal_training_days": float(whole.ideal_training_days) if whole is not None else None,
-        "ideal_gpu_hours": float(whole.ideal_gpu_hours) if whole is not None else None,
+        **(NO_BUDGET if budget is None or whole is None else budget_fields(budget, whole)),
         "goodput": float(run.goodput),
-        "expected_interruptions": float(totals["expected_interruptions"]) if totals is not None else None,
-        "checkpoint_hours": float(totals["checkpoint_hours"]) if totals is not None else None,
-        "restart_hours": float(totals["restart_hours"]) if totals is not None else None,
-        "lost_work_hours": float(totals["lost_work_hours"]) if totals is not None else None,
+        **(NO_FAILURES if totals is None else failure_fields(totals)),
         "checkpoint": {
             "interval_steps": int(run.interval_steps) if checkpoints else None,
             "interval_s": float(run.interval_s) if checkpoints else None,
@@ -82,4 +72,46 @@ def run_fields(
             "job_mtbf_hours": float(run.mtbf_s) / 3600 if failing else None,
             "sources": [f"storage: {spec.storage_source}", f"failures: {spec.failures_source}"],
         },
+    }
+
+
+# The time's fields of a run without a token budget (most plans): before the goodput, and after it.
+NO_BUDGET: dict[str, Any] = dict.fromkeys(
+    (
+        "total_tokens",
+        "training_steps",
+        "training_days",
+        "gpu_hours",
+        "cost",
+        "currency",
+        "ideal_training_days",
+        "ideal_gpu_hours",
+    )
+)
+NO_FAILURES: dict[str, Any] = dict.fromkeys(
+    ("expected_interruptions", "checkpoint_hours", "restart_hours", "lost_work_hours")
+)
+
+
+def budget_fields(budget: TokenBudget, whole: Budget) -> dict[str, Any]:
+    """The time's fields from total_tokens to ideal_gpu_hours (NO_BUDGET's) for a token budget."""
+    return {
+        "total_tokens": budget.total_tokens,
+        "training_steps": int(whole.steps),
+        "training_days": float(whole.training_days),
+        "gpu_hours": float(whole.gpu_hours),
+        "cost": float(whole.cost) if whole.cost is not None else None,
+        "currency": budget.currency if whole.cost is not None else None,
+        "ideal_training_days": float(whole.ideal_training_days),
+        "ideal_gpu_hours": float(whole.ideal_gpu_hours),
+    }
+
+
+def failure_fields(totals: dict[str, Any]) -> dict[str, Any]:
+    """The time's fields from expected_interruptions to lost_work_hours (NO_FAILURES') from a run's totals."""
+    return {
+        "expected_interruptions": float(totals["expected_interruptions"]),
+        "checkpoint_hours": float(totals["checkpoint_hours"]),
+        "restart_hours": float(totals["restart_hours"]),
+        "lost_work_hours": float(totals["lost_work_hours"]),
     }
