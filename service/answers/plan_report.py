@@ -65,6 +65,19 @@ def memory_report(
     working_set = int(result.working_set_bytes)
     activations = int(result.activations_bytes)
     replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
+    breakdown = state_rows_report(p, rows)
+    if result.working_rows:  # none without the model's units (most plans)
+        breakdown += [
+            {
+                "state": row.state,
+                "dtype": row.dtype,
+                "bytes": row.bytes,
+                "sharded": False,
+                "location": StateLocation.gpu,
+                "arithmetic": row.arithmetic,
+            }
+            for row in result.working_rows
+        ]
     return {
         "per_gpu_bytes": per_gpu,
         "model_state_bytes": model_states,
@@ -88,18 +101,7 @@ def memory_report(
         "fits": bool(result.fits),
         "headroom_bytes": int(result.headroom_bytes),
         "activations_counted": setup.activations.model is not ActivationModel.none,
-        "breakdown": state_rows_report(p, rows)
-        + [
-            {
-                "state": row.state,
-                "dtype": row.dtype,
-                "bytes": row.bytes,
-                "sharded": False,
-                "location": StateLocation.gpu,
-                "arithmetic": row.arithmetic,
-            }
-            for row in result.working_rows
-        ],
+        "breakdown": breakdown,
         "activations": activation_report(setup, result, b, s),
         "stages": [
             {
@@ -249,10 +251,7 @@ def call_record(c: StepCollective, sent: int, p: int, n: int, g: int, price: Col
         nccl, buffer = UNPRICED, collective_buffer_bytes(p, c, g)
     else:
         nccl, buffer = price_fields(price), price.buffer_bytes
-    before = (
-        f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of the buffer / {ranks} ranks) "
-        f"= {group_digits(sent)} B per call, x "
-    )
+    before = f"{hops} hops x {chunk:,} B per chunk (ceil of the buffer / {ranks} ranks) = {sent:,} B per call, x "
     return (
         int(buffer),
         sent,

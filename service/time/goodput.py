@@ -79,8 +79,9 @@ def staged_rows(rows: Iterable[StateBytes]) -> IntLike:
     """Bytes one GPU copies to the host for an asynchronous save, from a breakdown's rows (numbers, or arrays for
     many layouts): its checkpointed states on the GPU."""
     staged: IntLike = 0
+    gpu = StateLocation.gpu
     for r in rows:  # a loop, not a generator: read by every plan
-        if r.location is StateLocation.gpu and r.spec.state in CHECKPOINT_STATES:
+        if r.location is gpu and r.spec.state in CHECKPOINT_STATES:
             staged = staged + r.bytes
     return staged
 
