@@ -63,7 +63,8 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
     layout, scene, sharding, setup = resolved.layout, resolved.scene, resolved.sharding, resolved.setup
     if not layout.mesh.trivial:
         return layout_plan(request, resolved)
-    n, g = request.cluster.world_size, request.cluster.gpus_per_node
+    cluster = request.cluster
+    n, g = cluster.world_size, cluster.gpus_per_node
     inputs = resolve.inputs_for(scene, n, g)
     result = evaluate(inputs, setup)
     p = scene.model.parameter_count

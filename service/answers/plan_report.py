@@ -12,6 +12,7 @@ from models.plan import (
     PlanRequest,
     ResolvedArrangement,
 )
+from models.training import Training
 from service.engine.data_parallel import Evaluation
 from service.engine.setup import Setup
 from service.inputs import resolve
@@ -57,7 +58,6 @@ def memory_report(
     estimate: FrameworkEstimate | None = None,
 ) -> dict[str, Any]:
     """Memory's fields."""
-    b, s = scene.training.micro_batch_size, scene.training.sequence_length
     card = scene.card
     rows = result.state_rows
     per_gpu = int(result.per_gpu_bytes)
@@ -102,7 +102,7 @@ def memory_report(
         "headroom_bytes": int(result.headroom_bytes),
         "activations_counted": setup.activations.model is not ActivationModel.none,
         "breakdown": breakdown,
-        "activations": activation_report(setup, result, b, s),
+        "activations": activation_report(setup, result, scene.training),
         "stages": [
             {
                 "stage": 0,
@@ -158,8 +158,8 @@ def where_words(state: StateClass, location: StateLocation) -> str:
 KORTHIKANTI = 'Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", table 2'
 
 
-def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[str, Any]:
-    """ActivationMemory's fields."""
+def activation_report(setup: Setup, result: Evaluation, training: Training) -> dict[str, Any]:
+    """ActivationMemory's fields, of the training's micro-batch size b and sequence length s."""
     act = setup.activations
     total = int(result.activations_bytes)
     if act.model is ActivationModel.none or act.shape is None:
@@ -171,6 +171,7 @@ def activation_report(setup: Setup, result: Evaluation, b: int, s: int) -> dict[
             "source": "model states only: no activations counted",
         }
     shape = act.shape
+    b, s = training.micro_batch_size, training.sequence_length
     if act.model is ActivationModel.fudge:
         words = (
             f"{b} x {s} x {shape.hidden_size} x {shape.layers} layers x {act.bytes_per_value} B x fudge "

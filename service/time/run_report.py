@@ -12,7 +12,8 @@ from service.time.budget import Budget, TokenBudget, token_budget
 from service.time.goodput import Resilience, checkpoint_bytes, run_finishes, run_of
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
+@dataclass
 class RunInputs:
     """What a plan's time needs beyond its step: the token budget (None without one) and the run's
     checkpoints and failures."""
