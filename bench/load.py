@@ -71,10 +71,12 @@ class Endpoint:
         return self.label or self.path
 
 
+TRIVIAL = Endpoint("trivial", "/trivial", TRIVIAL_BODY)
+DISTINCT = Endpoint("zeroplan", "/v1/plan", DISTINCT_PLAN_BODY, "/v1/plan distinct")
 ENDPOINTS = [
-    Endpoint("trivial", "/trivial", TRIVIAL_BODY),
+    TRIVIAL,
     Endpoint("zeroplan", "/v1/plan", PLAN_BODY),
-    Endpoint("zeroplan", "/v1/plan", DISTINCT_PLAN_BODY, "/v1/plan distinct"),
+    DISTINCT,
     Endpoint("zeroplan", "/v1/fit", FIT_BODY),
 ]
 
@@ -176,9 +178,6 @@ def bench_app(
     for row in rows:
         row |= {"rss_before_mib": round(rss_before / 2**20, 1), "rss_after_mib": round(rss_after / 2**20, 1)}
     return rows
-
-
-TRIVIAL, DISTINCT = ENDPOINTS[0], ENDPOINTS[2]
 
 
 def alternated_rounds(
