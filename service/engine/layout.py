@@ -629,11 +629,7 @@ def evaluate_layout(
     activations_counted: bool,
 ) -> LayoutEvaluation:
     m, b, s = micro_batches, micro_batch_size, sequence_length
-    shares = shares_of(
-        arch, mesh.tensor, mesh.pipeline, mesh.expert, mesh.virtual_stages, mesh.expert_tensor, **split_of(mesh)
-    )
-    units = layout_units(arch, mesh) if setup.units is not None else None
-    stages = [_stage(arch, mesh, setup, share, m, b, s, activations_counted, units) for share in shares]
+    stages = stage_memory(arch, mesh, setup, m, b, s, activations_counted)
     busiest = max(range(len(stages)), key=lambda i: stages[i].per_gpu_bytes)
     top = stages[busiest]
 
@@ -675,8 +671,8 @@ def evaluate_layout(
     idle = bubble_s / compute_s if compute_s > 0 else 0.0
 
     work = StageWork(
-        layers=max(share_.layers for share_ in shares),
-        moe_layers=max(share_.moe_layers for share_ in shares),
+        layers=max(stage.share.layers for stage in stages),
+        moe_layers=max(stage.share.moe_layers for stage in stages),
         micro_batches=m,
         micro_batch_size=b,
         sequence_length=s,
