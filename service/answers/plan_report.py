@@ -19,11 +19,10 @@ from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
 from service.memory.activations import TransformerShape, transformer_activation_components
 from service.memory.model_states import StateBytes as StateRow
-from service.memory.model_states import bytes_per_weight_split, state_arithmetic
+from service.memory.model_states import state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
 from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
-from service.time.compute import FlopShape
 from service.time.goodput import resilience_of, staged_rows
 from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
@@ -32,7 +31,6 @@ from service.time.traffic import (
     collective_buffer_elements,
     collective_hops,
     collective_ranks,
-    volume_in_p,
 )
 
 
@@ -64,7 +62,7 @@ def memory_report(
     model_states = int(result.model_state_bytes)
     working_set = int(result.working_set_bytes)
     activations = int(result.activations_bytes)
-    replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
+    replicated, sharded = setup.bytes_per_weight
     breakdown = state_rows_report(p, rows)
     if result.working_rows:  # none without the model's units (most plans)
         breakdown += [
@@ -315,58 +313,11 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     return {
         "collectives": collectives,
         "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
-        "volume_in_p": float(volume_in_p(setup.precision, setup.sharding, setup.micro_batches)),
+        "volume_in_p": setup.volume_in_p,
         "intra_node_bytes_per_gpu": intra_total,
         "inter_node_bytes_per_gpu": inter_total,
         "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
     }
-
-
-def _flops_words(shape: FlopShape, recompute: Recompute, measured: Recompute) -> str:
-    if shape.counts_attention:
-        model = (
-            f"model FLOPs per token 6 x (P - {shape.embedding_parameters:,} input-embedding weights) + "
-            f"12 x {shape.layers} layers x {shape.hidden_size} x s (PaLM appendix B); P the active parameters "
-            "(a mixture of experts counts top_k of its routed experts)"
-        )
-    else:
-        model = "model FLOPs per token 6 x P: without an architecture the attention FLOPs are not counted"
-    repeated = {
-        "full": "; full recomputation adds a forward pass",
-        "selective": "; selective recomputation adds the attention core's forward"
-        if not shape.flash_attention
-        else "; selective recomputation with flash attention repeats nothing counted",
-        "none": "",
-    }[recompute.value]
-    kept = (
-        f"; the utilisation is the MFU with recompute {measured.value}, its hardware efficiency kept here"
-        if measured is not recompute
-        else ""
-    )
-    return model + repeated + kept
-
-
-BUS_WORDS = (
-    ", priced at NCCL's bus bandwidth (370/450 of NVLink, 96% of every NIC of a node for a ring across nodes), "
-    "one call per FSDP unit or gradient bucket"
-)
-
-
-def compute_words(utilisation: float | None, peak_flops_per_s: float, ceiling: float, known: bool) -> str:
-    """How compute time is found; ``ceiling``: the GEMM ceiling of the efficiency model, ``known``: whether it
-    knows the model's kernels."""
-    if utilisation is not None:
-        return (
-            f"utilisation (MFU) {utilisation:g} of a {peak_flops_per_s / 1e12:g} TFLOP/s peak (given in the "
-            "request): it sets the compute's efficiency alone; communication, the optimizer step and the overlap "
-            "slowdown are priced as without it"
-        )
-    return (
-        f"efficiency model on a {peak_flops_per_s / 1e12:g} TFLOP/s peak: matrix multiplications at up to "
-        f"{ceiling:g} of peak in waves of 128 x 128 tiles, or their bytes over HBM"
-        + (", attention at flash attention's efficiency, memory-bound work over HBM" if known else "")
-        + ", calibrated on published runs (python -m bench.calibration); give training.utilisation to override"
-    )
 
 
 def token_budget_of(request: PlanRequest) -> RunInputs:
@@ -379,49 +330,8 @@ def token_budget_of(request: PlanRequest) -> RunInputs:
 
 
 def time_assumptions(setup: Setup) -> list[str]:
-    """The time model's assumptions in words. They name settings only (never the model's size), so they are
-    worded once per distinct set of settings."""
-    eff = setup.efficiency
-    links = setup.links
-    return list(
-        worded_assumptions(
-            (
-                setup.utilisation,
-                setup.peak_flops_per_s,
-                eff.calibration.ceiling(eff.device.generation) if eff is not None else 0.0,
-                eff is not None and eff.kernels is not None,
-            ),
-            (setup.flop_shape, setup.recompute, setup.measured_recompute or setup.recompute),
-            (links.intra_node_bytes_per_s, links.inter_node_bytes_per_s, links.host_bytes_per_s),
-            setup.overlap,
-            setup.bucket_bytes,
-            setup.host_memory_bytes_per_s,
-        )
-    )
-
-
-@lru_cache(maxsize=1024)
-def worded_assumptions(
-    compute: tuple[float | None, float, float, bool],
-    flops: tuple[FlopShape, Recompute, Recompute],
-    link_speeds: tuple[float, float, float],
-    overlap: bool,
-    bucket_bytes: int,
-    host_memory_bytes_per_s: float,
-) -> tuple[str, ...]:
-    """compute: (utilisation, peak, GEMM ceiling, kernels known); flops: (shape, recompute, measured recompute);
-    link_speeds: (in a node, across nodes, to the host) in bytes/s."""
-    intra, inter, host = link_speeds
-    return (
-        compute_words(*compute),
-        _flops_words(*flops),
-        f"alpha-beta links: {intra / 1e9:g} GB/s in a node, {inter / 1e9:g} GB/s across nodes, {host / 1e9:g} "
-        "GB/s to the host" + BUS_WORDS,
-        f"overlap {'on' if overlap else 'off'}: {bucket_bytes:,}-byte buckets, the last never hidden",
-        "offload: PCIe transfers and the CPU optimizer step are not overlapped with compute; the CPU step "
-        f"streams its state through {host_memory_bytes_per_s / 1e9:g} GB/s of host memory per node (an "
-        "assumption: half the peak of two 8-channel DDR5-4800 sockets)",
-    )
+    """The time model's assumptions in words (service.time.assumptions), worded once per setup."""
+    return list(setup.time_assumptions)
 
 
 def time_report(

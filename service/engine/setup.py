@@ -11,13 +11,21 @@ from models.enums import ActivationModel, CrossEntropy, Recompute
 from models.presets import LinkSpec, PrecisionSpec
 from service.inputs.arrangements import Sharding
 from service.memory.activations import TransformerShape
-from service.memory.model_states import NO_OFFLOAD, Offload, Resident, floor_states, resident_states
+from service.memory.model_states import (
+    NO_OFFLOAD,
+    Offload,
+    Resident,
+    bytes_per_weight_split,
+    floor_states,
+    resident_states,
+)
 from service.memory.working_set import Units
 from service.numeric import CountLike, IntLike
+from service.time.assumptions import worded_assumptions
 from service.time.compute import FlopShape
 from service.time.efficiency import Efficiency
 from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps, overlapped_calls
-from service.time.traffic import StepCollective, step_collectives
+from service.time.traffic import StepCollective, step_collectives, volume_in_p
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,34 @@ class Setup:
     def floor_residents(self) -> tuple[Resident, ...]:
         """Those of them the replicated floor counts (service.memory.model_states.floor_states)."""
         return floor_states(self.precision, self.sharding, self.offload)
+
+    @cached_property
+    def bytes_per_weight(self) -> tuple[float, float]:
+        """The replicated and sharded GPU bytes per weight (service.memory.model_states.bytes_per_weight_split)."""
+        return bytes_per_weight_split(self.precision, self.sharding, self.offload)
+
+    @cached_property
+    def volume_in_p(self) -> float:
+        """Model-sized buffers the data group moves per step (service.time.traffic.volume_in_p)."""
+        return float(volume_in_p(self.precision, self.sharding, self.micro_batches))
+
+    @cached_property
+    def time_assumptions(self) -> tuple[str, ...]:
+        """The time model's assumptions in words (service.time.assumptions.worded_assumptions)."""
+        eff, links = self.efficiency, self.links
+        return worded_assumptions(
+            (
+                self.utilisation,
+                self.peak_flops_per_s,
+                eff.calibration.ceiling(eff.device.generation) if eff is not None else 0.0,
+                eff is not None and eff.kernels is not None,
+            ),
+            (self.flop_shape, self.recompute, self.measured_recompute or self.recompute),
+            (links.intra_node_bytes_per_s, links.inter_node_bytes_per_s, links.host_bytes_per_s),
+            self.overlap,
+            self.bucket_bytes,
+            self.host_memory_bytes_per_s,
+        )
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
