@@ -23,8 +23,8 @@ from service.memory.model_states import state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
 from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
-from service.time.goodput import resilience_of, staged_rows
-from service.time.run_report import RunInputs, run_fields
+from service.time.goodput import checkpoint_bytes_of, resilience_of, staged_rows
+from service.time.run_report import RunInputs, checkpoint_run_fields
 from service.time.traffic import (
     StepCollective,
     collective_buffer_bytes,
@@ -365,10 +365,9 @@ def time_report(
         "overlap_slowdown_s": float(result.overlap_slowdown_s),
         "step_s": step_s,
         "tokens_per_s_per_gpu": float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
-        **run_fields(
+        **checkpoint_run_fields(
             run,
-            setup.precision,
-            parameter_count,
+            int(checkpoint_bytes_of(parameter_count, setup.precision, setup.checkpoint_bytes_per_weight)),
             staged_rows(result.state_rows),
             setup.links.host_bytes_per_s,
             step_s,

@@ -52,9 +52,13 @@ CHECKPOINT_STATES = frozenset(
 
 def checkpoint_bytes(parameter_count: IntLike, precision: PrecisionSpec) -> IntLike:
     """Bytes of one checkpoint: every checkpointed state class of every weight, once."""
-    per_weight = whole_checkpoint_bytes_per_weight(precision)
-    if per_weight is not None:
-        return parameter_count * per_weight
+    return checkpoint_bytes_of(parameter_count, precision, whole_checkpoint_bytes_per_weight(precision))
+
+
+def checkpoint_bytes_of(parameter_count: IntLike, precision: PrecisionSpec, whole_per_weight: int | None) -> IntLike:
+    """``checkpoint_bytes`` given the precision's ``whole_checkpoint_bytes_per_weight`` (which a setup keeps)."""
+    if whole_per_weight is not None:
+        return parameter_count * whole_per_weight
     return sum((tensor_bytes(parameter_count, dtype) for dtype in checkpoint_dtypes(precision)), start=0)
 
 

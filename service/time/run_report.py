@@ -34,8 +34,24 @@ def run_fields(
     gpus_per_node: int,
 ) -> dict[str, Any]:
     """The time's fields from total_tokens to checkpoint, in the order Time declares them."""
-    spec, budget = inputs.resilience, inputs.budget
     saved = int(checkpoint_bytes(parameter_count, precision))
+    return checkpoint_run_fields(
+        inputs, saved, staged, host_bytes_per_s, step_s, tokens_per_step, world_size, gpus_per_node
+    )
+
+
+def checkpoint_run_fields(
+    inputs: RunInputs,
+    saved: int,
+    staged: IntLike,
+    host_bytes_per_s: float,
+    step_s: float,
+    tokens_per_step: int,
+    world_size: int,
+    gpus_per_node: int,
+) -> dict[str, Any]:
+    """``run_fields`` given the bytes of one checkpoint (service.time.goodput.checkpoint_bytes)."""
+    spec, budget = inputs.resilience, inputs.budget
     run = run_of(spec, step_s, world_size, gpus_per_node, saved, staged, host_bytes_per_s)
     whole = (
         token_budget(budget.total_tokens, tokens_per_step, step_s, world_size, budget.price, run)
