@@ -14,12 +14,20 @@ FloatLike: TypeAlias = Any
 # like FloatLike so that the scalar callers (the plan's arithmetic, the simulation) read an int.
 CountLike: TypeAlias = Any
 
+# The exact types of one plan's numbers, which the helpers below handle without asking whether they are arrays
+# (an exact type test costs a fraction of isinstance against numpy's array type)
+_NUMBERS = (int, float)
+# Types no figure of a sweep takes (a plan leaves some figures None): values of these alone hold no array
+_SCALAR_TYPES = frozenset((int, float, bool, type(None)))
+
 GIB_BYTES = 2**30
 GB_BYTES = 10**9
 
 
 def ceil_div(numerator: IntLike, denominator: IntLike) -> IntLike:
     """Ceiling of numerator / denominator in integer arithmetic (no float rounding)."""
+    if type(numerator) is int and type(denominator) is int:  # one plan's numbers: no array tests
+        return -((-numerator) // denominator)
     if (
         isinstance(numerator, np.ndarray)
         and numerator.ndim
@@ -63,12 +71,16 @@ def group_digits(value: int) -> str:
 
 def any_array(*values: object) -> bool:
     """Whether any of the values is a numpy array (a sweep's), not a Python number (one plan)."""
-    # isinstance mapped in C, not any() over a generator: asked for several figures of every plan
+    # one plan's numbers settled by their exact types, in C; else isinstance mapped in C, not any() over a generator
+    if _SCALAR_TYPES.issuperset(map(type, values)):
+        return False
     return any(map(isinstance, values, repeat(np.ndarray)))
 
 
 def select(condition: FloatLike, if_true: FloatLike, if_false: FloatLike) -> FloatLike:
     """np.where for arrays, a plain conditional for scalars (so scalars stay Python numbers)."""
+    if type(condition) is bool:  # one plan's flag (an exact type test costs less than isinstance of an array)
+        return if_true if condition else if_false
     if isinstance(condition, np.ndarray):
         return np.where(condition, if_true, if_false)
     return if_true if condition else if_false
@@ -84,6 +96,8 @@ def nearest_int(value: FloatLike) -> IntLike:
 
 def minimum(a: IntLike, b: IntLike) -> IntLike:
     """Element-wise minimum that keeps Python ints as ints."""
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:  # one plan's numbers: no array tests
+        return min(a, b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.minimum(a, b)
     return min(a, b)
@@ -91,6 +105,8 @@ def minimum(a: IntLike, b: IntLike) -> IntLike:
 
 def maximum(a: IntLike, b: IntLike) -> IntLike:
     """Element-wise maximum that keeps Python ints as ints."""
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:  # one plan's numbers: no array tests
+        return max(a, b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.maximum(a, b)
     return max(a, b)
