@@ -268,7 +268,9 @@ def data_windows(
     on its own bottleneck link."""
     compute_s = forward_s + backward_s
     per_micro_batch = beside_s / micro_batches
-    if isinstance(compute_s, np.ndarray) or isinstance(per_micro_batch, np.ndarray):
+    if (type(compute_s) is not float or type(per_micro_batch) is not float) and (
+        isinstance(compute_s, np.ndarray) or isinstance(per_micro_batch, np.ndarray)
+    ):
         share = np.divide(forward_s, compute_s, out=np.zeros_like(compute_s * per_micro_batch), where=compute_s > 0)
     else:
         share = forward_s / compute_s if compute_s > 0 else 0.0
@@ -282,7 +284,9 @@ def beside_compute_s(
     Hidden communication slows only the kernels it runs beside (service.time.efficiency's overlap slowdown);
     beside a model-parallel wait no compute kernel runs."""
     compute_s, windows_s = forward_s + backward_s, window_f + window_b
-    if isinstance(windows_s, np.ndarray) or isinstance(hidden_s, np.ndarray):
+    if (type(windows_s) is not float or type(hidden_s) is not float) and (
+        isinstance(windows_s, np.ndarray) or isinstance(hidden_s, np.ndarray)
+    ):
         # the share on the windows' own shape (a grid's layouts and recomputes), then one product on the hidden's
         ones = np.ones(np.broadcast(compute_s, windows_s).shape)
         share = np.divide(compute_s, windows_s, out=ones, where=np.asarray(windows_s) > 0)
@@ -292,9 +296,11 @@ def beside_compute_s(
 
 def exposed_in_window(total_s: FloatLike, bucket_s: FloatLike, window_compute_s: FloatLike) -> FloatLike:
     """min(total, bucket + max(0, total - bucket - compute)): one bucket is always exposed."""
-    if not isinstance(total_s, np.ndarray) and not isinstance(bucket_s, np.ndarray):
-        if not isinstance(window_compute_s, np.ndarray):  # one plan: scalars, no numpy call
-            return float(min(total_s, bucket_s + max(0.0, total_s - bucket_s - window_compute_s)))
+    # one plan: scalars, no numpy call (exact float types first: an isinstance test that fails costs more)
+    if (type(total_s) is float and type(bucket_s) is float and type(window_compute_s) is float) or not (
+        isinstance(total_s, np.ndarray) or isinstance(bucket_s, np.ndarray) or isinstance(window_compute_s, np.ndarray)
+    ):
+        return float(min(total_s, bucket_s + max(0.0, total_s - bucket_s - window_compute_s)))
     excess_s = np.maximum(0.0, total_s - bucket_s - window_compute_s)
     exposed = np.minimum(total_s, bucket_s + excess_s)
     return exposed if isinstance(exposed, np.ndarray) else float(exposed)
@@ -340,7 +346,10 @@ def communication_time(
         return CommunicationTime(total, total, times, prices)
     # The k - 1 earlier micro-batches expose what their own window cannot hide (none when k = 1;
     # k may be an array in a sweep, where k - 1 = 0 zeroes the term cell by cell).
-    earlier_micro_batches = isinstance(micro_batches, np.ndarray) or micro_batches > 1
+    if type(micro_batches) is int:  # one plan's k (an exact type test: an isinstance that fails costs more)
+        earlier_micro_batches = micro_batches > 1
+    else:
+        earlier_micro_batches = isinstance(micro_batches, np.ndarray) or micro_batches > 1
     for in_window, compute_s in ((forward, forward_s), (backward, backward_s)):
         if not in_window:
             continue
@@ -358,7 +367,7 @@ def communication_time(
                 repeated = repeated + (c.count_per_step - 1) * exposed_in_window(t, minimum(bucket_s, t), compute_s)
         exposed = exposed + exposed_in_window(last, bucket_s, compute_s) + repeated
         if earlier_micro_batches:
-            earlier = exposed_in_window(every, np.minimum(bucket_s, every), compute_s)
+            earlier = exposed_in_window(every, minimum(bucket_s, every), compute_s)
             exposed = exposed + (micro_batches - 1) * earlier
     return CommunicationTime(total, exposed, times, prices)
 

@@ -37,6 +37,7 @@ Every formula takes Python numbers or numpy arrays (ranks, nodes, bytes, bus ban
 ``select``/``minimum`` so that a sweep of layouts runs through the same lines as one plan.
 """
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -298,6 +299,9 @@ def call_time(
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs). ``nvlink_bytes_per_s``: the bus
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
+    if type(n_bytes) is int and type(ranks) is int and type(nodes) is int and type(bus_bytes_per_s) is float:
+        if type(nvlink) is float:  # one plan's Python numbers already: no array tests, nothing to convert
+            return _one_call(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     if any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
         return _array_call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape
@@ -340,7 +344,7 @@ def _call_time(
     more than one rank."""
     # log2(bytes / 64) indexes the tree's size corrections, which an all-reduce alone takes (size_correction)
     log_size = log2i(n_bytes // 64) if name is CollectiveName.all_reduce else 0
-    best_s: FloatLike = float("inf")
+    best_s: FloatLike = math.inf
     best_latency_s: FloatLike = 0.0
     best_algorithm: IntLike = RING
     best_protocol: IntLike = SIMPLE
