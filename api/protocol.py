@@ -191,6 +191,8 @@ class HeadTooLarge(Exception):
 
 
 class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
+    # The callbacks a request runs call uvicorn's own by its class, not through super(), which builds an object
+    # on every call.
     limits: ConnectionLimits | None = None  # from the settings, on first use (tests may set it)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -242,6 +244,8 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()  # nothing of ours is waiting on it: no answer is owed
             return
         cycle = self.cycle
+        # A body's deadline stays set once its last byte came (one call fewer a request): the body is then whole,
+        # ``more_body`` is False, and a late deadline is dropped here without closing anything.
         if self._body_deadline is not None and now > self._body_deadline:
             self._body_deadline = None
             if cycle is not None and cycle.more_body and not cycle.response_complete:
@@ -250,19 +254,15 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
                 self.transport.close()
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        HttpToolsProtocol.on_response_complete(self)
         if not self.transport.is_closing() and not self.pipeline:
             self._idle_since = self.loop.time()
             self._head_deadline = self._idle_since + self._limits.head_timeout_s
 
-    def on_message_complete(self) -> None:
-        self._body_deadline = None
-        super().on_message_complete()
-
     # --- the head's size ---
 
     def on_message_begin(self) -> None:
-        super().on_message_begin()
+        HttpToolsProtocol.on_message_begin(self)
         self._raw_bytes = 0
         self._head_done = False
         self._began_here = True
@@ -279,7 +279,7 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
             self._head_too_large = True
             raise HeadTooLarge  # httptools stops; uvicorn answers through send_400_response
         self._head_deadline = None
-        super().on_headers_complete()
+        HttpToolsProtocol.on_headers_complete(self)
         self._body_deadline = self.loop.time() + self._limits.body_timeout_s
 
     def send_400_response(self, msg: str) -> None:
@@ -290,7 +290,7 @@ class HeaderLimitedHttpToolsProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         self._began_here = False
-        super().data_received(data)
+        HttpToolsProtocol.data_received(self, data)
         if self._head_done or self.transport.is_closing():
             return
         # A head still incomplete. Of a chunk in which it began, only what its parsed line and headers took is
