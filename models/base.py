@@ -18,6 +18,7 @@ So the scalars are made strict in the model's core schema, once, when the class 
 """
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
@@ -94,7 +95,8 @@ def shared_default(model: type[Frozen]) -> Callable[[], Frozen]:
     if not model.model_config.get("frozen"):
         raise TypeError(f"{model.__name__} is not frozen: one instance of it cannot be shared")
     instance = SHARED_DEFAULTS.setdefault(model, model())
-    return lambda: instance  # type: ignore[return-value]
+    # the next of an endless repeat of the instance: the validator calls it in C (a lambda costs a Python call)
+    return repeat(instance).__next__  # type: ignore[return-value]
 
 
 def non_strict_scalars(schema: Any) -> list[str]:
