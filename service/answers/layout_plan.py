@@ -32,7 +32,6 @@ from models.training import Training
 from service.answers.plan_report import (
     KORTHIKANTI,
     resolved_arrangement,
-    time_assumptions,
     token_budget_of,
     where_words,
 )
@@ -51,7 +50,7 @@ from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.dtypes import tensor_bytes
 from service.memory.model_states import StateBytes as StateRow
-from service.memory.model_states import bytes_per_weight_split, state_arithmetic
+from service.memory.model_states import state_arithmetic
 from service.mesh.degrees import (
     Group,
     Mesh,
@@ -328,7 +327,7 @@ def layout_plan(request: PlanRequest, resolved: Resolution) -> PlanResponse:
         result = evaluate_layout(arch, mesh, setup, m, b, s, True)
     n, g = mesh.world_size, mesh.gpus_per_node
     budget = token_budget_of(request)
-    time = _time(setup, result, n, time_assumptions(setup), budget, g, scene.model.parameter_count)
+    time = _time(setup, result, n, list(setup.time_assumptions), budget, g, scene.model.parameter_count)
     return PlanResponse(
         parameter_count=scene.model.parameter_count,
         active_parameter_count=scene.model.active,
@@ -389,7 +388,7 @@ def _memory(
     share = top.share
     experts_apart = bool(top.expert_rows)
     dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
-    replicated, sharded = bytes_per_weight_split(setup.precision, setup.sharding, setup.offload)
+    replicated, sharded = setup.bytes_per_weight
     fits = all(stage.fits for stage in result.stages) and result.host_fits
     breakdown = _state_rows(top.rows, dense, f"stage {share.stage}, {group_digits(dense)} weights a GPU holds: ", where)
     breakdown += _state_rows(
@@ -605,8 +604,7 @@ def _time(
     staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in result.stages)
     run = run_fields(
         budget,
-        setup.precision,
-        parameter_count,
+        setup.checkpoint_bytes(parameter_count),
         staged,
         setup.links.host_bytes_per_s,
         result.step_s,

@@ -23,8 +23,8 @@ from service.memory.model_states import state_arithmetic
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
 from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
-from service.time.goodput import checkpoint_bytes_of, resilience_of, staged_rows
-from service.time.run_report import RunInputs, checkpoint_run_fields
+from service.time.goodput import resilience_of, staged_rows
+from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
     StepCollective,
     collective_buffer_bytes,
@@ -329,16 +329,11 @@ def token_budget_of(request: PlanRequest) -> RunInputs:
     return RunInputs(TokenBudget(training.total_tokens, cluster.gpu_hour_price, cluster.currency), resilience)
 
 
-def time_assumptions(setup: Setup) -> list[str]:
-    """The time model's assumptions in words (service.time.assumptions), worded once per setup."""
-    return list(setup.time_assumptions)
-
-
 def time_report(
     setup: Setup, result: Evaluation, world_size: int, gpus_per_node: int, parameter_count: int, run: RunInputs
 ) -> dict[str, Any]:
     """Time's fields."""
-    assumptions = time_assumptions(setup)
+    assumptions = list(setup.time_assumptions)
     tokens_per_step, step_s = int(result.tokens_per_step), float(result.step_s)
     return {
         "tokens_per_step": tokens_per_step,
@@ -365,9 +360,9 @@ def time_report(
         "overlap_slowdown_s": float(result.overlap_slowdown_s),
         "step_s": step_s,
         "tokens_per_s_per_gpu": float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
-        **checkpoint_run_fields(
+        **run_fields(
             run,
-            int(checkpoint_bytes_of(parameter_count, setup.precision, setup.checkpoint_bytes_per_weight)),
+            setup.checkpoint_bytes(parameter_count),
             staged_rows(result.state_rows),
             setup.links.host_bytes_per_s,
             step_s,

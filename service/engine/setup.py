@@ -24,7 +24,7 @@ from service.numeric import CountLike, IntLike
 from service.time.assumptions import worded_assumptions
 from service.time.compute import FlopShape
 from service.time.efficiency import Efficiency
-from service.time.goodput import whole_checkpoint_bytes_per_weight
+from service.time.goodput import checkpoint_bytes_of, whole_checkpoint_bytes_per_weight
 from service.time.overlaps import DEFAULT_OVERLAPS, Overlaps, overlapped_calls
 from service.time.traffic import StepCollective, step_collectives, volume_in_p
 
@@ -91,7 +91,7 @@ class Setup:
 
     @cached_property
     def volume_in_p(self) -> float:
-        """Model-sized buffers the data group moves per step (service.time.traffic.volume_in_p)."""
+        """Model-sized buffers the data group moves per step without pipelining (service.time.traffic.volume_in_p)."""
         return float(volume_in_p(self.precision, self.sharding, self.micro_batches))
 
     @cached_property
@@ -99,6 +99,10 @@ class Setup:
         """A checkpoint's bytes per weight, None when some dtype is packed or block-scaled
         (service.time.goodput.whole_checkpoint_bytes_per_weight)."""
         return whole_checkpoint_bytes_per_weight(self.precision)
+
+    def checkpoint_bytes(self, parameter_count: int) -> int:
+        """Bytes of one checkpoint of ``parameter_count`` weights (service.time.goodput.checkpoint_bytes)."""
+        return int(checkpoint_bytes_of(parameter_count, self.precision, self.checkpoint_bytes_per_weight))
 
     @cached_property
     def time_assumptions(self) -> tuple[str, ...]:

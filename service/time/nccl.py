@@ -299,9 +299,9 @@ def call_time(
     pair it picks (ncclTopoGetAlgoTime, the least time of the enabled pairs). ``nvlink_bytes_per_s``: the bus
     bandwidth of NVLink inside a node, which NVLS reads (default: ``bus_bytes_per_s``)."""
     nvlink = bus_bytes_per_s if nvlink_bytes_per_s is None else nvlink_bytes_per_s
-    if type(n_bytes) is int and type(ranks) is int and type(nodes) is int and type(bus_bytes_per_s) is float:
-        if type(nvlink) is float:  # one plan's Python numbers already: no array tests, nothing to convert
-            return _one_call(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
+    # one plan's Python numbers already: no array tests, nothing to convert
+    if type(n_bytes) is type(ranks) is type(nodes) is int and type(bus_bytes_per_s) is type(nvlink) is float:
+        return _one_call(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     if any_array(n_bytes, ranks, nodes, bus_bytes_per_s, nvlink):
         return _array_call_time(name, n_bytes, ranks, nodes, bus_bytes_per_s, system, nvlink)
     # one plan: a pure function of hashable numbers, asked again by every plan of the same shape

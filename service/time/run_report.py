@@ -5,11 +5,10 @@ restarts (service.time.goodput) on top, for the data-parallel plan (service.answ
 from dataclasses import dataclass
 from typing import Any
 
-from models.presets import PrecisionSpec
 from service.errors import NeverFinishes
 from service.numeric import IntLike, ceil_div
 from service.time.budget import Budget, TokenBudget, token_budget
-from service.time.goodput import Resilience, checkpoint_bytes, run_finishes, run_of
+from service.time.goodput import Resilience, run_finishes, run_of
 
 
 # Not frozen: one is built for every plan, and a frozen dataclass's __init__ costs several times more.
@@ -24,24 +23,6 @@ class RunInputs:
 
 def run_fields(
     inputs: RunInputs,
-    precision: PrecisionSpec,
-    parameter_count: int,
-    staged: IntLike,
-    host_bytes_per_s: float,
-    step_s: float,
-    tokens_per_step: int,
-    world_size: int,
-    gpus_per_node: int,
-) -> dict[str, Any]:
-    """The time's fields from total_tokens to checkpoint, in the order Time declares them."""
-    saved = int(checkpoint_bytes(parameter_count, precision))
-    return checkpoint_run_fields(
-        inputs, saved, staged, host_bytes_per_s, step_s, tokens_per_step, world_size, gpus_per_node
-    )
-
-
-def checkpoint_run_fields(
-    inputs: RunInputs,
     saved: int,
     staged: IntLike,
     host_bytes_per_s: float,
@@ -50,7 +31,8 @@ def checkpoint_run_fields(
     world_size: int,
     gpus_per_node: int,
 ) -> dict[str, Any]:
-    """``run_fields`` given the bytes of one checkpoint (service.time.goodput.checkpoint_bytes)."""
+    """The time's fields from total_tokens to checkpoint, in the order Time declares them; ``saved``: the bytes of one
+    checkpoint (service.time.goodput.checkpoint_bytes, as a setup keeps it: Setup.checkpoint_bytes)."""
     spec, budget = inputs.resilience, inputs.budget
     run = run_of(spec, step_s, world_size, gpus_per_node, saved, staged, host_bytes_per_s)
     whole = (
