@@ -5,7 +5,8 @@ from dataclasses import replace
 from bench.calibration.corpus import Run, measured_tokens_per_s_per_gpu
 from models.plan import PlanRequest
 from service.engine.data_parallel import evaluate
-from service.engine.layout import LayoutEvaluation, evaluate_layout
+from service.engine.evaluation import Evaluation
+from service.engine.layout import evaluate_layout
 from service.engine.setup import Setup
 from service.inputs import resolve
 from service.mesh.degrees import ModelLimits, requested_mesh, validated_mesh
@@ -49,7 +50,7 @@ def _scene_setup(run: Run, calibration: Calibration) -> tuple[PlanRequest, resol
     return request, scene, replace(setup, efficiency=replace(setup.efficiency, calibration=calibration))
 
 
-def layout_evaluation(run: Run, calibration: Calibration = FITTED) -> LayoutEvaluation:
+def layout_evaluation(run: Run, calibration: Calibration = FITTED) -> Evaluation:
     """The layout evaluation of a run with tensor, pipeline, context or expert parallelism: its step and the
     terms of it (compute, bubble, each group's exposed communication, overlap slowdown) as /v1/plan prices them."""
     assert run.needs_layouts, run.name

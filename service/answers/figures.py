@@ -36,7 +36,8 @@ from service.answers.bisection import gpu_count_grid
 from service.answers.fit import DataBatch
 from service.answers.layout_plan import layout_of
 from service.answers.refusals import DATA_PARALLEL, left_out_words, plan_refusals
-from service.engine.data_parallel import Evaluation, evaluate
+from service.engine.data_parallel import evaluate
+from service.engine.evaluation import Evaluation
 from service.engine.setup import Setup
 from service.errors import AnswerOutOfRange, InvalidLayout, OutOfRange
 from service.inputs import resolve

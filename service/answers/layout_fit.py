@@ -26,7 +26,8 @@ from models.training import Training
 from service.answers.bisection import HostBounds, first_true, first_with_host, host_words, last_in_node, valid_job
 from service.answers.layout_plan import echo
 from service.answers.refusals import plan_refusals
-from service.engine.layout import StageEvaluation, evaluate_layout, stage_memory
+from service.engine.evaluation import StageEvaluation
+from service.engine.layout import evaluate_layout, stage_memory
 from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding
@@ -228,7 +229,7 @@ def _arrangement_fit(
         return stages_of[d]
 
     def per_gpu_bytes_at(d: int) -> int:
-        return max(stage.per_gpu_bytes for stage in stages_at(d))
+        return int(max(stage.per_gpu_bytes for stage in stages_at(d)))
 
     def host_fits_at(d: int) -> bool:
         """Whether the node's host memory holds the offloaded states of the stage that offloads the most, as the

@@ -35,14 +35,9 @@ from service.answers.plan_report import (
     token_budget_of,
     where_words,
 )
-from service.engine.layout import (
-    DataGroup,
-    LayoutEvaluation,
-    StageEvaluation,
-    evaluate_layout,
-    group_call_seconds,
-    ring_transfer_window_s,
-)
+from service.engine.evaluation import DataGroup, Evaluation, StageEvaluation
+from service.engine.layout import evaluate_layout
+from service.engine.model_parallel import group_call_seconds, ring_transfer_window_s
 from service.engine.setup import Setup
 from service.engine.step import nccl_system_of, time_links
 from service.errors import InvalidLayout
@@ -344,9 +339,9 @@ def layout_plan(request: PlanRequest, resolved: Resolution) -> PlanResponse:
 
 def stage_report(stage: StageEvaluation, layers: int) -> StageMemory:
     return StageMemory(
-        stage=stage.share.stage,
+        stage=stage.layout_share.stage,
         layers=layers,
-        parameters_per_gpu=stage.share.parameters,
+        parameters_per_gpu=stage.layout_share.parameters,
         model_state_bytes=stage.model_state_bytes,
         working_set_bytes=stage.working_set_bytes,
         activations_bytes=stage.activations_bytes,
@@ -378,14 +373,14 @@ def _state_rows(rows: list[StateRow], parameters: int, label: str, where: Where)
 def _memory(
     scene: resolve.Scenario,
     setup: Setup,
-    result: LayoutEvaluation,
+    result: Evaluation,
     where: Where,
     counted: bool,
     b: int,
     s: int,
 ) -> Memory:
     top, card, mesh = result.top, scene.card, result.mesh
-    share = top.share
+    share = top.layout_share
     experts_apart = bool(top.expert_rows)
     dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
     replicated, sharded = setup.bytes_per_weight
@@ -434,7 +429,7 @@ def _memory(
         activations_counted=counted,
         breakdown=breakdown,
         activations=_activations(setup, top, mesh, b, s) if counted else _no_activations(),
-        stages=[stage_report(stage, stage.share.layers) for stage in result.stages],
+        stages=[stage_report(stage, stage.layout_share.layers) for stage in result.stages],
     )
 
 
@@ -448,9 +443,10 @@ def _activations(setup: Setup, top: StageEvaluation, mesh: Mesh, b: int, s: int)
     assert setup.activations.shape is not None
     shape = setup.activations.shape
     latent = f", routed experts on the latent l={shape.latent_size}" if shape.latent_size else ""
+    share = top.layout_share
     symbols = (
         f"s={s}, b={b}, h={shape.hidden_size}, a={shape.attention_heads}, V={shape.vocab_size}; stage "
-        f"{top.share.stage}: {top.share.layers} layers ({top.share.moe_layers} MoE{latent}), {float(top.in_flight):g} "
+        f"{share.stage}: {share.layers} layers ({share.moe_layers} MoE{latent}), {float(top.in_flight):g} "
         f"micro-batches in flight; t={mesh.tensor}{' with sequence parallelism' if mesh.sequence_parallel else ''}, "
         f"c={mesh.context}"
     )
@@ -560,7 +556,7 @@ def _group_collective(
     )
 
 
-def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
+def _traffic(setup: Setup, result: Evaluation) -> Traffic:
     entries: list[Collective] = []
     total = intra = inter = 0
     for group in result.data_groups:
@@ -589,7 +585,7 @@ def _traffic(setup: Setup, result: LayoutEvaluation) -> Traffic:
 
 def _time(
     setup: Setup,
-    result: LayoutEvaluation,
+    result: Evaluation,
     world_size: int,
     assumptions: list[str],
     budget: RunInputs,

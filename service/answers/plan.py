@@ -66,7 +66,7 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
     cluster = request.cluster
     n, g = cluster.world_size, cluster.gpus_per_node
     inputs = resolve.inputs_for(scene, n, g)
-    result = evaluate(inputs, setup)
+    result = evaluate(inputs, setup, layout.mesh)
     p = scene.model.parameter_count
     warnings = list(scene.warnings) + layout.warnings
     levers = request.levers

@@ -13,7 +13,7 @@ from models.plan import (
     ResolvedArrangement,
 )
 from models.training import Training
-from service.engine.data_parallel import Evaluation
+from service.engine.evaluation import Evaluation
 from service.engine.setup import Setup
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding, canonical_name
@@ -279,9 +279,9 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
     shared: dict[tuple[object, ...], CallFigures] = {}  # call_record's, by cost_key
-    prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.calls)
+    prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.data_calls)
     for c, call_sent, seconds, price in zip(
-        result.calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
+        result.data_calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
     ):
         figures = shared.get(c.cost_key)
         if figures is None:

@@ -20,7 +20,7 @@ monotone in each input, so its maximum lies at a corner) and refused if a count 
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from math import prod
 from typing import Any
 
@@ -36,7 +36,8 @@ from models.training import Levers, levers_conflict
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, STAGED_KEY, LayoutCells, data_only, unfit_reason
-from service.engine.data_parallel import Evaluation, evaluate
+from service.engine.data_parallel import evaluate
+from service.engine.evaluation import COUNTED_FIGURES, Evaluation
 from service.engine.setup import Inputs, Setup
 from service.errors import DomainError, InvalidHfConfig, SweepOverflow, SweepTooLarge, UnknownSortKey, repointed
 from service.inputs import resolve
@@ -457,10 +458,10 @@ def _check_overflow(scene: resolve.Scenario, cells: dict[str, np.ndarray], setup
 
 def _integer_fields(result: Evaluation) -> list[tuple[str, int]]:
     out = [(f"{state.value}_bytes", v) for state, v in result.state_bytes.items() if isinstance(v, int)]
-    for f in fields(result):
-        value = getattr(result, f.name)
+    for name in COUNTED_FIGURES:
+        value = getattr(result, name)
         if isinstance(value, int) and not isinstance(value, bool):
-            out.append((f.name, value))
+            out.append((name, value))
     return out
 
 

@@ -36,7 +36,8 @@ from models.plan import PlanRequest
 from models.training import Training, levers_conflict
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
-from service.engine.layout import LayoutEvaluation, evaluate_layout
+from service.engine.evaluation import Evaluation
+from service.engine.layout import evaluate_layout
 from service.engine.layout_grid import (
     RECOMPUTES,
     SCHEDULES,
@@ -534,7 +535,7 @@ def _columns(case: Case, figures: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def largest_count(result: LayoutEvaluation) -> int:
+def largest_count(result: Evaluation) -> int:
     """The largest integer a sweep row of this evaluation holds or sums: bytes per stage, tokens, the bytes
     each call sends a step and their total."""
     counts = [result.tokens_per_step, result.replicated_floor_bytes, result.pcie_bytes_per_gpu, result.host_bytes]

@@ -33,7 +33,8 @@ import numpy as np
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
-from service.engine.layout import (
+from service.engine.layout import layout_units, pacing_stages, torch_native
+from service.engine.model_parallel import (
     combined_group_s,
     combined_pairs,
     combined_pieces,
@@ -43,11 +44,8 @@ from service.engine.layout import (
     group_call_seconds,
     group_seconds,
     hidden_lever_s,
-    layout_units,
-    pacing_stages,
     ring_step_backward_core_s,
     ring_step_core_s,
-    torch_native,
 )
 from service.engine.setup import Setup
 from service.engine.step import (
@@ -241,7 +239,7 @@ class Structure:
     max_moe_layers: int
     working_states: list[list[dict[StateClass, int]]]  # [arrangement][candidate]: the working set by state class
     # the stages one of which sets the pace (service.engine.layout.pacing_stages): (layers, output layer, FLOPs share)
-    pacing: tuple[tuple[int, bool, float], ...]
+    pacing: tuple[tuple[int | None, bool, float], ...]
 
 
 def candidate_stages(shares: list[StageShare]) -> list[StageShare]:

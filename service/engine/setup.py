@@ -74,6 +74,18 @@ class Setup:
         overlap levers give them (service.time.overlaps)."""
         return overlapped_calls(step_collectives(self.precision, self.sharding, self.micro_batches), self.overlaps)
 
+    def step_data_calls(self, micro_batches: CountLike, pipelined: bool = False, runs: int = 1) -> list[StepCollective]:
+        """The data group's collectives of a step of ``micro_batches``, FSDP's on a pipeline stage when ``pipelined``
+        over ``runs`` runs of the schedule (service.time.traffic.step_collectives), with the overlap levers' windows;
+        the setup's own (data_calls) at its micro-batches without pipelining."""
+        own = micro_batches is self.micro_batches or (
+            type(micro_batches) is int and type(self.micro_batches) is int and micro_batches == self.micro_batches
+        )
+        if own and not pipelined and runs == 1:
+            return self.data_calls
+        plain = step_collectives(self.precision, self.sharding, micro_batches, pipelined=pipelined, runs=runs)
+        return overlapped_calls(plain, self.overlaps)
+
     @cached_property
     def residents(self) -> tuple[Resident, ...]:
         """The state classes each GPU holds (service.memory.model_states.resident_states)."""

@@ -1,0 +1,554 @@
+"""The one evaluation of a plan: every figure of a job on a mesh, from its stages' bytes to its step's seconds.
+
+Every plan is a mesh (service.mesh.degrees.Mesh): a data-parallel plan is the mesh whose model-parallel degrees are
+1, its one stage holding every parameter over the N ranks of its data group (service.engine.data_parallel); a
+layout's stages hold their shares of the model (service.engine.layout). What differs between the two is how a
+stage's bytes are found (``MeshStages``); what follows is written here once, over Python numbers for one plan or
+numpy arrays for a sweep's data-parallel cells:
+
+1. the busiest stage: the one with the most bytes per GPU (the plan's per_gpu_bytes);
+2. the compute of the stage that sets the pace (Narayanan et al. 2021, section 2.2): the model's FLOPs split over
+   the stages by their layers, each stage's work over its t x c x d GPUs (service.engine.step.stage_compute);
+3. the model-parallel groups, none on a mesh without them: the pipeline's bubble, each group's calls and what of
+   them the step waits for (service.engine.model_parallel);
+4. the busiest stage's data-parallel groups, host link and optimizer step, then the step's totals
+   (service.engine.step.rank_step).
+
+No formula is written here: each step calls the core's. The many layouts of a search are evaluated at once by
+service.engine.layout_grid through the same steps.
+"""
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from models.enums import Recompute, StateClass, StateLocation
+from models.parallelism import ContextAttention
+from service.engine.model_parallel import (
+    combined_pairs,
+    combined_pieces,
+    combined_priced,
+    exposed_group_s,
+    group_call_seconds,
+    hidden_lever_s,
+    ring_step_backward_core_s,
+    ring_step_core_s,
+)
+from service.engine.setup import Setup
+from service.engine.step import (
+    Part,
+    RankStep,
+    efficiency_of,
+    flops_per_token,
+    rank_step,
+    replicated_bytes,
+    stage_bubble,
+    stage_compute,
+)
+from service.inputs.architecture import Architecture
+from service.memory.model_states import StateBytes
+from service.memory.offload import stages_host_bytes_per_node
+from service.memory.working_set import WorkingSetRow
+from service.mesh.degrees import Group, Mesh, tensor_sequence_split
+from service.mesh.stages import StageShare
+from service.numeric import IntLike
+from service.time.communication import CollectivePrice
+from service.time.compute import tokens_per_step
+from service.time.mesh_traffic import GroupCall, StageWork, beside_data_seconds, links_alone, model_parallel_calls
+from service.time.traffic import StepCollective, calls_bytes_sent, per_step
+
+MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)
+
+
+# Not frozen, with slots: one is built for every stage of every plan (a frozen dataclass's __init__ costs more).
+@dataclass(slots=True)
+class StageEvaluation:
+    """One stage's GPU: what it holds and its bytes (numbers, or arrays for a sweep's data-parallel cells)."""
+
+    share: StageShare | None  # its layers and parameters; None: a data-parallel plan's stage of the bare count
+    parts: list[Part]  # its parameters, each part with the data-parallel group its states shard over
+    rows: list[StateBytes]  # the dense part's state classes
+    expert_rows: list[StateBytes]  # the experts' where they shard apart
+    working: list[WorkingSetRow]
+    activations: dict[str, int]  # by component, where the stage's layers are known
+    in_flight: Fraction | int  # micro-batches whose activations it holds at once
+    layers: Any  # the layers its FSDP units wrap (service.engine.step.fsdp_units); None: unknown
+    model_state_bytes: Any
+    working_set_bytes: Any
+    activations_bytes: Any
+    per_gpu_bytes: Any
+    host_bytes: Any
+    cpu_optimizer_bytes: Any  # host-memory bytes the CPU optimizer streams for this GPU per step
+    fits: Any
+
+    @property
+    def layout_share(self) -> StageShare:
+        """The share of a layout's stage (a data-parallel plan's one stage has none: share None)."""
+        assert self.share is not None, "a layout's stage"
+        return self.share
+
+
+@dataclass(frozen=True)
+class PacingStage:
+    """A stage that may set a pipeline's pace: its index, layers (None: the whole model's, as the efficiency model
+    knows them), whether it holds the output layer, and its share of the model's FLOPs."""
+
+    index: int
+    layers: int | None
+    last: bool
+    share: Fraction | int
+
+
+@dataclass(slots=True)
+class MeshStages:
+    """What the evaluation is given of a mesh's stages: each stage's bytes, the stages one of which sets the pace,
+    the parameters a token uses (top_k of a mixture's experts) and the model whose model-parallel groups' calls the
+    mesh makes (None on a mesh without them)."""
+
+    memory: list[StageEvaluation]
+    pacing: list[PacingStage]
+    active_parameters: Any
+    arch: Architecture | None
+
+
+@dataclass(frozen=True)
+class DataGroup:
+    """One data-parallel group's collectives: the dense share over d x c, or the experts over d x c / e."""
+
+    label: str  # "dense" or "experts"
+    parameters: int  # the rank's share the collectives move
+    ranks: int
+    members_per_node: int
+    calls: list[StepCollective]
+    total_s: float  # as NCCL runs it over the node's NICs (service.time.nccl)
+    exposed_s: float
+    prices: tuple[CollectivePrice, ...]  # per collective of calls: its NCCL calls, algorithm and latency
+
+
+@dataclass(slots=True)
+class ModelParallelStep:
+    """The model-parallel groups' share of a step: the bubble, each group's calls and their seconds."""
+
+    bubble_s: Any = 0.0
+    calls: list[GroupCall] = field(default_factory=list)
+    total_s: Any = 0.0  # every call of the groups, exposed or not
+    exposed_s: dict[Group, Any] = field(default_factory=lambda: dict.fromkeys(MODEL_GROUPS, 0.0))
+    lever_hidden_s: Any = 0.0  # what the overlap levers hide (charged to the compute)
+    beside_s: tuple[Any, Any] = (0.0, 0.0)  # exposed on NVLink alone, on the NIC alone
+    ring_step_core_s: Any = 0.0
+    ring_step_backward_core_s: Any = 0.0
+
+
+NO_MODEL_PARALLEL = ModelParallelStep()  # a mesh without model-parallel groups (read, never written)
+
+
+# Not frozen, with slots: one is built for every plan.
+@dataclass(slots=True)
+class Evaluation:
+    """Every figure of a plan: per stage, the busiest's, and the step's (numbers, or arrays for many cells)."""
+
+    mesh: Mesh
+    micro_batches: Any
+    stages: list[StageEvaluation]
+    busiest: int  # index of the stage with the most bytes per GPU
+    slowest: int  # index of the stage whose compute sets the pace
+    model_parallel: ModelParallelStep
+    data_calls: list[StepCollective]  # the busiest stage's data groups' collectives
+    step: RankStep
+    replicated_floor_bytes: Any
+    headroom_bytes: Any
+    host_bytes: Any  # per node
+    host_fits: Any  # host_bytes within the node's host memory (True when not given)
+    fits: Any  # every stage's bytes within the card's usable bytes, and the host's
+    tokens_per_step: Any
+    model_flops: Any
+    compute_flops: Any  # hardware FLOPs: the model's plus what recomputation repeats
+    compute_s: Any
+    pipeline_bubble_s: Any
+    bubble_fraction: Any  # the bubble over the compute of a step
+    _sent: Any = None  # the dense part's bytes per collective, once asked (call_bytes_sent)
+
+    @property
+    def top(self) -> StageEvaluation:
+        return self.stages[self.busiest]
+
+    # the busiest stage's bytes: the plan's
+    @property
+    def model_state_bytes(self) -> Any:
+        return self.top.model_state_bytes
+
+    @property
+    def working_set_bytes(self) -> Any:
+        return self.top.working_set_bytes
+
+    @property
+    def activations_bytes(self) -> Any:
+        return self.top.activations_bytes
+
+    @property
+    def per_gpu_bytes(self) -> Any:
+        return self.top.per_gpu_bytes
+
+    @property
+    def host_bytes_per_gpu(self) -> Any:
+        return self.top.host_bytes
+
+    @property
+    def state_rows(self) -> list[StateBytes]:
+        return self.top.rows
+
+    @property
+    def working_rows(self) -> list[WorkingSetRow]:
+        return self.top.working
+
+    @property
+    def state_bytes(self) -> dict[StateClass, IntLike]:
+        """On the busiest stage's GPU, per state class (0 when offloaded): its states' rows, then its working set's
+        (read by a sweep's columns and figures)."""
+        top = self.top
+        state_bytes = {
+            row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in top.rows
+        }
+        return state_bytes | {row.state: row.bytes for row in top.working}
+
+    # the data-parallel groups of the busiest stage (the dense part's first)
+    @property
+    def call_prices(self) -> list[CollectivePrice]:
+        return self.step.prices[0]
+
+    @property
+    def call_flat_s(self) -> list[Any]:
+        return self.step.groups[0].call_s
+
+    @property
+    def call_bytes_sent(self) -> list[Any]:
+        """What one call of each collective of the dense part's group sends (service.time.traffic)."""
+        if self._sent is None:
+            part = self.top.parts[0]
+            self._sent = calls_bytes_sent(part.parameters, part.ranks, self.data_calls, part.per_node)
+        return self._sent  # type: ignore[no-any-return]
+
+    @property
+    def data_parallel_s(self) -> Any:
+        return self.step.data_s
+
+    @property
+    def data_parallel_exposed_s(self) -> Any:
+        return self.step.data_exposed_s
+
+    @property
+    def data_groups(self) -> list[DataGroup]:
+        """The busiest stage's data-parallel groups that make calls (more than one rank), for one plan."""
+        step = self.step
+        return [
+            DataGroup(
+                label,
+                part.parameters,
+                part.ranks,
+                part.per_node,
+                self.data_calls,
+                float(timed.total_s),
+                float(timed.exposed_s),
+                tuple(priced),
+            )
+            for label, part, timed, priced in zip(
+                ("dense", "experts"), self.top.parts, step.groups, step.prices, strict=False
+            )
+            if part.ranks > 1
+        ]
+
+    # the step's communication: the data groups' and the model-parallel groups'
+    @property
+    def bytes_sent_per_gpu(self) -> Any:
+        """Every call of the step, each of the busiest stage's data groups' and the model-parallel groups'."""
+        calls, sent = self.data_calls, per_step(self.data_calls, self.call_bytes_sent)
+        for part in self.top.parts[1:]:
+            sent = sent + per_step(calls, calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node))
+        for call in self.model_parallel.calls:
+            sent = sent + call.count_per_step * call.bytes_sent
+        return sent
+
+    @property
+    def communication_s(self) -> Any:
+        """Every collective of the step, exposed or not."""
+        if not self.model_parallel.calls:
+            return self.step.data_s
+        return self.step.data_s + self.model_parallel.total_s
+
+    communication_flat_s = communication_s  # the data groups priced on their flat rings (NCCL's model)
+
+    @property
+    def exposed_communication_s(self) -> Any:
+        """What of it the step waits for."""
+        if not self.model_parallel.calls:
+            return self.step.data_exposed_s
+        exposed = self.model_parallel.exposed_s
+        groups = exposed[Group.tensor] + exposed[Group.pipeline] + exposed[Group.context] + exposed[Group.expert]
+        return self.step.data_exposed_s + groups
+
+    @property
+    def tensor_parallel_s(self) -> Any:
+        return self.model_parallel.exposed_s[Group.tensor]
+
+    @property
+    def pipeline_p2p_s(self) -> Any:
+        return self.model_parallel.exposed_s[Group.pipeline]
+
+    @property
+    def context_parallel_s(self) -> Any:
+        return self.model_parallel.exposed_s[Group.context]
+
+    @property
+    def expert_parallel_s(self) -> Any:
+        return self.model_parallel.exposed_s[Group.expert]
+
+    @property
+    def group_calls(self) -> list[GroupCall]:
+        return self.model_parallel.calls
+
+    @property
+    def ring_step_core_s(self) -> Any:
+        return self.model_parallel.ring_step_core_s
+
+    @property
+    def ring_step_backward_core_s(self) -> Any:
+        return self.model_parallel.ring_step_backward_core_s
+
+    # the host link, the optimizer and the totals
+    @property
+    def pcie_bytes_per_gpu(self) -> Any:
+        return self.step.host.pcie_bytes_per_gpu
+
+    @property
+    def offload_transfer_s(self) -> Any:
+        return self.step.host.transfer_s
+
+    @property
+    def cpu_optimizer_s(self) -> Any:
+        return self.step.host.cpu_optimizer_s
+
+    @property
+    def offload_s(self) -> Any:
+        return self.step.host.offload_s
+
+    @property
+    def optimizer_s(self) -> Any:
+        """The optimizer step through HBM (efficiency model)."""
+        return self.step.optimizer_s
+
+    @property
+    def overlap_slowdown_s(self) -> Any:
+        """Compute lost to overlapped communication (efficiency model)."""
+        return self.step.totals.overlap_slowdown_s
+
+    @property
+    def step_s(self) -> Any:
+        return self.step.totals.step_s
+
+    @property
+    def tokens_per_s(self) -> Any:
+        return self.step.totals.tokens_per_s
+
+    @property
+    def mfu(self) -> Any:
+        return self.step.totals.mfu
+
+    @property
+    def hfu(self) -> Any:
+        return self.step.totals.hfu
+
+
+# The figures of an evaluation that are counts of bytes or tokens: a sweep checks them against 64-bit integers.
+COUNTED_FIGURES = (
+    "model_state_bytes",
+    "working_set_bytes",
+    "activations_bytes",
+    "per_gpu_bytes",
+    "replicated_floor_bytes",
+    "headroom_bytes",
+    "host_bytes_per_gpu",
+    "host_bytes",
+    "bytes_sent_per_gpu",
+    "pcie_bytes_per_gpu",
+    "tokens_per_step",
+    "model_flops",
+    "compute_flops",
+)
+
+
+def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, s: Any) -> Evaluation:
+    """Every figure of the plan of these stages on ``mesh``, ``m`` micro-batches of ``b`` sequences of ``s``
+    tokens a step on each data-parallel rank."""
+    memory = stages.memory
+    busiest = 0 if len(memory) == 1 else max(range(len(memory)), key=lambda i: memory[i].per_gpu_bytes)
+    top = memory[busiest]
+
+    # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
+    active = stages.active_parameters
+    tokens = tokens_per_step(mesh.data, b, s, m)
+    model_per_token, hardware_per_token = flops_per_token(setup, active, s)
+    model_flops, flops = model_per_token * tokens, hardware_per_token * tokens
+    compute_s, forward_total_s, slowest = paced_compute(
+        mesh, stages.pacing, setup, model_per_token, active, m, b, s, tokens
+    )
+    forward_s = forward_total_s / m  # per micro-batch, as the data groups' windows take them
+    backward_s = compute_s / m - forward_s
+
+    if mesh.trivial:
+        model = NO_MODEL_PARALLEL  # no group of more than one rank: no bubble and no call
+    else:
+        model = model_parallel_step(mesh, stages, setup, m, b, s, compute_s, forward_total_s)
+    exposed = model.exposed_s
+    model_exposed_s = exposed[Group.tensor] + exposed[Group.context] + exposed[Group.pipeline] + exposed[Group.expert]
+
+    # Data parallelism on the busiest stage's parts: the dense share over d x c, the experts over d x c / e.
+    n, g = mesh.world_size, mesh.gpus_per_node
+    data_calls = setup.step_data_calls(m, mesh.pipeline > 1, mesh.runs)
+    step = rank_step(
+        top.parts,
+        setup,
+        data_calls,
+        m,
+        forward_s,
+        backward_s,
+        top.layers,
+        top.cpu_optimizer_bytes,
+        n,
+        g,
+        compute_s,
+        model.bubble_s,
+        model_exposed_s,
+        tokens,
+        model_flops,
+        flops,
+        not mesh.trivial,
+        model.lever_hidden_s,
+        model.beside_s,
+    )
+    host = stages_host_bytes_per_node([stage.host_bytes for stage in memory], n, g)
+    host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
+    floor = replicated_bytes(top.parts, setup) + top.working_set_bytes + top.activations_bytes
+    bubble_s = model.bubble_s
+    return Evaluation(
+        mesh=mesh,
+        micro_batches=m,
+        stages=memory,
+        busiest=busiest,
+        slowest=slowest,
+        model_parallel=model,
+        data_calls=data_calls,
+        step=step,
+        replicated_floor_bytes=floor,
+        headroom_bytes=setup.usable_bytes - top.per_gpu_bytes,
+        host_bytes=host,
+        host_fits=host_fits,
+        fits=top.fits & host_fits,
+        tokens_per_step=tokens,
+        model_flops=model_flops,
+        compute_flops=flops,
+        compute_s=compute_s,
+        pipeline_bubble_s=bubble_s,
+        bubble_fraction=0.0 if mesh.trivial or not compute_s > 0 else bubble_s / compute_s,
+    )
+
+
+def paced_compute(
+    mesh: Mesh,
+    pacing: list[PacingStage],
+    setup: Setup,
+    model_per_token: Any,
+    active: Any,
+    m: Any,
+    b: Any,
+    s: Any,
+    tokens: Any,
+) -> tuple[Any, Any, int]:
+    """(compute, forward, index) of the stage that sets the pace: of the pacing stages, the first of those with the
+    longest compute (service.engine.step.stage_compute; service.engine.layout.pacing_stages)."""
+    t, c = mesh.tensor, mesh.context
+    stage_gpus = t * c * mesh.data
+    sequence = tensor_sequence_split(t, mesh.sequence_parallel)
+    ring = mesh.context_attention is ContextAttention.ring
+    paced: tuple[Any, Any] | None = None
+    slowest = 0
+    for stage in pacing:
+        timed = stage_compute(
+            setup,
+            model_per_token,
+            active,
+            m,
+            b,
+            s,
+            tokens,
+            stage.share if type(stage.share) is int else float(stage.share),
+            stage_gpus,
+            stage.layers,
+            t,
+            c,
+            stage.last,
+            mesh.expert,
+            mesh.etp,
+            sequence,
+            ring,
+        )
+        if paced is None or float(timed[0]) > float(paced[0]):
+            paced, slowest = timed, stage.index
+    assert paced is not None
+    return paced[0], paced[1], slowest
+
+
+def model_parallel_step(
+    mesh: Mesh, stages: MeshStages, setup: Setup, m: int, b: int, s: int, compute_s: float, forward_s: float
+) -> ModelParallelStep:
+    """The model-parallel groups of one layout over a step whose paced stage computes ``compute_s``, ``forward_s``
+    of it forward: the pipeline's bubble (service.engine.step.stage_bubble), each group's calls
+    (service.time.mesh_traffic.model_parallel_calls) and what the step waits for of them
+    (service.engine.model_parallel.exposed_group_s), the overlap levers' hidden seconds and the exposed seconds on
+    each link alone, beside which the data groups run."""
+    arch = stages.arch
+    assert arch is not None, "a mesh with model-parallel groups has the model's architecture"
+    t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
+    backward_s = compute_s - forward_s
+    bubble_s = stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs)
+    shares = [stage.share for stage in stages.memory if stage.share is not None]
+    work = StageWork(
+        layers=max(share.layers for share in shares),
+        moe_layers=max(share.moe_layers for share in shares),
+        micro_batches=m,
+        micro_batch_size=b,
+        sequence_length=s,
+        full_recompute=setup.recompute is Recompute.full,
+        dispatcher=efficiency_of(setup).dispatcher,
+        fp8_gathers=setup.efficiency is not None and setup.efficiency.fp8,
+    )
+    calls = model_parallel_calls(mesh, arch, work)
+    core_s = ring_step_core_s(setup, b, s, t, c)
+    back_core_s = ring_step_backward_core_s(setup, b, s, t, c)
+    sequence = tensor_sequence_split(t, mesh.sequence_parallel)
+    ring = mesh.context_attention is ContextAttention.ring
+    pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
+    if combined_priced(setup):
+        pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
+        pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s, mesh.runs)
+    exposed = {
+        group: float(
+            exposed_group_s(
+                calls, group, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s, pairs=pairs
+            )
+        )
+        for group in MODEL_GROUPS
+    }
+    lever_hidden = (
+        float(hidden_lever_s(calls, setup, forward_s, backward_s, pairs=pairs)) if setup.efficiency is not None else 0.0
+    )
+    total = sum(call.count_per_step * group_call_seconds(call, setup) for call in calls)
+    return ModelParallelStep(
+        float(bubble_s),
+        calls,
+        total,
+        exposed,
+        lever_hidden,
+        beside_data_seconds(exposed, links_alone(mesh)),
+        float(core_s),
+        float(back_core_s),
+    )
