@@ -178,14 +178,7 @@ def _arrangement_fit(
 
     p = scene.model.parameter_count
     replicated, sharded = bytes_per_weight_split(setup.precision, sharding, setup.offload)
-    activations = activation_bytes(
-        setup.activations,
-        setup.recompute,
-        scene.training.micro_batch_size,
-        scene.training.sequence_length,
-        torch_native=bool(setup.sharding.shard_parameters),
-    )
-    floor = int(floor_bytes(p, setup, activations, g))
+    floor = int(floor_bytes(resolve.inputs_for(scene, g, g), setup))
     usable = scene.usable_bytes
     host_fits_at = host_fits_function(scene, setup, g)
     if sharding == HYBRID:

@@ -10,11 +10,17 @@ is written here.
 
 from models.enums import ActivationModel, Dtype, Mxfp8Recipe, Recompute
 from models.presets import PrecisionSpec
-from service.engine.evaluation import Evaluation, MeshStages, PacingStage, StageEvaluation, evaluate_mesh
+from service.engine.evaluation import (
+    Evaluation,
+    MeshStages,
+    PacingStage,
+    StageEvaluation,
+    evaluate_mesh,
+    stage_floor_bytes,
+)
 from service.engine.setup import ActivationSetup, Inputs, Setup
-from service.engine.step import Part, efficiency_of, held, replicated_bytes
+from service.engine.step import Part, efficiency_of, held
 from service.memory.activations import fudge_activation_bytes, transformer_activation_bytes
-from service.memory.model_states import model_state_bytes
 from service.memory.working_set import WorkingSetRow, working_set_rows
 from service.mesh.degrees import Mesh
 from service.numeric import IntLike
@@ -68,25 +74,6 @@ def working_set(parameter_count: int, setup: Setup) -> list[WorkingSetRow]:
     )
 
 
-def working_set_bytes(parameter_count: int, setup: Setup) -> int:
-    return sum(row.bytes for row in working_set(parameter_count, setup))
-
-
-def floor_bytes(
-    parameter_count: IntLike,
-    setup: Setup,
-    activations: IntLike,
-    gpus_per_node: IntLike | None = None,
-    working: int | None = None,
-) -> IntLike:
-    """Replicated model states on the GPU, the working set and activations: what no GPU count lowers
-    (``working``: the working set's bytes when the caller has them)."""
-    replicated: IntLike = replicated_bytes([Part(parameter_count, None, gpus_per_node)], setup)
-    if working is None:
-        working = working_set_bytes(int(parameter_count), setup)
-    return replicated + working + activations
-
-
 def micro_batch_activation_bytes(inputs: Inputs, setup: Setup) -> IntLike:
     """One micro-batch's activations at the inputs' shape, the model run as the setup runs it (torchtitan's way
     when parameters are sharded: service.engine.layout.torch_native)."""
@@ -100,12 +87,15 @@ def micro_batch_activation_bytes(inputs: Inputs, setup: Setup) -> IntLike:
 
 
 def gpu_bytes(inputs: Inputs, setup: Setup) -> IntLike:
-    """Bytes on each GPU: model states on the GPU, the working set and activations (what fit compares)."""
-    activations = micro_batch_activation_bytes(inputs, setup)
-    model_state = model_state_bytes(
-        inputs.parameter_count, inputs.world_size, setup.precision, setup.sharding, inputs.gpus_per_node, setup.offload
-    )
-    return model_state + working_set_bytes(int(inputs.parameter_count), setup) + activations
+    """Bytes on each GPU, what fit and limits compare: the data-parallel plan's stage's (data_parallel_stage)."""
+    per_gpu: IntLike = data_parallel_stage(inputs, setup).per_gpu_bytes
+    return per_gpu
+
+
+def floor_bytes(inputs: Inputs, setup: Setup) -> IntLike:
+    """What no GPU count lowers on the data-parallel plan's stage (service.engine.evaluation.stage_floor_bytes)."""
+    floor: IntLike = stage_floor_bytes(data_parallel_stage(inputs, setup), setup)
+    return floor
 
 
 def data_parallel_stage(inputs: Inputs, setup: Setup) -> StageEvaluation:

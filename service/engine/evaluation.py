@@ -427,7 +427,7 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
     )
     host = stages_host_bytes_per_node([stage.host_bytes for stage in memory], n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
-    floor = replicated_bytes(top.parts, setup) + top.working_set_bytes + top.activations_bytes
+    floor = stage_floor_bytes(top, setup)
     bubble_s = model.bubble_s
     return Evaluation(
         mesh=mesh,
@@ -450,6 +450,12 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
         pipeline_bubble_s=bubble_s,
         bubble_fraction=0.0 if mesh.trivial or not compute_s > 0 else bubble_s / compute_s,
     )
+
+
+def stage_floor_bytes(stage: StageEvaluation, setup: Setup) -> Any:
+    """What no GPU count lowers on a stage's GPU: its parts' replicated model states (service.engine.step), its
+    working set and its activations."""
+    return replicated_bytes(stage.parts, setup) + stage.working_set_bytes + stage.activations_bytes
 
 
 def paced_compute(
