@@ -40,6 +40,7 @@ from service.engine.step import (
     RankStep,
     efficiency_of,
     flops_per_token,
+    micro_batch_seconds,
     rank_step,
     replicated_bytes,
     stage_bubble,
@@ -391,8 +392,7 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
     compute_s, forward_total_s, slowest = paced_compute(
         mesh, stages.pacing, setup, model_per_token, active, m, b, s, tokens
     )
-    forward_s = forward_total_s / m  # per micro-batch, as the data groups' windows take them
-    backward_s = compute_s / m - forward_s
+    forward_s, backward_s = micro_batch_seconds(compute_s, forward_total_s, m)
 
     if mesh.trivial:
         model = NO_MODEL_PARALLEL  # no group of more than one rank: no bubble and no call

@@ -50,14 +50,14 @@ from service.engine.model_parallel import (
 from service.engine.setup import Setup
 from service.engine.step import (
     Part,
-    data_group_time,
     efficiency_of,
     flops_per_token,
     held,
     host_step,
+    micro_batch_seconds,
     optimizer_step,
     part_rows,
-    part_windows,
+    part_step,
     replicated_bytes,
     stage_bubble,
     stage_compute,
@@ -98,7 +98,6 @@ from service.mesh.pipeline import (
     v_shaped,
 )
 from service.mesh.stages import StageShare, stage_shares
-from service.time.communication import beside_compute_s
 from service.time.compute import tokens_per_step
 from service.time.goodput import staged_rows
 from service.time.mesh_traffic import (
@@ -962,7 +961,8 @@ def evaluate_grid(
         # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
         has_dense = (data_context > 1)[:, None]
         col = (slice(None), None)
-        mm, fw, bw = m[col], forward_s / m[col], backward_s / m[col]
+        mm = m[col]
+        fw, bw = micro_batch_seconds(compute_s, forward_s, mm)
         # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
         # (service.engine.step.part_windows)
         alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
@@ -985,27 +985,18 @@ def evaluate_grid(
                 plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
                 collectives = overlapped_calls(plain, setup.overlaps)
                 dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
-                dense_fw, dense_bw = part_windows(dense_part, fw3, bw3, m3, beside3)
-                dense = data_group_time(
-                    collectives, dense_part, setup, m3, dense_fw, dense_bw, layers_top, model_parallel=split3
-                )
-                data_total[at] = np.where(on, np.where(has_dense[:, :, None], dense.total_s, 0.0), data_total[at])
-                data_exposed[at] = np.where(on, np.where(has_dense[:, :, None], dense.exposed_s, 0.0), data_exposed[at])
-                dense_hidden = beside_compute_s(dense.total_s - dense.exposed_s, fw3, bw3, dense_fw, dense_bw)
-                data_hidden[at] = np.where(on, np.where(has_dense[:, :, None], dense_hidden, 0.0), data_hidden[at])
+                dense = part_step(dense_part, setup, collectives, m3, fw3, bw3, layers_top, beside3, split3)
+                has = has_dense[:, :, None]
+                data_total[at] = np.where(on, np.where(has, dense.timed.total_s, 0.0), data_total[at])
+                data_exposed[at] = np.where(on, np.where(has, dense.timed.exposed_s, 0.0), data_exposed[at])
+                data_hidden[at] = np.where(on, np.where(has, dense.hidden_s, 0.0), data_hidden[at])
                 if experts_anywhere:
                     group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-                    expert_fw, expert_bw = part_windows(group, fw3, bw3, m3, beside3)
-                    experts = data_group_time(
-                        collectives, group, setup, m3, expert_fw, expert_bw, layers_top, model_parallel=split3
-                    )
+                    experts = part_step(group, setup, collectives, m3, fw3, bw3, layers_top, beside3, split3)
                     has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
-                    data_total[at] += np.where(has_experts, experts.total_s, 0.0)
-                    data_exposed[at] += np.where(has_experts, experts.exposed_s, 0.0)
-                    expert_hidden = beside_compute_s(
-                        experts.total_s - experts.exposed_s, fw3, bw3, expert_fw, expert_bw
-                    )
-                    data_hidden[at] += np.where(has_experts, expert_hidden, 0.0)
+                    data_total[at] += np.where(has_experts, experts.timed.total_s, 0.0)
+                    data_exposed[at] += np.where(has_experts, experts.timed.exposed_s, 0.0)
+                    data_hidden[at] += np.where(has_experts, experts.hidden_s, 0.0)
             for j, o in enumerate(offloads):
                 setup = case.setup(a, 0, o)
                 cell = (slice(None), i, slice(None), j)

@@ -331,6 +331,45 @@ def part_windows(part: Part, forward_s: Any, backward_s: Any, m: Any, beside_s: 
     return data_windows(forward_s, backward_s, beside, m)
 
 
+def micro_batch_seconds(compute_s: Any, forward_s: Any, m: Any) -> tuple[Any, Any]:
+    """(forward, backward) seconds of one micro-batch of the paced stage, whose m micro-batches compute
+    ``compute_s``, ``forward_s`` of it forward: the windows its data groups hide behind (part_windows)."""
+    forward = forward_s / m
+    return forward, compute_s / m - forward
+
+
+@dataclass(slots=True)
+class PartStep:
+    """A part's data-parallel group over a step: its collectives' prices, their time, and what of it runs beside
+    the compute (and so slows it)."""
+
+    prices: list[CollectivePrice]
+    timed: CommunicationTime
+    hidden_s: Any
+
+
+def part_step(
+    part: Part,
+    setup: Setup,
+    calls: list[StepCollective],
+    m: Any,
+    forward_s: Any,
+    backward_s: Any,
+    layers: Any,
+    beside_s: tuple[Any, Any],
+    model_parallel: Any = False,
+) -> PartStep:
+    """A part's data group over a step (``forward_s`` and ``backward_s`` per micro-batch: micro_batch_seconds): its
+    collectives as NCCL runs them (data_call_prices), hidden in the windows of part_windows, and the hidden seconds
+    that ran beside compute (service.time.communication.beside_compute_s). Numbers for one plan, arrays for many."""
+    links = time_links(setup, part.per_node)
+    priced = data_call_prices(calls, part, setup, layers, links, model_parallel)
+    window_f, window_b = part_windows(part, forward_s, backward_s, m, beside_s)
+    timed = data_group_time(calls, part, setup, m, window_f, window_b, layers, priced, links)
+    hidden = beside_compute_s(timed.total_s - timed.exposed_s, forward_s, backward_s, window_f, window_b)
+    return PartStep(priced, timed, hidden)
+
+
 @dataclass(slots=True)
 class StepTotals:
     """A step's seconds and what it yields."""
@@ -436,15 +475,12 @@ def rank_step(
     data_exposed_s: Any = 0.0
     data_hidden_s: Any = 0.0  # beside compute: what slows it (beside a model-parallel wait nothing does)
     for part in parts:
-        links = time_links(setup, part.per_node)
-        priced = data_call_prices(calls, part, setup, layers, links, model_parallel)
-        window_f, window_b = part_windows(part, forward_s, backward_s, m, beside_s)
-        timed = data_group_time(calls, part, setup, m, window_f, window_b, layers, priced, links)
-        prices.append(priced)
+        found = part_step(part, setup, calls, m, forward_s, backward_s, layers, beside_s, model_parallel)
+        timed = found.timed
+        prices.append(found.prices)
         groups.append(timed)
         data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
-        hidden = timed.total_s - timed.exposed_s
-        data_hidden_s = data_hidden_s + beside_compute_s(hidden, forward_s, backward_s, window_f, window_b)
+        data_hidden_s = data_hidden_s + found.hidden_s
     host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
     optimizer_s = optimizer_step(parts, setup)
     exposed_s = model_exposed_s + data_exposed_s
