@@ -592,11 +592,7 @@ def _time(
     gpus_per_node: int,
     parameter_count: int,
 ) -> Time:
-    groups_total = sum(call.count_per_step * group_call_seconds(call, setup) for call in result.group_calls)
-    groups_exposed = (
-        result.tensor_parallel_s + result.pipeline_p2p_s + result.context_parallel_s + result.expert_parallel_s
-    )
-    flat = sum(g.total_s for g in result.data_groups) + groups_total
+    communication_s = float(result.communication_s)
     staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in result.stages)
     run = run_fields(
         budget,
@@ -623,11 +619,11 @@ def _time(
         hardware_flops_per_step=result.compute_flops,
         compute_flops=result.compute_flops,
         compute_s=result.compute_s,
-        communication_s=result.data_parallel_s + groups_total,
-        communication_flat_s=flat,
-        communication_hierarchical_s=flat,
+        communication_s=communication_s,
+        communication_flat_s=communication_s,
+        communication_hierarchical_s=communication_s,
         schedule="flat",
-        exposed_communication_s=result.data_parallel_exposed_s + groups_exposed,
+        exposed_communication_s=result.exposed_communication_s,
         offload_transfer_s=result.offload_transfer_s,
         cpu_optimizer_s=result.cpu_optimizer_s,
         offload_s=result.offload_s,

@@ -37,7 +37,7 @@ from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
 from service.answers.sweep_layouts import LAYOUT_AXES, STAGED_KEY, LayoutCells, data_only, unfit_reason
 from service.engine.data_parallel import evaluate
-from service.engine.evaluation import COUNTED_FIGURES, Evaluation
+from service.engine.evaluation import counts
 from service.engine.setup import Inputs, Setup
 from service.errors import DomainError, InvalidHfConfig, SweepOverflow, SweepTooLarge, UnknownSortKey, repointed
 from service.inputs import resolve
@@ -448,21 +448,12 @@ def _check_overflow(scene: resolve.Scenario, cells: dict[str, np.ndarray], setup
     for corner in itertools.product(*ends):
         point = dict(zip(NUMERIC_AXES, corner, strict=True))
         result = evaluate(cell_inputs(scene, point), replace(setup, micro_batches=point["gradient_accumulation_steps"]))
-        for name, value in _integer_fields(result):
-            if abs(value) >= INT64_LIMIT:
+        for name, value in counts(result):
+            if isinstance(value, int) and abs(value) >= INT64_LIMIT:
                 raise SweepOverflow(
                     f"the cell {point} gives {name} = {value:,}, beyond 64-bit integers; narrow the axes",
                     pointer="/axes",
                 )
-
-
-def _integer_fields(result: Evaluation) -> list[tuple[str, int]]:
-    out = [(f"{state.value}_bytes", v) for state, v in result.state_bytes.items() if isinstance(v, int)]
-    for name in COUNTED_FIGURES:
-        value = getattr(result, name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            out.append((name, value))
-    return out
 
 
 def select_rows(table: SweepTable, request: SweepRequest) -> tuple[dict[str, np.ndarray], int]:

@@ -36,7 +36,7 @@ from models.plan import PlanRequest
 from models.training import Training, levers_conflict
 from service.answers.bisection import valid_job
 from service.answers.sweep_columns import RESULT_COLUMNS
-from service.engine.evaluation import Evaluation
+from service.engine.evaluation import counts
 from service.engine.layout import evaluate_layout
 from service.engine.layout_grid import (
     RECOMPUTES,
@@ -53,7 +53,6 @@ from service.inputs import resolve
 from service.inputs.arrangements import canonical_name
 from service.mesh.degrees import Mesh, ModelLimits, layout_problem_masks, micro_batches, trivial
 from service.mesh.pipeline import deepspeed_convention, mesh_plan_problems
-from service.time.traffic import collective_bytes_sent
 from service.work_budget import WorkBudget
 
 LAYOUT_AXES = ("tensor", "pipeline", "context", "expert", "virtual_stages")
@@ -454,14 +453,14 @@ class LayoutCells:
                     result = evaluate_layout(
                         case.arch, mesh, setup, k, b, case.sequence_length, case.activations_counted
                     )
-                    largest = largest_count(result)
-                    if largest >= INT64_LIMIT:
-                        point = {"world_size": n, "micro_batch_size": b, "gradient_accumulation_steps": k}
-                        raise SweepOverflow(
-                            f"the cell {point | layout} gives a count of {largest:,}, beyond 64-bit integers; "
-                            "narrow the axes",
-                            pointer="/axes",
-                        )
+                    for name, count in counts(result):
+                        if abs(int(count)) >= INT64_LIMIT:
+                            point = {"world_size": n, "micro_batch_size": b, "gradient_accumulation_steps": k}
+                            raise SweepOverflow(
+                                f"the cell {point | layout} gives {name} = {int(count):,}, beyond 64-bit integers; "
+                                "narrow the axes",
+                                pointer="/axes",
+                            )
 
     # Rows -----------------------------------------------------------------------------------------------------
 
@@ -533,17 +532,3 @@ def _columns(case: Case, figures: Any) -> dict[str, np.ndarray]:
         out[f"{state.value}_bytes"] = figures.state_bytes[i]
     out[STAGED_KEY] = figures.staged_bytes  # read by the run's goodput (service.answers.sweep), not a column
     return out
-
-
-def largest_count(result: Evaluation) -> int:
-    """The largest integer a sweep row of this evaluation holds or sums: bytes per stage, tokens, the bytes
-    each call sends a step and their total."""
-    counts = [result.tokens_per_step, result.replicated_floor_bytes, result.pcie_bytes_per_gpu, result.host_bytes]
-    for stage in result.stages:
-        counts += [stage.per_gpu_bytes, stage.host_bytes, stage.cpu_optimizer_bytes]
-    sent = [call.count_per_step * call.bytes_sent for call in result.group_calls]
-    for group in result.data_groups:
-        for call in group.calls:
-            bytes_sent = collective_bytes_sent(group.parameters, group.ranks, call, group.members_per_node)
-            sent.append(call.count_per_step * int(bytes_sent))
-    return max(abs(int(count)) for count in [*counts, *sent, sum(sent)])

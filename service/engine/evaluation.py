@@ -359,7 +359,8 @@ class Evaluation:
         return self.step.totals.hfu
 
 
-# The figures of an evaluation that are counts of bytes or tokens: a sweep checks them against 64-bit integers.
+# The figures of an evaluation that are counts of bytes or tokens (integers; FLOPs are floating point): a sweep checks
+# them against 64-bit integers.
 COUNTED_FIGURES = (
     "model_state_bytes",
     "working_set_bytes",
@@ -372,9 +373,29 @@ COUNTED_FIGURES = (
     "bytes_sent_per_gpu",
     "pcie_bytes_per_gpu",
     "tokens_per_step",
-    "model_flops",
-    "compute_flops",
 )
+
+
+def counts(result: Evaluation) -> list[tuple[str, Any]]:
+    """Every count of bytes or tokens a sweep row of this evaluation holds or sums, by name: the plan's
+    (COUNTED_FIGURES), each state class's bytes on the GPU, each stage's bytes, and what each call of the busiest
+    stage's data groups and of the model-parallel groups sends a step (what must fit in 64-bit integers)."""
+    found = [(name, getattr(result, name)) for name in COUNTED_FIGURES]
+    found += [(f"{state.value}_bytes", value) for state, value in result.state_bytes.items()]
+    for i, stage in enumerate(result.stages):
+        found += [
+            (f"stage {i}'s per_gpu_bytes", stage.per_gpu_bytes),
+            (f"stage {i}'s host_bytes", stage.host_bytes),
+            (f"stage {i}'s cpu_optimizer_bytes", stage.cpu_optimizer_bytes),
+        ]
+    calls = result.data_calls
+    for part in result.top.parts:
+        sent = calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node)
+        found += [
+            (f"{c.name.value} bytes sent a step", c.count_per_step * one) for c, one in zip(calls, sent, strict=True)
+        ]
+    found += [(f"{c.name.value} bytes sent a step", c.count_per_step * c.bytes_sent) for c in result.group_calls]
+    return found
 
 
 def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, s: Any) -> Evaluation:

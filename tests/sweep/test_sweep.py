@@ -220,6 +220,25 @@ def test_a_cell_past_64_bit_integers_is_refused(client):
     )
     assert response.status_code == 422
     assert response.json()["code"] == "sweep_overflow"
+    assert "beyond 64-bit integers" in response.json()["detail"]
+
+
+def test_a_layout_cell_past_64_bit_integers_is_refused_naming_the_count(client):
+    base = {
+        **BASE,
+        "model": {"preset": "llama-3.1-405b"},
+        "cluster": {**BASE["cluster"], "world_size": 64},
+        "parallelism": {"tensor": 8},
+        "activations": {"model": "transformer", "flash_attention": False},
+    }
+    axes = {"sequence_length": [10_000_000], "micro_batch_size": [100_000]}
+    response = client.post("/v1/sweep", json={"base": base, "axes": axes})
+    assert response.status_code == 422
+    body = response.json()
+    assert body["code"] == "sweep_overflow"
+    # a stage's bytes: the attention scores alone are 5 x a x s^2 x b per layer (Korthikanti et al., table 2) =
+    # 5 x 128 x 10^14 x 10^5 / 8 ranks = 8e20 B, past 2^63 - 1
+    assert "beyond 64-bit integers" in body["detail"] and " = " in body["detail"]
 
 
 def test_a_huge_fudge_cell_equals_the_plan(client):
