@@ -1,9 +1,10 @@
-"""Many layouts at once: service.engine.layout's figures for arrays of layouts, through the same formulas.
+"""Many layouts at once: the one evaluation's figures (service.engine.evaluation) for arrays of layouts, through
+the same formulas and steps.
 
 A layout is a world size N, degrees t, p, c, e, a pipeline schedule with v virtual stages,
 sequence parallelism, a micro-batch size b, an arrangement, a recomputation mode and optimizer
-offload; d = N / (t p c) and m = global batch / (b d). It is evaluated as service.engine.layout
-evaluates one (and /v1/plan answers it), in two parts:
+offload; d = N / (t p c) and m = global batch / (b d). It is evaluated as
+service.engine.evaluation.evaluate_mesh evaluates one (and /v1/plan answers it), in two parts:
 
 - What depends only on the structure (t, p, e, v) -- each stage's layers, its parameter share
   (service.mesh.stages), the FSDP units (service.engine.layout.layout_units), the working set per arrangement,
@@ -14,14 +15,15 @@ evaluates one (and /v1/plan answers it), in two parts:
   collectives, offload, the optimizer step) is called once per value of the categorical choices it
   branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
   that hold that value (boolean masks). No formula is written here, and no step of the evaluation:
-  each is service.engine.step's, the one a plan takes (the parts a stage holds and their states, the
-  paced stage's compute and bubble, each part's data group, the host link, the optimizer step, the
-  step's totals), called on arrays.
+  each is service.engine.step's or service.engine.model_parallel's, the one a plan takes (the parts a
+  stage holds and their states, the paced stage's compute and bubble, each model-parallel group's
+  exposed seconds, each part's data group, the host link, the optimizer step, the step's totals),
+  called on arrays; what is written here is which rows share a term, so that each is computed once.
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
 (service.mesh.pipeline), so of the stages that hold the same layers and parameters the first holds the
 most. Those first stages of each distinct signature are the candidates, evaluated side by side
-(arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.layout.
+(arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.evaluation.
 """
 
 from collections.abc import Callable
@@ -582,7 +584,7 @@ def evaluate_grid(
     async_saves: bool = False,
 ) -> Figures:
     """The figures of every shape (a row of ``shapes``) under every choice: arrays of shape
-    (shapes, arrangements, recomputes, offloads), as service.engine.layout.evaluate_layout computes them for one
+    (shapes, arrangements, recomputes, offloads), as service.engine.evaluation.evaluate_mesh computes them for one
     valid layout. Each term is computed on the axes it depends on and broadcast. ``detail``: also the busiest
     stage's model states, working set, activations and host bytes (what ranking does not need). What a bound
     needs alone (service.answers.search_prune): ``timed`` False, the bytes and no time (every time figure 0);
@@ -615,7 +617,7 @@ def evaluate_grid(
     degrees: dict[str, Any] = {"tensor": t, "pipeline": p, "context": c, "expert": e, "virtual_stages": v}
     mesh = Mesh(n_world, g_node, **degrees, expert_tensor=case.expert_tensor, runs=case.pipeline_runs)
     runs = case.pipeline_runs
-    run_m = run_micro_batches(m, runs, p)  # what one run of the schedule holds (service.engine.layout._stage)
+    run_m = run_micro_batches(m, runs, p)  # what one run of the schedule holds (service.engine.layout.stage_memory)
     data_context: Any = mesh.data_context
     expert_data: Any = mesh.expert_data
     g_data: Any = mesh.members_per_node(Group.data)
@@ -852,7 +854,8 @@ def evaluate_grid(
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
     ring = case.context_attention is ContextAttention.ring
-    # the expert overlap's combined 1F1B pairs what the schedule's warmup leaves (service.engine.layout.combined_pairs)
+    # the expert overlap's combined 1F1B pairs what the schedule's warmup leaves
+    # (service.engine.model_parallel.combined_pairs)
     combined = combined_priced(first_setup)
     pieces_s: tuple[Any, ...] = ()
     if combined:  # each distinct micro-batch and degrees' pieces, once, then spread to every layout

@@ -4,9 +4,9 @@ A data-parallel plan is the mesh whose model-parallel degrees are 1: its one sta
 parameter, sharded over the N ranks of its one data group. A stage of a layout holds its dense share,
 sharded over d x c ranks, and, when the experts shard apart, their share over the expert-data-parallel
 group (service.mesh.degrees). Each such share is a ``Part``; every step below is written once over the
-parts of the stage that sets the pace, with numbers for one plan (service.engine.data_parallel.evaluate,
-service.engine.layout.evaluate_layout) or numpy arrays for many cells (the sweep's data-parallel cells,
-service.engine.layout_grid's layouts). No formula is written here: each step calls the core's.
+parts of the stage that sets the pace, with numbers for one plan or numpy arrays for a sweep's data-parallel
+cells (service.engine.evaluation.evaluate_mesh, the one evaluation) or many layouts at once
+(service.engine.layout_grid). No formula is written here: each step calls the core's.
 """
 
 from dataclasses import dataclass

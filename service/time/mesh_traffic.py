@@ -479,7 +479,7 @@ def ring_exposed_seconds(calls: Any, transfer_s: Any, step_core_s: Any) -> Any:
     attention core, never the projections, the MLP or another layer: exposed per layer sum over its c - 1 steps of
     max(0, T - A) >= (c - 1) T - c A, the exchange less the layer's attention core. The backward moves K/V and
     their gradients, two transfers a step beside one backward kernel: each behind half of it
-    (service.engine.layout.ring_transfer_window_s). Numbers, or arrays."""
+    (service.engine.model_parallel.ring_transfer_window_s). Numbers, or arrays."""
     if isinstance(transfer_s, np.ndarray) or isinstance(step_core_s, np.ndarray) or isinstance(calls, np.ndarray):
         return calls * np.maximum(0.0, transfer_s - step_core_s)
     return float(calls * max(0.0, transfer_s - step_core_s))
