@@ -99,3 +99,28 @@ def test_the_cycle_check_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycle_from(graph, "a") == ["a", "b", "c", "a"]
     assert cycle_from(graph, "d") is None
+
+
+def called_names(path: Path) -> set[str]:
+    """The names a module calls (``f(...)`` and ``x.f(...)``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            found.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", ""))
+    return found
+
+
+def test_one_evaluation_orchestrates_a_plan():
+    """A data-parallel plan and a plan on a mesh are one evaluation (service/engine/evaluation.py): the modules that
+    build their stages hand them to it and take no step of a plan themselves (the stage's compute, the data groups,
+    the step's totals), as each did when each had an evaluation of its own."""
+    engine = ROOT / "service" / "engine"
+    steps = {"rank_step", "stage_compute", "stage_bubble", "step_totals", "model_parallel_calls", "exposed_group_s"}
+    assert steps & called_names(engine / "evaluation.py") >= {"rank_step", "stage_compute", "stage_bubble"}
+    for builder in ("data_parallel.py", "layout.py"):
+        calls = called_names(engine / builder)
+        assert "evaluate_mesh" in calls, builder
+        assert not steps & calls, f"{builder} takes {sorted(steps & calls)} itself"
+    for answers in (ROOT / "service" / "answers").glob("*.py"):
+        assert not steps & called_names(answers), f"{answers.name} takes a step of the evaluation itself"
