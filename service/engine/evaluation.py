@@ -40,11 +40,11 @@ from service.engine.step import (
     RankStep,
     efficiency_of,
     flops_per_token,
+    mesh_stage_compute,
     micro_batch_seconds,
     rank_step,
     replicated_bytes,
     stage_bubble,
-    stage_compute,
 )
 from service.inputs.architecture import Architecture
 from service.memory.model_states import StateBytes
@@ -492,31 +492,12 @@ def paced_compute(
 ) -> tuple[Any, Any, int]:
     """(compute, forward, index) of the stage that sets the pace: of the pacing stages, the first of those with the
     longest compute (service.engine.step.stage_compute; service.engine.layout.pacing_stages)."""
-    t, c = mesh.tensor, mesh.context
-    stage_gpus = t * c * mesh.data
-    sequence = tensor_sequence_split(t, mesh.sequence_parallel)
-    ring = mesh.context_attention is ContextAttention.ring
     paced: tuple[Any, Any] | None = None
     slowest = 0
     for stage in pacing:
-        timed = stage_compute(
-            setup,
-            model_per_token,
-            active,
-            m,
-            b,
-            s,
-            tokens,
-            stage.share if type(stage.share) is int else float(stage.share),
-            stage_gpus,
-            stage.layers,
-            t,
-            c,
-            stage.last,
-            mesh.expert,
-            mesh.etp,
-            sequence,
-            ring,
+        share = stage.share if type(stage.share) is int else float(stage.share)
+        timed = mesh_stage_compute(
+            setup, mesh, stage.layers, stage.last, share, model_per_token, active, m, b, s, tokens
         )
         if paced is None or float(timed[0]) > float(paced[0]):
             paced, slowest = timed, stage.index

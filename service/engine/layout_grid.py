@@ -56,13 +56,13 @@ from service.engine.step import (
     flops_per_token,
     held,
     host_step,
+    mesh_stage_compute,
     micro_batch_seconds,
     optimizer_step,
     part_rows,
     part_step,
     replicated_bytes,
     stage_bubble,
-    stage_compute,
     step_totals,
 )
 from service.inputs import resolve
@@ -767,7 +767,6 @@ def evaluate_grid(
     model_flops = per_token * tokens
     compute_s = np.full((count, sizes[1]), -np.inf)
     forward_s = np.zeros((count, sizes[1]))
-    stage_gpus = t * c * d
     # every pacing stage of a structure at once: an id per distinct (layers, output layer, share) of its stages
     share_codes = np.unique(st["pace_share"], return_inverse=True)[1].reshape(st["pace_share"].shape)
     pace_code = _distinct_rows(
@@ -787,14 +786,23 @@ def evaluate_grid(
             paced_inputs = (m, b, d, t, c, e, sp, pace_code)
             distinct, spread_to = _distinct_rows([column[paced_rows] for column in paced_inputs])
             rows = paced_rows[distinct]
+            paced_mesh = Mesh(
+                n_world[rows],
+                g_node,
+                tensor=t[rows],
+                pipeline=p[rows],
+                context=c[rows],
+                expert=e[rows],
+                expert_tensor=case.expert_tensor,
+                sequence_parallel=sp[rows],
+                context_attention=case.context_attention,
+            )
+            stage_inputs = (pace_layers[rows], bool(last), share[rows], per_token, active)
             for j, r in enumerate(recomputes):
                 setup = case.setup(arrangements[0], r)
-                step = (m[rows], b[rows], s, tokens[rows], share[rows], stage_gpus[rows])
-                sequence = tensor_sequence_split(t[rows], sp[rows])  # the norms and residuals split along the sequence
-                groups = (t[rows], c[rows], bool(last), e[rows], case.expert_tensor, sequence)
-                model_parallel = (pace_layers[rows], *groups)
-                ring = case.context_attention is ContextAttention.ring
-                paced_s, paced_forward_s = stage_compute(setup, per_token, active, *step, *model_parallel, ring)
+                paced_s, paced_forward_s = mesh_stage_compute(
+                    setup, paced_mesh, *stage_inputs, m[rows], b[rows], s, tokens[rows]
+                )
                 stage_s = _spread(paced_s, len(rows), spread_to)
                 slower = stage_s > compute_s[paced_rows, j]
                 compute_s[paced_rows, j] = np.where(slower, stage_s, compute_s[paced_rows, j])

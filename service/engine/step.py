@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from models.enums import GpuGeneration, Recompute
-from models.parallelism import PipelineSchedule
+from models.parallelism import ContextAttention, PipelineSchedule
 from models.presets import LinkSpec
 from service.engine.setup import Setup
 from service.memory.model_states import (
@@ -27,7 +27,7 @@ from service.memory.model_states import (
     shard_elements,
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
-from service.mesh.degrees import run_micro_batches, schedule_runs
+from service.mesh.degrees import Mesh, run_micro_batches, schedule_runs, tensor_sequence_split
 from service.mesh.pipeline import bubble_seconds
 from service.numeric import select
 from service.time.communication import (
@@ -219,6 +219,45 @@ def stage_compute(
         )
         return m * micro.total_s, m * micro.forward_s
     return given_compute(setup, active, s, tokens, share, gpus)
+
+
+def mesh_stage_compute(
+    setup: Setup,
+    mesh: Mesh,
+    layers: Any,
+    last: bool,
+    share: Any,
+    model_flops_per_token: Any,
+    active: Any,
+    m: Any,
+    b: Any,
+    s: Any,
+    tokens: Any,
+) -> tuple[Any, Any]:
+    """stage_compute of a stage of ``mesh`` (one layout, or many layouts' arrays) with these ``layers`` (the output
+    layer's when ``last``) and ``share`` of the model's FLOPs: its layers over the mesh's t x c ranks, its share over
+    its t x c x d GPUs, the routed experts over e split ETP ways, the sequence split by t with sequence parallelism,
+    ring attention or the all-gather as the mesh exchanges K and V."""
+    t, c = mesh.tensor, mesh.context
+    return stage_compute(
+        setup,
+        model_flops_per_token,
+        active,
+        m,
+        b,
+        s,
+        tokens,
+        share,
+        t * c * mesh.data,
+        layers,
+        t,
+        c,
+        last,
+        mesh.expert,
+        mesh.etp,
+        tensor_sequence_split(t, mesh.sequence_parallel),
+        mesh.context_attention is ContextAttention.ring,
+    )
 
 
 def stage_bubble(
