@@ -33,12 +33,12 @@ from service.engine.model_parallel import (
     hidden_lever_s,
     ring_step_backward_core_s,
     ring_step_core_s,
+    stage_work,
 )
 from service.engine.setup import Setup
 from service.engine.step import (
     Part,
     RankStep,
-    efficiency_of,
     flops_per_token,
     mesh_stage_compute,
     micro_batch_seconds,
@@ -55,7 +55,7 @@ from service.mesh.stages import StageShare
 from service.numeric import IntLike
 from service.time.communication import CollectivePrice
 from service.time.compute import tokens_per_step
-from service.time.mesh_traffic import GroupCall, StageWork, beside_data_seconds, links_alone, model_parallel_calls
+from service.time.mesh_traffic import GroupCall, beside_data_seconds, links_alone, model_parallel_calls
 from service.time.traffic import StepCollective, calls_bytes_sent, per_step
 
 MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)
@@ -519,16 +519,8 @@ def model_parallel_step(
     backward_s = compute_s - forward_s
     bubble_s = stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs)
     shares = [stage.share for stage in stages.memory if stage.share is not None]
-    work = StageWork(
-        layers=max(share.layers for share in shares),
-        moe_layers=max(share.moe_layers for share in shares),
-        micro_batches=m,
-        micro_batch_size=b,
-        sequence_length=s,
-        full_recompute=setup.recompute is Recompute.full,
-        dispatcher=efficiency_of(setup).dispatcher,
-        fp8_gathers=setup.efficiency is not None and setup.efficiency.fp8,
-    )
+    layers, moe_layers = max(share.layers for share in shares), max(share.moe_layers for share in shares)
+    work = stage_work(setup, layers, moe_layers, m, b, s, setup.recompute is Recompute.full)
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, t, c)
     back_core_s = ring_step_backward_core_s(setup, b, s, t, c)

@@ -48,11 +48,11 @@ from service.engine.model_parallel import (
     hidden_lever_s,
     ring_step_backward_core_s,
     ring_step_core_s,
+    stage_work,
 )
 from service.engine.setup import Setup
 from service.engine.step import (
     Part,
-    efficiency_of,
     flops_per_token,
     held,
     host_step,
@@ -836,22 +836,15 @@ def evaluate_grid(
             **masked,
         )
 
-    def stage_work(rows: Any, full: bool) -> StageWork:
+    def rows_work(rows: Any, full: bool) -> StageWork:
         """The busiest stages of these rows as their groups see them, with the request's dispatcher and FP8."""
-        return StageWork(
-            st["max_layers"][sid[rows]],
-            st["max_moe_layers"][sid[rows]],
-            m[rows],
-            b[rows],
-            s,
-            full,
-            dispatcher=efficiency_of(first_setup).dispatcher,
-            fp8_gathers=first_setup.efficiency is not None and first_setup.efficiency.fp8,
+        return stage_work(
+            first_setup, st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full
         )
 
     def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[Any]]:
         def build(full: bool) -> list[Any]:
-            return model_parallel_calls(group_mesh(rows, q, sched), arch, stage_work(rows, full))
+            return model_parallel_calls(group_mesh(rows, q, sched), arch, rows_work(rows, full))
 
         return build
 
@@ -938,7 +931,7 @@ def evaluate_grid(
         for j, r in enumerate(recomputes):
             full = RECOMPUTES[r] is Recompute.full
             if full not in sends_of:
-                sends_of[full] = pipeline_calls(sub, arch, stage_work(rows, full))
+                sends_of[full] = pipeline_calls(sub, arch, rows_work(rows, full))
             fw_j, bw_j = fw_rows[:, j], bw_rows[:, j]
             same = _same_compute(fw_rows, bw_rows, j, fulls)
             if same is not None:
@@ -948,7 +941,7 @@ def evaluate_grid(
                 group_s[Group.pipeline][rows, j] = exposed_s
             if detail:
                 if full not in every_of:
-                    every_of[full] = model_parallel_calls(sub, arch, stage_work(rows, full))
+                    every_of[full] = model_parallel_calls(sub, arch, rows_work(rows, full))
                 for call in every_of[full]:
                     groups_total_s[rows, j] += call.count_per_step * priced(call)
                     groups_sent[rows, j] += call.count_per_step * call.bytes_sent

@@ -25,7 +25,13 @@ from service.time.efficiency import (
     layer_matrices,
     moe_layer_pieces,
 )
-from service.time.mesh_traffic import GroupCall, all_to_all_seconds, group_call_price, ring_exposed_seconds
+from service.time.mesh_traffic import (
+    GroupCall,
+    StageWork,
+    all_to_all_seconds,
+    group_call_price,
+    ring_exposed_seconds,
+)
 from service.time.overlaps import (
     COMBINED_SCHEDULES,
     CombinedPairs,
@@ -276,3 +282,19 @@ def expert_hidden_s(total_s: Any, exposed_s: Any, pairs: CombinedPairs | None) -
     if pairs is not None and pairs.prices_the_sms:
         return 0.0 * total_s
     return total_s - exposed_s
+
+
+def stage_work(setup: Setup, layers: Any, moe_layers: Any, m: Any, b: Any, s: int, full_recompute: bool) -> StageWork:
+    """The busiest stage as the model-parallel groups see it (service.time.mesh_traffic.StageWork): its layers and
+    MoE layers, the micro-batches and their shape, whether the forward is recomputed, the setup's token dispatcher
+    and whether its GEMMs run in FP8 (numbers for one layout, arrays for many)."""
+    return StageWork(
+        layers,
+        moe_layers,
+        m,
+        b,
+        s,
+        full_recompute,
+        dispatcher=efficiency_of(setup).dispatcher,
+        fp8_gathers=setup.efficiency is not None and setup.efficiency.fp8,
+    )
