@@ -116,8 +116,11 @@ def test_one_evaluation_orchestrates_a_plan():
     build their stages hand them to it and take no step of a plan themselves (the stage's compute, the data groups,
     the step's totals), as each did when each had an evaluation of its own."""
     engine = ROOT / "service" / "engine"
-    steps = {"rank_step", "stage_compute", "stage_bubble", "step_totals", "model_parallel_calls", "exposed_group_s"}
-    assert steps & called_names(engine / "evaluation.py") >= {"rank_step", "stage_compute", "stage_bubble"}
+    steps = {
+        *("rank_step", "part_step", "stage_compute", "mesh_stage_compute", "stage_bubble", "step_totals"),
+        *("model_parallel_calls", "exposed_group_s"),
+    }
+    assert steps & called_names(engine / "evaluation.py") >= {"rank_step", "mesh_stage_compute", "stage_bubble"}
     for builder in ("data_parallel.py", "layout.py"):
         calls = called_names(engine / builder)
         assert "evaluate_mesh" in calls, builder

@@ -152,6 +152,7 @@ class Evaluation:
     micro_batches: Any
     stages: list[StageEvaluation]
     busiest: int  # index of the stage with the most bytes per GPU
+    top: StageEvaluation  # that stage
     slowest: int  # index of the stage whose compute sets the pace
     model_parallel: ModelParallelStep
     data_calls: list[StepCollective]  # the busiest stage's data groups' collectives
@@ -167,11 +168,20 @@ class Evaluation:
     compute_s: Any
     pipeline_bubble_s: Any
     bubble_fraction: Any  # the bubble over the compute of a step
+    # the step's figures (service.engine.step.rank_step), read by every answer
+    data_parallel_s: Any
+    data_parallel_exposed_s: Any
+    pcie_bytes_per_gpu: Any
+    offload_transfer_s: Any
+    cpu_optimizer_s: Any
+    offload_s: Any
+    optimizer_s: Any  # the optimizer step through HBM (efficiency model)
+    overlap_slowdown_s: Any  # compute lost to overlapped communication (efficiency model)
+    step_s: Any
+    tokens_per_s: Any
+    mfu: Any
+    hfu: Any
     _sent: Any = None  # the dense part's bytes per collective, once asked (call_bytes_sent)
-
-    @property
-    def top(self) -> StageEvaluation:
-        return self.stages[self.busiest]
 
     # the busiest stage's bytes: the plan's
     @property
@@ -230,14 +240,6 @@ class Evaluation:
         return self._sent  # type: ignore[no-any-return]
 
     @property
-    def data_parallel_s(self) -> Any:
-        return self.step.data_s
-
-    @property
-    def data_parallel_exposed_s(self) -> Any:
-        return self.step.data_exposed_s
-
-    @property
     def data_groups(self) -> list[DataGroup]:
         """The busiest stage's data-parallel groups that make calls (more than one rank), for one plan."""
         step = self.step
@@ -273,8 +275,8 @@ class Evaluation:
     def communication_s(self) -> Any:
         """Every collective of the step, exposed or not."""
         if not self.model_parallel.calls:
-            return self.step.data_s
-        return self.step.data_s + self.model_parallel.total_s
+            return self.data_parallel_s
+        return self.data_parallel_s + self.model_parallel.total_s
 
     communication_flat_s = communication_s  # the data groups priced on their flat rings (NCCL's model)
 
@@ -282,10 +284,10 @@ class Evaluation:
     def exposed_communication_s(self) -> Any:
         """What of it the step waits for."""
         if not self.model_parallel.calls:
-            return self.step.data_exposed_s
+            return self.data_parallel_exposed_s
         exposed = self.model_parallel.exposed_s
         groups = exposed[Group.tensor] + exposed[Group.pipeline] + exposed[Group.context] + exposed[Group.expert]
-        return self.step.data_exposed_s + groups
+        return self.data_parallel_exposed_s + groups
 
     @property
     def tensor_parallel_s(self) -> Any:
@@ -314,49 +316,6 @@ class Evaluation:
     @property
     def ring_step_backward_core_s(self) -> Any:
         return self.model_parallel.ring_step_backward_core_s
-
-    # the host link, the optimizer and the totals
-    @property
-    def pcie_bytes_per_gpu(self) -> Any:
-        return self.step.host.pcie_bytes_per_gpu
-
-    @property
-    def offload_transfer_s(self) -> Any:
-        return self.step.host.transfer_s
-
-    @property
-    def cpu_optimizer_s(self) -> Any:
-        return self.step.host.cpu_optimizer_s
-
-    @property
-    def offload_s(self) -> Any:
-        return self.step.host.offload_s
-
-    @property
-    def optimizer_s(self) -> Any:
-        """The optimizer step through HBM (efficiency model)."""
-        return self.step.optimizer_s
-
-    @property
-    def overlap_slowdown_s(self) -> Any:
-        """Compute lost to overlapped communication (efficiency model)."""
-        return self.step.totals.overlap_slowdown_s
-
-    @property
-    def step_s(self) -> Any:
-        return self.step.totals.step_s
-
-    @property
-    def tokens_per_s(self) -> Any:
-        return self.step.totals.tokens_per_s
-
-    @property
-    def mfu(self) -> Any:
-        return self.step.totals.mfu
-
-    @property
-    def hfu(self) -> Any:
-        return self.step.totals.hfu
 
 
 # The figures of an evaluation that are counts of bytes or tokens (integers; FLOPs are floating point): a sweep checks
@@ -450,11 +409,13 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
     floor = stage_floor_bytes(top, setup)
     bubble_s = model.bubble_s
+    host_link, totals = step.host, step.totals
     return Evaluation(
         mesh=mesh,
         micro_batches=m,
         stages=memory,
         busiest=busiest,
+        top=top,
         slowest=slowest,
         model_parallel=model,
         data_calls=data_calls,
@@ -470,6 +431,18 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
         compute_s=compute_s,
         pipeline_bubble_s=bubble_s,
         bubble_fraction=0.0 if mesh.trivial or not compute_s > 0 else bubble_s / compute_s,
+        data_parallel_s=step.data_s,
+        data_parallel_exposed_s=step.data_exposed_s,
+        pcie_bytes_per_gpu=host_link.pcie_bytes_per_gpu,
+        offload_transfer_s=host_link.transfer_s,
+        cpu_optimizer_s=host_link.cpu_optimizer_s,
+        offload_s=host_link.offload_s,
+        optimizer_s=step.optimizer_s,
+        overlap_slowdown_s=totals.overlap_slowdown_s,
+        step_s=totals.step_s,
+        tokens_per_s=totals.tokens_per_s,
+        mfu=totals.mfu,
+        hfu=totals.hfu,
     )
 
 
