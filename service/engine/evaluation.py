@@ -31,6 +31,7 @@ from service.engine.model_parallel import (
     exposed_group_s,
     group_call_seconds,
     hidden_lever_s,
+    model_exposed_s,
     ring_step_backward_core_s,
     ring_step_core_s,
     stage_work,
@@ -285,9 +286,7 @@ class Evaluation:
         """What of it the step waits for."""
         if not self.model_parallel.calls:
             return self.data_parallel_exposed_s
-        exposed = self.model_parallel.exposed_s
-        groups = exposed[Group.tensor] + exposed[Group.pipeline] + exposed[Group.context] + exposed[Group.expert]
-        return self.data_parallel_exposed_s + groups
+        return self.data_parallel_exposed_s + model_exposed_s(self.model_parallel.exposed_s)
 
     @property
     def tensor_parallel_s(self) -> Any:
@@ -378,8 +377,6 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
         model = NO_MODEL_PARALLEL  # no group of more than one rank: no bubble and no call
     else:
         model = model_parallel_step(mesh, stages, setup, m, b, s, compute_s, forward_total_s)
-    exposed = model.exposed_s
-    model_exposed_s = exposed[Group.tensor] + exposed[Group.context] + exposed[Group.pipeline] + exposed[Group.expert]
 
     # Data parallelism on the busiest stage's parts: the dense share over d x c, the experts over d x c / e.
     n, g = mesh.world_size, mesh.gpus_per_node
@@ -397,7 +394,7 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
         g,
         compute_s,
         model.bubble_s,
-        model_exposed_s,
+        model_exposed_s(model.exposed_s),
         tokens,
         model_flops,
         flops,

@@ -46,6 +46,7 @@ from service.engine.model_parallel import (
     group_call_seconds,
     group_seconds,
     hidden_lever_s,
+    model_exposed_s,
     ring_step_backward_core_s,
     ring_step_core_s,
     stage_work,
@@ -1021,7 +1022,7 @@ def evaluate_grid(
                     ]
                     working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
                     extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
-    exposed = 0.0 + group_s[Group.tensor] + group_s[Group.context] + group_s[Group.pipeline] + group_s[Group.expert]
+    exposed = model_exposed_s(group_s)
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]

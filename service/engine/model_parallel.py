@@ -6,7 +6,7 @@ or the combined 1F1B's other micro-batch (service.time.overlaps). Written over n
 arrays for many (service.engine.evaluation, service.engine.layout_grid).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -298,3 +298,9 @@ def stage_work(setup: Setup, layers: Any, moe_layers: Any, m: Any, b: Any, s: in
         dispatcher=efficiency_of(setup).dispatcher,
         fp8_gathers=setup.efficiency is not None and setup.efficiency.fp8,
     )
+
+
+def model_exposed_s(exposed_s: Mapping[Group, Any]) -> Any:
+    """The step's exposed model-parallel seconds: each group's (tensor, context, pipeline, expert), summed in that
+    order wherever a step or its report adds them, so that one layout's sum is the same float everywhere."""
+    return exposed_s[Group.tensor] + exposed_s[Group.context] + exposed_s[Group.pipeline] + exposed_s[Group.expert]
