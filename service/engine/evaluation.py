@@ -215,12 +215,14 @@ class Evaluation:
 
     @property
     def state_bytes(self) -> dict[StateClass, IntLike]:
-        """On the busiest stage's GPU, per state class (0 when offloaded): its states' rows, then its working set's
-        (read by a sweep's columns and figures)."""
+        """On the busiest stage's GPU, per state class (0 when offloaded): its parts' states, the dense share's and
+        the experts', then its working set's (read by a sweep's columns and figures)."""
         top = self.top
-        state_bytes = {
-            row.spec.state: row.bytes if row.location is StateLocation.gpu else 0 * row.bytes for row in top.rows
-        }
+        state_bytes: dict[StateClass, IntLike] = {}
+        for row in (*top.rows, *top.expert_rows):
+            on_gpu = row.bytes if row.location is StateLocation.gpu else 0 * row.bytes
+            state = row.spec.state
+            state_bytes[state] = state_bytes[state] + on_gpu if state in state_bytes else on_gpu
         return state_bytes | {row.state: row.bytes for row in top.working}
 
     # the data-parallel groups of the busiest stage (the dense part's first)

@@ -111,3 +111,23 @@ def test_the_rules_on_one_layout_are_the_rules_on_an_array_of_it(mesh, model, k)
     masks = layout_problem_masks(model, arrays, code, np.array([False]), 1, 4096, None, np.array([k]))
     assert [rule.name for rule in masks] == [rule.name for rule in scalar]
     assert [bool(rule.failing[0]) for rule in masks] == [bool(rule.failing) for rule in scalar]
+
+
+def test_the_state_classes_of_a_mesh_with_experts_apart_add_up_to_its_model_states():
+    """A stage whose experts shard apart (e > 1: over the expert-data-parallel group, the dense share over d x c)
+    holds each state class twice, once per part: the evaluation's bytes per class (a sweep row's state columns)
+    add both, and with the working set's classes they sum to the stage's model states and working set (the
+    experts' rows used to be left out of the classes)."""
+    training = Training(micro_batch_size=1, sequence_length=4096, gradient_accumulation_steps=8)
+    cluster = Cluster(world_size=64, gpus_per_node=8, gpu="h100-80gb")
+    scene = resolve.scenario(
+        ModelSpec(preset="mixtral-8x7b"), "mixed_bf16_adam", training, Activations(), Levers(), cluster
+    )
+    setup = resolve.setup_for(scene, resolve.sharding(ArrangementName.zero1))
+    mesh = Mesh(64, 8, tensor=2, expert=4)
+    result = evaluate_layout(scene.model.architecture, mesh, setup, 8, 1, 4096, True)
+    assert result.top.expert_rows  # the experts shard apart
+    dense = sum(row.bytes for row in result.top.rows)
+    experts = sum(row.bytes for row in result.top.expert_rows)
+    assert dense > 0 and experts > 0
+    assert sum(result.state_bytes.values()) == result.model_state_bytes + result.working_set_bytes
