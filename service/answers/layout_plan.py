@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from models.base import SHARED_DEFAULTS
 from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
-from models.parallelism import GroupPlacement, ParallelGroup, ParallelismEcho, StageMemory
+from models.parallelism import GroupPlacement, ParallelismEcho, StageMemory
 from models.plan import (
     ActivationComponent,
     ActivationMemory,
@@ -31,6 +31,7 @@ from models.plan import (
 from models.training import Training
 from service.answers.plan_report import (
     KORTHIKANTI,
+    data_collective_records,
     resolved_arrangement,
     token_budget_of,
     where_words,
@@ -67,8 +68,6 @@ from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import (
     CollectivePrice,
-    flat_link,
-    hierarchical_link_bytes,
     price_fields,
 )
 from service.time.goodput import staged_rows
@@ -76,11 +75,7 @@ from service.time.mesh_traffic import GroupCall, group_call_price, ring_exposed_
 from service.time.run_report import RunInputs, run_fields
 from service.time.traffic import (
     Window,
-    collective_buffer_bytes,
-    collective_buffer_elements,
-    collective_bytes_sent,
-    collective_hops,
-    collective_ranks,
+    calls_bytes_sent,
     volume_in_p,
 )
 
@@ -465,47 +460,20 @@ def _activations(setup: Setup, top: StageEvaluation, mesh: Mesh, b: int, s: int)
     )
 
 
-def _data_collectives(setup: Setup, group: DataGroup) -> tuple[list[Collective], int, int, int]:
-    """(entries, bytes sent, intra-node bytes, inter-node bytes) of one data-parallel group's step."""
+def _data_collectives(group: DataGroup) -> tuple[list[dict[str, Any]], int, int, int]:
+    """(records, bytes sent, intra-node bytes, inter-node bytes) of one data-parallel group's step: its collectives'
+    records as the data-parallel plan writes them (service.answers.plan_report.data_collective_records)."""
     p, n, g = group.parameters, group.ranks, group.members_per_node
     label = (
         "expert weights over the expert-data-parallel group: "
         if group.label == "experts"
         else "the GPU's parameter share over the data-parallel group x context: "
     )
-    entries, total, intra_total, inter_total = [], 0, 0, 0
-    for c, price in zip(group.calls, group.prices, strict=True):
-        nccl = price_fields(price)
-        sent = int(collective_bytes_sent(p, n, c, g))
-        hops = int(collective_hops(n, c, g))
-        ranks = int(collective_ranks(c, n, g))
-        intra, inter = hierarchical_link_bytes(c, collective_buffer_elements(c, p, g), n, g, sent)
-        total += c.count_per_step * sent
-        intra_total += c.count_per_step * int(intra)
-        inter_total += c.count_per_step * int(inter)
-        chunk = sent // hops if hops else 0
-        entries.append(
-            Collective(
-                name=c.name,
-                purpose=label + c.purpose,
-                dtype=c.dtype,
-                buffer_bytes=int(collective_buffer_bytes(p, c, g)),
-                bytes_sent_per_gpu=sent,
-                hops=hops,
-                ranks=ranks,
-                count_per_step=c.count_per_step,
-                link=flat_link(c, n, g),
-                seconds=float(price.seconds),
-                calls=nccl.get("calls"),
-                algorithm=nccl.get("algorithm"),
-                latency_s=nccl.get("latency_s"),
-                overlaps_with=c.window.value,
-                group=ParallelGroup.data,
-                arithmetic=f"{hops} hops x {group_digits(chunk)} B per chunk (ceil of {group_digits(p)} weights / "
-                f"{ranks} ranks) = {group_digits(sent)} B per call, x {c.count_per_step} per step{nccl['words']}",
-            )
-        )
-    return entries, total, intra_total, inter_total
+    sent = calls_bytes_sent(p, n, group.calls, g)
+    seconds = [price.seconds for price in group.prices]
+    records, intra, inter = data_collective_records(group.calls, sent, seconds, list(group.prices), p, n, g, label)
+    total = sum(c.count_per_step * int(one) for c, one in zip(group.calls, sent, strict=True))
+    return records, total, intra, inter
 
 
 def _group_collective(
@@ -557,10 +525,10 @@ def _group_collective(
 
 
 def _traffic(setup: Setup, result: Evaluation) -> Traffic:
-    entries: list[Collective] = []
+    entries: list[Collective | dict[str, Any]] = []
     total = intra = inter = 0
     for group in result.data_groups:
-        found, sent, inside, across = _data_collectives(setup, group)
+        found, sent, inside, across = _data_collectives(group)
         entries += found
         total, intra, inter = total + sent, intra + inside, inter + across
     for call in result.group_calls:

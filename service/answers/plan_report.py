@@ -276,24 +276,48 @@ def ring_figures(c: StepCollective, n: int, g: int) -> tuple[int, int, Link | No
 def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> dict[str, Any]:
     """Traffic's fields: each collective of the evaluation with its arithmetic (a record in the order Collective
     declares its fields); bytes and seconds as the evaluation summed them."""
+    prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.data_calls)
+    collectives, intra_total, inter_total = data_collective_records(
+        result.data_calls, result.call_bytes_sent, result.call_flat_s, prices, p, n, g
+    )
+    return {
+        "collectives": collectives,
+        "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
+        "volume_in_p": setup.volume_in_p,
+        "intra_node_bytes_per_gpu": intra_total,
+        "inter_node_bytes_per_gpu": inter_total,
+        "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
+    }
+
+
+def data_collective_records(
+    calls: list[StepCollective],
+    sent_per_call: list[Any],
+    seconds_per_call: list[Any],
+    prices: list[CollectivePrice | None],
+    p: int,
+    n: int,
+    g: int,
+    purpose: str = "",
+) -> tuple[list[dict[str, Any]], int, int]:
+    """The records of a data-parallel group's collectives (Collective's fields, in its order), ``p`` weights over
+    ``n`` ranks, ``g`` of them a node, each with its arithmetic and ``purpose`` before its own; and the group's intra-
+    and inter-node bytes a step on the hierarchical schedule."""
     collectives: list[dict[str, Any]] = []
     intra_total = inter_total = 0
     shared: dict[tuple[object, ...], CallFigures] = {}  # call_record's, by cost_key
-    prices: list[CollectivePrice | None] = list(result.call_prices) or [None] * len(result.data_calls)
-    for c, call_sent, seconds, price in zip(
-        result.data_calls, result.call_bytes_sent, result.call_flat_s, prices, strict=True
-    ):
+    for c, call_sent, seconds, price in zip(calls, sent_per_call, seconds_per_call, prices, strict=True):
         figures = shared.get(c.cost_key)
         if figures is None:
             figures = shared[c.cost_key] = call_record(c, int(call_sent), p, n, g, price)
-        buffer, sent, hops, ranks, link, calls, algorithm, latency_s, intra, inter, before, after = figures
+        buffer, sent, hops, ranks, link, calls_made, algorithm, latency_s, intra, inter, before, after = figures
         count = c.count_per_step
         intra_total += count * intra
         inter_total += count * inter
         collectives.append(
             {
                 "name": c.name,
-                "purpose": c.purpose,
+                "purpose": purpose + c.purpose if purpose else c.purpose,
                 "dtype": c.dtype,
                 "buffer_bytes": buffer,
                 "bytes_sent_per_gpu": sent,
@@ -305,19 +329,12 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
                 "overlaps_with": str(c.window),  # Window is a StrEnum: its value, without the enum's property
                 "group": ParallelGroup.data,
                 "arithmetic": f"{before}{count}{after}",
-                "calls": calls,
+                "calls": calls_made,
                 "algorithm": algorithm,
                 "latency_s": latency_s,
             }
         )
-    return {
-        "collectives": collectives,
-        "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
-        "volume_in_p": setup.volume_in_p,
-        "intra_node_bytes_per_gpu": intra_total,
-        "inter_node_bytes_per_gpu": inter_total,
-        "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
-    }
+    return collectives, intra_total, inter_total
 
 
 def token_budget_of(request: PlanRequest) -> RunInputs:
