@@ -8,14 +8,13 @@ module reports the busiest GPU's memory, every group's collectives and the step'
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, NamedTuple, TypeVar
 
 from models.base import SHARED_DEFAULTS
-from models.enums import ActivationModel, ArrangementName, Dtype, StateClass, StateLocation
+from models.enums import ActivationModel, ArrangementName, Dtype
 from models.parallelism import GroupPlacement, ParallelismEcho, StageMemory
 from models.plan import (
     ActivationComponent,
@@ -24,7 +23,6 @@ from models.plan import (
     Memory,
     PlanRequest,
     PlanResponse,
-    StateBytes,
     Time,
     Traffic,
 )
@@ -33,8 +31,9 @@ from service.answers.plan_report import (
     KORTHIKANTI,
     data_collective_records,
     resolved_arrangement,
+    state_rows_report,
     token_budget_of,
-    where_words,
+    working_rows_report,
 )
 from service.engine.evaluation import DataGroup, Evaluation, StageEvaluation
 from service.engine.layout import evaluate_layout
@@ -45,8 +44,6 @@ from service.errors import InvalidLayout
 from service.inputs import resolve
 from service.inputs.arrangements import Sharding
 from service.memory.dtypes import tensor_bytes
-from service.memory.model_states import StateBytes as StateRow
-from service.memory.model_states import state_arithmetic
 from service.mesh.degrees import (
     Group,
     Mesh,
@@ -325,7 +322,7 @@ def layout_plan(request: PlanRequest, resolved: Resolution) -> PlanResponse:
         gpus_per_node=g,
         arrangement=resolved_arrangement(sharding),
         parallelism=echo(mesh, m, b, arch.layers),
-        memory=_memory(scene, setup, result, where_words, counted or setup.activations.model.value == "fudge", b, s),
+        memory=_memory(scene, setup, result, counted or setup.activations.model.value == "fudge", b, s),
         traffic=_traffic(setup, result),
         time=time,
         warnings=warnings,
@@ -346,30 +343,10 @@ def stage_report(stage: StageEvaluation, layers: int) -> StageMemory:
     )
 
 
-Where = Callable[[StateClass, StateLocation], str]
-
-
-def _state_rows(rows: list[StateRow], parameters: int, label: str, where: Where) -> list[StateBytes]:
-    return [
-        StateBytes(
-            state=row.spec.state,
-            dtype=row.spec.dtype,
-            bytes=int(row.bytes),
-            sharded=row.sharded,
-            location=row.location,
-            arithmetic=label
-            + state_arithmetic(parameters, int(row.degree), row.spec.dtype, row.sharded, row.spec.copies)
-            + where(row.spec.state, row.location),
-        )
-        for row in rows
-    ]
-
-
 def _memory(
     scene: resolve.Scenario,
     setup: Setup,
     result: Evaluation,
-    where: Where,
     counted: bool,
     b: int,
     s: int,
@@ -379,25 +356,14 @@ def _memory(
     experts_apart = bool(top.expert_rows)
     dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
     replicated, sharded = setup.bytes_per_weight
-    fits = all(stage.fits for stage in result.stages) and result.host_fits
-    breakdown = _state_rows(top.rows, dense, f"stage {share.stage}, {group_digits(dense)} weights a GPU holds: ", where)
-    breakdown += _state_rows(
-        top.expert_rows,
+    fits = bool(result.fits)
+    breakdown = state_rows_report(dense, top.rows, f"stage {share.stage}, {group_digits(dense)} weights a GPU holds: ")
+    breakdown += state_rows_report(
         share.expert_parameters,
+        top.expert_rows,
         f"stage {share.stage}, routed experts over the expert-data-parallel group ({mesh.expert_data} GPUs): ",
-        where,
     )
-    breakdown += [
-        StateBytes(
-            state=row.state,
-            dtype=row.dtype,
-            bytes=row.bytes,
-            sharded=False,
-            location=StateLocation.gpu,
-            arithmetic=row.arithmetic,
-        )
-        for row in top.working
-    ]
+    breakdown += working_rows_report(top.working)
     per_gpu = top.per_gpu_bytes
     return Memory(
         per_gpu_bytes=per_gpu,

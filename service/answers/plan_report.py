@@ -20,6 +20,7 @@ from service.inputs.arrangements import Sharding, canonical_name
 from service.memory.activations import TransformerShape, transformer_activation_components
 from service.memory.model_states import StateBytes as StateRow
 from service.memory.model_states import state_arithmetic
+from service.memory.working_set import WorkingSetRow
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
 from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
@@ -65,17 +66,7 @@ def memory_report(
     replicated, sharded = setup.bytes_per_weight
     breakdown = state_rows_report(p, rows)
     if result.working_rows:  # none without the model's units (most plans)
-        breakdown += [
-            {
-                "state": row.state,
-                "dtype": row.dtype,
-                "bytes": row.bytes,
-                "sharded": False,
-                "location": StateLocation.gpu,
-                "arithmetic": row.arithmetic,
-            }
-            for row in result.working_rows
-        ]
+        breakdown += working_rows_report(result.working_rows)
     return {
         "per_gpu_bytes": per_gpu,
         "model_state_bytes": model_states,
@@ -118,9 +109,10 @@ def memory_report(
     }
 
 
-def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
-    """The breakdown's rows (StateBytes fields) with their arithmetic; rows alike in dtype, sharding and
-    copies (the fp32 master weights and both Adam moments) share one computation of it."""
+def state_rows_report(p: int, rows: list[StateRow], label: str = "") -> list[dict[str, Any]]:
+    """The breakdown's rows (StateBytes fields) of ``p`` weights with their arithmetic, ``label`` before it (a
+    layout's stage and part); rows alike in dtype, sharding and copies (the fp32 master weights and both Adam
+    moments) share one computation of it."""
     words: dict[tuple[object, ...], str] = {}
     report = []
     for row in rows:
@@ -138,10 +130,25 @@ def state_rows_report(p: int, rows: list[StateRow]) -> list[dict[str, Any]]:
                 "bytes": int(row.bytes),
                 "sharded": row.sharded,
                 "location": row.location,
-                "arithmetic": arithmetic + where_words(spec.state, row.location),
+                "arithmetic": label + arithmetic + where_words(spec.state, row.location),
             }
         )
     return report
+
+
+def working_rows_report(rows: list[WorkingSetRow]) -> list[dict[str, Any]]:
+    """The working set's rows as the breakdown lists them (StateBytes fields): unsharded, on the GPU."""
+    return [
+        {
+            "state": row.state,
+            "dtype": row.dtype,
+            "bytes": row.bytes,
+            "sharded": False,
+            "location": StateLocation.gpu,
+            "arithmetic": row.arithmetic,
+        }
+        for row in rows
+    ]
 
 
 @lru_cache(maxsize=256)  # a pure function of two closed enums, asked for every row of every breakdown
