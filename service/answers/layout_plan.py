@@ -32,6 +32,7 @@ from service.answers.plan_report import (
     data_collective_records,
     resolved_arrangement,
     state_rows_report,
+    time_report,
     token_budget_of,
     working_rows_report,
 )
@@ -54,7 +55,6 @@ from service.mesh.degrees import (
     validated_mesh,
 )
 from service.mesh.pipeline import (
-    SCHEDULE_SOURCES,
     chunk_layers,
     deepspeed_convention,
     mesh_plan_problems,
@@ -62,14 +62,12 @@ from service.mesh.pipeline import (
     v_shaped,
 )
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
-from service.time.budget import tokens_per_second_per_gpu
 from service.time.communication import (
     CollectivePrice,
     price_fields,
 )
-from service.time.goodput import staged_rows
 from service.time.mesh_traffic import GroupCall, group_call_price, ring_exposed_seconds
-from service.time.run_report import RunInputs, run_fields
+from service.time.run_report import RunInputs
 from service.time.traffic import (
     Window,
     calls_bytes_sent,
@@ -314,7 +312,7 @@ def layout_plan(request: PlanRequest, resolved: Resolution) -> PlanResponse:
         result = evaluate_layout(arch, mesh, setup, m, b, s, True)
     n, g = mesh.world_size, mesh.gpus_per_node
     budget = token_budget_of(request)
-    time = _time(setup, result, n, list(setup.time_assumptions), budget, g, scene.model.parameter_count)
+    time = _time(setup, result, n, budget, g, scene.model.parameter_count)
     return PlanResponse(
         parameter_count=scene.model.parameter_count,
         active_parameter_count=scene.model.active,
@@ -521,60 +519,18 @@ def _time(
     setup: Setup,
     result: Evaluation,
     world_size: int,
-    assumptions: list[str],
     budget: RunInputs,
     gpus_per_node: int,
     parameter_count: int,
 ) -> Time:
-    communication_s = float(result.communication_s)
-    staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in result.stages)
-    run = run_fields(
-        budget,
-        setup.checkpoint_bytes(parameter_count),
-        staged,
-        setup.links.host_bytes_per_s,
-        result.step_s,
-        result.tokens_per_step,
-        world_size,
-        gpus_per_node,
-    )
+    """The plan's time (service.answers.plan_report.time_report), with what the layout adds to its assumptions."""
     mesh = result.mesh
-    notes = [
+    notes = (
         f"layout: tensor {mesh.tensor} x context {mesh.context} x data {mesh.data} x pipeline {mesh.pipeline} "
         f"({mesh.schedule.value}, {result.micro_batches} micro-batches); compute is the slowest stage's "
         f"(stage {result.slowest}), the model's FLOPs split over the stages by their layers and the longest "
         "compute of the stage with the most FLOPs, the output layer's and the one with the most layers",
         "tensor-parallel collectives, pipeline sends and expert all-to-alls are on the critical path; a "
         "context group's ring step hides its K/V transfer only behind that step's attention core",
-    ]
-    return Time(
-        tokens_per_step=result.tokens_per_step,
-        model_flops_per_step=result.model_flops,
-        hardware_flops_per_step=result.compute_flops,
-        compute_flops=result.compute_flops,
-        compute_s=result.compute_s,
-        communication_s=communication_s,
-        communication_flat_s=communication_s,
-        communication_hierarchical_s=communication_s,
-        schedule="flat",
-        exposed_communication_s=result.exposed_communication_s,
-        offload_transfer_s=result.offload_transfer_s,
-        cpu_optimizer_s=result.cpu_optimizer_s,
-        offload_s=result.offload_s,
-        optimizer_s=result.optimizer_s,
-        overlap_slowdown_s=result.overlap_slowdown_s,
-        pipeline_bubble_s=result.pipeline_bubble_s,
-        pipeline_bubble_fraction=float(result.bubble_fraction / (1 + result.bubble_fraction)),
-        schedule_source=SCHEDULE_SOURCES[result.mesh.schedule] if result.mesh.pipeline > 1 else None,
-        tensor_parallel_s=result.tensor_parallel_s,
-        pipeline_p2p_s=result.pipeline_p2p_s,
-        context_parallel_s=result.context_parallel_s,
-        expert_parallel_s=result.expert_parallel_s,
-        step_s=result.step_s,
-        tokens_per_s=result.tokens_per_s,
-        tokens_per_s_per_gpu=float(tokens_per_second_per_gpu(result.tokens_per_step, result.step_s, world_size)),
-        **run,
-        mfu=result.mfu,
-        hfu=result.hfu,
-        assumptions=assumptions + notes,
     )
+    return Time(**time_report(setup, result, world_size, gpus_per_node, parameter_count, budget, notes))

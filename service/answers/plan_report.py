@@ -21,6 +21,7 @@ from service.memory.activations import TransformerShape, transformer_activation_
 from service.memory.model_states import StateBytes as StateRow
 from service.memory.model_states import state_arithmetic
 from service.memory.working_set import WorkingSetRow
+from service.mesh.pipeline import SCHEDULE_SOURCES
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
 from service.time.budget import TokenBudget, tokens_per_second_per_gpu
 from service.time.communication import CollectivePrice, flat_link, hierarchical_link_bytes, price_fields
@@ -354,11 +355,31 @@ def token_budget_of(request: PlanRequest) -> RunInputs:
 
 
 def time_report(
-    setup: Setup, result: Evaluation, world_size: int, gpus_per_node: int, parameter_count: int, run: RunInputs
+    setup: Setup,
+    result: Evaluation,
+    world_size: int,
+    gpus_per_node: int,
+    parameter_count: int,
+    run: RunInputs,
+    notes: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Time's fields."""
-    assumptions = list(setup.time_assumptions)
+    """Time's fields, in the order Time declares them, of a data-parallel plan or a plan on a mesh (its pipeline's
+    bubble and model-parallel groups; ``notes``: what the layout adds to the time model's assumptions). An
+    asynchronous checkpoint stalls for the stage that holds the most checkpointed states (staged_rows)."""
+    assumptions = [*setup.time_assumptions, *notes]
     tokens_per_step, step_s = int(result.tokens_per_step), float(result.step_s)
+    mesh, stages = result.mesh, result.stages
+    if mesh.trivial:  # no pipeline and no model-parallel group: none of their seconds
+        bubble_s, source, fraction, tensor_s, p2p_s, context_s, expert_s = 0.0, None, 0.0, 0.0, 0.0, 0.0, 0.0
+    else:
+        bubble, source = result.bubble_fraction, SCHEDULE_SOURCES[mesh.schedule] if mesh.pipeline > 1 else None
+        bubble_s, fraction = float(result.pipeline_bubble_s), float(bubble / (1 + bubble))
+        tensor_s, p2p_s = float(result.tensor_parallel_s), float(result.pipeline_p2p_s)
+        context_s, expert_s = float(result.context_parallel_s), float(result.expert_parallel_s)
+    if len(stages) == 1:
+        staged = staged_rows(stages[0].rows + stages[0].expert_rows)
+    else:
+        staged = max(staged_rows(stage.rows + stage.expert_rows) for stage in stages)
     return {
         "tokens_per_step": tokens_per_step,
         "model_flops_per_step": float(result.model_flops),
@@ -373,13 +394,13 @@ def time_report(
         "offload_transfer_s": float(result.offload_transfer_s),
         "cpu_optimizer_s": float(result.cpu_optimizer_s),
         "offload_s": float(result.offload_s),
-        "pipeline_bubble_s": 0.0,
-        "schedule_source": None,
-        "pipeline_bubble_fraction": 0.0,
-        "tensor_parallel_s": 0.0,
-        "pipeline_p2p_s": 0.0,
-        "context_parallel_s": 0.0,
-        "expert_parallel_s": 0.0,
+        "pipeline_bubble_s": bubble_s,
+        "schedule_source": source,
+        "pipeline_bubble_fraction": fraction,
+        "tensor_parallel_s": tensor_s,
+        "pipeline_p2p_s": p2p_s,
+        "context_parallel_s": context_s,
+        "expert_parallel_s": expert_s,
         "optimizer_s": float(result.optimizer_s),
         "overlap_slowdown_s": float(result.overlap_slowdown_s),
         "step_s": step_s,
@@ -387,7 +408,7 @@ def time_report(
         **run_fields(
             run,
             setup.checkpoint_bytes(parameter_count),
-            staged_rows(result.state_rows),
+            staged,
             setup.links.host_bytes_per_s,
             step_s,
             tokens_per_step,

@@ -135,6 +135,7 @@ class ModelParallelStep:
     calls: list[GroupCall] = field(default_factory=list)
     total_s: Any = 0.0  # every call of the groups, exposed or not
     exposed_s: dict[Group, Any] = field(default_factory=lambda: dict.fromkeys(MODEL_GROUPS, 0.0))
+    exposed_total_s: Any = 0.0  # the groups' exposed seconds summed (model_exposed_s)
     lever_hidden_s: Any = 0.0  # what the overlap levers hide (charged to the compute)
     beside_s: tuple[Any, Any] = (0.0, 0.0)  # exposed on NVLink alone, on the NIC alone
     ring_step_core_s: Any = 0.0
@@ -288,7 +289,7 @@ class Evaluation:
         """What of it the step waits for."""
         if not self.model_parallel.calls:
             return self.data_parallel_exposed_s
-        return self.data_parallel_exposed_s + model_exposed_s(self.model_parallel.exposed_s)
+        return self.data_parallel_exposed_s + self.model_parallel.exposed_total_s
 
     @property
     def tensor_parallel_s(self) -> Any:
@@ -396,7 +397,7 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
         g,
         compute_s,
         model.bubble_s,
-        model_exposed_s(model.exposed_s),
+        model.exposed_total_s,
         tokens,
         model_flops,
         flops,
@@ -519,6 +520,7 @@ def model_parallel_step(
         calls,
         total,
         exposed,
+        model_exposed_s(exposed),
         lever_hidden,
         beside_data_seconds(exposed, links_alone(mesh)),
         float(core_s),
