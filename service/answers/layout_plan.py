@@ -30,6 +30,7 @@ from models.training import Training
 from service.answers.plan_report import (
     KORTHIKANTI,
     data_collective_records,
+    memory_figures,
     resolved_arrangement,
     state_rows_report,
     time_report,
@@ -61,7 +62,7 @@ from service.mesh.pipeline import (
     split_chunks,
     v_shaped,
 )
-from service.numeric import GB_BYTES, GIB_BYTES, group_digits
+from service.numeric import group_digits
 from service.time.communication import (
     CollectivePrice,
     price_fields,
@@ -353,8 +354,6 @@ def _memory(
     share = top.layout_share
     experts_apart = bool(top.expert_rows)
     dense = share.dense_parameters + (0 if experts_apart else share.expert_parameters)
-    replicated, sharded = setup.bytes_per_weight
-    fits = bool(result.fits)
     breakdown = state_rows_report(dense, top.rows, f"stage {share.stage}, {group_digits(dense)} weights a GPU holds: ")
     breakdown += state_rows_report(
         share.expert_parameters,
@@ -362,29 +361,8 @@ def _memory(
         f"stage {share.stage}, routed experts over the expert-data-parallel group ({mesh.expert_data} GPUs): ",
     )
     breakdown += working_rows_report(top.working)
-    per_gpu = top.per_gpu_bytes
     return Memory(
-        per_gpu_bytes=per_gpu,
-        model_state_bytes=top.model_state_bytes,
-        working_set_bytes=top.working_set_bytes,
-        activations_bytes=top.activations_bytes,
-        host_bytes=result.host_bytes,
-        host_memory_bytes=setup.host_memory_bytes,
-        host_fits=result.host_fits,
-        per_gpu_gib=per_gpu / GIB_BYTES,
-        per_gpu_gb=per_gpu / GB_BYTES,
-        bytes_per_weight=top.model_state_bytes / share.parameters,
-        replicated_bytes_per_weight=replicated,
-        sharded_bytes_per_weight=sharded,
-        replicated_floor_bytes=result.replicated_floor_bytes,
-        card_bytes=card.card_bytes,
-        card_gib=card.card_bytes / GIB_BYTES,
-        reserve_bytes=card.reserve_bytes,
-        fragmentation_bytes=card.fragmentation_bytes,
-        usable_bytes=card.usable_bytes,
-        usable_arithmetic=card.usable_arithmetic,
-        fits=fits,
-        headroom_bytes=card.usable_bytes - per_gpu,
+        **memory_figures(result, setup, card, share.parameters),
         activations_counted=counted,
         breakdown=breakdown,
         activations=_activations(setup, top, mesh, b, s) if counted else _no_activations(),

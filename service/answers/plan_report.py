@@ -20,6 +20,7 @@ from service.inputs.arrangements import Sharding, canonical_name
 from service.memory.activations import TransformerShape, transformer_activation_components
 from service.memory.model_states import StateBytes as StateRow
 from service.memory.model_states import state_arithmetic
+from service.memory.reserve import CardMemory
 from service.memory.working_set import WorkingSetRow
 from service.mesh.pipeline import SCHEDULE_SOURCES
 from service.numeric import GB_BYTES, GIB_BYTES, group_digits
@@ -57,39 +58,15 @@ def memory_report(
     result: Evaluation,
     estimate: FrameworkEstimate | None = None,
 ) -> dict[str, Any]:
-    """Memory's fields."""
-    card = scene.card
-    rows = result.state_rows
-    per_gpu = int(result.per_gpu_bytes)
-    model_states = int(result.model_state_bytes)
-    working_set = int(result.working_set_bytes)
-    activations = int(result.activations_bytes)
-    replicated, sharded = setup.bytes_per_weight
-    breakdown = state_rows_report(p, rows)
+    """Memory's fields of a data-parallel plan."""
+    figures = memory_figures(result, setup, scene.card, p)
+    breakdown = state_rows_report(p, result.state_rows)
     if result.working_rows:  # none without the model's units (most plans)
         breakdown += working_rows_report(result.working_rows)
+    per_gpu, model_states = figures["per_gpu_bytes"], figures["model_state_bytes"]
+    working_set, activations = figures["working_set_bytes"], figures["activations_bytes"]
     return {
-        "per_gpu_bytes": per_gpu,
-        "model_state_bytes": model_states,
-        "working_set_bytes": working_set,
-        "activations_bytes": activations,
-        "host_bytes": int(result.host_bytes),
-        "host_memory_bytes": setup.host_memory_bytes,
-        "host_fits": bool(result.host_fits),
-        "per_gpu_gib": per_gpu / GIB_BYTES,
-        "per_gpu_gb": per_gpu / GB_BYTES,
-        "bytes_per_weight": model_states / p,
-        "replicated_bytes_per_weight": float(replicated),
-        "sharded_bytes_per_weight": float(sharded),
-        "replicated_floor_bytes": int(result.replicated_floor_bytes),
-        "card_bytes": card.card_bytes,
-        "card_gib": card.card_bytes / GIB_BYTES,
-        "reserve_bytes": card.reserve_bytes,
-        "fragmentation_bytes": card.fragmentation_bytes,
-        "usable_bytes": card.usable_bytes,
-        "usable_arithmetic": card.usable_arithmetic,
-        "fits": bool(result.fits),
-        "headroom_bytes": int(result.headroom_bytes),
+        **figures,
         "activations_counted": setup.activations.model is not ActivationModel.none,
         "breakdown": breakdown,
         "activations": activation_report(setup, result, scene.training),
@@ -103,10 +80,42 @@ def memory_report(
                 "activations_bytes": activations,
                 "in_flight_micro_batches": 1.0,
                 "per_gpu_bytes": per_gpu,
-                "fits": per_gpu <= card.usable_bytes,
+                "fits": per_gpu <= scene.card.usable_bytes,
             }
         ],
         "framework_estimate": estimate,
+    }
+
+
+def memory_figures(result: Evaluation, setup: Setup, card: CardMemory, parameters_per_gpu: int) -> dict[str, Any]:
+    """Memory's fields from per_gpu_bytes to headroom_bytes, in its order, of the busiest stage, which holds
+    ``parameters_per_gpu`` weights on each GPU (a data-parallel plan's every weight): what a data-parallel plan and a
+    plan on a mesh report alike."""
+    per_gpu = int(result.per_gpu_bytes)
+    model_states = int(result.model_state_bytes)
+    replicated, sharded = setup.bytes_per_weight
+    return {
+        "per_gpu_bytes": per_gpu,
+        "model_state_bytes": model_states,
+        "working_set_bytes": int(result.working_set_bytes),
+        "activations_bytes": int(result.activations_bytes),
+        "host_bytes": int(result.host_bytes),
+        "host_memory_bytes": setup.host_memory_bytes,
+        "host_fits": bool(result.host_fits),
+        "per_gpu_gib": per_gpu / GIB_BYTES,
+        "per_gpu_gb": per_gpu / GB_BYTES,
+        "bytes_per_weight": model_states / parameters_per_gpu,
+        "replicated_bytes_per_weight": float(replicated),
+        "sharded_bytes_per_weight": float(sharded),
+        "replicated_floor_bytes": int(result.replicated_floor_bytes),
+        "card_bytes": card.card_bytes,
+        "card_gib": card.card_bytes / GIB_BYTES,
+        "reserve_bytes": card.reserve_bytes,
+        "fragmentation_bytes": card.fragmentation_bytes,
+        "usable_bytes": card.usable_bytes,
+        "usable_arithmetic": card.usable_arithmetic,
+        "fits": bool(result.fits),
+        "headroom_bytes": int(result.headroom_bytes),
     }
 
 
