@@ -35,6 +35,7 @@ from service.answers.plan_report import (
     state_rows_report,
     time_report,
     token_budget_of,
+    traffic_fields,
     working_rows_report,
 )
 from service.engine.evaluation import DataGroup, Evaluation, StageEvaluation
@@ -72,7 +73,6 @@ from service.time.run_report import RunInputs
 from service.time.traffic import (
     Window,
     calls_bytes_sent,
-    volume_in_p,
 )
 
 GROUP_ORDER = (Group.data, Group.tensor, Group.context, Group.pipeline, Group.expert)
@@ -402,9 +402,9 @@ def _activations(setup: Setup, top: StageEvaluation, mesh: Mesh, b: int, s: int)
     )
 
 
-def _data_collectives(group: DataGroup) -> tuple[list[dict[str, Any]], int, int, int]:
-    """(records, bytes sent, intra-node bytes, inter-node bytes) of one data-parallel group's step: its collectives'
-    records as the data-parallel plan writes them (service.answers.plan_report.data_collective_records)."""
+def _data_collectives(group: DataGroup) -> tuple[list[dict[str, Any]], int, int]:
+    """(records, intra-node bytes, inter-node bytes) of one data-parallel group's step: its collectives' records as
+    the data-parallel plan writes them (service.answers.plan_report.data_collective_records)."""
     p, n, g = group.parameters, group.ranks, group.members_per_node
     label = (
         "expert weights over the expert-data-parallel group: "
@@ -413,9 +413,7 @@ def _data_collectives(group: DataGroup) -> tuple[list[dict[str, Any]], int, int,
     )
     sent = calls_bytes_sent(p, n, group.calls, g)
     seconds = [price.seconds for price in group.prices]
-    records, intra, inter = data_collective_records(group.calls, sent, seconds, list(group.prices), p, n, g, label)
-    total = sum(c.count_per_step * int(one) for c, one in zip(group.calls, sent, strict=True))
-    return records, total, intra, inter
+    return data_collective_records(group.calls, sent, seconds, list(group.prices), p, n, g, label)
 
 
 def _group_collective(
@@ -467,30 +465,22 @@ def _group_collective(
 
 
 def _traffic(setup: Setup, result: Evaluation) -> Traffic:
+    """The plan's traffic (service.answers.plan_report.traffic_fields): each data-parallel group's collectives as the
+    data-parallel plan writes them, then each model-parallel group's calls."""
     entries: list[Collective | dict[str, Any]] = []
-    total = intra = inter = 0
+    intra = inter = 0
     for group in result.data_groups:
-        found, sent, inside, across = _data_collectives(group)
+        found, inside, across = _data_collectives(group)
         entries += found
-        total, intra, inter = total + sent, intra + inside, inter + across
+        intra, inter = intra + inside, inter + across
     for call in result.group_calls:
         entries.append(_group_collective(call, setup, result.ring_step_core_s, result.ring_step_backward_core_s))
         sent = call.count_per_step * call.bytes_sent
-        total += sent
         if call.link.value == "intra_node":
             intra += sent
         else:
             inter += sent
-    return Traffic(
-        collectives=entries,
-        bytes_sent_per_gpu=total,
-        volume_in_p=volume_in_p(
-            setup.precision, setup.sharding, result.micro_batches, pipelined=result.mesh.pipeline > 1
-        ),
-        intra_node_bytes_per_gpu=intra,
-        inter_node_bytes_per_gpu=inter,
-        pcie_bytes_per_gpu=result.pcie_bytes_per_gpu,
-    )
+    return Traffic(**traffic_fields(setup, result, entries, intra, inter))
 
 
 def _time(

@@ -297,12 +297,21 @@ def traffic_report(p: int, n: int, g: int, setup: Setup, result: Evaluation) -> 
     collectives, intra_total, inter_total = data_collective_records(
         result.data_calls, result.call_bytes_sent, result.call_flat_s, prices, p, n, g
     )
+    return traffic_fields(setup, result, collectives, intra_total, inter_total)
+
+
+def traffic_fields(
+    setup: Setup, result: Evaluation, collectives: list[Any], intra_bytes: int, inter_bytes: int
+) -> dict[str, Any]:
+    """Traffic's fields, in its order, of a data-parallel plan or a plan on a mesh: its ``collectives``' records and
+    their intra- and inter-node bytes a step, the bytes every call of the step sends (Evaluation.bytes_sent_per_gpu),
+    the data group's volume in model-sized buffers and the host link's bytes."""
     return {
         "collectives": collectives,
         "bytes_sent_per_gpu": int(result.bytes_sent_per_gpu),
-        "volume_in_p": setup.volume_in_p,
-        "intra_node_bytes_per_gpu": intra_total,
-        "inter_node_bytes_per_gpu": inter_total,
+        "volume_in_p": setup.step_volume_in_p(result.micro_batches, result.mesh.pipeline > 1),
+        "intra_node_bytes_per_gpu": intra_bytes,
+        "inter_node_bytes_per_gpu": inter_bytes,
         "pcie_bytes_per_gpu": int(result.pcie_bytes_per_gpu),
     }
 

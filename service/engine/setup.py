@@ -106,6 +106,13 @@ class Setup:
         """Model-sized buffers the data group moves per step without pipelining (service.time.traffic.volume_in_p)."""
         return float(volume_in_p(self.precision, self.sharding, self.micro_batches))
 
+    def step_volume_in_p(self, micro_batches: CountLike, pipelined: bool = False) -> float:
+        """Model-sized buffers the data group moves a step of ``micro_batches`` (service.time.traffic.volume_in_p),
+        FSDP's on a pipeline stage when ``pipelined``; the setup's own (volume_in_p) at its micro-batches without."""
+        if not pipelined and micro_batches is self.micro_batches:
+            return self.volume_in_p
+        return float(volume_in_p(self.precision, self.sharding, micro_batches, pipelined=pipelined))
+
     @cached_property
     def checkpoint_bytes_per_weight(self) -> int | None:
         """A checkpoint's bytes per weight, None when some dtype is packed or block-scaled
