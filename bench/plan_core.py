@@ -7,7 +7,7 @@ For each representative request, batches of distinct requests (a different param
 token budget each, so nothing a whole request could key is reused; every batch new, so neither is
 anything keyed by a part of one, such as an NCCL call of a bucket size no earlier plan had) are
 validated, then what the API's direct path computes is timed over each batch: ``service.answers.plan.plan_fields`` (the
-answer's fields; a layout's answer is its model), then the JSON the API writes of them
+answer's fields, a layout's as a data-parallel plan's), then the JSON the API writes of them
 (api.encoding); beside them ``service.answers.plan.plan``, the validated PlanResponse that the sweep,
 figures and CLI read. CPU time of this process (``time.process_time``: time spent waiting for a
 core on a shared machine is left out). Each figure is the best of ``--repeats`` batches (other load

@@ -22,8 +22,6 @@ from models.plan import (
     Collective,
     Memory,
     PlanRequest,
-    PlanResponse,
-    Time,
     Traffic,
 )
 from models.training import Training
@@ -31,10 +29,7 @@ from service.answers.plan_report import (
     KORTHIKANTI,
     data_collective_records,
     memory_figures,
-    resolved_arrangement,
     state_rows_report,
-    time_report,
-    token_budget_of,
     traffic_fields,
     working_rows_report,
 )
@@ -69,7 +64,6 @@ from service.time.communication import (
     price_fields,
 )
 from service.time.mesh_traffic import GroupCall, group_call_price, ring_exposed_seconds
-from service.time.run_report import RunInputs
 from service.time.traffic import (
     Window,
     calls_bytes_sent,
@@ -298,33 +292,38 @@ def _with(kept: Resolved, model: resolve.ResolvedModel, training: Training | Non
     return copied
 
 
-def layout_plan(request: PlanRequest, resolved: Resolution) -> PlanResponse:
+@dataclass(frozen=True)
+class LayoutAnswer:
+    """What a plan on a mesh answers beside the time (service.answers.plan.plan_fields assembles the answer)."""
+
+    result: Evaluation
+    parallelism: ParallelismEcho
+    memory: Memory
+    traffic: Traffic
+    notes: tuple[str, ...]  # what the layout adds to the time model's assumptions
+    warnings: list[str]
+
+
+def layout_plan(resolved: Resolution) -> LayoutAnswer:
     """The plan on a mesh with some degree above 1 (the architecture is known: the mesh checked it)."""
-    layout, scene, sharding, setup = resolved.layout, resolved.scene, resolved.sharding, resolved.setup
+    layout, scene, setup = resolved.layout, resolved.scene, resolved.setup
     arch = scene.model.architecture
     assert arch is not None
     mesh, m = layout.mesh, layout.micro_batches
     b, s = scene.training.micro_batch_size, scene.training.sequence_length
     counted = setup.activations.model.value == "transformer"
     result = evaluate_layout(arch, mesh, setup, m, b, s, counted)
-    warnings = list(scene.warnings) + layout.warnings
+    warnings = []
     if setup.activations.model.value == "fudge":
         warnings.append("activations.model fudge is not split over a layout: transformer activations are counted")
         result = evaluate_layout(arch, mesh, setup, m, b, s, True)
-    n, g = mesh.world_size, mesh.gpus_per_node
-    budget = token_budget_of(request)
-    time = _time(setup, result, n, budget, g, scene.model.parameter_count)
-    return PlanResponse(
-        parameter_count=scene.model.parameter_count,
-        active_parameter_count=scene.model.active,
-        world_size=n,
-        gpus_per_node=g,
-        arrangement=resolved_arrangement(sharding),
-        parallelism=echo(mesh, m, b, arch.layers),
-        memory=_memory(scene, setup, result, counted or setup.activations.model.value == "fudge", b, s),
-        traffic=_traffic(setup, result),
-        time=time,
-        warnings=warnings,
+    return LayoutAnswer(
+        result,
+        echo(mesh, m, b, arch.layers),
+        _memory(scene, setup, result, counted or setup.activations.model.value == "fudge", b, s),
+        _traffic(setup, result),
+        _notes(result),
+        warnings,
     )
 
 
@@ -483,17 +482,10 @@ def _traffic(setup: Setup, result: Evaluation) -> Traffic:
     return Traffic(**traffic_fields(setup, result, entries, intra, inter))
 
 
-def _time(
-    setup: Setup,
-    result: Evaluation,
-    world_size: int,
-    budget: RunInputs,
-    gpus_per_node: int,
-    parameter_count: int,
-) -> Time:
-    """The plan's time (service.answers.plan_report.time_report), with what the layout adds to its assumptions."""
+def _notes(result: Evaluation) -> tuple[str, ...]:
+    """What a plan on a mesh adds to the time model's assumptions (service.answers.plan_report.time_report)."""
     mesh = result.mesh
-    notes = (
+    return (
         f"layout: tensor {mesh.tensor} x context {mesh.context} x data {mesh.data} x pipeline {mesh.pipeline} "
         f"({mesh.schedule.value}, {result.micro_batches} micro-batches); compute is the slowest stage's "
         f"(stage {result.slowest}), the model's FLOPs split over the stages by their layers and the longest "
@@ -501,4 +493,3 @@ def _time(
         "tensor-parallel collectives, pipeline sends and expert all-to-alls are on the critical path; a "
         "context group's ring step hides its K/V transfer only behind that step's attention core",
     )
-    return Time(**time_report(setup, result, world_size, gpus_per_node, parameter_count, budget, notes))

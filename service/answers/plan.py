@@ -1,7 +1,8 @@
 """Answers to /v1/plan and /v1/presets, assembled from one evaluation of the core.
 
-A data-parallel plan is assembled as the fields of its answer (``plan_fields``): dicts in the order
-the response models declare their fields, every value of its field's type. ``plan`` validates them
+A plan, data-parallel or on a mesh, is assembled as the fields of its answer (``plan_fields``): dicts in the order
+the response models declare their fields (a layout's memory, traffic and parallelism as their models), every value
+of its field's type. ``plan`` validates them
 into PlanResponse in one pass; the API writes them as JSON directly (api.encoding), which is byte for
 byte the validated model's JSON, so a plan on the direct path is never validated twice.
 """
@@ -55,21 +56,49 @@ def plan(request: PlanRequest) -> PlanResponse:
 
 
 def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
-    """The answer: on a mesh (service.answers.layout_plan) the model; a data-parallel plan as the model's fields,
-    each nested answer a dict of its own fields or a model, every value of its field's type, in the order
-    the models declare them. ``plan`` validates them into the model; the API writes them as they are, which
-    is byte for byte the model's JSON (api.encoding; tests/api/test_encoding.py compares the two)."""
+    """The answer as the model's fields, each nested answer a dict of its own fields or a model, every value of its
+    field's type, in the order the models declare them: a data-parallel plan's and a plan on a mesh's
+    (service.answers.layout_plan) from the one evaluation. ``plan`` validates them into the model; the API writes
+    them as they are, which is byte for byte the model's JSON (api.encoding; tests/api/test_encoding.py compares the
+    two)."""
     resolved = resolution(request)
     layout, scene, sharding, setup = resolved.layout, resolved.scene, resolved.sharding, resolved.setup
-    if not layout.mesh.trivial:
-        return layout_plan(request, resolved)
-    cluster = request.cluster
-    n, g = cluster.world_size, cluster.gpus_per_node
-    inputs = resolve.inputs_for(scene, n, g)
-    result = evaluate(inputs, setup, layout.mesh)
+    mesh = layout.mesh
+    n, g = mesh.world_size, mesh.gpus_per_node
     p = scene.model.parameter_count
     warnings = list(scene.warnings) + layout.warnings
+    parallelism: Any
+    if mesh.trivial:
+        result = evaluate(resolve.inputs_for(scene, n, g), setup, mesh)
+        estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
+        memory: Any = memory_report(p, n, g, scene, setup, result, estimate)
+        traffic: Any = traffic_report(p, n, g, setup, result)
+        parallelism = echo_fields(mesh, layout.micro_batches, scene.training.micro_batch_size)
+        notes: tuple[str, ...] = ()
+    else:
+        answer = layout_plan(resolved)
+        result, memory, traffic, parallelism = answer.result, answer.memory, answer.traffic, answer.parallelism
+        notes = answer.notes
+        warnings += answer.warnings
+    warnings += lever_warnings(request, scene)
+    return {
+        "parameter_count": p,
+        "active_parameter_count": scene.model.active,
+        "world_size": n,
+        "gpus_per_node": g,
+        "arrangement": resolved_arrangement(sharding),
+        "parallelism": parallelism,
+        "memory": memory,
+        "traffic": traffic,
+        "time": time_report(setup, result, n, g, p, token_budget_of(request), notes),
+        "warnings": warnings,
+    }
+
+
+def lever_warnings(request: PlanRequest, scene: resolve.Scenario) -> list[str]:
+    """What the request's levers should know of the card and the recipe, on any mesh."""
     levers = request.levers
+    warnings = []
     if levers.mxfp8 and not scene.blackwell_class:
         warnings.append(
             "levers.mxfp8 needs Blackwell-class hardware (native MXFP8 tensor cores); the card is not, "
@@ -81,20 +110,7 @@ def plan_fields(request: PlanRequest) -> PlanResponse | dict[str, Any]:
             "which no collective library does, its GEMMs priced in bf16; mxfp8_recipe fp8_weights follows Transformer "
             "Engine and mxfp8_recipe torchao torchao's MX linear"
         )
-    estimate = framework_estimate(request, scene, sharding, setup, int(result.model_state_bytes))
-    memory = memory_report(p, n, g, scene, setup, result, estimate)
-    return {
-        "parameter_count": p,
-        "active_parameter_count": scene.model.active,
-        "world_size": n,
-        "gpus_per_node": g,
-        "arrangement": resolved_arrangement(sharding),
-        "parallelism": echo_fields(layout.mesh, layout.micro_batches, scene.training.micro_batch_size),
-        "memory": memory,
-        "traffic": traffic_report(p, n, g, setup, result),
-        "time": time_report(setup, result, n, g, p, token_budget_of(request)),
-        "warnings": warnings,
-    }
+    return warnings
 
 
 def framework_estimate(

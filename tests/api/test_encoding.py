@@ -73,11 +73,14 @@ def test_a_data_parallel_plan_is_written_from_its_fields_as_pydantic_writes_the_
     assert fields_json(fields, PlanResponse) == expected
 
 
-def test_a_layout_plan_is_its_model():
+def test_a_layout_plan_is_written_from_its_fields_as_pydantic_writes_the_model():
+    """A plan on a mesh is assembled as a data-parallel plan is (its memory, traffic and parallelism models among
+    the fields) and written by the same direct path."""
     request = PlanRequest.model_validate(LAYOUT_EXAMPLE)
-    answer = planner.plan_fields(request)
-    assert isinstance(answer, PlanResponse)
-    assert model_json(answer) == pydantic_json(answer)
+    fields = planner.plan_fields(request)
+    assert isinstance(fields, dict)
+    answer = planner.plan(request)
+    assert fields_json(fields, PlanResponse) == pydantic_json(answer) == model_json(answer)
 
 
 @pytest.mark.parametrize("value", [2**63, 2**64, -(2**63) - 1])

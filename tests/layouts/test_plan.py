@@ -260,3 +260,18 @@ def test_tensor_wider_than_a_node_is_a_warning_and_crosses_nodes(client):
     answer = client.post("/v1/plan", json=body).json()
     assert any("wider than a node" in w for w in answer["warnings"])
     assert {c["link"] for c in answer["traffic"]["collectives"] if c["group"] == "tensor"} == {"inter_node"}
+
+
+@pytest.mark.parametrize("parallelism", [{}, {"tensor": 2}])
+def test_the_mxfp8_levers_warnings_hold_on_any_mesh(client, parallelism):
+    """MXFP8 on an A100 (not Blackwell-class) with the seed recipe draws the same two warnings from a data-parallel
+    plan and from a plan on a mesh (a layout's answer used to leave them out)."""
+    body = layout_body(
+        "llama-3.1-8b", 16, parallelism, {"global_batch_size": 64}, levers={"mxfp8": True, "mxfp8_recipe": "seed"}
+    )
+    body["precision"] = "mixed_bf16_adam"
+    response = client.post("/v1/plan", json=body)
+    assert response.status_code == 200, response.text
+    warnings = response.json()["warnings"]
+    assert any("needs Blackwell-class hardware" in w for w in warnings)
+    assert any("mxfp8_recipe seed is the textbook model" in w for w in warnings)
