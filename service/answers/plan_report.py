@@ -60,9 +60,10 @@ def memory_report(
 ) -> dict[str, Any]:
     """Memory's fields of a data-parallel plan."""
     figures = memory_figures(result, setup, scene.card, p)
-    breakdown = state_rows_report(p, result.state_rows)
-    if result.working_rows:  # none without the model's units (most plans)
-        breakdown += working_rows_report(result.working_rows)
+    top = result.top
+    breakdown = state_rows_report(p, top.rows)
+    if top.working:  # none without the model's units (most plans)
+        breakdown += working_rows_report(top.working)
     per_gpu, model_states = figures["per_gpu_bytes"], figures["model_state_bytes"]
     working_set, activations = figures["working_set_bytes"], figures["activations_bytes"]
     return {
@@ -91,14 +92,15 @@ def memory_figures(result: Evaluation, setup: Setup, card: CardMemory, parameter
     """Memory's fields from per_gpu_bytes to headroom_bytes, in its order, of the busiest stage, which holds
     ``parameters_per_gpu`` weights on each GPU (a data-parallel plan's every weight): what a data-parallel plan and a
     plan on a mesh report alike."""
-    per_gpu = int(result.per_gpu_bytes)
-    model_states = int(result.model_state_bytes)
+    top = result.top
+    per_gpu = int(top.per_gpu_bytes)
+    model_states = int(top.model_state_bytes)
     replicated, sharded = setup.bytes_per_weight
     return {
         "per_gpu_bytes": per_gpu,
         "model_state_bytes": model_states,
-        "working_set_bytes": int(result.working_set_bytes),
-        "activations_bytes": int(result.activations_bytes),
+        "working_set_bytes": int(top.working_set_bytes),
+        "activations_bytes": int(top.activations_bytes),
         "host_bytes": int(result.host_bytes),
         "host_memory_bytes": setup.host_memory_bytes,
         "host_fits": bool(result.host_fits),
