@@ -81,7 +81,7 @@ def memory_report(
                 "activations_bytes": activations,
                 "in_flight_micro_batches": 1.0,
                 "per_gpu_bytes": per_gpu,
-                "fits": per_gpu <= scene.card.usable_bytes,
+                "fits": bool(top.fits),
             }
         ],
         "framework_estimate": estimate,

@@ -25,6 +25,7 @@ from typing import Any
 from models.enums import Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention
 from service.engine.model_parallel import (
+    MODEL_GROUPS,
     combined_pairs,
     combined_pieces,
     combined_priced,
@@ -58,8 +59,6 @@ from service.time.communication import CollectivePrice
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import GroupCall, beside_data_seconds, links_alone, model_parallel_calls
 from service.time.traffic import StepCollective, calls_bytes_sent, per_step
-
-MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)
 
 
 # Not frozen, with slots: one is built for every stage of every plan (a frozen dataclass's __init__ costs more).
@@ -264,13 +263,20 @@ class Evaluation:
             if part.ranks > 1
         ]
 
+    def parts_bytes_sent(self) -> list[list[Any]]:
+        """Per part of the busiest stage (the dense share's first), what one call of each of its data group's
+        collectives sends (service.time.traffic.calls_bytes_sent)."""
+        calls = self.data_calls
+        others = [calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node) for part in self.top.parts[1:]]
+        return [self.call_bytes_sent, *others]
+
     # the step's communication: the data groups' and the model-parallel groups'
     @property
     def bytes_sent_per_gpu(self) -> Any:
         """Every call of the step, each of the busiest stage's data groups' and the model-parallel groups'."""
-        calls, sent = self.data_calls, per_step(self.data_calls, self.call_bytes_sent)
-        for part in self.top.parts[1:]:
-            sent = sent + per_step(calls, calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node))
+        sent: Any = 0
+        for part_sent in self.parts_bytes_sent():
+            sent = sent + per_step(self.data_calls, part_sent)
         for call in self.model_parallel.calls:
             sent = sent + call.count_per_step * call.bytes_sent
         return sent
@@ -350,8 +356,7 @@ def counts(result: Evaluation) -> list[tuple[str, Any]]:
             (f"stage {i}'s cpu_optimizer_bytes", stage.cpu_optimizer_bytes),
         ]
     calls = result.data_calls
-    for part in result.top.parts:
-        sent = calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node)
+    for sent in result.parts_bytes_sent():
         found += [
             (f"{c.name.value} bytes sent a step", c.count_per_step * one) for c, one in zip(calls, sent, strict=True)
         ]

@@ -37,6 +37,7 @@ from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
 from service.engine.layout import layout_units, pacing_stages, torch_native
 from service.engine.model_parallel import (
+    MODEL_GROUPS,
     combined_group_s,
     combined_pairs,
     combined_pieces,
@@ -122,7 +123,6 @@ ARRANGEMENTS: tuple[ArrangementName, ...] = (
     ArrangementName.hybrid,
 )
 RECOMPUTES: tuple[Recompute, ...] = (Recompute.none, Recompute.selective, Recompute.full)
-MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)  # service.engine.layout's order
 STATES: tuple[StateClass, ...] = tuple(StateClass)
 
 COLUMNS = (

@@ -44,6 +44,8 @@ from service.time.overlaps import (
 )
 from service.time.traffic import Window
 
+MODEL_GROUPS = (Group.tensor, Group.context, Group.pipeline, Group.expert)  # the mesh's model-parallel groups
+
 
 def group_call_seconds(call: GroupCall, setup: Setup) -> Any:
     """One call's seconds (a float; an array for many layouts, whose link is then a bool array): an all-reduce,
@@ -301,6 +303,6 @@ def stage_work(setup: Setup, layers: Any, moe_layers: Any, m: Any, b: Any, s: in
 
 
 def model_exposed_s(exposed_s: Mapping[Group, Any]) -> Any:
-    """The step's exposed model-parallel seconds: each group's (tensor, context, pipeline, expert), summed in that
-    order wherever a step or its report adds them, so that one layout's sum is the same float everywhere."""
-    return exposed_s[Group.tensor] + exposed_s[Group.context] + exposed_s[Group.pipeline] + exposed_s[Group.expert]
+    """The step's exposed model-parallel seconds: each group's, summed in MODEL_GROUPS' order wherever a step or its
+    report adds them, so that one layout's sum is the same float everywhere."""
+    return sum(exposed_s[group] for group in MODEL_GROUPS)
