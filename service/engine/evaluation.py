@@ -14,13 +14,17 @@ numpy arrays for a sweep's data-parallel cells:
 4. the busiest stage's data-parallel groups, host link and optimizer step, then the step's totals
    (service.engine.step.rank_step).
 
-No formula is written here: each step calls the core's. The many layouts of a search are evaluated at once by
-service.engine.layout_grid through the same steps.
+No formula is written here: each step calls the core's. The many layouts of a search or a layout sweep are
+evaluated at once by service.engine.layout_grid, which takes these steps (busiest_stage, slowest_stage,
+model_parallel_step, service.engine.step.data_groups_step and step_totals) on arrays of layouts.
 """
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from models.enums import Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention
@@ -54,7 +58,7 @@ from service.memory.offload import stages_host_bytes_per_node
 from service.memory.working_set import WorkingSetRow
 from service.mesh.degrees import Group, Mesh, tensor_sequence_split
 from service.mesh.stages import StageShare
-from service.numeric import IntLike
+from service.numeric import IntLike, select
 from service.time.communication import CollectivePrice
 from service.time.compute import tokens_per_step
 from service.time.mesh_traffic import GroupCall, beside_data_seconds, links_alone, model_parallel_calls
@@ -136,9 +140,16 @@ class ModelParallelStep:
     exposed_s: dict[Group, Any] = field(default_factory=lambda: dict.fromkeys(MODEL_GROUPS, 0.0))
     exposed_total_s: Any = 0.0  # the groups' exposed seconds summed (model_exposed_s)
     lever_hidden_s: Any = 0.0  # what the overlap levers hide (charged to the compute)
-    beside_s: tuple[Any, Any] = (0.0, 0.0)  # exposed on NVLink alone, on the NIC alone
     ring_step_core_s: Any = 0.0
     ring_step_backward_core_s: Any = 0.0
+
+    @property
+    def bytes_sent(self) -> Any:
+        """What every call of the groups sends a step (service.time.mesh_traffic)."""
+        sent: Any = 0
+        for call in self.calls:
+            sent = sent + call.count_per_step * call.bytes_sent
+        return sent
 
 
 NO_MODEL_PARALLEL = ModelParallelStep()  # a mesh without model-parallel groups (read, never written)
@@ -277,9 +288,7 @@ class Evaluation:
         sent: Any = 0
         for part_sent in self.parts_bytes_sent():
             sent = sent + per_step(self.data_calls, part_sent)
-        for call in self.model_parallel.calls:
-            sent = sent + call.count_per_step * call.bytes_sent
-        return sent
+        return sent + self.model_parallel.bytes_sent
 
     @property
     def communication_s(self) -> Any:
@@ -368,7 +377,7 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
     """Every figure of the plan of these stages on ``mesh``, ``m`` micro-batches of ``b`` sequences of ``s``
     tokens a step on each data-parallel rank."""
     memory = stages.memory
-    busiest = 0 if len(memory) == 1 else max(range(len(memory)), key=lambda i: memory[i].per_gpu_bytes)
+    busiest = 0 if len(memory) == 1 else busiest_stage([stage.per_gpu_bytes for stage in memory])[0]
     top = memory[busiest]
 
     # Compute: the model's FLOPs split over the stages by their layers; the slowest stage sets the pace.
@@ -381,10 +390,15 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
     )
     forward_s, backward_s = micro_batch_seconds(compute_s, forward_total_s, m)
 
+    beside: tuple[Any, Any] = (0.0, 0.0)  # the exposed model-parallel seconds on NVLink alone, on the NIC alone
     if mesh.trivial:
         model = NO_MODEL_PARALLEL  # no group of more than one rank: no bubble and no call
     else:
-        model = model_parallel_step(mesh, stages, setup, m, b, s, compute_s, forward_total_s)
+        arch = stages.arch
+        assert arch is not None, "a mesh with model-parallel groups has the model's architecture"
+        layers, moe_layers = busiest_layers(memory)
+        model = model_parallel_step(mesh, arch, setup, layers, moe_layers, m, b, s, compute_s, forward_total_s)
+        beside = beside_data_seconds(model.exposed_s, links_alone(mesh))
 
     # Data parallelism on the busiest stage's parts: the dense share over d x c, the experts over d x c / e.
     n, g = mesh.world_size, mesh.gpus_per_node
@@ -408,7 +422,7 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
         flops,
         not mesh.trivial,
         model.lever_hidden_s,
-        model.beside_s,
+        beside,
     )
     host = stages_host_bytes_per_node([stage.host_bytes for stage in memory], n, g)
     host_fits = True if setup.host_memory_bytes is None else host <= setup.host_memory_bytes
@@ -451,6 +465,37 @@ def evaluate_mesh(mesh: Mesh, stages: MeshStages, setup: Setup, m: Any, b: Any, 
     )
 
 
+def busiest_stage(per_gpu_bytes: Sequence[Any] | np.ndarray) -> tuple[Any, Any]:
+    """(index, bytes) of the stage with the most bytes per GPU, the first of equals: one plan's numbers, or a grid's
+    arrays of equal shape (service.engine.layout_grid's candidate stages, stacked), element by element."""
+    first = per_gpu_bytes[0]
+    if not isinstance(first, np.ndarray):
+        found = max(range(len(per_gpu_bytes)), key=per_gpu_bytes.__getitem__)
+        return found, per_gpu_bytes[found]
+    top = first.copy()
+    index = np.zeros(top.shape, dtype=np.int64)
+    # a few element-wise passes, one stage at a time: faster than a reduction along a short first axis
+    for k in range(1, len(per_gpu_bytes)):
+        np.copyto(index, k, where=per_gpu_bytes[k] > top)
+        np.maximum(top, per_gpu_bytes[k], out=top)
+    return index, top
+
+
+def slowest_stage(timed: Sequence[tuple[Any, Any]]) -> tuple[Any, Any, Any]:
+    """(compute, forward, position) of the pacing stage whose compute is the longest, the first of equals, of each
+    stage's (compute, forward) seconds: the stage that sets a pipeline's pace (Narayanan et al. 2021, section 2.2).
+    Numbers for one plan, arrays for a grid's layouts (element by element)."""
+    compute_s, forward_s = timed[0]
+    position: Any = 0
+    for k in range(1, len(timed)):
+        stage_s, stage_forward_s = timed[k]
+        slower = stage_s > compute_s
+        compute_s = select(slower, stage_s, compute_s)
+        forward_s = select(slower, stage_forward_s, forward_s)
+        position = select(slower, k, position)
+    return compute_s, forward_s, position
+
+
 def stage_floor_bytes(stage: StageEvaluation, setup: Setup) -> Any:
     """What no GPU count lowers on a stage's GPU: its parts' replicated model states (service.engine.step), its
     working set and its activations."""
@@ -470,64 +515,91 @@ def paced_compute(
 ) -> tuple[Any, Any, int]:
     """(compute, forward, index) of the stage that sets the pace: of the pacing stages, the first of those with the
     longest compute (service.engine.step.stage_compute; service.engine.layout.pacing_stages)."""
-    paced: tuple[Any, Any] | None = None
-    slowest = 0
-    for stage in pacing:
-        share = stage.share if type(stage.share) is int else float(stage.share)
-        timed = mesh_stage_compute(
-            setup, mesh, stage.layers, stage.last, share, model_per_token, active, m, b, s, tokens
+    timed = [
+        mesh_stage_compute(
+            setup,
+            mesh,
+            stage.layers,
+            stage.last,
+            stage.share if type(stage.share) is int else float(stage.share),
+            model_per_token,
+            active,
+            m,
+            b,
+            s,
+            tokens,
         )
-        if paced is None or float(timed[0]) > float(paced[0]):
-            paced, slowest = timed, stage.index
-    assert paced is not None
-    return paced[0], paced[1], slowest
+        for stage in pacing
+    ]
+    compute_s, forward_s, position = slowest_stage(timed)
+    return compute_s, forward_s, pacing[position].index
 
 
 def model_parallel_step(
-    mesh: Mesh, stages: MeshStages, setup: Setup, m: int, b: int, s: int, compute_s: float, forward_s: float
+    mesh: Mesh,
+    arch: Architecture,
+    setup: Setup,
+    layers: Any,
+    moe_layers: Any,
+    m: Any,
+    b: Any,
+    s: int,
+    compute_s: Any,
+    forward_s: Any,
+    full_recompute: bool | None = None,
+    priced: Callable[[GroupCall], Any] | None = None,
 ) -> ModelParallelStep:
-    """The model-parallel groups of one layout over a step whose paced stage computes ``compute_s``, ``forward_s``
-    of it forward: the pipeline's bubble (service.engine.step.stage_bubble), each group's calls
+    """The model-parallel groups of a layout (or of a grid's layouts, arrays) over a step whose paced stage computes
+    ``compute_s``, ``forward_s`` of it forward, its busiest stage holding ``layers`` layers, ``moe_layers`` of them
+    MoE: the pipeline's bubble (service.engine.step.stage_bubble), each group's calls
     (service.time.mesh_traffic.model_parallel_calls) and what the step waits for of them
-    (service.engine.model_parallel.exposed_group_s), the overlap levers' hidden seconds and the exposed seconds on
-    each link alone, beside which the data groups run."""
-    arch = stages.arch
-    assert arch is not None, "a mesh with model-parallel groups has the model's architecture"
+    (service.engine.model_parallel.exposed_group_s) and the overlap levers' hidden seconds. ``full_recompute``:
+    whether the forward is recomputed (None: as the setup says); ``priced``: a call's seconds (group_call_seconds, or
+    a grid's memo of it)."""
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
+    full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
+    seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     backward_s = compute_s - forward_s
     bubble_s = stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs)
-    shares = [stage.share for stage in stages.memory if stage.share is not None]
-    layers, moe_layers = max(share.layers for share in shares), max(share.moe_layers for share in shares)
-    work = stage_work(setup, layers, moe_layers, m, b, s, setup.recompute is Recompute.full)
+    work = stage_work(setup, layers, moe_layers, m, b, s, full)
     calls = model_parallel_calls(mesh, arch, work)
     core_s = ring_step_core_s(setup, b, s, t, c)
     back_core_s = ring_step_backward_core_s(setup, b, s, t, c)
-    sequence = tensor_sequence_split(t, mesh.sequence_parallel)
-    ring = mesh.context_attention is ContextAttention.ring
     pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
     if combined_priced(setup):
+        sequence = tensor_sequence_split(t, mesh.sequence_parallel)
+        ring = mesh.context_attention is ContextAttention.ring
         pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
         pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s, mesh.runs)
     exposed = {
-        group: float(
-            exposed_group_s(
-                calls, group, setup, forward_s, backward_s, core_s, step_backward_core_s=back_core_s, pairs=pairs
-            )
+        group: _plain(
+            exposed_group_s(calls, group, setup, forward_s, backward_s, core_s, seconds_of, full, back_core_s, pairs)
         )
         for group in MODEL_GROUPS
     }
-    lever_hidden = (
-        float(hidden_lever_s(calls, setup, forward_s, backward_s, pairs=pairs)) if setup.efficiency is not None else 0.0
-    )
-    total = sum(call.count_per_step * group_call_seconds(call, setup) for call in calls)
+    lever_hidden = 0.0
+    if setup.efficiency is not None:
+        lever_hidden = _plain(hidden_lever_s(calls, setup, forward_s, backward_s, seconds_of, full, pairs))
+    total = sum(call.count_per_step * seconds_of(call) for call in calls)
     return ModelParallelStep(
-        float(bubble_s),
+        _plain(bubble_s),
         calls,
         total,
         exposed,
         model_exposed_s(exposed),
         lever_hidden,
-        beside_data_seconds(exposed, links_alone(mesh)),
-        float(core_s),
-        float(back_core_s),
+        _plain(core_s),
+        _plain(back_core_s),
     )
+
+
+def busiest_layers(memory: list[StageEvaluation]) -> tuple[int, int]:
+    """(layers, MoE layers) of the busiest stage as the model-parallel groups see it: the most of each over a
+    layout's stages."""
+    shares = [stage.share for stage in memory if stage.share is not None]
+    return max(share.layers for share in shares), max(share.moe_layers for share in shares)
+
+
+def _plain(value: Any) -> Any:
+    """One layout's seconds as a Python float (numpy's scalars cost more downstream); a grid's arrays as they are."""
+    return value if isinstance(value, np.ndarray) else float(value)

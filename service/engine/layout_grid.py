@@ -14,11 +14,13 @@ service.engine.evaluation.evaluate_mesh evaluates one (and /v1/plan answers it),
   micro-batches in flight, the compute, the bubble, the model-parallel and data-parallel
   collectives, offload, the optimizer step) is called once per value of the categorical choices it
   branches on (arrangement, offload, recompute, schedule, sequence parallelism), on the layouts
-  that hold that value (boolean masks). No formula is written here, and no step of the evaluation:
-  each is service.engine.step's or service.engine.model_parallel's, the one a plan takes (the parts a
-  stage holds and their states, the paced stage's compute and bubble, each model-parallel group's
-  exposed seconds, each part's data group, the host link, the optimizer step, the step's totals),
-  called on arrays; what is written here is which rows share a term, so that each is computed once.
+  that hold that value (boolean masks). No formula is written here, and no step of the evaluation: the
+  grid takes evaluate_mesh's steps, in its order, on arrays -- the parts each candidate stage holds and
+  their states (service.engine.step.held), the busiest stage (busiest_stage), each pacing stage's compute
+  (mesh_stage_compute) and the slowest (slowest_stage), the model-parallel groups with the bubble
+  (model_parallel_step), the busiest stage's data groups (data_groups_step), the host link and the optimizer
+  step, the step's totals (step_totals). What is written here is which rows share a term, so that each is
+  computed once.
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
 (service.mesh.pipeline), so of the stages that hold the same layers and parameters the first holds the
@@ -35,26 +37,19 @@ import numpy as np
 from models.enums import ArrangementName, Recompute, StateClass, StateLocation
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
+from service.engine.evaluation import busiest_stage, model_parallel_step, slowest_stage
 from service.engine.layout import layout_units, pacing_stages, torch_native
 from service.engine.model_parallel import (
     MODEL_GROUPS,
-    combined_group_s,
-    combined_pairs,
-    combined_pieces,
-    combined_priced,
-    expert_hidden_s,
-    exposed_group_s,
     group_call_seconds,
-    group_seconds,
-    hidden_lever_s,
     model_exposed_s,
-    ring_step_backward_core_s,
-    ring_step_core_s,
     stage_work,
 )
 from service.engine.setup import Setup
 from service.engine.step import (
+    DataGroupsStep,
     Part,
+    data_groups_step,
     flops_per_token,
     held,
     host_step,
@@ -62,9 +57,7 @@ from service.engine.step import (
     micro_batch_seconds,
     optimizer_step,
     part_rows,
-    part_step,
     replicated_bytes,
-    stage_bubble,
     step_totals,
 )
 from service.inputs import resolve
@@ -88,7 +81,6 @@ from service.mesh.degrees import (
     data_degree,
     micro_batches,
     run_micro_batches,
-    tensor_sequence_split,
 )
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.pipeline import (
@@ -105,13 +97,11 @@ from service.mesh.stages import StageShare, stage_shares
 from service.time.compute import tokens_per_step
 from service.time.goodput import staged_rows
 from service.time.mesh_traffic import (
-    StageWork,
+    GroupCall,
     beside_data_seconds,
     links_alone,
     model_parallel_calls,
-    pipeline_calls,
 )
-from service.time.overlaps import overlapped_calls
 from service.time.traffic import calls_bytes_sent, per_step, step_collectives
 
 ARRANGEMENTS: tuple[ArrangementName, ...] = (
@@ -718,13 +708,8 @@ def evaluate_grid(
     if sized:
         per_gpu = state + working + activations
         np.copyto(per_gpu, -1, where=~valid[:, :, None, None, None])  # a padded candidate is never the busiest
-        # the busiest candidate (the first of the largest, as np.argmax) and its bytes, one candidate at a time: a
-        # reduction along the first axis of a few candidates runs slower than these few element-wise passes
-        top_bytes = per_gpu[0].copy()  # the busiest stage's, by its definition
-        busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)  # (1, shapes, arrangements, recomputes, offloads)
-        for k in range(1, k_count):
-            np.copyto(busiest[0], k, where=per_gpu[k] > top_bytes)
-            np.maximum(top_bytes, per_gpu[k], out=top_bytes)
+        index, top_bytes = busiest_stage(per_gpu)  # the busiest stage's bytes, by its definition
+        busiest = index[None]  # (1, shapes, arrangements, recomputes, offloads)
     else:
         top_bytes = np.zeros((count, *sizes), dtype=np.int64)
         busiest = np.zeros((1, *top_bytes.shape), dtype=np.int64)
@@ -766,8 +751,7 @@ def evaluate_grid(
     tokens: Any = tokens_per_step(d, b, s, m)
     per_token, _ = flops_per_token(first_setup, active, s)
     model_flops = per_token * tokens
-    compute_s = np.full((count, sizes[1]), -np.inf)
-    forward_s = np.zeros((count, sizes[1]))
+    timed_by_stage = []  # each pacing stage's (compute, forward): (shapes, recomputes) each
     # every pacing stage of a structure at once: an id per distinct (layers, output layer, share) of its stages
     share_codes = np.unique(st["pace_share"], return_inverse=True)[1].reshape(st["pace_share"].shape)
     pace_code = _distinct_rows(
@@ -775,8 +759,10 @@ def evaluate_grid(
         + [st["pace_last"][:, k] for k in range(PACING_STAGES)]
         + [share_codes[:, k] for k in range(PACING_STAGES)]
     )[1][sid]
-    # Each pacing stage's compute, the slowest kept (service.engine.layout: the first of equals, the most FLOPs)
+    # Each pacing stage's compute, then the slowest (slowest_stage: the first of equals, the most FLOPs)
     for k in range(PACING_STAGES):
+        stage_s, stage_forward_s = np.empty((count, sizes[1])), np.empty((count, sizes[1]))
+        timed_by_stage.append((stage_s, stage_forward_s))
         share = st["pace_share"][sid, k]
         pace_layers, pace_last = st["pace_layers"][sid, k], st["pace_last"][sid, k]
         # a given utilisation reads no stage's layers: every shape at once
@@ -804,25 +790,10 @@ def evaluate_grid(
                 paced_s, paced_forward_s = mesh_stage_compute(
                     setup, paced_mesh, *stage_inputs, m[rows], b[rows], s, tokens[rows]
                 )
-                stage_s = _spread(paced_s, len(rows), spread_to)
-                slower = stage_s > compute_s[paced_rows, j]
-                compute_s[paced_rows, j] = np.where(slower, stage_s, compute_s[paced_rows, j])
-                stage_forward_s = _spread(paced_forward_s, len(rows), spread_to)
-                forward_s[paced_rows, j] = np.where(slower, stage_forward_s, forward_s[paced_rows, j])
+                stage_s[paced_rows, j] = _spread(paced_s, len(rows), spread_to)
+                stage_forward_s[paced_rows, j] = _spread(paced_forward_s, len(rows), spread_to)
+    compute_s, forward_s, _ = slowest_stage(timed_by_stage)
     backward_s = compute_s - forward_s
-    bubble_s = np.zeros((count, sizes[1]))
-    for (sched,), rows in _combos(schedule):
-        for j, r in enumerate(recomputes):
-            setup, seconds = case.setup(arrangements[0], r), (compute_s[rows, j], forward_s[rows, j])
-            bubble_s[rows, j] = stage_bubble(
-                setup, SCHEDULES[sched], p[rows], v[rows], m[rows], *seconds, case.post_validation, runs
-            )
-
-    # Model-parallel groups: their calls on the critical path, ring attention's each behind one ring step's core.
-    group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
-    groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
-    lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
-    groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
 
     def group_mesh(rows: Any, q: bool, sched: int) -> Mesh:
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
@@ -833,119 +804,67 @@ def evaluate_grid(
             expert_tensor=case.expert_tensor,
             context_attention=case.context_attention,
             schedule=SCHEDULES[sched],
+            post_validation=case.post_validation,
             runs=case.pipeline_runs,
             **masked,
         )
 
-    def rows_work(rows: Any, full: bool) -> StageWork:
-        """The busiest stages of these rows as their groups see them, with the request's dispatcher and FP8."""
-        return stage_work(
-            first_setup, st["max_layers"][sid[rows]], st["max_moe_layers"][sid[rows]], m[rows], b[rows], s, full
-        )
+    # The model-parallel groups of each sequence-parallelism and schedule choice, per recompute mode, as a plan's
+    # (service.engine.evaluation.model_parallel_step): the bubble, each group's exposed seconds, what the overlap
+    # levers hide, every call's seconds and bytes. The step reads the mesh, m, b, the busiest stage's layers and the
+    # paced stage's compute alone: each distinct combination of those is priced once, each call once whatever the
+    # recompute mode (_SharedPrices), and a mode whose compute and calls are an earlier one's has its seconds.
+    bubble_s = np.zeros((count, sizes[1]))
+    group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
+    groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
+    lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
+    groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
+    max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
 
-    def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[Any]]:
-        def build(full: bool) -> list[Any]:
-            return model_parallel_calls(group_mesh(rows, q, sched), arch, rows_work(rows, full))
+    def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[GroupCall]]:
+        """The model-parallel calls of these rows' steps, made with or without full recomputation."""
+
+        def build(full: bool) -> list[GroupCall]:
+            work = stage_work(first_setup, max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s, full)
+            return model_parallel_calls(group_mesh(rows, q, sched), arch, work)
 
         return build
 
-    # The schedule sets the pipeline's sends alone (Mesh.chunks): the tensor, context and expert groups (and the
-    # overlap levers, which hide the tensor and expert groups' calls) read m, b, t, c, e, sequence parallelism, the
-    # busiest stage's layers and the paced stage's compute alone. Each distinct combination of those is priced once,
-    # for every schedule, virtual stages and split of the layers that shares it; the pipeline's per schedule.
-    max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
+    by_mode = [bubble_s, groups_total_s, lever_hidden_s, groups_sent, *group_s.values()]
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
-    ring = case.context_attention is ContextAttention.ring
-    # the expert overlap's combined 1F1B pairs what the schedule's warmup leaves
-    # (service.engine.model_parallel.combined_pairs)
-    combined = combined_priced(first_setup)
-    pieces_s: tuple[Any, ...] = ()
-    if combined:  # each distinct micro-batch and degrees' pieces, once, then spread to every layout
-        distinct, spread_to = _distinct_rows([b, t, c, e, sp])
-        sequence = tensor_sequence_split(t[distinct], sp[distinct])
-        some = (b[distinct], s, t[distinct], c[distinct], e[distinct], case.expert_tensor, sequence, ring)
-        pieces_s = tuple(_spread(x, len(distinct), spread_to) for x in combined_pieces(first_setup, *some))
-    for (q,), rows_q in _combos(sp):
-        group_inputs: tuple[Any, ...] = (
-            m,
-            b,
-            d,
-            t,
-            c,
-            e,
-            pace_code,
-            max_layers,
-            max_moe_layers,
-        )
-        distinct, spread_to = _distinct_rows([column[rows_q] for column in group_inputs])
-        rows = rows_q[distinct]
-        build = all_calls(rows, bool(q), int(schedule[rows[0]]))
-        calls_of = {full: build(full) for full in sorted({RECOMPUTES[r] is Recompute.full for r in recomputes})}
-        priced = _PricedCalls(first_setup)  # each call priced once, whatever the recompute mode
-        core_s = ring_step_core_s(first_setup, b[rows], s, t[rows], c[rows])
-        back_core_s = ring_step_backward_core_s(first_setup, b[rows], s, t[rows], c[rows])
-        # the combined 1F1B's pairs read the pipeline's degree, chunks and schedule too: the expert group's calls are
-        # priced on these distinct rows and paired on every row
-        pairs = None
-        if combined:
-            these = tuple(x[rows_q] for x in pieces_s)
-            pairs = combined_pairs(
-                first_setup, schedule[rows_q], p[rows_q], v[rows_q], m[rows_q], max_moe_layers[rows_q], these, runs
-            )
-        fw_rows, bw_rows = forward_s[rows], backward_s[rows]
-        for j, r in enumerate(recomputes):
-            full = RECOMPUTES[r] is Recompute.full
-            calls, fw_j, bw_j = calls_of[full], fw_rows[:, j], bw_rows[:, j]
-            # a recompute mode whose calls and compute are an earlier one's has its groups' seconds too
-            same = _same_compute(fw_rows, bw_rows, j, fulls)
-            for g in MODEL_GROUPS:
-                if g is Group.pipeline:
-                    continue
-                if same is not None:
-                    group_s[g][rows_q, j] = group_s[g][rows_q, same]
-                    continue
-                if pairs is not None and g is Group.expert:
-                    expert_s = _spread(group_seconds(calls, g, priced), len(rows), spread_to)
-                    group_s[g][rows_q, j] = combined_group_s(expert_s, full, pairs)
-                    continue
-                exposed_s = exposed_group_s(calls, g, first_setup, fw_j, bw_j, core_s, priced, full, back_core_s)
-                group_s[g][rows_q, j] = _spread(exposed_s, len(rows), spread_to)
-            if same is not None:
-                lever_hidden_s[rows_q, j] = lever_hidden_s[rows_q, same]
-                continue
-            if pairs is None:
-                hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full)
-                lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to)
-                continue
-            # the tensor group's on these rows, then the expert group's on every row (hidden_lever_s's order; none when
-            # the pairs charge the pieces for DeepEP's SMs themselves)
-            hidden_s = hidden_lever_s(calls, first_setup, fw_j, bw_j, priced, full, groups=(Group.tensor,))
-            expert_s = _spread(group_seconds(calls, Group.expert, priced), len(rows), spread_to)
-            hidden_expert_s = expert_hidden_s(expert_s, group_s[Group.expert][rows_q, j], pairs)
-            lever_hidden_s[rows_q, j] = _spread(hidden_s, len(rows), spread_to) + hidden_expert_s
-    for (q, sched), rows in _combos(sp, schedule):  # the schedule sets the pipeline's chunks (Mesh.chunks)
+    call_inputs = (m, b, n_world, t, p, c, e, v, max_layers, max_moe_layers)  # what the calls read, but the schedule
+    step_inputs = (*call_inputs, pace_code)
+    shared: dict[int, _SharedPrices] = {}
+    for (q, sched), rows_choice in _combos(sp, schedule):
+        if q not in shared:  # the calls of every schedule of this choice, priced once (_SharedPrices)
+            rows_q = np.flatnonzero(sp == q)
+            distinct_q, index_q = _distinct_rows([column[rows_q] for column in call_inputs])
+            index = np.full(count, -1, dtype=np.int64)
+            index[rows_q] = index_q
+            shared[q] = _SharedPrices(first_setup, all_calls(rows_q[distinct_q], bool(q), sched), index)
+        distinct, spread_to = _distinct_rows([column[rows_choice] for column in step_inputs])
+        rows = rows_choice[distinct]
         sub = group_mesh(rows, bool(q), sched)
-        priced = _PricedCalls(first_setup)  # these rows' calls, priced once whatever the recompute mode
-        sends_of: dict[bool, list[Any]] = {}  # the calls depend on the recompute mode only through full recompute
-        every_of: dict[bool, list[Any]] = {}
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
         for j, r in enumerate(recomputes):
-            full = RECOMPUTES[r] is Recompute.full
-            if full not in sends_of:
-                sends_of[full] = pipeline_calls(sub, arch, rows_work(rows, full))
-            fw_j, bw_j = fw_rows[:, j], bw_rows[:, j]
             same = _same_compute(fw_rows, bw_rows, j, fulls)
             if same is not None:
-                group_s[Group.pipeline][rows, j] = group_s[Group.pipeline][rows, same]
-            else:
-                exposed_s = exposed_group_s(sends_of[full], Group.pipeline, first_setup, fw_j, bw_j, 0.0, priced)
-                group_s[Group.pipeline][rows, j] = exposed_s
+                for values in by_mode:
+                    values[rows_choice, j] = values[rows_choice, same]
+                continue
+            setup = case.setup(arrangements[0], r)
+            layers_in = (max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s)
+            priced = shared[q].at(rows, fulls[j])
+            step = model_parallel_step(
+                sub, arch, setup, *layers_in, compute_s[rows, j], forward_s[rows, j], fulls[j], priced
+            )
+            bubble_s[rows_choice, j] = _spread(step.bubble_s, len(rows), spread_to)
+            for g in MODEL_GROUPS:
+                group_s[g][rows_choice, j] = _spread(step.exposed_s[g], len(rows), spread_to)
+            lever_hidden_s[rows_choice, j] = _spread(step.lever_hidden_s, len(rows), spread_to)
             if detail:
-                if full not in every_of:
-                    every_of[full] = model_parallel_calls(sub, arch, rows_work(rows, full))
-                for call in every_of[full]:
-                    groups_total_s[rows, j] += call.count_per_step * priced(call)
-                    groups_sent[rows, j] += call.count_per_step * call.bytes_sent
+                groups_total_s[rows_choice, j] = _spread(step.total_s, len(rows), spread_to)
+                groups_sent[rows_choice, j] = _spread(step.bytes_sent, len(rows), spread_to)
 
     full_shape = busiest.shape[1:]
     data_total = np.zeros(full_shape)
@@ -985,23 +904,19 @@ def evaluate_grid(
             dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
             # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
             variants = _pipelined_choices(setup, p)
+            # the busiest stage's parts (service.engine.layout.stage_parts) and where each has a group that calls
+            parts = [Part(dense_p, data_context[wide3], g_data[wide3])]
+            grouped = [has_dense[:, :, None]]
+            if experts_anywhere:  # the experts' part where they shard apart, over their own data group
+                parts.append(Part(expert_p, expert_data[wide3], expert_per_node[wide3]))
+                grouped.append(top_apart[at] & (expert_data[wide3] > 1))
             for pipelined in variants:
                 on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
-                plain = step_collectives(setup.precision, setup.sharding, m3, pipelined=pipelined, runs=runs)
-                collectives = overlapped_calls(plain, setup.overlaps)
-                dense_part = Part(dense_p, data_context[wide3], g_data[wide3])
-                dense = part_step(dense_part, setup, collectives, m3, fw3, bw3, layers_top, beside3, split3)
-                has = has_dense[:, :, None]
-                data_total[at] = np.where(on, np.where(has, dense.timed.total_s, 0.0), data_total[at])
-                data_exposed[at] = np.where(on, np.where(has, dense.timed.exposed_s, 0.0), data_exposed[at])
-                data_hidden[at] = np.where(on, np.where(has, dense.hidden_s, 0.0), data_hidden[at])
-                if experts_anywhere:
-                    group = Part(expert_p, expert_data[wide3], expert_per_node[wide3])
-                    experts = part_step(group, setup, collectives, m3, fw3, bw3, layers_top, beside3, split3)
-                    has_experts = top_apart[at] & (expert_data[wide3] > 1) & on
-                    data_total[at] += np.where(has_experts, experts.timed.total_s, 0.0)
-                    data_exposed[at] += np.where(has_experts, experts.timed.exposed_s, 0.0)
-                    data_hidden[at] += np.where(has_experts, experts.hidden_s, 0.0)
+                collectives = setup.step_data_calls(m3, pipelined, runs)
+                groups = data_groups_step(parts, setup, collectives, m3, fw3, bw3, layers_top, beside3, split3, grouped)
+                data_total[at] = np.where(on, groups.total_s, data_total[at])
+                data_exposed[at] = np.where(on, groups.exposed_s, data_exposed[at])
+                data_hidden[at] = np.where(on, groups.hidden_s, data_hidden[at])
             for j, o in enumerate(offloads):
                 setup = case.setup(a, 0, o)
                 cell = (slice(None), i, slice(None), j)
@@ -1028,12 +943,14 @@ def evaluate_grid(
         return values[:, None, :, None]
 
     wide = (slice(None), None, None, None)
+    data_groups = DataGroupsStep([], [], data_total, data_exposed, data_hidden)  # every cell's, found above
     totals = step_totals(
         first_setup,
         grid(compute_s),
         grid(bubble_s),
-        grid(exposed) + data_exposed,
-        data_hidden + grid(lever_hidden_s),
+        grid(exposed),
+        data_groups,
+        grid(lever_hidden_s),
         offload_s,
         optimizer_s,
         tokens[wide],
@@ -1160,20 +1077,37 @@ def _call_key(call: Any) -> tuple[Any, ...]:
     return (call.group, call.name, call.purpose, call.dtype, call.ring_step)
 
 
-class _PricedCalls:
-    """group_call_seconds of the model-parallel calls of one set of rows, each priced once: a call's seconds
-    depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
-    how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
+class _SharedPrices:
+    """group_call_seconds of the model-parallel calls of one sequence-parallelism choice's rows, each call priced
+    once on the distinct rows of what it reads. A call's seconds depend on its buffer, ranks and link, which the
+    schedule does not change (it sets how many sends a step makes: Mesh.chunks), nor the recompute mode (how many
+    calls); NCCL's model is the costly part of pricing a grid's groups. ``build(full)``: the calls of the distinct
+    rows, ``index``: each row's distinct row (-1 for the rows of the other choice)."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, build: Callable[[bool], list[GroupCall]], index: np.ndarray) -> None:
         self.setup = setup
-        self.seconds: dict[tuple[Any, ...], Any] = {}
+        self.build = build
+        self.index = index
+        self.calls: dict[bool, dict[tuple[Any, ...], GroupCall]] = {}
+        self.seconds: dict[tuple[bool, tuple[Any, ...]], Any] = {}
 
-    def __call__(self, call: Any) -> Any:
-        key = _call_key(call)
-        if key not in self.seconds:
-            self.seconds[key] = group_call_seconds(call, self.setup)
-        return self.seconds[key]
+    def at(self, rows: np.ndarray, full: bool) -> Callable[[GroupCall], Any]:
+        """A call's seconds on these rows, the calls of their step made with or without full recomputation."""
+        index = self.index[rows]
+
+        def seconds_of(call: GroupCall) -> Any:
+            key = (full, _call_key(call))
+            if key not in self.seconds:
+                if full not in self.calls:
+                    self.calls[full] = {_call_key(c): c for c in self.build(full)}
+                found = self.calls[full].get(key[1])
+                self.seconds[key] = None if found is None else group_call_seconds(found, self.setup)
+            seconds = self.seconds[key]
+            if seconds is None:  # a call the distinct rows' step does not make: priced on these rows alone
+                return group_call_seconds(call, self.setup)
+            return seconds[index] if isinstance(seconds, np.ndarray) else seconds
+
+        return seconds_of
 
 
 def _same_compute(forward_s: np.ndarray, backward_s: np.ndarray, j: int, full: list[bool]) -> int | None:

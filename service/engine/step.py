@@ -424,8 +424,9 @@ def step_totals(
     setup: Setup,
     compute_s: Any,
     bubble_s: Any,
-    exposed_s: Any,
-    data_hidden_s: Any,
+    model_exposed_s: Any,
+    data: "DataGroupsStep",
+    lever_hidden_s: Any,
     offload_s: Any,
     optimizer_s: Any,
     tokens: Any,
@@ -433,10 +434,13 @@ def step_totals(
     flops: Any,
     n: Any,
 ) -> StepTotals:
-    """One optimizer step, one term after another (service.time.communication.step_seconds), with the slowdown
-    the data groups' hidden communication costs the compute, and the step's tokens per second, MFU and HFU
-    (none without the hardware ``flops``)."""
-    slowdown_s = overlap_slowdown_seconds(data_hidden_s, efficiency_of(setup).calibration)
+    """One optimizer step, one term after another (service.time.communication.step_seconds): the compute, the
+    bubble, the model-parallel groups' exposed seconds and the data groups', the host link, the optimizer step, and
+    the slowdown the communication hidden beside the compute costs it (the data groups' and what the overlap levers
+    hide, ``lever_hidden_s``); then the step's tokens per second, MFU and HFU (none without the hardware
+    ``flops``)."""
+    exposed_s = model_exposed_s + data.exposed_s
+    slowdown_s = overlap_slowdown_seconds(data.hidden_s + lever_hidden_s, efficiency_of(setup).calibration)
     step_s = step_seconds(compute_s, bubble_s, exposed_s, offload_s, optimizer_s, slowdown_s)
     peak = setup.peak_flops_per_s
     return StepTotals(
@@ -508,23 +512,68 @@ def rank_step(
     alone (service.time.mesh_traffic.beside_data_seconds); a data group whose ring leaves the node hides behind
     the first as behind compute, one inside a node behind the second (service.time.communication.data_windows).
     Numbers for one plan; arrays that broadcast for many cells."""
+    data = data_groups_step(parts, setup, calls, m, forward_s, backward_s, layers, beside_s, model_parallel)
+    host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
+    optimizer_s = optimizer_step(parts, setup)
+    totals = step_totals(
+        setup,
+        compute_s,
+        bubble_s,
+        model_exposed_s,
+        data,
+        lever_hidden_s,
+        host.offload_s,
+        optimizer_s,
+        tokens,
+        model_flops,
+        flops,
+        n,
+    )
+    return RankStep(data.prices, data.groups, data.total_s, data.exposed_s, host, optimizer_s, totals)
+
+
+@dataclass(slots=True)
+class DataGroupsStep:
+    """The data-parallel groups of a stage's parts over a step: per part, its collectives' prices and time; summed,
+    their seconds, what of them the step waits for, and what ran beside the compute (and so slows it)."""
+
+    prices: list[list[CollectivePrice]]  # per part, per collective: data_call_prices
+    groups: list[CommunicationTime]  # per part
+    total_s: Any
+    exposed_s: Any
+    hidden_s: Any
+
+
+def data_groups_step(
+    parts: list[Part],
+    setup: Setup,
+    calls: list[StepCollective],
+    m: Any,
+    forward_s: Any,
+    backward_s: Any,
+    layers: Any,
+    beside_s: tuple[Any, Any],
+    model_parallel: Any = False,
+    grouped: list[Any] | None = None,
+) -> DataGroupsStep:
+    """Each part's data group over a step (part_step), summed. ``grouped``: per part, where its group makes calls (a
+    grid's masks, for rows whose part has no group of its own or none at all); None: every part's."""
     prices: list[list[CollectivePrice]] = []
     groups: list[CommunicationTime] = []
-    data_s: Any = 0.0
-    data_exposed_s: Any = 0.0
-    data_hidden_s: Any = 0.0  # beside compute: what slows it (beside a model-parallel wait nothing does)
-    for part in parts:
+    total_s: Any = 0.0
+    exposed_s: Any = 0.0
+    hidden_s: Any = 0.0  # beside compute: what slows it (beside a model-parallel wait nothing does)
+    for i, part in enumerate(parts):
         found = part_step(part, setup, calls, m, forward_s, backward_s, layers, beside_s, model_parallel)
         timed = found.timed
         prices.append(found.prices)
         groups.append(timed)
-        data_s, data_exposed_s = data_s + timed.total_s, data_exposed_s + timed.exposed_s
-        data_hidden_s = data_hidden_s + found.hidden_s
-    host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
-    optimizer_s = optimizer_step(parts, setup)
-    exposed_s = model_exposed_s + data_exposed_s
-    hidden_s = data_hidden_s + lever_hidden_s
-    totals = step_totals(
-        setup, compute_s, bubble_s, exposed_s, hidden_s, host.offload_s, optimizer_s, tokens, model_flops, flops, n
-    )
-    return RankStep(prices, groups, data_s, data_exposed_s, host, optimizer_s, totals)
+        part_total_s, part_exposed_s, part_hidden_s = timed.total_s, timed.exposed_s, found.hidden_s
+        if grouped is not None:
+            on = grouped[i]
+            part_total_s = select(on, part_total_s, 0.0)
+            part_exposed_s = select(on, part_exposed_s, 0.0)
+            part_hidden_s = select(on, part_hidden_s, 0.0)
+        total_s, exposed_s = total_s + part_total_s, exposed_s + part_exposed_s
+        hidden_s = hidden_s + part_hidden_s
+    return DataGroupsStep(prices, groups, total_s, exposed_s, hidden_s)
