@@ -548,6 +548,7 @@ def model_parallel_step(
     forward_s: Any,
     full_recompute: bool | None = None,
     priced: Callable[[GroupCall], Any] | None = None,
+    calls: list[GroupCall] | None = None,
 ) -> ModelParallelStep:
     """The model-parallel groups of a layout (or of a grid's layouts, arrays) over a step whose paced stage computes
     ``compute_s``, ``forward_s`` of it forward, its busiest stage holding ``layers`` layers, ``moe_layers`` of them
@@ -555,14 +556,15 @@ def model_parallel_step(
     (service.time.mesh_traffic.model_parallel_calls) and what the step waits for of them
     (service.engine.model_parallel.exposed_group_s) and the overlap levers' hidden seconds. ``full_recompute``:
     whether the forward is recomputed (None: as the setup says); ``priced``: a call's seconds (group_call_seconds, or
-    a grid's memo of it)."""
+    a grid's memo of it); ``calls``: the groups' calls where the caller made them (a grid's, once per recompute
+    kind)."""
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
     full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     backward_s = compute_s - forward_s
     bubble_s = stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs)
-    work = stage_work(setup, layers, moe_layers, m, b, s, full)
-    calls = model_parallel_calls(mesh, arch, work)
+    if calls is None:
+        calls = model_parallel_calls(mesh, arch, stage_work(setup, layers, moe_layers, m, b, s, full))
     core_s = ring_step_core_s(setup, b, s, t, c)
     back_core_s = ring_step_backward_core_s(setup, b, s, t, c)
     pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
@@ -570,7 +572,7 @@ def model_parallel_step(
         sequence = tensor_sequence_split(t, mesh.sequence_parallel)
         ring = mesh.context_attention is ContextAttention.ring
         pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
-        pairs = combined_pairs(setup, mesh.schedule, p, v, m, work.moe_layers, pieces_s, mesh.runs)
+        pairs = combined_pairs(setup, mesh.schedule, p, v, m, moe_layers, pieces_s, mesh.runs)
     exposed = {
         group: _plain(
             exposed_group_s(calls, group, setup, forward_s, backward_s, core_s, seconds_of, full, back_core_s, pairs)

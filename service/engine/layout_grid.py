@@ -795,7 +795,8 @@ def evaluate_grid(
     compute_s, forward_s, _ = slowest_stage(timed_by_stage)
     backward_s = compute_s - forward_s
 
-    def group_mesh(rows: Any, q: bool, sched: int) -> Mesh:
+    def group_mesh(rows: Any, q: bool, codes: Any) -> Mesh:
+        """The mesh of these rows, with sequence parallelism or without, their schedules' ``codes`` (SCHEDULES)."""
         masked: dict[str, Any] = {name: values[rows] for name, values in degrees.items()}
         return Mesh(
             n_world[rows],
@@ -803,17 +804,18 @@ def evaluate_grid(
             sequence_parallel=q,
             expert_tensor=case.expert_tensor,
             context_attention=case.context_attention,
-            schedule=SCHEDULES[sched],
+            schedule=codes,
             post_validation=case.post_validation,
             runs=case.pipeline_runs,
             **masked,
         )
 
-    # The model-parallel groups of each sequence-parallelism and schedule choice, per recompute mode, as a plan's
-    # (service.engine.evaluation.model_parallel_step): the bubble, each group's exposed seconds, what the overlap
-    # levers hide, every call's seconds and bytes. The step reads the mesh, m, b, the busiest stage's layers and the
-    # paced stage's compute alone: each distinct combination of those is priced once, each call once whatever the
-    # recompute mode (_SharedPrices), and a mode whose compute and calls are an earlier one's has its seconds.
+    # The model-parallel groups of each sequence-parallelism choice, per recompute mode, as a plan's
+    # (service.engine.evaluation.model_parallel_step, every schedule's rows at once): the bubble, each group's exposed
+    # seconds, what the overlap levers hide, every call's seconds and bytes. The step reads the mesh and its
+    # schedule, m, b, the busiest stage's layers and the paced stage's compute alone: each distinct combination of
+    # those is stepped once, each call priced once on the distinct rows of what it reads (_SharedPrices), and a
+    # mode whose compute and calls are an earlier one's has its seconds.
     bubble_s = np.zeros((count, sizes[1]))
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
@@ -821,31 +823,30 @@ def evaluate_grid(
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
 
-    def all_calls(rows: Any, q: bool, sched: int) -> Callable[[bool], list[GroupCall]]:
+    def all_calls(rows: Any, q: bool) -> Callable[[bool], list[GroupCall]]:
         """The model-parallel calls of these rows' steps, made with or without full recomputation."""
 
         def build(full: bool) -> list[GroupCall]:
             work = stage_work(first_setup, max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s, full)
-            return model_parallel_calls(group_mesh(rows, q, sched), arch, work)
+            return model_parallel_calls(group_mesh(rows, q, schedule[rows]), arch, work)
 
         return build
 
     by_mode = [bubble_s, groups_total_s, lever_hidden_s, groups_sent, *group_s.values()]
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
-    call_inputs = (m, b, n_world, t, p, c, e, v, max_layers, max_moe_layers)  # what the calls read, but the schedule
-    step_inputs = (*call_inputs, pace_code)
-    shared: dict[int, _SharedPrices] = {}
-    for (q, sched), rows_choice in _combos(sp, schedule):
-        if q not in shared:  # the calls of every schedule of this choice, priced once (_SharedPrices)
-            rows_q = np.flatnonzero(sp == q)
-            distinct_q, index_q = _distinct_rows([column[rows_q] for column in call_inputs])
-            index = np.full(count, -1, dtype=np.int64)
-            index[rows_q] = index_q
-            shared[q] = _SharedPrices(first_setup, all_calls(rows_q[distinct_q], bool(q), sched), index)
+    call_inputs = (m, b, n_world, t, p, c, e, v, max_layers, max_moe_layers)  # what a call's price reads, and more
+    step_inputs = (*call_inputs, schedule, pace_code)
+    for (q,), rows_choice in _combos(sp):
+        # each call's price on the distinct rows but for the schedule, which sets how many sends a step makes alone
+        distinct_q, index_q = _distinct_rows([column[rows_choice] for column in call_inputs])
+        index = np.full(count, -1, dtype=np.int64)
+        index[rows_choice] = index_q
+        shared = _SharedPrices(first_setup, all_calls(rows_choice[distinct_q], bool(q)), index)
         distinct, spread_to = _distinct_rows([column[rows_choice] for column in step_inputs])
         rows = rows_choice[distinct]
-        sub = group_mesh(rows, bool(q), sched)
+        sub = group_mesh(rows, bool(q), schedule[rows])
         fw_rows, bw_rows = forward_s[rows], backward_s[rows]
+        made: dict[bool, tuple[list[GroupCall], Callable[[GroupCall], Any]]] = {}  # the calls by full recomputation
         for j, r in enumerate(recomputes):
             same = _same_compute(fw_rows, bw_rows, j, fulls)
             if same is not None:
@@ -854,9 +855,11 @@ def evaluate_grid(
                 continue
             setup = case.setup(arrangements[0], r)
             layers_in = (max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s)
-            priced = shared[q].at(rows, fulls[j])
+            if fulls[j] not in made:
+                made[fulls[j]] = (all_calls(rows, bool(q))(fulls[j]), shared.at(rows, fulls[j]))
+            calls, priced = made[fulls[j]]
             step = model_parallel_step(
-                sub, arch, setup, *layers_in, compute_s[rows, j], forward_s[rows, j], fulls[j], priced
+                sub, arch, setup, *layers_in, compute_s[rows, j], forward_s[rows, j], fulls[j], priced, calls
             )
             bubble_s[rows_choice, j] = _spread(step.bubble_s, len(rows), spread_to)
             for g in MODEL_GROUPS:
@@ -889,7 +892,7 @@ def evaluate_grid(
         fw, bw = micro_batch_seconds(compute_s, forward_s, mm)
         # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
         # (service.engine.step.part_windows)
-        alone = links_alone(group_mesh(np.arange(count), False, int(schedule[0])))
+        alone = links_alone(group_mesh(np.arange(count), False, schedule))
         beside = beside_data_seconds(group_s, {g: (on[:, None], off[:, None]) for g, (on, off) in alone.items()})
         beside3 = (beside[0][:, :, None], beside[1][:, :, None])
         wide3 = (slice(None), None, None)  # (shapes,) -> (shapes, 1, 1)
@@ -1094,18 +1097,25 @@ class _SharedPrices:
     def at(self, rows: np.ndarray, full: bool) -> Callable[[GroupCall], Any]:
         """A call's seconds on these rows, the calls of their step made with or without full recomputation."""
         index = self.index[rows]
+        gathered: dict[tuple[Any, ...], Any] = {}  # each call's seconds on these rows, once asked
 
         def seconds_of(call: GroupCall) -> Any:
-            key = (full, _call_key(call))
+            own = _call_key(call)
+            if own in gathered:
+                return gathered[own]
+            key = (full, own)
             if key not in self.seconds:
                 if full not in self.calls:
                     self.calls[full] = {_call_key(c): c for c in self.build(full)}
-                found = self.calls[full].get(key[1])
+                found = self.calls[full].get(own)
                 self.seconds[key] = None if found is None else group_call_seconds(found, self.setup)
             seconds = self.seconds[key]
             if seconds is None:  # a call the distinct rows' step does not make: priced on these rows alone
-                return group_call_seconds(call, self.setup)
-            return seconds[index] if isinstance(seconds, np.ndarray) else seconds
+                seconds = group_call_seconds(call, self.setup)
+            elif isinstance(seconds, np.ndarray):
+                seconds = seconds[index]
+            gathered[own] = seconds
+            return seconds
 
         return seconds_of
 

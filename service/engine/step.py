@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from models.enums import GpuGeneration, Recompute
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.presets import LinkSpec
@@ -27,7 +29,7 @@ from service.memory.model_states import (
     shard_elements,
 )
 from service.memory.offload import cpu_optimizer_bytes_per_gpu, offload_seconds, pcie_bytes_per_gpu
-from service.mesh.degrees import Mesh, run_micro_batches, schedule_runs, tensor_sequence_split
+from service.mesh.degrees import SCHEDULES, Mesh, run_micro_batches, schedule_runs, tensor_sequence_split
 from service.mesh.pipeline import bubble_seconds
 from service.numeric import select
 from service.time.communication import (
@@ -275,7 +277,25 @@ def stage_bubble(
     recomputation's forward runs again before the backward needs it (pass_seconds). The schedule runs ``runs``
     times a step (parallelism.pipeline_runs), each over m / runs micro-batches and its share of the compute, each
     run filling and draining the pipeline again (torchtitan's train step and NeMo Automodel's benchmark recipe call
-    ``schedule.step`` once per local batch of their gradient accumulation)."""
+    ``schedule.step`` once per local batch of their gradient accumulation). ``schedule``: a PipelineSchedule, or a
+    grid's codes into SCHEDULES, each schedule's layouts through its own lines
+    (service.mesh.pipeline.bubble_seconds)."""
+    if not isinstance(schedule, PipelineSchedule):
+        bubble_s = np.zeros(len(schedule))
+        for code in np.unique(schedule).tolist():
+            rows = schedule == code
+            bubble_s[rows] = stage_bubble(
+                setup,
+                SCHEDULES[code],
+                p[rows],
+                v[rows],
+                m[rows],
+                compute_s[rows],
+                forward_s[rows],
+                post_validation,
+                runs,
+            )
+        return bubble_s
     recomputed_s = forward_s * (setup.recompute is Recompute.full)
     backward_s = compute_s - forward_s
     run_m = run_micro_batches(m, runs, p)

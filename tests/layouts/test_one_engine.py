@@ -16,6 +16,7 @@ from service.answers.search_space import space
 from service.engine.data_parallel import evaluate
 from service.engine.layout import evaluate_layout
 from service.engine.layout_grid import ARRANGEMENTS, Layouts, StructureTable, evaluate_grid
+from service.engine.step import stage_bubble
 from service.inputs import resolve
 from service.mesh.degrees import SCHEDULES, Mesh, ModelLimits, layout_problem_masks, layout_problems
 
@@ -131,3 +132,24 @@ def test_the_state_classes_of_a_mesh_with_experts_apart_add_up_to_its_model_stat
     experts = sum(row.bytes for row in result.top.expert_rows)
     assert dense > 0 and experts > 0
     assert sum(result.state_bytes.values()) == result.model_state_bytes + result.working_set_bytes
+
+
+def test_the_bubble_of_a_grids_schedule_codes_is_each_schedules():
+    """The grid steps every schedule's layouts at once, the schedule a code per layout
+    (service.engine.step.stage_bubble). Each layout gets its own schedule's bubble (Narayanan et al. 2021,
+    section 2.2): 1F1B idles (p - 1) / m of the compute, the interleaved schedule (p - 1) / (v m). With p 4, m 8, v 2
+    and 16 s of compute: 6 s and 3 s."""
+    scene = resolve.scenario(
+        ModelSpec(preset="llama-3-8b"),
+        "mixed_bf16_adam",
+        Training(sequence_length=2048),
+        Activations(),
+        Levers(),
+        Cluster(world_size=64, gpus_per_node=8, gpu="h100-80gb"),
+    )
+    setup = resolve.setup_for(scene, resolve.sharding(ArrangementName.zero1))
+    codes = np.array([SCHEDULES.index(s) for s in (PipelineSchedule.one_f_one_b, PipelineSchedule.interleaved)] * 2)
+    p, v, m = np.full(4, 4), np.array([1, 2, 1, 2]), np.full(4, 8)
+    compute_s, forward_s = np.full(4, 16.0), np.full(4, 16.0 / 3)
+    bubble_s = stage_bubble(setup, codes, p, v, m, compute_s, forward_s, False)
+    assert bubble_s.tolist() == pytest.approx([6.0, 3.0, 6.0, 3.0], rel=1e-12)
