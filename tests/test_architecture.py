@@ -131,15 +131,17 @@ def test_one_evaluation_orchestrates_a_plan():
 
 def test_the_grid_takes_the_evaluations_steps():
     """The many layouts of a search or a layout sweep (service/engine/layout_grid.py) go through the plan's steps:
-    the busiest stage, the slowest pacing stage, the model-parallel groups, the data groups and the step's totals,
-    each the function the one evaluation calls. The grid decides only which rows share a term; it does not put a
-    step together from its pieces (the bubble, each group's exposed seconds, the expert overlap's pairs, a part's
-    data group), as it did when it had an orchestration of its own."""
+    the busiest stage, the slowest pacing stage, the model-parallel groups, the data groups and what follows them
+    (the host link, the optimizer step, the totals), each the function the one evaluation calls. The grid decides
+    only which rows share a term; it does not put a step together from its pieces (the bubble, each group's exposed
+    seconds, the expert overlap's pairs, a part's data group, the step's sum), as it did when it had an
+    orchestration of its own."""
     engine = ROOT / "service" / "engine"
-    steps = {"busiest_stage", "slowest_stage", "model_parallel_step", "data_groups_step", "step_totals"}
+    steps = {"busiest_stage", "slowest_stage", "model_parallel_step", "data_groups_step", "rank_totals"}
     pieces = {
         *("stage_bubble", "exposed_group_s", "hidden_lever_s", "group_seconds", "ring_step_core_s"),
         *("combined_pieces", "combined_pairs", "combined_group_s", "expert_hidden_s", "part_step", "rank_step"),
+        *("host_step", "optimizer_step", "step_totals"),
     }
     evaluation = called_names(engine / "evaluation.py") | called_names(engine / "step.py")
     assert steps <= evaluation, "the one evaluation takes these steps"

@@ -16,7 +16,7 @@ numpy arrays for a sweep's data-parallel cells:
 
 No formula is written here: each step calls the core's. The many layouts of a search or a layout sweep are
 evaluated at once by service.engine.layout_grid, which takes these steps (busiest_stage, slowest_stage,
-model_parallel_step, service.engine.step.data_groups_step and step_totals) on arrays of layouts.
+model_parallel_step, service.engine.step's data_groups_step and rank_totals) on arrays of layouts.
 """
 
 from collections.abc import Callable, Sequence

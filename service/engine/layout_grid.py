@@ -18,8 +18,8 @@ service.engine.evaluation.evaluate_mesh evaluates one (and /v1/plan answers it),
   grid takes evaluate_mesh's steps, in its order, on arrays -- the parts each candidate stage holds and
   their states (service.engine.step.held), the busiest stage (busiest_stage), each pacing stage's compute
   (mesh_stage_compute) and the slowest (slowest_stage), the model-parallel groups with the bubble
-  (model_parallel_step), the busiest stage's data groups (data_groups_step), the host link and the optimizer
-  step, the step's totals (step_totals). What is written here is which rows share a term, so that each is
+  (model_parallel_step), the busiest stage's data groups (data_groups_step), then the host link, the optimizer
+  step and the step's totals (rank_totals). What is written here is which rows share a term, so that each is
   computed once.
 
 Only a few stages can be the busiest: micro-batches in flight never rise with the stage index
@@ -52,13 +52,11 @@ from service.engine.step import (
     data_groups_step,
     flops_per_token,
     held,
-    host_step,
     mesh_stage_compute,
     micro_batch_seconds,
-    optimizer_step,
     part_rows,
+    rank_totals,
     replicated_bytes,
-    step_totals,
 )
 from service.inputs import resolve
 from service.inputs.architecture import Architecture, active_parameter_count
@@ -876,10 +874,12 @@ def evaluate_grid(
     pcie = np.zeros(full_shape, dtype=np.int64)
     optimizer_s = np.zeros(full_shape)
     offload_s = np.zeros(full_shape)
+    slowdown_s, step_s, tokens_per_s, mfu = (np.zeros(full_shape) for _ in range(4))
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
-    # The data-parallel groups on the busiest stage's share, offload and the optimizer step, per arrangement
-    # and offload: (shapes, recomputes) each.
-    if data_parallel:  # else none of them is priced (0 each)
+    exposed = model_exposed_s(group_s)
+    col = (slice(None), None)
+    mm = m[col]
+    if data_parallel:  # else none of the data groups, the host link or the optimizer step is priced (0 each)
         top_dense, top_layers = staged(dense_held), staged(layers_k)
         experts_anywhere = bool(apart_k.any())
         top_experts = staged(experts_held) if experts_anywhere else np.zeros(cells, dtype=np.int64)
@@ -887,8 +887,6 @@ def evaluate_grid(
         top_cpu = top(cpu)
         # a group of one rank makes no call (NCCL prices no call: service.time.nccl)
         has_dense = (data_context > 1)[:, None]
-        col = (slice(None), None)
-        mm = m[col]
         fw, bw = micro_batch_seconds(compute_s, forward_s, mm)
         # the exposed model-parallel seconds on NVLink alone and on the NIC alone, which the data rings run beside
         # (service.engine.step.part_windows)
@@ -899,11 +897,13 @@ def evaluate_grid(
         # Megatron-Core's buckets where any model-parallel degree is above 1 (service.time.buckets)
         split3 = np.asarray(mesh.tensor * mesh.pipeline * mesh.context * mesh.expert * mesh.etp > 1)[wide3]
         fw3, bw3, m3 = fw[:, :, None], bw[:, :, None], m[wide3]
-        for i, a in enumerate(arrangements):
-            # The collectives' time depends on the offload choice only through the busiest stage's share: one
-            # evaluation over (shapes, recomputes, offloads).
+    # The busiest stage's data groups per arrangement, over (shapes, recomputes, offloads) at once; then, per
+    # arrangement and offload, what follows them (service.engine.step.rank_totals): (shapes, recomputes) each.
+    for i, a in enumerate(arrangements):
+        at = (slice(None), i)
+        if data_parallel:
+            # The collectives' time depends on the offload choice only through the busiest stage's share.
             setup = case.setup(a)
-            at = (slice(None), i)
             dense_p, expert_p, layers_top = top_dense[at], top_experts[at], top_layers[at]
             # FSDP on a pipeline stage gathers and reduces once per step (service.time.traffic.pipelined_collectives)
             variants = _pipelined_choices(setup, p)
@@ -920,47 +920,52 @@ def evaluate_grid(
                 data_total[at] = np.where(on, groups.total_s, data_total[at])
                 data_exposed[at] = np.where(on, groups.exposed_s, data_exposed[at])
                 data_hidden[at] = np.where(on, groups.hidden_s, data_hidden[at])
-            for j, o in enumerate(offloads):
-                setup = case.setup(a, 0, o)
-                cell = (slice(None), i, slice(None), j)
+        for j, o in enumerate(offloads):
+            setup = case.setup(a, 0, o)
+            cell = (slice(None), i, slice(None), j)
+            cell_parts: list[Part] = []
+            cpu_bytes: Any = 0
+            if data_parallel:
                 dense_p, expert_p = top_dense[cell], top_experts[cell]  # the experts' part is 0 unless apart
-                parts = [
+                cell_parts = [
                     Part(dense_p, data_context[col], g_data[col]),
                     Part(expert_p, expert_data[col], expert_per_node[col]),
                 ]
-                host_link = host_step(parts, setup, top_cpu[cell], mm, n_world[col], g_node)
-                pcie[cell], offload_s[cell] = host_link.pcie_bytes_per_gpu, host_link.offload_s
-                # the optimizer step, with or without a given utilisation (which sets the compute alone)
-                optimizer_s[cell] = optimizer_step(parts, setup)
-                if extra is not None:
-                    apart = top_apart[cell]
-                    shares = [
-                        _Share(dense_p, data_context[col], g_data[col], True, has_dense),
-                        _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
-                    ]
-                    working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
-                    extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
-    exposed = model_exposed_s(group_s)
+                cpu_bytes = top_cpu[cell]
+            data_cell = DataGroupsStep([], [], data_total[cell], data_exposed[cell], data_hidden[cell])
+            ranked = rank_totals(
+                cell_parts,
+                setup,
+                data_cell,
+                cpu_bytes,
+                mm,
+                n_world[col],
+                g_node,
+                compute_s,
+                bubble_s,
+                exposed,
+                lever_hidden_s,
+                tokens[col],
+                model_flops[col],
+                None,
+            )
+            pcie[cell], offload_s[cell] = ranked.host.pcie_bytes_per_gpu, ranked.host.offload_s
+            optimizer_s[cell] = ranked.optimizer_s
+            totals = ranked.totals
+            slowdown_s[cell], step_s[cell] = totals.overlap_slowdown_s, totals.step_s
+            tokens_per_s[cell], mfu[cell] = totals.tokens_per_s, totals.mfu
+            if extra is not None:
+                apart = top_apart[cell]
+                shares = [
+                    _Share(dense_p, data_context[col], g_data[col], True, has_dense),
+                    _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
+                ]
+                working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
+                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
 
-    wide = (slice(None), None, None, None)
-    data_groups = DataGroupsStep([], [], data_total, data_exposed, data_hidden)  # every cell's, found above
-    totals = step_totals(
-        first_setup,
-        grid(compute_s),
-        grid(bubble_s),
-        grid(exposed),
-        data_groups,
-        grid(lever_hidden_s),
-        offload_s,
-        optimizer_s,
-        tokens[wide],
-        model_flops[wide],
-        None,
-        n_world[wide],
-    )
     return Figures(
         data=d,
         micro_batches=m,
@@ -982,10 +987,10 @@ def evaluate_grid(
         data_parallel_exposed_s=data_exposed,
         offload_s=offload_s,
         optimizer_s=optimizer_s,
-        overlap_slowdown_s=totals.overlap_slowdown_s,
-        step_s=totals.step_s,
-        tokens_per_s=totals.tokens_per_s,
-        mfu=totals.mfu,
+        overlap_slowdown_s=slowdown_s,
+        step_s=step_s,
+        tokens_per_s=tokens_per_s,
+        mfu=mfu,
         state_bytes=extra.state_bytes if extra is not None else None,
         staged_bytes=_largest_stage(staged_u[:, spread], valid, top_bytes.shape) if staged_u is not None else None,
         replicated_floor_bytes=extra.floor_bytes if extra is not None else None,

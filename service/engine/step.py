@@ -533,6 +533,42 @@ def rank_step(
     the first as behind compute, one inside a node behind the second (service.time.communication.data_windows).
     Numbers for one plan; arrays that broadcast for many cells."""
     data = data_groups_step(parts, setup, calls, m, forward_s, backward_s, layers, beside_s, model_parallel)
+    return rank_totals(
+        parts,
+        setup,
+        data,
+        cpu_optimizer_bytes,
+        m,
+        n,
+        g,
+        compute_s,
+        bubble_s,
+        model_exposed_s,
+        lever_hidden_s,
+        tokens,
+        model_flops,
+        flops,
+    )
+
+
+def rank_totals(
+    parts: list[Part],
+    setup: Setup,
+    data: "DataGroupsStep",
+    cpu_optimizer_bytes: Any,
+    m: Any,
+    n: Any,
+    g: Any,
+    compute_s: Any,
+    bubble_s: Any,
+    model_exposed_s: Any,
+    lever_hidden_s: Any,
+    tokens: Any,
+    model_flops: Any,
+    flops: Any,
+) -> RankStep:
+    """What follows the data groups (``data``: data_groups_step) in every evaluation: the host link's transfers and
+    CPU optimizer, the optimizer step on the GPU, the step's totals (step_totals)."""
     host = host_step(parts, setup, cpu_optimizer_bytes, m, n, g)
     optimizer_s = optimizer_step(parts, setup)
     totals = step_totals(
