@@ -134,14 +134,15 @@ def test_the_grid_takes_the_evaluations_steps():
     the busiest stage, the slowest pacing stage, the model-parallel groups, the data groups and what follows them
     (the host link, the optimizer step, the totals), each the function the one evaluation calls. The grid decides
     only which rows share a term; it does not put a step together from its pieces (the bubble, each group's exposed
-    seconds, the expert overlap's pairs, a part's data group, the step's sum), as it did when it had an
-    orchestration of its own."""
+    seconds, the expert overlap's pairs, a part's data group, the step's sum, a sweep row's floor and bytes sent), as
+    it did when it had an orchestration of its own."""
     engine = ROOT / "service" / "engine"
     steps = {"busiest_stage", "slowest_stage", "model_parallel_step", "data_groups_step", "rank_totals"}
+    steps |= {"gpu_state_bytes", "floor_bytes", "data_bytes_sent"}  # a sweep row's detail, as a plan reports it
     pieces = {
         *("stage_bubble", "exposed_group_s", "hidden_lever_s", "group_seconds", "ring_step_core_s"),
         *("combined_pieces", "combined_pairs", "combined_group_s", "expert_hidden_s", "part_step", "rank_step"),
-        *("host_step", "optimizer_step", "step_totals"),
+        *("host_step", "optimizer_step", "step_totals", "replicated_bytes", "per_step"),
     }
     evaluation = called_names(engine / "evaluation.py") | called_names(engine / "step.py")
     assert steps <= evaluation, "the one evaluation takes these steps"

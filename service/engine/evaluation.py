@@ -19,7 +19,7 @@ evaluated at once by service.engine.layout_grid, which takes these steps (busies
 model_parallel_step, service.engine.step's data_groups_step and rank_totals) on arrays of layouts.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -229,12 +229,7 @@ class Evaluation:
         """On the busiest stage's GPU, per state class (0 when offloaded): its parts' states, the dense share's and
         the experts', then its working set's (read by a sweep's columns and figures)."""
         top = self.top
-        state_bytes: dict[StateClass, IntLike] = {}
-        for row in (*top.rows, *top.expert_rows):
-            on_gpu = row.bytes if row.location is StateLocation.gpu else 0 * row.bytes
-            state = row.spec.state
-            state_bytes[state] = state_bytes[state] + on_gpu if state in state_bytes else on_gpu
-        return state_bytes | {row.state: row.bytes for row in top.working}
+        return gpu_state_bytes((*top.rows, *top.expert_rows)) | {row.state: row.bytes for row in top.working}
 
     # the data-parallel groups of the busiest stage (the dense part's first)
     @property
@@ -285,10 +280,7 @@ class Evaluation:
     @property
     def bytes_sent_per_gpu(self) -> Any:
         """Every call of the step, each of the busiest stage's data groups' and the model-parallel groups'."""
-        sent: Any = 0
-        for part_sent in self.parts_bytes_sent():
-            sent = sent + per_step(self.data_calls, part_sent)
-        return sent + self.model_parallel.bytes_sent
+        return data_bytes_sent(self.data_calls, self.parts_bytes_sent()) + self.model_parallel.bytes_sent
 
     @property
     def communication_s(self) -> Any:
@@ -497,9 +489,33 @@ def slowest_stage(timed: Sequence[tuple[Any, Any]]) -> tuple[Any, Any, Any]:
 
 
 def stage_floor_bytes(stage: StageEvaluation, setup: Setup) -> Any:
-    """What no GPU count lowers on a stage's GPU: its parts' replicated model states (service.engine.step), its
-    working set and its activations."""
-    return replicated_bytes(stage.parts, setup) + stage.working_set_bytes + stage.activations_bytes
+    """What no GPU count lowers on a stage's GPU (floor_bytes)."""
+    return floor_bytes(stage.parts, stage.working_set_bytes, stage.activations_bytes, setup)
+
+
+def floor_bytes(parts: list[Part], working_set_bytes: Any, activations_bytes: Any, setup: Setup) -> Any:
+    """What no GPU count lowers on a GPU: its parts' replicated model states (service.engine.step.replicated_bytes),
+    its working set and its activations (one stage's numbers, or a grid's busiest stages' arrays)."""
+    return replicated_bytes(parts, setup) + working_set_bytes + activations_bytes
+
+
+def gpu_state_bytes(rows: Iterable[StateBytes]) -> dict[StateClass, Any]:
+    """The bytes of these model-state rows on the GPU, per state class (a class offloaded to host memory: 0)."""
+    found: dict[StateClass, Any] = {}
+    for row in rows:
+        on_gpu = row.bytes if row.location is StateLocation.gpu else 0 * row.bytes
+        state = row.spec.state
+        found[state] = found[state] + on_gpu if state in found else on_gpu
+    return found
+
+
+def data_bytes_sent(calls: list[StepCollective], parts_sent: list[list[Any]]) -> Any:
+    """What a stage's data groups send a step: per part, what one call of each collective sends
+    (service.time.traffic.calls_bytes_sent) times the calls a step makes (per_step), summed over the parts."""
+    sent: Any = 0
+    for part_sent in parts_sent:
+        sent = sent + per_step(calls, part_sent)
+    return sent
 
 
 def paced_compute(

@@ -34,10 +34,17 @@ from typing import Any
 
 import numpy as np
 
-from models.enums import ArrangementName, Recompute, StateClass, StateLocation
+from models.enums import ArrangementName, Recompute, StateClass
 from models.parallelism import ContextAttention, PipelineSchedule
 from models.training import Levers
-from service.engine.evaluation import busiest_stage, model_parallel_step, slowest_stage
+from service.engine.evaluation import (
+    busiest_stage,
+    data_bytes_sent,
+    floor_bytes,
+    gpu_state_bytes,
+    model_parallel_step,
+    slowest_stage,
+)
 from service.engine.layout import layout_units, pacing_stages, torch_native
 from service.engine.model_parallel import (
     MODEL_GROUPS,
@@ -54,9 +61,7 @@ from service.engine.step import (
     held,
     mesh_stage_compute,
     micro_batch_seconds,
-    part_rows,
     rank_totals,
-    replicated_bytes,
 )
 from service.inputs import resolve
 from service.inputs.architecture import Architecture, active_parameter_count
@@ -100,7 +105,7 @@ from service.time.mesh_traffic import (
     links_alone,
     model_parallel_calls,
 )
-from service.time.traffic import calls_bytes_sent, per_step, step_collectives
+from service.time.traffic import calls_bytes_sent, step_collectives
 
 ARRANGEMENTS: tuple[ArrangementName, ...] = (
     ArrangementName.ddp,
@@ -955,13 +960,8 @@ def evaluate_grid(
             slowdown_s[cell], step_s[cell] = totals.overlap_slowdown_s, totals.step_s
             tokens_per_s[cell], mfu[cell] = totals.tokens_per_s, totals.mfu
             if extra is not None:
-                apart = top_apart[cell]
-                shares = [
-                    _Share(dense_p, data_context[col], g_data[col], True, has_dense),
-                    _Share(expert_p, expert_data[col], expert_per_node[col], apart, apart & (expert_data[col] > 1)),
-                ]
                 working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
-                extra.add(cell, setup, mm, shares, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
+                extra.add(cell, setup, mm, cell_parts, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
@@ -1147,53 +1147,44 @@ def _spread(values: Any, count: int, spread: np.ndarray) -> Any:
 
 class _Detail:
     """What a sweep row reports beyond the search's figures, at each layout's busiest stage, as /v1/plan's
-    answer reports it (service.answers.layout_plan): the GPU's bytes per state class (model states and working
-    set), the replicated floor, and the bytes the data-parallel groups send (their collectives on the
+    answer reports it (service.engine.evaluation.Evaluation): the GPU's bytes per state class (model states and
+    working set), the replicated floor, and the bytes the data-parallel groups send (their collectives on the
     stage's share, service.time.traffic)."""
 
     def __init__(self, shape: tuple[int, ...], working: Any, activations: Any) -> None:
         self.state_bytes = np.zeros((len(STATES), *shape), dtype=np.int64)
-        self.floor_bytes = np.array(working + activations, dtype=np.int64)
+        self.floor_bytes = np.zeros(shape, dtype=np.int64)
         self.sent_bytes = np.zeros(shape, dtype=np.int64)
+        self.working = working
+        self.activations = activations
 
     def add(
         self,
         cell: Any,
         setup: Setup,
         m: Any,
-        shares: list["_Share"],
+        parts: list[Part],
         working_states: Any,
         busiest: Any,
         pipelined: Any = False,
         runs: int = 1,
     ) -> None:
-        """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``shares``
-        the busiest stage's dense part and its experts, ``busiest`` its candidate index (shapes, recomputes);
-        ``pipelined``: where FSDP runs on a pipeline stage (service.time.traffic.pipelined_collectives), over
-        ``runs`` runs of the schedule a step."""
-        calls = step_collectives(setup.precision, setup.sharding, m)
-        piped = step_collectives(setup.precision, setup.sharding, m, pipelined=True, runs=runs)
-        for share in shares:
-            part = Part(share.parameters, share.ranks, share.per_node)
-            for row in part_rows(part, setup):
-                if row.location is StateLocation.gpu:
-                    self.state_bytes[(STATES.index(row.spec.state), *cell)] += np.where(share.held, row.bytes, 0)
-            self.floor_bytes[cell] += np.where(share.held, replicated_bytes([part], setup), 0)
-            sent = per_step(calls, calls_bytes_sent(part.parameters, part.ranks, calls, part.per_node))
-            piped_sent = per_step(piped, calls_bytes_sent(part.parameters, part.ranks, piped, part.per_node))
-            sent = np.where(pipelined & setup.sharding.shard_parameters, piped_sent, sent)
-            self.sent_bytes[cell] += np.where(share.grouped, sent, 0)
+        """One arrangement and offload choice: ``cell`` indexes (shapes, recomputes) of the figures, ``parts``
+        the busiest stage's (its dense share, and its experts': 0 parameters unless they shard apart), ``busiest``
+        its candidate index (shapes, recomputes); ``pipelined``: where FSDP runs on a pipeline stage
+        (service.time.traffic.pipelined_collectives), over ``runs`` runs of the schedule a step."""
+        rows = held(parts, setup).rows
+        for state, value in gpu_state_bytes(row for of_part in rows for row in of_part).items():
+            self.state_bytes[(STATES.index(state), *cell)] += value
         for k, by_state in enumerate(working_states):
             self.state_bytes[(k, *cell)] += np.take_along_axis(by_state, busiest, axis=1)
-
-
-@dataclass(frozen=True)
-class _Share:
-    """A part of the busiest stage's parameters: its count, the ranks its states and gradients shard over, the
-    group's members per node (for its collectives), whether the stage holds it apart and whether it has a group."""
-
-    parameters: Any
-    ranks: Any
-    per_node: Any
-    held: Any
-    grouped: Any
+        self.floor_bytes[cell] = floor_bytes(parts, self.working[cell], self.activations[cell], setup)
+        sent = []
+        for calls in (
+            step_collectives(setup.precision, setup.sharding, m),
+            step_collectives(setup.precision, setup.sharding, m, pipelined=True, runs=runs),
+        ):
+            sent.append(
+                data_bytes_sent(calls, [calls_bytes_sent(p.parameters, p.ranks, calls, p.per_node) for p in parts])
+            )
+        self.sent_bytes[cell] = np.where(pipelined & setup.sharding.shard_parameters, sent[1], sent[0])

@@ -23,7 +23,6 @@ from service.memory.model_states import (
     StateBytes,
     floor_states_bytes,
     gpu_and_host_bytes,
-    model_state_breakdown,
     resident_rows,
     shard_degree,
     shard_elements,
@@ -71,13 +70,6 @@ class Part:
     parameters: Any
     ranks: Any
     per_node: Any
-
-
-def part_rows(part: Part, setup: Setup) -> list[StateBytes]:
-    """The part's model states per state class, on the GPU or in host memory (service.memory.model_states)."""
-    return model_state_breakdown(
-        part.parameters, part.ranks, setup.precision, setup.sharding, part.per_node, setup.offload
-    )
 
 
 @dataclass(slots=True)
