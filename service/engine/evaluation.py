@@ -136,12 +136,23 @@ class ModelParallelStep:
 
     bubble_s: Any = 0.0
     calls: list[GroupCall] = field(default_factory=list)
-    total_s: Any = 0.0  # every call of the groups, exposed or not
     exposed_s: dict[Group, Any] = field(default_factory=lambda: dict.fromkeys(MODEL_GROUPS, 0.0))
     exposed_total_s: Any = 0.0  # the groups' exposed seconds summed (model_exposed_s)
     lever_hidden_s: Any = 0.0  # what the overlap levers hide (charged to the compute)
     ring_step_core_s: Any = 0.0
     ring_step_backward_core_s: Any = 0.0
+    seconds_of: Callable[[GroupCall], Any] | None = None  # a call's seconds (group_call_seconds, or a grid's memo)
+    _total_s: Any = None
+
+    @property
+    def total_s(self) -> Any:
+        """Every call of the groups a step, exposed or not (priced when first asked: a search ranks without it)."""
+        if self._total_s is None:
+            seconds_of = self.seconds_of
+            if seconds_of is None:
+                return 0.0
+            self._total_s = sum(call.count_per_step * seconds_of(call) for call in self.calls)
+        return self._total_s
 
     @property
     def bytes_sent(self) -> Any:
@@ -565,6 +576,7 @@ def model_parallel_step(
     full_recompute: bool | None = None,
     priced: Callable[[GroupCall], Any] | None = None,
     calls: list[GroupCall] | None = None,
+    groups: tuple[Group, ...] = MODEL_GROUPS,
 ) -> ModelParallelStep:
     """The model-parallel groups of a layout (or of a grid's layouts, arrays) over a step whose paced stage computes
     ``compute_s``, ``forward_s`` of it forward, its busiest stage holding ``layers`` layers, ``moe_layers`` of them
@@ -573,18 +585,21 @@ def model_parallel_step(
     (service.engine.model_parallel.exposed_group_s) and the overlap levers' hidden seconds. ``full_recompute``:
     whether the forward is recomputed (None: as the setup says); ``priced``: a call's seconds (group_call_seconds, or
     a grid's memo of it); ``calls``: the groups' calls where the caller made them (a grid's, once per recompute
-    kind)."""
+    kind); ``groups``: the groups whose exposed and hidden seconds are found (a grid's steps of the groups apart,
+    each on the rows that differ in what it reads), the bubble with the pipeline's, the others' 0."""
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
     full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
     backward_s = compute_s - forward_s
-    bubble_s = stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs)
+    bubble_s: Any = 0.0
+    if Group.pipeline in groups:
+        bubble_s = stage_bubble(setup, mesh.schedule, p, v, m, compute_s, forward_s, mesh.post_validation, mesh.runs)
     if calls is None:
         calls = model_parallel_calls(mesh, arch, stage_work(setup, layers, moe_layers, m, b, s, full))
     core_s = ring_step_core_s(setup, b, s, t, c)
     back_core_s = ring_step_backward_core_s(setup, b, s, t, c)
     pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
-    if combined_priced(setup):
+    if Group.expert in groups and combined_priced(setup):
         sequence = tensor_sequence_split(t, mesh.sequence_parallel)
         ring = mesh.context_attention is ContextAttention.ring
         pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
@@ -593,21 +608,25 @@ def model_parallel_step(
         group: _plain(
             exposed_group_s(calls, group, setup, forward_s, backward_s, core_s, seconds_of, full, back_core_s, pairs)
         )
+        if group in groups
+        else 0.0
         for group in MODEL_GROUPS
     }
     lever_hidden = 0.0
-    if setup.efficiency is not None:
-        lever_hidden = _plain(hidden_lever_s(calls, setup, forward_s, backward_s, seconds_of, full, pairs))
-    total = sum(call.count_per_step * seconds_of(call) for call in calls)
+    levers = tuple(group for group in (Group.tensor, Group.expert) if group in groups)
+    if setup.efficiency is not None and levers:
+        lever_hidden = _plain(
+            hidden_lever_s(calls, setup, forward_s, backward_s, seconds_of, full, pairs, groups=levers)
+        )
     return ModelParallelStep(
         _plain(bubble_s),
         calls,
-        total,
         exposed,
         model_exposed_s(exposed),
         lever_hidden,
         _plain(core_s),
         _plain(back_core_s),
+        seconds_of,
     )
 
 

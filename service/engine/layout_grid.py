@@ -28,7 +28,6 @@ most. Those first stages of each distinct signature are the candidates, evaluate
 (arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.evaluation.
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +47,7 @@ from service.engine.evaluation import (
 from service.engine.layout import layout_units, pacing_stages, torch_native
 from service.engine.model_parallel import (
     MODEL_GROUPS,
+    combined_priced,
     group_call_seconds,
     model_exposed_s,
     stage_work,
@@ -815,41 +815,41 @@ def evaluate_grid(
 
     # The model-parallel groups of each sequence-parallelism choice, per recompute mode, as a plan's
     # (service.engine.evaluation.model_parallel_step, every schedule's rows at once): the bubble, each group's exposed
-    # seconds, what the overlap levers hide, every call's seconds and bytes. The step reads the mesh and its
-    # schedule, m, b, the busiest stage's layers and the paced stage's compute alone: each distinct combination of
-    # those is stepped once, each call priced once on the distinct rows of what it reads (_SharedPrices), and a
-    # mode whose compute and calls are an earlier one's has its seconds.
+    # seconds, what the overlap levers hide, every call's seconds and bytes. Each group is stepped once per distinct
+    # combination of what it reads (the two passes below), each call priced once whatever the recompute mode
+    # (_PricedCalls), and a mode whose compute and calls are an earlier one's has its seconds.
     bubble_s = np.zeros((count, sizes[1]))
     group_s = {g: np.zeros((count, sizes[1])) for g in MODEL_GROUPS}
     groups_total_s = np.zeros((count, sizes[1]))  # every call's time, exposed or not
     lever_hidden_s = np.zeros((count, sizes[1]))  # hidden by tp_comm_overlap and the expert overlap
     groups_sent = np.zeros((count, sizes[1]), dtype=np.int64)
     max_layers, max_moe_layers = st["max_layers"][sid], st["max_moe_layers"][sid]
-
-    def all_calls(rows: Any, q: bool) -> Callable[[bool], list[GroupCall]]:
-        """The model-parallel calls of these rows' steps, made with or without full recomputation."""
-
-        def build(full: bool) -> list[GroupCall]:
-            work = stage_work(first_setup, max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s, full)
-            return model_parallel_calls(group_mesh(rows, q, schedule[rows]), arch, work)
-
-        return build
-
     by_mode = [bubble_s, groups_total_s, lever_hidden_s, groups_sent, *group_s.values()]
     fulls = [RECOMPUTES[r] is Recompute.full for r in recomputes]
-    call_inputs = (m, b, n_world, t, p, c, e, v, max_layers, max_moe_layers)  # what a call's price reads, and more
-    step_inputs = (*call_inputs, schedule, pace_code)
+    # The tensor, context and expert groups read m, b, the degrees but the pipeline's, the busiest stage's layers and
+    # the paced stage's compute: they are stepped once for every schedule, pipeline degree and virtual stages that
+    # share those; the pipeline's sends and bubble read the schedule, p and v too, as the expert overlap's combined
+    # 1F1B pairs do (service.engine.model_parallel.combined_pairs). With detail, the second pass makes every call, for
+    # the step's total and bytes.
+    combined = combined_priced(first_setup)
+    pipelined_groups = (Group.pipeline, Group.expert) if combined else (Group.pipeline,)
+    passes = (
+        (
+            tuple(g for g in MODEL_GROUPS if g not in pipelined_groups),
+            (m, b, d, t, c, e, pace_code, max_layers, max_moe_layers),
+        ),
+        (pipelined_groups, (m, b, n_world, t, p, c, e, v, max_layers, max_moe_layers, schedule, pace_code)),
+    )
     for (q,), rows_choice in _combos(sp):
-        # each call's price on the distinct rows but for the schedule, which sets how many sends a step makes alone
-        distinct_q, index_q = _distinct_rows([column[rows_choice] for column in call_inputs])
-        index = np.full(count, -1, dtype=np.int64)
-        index[rows_choice] = index_q
-        shared = _SharedPrices(first_setup, all_calls(rows_choice[distinct_q], bool(q)), index)
-        distinct, spread_to = _distinct_rows([column[rows_choice] for column in step_inputs])
-        rows = rows_choice[distinct]
-        sub = group_mesh(rows, bool(q), schedule[rows])
-        fw_rows, bw_rows = forward_s[rows], backward_s[rows]
-        made: dict[bool, tuple[list[GroupCall], Callable[[GroupCall], Any]]] = {}  # the calls by full recomputation
+        stepped = []  # per pass: its groups, its distinct rows, each row's, their mesh, the calls made, their prices
+        for step_groups, inputs in passes:
+            distinct, spread_to = _distinct_rows([column[rows_choice] for column in inputs])
+            rows = rows_choice[distinct]
+            made: dict[bool, list[GroupCall]] = {}  # by full recomputation
+            # each call priced once, whatever the recompute mode
+            priced = _PricedCalls(first_setup)
+            stepped.append((step_groups, rows, spread_to, group_mesh(rows, bool(q), schedule[rows]), made, priced))
+        fw_rows, bw_rows = forward_s[stepped[1][1]], backward_s[stepped[1][1]]
         for j, r in enumerate(recomputes):
             same = _same_compute(fw_rows, bw_rows, j, fulls)
             if same is not None:
@@ -857,20 +857,26 @@ def evaluate_grid(
                     values[rows_choice, j] = values[rows_choice, same]
                 continue
             setup = case.setup(arrangements[0], r)
-            layers_in = (max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s)
-            if fulls[j] not in made:
-                made[fulls[j]] = (all_calls(rows, bool(q))(fulls[j]), shared.at(rows, fulls[j]))
-            calls, priced = made[fulls[j]]
-            step = model_parallel_step(
-                sub, arch, setup, *layers_in, compute_s[rows, j], forward_s[rows, j], fulls[j], priced, calls
-            )
-            bubble_s[rows_choice, j] = _spread(step.bubble_s, len(rows), spread_to)
-            for g in MODEL_GROUPS:
-                group_s[g][rows_choice, j] = _spread(step.exposed_s[g], len(rows), spread_to)
-            lever_hidden_s[rows_choice, j] = _spread(step.lever_hidden_s, len(rows), spread_to)
-            if detail:
-                groups_total_s[rows_choice, j] = _spread(step.total_s, len(rows), spread_to)
-                groups_sent[rows_choice, j] = _spread(step.bytes_sent, len(rows), spread_to)
+            hidden: Any = 0.0
+            for step_groups, rows, spread_to, sub, made, priced in stepped:
+                every = detail and Group.pipeline in step_groups
+                layers_in = (max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s)
+                if fulls[j] not in made:
+                    work = stage_work(first_setup, *layers_in, fulls[j])
+                    made[fulls[j]] = model_parallel_calls(sub, arch, work, None if every else step_groups)
+                seconds = (compute_s[rows, j], forward_s[rows, j])
+                step = model_parallel_step(
+                    sub, arch, setup, *layers_in, *seconds, fulls[j], priced, made[fulls[j]], step_groups
+                )
+                for g in step_groups:
+                    group_s[g][rows_choice, j] = _spread(step.exposed_s[g], len(rows), spread_to)
+                hidden = hidden + _spread(step.lever_hidden_s, len(rows), spread_to)
+                if Group.pipeline in step_groups:
+                    bubble_s[rows_choice, j] = _spread(step.bubble_s, len(rows), spread_to)
+                if every:
+                    groups_total_s[rows_choice, j] = _spread(step.total_s, len(rows), spread_to)
+                    groups_sent[rows_choice, j] = _spread(step.bytes_sent, len(rows), spread_to)
+            lever_hidden_s[rows_choice, j] = hidden
 
     full_shape = busiest.shape[1:]
     data_total = np.zeros(full_shape)
@@ -1085,44 +1091,20 @@ def _call_key(call: Any) -> tuple[Any, ...]:
     return (call.group, call.name, call.purpose, call.dtype, call.ring_step)
 
 
-class _SharedPrices:
-    """group_call_seconds of the model-parallel calls of one sequence-parallelism choice's rows, each call priced
-    once on the distinct rows of what it reads. A call's seconds depend on its buffer, ranks and link, which the
-    schedule does not change (it sets how many sends a step makes: Mesh.chunks), nor the recompute mode (how many
-    calls); NCCL's model is the costly part of pricing a grid's groups. ``build(full)``: the calls of the distinct
-    rows, ``index``: each row's distinct row (-1 for the rows of the other choice)."""
+class _PricedCalls:
+    """group_call_seconds of the model-parallel calls of one set of rows, each priced once: a call's seconds
+    depend on its buffer, ranks and link, the same for those rows under every recompute mode (which changes only
+    how many calls a step makes), and NCCL's model is the costly part of pricing a grid's groups."""
 
-    def __init__(self, setup: Setup, build: Callable[[bool], list[GroupCall]], index: np.ndarray) -> None:
+    def __init__(self, setup: Setup) -> None:
         self.setup = setup
-        self.build = build
-        self.index = index
-        self.calls: dict[bool, dict[tuple[Any, ...], GroupCall]] = {}
-        self.seconds: dict[tuple[bool, tuple[Any, ...]], Any] = {}
+        self.seconds: dict[tuple[Any, ...], Any] = {}
 
-    def at(self, rows: np.ndarray, full: bool) -> Callable[[GroupCall], Any]:
-        """A call's seconds on these rows, the calls of their step made with or without full recomputation."""
-        index = self.index[rows]
-        gathered: dict[tuple[Any, ...], Any] = {}  # each call's seconds on these rows, once asked
-
-        def seconds_of(call: GroupCall) -> Any:
-            own = _call_key(call)
-            if own in gathered:
-                return gathered[own]
-            key = (full, own)
-            if key not in self.seconds:
-                if full not in self.calls:
-                    self.calls[full] = {_call_key(c): c for c in self.build(full)}
-                found = self.calls[full].get(own)
-                self.seconds[key] = None if found is None else group_call_seconds(found, self.setup)
-            seconds = self.seconds[key]
-            if seconds is None:  # a call the distinct rows' step does not make: priced on these rows alone
-                seconds = group_call_seconds(call, self.setup)
-            elif isinstance(seconds, np.ndarray):
-                seconds = seconds[index]
-            gathered[own] = seconds
-            return seconds
-
-        return seconds_of
+    def __call__(self, call: GroupCall) -> Any:
+        key = _call_key(call)
+        if key not in self.seconds:
+            self.seconds[key] = group_call_seconds(call, self.setup)
+        return self.seconds[key]
 
 
 def _same_compute(forward_s: np.ndarray, backward_s: np.ndarray, j: int, full: list[bool]) -> int | None:

@@ -274,8 +274,8 @@ def stage_bubble(
     (service.mesh.pipeline.bubble_seconds)."""
     if not isinstance(schedule, PipelineSchedule):
         bubble_s = np.zeros(len(schedule))
-        for code in np.unique(schedule).tolist():
-            rows = schedule == code
+        for code in np.flatnonzero(np.bincount(schedule)).tolist():
+            rows = np.flatnonzero(schedule == code)
             bubble_s[rows] = stage_bubble(
                 setup,
                 SCHEDULES[code],

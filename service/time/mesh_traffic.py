@@ -54,7 +54,7 @@ share of the sequence, b the micro-batch and h the width, in 16-bit activations:
   runs in the tensor group (ETP x s' b / t = s' b); given apart from t, over the ETP ranks.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -573,12 +573,23 @@ def expert_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupC
     return calls
 
 
-def model_parallel_calls(mesh: Mesh, arch: Architecture, work: StageWork) -> list[GroupCall]:
-    """The calls of every model-parallel group, tensor first."""
-    return (
-        tensor_calls(mesh, arch, work)
-        + pipeline_calls(mesh, arch, work)
-        + context_calls(mesh, arch, work)
-        + expert_calls(mesh, arch, work)
-        + expert_tensor_calls(mesh, arch, work)
-    )
+def model_parallel_calls(
+    mesh: Mesh, arch: Architecture, work: StageWork, groups: tuple[Group, ...] | None = None
+) -> list[GroupCall]:
+    """The calls of every model-parallel group, tensor first; ``groups``: of those groups alone (None: all)."""
+    found: list[GroupCall] = []
+    for group, calls_of in _GROUP_CALLS:
+        if groups is None or group in groups:
+            found += calls_of(mesh, arch, work)
+    return found
+
+
+# Each model-parallel group's calls, in the order a step lists them (the experts' tensor-parallel calls are the
+# expert group's).
+_GROUP_CALLS: tuple[tuple[Group, Callable[[Mesh, Architecture, StageWork], list[GroupCall]]], ...] = (
+    (Group.tensor, tensor_calls),
+    (Group.pipeline, pipeline_calls),
+    (Group.context, context_calls),
+    (Group.expert, expert_calls),
+    (Group.expert, expert_tensor_calls),
+)
