@@ -608,20 +608,15 @@ def data_groups_step(
     grid's masks, for rows whose part has no group of its own or none at all); None: every part's."""
     prices: list[list[CollectivePrice]] = []
     groups: list[CommunicationTime] = []
-    total_s: Any = 0.0
-    exposed_s: Any = 0.0
-    hidden_s: Any = 0.0  # beside compute: what slows it (beside a model-parallel wait nothing does)
+    sums: list[Any] = [0.0, 0.0, 0.0]  # total, exposed, and beside compute: what slows it (nothing beside a wait)
     for i, part in enumerate(parts):
         found = part_step(part, setup, calls, m, forward_s, backward_s, layers, beside_s, model_parallel)
         timed = found.timed
         prices.append(found.prices)
         groups.append(timed)
-        part_total_s, part_exposed_s, part_hidden_s = timed.total_s, timed.exposed_s, found.hidden_s
+        terms = [timed.total_s, timed.exposed_s, found.hidden_s]
         if grouped is not None:
-            on = grouped[i]
-            part_total_s = select(on, part_total_s, 0.0)
-            part_exposed_s = select(on, part_exposed_s, 0.0)
-            part_hidden_s = select(on, part_hidden_s, 0.0)
-        total_s, exposed_s = total_s + part_total_s, exposed_s + part_exposed_s
-        hidden_s = hidden_s + part_hidden_s
-    return DataGroupsStep(prices, groups, total_s, exposed_s, hidden_s)
+            terms = [select(grouped[i], term, 0.0) for term in terms]
+        # the first part's seconds as they are (0.0 + x is x: no array copied), the others added
+        sums = terms if i == 0 else [total + term for total, term in zip(sums, terms, strict=True)]
+    return DataGroupsStep(prices, groups, *sums)
