@@ -141,7 +141,7 @@ def test_the_grid_takes_the_evaluations_steps():
     steps |= {"gpu_state_bytes", "floor_bytes", "data_bytes_sent"}  # a sweep row's detail, as a plan reports it
     pieces = {
         *("stage_bubble", "exposed_group_s", "hidden_lever_s", "group_seconds", "ring_step_core_s"),
-        *("combined_pieces", "combined_pairs", "combined_group_s", "expert_hidden_s", "part_step", "rank_step"),
+        *("combined_pairs", "combined_group_s", "expert_hidden_s", "part_step", "rank_step"),
         *("host_step", "optimizer_step", "step_totals", "replicated_bytes", "per_step"),
     }
     evaluation = called_names(engine / "evaluation.py") | called_names(engine / "step.py")

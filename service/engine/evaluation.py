@@ -577,6 +577,7 @@ def model_parallel_step(
     priced: Callable[[GroupCall], Any] | None = None,
     calls: list[GroupCall] | None = None,
     groups: tuple[Group, ...] = MODEL_GROUPS,
+    pieces_s: tuple[Any, ...] | None = None,
 ) -> ModelParallelStep:
     """The model-parallel groups of a layout (or of a grid's layouts, arrays) over a step whose paced stage computes
     ``compute_s``, ``forward_s`` of it forward, its busiest stage holding ``layers`` layers, ``moe_layers`` of them
@@ -586,7 +587,9 @@ def model_parallel_step(
     whether the forward is recomputed (None: as the setup says); ``priced``: a call's seconds (group_call_seconds, or
     a grid's memo of it); ``calls``: the groups' calls where the caller made them (a grid's, once per recompute
     kind); ``groups``: the groups whose exposed and hidden seconds are found (a grid's steps of the groups apart,
-    each on the rows that differ in what it reads), the bubble with the pipeline's, the others' 0."""
+    each on the rows that differ in what it reads), the bubble with the pipeline's, the others' 0; ``pieces_s``: the
+    combined 1F1B's pieces (service.engine.model_parallel.combined_pieces) where the caller found them (a grid's, once
+    per distinct micro-batch and degrees)."""
     t, c, p, v = mesh.tensor, mesh.context, mesh.pipeline, mesh.virtual_stages
     full = setup.recompute is Recompute.full if full_recompute is None else full_recompute
     seconds_of = priced or (lambda call: group_call_seconds(call, setup))
@@ -600,9 +603,10 @@ def model_parallel_step(
     back_core_s = ring_step_backward_core_s(setup, b, s, t, c)
     pairs = None  # the expert overlap as the combined 1F1B pairs it, where its pieces are known
     if Group.expert in groups and combined_priced(setup):
-        sequence = tensor_sequence_split(t, mesh.sequence_parallel)
-        ring = mesh.context_attention is ContextAttention.ring
-        pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
+        if pieces_s is None:
+            sequence = tensor_sequence_split(t, mesh.sequence_parallel)
+            ring = mesh.context_attention is ContextAttention.ring
+            pieces_s = combined_pieces(setup, b, s, t, c, mesh.expert, mesh.etp, sequence, ring)
         pairs = combined_pairs(setup, mesh.schedule, p, v, m, moe_layers, pieces_s, mesh.runs)
     exposed = {
         group: _plain(

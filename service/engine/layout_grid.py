@@ -28,6 +28,7 @@ most. Those first stages of each distinct signature are the candidates, evaluate
 (arrays of shape (candidates, layouts)); the busiest is the first largest, as in service.engine.evaluation.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ from service.engine.evaluation import (
 from service.engine.layout import layout_units, pacing_stages, torch_native
 from service.engine.model_parallel import (
     MODEL_GROUPS,
+    combined_pieces,
     combined_priced,
     group_call_seconds,
     model_exposed_s,
@@ -84,6 +86,7 @@ from service.mesh.degrees import (
     data_degree,
     micro_batches,
     run_micro_batches,
+    tensor_sequence_split,
 )
 from service.mesh.degrees import SCHEDULES as SCHEDULES  # the schedule column's codes, re-exported
 from service.mesh.pipeline import (
@@ -832,6 +835,7 @@ def evaluate_grid(
     # 1F1B pairs do (service.engine.model_parallel.combined_pairs). With detail, the second pass makes every call, for
     # the step's total and bytes.
     combined = combined_priced(first_setup)
+    ring = case.context_attention is ContextAttention.ring
     pipelined_groups = (Group.pipeline, Group.expert) if combined else (Group.pipeline,)
     passes = (
         (
@@ -842,6 +846,7 @@ def evaluate_grid(
     )
     for (q,), rows_choice in _combos(sp):
         stepped = []  # per pass: its groups, its distinct rows, each row's, their mesh, the calls made, their prices
+        kept = []  # per pass: where its distinct rows stand among this choice's
         for step_groups, inputs in passes:
             distinct, spread_to = _distinct_rows([column[rows_choice] for column in inputs])
             rows = rows_choice[distinct]
@@ -849,6 +854,17 @@ def evaluate_grid(
             # each call priced once, whatever the recompute mode
             priced = _PricedCalls(first_setup)
             stepped.append((step_groups, rows, spread_to, group_mesh(rows, bool(q), schedule[rows]), made, priced))
+            kept.append(distinct)
+        # each row of the second pass's row of the first, whose calls of the tensor, context and expert groups it
+        # prices (a call's price reads none of what the second pass adds)
+        coarse_of = stepped[0][2][kept[1]]
+        pieces_s = None  # the expert overlap's pieces, found on the first pass's rows, at each of the second's
+        if combined:
+            coarse_rows, coarse_mesh = stepped[0][1], stepped[0][3]
+            sequence = tensor_sequence_split(coarse_mesh.tensor, bool(q))
+            some = (b[coarse_rows], s, coarse_mesh.tensor, coarse_mesh.context, coarse_mesh.expert, coarse_mesh.etp)
+            pieces = combined_pieces(first_setup, *some, sequence, ring)
+            pieces_s = tuple(np.broadcast_to(piece, (len(coarse_rows),))[coarse_of] for piece in pieces)
         fw_rows, bw_rows = forward_s[stepped[1][1]], backward_s[stepped[1][1]]
         for j, r in enumerate(recomputes):
             same = _same_compute(fw_rows, bw_rows, j, fulls)
@@ -858,15 +874,29 @@ def evaluate_grid(
                 continue
             setup = case.setup(arrangements[0], r)
             hidden: Any = 0.0
-            for step_groups, rows, spread_to, sub, made, priced in stepped:
+            for k, (step_groups, rows, spread_to, sub, made, priced) in enumerate(stepped):
                 every = detail and Group.pipeline in step_groups
                 layers_in = (max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s)
                 if fulls[j] not in made:
                     work = stage_work(first_setup, *layers_in, fulls[j])
-                    made[fulls[j]] = model_parallel_calls(sub, arch, work, None if every else step_groups)
+                    made_groups = None if every else (COARSE_GROUPS if k == 0 else step_groups)
+                    made[fulls[j]] = model_parallel_calls(sub, arch, work, made_groups)
+                seconds_of: Callable[[GroupCall], Any] = priced
+                if k == 1:  # the first pass's prices, gathered
+                    first_made, first_priced = stepped[0][4][fulls[j]], stepped[0][5]
+                    seconds_of = _Gathered(priced, first_priced, first_made, coarse_of)
                 seconds = (compute_s[rows, j], forward_s[rows, j])
                 step = model_parallel_step(
-                    sub, arch, setup, *layers_in, *seconds, fulls[j], priced, made[fulls[j]], step_groups
+                    sub,
+                    arch,
+                    setup,
+                    *layers_in,
+                    *seconds,
+                    fulls[j],
+                    seconds_of,
+                    made[fulls[j]],
+                    step_groups,
+                    pieces_s if k == 1 else None,
                 )
                 for g in step_groups:
                     group_s[g][rows_choice, j] = _spread(step.exposed_s[g], len(rows), spread_to)
@@ -1105,6 +1135,33 @@ class _PricedCalls:
         if key not in self.seconds:
             self.seconds[key] = group_call_seconds(call, self.setup)
         return self.seconds[key]
+
+
+COARSE_GROUPS = (Group.tensor, Group.context, Group.expert)  # the calls the grid's first pass makes and prices
+
+
+class _Gathered:
+    """The second pass's call prices: a tensor, context or expert call's from the first pass's rows (``coarse``:
+    its calls priced, ``coarse_calls``: those calls), gathered to each row (``index``: its first-pass row); a
+    pipeline's send, which the first pass does not make, priced on these rows (``own``)."""
+
+    def __init__(
+        self, own: _PricedCalls, coarse: _PricedCalls, coarse_calls: list[GroupCall], index: np.ndarray
+    ) -> None:
+        self.own, self.coarse, self.index = own, coarse, index
+        self.coarse_calls = {_call_key(call): call for call in coarse_calls}
+        self.gathered: dict[tuple[Any, ...], Any] = {}
+
+    def __call__(self, call: GroupCall) -> Any:
+        key = _call_key(call)
+        if key not in self.gathered:
+            found = self.coarse_calls.get(key)
+            if found is None:
+                self.gathered[key] = self.own(call)
+            else:
+                seconds = self.coarse(found)
+                self.gathered[key] = seconds[self.index] if isinstance(seconds, np.ndarray) else seconds
+        return self.gathered[key]
 
 
 def _same_compute(forward_s: np.ndarray, backward_s: np.ndarray, j: int, full: list[bool]) -> int | None:
