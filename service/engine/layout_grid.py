@@ -909,13 +909,17 @@ def evaluate_grid(
             lever_hidden_s[rows_choice, j] = hidden
 
     full_shape = busiest.shape[1:]
-    data_total = np.zeros(full_shape)
-    data_exposed = np.zeros(full_shape)
-    data_hidden = np.zeros(full_shape)  # beside compute (service.time.communication.beside_compute_s)
-    pcie = np.zeros(full_shape, dtype=np.int64)
-    optimizer_s = np.zeros(full_shape)
-    offload_s = np.zeros(full_shape)
-    slowdown_s, step_s, tokens_per_s, mfu = (np.zeros(full_shape) for _ in range(4))
+    # The figures after the model-parallel groups, by cell first (arrangements, offloads, shapes, recomputes): each
+    # cell's figures contiguous for rank_totals, laid out as the others (shapes, arrangements, recomputes, offloads)
+    # at the end (laid_out).
+    by_cell = (sizes[0], sizes[2], count, sizes[1])
+    data_total, data_exposed, data_hidden = (np.zeros(by_cell) for _ in range(3))  # hidden: beside compute
+
+    def by_offload(values: Any) -> Any:  # (shapes, recomputes, offloads) -> (offloads, shapes, recomputes)
+        return np.moveaxis(np.broadcast_to(values, (count, *sizes[1:])), 2, 0)
+
+    pcie = np.zeros(by_cell, dtype=np.int64)
+    optimizer_s, offload_s, slowdown_s, step_s, tokens_per_s, mfu = (np.zeros(by_cell) for _ in range(6))
     extra = _Detail(full_shape, top(working), top(activations)) if detail else None
     exposed = model_exposed_s(group_s)
     col = (slice(None), None)
@@ -955,12 +959,12 @@ def evaluate_grid(
                 parts.append(Part(expert_p, expert_data[wide3], expert_per_node[wide3]))
                 grouped.append(top_apart[at] & (expert_data[wide3] > 1))
             for pipelined in variants:
-                on = np.broadcast_to(((p > 1) == pipelined)[wide3] | (len(variants) == 1), data_total[at].shape)
+                on = by_offload(((p > 1) == pipelined)[wide3] | (len(variants) == 1))
                 collectives = setup.step_data_calls(m3, pipelined, runs)
                 groups = data_groups_step(parts, setup, collectives, m3, fw3, bw3, layers_top, beside3, split3, grouped)
-                data_total[at] = np.where(on, groups.total_s, data_total[at])
-                data_exposed[at] = np.where(on, groups.exposed_s, data_exposed[at])
-                data_hidden[at] = np.where(on, groups.hidden_s, data_hidden[at])
+                data_total[i] = np.where(on, by_offload(groups.total_s), data_total[i])
+                data_exposed[i] = np.where(on, by_offload(groups.exposed_s), data_exposed[i])
+                data_hidden[i] = np.where(on, by_offload(groups.hidden_s), data_hidden[i])
         for j, o in enumerate(offloads):
             setup = case.setup(a, 0, o)
             cell = (slice(None), i, slice(None), j)
@@ -973,7 +977,7 @@ def evaluate_grid(
                     Part(expert_p, expert_data[col], expert_per_node[col]),
                 ]
                 cpu_bytes = top_cpu[cell]
-            data_cell = DataGroupsStep([], [], data_total[cell], data_exposed[cell], data_hidden[cell])
+            data_cell = DataGroupsStep([], [], data_total[i, j], data_exposed[i, j], data_hidden[i, j])
             ranked = rank_totals(
                 cell_parts,
                 setup,
@@ -990,17 +994,24 @@ def evaluate_grid(
                 model_flops[col],
                 None,
             )
-            pcie[cell], offload_s[cell] = ranked.host.pcie_bytes_per_gpu, ranked.host.offload_s
-            optimizer_s[cell] = ranked.optimizer_s
+            pcie[i, j], offload_s[i, j] = ranked.host.pcie_bytes_per_gpu, ranked.host.offload_s
+            optimizer_s[i, j] = ranked.optimizer_s
             totals = ranked.totals
-            slowdown_s[cell], step_s[cell] = totals.overlap_slowdown_s, totals.step_s
-            tokens_per_s[cell], mfu[cell] = totals.tokens_per_s, totals.mfu
+            slowdown_s[i, j], step_s[i, j] = totals.overlap_slowdown_s, totals.step_s
+            tokens_per_s[i, j], mfu[i, j] = totals.tokens_per_s, totals.mfu
             if extra is not None:
                 working_states = st["working_states"][:, sid, a, :k_count]  # (states, shapes, candidates)
                 extra.add(cell, setup, mm, cell_parts, working_states, busiest[0][:, i, :, j], p[col] > 1, runs)
 
     def grid(values: Any) -> Any:  # (shapes, recomputes) -> (shapes, 1, recomputes, 1)
         return values[:, None, :, None]
+
+    def laid_out(values: np.ndarray) -> np.ndarray:  # by cell -> (shapes, arrangements, recomputes, offloads)
+        return np.ascontiguousarray(values.transpose(2, 0, 3, 1))
+
+    data_total, data_exposed, pcie = laid_out(data_total), laid_out(data_exposed), laid_out(pcie)
+    optimizer_s, offload_s, slowdown_s = laid_out(optimizer_s), laid_out(offload_s), laid_out(slowdown_s)
+    step_s, tokens_per_s, mfu = laid_out(step_s), laid_out(tokens_per_s), laid_out(mfu)
 
     return Figures(
         data=d,
