@@ -845,67 +845,60 @@ def evaluate_grid(
         (pipelined_groups, (m, b, n_world, t, p, c, e, v, max_layers, max_moe_layers, schedule, pace_code)),
     )
     for (q,), rows_choice in _combos(sp):
-        stepped = []  # per pass: its groups, its distinct rows, each row's, their mesh, the calls made, their prices
-        kept = []  # per pass: where its distinct rows stand among this choice's
-        for step_groups, inputs in passes:
-            distinct, spread_to = _distinct_rows([column[rows_choice] for column in inputs])
-            rows = rows_choice[distinct]
-            made: dict[bool, list[GroupCall]] = {}  # by full recomputation
-            # each call priced once, whatever the recompute mode
-            priced = _PricedCalls(first_setup)
-            stepped.append((step_groups, rows, spread_to, group_mesh(rows, bool(q), schedule[rows]), made, priced))
-            kept.append(distinct)
+        coarse, fine = (_Pass(step_groups, rows_choice, inputs, first_setup) for step_groups, inputs in passes)
+        for one in (coarse, fine):
+            one.mesh = group_mesh(one.rows, bool(q), schedule[one.rows])
         # each row of the second pass's row of the first, whose calls of the tensor, context and expert groups it
         # prices (a call's price reads none of what the second pass adds)
-        coarse_of = stepped[0][2][kept[1]]
+        coarse_of = coarse.spread_to[fine.distinct]
         pieces_s = None  # the expert overlap's pieces, found on the first pass's rows, at each of the second's
         if combined:
-            coarse_rows, coarse_mesh = stepped[0][1], stepped[0][3]
-            sequence = tensor_sequence_split(coarse_mesh.tensor, bool(q))
-            some = (b[coarse_rows], s, coarse_mesh.tensor, coarse_mesh.context, coarse_mesh.expert, coarse_mesh.etp)
+            near = coarse.mesh
+            sequence = tensor_sequence_split(near.tensor, bool(q))
+            some = (b[coarse.rows], s, near.tensor, near.context, near.expert, near.etp)
             pieces = combined_pieces(first_setup, *some, sequence, ring)
-            pieces_s = tuple(np.broadcast_to(piece, (len(coarse_rows),))[coarse_of] for piece in pieces)
-        fw_rows, bw_rows = forward_s[stepped[1][1]], backward_s[stepped[1][1]]
+            pieces_s = tuple(np.broadcast_to(piece, (len(coarse.rows),))[coarse_of] for piece in pieces)
+        fw_rows, bw_rows = forward_s[fine.rows], backward_s[fine.rows]
         for j, r in enumerate(recomputes):
             same = _same_compute(fw_rows, bw_rows, j, fulls)
             if same is not None:
                 for values in by_mode:
                     values[rows_choice, j] = values[rows_choice, same]
                 continue
-            setup = case.setup(arrangements[0], r)
+            setup, full = case.setup(arrangements[0], r), fulls[j]
             hidden: Any = 0.0
-            for k, (step_groups, rows, spread_to, sub, made, priced) in enumerate(stepped):
-                every = detail and Group.pipeline in step_groups
+            for one in (coarse, fine):
+                rows = one.rows
+                every = detail and one is fine
                 layers_in = (max_layers[rows], max_moe_layers[rows], m[rows], b[rows], s)
-                if fulls[j] not in made:
-                    work = stage_work(first_setup, *layers_in, fulls[j])
-                    made_groups = None if every else (COARSE_GROUPS if k == 0 else step_groups)
-                    made[fulls[j]] = model_parallel_calls(sub, arch, work, made_groups)
-                seconds_of: Callable[[GroupCall], Any] = priced
-                if k == 1:  # the first pass's prices, gathered
-                    first_made, first_priced = stepped[0][4][fulls[j]], stepped[0][5]
-                    seconds_of = _Gathered(priced, first_priced, first_made, coarse_of)
+                if full not in one.made:
+                    work = stage_work(first_setup, *layers_in, full)
+                    made_groups = None if every else (COARSE_GROUPS if one is coarse else one.groups)
+                    one.made[full] = model_parallel_calls(one.mesh, arch, work, made_groups)
+                seconds_of: Callable[[GroupCall], Any] = one.priced
+                if one is fine:  # the first pass's prices, gathered
+                    seconds_of = _Gathered(one.priced, coarse.priced, coarse.made[full], coarse_of)
                 seconds = (compute_s[rows, j], forward_s[rows, j])
                 step = model_parallel_step(
-                    sub,
+                    one.mesh,
                     arch,
                     setup,
                     *layers_in,
                     *seconds,
-                    fulls[j],
+                    full,
                     seconds_of,
-                    made[fulls[j]],
-                    step_groups,
-                    pieces_s if k == 1 else None,
+                    one.made[full],
+                    one.groups,
+                    pieces_s if one is fine else None,
                 )
-                for g in step_groups:
-                    group_s[g][rows_choice, j] = _spread(step.exposed_s[g], len(rows), spread_to)
-                hidden = hidden + _spread(step.lever_hidden_s, len(rows), spread_to)
-                if Group.pipeline in step_groups:
-                    bubble_s[rows_choice, j] = _spread(step.bubble_s, len(rows), spread_to)
+                for g in one.groups:
+                    group_s[g][rows_choice, j] = one.spread(step.exposed_s[g])
+                hidden = hidden + one.spread(step.lever_hidden_s)
+                if one is fine:  # the pipeline's: the bubble, and every call with detail
+                    bubble_s[rows_choice, j] = one.spread(step.bubble_s)
                 if every:
-                    groups_total_s[rows_choice, j] = _spread(step.total_s, len(rows), spread_to)
-                    groups_sent[rows_choice, j] = _spread(step.bytes_sent, len(rows), spread_to)
+                    groups_total_s[rows_choice, j] = one.spread(step.total_s)
+                    groups_sent[rows_choice, j] = one.spread(step.bytes_sent)
             lever_hidden_s[rows_choice, j] = hidden
 
     full_shape = busiest.shape[1:]
@@ -1146,6 +1139,26 @@ class _PricedCalls:
         if key not in self.seconds:
             self.seconds[key] = group_call_seconds(call, self.setup)
         return self.seconds[key]
+
+
+class _Pass:
+    """One pass of the grid's model-parallel groups over a sequence-parallelism choice's rows (``rows_choice``): the
+    groups it steps, its distinct rows by what it reads (``inputs``: ``distinct`` among the choice's, each of the
+    choice's rows at ``spread_to``), their mesh, the calls made on them by full recomputation, and their prices."""
+
+    def __init__(
+        self, groups: tuple[Group, ...], rows_choice: np.ndarray, inputs: tuple[np.ndarray, ...], setup: Setup
+    ) -> None:
+        self.groups = groups
+        self.distinct, self.spread_to = _distinct_rows([column[rows_choice] for column in inputs])
+        self.rows = rows_choice[self.distinct]
+        self.mesh: Any = None  # set by the grid (its group_mesh)
+        self.made: dict[bool, list[GroupCall]] = {}
+        self.priced = _PricedCalls(setup)  # each call priced once, whatever the recompute mode
+
+    def spread(self, values: Any) -> Any:
+        """Figures of the distinct rows at each of the choice's rows."""
+        return _spread(values, len(self.rows), self.spread_to)
 
 
 COARSE_GROUPS = (Group.tensor, Group.context, Group.expert)  # the calls the grid's first pass makes and prices
